@@ -1,0 +1,130 @@
+"""Encoding and decoding of frames: MessagePack for binary frames, JSON for text frames.
+
+This module is usable on its own by any Python client: it depends on nothing of the server.
+Decoding is defensive: it accepts only JSON-compatible values (maps with string keys, lists,
+strings, integers, floats, booleans, null), bounded in depth and size, and turns anything
+else into a ``bad_frame`` error.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import msgpack
+
+from protocol.errors import ProtocolError
+
+#: Largest frame accepted, in bytes (the server also refuses it at the transport, 1009).
+MAX_FRAME_BYTES = 64 * 1024
+#: Deepest nesting of maps and lists accepted in a message.
+MAX_DEPTH = 16
+#: Largest integer accepted (signed 64-bit range, what MessagePack can carry).
+INT_MIN, INT_MAX = -(2**63), 2**64 - 1
+
+
+def _bad_frame(reason: str) -> ProtocolError:
+    return ProtocolError(
+        "bad_frame",
+        f"undecodable frame: {reason}",
+        fr=f"trame illisible : {reason}",
+    )
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise _bad_frame(f"MessagePack extension type {code} is not accepted")
+
+
+def _reject_constant(name: str) -> Any:
+    raise _bad_frame(f"JSON constant {name} is not accepted")
+
+
+def _check_value(value: Any, depth: int) -> None:
+    """Raise ``bad_frame`` unless ``value`` is a plain JSON-compatible tree."""
+    if depth > MAX_DEPTH:
+        raise _bad_frame(f"nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _bad_frame("map keys must be strings")
+            _check_value(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_value(item, depth + 1)
+    elif isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    elif isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            raise _bad_frame("integer out of the 64-bit range")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise _bad_frame("non-finite number")
+    else:
+        raise _bad_frame(f"values of type {type(value).__name__} are not accepted")
+
+
+def decode(frame: bytes | str) -> dict[str, Any]:
+    """Decode one frame into a message map.
+
+    ``bytes`` are MessagePack, ``str`` is JSON. Raises :class:`ProtocolError` with code
+    ``bad_frame`` when the frame cannot be decoded, and ``bad_message`` when it decodes to
+    something other than a map.
+    """
+    if len(frame) > MAX_FRAME_BYTES:
+        raise ProtocolError(
+            "too_large",
+            f"frame larger than {MAX_FRAME_BYTES} bytes",
+            fr=f"trame de plus de {MAX_FRAME_BYTES} octets",
+        )
+    try:
+        if isinstance(frame, (bytes, bytearray, memoryview)):
+            value = msgpack.unpackb(
+                frame,
+                raw=False,
+                strict_map_key=True,
+                ext_hook=_reject_ext,
+                timestamp=0,
+            )
+        else:
+            value = json.loads(frame, parse_constant=_reject_constant)
+    except ProtocolError:
+        raise
+    except RecursionError:
+        raise _bad_frame(f"nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.StackError) as exc:
+        raise _bad_frame(str(exc) or type(exc).__name__) from None
+    except Exception as exc:  # msgpack raises a few more exotic types on garbage
+        raise _bad_frame(type(exc).__name__) from None
+    if isinstance(value, bytes) or (
+        isinstance(value, (list, dict)) and _contains_bytes(value)
+    ):
+        raise _bad_frame("binary strings are not accepted; use UTF-8 strings")
+    _check_value(value, 0)
+    if not isinstance(value, dict):
+        raise ProtocolError(
+            "bad_message",
+            "a message must be a map with a 'type' field",
+            fr="un message doit être une table avec un champ 'type'",
+            details={"field": "type"},
+        )
+    return value
+
+
+def _contains_bytes(value: Any, depth: int = 0) -> bool:
+    if depth > MAX_DEPTH:
+        return False  # _check_value reports the depth
+    if isinstance(value, (bytes, bytearray)):
+        return True
+    if isinstance(value, dict):
+        return any(_contains_bytes(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_contains_bytes(v, depth + 1) for v in value)
+    return False
+
+
+def encode(message: dict[str, Any], *, binary: bool) -> bytes | str:
+    """Encode a message map: MessagePack ``bytes`` when ``binary``, else a JSON ``str``."""
+    if binary:
+        return msgpack.packb(message, use_bin_type=True)
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

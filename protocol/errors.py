@@ -1,0 +1,84 @@
+"""Error values of the wire protocol.
+
+Every failure that reaches a client is a :class:`ProtocolError` carrying one of the
+contract's codes. They are raised anywhere in the pipeline and turned into an ``error``
+message at the edge, so a client never sees a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The contract's error codes (CONTRACT.md §5), in the order it lists them.
+ERROR_CODES: tuple[str, ...] = (
+    "bad_frame",
+    "bad_message",
+    "unknown_type",
+    "unknown_ruleset",
+    "invalid_params",
+    "bad_dice",
+    "forbidden",
+    "not_joined",
+    "rate_limited",
+    "too_large",
+    "plugin_error",
+    "unsupported_protocol",
+    "internal",
+)
+
+
+class ProtocolError(Exception):
+    """A failure to report to the client that caused it.
+
+    ``message`` is English; ``message_fr`` (when given) is what French-speaking clients
+    read. ``details`` is a small JSON-compatible map (e.g. ``{"field": "pool"}``).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        fr: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.message_fr = fr
+        self.details = details
+
+    def to_message(self, *, locale: str = "en", request_id: Any = None) -> dict[str, Any]:
+        """The ``error`` message for this failure, in the client's locale."""
+        text = self.message_fr if locale == "fr" and self.message_fr else self.message
+        msg: dict[str, Any] = {"type": "error", "code": self.code, "message": text}
+        if request_id is not None:
+            msg["id"] = request_id
+        if self.details:
+            msg["details"] = self.details
+        return msg
+
+    def __repr__(self) -> str:
+        return f"ProtocolError({self.code!r}, {self.message!r})"
+
+
+def bad_field(field: str, expected: str, *, fr: str | None = None) -> ProtocolError:
+    """A ``bad_message`` error naming the missing or ill-typed field."""
+    return ProtocolError(
+        "bad_message",
+        f"field '{field}': {expected}",
+        fr=f"champ '{field}' : {fr or expected}",
+        details={"field": field},
+    )
+
+
+def invalid_param(param: str, message: str, *, fr: str | None = None) -> ProtocolError:
+    """An ``invalid_params`` error naming the parameter."""
+    return ProtocolError(
+        "invalid_params",
+        f"parameter '{param}': {message}",
+        fr=f"paramètre '{param}' : {fr or message}",
+        details={"param": param},
+    )

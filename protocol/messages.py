@@ -1,0 +1,243 @@
+"""Message types of protocol v1 and the validation of client requests.
+
+``parse_request`` turns a decoded map into one of the request dataclasses below, or raises
+a :class:`~protocol.errors.ProtocolError` naming the missing or ill-typed field. Unknown
+fields are ignored, as the contract requires. Server messages are plain maps built by the
+``*_message`` helpers so that every producer spells them the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.errors import ProtocolError, bad_field
+
+PROTOCOL_VERSION = 1
+ROLES = ("player", "gm", "observer")
+MODES = ("public", "gm", "blind", "self")
+LOCALES = ("fr", "en")
+KINDS = ("botch", "failure", "narrow", "success", "critical")
+
+#: Bounds on the sizes of request fields (the frame limit bounds the rest).
+MAX_ID_CHARS = 64
+MAX_NAME_CHARS = 64
+MAX_LABEL_CHARS = 200
+MAX_MANUAL_DICE = 100
+MAX_TOKEN_CHARS = 256
+
+RequestId = str | int | None
+
+
+@dataclass(frozen=True)
+class Hello:
+    """A client's ``hello``: which table to join, as whom."""
+
+    table: str
+    name: str
+    role: str
+    token: str | None = None
+    locale: str = "fr"
+    resume: int | None = None
+    protocol: int = PROTOCOL_VERSION
+    id: RequestId = None
+
+
+@dataclass(frozen=True)
+class RollRequest:
+    """A ``roll`` request: resolve one roll of a ruleset and stream its outcome."""
+
+    ruleset: str
+    params: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+    mode: str = "public"
+    options: dict[str, Any] = field(default_factory=dict)
+    dice: list[int] | None = None
+    id: RequestId = None
+
+
+@dataclass(frozen=True)
+class OddsRequest:
+    """An ``odds`` request: exact probabilities of a roll, nothing rolled."""
+
+    ruleset: str
+    params: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    id: RequestId = None
+
+
+Request = Hello | RollRequest | OddsRequest
+
+
+def request_id(message: dict[str, Any]) -> RequestId:
+    """The message's ``id`` if it is a valid one, else ``None`` (used to echo it)."""
+    value = message.get("id")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and len(value) <= MAX_ID_CHARS):
+        return value
+    return None
+
+
+def _id(message: dict[str, Any]) -> RequestId:
+    if "id" not in message or message["id"] is None:
+        return None
+    value = message["id"]
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise bad_field("id", "must be a string or an integer",
+                        fr="doit être une chaîne ou un entier")
+    if isinstance(value, str) and len(value) > MAX_ID_CHARS:
+        raise bad_field("id", f"at most {MAX_ID_CHARS} characters",
+                        fr=f"au plus {MAX_ID_CHARS} caractères")
+    return value
+
+
+def _string(message: dict[str, Any], name: str, *, required: bool = True,
+            default: str = "", max_chars: int = MAX_NAME_CHARS,
+            allow_empty: bool = False) -> str:
+    if name not in message or message[name] is None:
+        if required:
+            raise bad_field(name, "is required", fr="est obligatoire")
+        return default
+    value = message[name]
+    if not isinstance(value, str):
+        raise bad_field(name, "must be a string", fr="doit être une chaîne")
+    if not allow_empty and not value.strip():
+        raise bad_field(name, "must not be empty", fr="ne doit pas être vide")
+    if len(value) > max_chars:
+        raise bad_field(name, f"at most {max_chars} characters",
+                        fr=f"au plus {max_chars} caractères")
+    return value
+
+
+def _choice(message: dict[str, Any], name: str, choices: tuple[str, ...],
+            default: str | None = None) -> str:
+    if default is not None and message.get(name) is None:
+        return default
+    value = _string(message, name)
+    if value not in choices:
+        allowed = ", ".join(choices)
+        raise bad_field(name, f"must be one of {allowed}", fr=f"doit être l'un de {allowed}")
+    return value
+
+
+def _map(message: dict[str, Any], name: str) -> dict[str, Any]:
+    value = message.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise bad_field(name, "must be a map", fr="doit être une table (map)")
+    return value
+
+
+def _int(message: dict[str, Any], name: str, *, required: bool) -> int | None:
+    value = message.get(name)
+    if value is None:
+        if required:
+            raise bad_field(name, "is required", fr="est obligatoire")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise bad_field(name, "must be an integer", fr="doit être un entier")
+    return value
+
+
+def parse_hello(message: dict[str, Any]) -> Hello:
+    """Validate a ``hello``; an unknown protocol number is ``unsupported_protocol``."""
+    rid = _id(message)
+    protocol = _int(message, "protocol", required=True)
+    if protocol != PROTOCOL_VERSION:
+        raise ProtocolError(
+            "unsupported_protocol",
+            f"this server speaks protocol {PROTOCOL_VERSION}, not {protocol}",
+            fr=f"ce serveur parle le protocole {PROTOCOL_VERSION}, pas {protocol}",
+            details={"supported": [PROTOCOL_VERSION]},
+        )
+    table = _string(message, "table")
+    name = _string(message, "name")
+    role = _choice(message, "role", ROLES)
+    token = None
+    if message.get("token") is not None:
+        token = _string(message, "token", max_chars=MAX_TOKEN_CHARS, allow_empty=True)
+    if role in ("gm", "player") and token is None:
+        raise bad_field("token", f"is required for the role '{role}'",
+                        fr=f"est obligatoire pour le rôle '{role}'")
+    locale = "fr"
+    if message.get("locale") is not None:
+        raw = _string(message, "locale", max_chars=16).lower()
+        # Regional variants ("fr-CA") map to their language; other languages get English.
+        locale = "fr" if raw.startswith("fr") else "en"
+    resume = _int(message, "resume", required=False)
+    if resume is not None and resume < 0:
+        raise bad_field("resume", "must be ≥ 0", fr="doit être ≥ 0")
+    return Hello(table=table, name=name, role=role, token=token, locale=locale,
+                 resume=resume, protocol=protocol, id=rid)
+
+
+def _dice(message: dict[str, Any]) -> list[int] | None:
+    value = message.get("dice")
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise bad_field("dice", "must be a list of integers", fr="doit être une liste d'entiers")
+    if len(value) > MAX_MANUAL_DICE:
+        raise ProtocolError(
+            "too_large",
+            f"at most {MAX_MANUAL_DICE} manual dice",
+            fr=f"au plus {MAX_MANUAL_DICE} dés manuels",
+            details={"field": "dice"},
+        )
+    for face in value:
+        if isinstance(face, bool) or not isinstance(face, int):
+            raise bad_field("dice", "must be a list of integers",
+                            fr="doit être une liste d'entiers")
+    return list(value)
+
+
+def parse_roll(message: dict[str, Any]) -> RollRequest:
+    """Validate a ``roll`` request (the ruleset validates ``params`` later)."""
+    return RollRequest(
+        id=_id(message),
+        ruleset=_string(message, "ruleset"),
+        params=_map(message, "params"),
+        label=_string(message, "label", required=False, max_chars=MAX_LABEL_CHARS,
+                      allow_empty=True),
+        mode=_choice(message, "mode", MODES, default="public"),
+        options=_map(message, "options"),
+        dice=_dice(message),
+    )
+
+
+def parse_odds(message: dict[str, Any]) -> OddsRequest:
+    """Validate an ``odds`` request."""
+    return OddsRequest(
+        id=_id(message),
+        ruleset=_string(message, "ruleset"),
+        params=_map(message, "params"),
+        options=_map(message, "options"),
+    )
+
+
+PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds}
+
+
+def parse_request(message: dict[str, Any]) -> Request:
+    """Validate any client message and return its request object."""
+    kind = message.get("type")
+    if not isinstance(kind, str):
+        raise bad_field("type", "must be a string", fr="doit être une chaîne")
+    parser = PARSERS.get(kind)
+    if parser is None:
+        raise ProtocolError(
+            "unknown_type",
+            f"unknown message type '{kind[:40]}'",
+            fr=f"type de message inconnu '{kind[:40]}'",
+            details={"type": kind[:40], "known": sorted(PARSERS)},
+        )
+    return parser(message)
+
+
+# --- Server messages -------------------------------------------------------------------
+
+def presence_message(table: str, members: list[dict[str, str]]) -> dict[str, Any]:
+    """A live-only ``presence`` message: who is at the table now."""
+    return {"type": "presence", "table": table, "members": members}
