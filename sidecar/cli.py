@@ -1,0 +1,386 @@
+"""The ``sidecar`` command: ``serve``, ``plugins``, ``roll``, ``watch`` and ``odds``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+from typing import Any
+
+import sidecar
+from sidecar.config import ServerConfig
+
+DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONNECT = 0, 1, 2, 3
+
+
+# -- parameters given as key=value ---------------------------------------------------------
+
+def coerce_value(text: str, spec: dict[str, Any] | None) -> Any:
+    """Turn the text of ``key=value`` into the type the parameter description asks for."""
+    kind = (spec or {}).get("type")
+    lowered = text.strip().lower()
+    if kind == "bool" or (kind is None and lowered in ("true", "false", "oui", "non")):
+        if lowered in ("true", "1", "yes", "oui", "vrai", "on"):
+            return True
+        if lowered in ("false", "0", "no", "non", "faux", "off"):
+            return False
+        return text
+    if kind == "list":
+        return [item.strip() for item in text.split(",") if item.strip()]
+    if kind in ("int", None):
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
+
+
+def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``["pool=5", "willpower=oui"]`` → ``{"pool": 5, "willpower": True}``."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"expected key=value, got '{pair}'")
+        key, value = pair.split("=", 1)
+        params[key.strip()] = coerce_value(value, (schema or {}).get(key.strip()))
+    return params
+
+
+# -- printing ------------------------------------------------------------------------------
+
+KIND_MARKS = {"botch": "✗✗", "failure": "✗", "narrow": "≈", "success": "✓", "critical": "✓✓"}
+
+
+def format_die(die: dict[str, Any]) -> str:
+    face = str(die["face"])
+    if die.get("cancelled"):
+        face = f"~{face}~"
+    if die.get("raised_to"):
+        face = f"{face}→{die['raised_to']}"
+    return face
+
+
+def format_outcome(message: dict[str, Any]) -> str:
+    """A readable block for one outcome."""
+    result = message.get("result", {})
+    if result.get("hidden"):
+        return f"#{message['seq']} {message['text']}"
+    mark = KIND_MARKS.get(result.get("kind", ""), "")
+    lines = [f"#{message['seq']} {mark} {message.get('text', '')}"]
+    if message.get("dice"):
+        lines.append("   dés/dice: " + " ".join(format_die(d) for d in message["dice"]))
+    for note in message.get("notes", []):
+        lines.append(f"   note: {note}")
+    if message.get("mode", "public") != "public":
+        lines.append(f"   mode: {message['mode']}")
+    return "\n".join(lines)
+
+
+def format_odds(odds: dict[str, Any], width: int = 30) -> str:
+    """Each kind's probability as a percentage with a text bar."""
+    names = {"botch": "échec critique / botch", "failure": "échec / failure",
+             "narrow": "de justesse / narrow", "success": "réussite / success",
+             "critical": "critique / critical"}
+    lines = [f"P(réussite / success) = {odds['p_success'] * 100:.2f} %"]
+    for kind, p in odds["kinds"].items():
+        bar = "█" * round(p * width)
+        lines.append(f"  {names.get(kind, kind):<24} {p * 100:6.2f} % {bar}")
+    return "\n".join(lines)
+
+
+# -- commands ------------------------------------------------------------------------------
+
+def _join_details(server: Any, config: ServerConfig, table: str) -> str:
+    url = server.url
+    page = url.replace("ws://", "http://").rsplit("/ws", 1)[0]
+    return "\n".join([
+        f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
+        "",
+        "Rejoindre la table / join the table:",
+        f"  MJ / GM     : sidecar roll bloodlust pool=5 --url {url} --table {table} "
+        f"--role gm --token {config.gm_token}",
+        f"  Joueur      : sidecar roll bloodlust pool=5 --url {url} --table {table} "
+        f"--token {config.player_token}",
+        f"  Regarder    : sidecar watch --url {url} --table {table}",
+        f"  Navigateur  : {page}/?table={table}&token={config.player_token}",
+        f"  Navigateur MJ: {page}/?table={table}&role=gm&token={config.gm_token}",
+    ])
+
+
+async def _serve(config: ServerConfig, table: str) -> int:
+    from sidecar.plugins import PluginLoadError
+    from sidecar.server import SidecarServer
+
+    try:
+        server = SidecarServer(config)
+    except PluginLoadError as exc:
+        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        await server.start()
+    except OSError as exc:
+        print(f"sidecar: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_ERROR
+    # Handlers first: whoever reads the banner may signal us right away.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    plugins = ", ".join(f"{p.name} {p.version}".strip() for p in server.host.plugins.values())
+    print(f"plugins: {plugins or 'none'}")
+    print(_join_details(server, config, table), flush=True)
+    await stop.wait()
+    print("sidecar: stopping (connections closed with 1001)", flush=True)
+    await server.stop()
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    config = ServerConfig(host=args.host, port=args.port)
+    config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
+    config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
+                           or config.player_token)
+    config.plugins_dir = args.plugins_dir
+    config.allow_player_dice = args.allow_player_dice
+    config.origins = tuple(args.origin or ())
+    config.rate_limit = args.rate_limit
+    config.disabled_plugins = tuple(args.disable or ())
+    config.hello_timeout = args.hello_timeout
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # The transport library's own handshake logs would print tracebacks for garbage input.
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    return asyncio.run(_serve(config, args.table))
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    from sidecar.plugins import PluginLoadError, default_host
+
+    try:
+        host = default_host(args.plugins_dir)
+    except PluginLoadError as exc:
+        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps([{"name": p.name, "version": p.version, "source": p.source,
+                           "description": p.description, "hooks": p.hooks,
+                           "rulesets": p.rulesets} for p in host.plugins.values()],
+                         ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for info in host.plugins.values():
+        print(f"{info.name} {info.version}  ({info.source})")
+        if info.description:
+            print(f"    {info.description}")
+        if info.rulesets:
+            print(f"    rulesets: {', '.join(info.rulesets)}")
+        print(f"    hooks: {', '.join(info.hooks)}")
+    return EXIT_OK
+
+
+def _client(args: argparse.Namespace, role: str) -> Any:
+    from sidecar.client import SidecarClient
+
+    token = args.token or os.environ.get("SIDECAR_TOKEN")
+    return SidecarClient(args.url, table=args.table, name=args.name, role=role, token=token,
+                         locale=args.locale, binary=not args.text_frames)
+
+
+async def _roll(args: argparse.Namespace) -> int:
+    from sidecar.client import SidecarError
+
+    client = _client(args, args.role)
+    try:
+        welcome = await client.connect()
+    except SidecarError as exc:
+        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
+        return EXIT_CONNECT
+    try:
+        schema = next((r["params"] for r in welcome["rulesets"] if r["name"] == args.ruleset),
+                      {})
+        try:
+            params = parse_pairs(args.params, schema)
+            options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+            dice = [int(x) for x in args.dice.replace(" ", ",").split(",") if x] \
+                if args.dice else None
+        except (ValueError, json.JSONDecodeError) as exc:
+            print(f"sidecar: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            outcome = await client.roll(args.ruleset, params, label=args.label,
+                                        mode=args.mode, options=options, dice=dice)
+        except SidecarError as exc:
+            print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+            return EXIT_ERROR
+        print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome))
+        return EXIT_OK
+    finally:
+        await client.close()
+
+
+def cmd_roll(args: argparse.Namespace) -> int:
+    return asyncio.run(_roll(args))
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    from sidecar.client import SidecarError
+
+    client = _client(args, args.role)
+    try:
+        welcome = await client.connect()
+    except SidecarError as exc:
+        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
+        return EXIT_CONNECT
+    print(f"table {welcome['table']} (seq {welcome['seq']}) — Ctrl-C pour quitter / to quit",
+          flush=True)
+    count = 0
+    async for event in client.events():
+        if event["type"] == "presence":
+            if not args.json:
+                names = ", ".join(f"{m['name']} ({m['role']})" for m in event["members"])
+                print(f"   à la table / at the table: {names}", flush=True)
+            continue
+        print(json.dumps(event, ensure_ascii=False) if args.json else format_outcome(event),
+              flush=True)
+        count += 1
+        if args.count and count >= args.count:
+            break
+    await client.close()
+    return EXIT_OK
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_watch(args))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    from protocol.errors import ProtocolError
+    from sidecar.pipeline import RollPipeline
+    from sidecar.plugins import PluginLoadError, default_host
+
+    try:
+        host = default_host(args.plugins_dir)
+    except PluginLoadError as exc:
+        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    pipeline = RollPipeline(host)
+    try:
+        params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))
+        odds = pipeline.odds(pipeline.prepare(args.ruleset, params))
+    except ValueError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ProtocolError as exc:
+        print(f"sidecar: {exc.code}: {exc.message_fr or exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    print(json.dumps(odds) if args.json else format_odds(odds))
+    return EXIT_OK
+
+
+# -- argument parsing ----------------------------------------------------------------------
+
+def _client_options(parser: argparse.ArgumentParser, default_role: str) -> None:
+    parser.add_argument("--url", default=os.environ.get("SIDECAR_URL", DEFAULT_URL),
+                        help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
+    parser.add_argument("--table", default="demo", help="table name (default demo)")
+    parser.add_argument("--name", default=os.environ.get("USER", "joueur"),
+                        help="your display name (default $USER)")
+    parser.add_argument("--role", default=default_role, choices=("player", "gm", "observer"))
+    parser.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
+    parser.add_argument("--locale", default="fr", choices=("fr", "en"))
+    parser.add_argument("--json", action="store_true", help="print raw JSON messages")
+    parser.add_argument("--text-frames", action="store_true",
+                        help="speak JSON text frames instead of MessagePack")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sidecar", description="vtt-sidecar: the table's authority on dice and rules.")
+    parser.add_argument("--version", action="version", version=f"vtt-sidecar {sidecar.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the table server")
+    group = serve.add_argument_group("network")
+    group.add_argument("--host", default="127.0.0.1",
+                       help="interface to listen on (default 127.0.0.1; 0.0.0.0 for the LAN)")
+    group.add_argument("--port", type=int, default=8765, help="TCP port (default 8765)")
+    group = serve.add_argument_group("access")
+    group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; random if unset)")
+    group.add_argument("--player-token",
+                       help="player secret (or $SIDECAR_PLAYER_TOKEN; random if unset)")
+    group.add_argument("--origin", action="append", metavar="ORIGIN",
+                       help="allow this browser origin too (repeatable); the server's own "
+                            "origin and localhost are always allowed")
+    group.add_argument("--allow-player-dice", action="store_true",
+                       help="players may enter physical dice (GMs always may)")
+    group = serve.add_argument_group("plugins")
+    group.add_argument("--plugins-dir", metavar="DIR", help="load every *.py of DIR as a plugin")
+    group.add_argument("--disable", action="append", metavar="NAME",
+                       help="do not load this plugin (repeatable)")
+    group = serve.add_argument_group("limits and timeouts")
+    group.add_argument("--rate-limit", type=float, default=20.0, metavar="N",
+                       help="rolls per second per connection, burst 2N (0 = off; default 20)")
+    group.add_argument("--hello-timeout", type=float, default=10.0, metavar="SECONDS",
+                       help="time a new connection has to send hello (default 10)")
+    serve.add_argument("--table", default="demo",
+                       help="table name used in the printed join details (default demo)")
+    serve.add_argument("--log-level", default="info",
+                       choices=("debug", "info", "warning", "error"))
+    serve.set_defaults(func=cmd_serve)
+
+    plugins = sub.add_parser("plugins", help="list the plugins found, their rulesets and hooks")
+    plugins.add_argument("--plugins-dir", metavar="DIR")
+    plugins.add_argument("--json", action="store_true")
+    plugins.set_defaults(func=cmd_plugins)
+
+    roll = sub.add_parser("roll", help="join a table, roll once, print the outcome")
+    roll.add_argument("ruleset")
+    roll.add_argument("params", nargs="*", metavar="key=value")
+    _client_options(roll, "player")
+    roll.add_argument("--mode", default="public", choices=("public", "gm", "blind", "self"))
+    roll.add_argument("--label", default="", help="what is attempted")
+    roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
+    roll.add_argument("--option", action="append", default=[], metavar='EXT=JSON',
+                      help='per-roll extension settings, e.g. blank_botch={}')
+    roll.set_defaults(func=cmd_roll)
+
+    watch = sub.add_parser("watch", help="print a table's outcomes as they arrive")
+    _client_options(watch, "observer")
+    watch.add_argument("--count", type=int, default=0, help="stop after N outcomes")
+    watch.set_defaults(func=cmd_watch)
+
+    odds = sub.add_parser("odds", help="exact odds of a roll, computed locally")
+    odds.add_argument("ruleset")
+    odds.add_argument("params", nargs="*", metavar="key=value")
+    odds.add_argument("--plugins-dir", metavar="DIR")
+    odds.add_argument("--json", action="store_true")
+    odds.set_defaults(func=cmd_odds)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

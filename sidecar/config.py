@@ -1,0 +1,62 @@
+"""The server's options, grouped as ``sidecar serve`` groups them, with safe defaults."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+
+def new_token() -> str:
+    """A fresh random token (about 96 bits), easy to paste."""
+    return secrets.token_urlsafe(12)
+
+
+@dataclass
+class ServerConfig:
+    """Everything ``SidecarServer`` needs to know; each field documents itself."""
+
+    # Network
+    #: Interface to listen on. 127.0.0.1 keeps the table on this machine; 0.0.0.0 opens it
+    #: to the LAN.
+    host: str = "127.0.0.1"
+    #: TCP port (0 picks a free one).
+    port: int = 8765
+
+    # Access
+    #: Secret a client gives with ``role: "gm"``.
+    gm_token: str = field(default_factory=new_token)
+    #: Secret a client gives with ``role: "player"`` (the GM token is accepted too).
+    player_token: str = field(default_factory=new_token)
+    #: Extra browser origins allowed to connect (exact, e.g. ``https://vtt.example.org``).
+    #: The server's own origin and localhost are always allowed; clients sending no
+    #: ``Origin`` (CLI, VTT servers) are always accepted.
+    origins: tuple[str, ...] = ()
+    #: Whether players (not only GMs) may send their own physical dice.
+    allow_player_dice: bool = False
+
+    # Plugins
+    #: A directory whose ``*.py`` files are loaded as plugins.
+    plugins_dir: str | None = None
+    #: Plugin names not to load.
+    disabled_plugins: tuple[str, ...] = ()
+
+    # Limits
+    #: Largest frame accepted; larger ones close the connection with 1009.
+    max_frame_bytes: int = 64 * 1024
+    #: Rolls and odds requests per second per connection (0 turns the limit off).
+    rate_limit: float = 20.0
+    #: Burst allowed above the rate (defaults to twice the rate).
+    rate_burst: float | None = None
+    #: Most tables one server holds.
+    max_tables: int = 1000
+    #: Most members at one table.
+    max_members: int = 1000
+    #: Bytes queued towards a client that does not read before it is disconnected (it
+    #: can reconnect); keeps one stalled phone from growing the server's memory.
+    max_pending_bytes: int = 1024 * 1024
+
+    # Timeouts
+    #: Seconds a new connection has to send its ``hello``.
+    hello_timeout: float = 10.0
+    #: Seconds between keepalive pings (None turns them off).
+    ping_interval: float | None = 20.0

@@ -1,0 +1,144 @@
+"""Where dice faces come from.
+
+Rulesets draw every face through a :class:`DiceSource`, in their documented consumption
+order. Three sources: :class:`SecureDice` (OS randomness, the default), :class:`ManualDice`
+(physical dice entered by a person, validated) and :class:`SeededDice` (reproducible, for
+tests). Every source records what was drawn in ``rolled``, which becomes the outcome's
+``dice``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+from protocol.errors import ProtocolError
+
+#: Most dice one roll may draw (a runaway ruleset or parameter is refused, not served).
+MAX_DRAWS = 500
+#: Largest die a ruleset may ask for.
+MAX_SIDES = 1000
+
+
+class DiceSource:
+    """Base class: hands out faces and records each draw in ``rolled``."""
+
+    def __init__(self) -> None:
+        self.rolled: list[dict[str, Any]] = []
+
+    def _face(self, sides: int) -> int:
+        raise NotImplementedError
+
+    def roll(self, sides: int, **info: Any) -> int:
+        """Draw one die with ``sides`` faces; ``info`` is kept with it (e.g. ``role="twin"``)."""
+        if not isinstance(sides, int) or not 1 <= sides <= MAX_SIDES:
+            raise ValueError(f"a die must have 1 to {MAX_SIDES} sides, not {sides!r}")
+        if len(self.rolled) >= MAX_DRAWS:
+            raise ProtocolError(
+                "too_large",
+                f"a roll may draw at most {MAX_DRAWS} dice",
+                fr=f"un jet tire au plus {MAX_DRAWS} dés",
+            )
+        face = self._face(sides)
+        self.rolled.append({"sides": sides, "face": face, **info})
+        return face
+
+    def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
+        """Draw ``count`` dice of ``sides`` faces, in order."""
+        return [self.roll(sides, **info) for _ in range(count)]
+
+
+class SecureDice(DiceSource):
+    """Faces from the operating system's CSPRNG (``os.urandom``), never ``random``.
+
+    Bytes are fetched in blocks, so a face costs an index into a buffer, not a system call;
+    rejection sampling keeps every face exactly equally likely.
+    """
+
+    _BLOCK = 4096
+    _buffer = b""
+    _pos = 0
+
+    @classmethod
+    def _byte(cls) -> int:
+        if cls._pos >= len(cls._buffer):
+            SecureDice._buffer = os.urandom(cls._BLOCK)
+            SecureDice._pos = 0
+        value = cls._buffer[cls._pos]
+        SecureDice._pos += 1
+        return value
+
+    def _face(self, sides: int) -> int:
+        if sides <= 256:
+            limit = 256 - 256 % sides
+            while True:
+                value = self._byte()
+                if value < limit:
+                    return value % sides + 1
+        span = 1 << 16
+        limit = span - span % sides
+        while True:
+            value = (self._byte() << 8) | self._byte()
+            if value < limit:
+                return value % sides + 1
+
+
+class SeededDice(DiceSource):
+    """Reproducible faces from a seed. For tests and demos only: predictable by design."""
+
+    def __init__(self, seed: int | str) -> None:
+        super().__init__()
+        self._random = random.Random(seed)
+
+    def _face(self, sides: int) -> int:
+        return self._random.randint(1, sides)
+
+
+class DiceExhausted(Exception):
+    """Raised when a roll needs more manual faces than were given."""
+
+
+class ManualDice(DiceSource):
+    """Faces a person entered (physical dice), consumed in order and checked for range.
+
+    With ``pad`` set, missing faces are filled with 1s instead of raising: the pipeline uses
+    that to learn how many dice a roll needs, to say so in the ``bad_dice`` error.
+    """
+
+    def __init__(self, faces: list[int], *, pad: bool = False) -> None:
+        super().__init__()
+        self.faces = list(faces)
+        self.pad = pad
+
+    def _face(self, sides: int) -> int:
+        index = len(self.rolled)
+        if index >= len(self.faces):
+            if self.pad:
+                return 1
+            raise DiceExhausted
+        face = self.faces[index]
+        if not 1 <= face <= sides:
+            raise ProtocolError(
+                "bad_dice",
+                f"die #{index + 1} is a d{sides}: its face must be 1 to {sides}, not {face}",
+                fr=f"le dé n°{index + 1} est un d{sides} : sa face va de 1 à {sides}, pas {face}",
+                details={"index": index, "sides": sides, "face": face},
+            )
+        return face
+
+    @property
+    def unused(self) -> int:
+        """How many given faces the roll did not consume."""
+        return max(0, len(self.faces) - len(self.rolled))
+
+
+def describe_dice(rolled: list[dict[str, Any]]) -> str:
+    """A compact description of a sequence of dice, e.g. ``d10 ×5`` or ``d6 ×2, d8``."""
+    groups: list[list[int]] = []
+    for die in rolled:
+        if groups and groups[-1][0] == die["sides"]:
+            groups[-1][1] += 1
+        else:
+            groups.append([die["sides"], 1])
+    return ", ".join(f"d{s} ×{n}" if n > 1 else f"d{s}" for s, n in groups) or "aucun"

@@ -1,0 +1,125 @@
+"""The hooks a sidecar plugin may implement — read this file as the plugin author's manual.
+
+A plugin is a module (or object) with functions marked ``@sidecar.hookimpl`` whose names
+are the hook names below. It is found through the ``sidecar`` entry-point group of an
+installed package, or as a ``*.py`` file of ``sidecar serve --plugins-dir DIR``. The
+built-in rulesets and extensions under ``plugins/`` are registered the very same way.
+
+Two kinds of plugins:
+
+* a **ruleset** describes itself in :func:`sidecar_rulesets` and resolves its rolls in
+  :func:`sidecar_resolve` (and computes odds in :func:`sidecar_odds`);
+* an **extension** changes rolls of any ruleset it understands, before resolution
+  (:func:`sidecar_modify_roll`) and after it (:func:`sidecar_modify_outcome`). Its name
+  (the entry-point name, or the file name without ``.py``) is the key of its per-roll
+  settings in the request's ``options`` and what the outcome's ``applied`` lists.
+
+Every hook may be implemented with fewer arguments than specified: pluggy passes only the
+ones a function names. A misspelled hook name is refused when the plugin is loaded.
+
+The host calls extension hooks one plugin at a time: an implementation that raises is
+left out of that roll (its changes undone) and the outcome's ``notes`` say so; a ruleset
+that raises answers ``plugin_error`` to the roller. Neither takes the server down.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sidecar.markers import hookspec
+
+if TYPE_CHECKING:
+    from sidecar.dice import DiceSource
+    from sidecar.model import Outcome, Roll
+
+
+# ---------------------------------------------------------------------------------------
+# Rulesets
+# ---------------------------------------------------------------------------------------
+
+@hookspec
+def sidecar_rulesets() -> list[dict[str, Any]]:
+    """Describe the rulesets this plugin provides.
+
+    :return: a list of maps, one per ruleset: ``name`` (the id clients send),
+        ``title`` (``{"fr": ..., "en": ...}`` or a string), ``version`` (string) and
+        ``params`` (a map from parameter name to its description: ``type`` — one of
+        ``int``, ``bool``, ``string``, ``list`` —, optional ``default``, ``min``, ``max``,
+        ``labels`` (named values accepted for an ``int``), ``choices``, ``required`` and
+        ``description`` ``{"fr", "en"}``). The host validates every request against
+        ``params`` and fills in the defaults before any hook sees the roll, and sends the
+        whole description to clients in ``welcome`` so they can build a form.
+
+    Example::
+
+        @hookimpl
+        def sidecar_rulesets():
+            return [{"name": "coin", "title": "Pile ou face", "version": "1.0",
+                     "params": {"calls": {"type": "string", "choices": ["pile", "face"],
+                                          "required": True}}}]
+    """
+
+
+@hookspec(firstresult=True)
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | None:
+    """Resolve a roll of a ruleset this plugin provides, drawing every face from ``dice``.
+
+    Return ``None`` for rolls of other rulesets. Stops at the first non-``None`` result.
+
+    :param roll: the roll, after the extensions' :func:`sidecar_modify_roll`;
+        ``roll.params`` is validated with defaults filled in.
+    :param dice: where faces come from: ``dice.roll(sides)`` returns one face and
+        ``dice.roll_many(count, sides)`` several. It is the secure random source, or the
+        faces the player entered (physical dice), in the order drawn — so always draw in
+        the ruleset's documented consumption order.
+    :return: an :class:`~sidecar.model.Outcome`, or a map with at least ``result``
+        (``success``, ``margin``, ``kind``, ``label``) — ``dice`` defaults to every die
+        drawn, ``notes`` to ``[]``.
+    """
+
+
+@hookspec(firstresult=True)
+def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
+    """Compute the exact odds of a roll of a ruleset this plugin provides.
+
+    Return ``None`` for other rulesets. Stops at the first non-``None`` result.
+
+    :param roll: the roll as :func:`sidecar_resolve` would see it (extensions applied).
+    :return: a map with ``p_success`` (float) and ``kinds`` (a map of each kind —
+        ``botch``, ``failure``, ``narrow``, ``success``, ``critical`` — to its probability).
+    """
+
+
+@hookspec(firstresult=True)
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
+    """Write the one-line summary of an outcome for a reader of ``locale`` (``fr``/``en``).
+
+    Called after every extension has changed the outcome, so the line tells the final
+    result. Return ``None`` for rolls that are not yours; when nobody answers, the host
+    writes ``"<name> — <label> : <result label>"``. Stops at the first non-``None`` result.
+    """
+
+
+# ---------------------------------------------------------------------------------------
+# Extensions
+# ---------------------------------------------------------------------------------------
+
+@hookspec
+def sidecar_modify_roll(roll: Roll) -> None:
+    """Change a roll before it is resolved: add to or change ``roll.params``.
+
+    Read your per-roll settings from ``roll.options.get("<your plugin name>")`` and your
+    per-table memory from ``roll.state`` (a map kept for you, per table). If you raise, or
+    leave ``roll.params`` invalid for the ruleset, your changes are undone for this roll.
+    """
+
+
+@hookspec
+def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
+    """Change an outcome after it is resolved: change ``outcome.result``, append to
+    ``outcome.notes``.
+
+    Keep the common fields meaningful (``success`` bool, ``margin`` int, ``kind`` one of
+    the five kinds, ``label`` ``{"fr", "en"}``): an outcome left invalid is undone, like a
+    raise. The host records your plugin in ``outcome.applied`` when you changed something.
+    """

@@ -1,0 +1,48 @@
+"""The two objects that travel through the roll pipeline: :class:`Roll` and :class:`Outcome`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Roll:
+    """One roll as hooks see it.
+
+    ``params`` are validated with defaults filled in; extensions may change them in
+    ``sidecar_modify_roll``. ``options`` are the request's per-extension settings, keyed by
+    extension name. ``state`` is the calling plugin's own per-table memory (the host swaps
+    it in before each call).
+    """
+
+    ruleset: str
+    params: dict[str, Any]
+    options: dict[str, Any] = field(default_factory=dict)
+    table: str = ""
+    by: dict[str, str] = field(default_factory=dict)
+    label: str = ""
+    mode: str = "public"
+    manual: bool = False
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """The resolution of a roll.
+
+    ``result`` holds the common fields (``success``, ``margin``, ``kind``, ``label``) and
+    the ruleset's own; ``dice`` every die drawn, in consumption order, as maps with at least
+    ``sides`` and ``face``; ``notes`` human-readable remarks; ``applied`` the extensions
+    that changed this roll (filled by the host).
+    """
+
+    result: dict[str, Any]
+    dice: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+
+
+def label(fr: str, en: str) -> dict[str, str]:
+    """A bilingual label, French first."""
+    return {"fr": fr, "en": en}

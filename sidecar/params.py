@@ -1,0 +1,143 @@
+"""Validation of a roll's ``params`` against its ruleset's parameter description.
+
+A ruleset describes its parameters once (see ``sidecar_rulesets`` in
+:mod:`sidecar.hookspecs`); :func:`validate_params` checks a request against it and fills in
+the defaults, so ruleset code only ever sees well-typed values, and every bad value is an
+``invalid_params`` error naming the parameter. The same description goes to clients, which
+build their forms from it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from protocol.errors import invalid_param
+
+TYPES = ("int", "bool", "string", "list")
+
+
+def normalise_label(text: str) -> str:
+    """Fold a label for matching: no accents, lower case, single spaces ("Pas_évident" →
+    "pas evident")."""
+    folded = unicodedata.normalize("NFKD", text)
+    folded = "".join(c for c in folded if not unicodedata.combining(c)).lower()
+    return " ".join(re.split(r"[\s_\-']+", folded)).strip()
+
+
+def resolve_label(value: str, labels: dict[str, int]) -> int | None:
+    """The number a label stands for, matched loosely (accents, case, ``_``), or ``None``."""
+    wanted = normalise_label(value)
+    for name, number in labels.items():
+        if normalise_label(name) == wanted:
+            return number
+    return None
+
+
+def _check_int(name: str, value: Any, spec: dict[str, Any]) -> int:
+    labels = spec.get("labels") or {}
+    if isinstance(value, str) and labels:
+        number = resolve_label(value, labels)
+        if number is None:
+            known = ", ".join(labels)
+            raise invalid_param(name, f"unknown label '{value[:40]}' (known: {known})",
+                                fr=f"libellé inconnu '{value[:40]}' (connus : {known})")
+        return number
+    if isinstance(value, bool) or not isinstance(value, int):
+        expected = "an integer or a label" if labels else "an integer"
+        raise invalid_param(name, f"must be {expected}",
+                            fr="doit être un entier ou un libellé" if labels
+                            else "doit être un entier")
+    low, high = spec.get("min"), spec.get("max")
+    if low is not None and value < low:
+        raise invalid_param(name, f"must be ≥ {low}, not {value}",
+                            fr=f"doit être ≥ {low}, pas {value}")
+    if high is not None and value > high:
+        raise invalid_param(name, f"must be ≤ {high}, not {value}",
+                            fr=f"doit être ≤ {high}, pas {value}")
+    return value
+
+
+def _check_string(name: str, value: Any, spec: dict[str, Any]) -> str:
+    if not isinstance(value, str):
+        raise invalid_param(name, "must be a string", fr="doit être une chaîne")
+    max_length = spec.get("max_length", 200)
+    if len(value) > max_length:
+        raise invalid_param(name, f"at most {max_length} characters",
+                            fr=f"au plus {max_length} caractères")
+    choices = spec.get("choices")
+    if choices is not None and value not in choices:
+        allowed = ", ".join(choices)
+        raise invalid_param(name, f"must be one of {allowed}", fr=f"doit être l'un de {allowed}")
+    pattern = spec.get("pattern")
+    if pattern is not None and not re.fullmatch(pattern, value):
+        example = spec.get("example", pattern)
+        raise invalid_param(name, f"'{value[:40]}' is not of the form {example}",
+                            fr=f"'{value[:40]}' n'est pas de la forme {example}")
+    return value
+
+
+def _check_list(name: str, value: Any, spec: dict[str, Any]) -> list[Any]:
+    if not isinstance(value, list):
+        raise invalid_param(name, "must be a list", fr="doit être une liste")
+    max_items = spec.get("max_items", 20)
+    if len(value) > max_items:
+        raise invalid_param(name, f"at most {max_items} items", fr=f"au plus {max_items} éléments")
+    choices = spec.get("choices")
+    for item in value:
+        if not isinstance(item, str):
+            raise invalid_param(name, "items must be strings",
+                                fr="les éléments doivent être des chaînes")
+        if choices is not None and item not in choices:
+            allowed = ", ".join(choices)
+            raise invalid_param(name, f"unknown item '{item[:40]}' (known: {allowed})",
+                                fr=f"élément inconnu '{item[:40]}' (connus : {allowed})")
+    return list(value)
+
+
+def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Check ``params`` against ``schema``; return a new map with defaults filled in.
+
+    Unknown parameters are refused (a misspelled one would otherwise silently fall back to
+    its default). Parameters with no default that are not required are left out.
+    """
+    for name in params:
+        if name not in schema:
+            known = ", ".join(schema) or "none"
+            raise invalid_param(name, f"unknown parameter (known: {known})",
+                                fr=f"paramètre inconnu (connus : {known})")
+    checked: dict[str, Any] = {}
+    for name, spec in schema.items():
+        value = params.get(name)
+        if value is None:
+            if spec.get("required"):
+                raise invalid_param(name, "is required", fr="est obligatoire")
+            if "default" in spec:
+                checked[name] = spec["default"]
+            continue
+        kind = spec.get("type", "string")
+        if kind == "int":
+            checked[name] = _check_int(name, value, spec)
+        elif kind == "bool":
+            if not isinstance(value, bool):
+                raise invalid_param(name, "must be true or false", fr="doit être true ou false")
+            checked[name] = value
+        elif kind == "list":
+            checked[name] = _check_list(name, value, spec)
+        else:
+            checked[name] = _check_string(name, value, spec)
+    return checked
+
+
+def check_schema(schema: Any) -> list[str]:
+    """Problems in a ruleset's parameter description (empty when it is sound)."""
+    if not isinstance(schema, dict):
+        return ["params must be a map of parameter name to description"]
+    problems = []
+    for name, spec in schema.items():
+        if not isinstance(spec, dict):
+            problems.append(f"parameter '{name}': description must be a map")
+        elif spec.get("type", "string") not in TYPES:
+            problems.append(f"parameter '{name}': type must be one of {', '.join(TYPES)}")
+    return problems

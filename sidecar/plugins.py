@@ -1,0 +1,306 @@
+"""The plugin host: one pluggy ``PluginManager`` behind a typed facade.
+
+Plugins come from the ``sidecar`` entry-point group (the built-ins under ``plugins/`` are
+registered there by this distribution's own ``pyproject.toml``, exactly like a third-party
+package) and from the ``*.py`` files of ``--plugins-dir``. The rest of the code calls the
+methods of :class:`PluginHost`, never ``pm.hook`` directly: the host calls third-party code
+one implementation at a time so that a plugin that raises is contained (pluggy itself would
+stop the whole call, pluggy#419).
+
+Set ``SIDECAR_TRACE=1`` to log every hook call.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import logging
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from sidecar import hookspecs
+from sidecar.markers import PROJECT
+from sidecar.params import check_schema
+
+log = logging.getLogger("sidecar.plugins")
+
+ENTRY_POINT_GROUP = "sidecar"
+HOOK_NAMES = tuple(name for name in dir(hookspecs) if name.startswith("sidecar_"))
+EXTENSION_HOOKS = ("sidecar_modify_roll", "sidecar_modify_outcome")
+
+
+class PluginLoadError(Exception):
+    """A plugin could not be loaded; the message names the plugin and says why."""
+
+
+@dataclass
+class PluginInfo:
+    """What the host knows of one loaded plugin."""
+
+    name: str
+    version: str
+    source: str
+    description: str
+    hooks: list[str] = field(default_factory=list)
+    rulesets: list[str] = field(default_factory=list)
+
+    @property
+    def is_extension(self) -> bool:
+        return any(hook in self.hooks for hook in EXTENSION_HOOKS)
+
+    def to_listing(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "description": self.description}
+
+
+@dataclass
+class HookFailure:
+    """A plugin implementation that raised (or misbehaved) during a call."""
+
+    plugin: str
+    hook: str
+    error: str
+
+
+def _first_doc_line(obj: Any) -> str:
+    doc = getattr(obj, "__doc__", None) or ""
+    for line in doc.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _hookimpl_names(plugin: Any) -> list[str]:
+    names = []
+    for attr in dir(plugin):
+        try:
+            value = getattr(plugin, attr)
+        except Exception:  # a property that raises is not a hook
+            continue
+        if callable(value) and hasattr(value, f"{PROJECT}_impl"):
+            names.append(attr)
+    return names
+
+
+class PluginHost:
+    """Loads plugins and calls their hooks on behalf of the pipeline."""
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager(PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        self.plugins: dict[str, PluginInfo] = {}
+        #: ruleset name → (plugin name, description as sent in ``welcome``)
+        self.rulesets: dict[str, tuple[str, dict[str, Any]]] = {}
+        if os.environ.get("SIDECAR_TRACE"):
+            self.pm.trace.root.setwriter(lambda text: log.info("trace: %s", text.rstrip()))
+            self.pm.enable_tracing()
+
+    # -- loading ------------------------------------------------------------------------
+
+    def load_entry_points(self, *, disabled: tuple[str, ...] = ()) -> None:
+        """Register every plugin of the ``sidecar`` entry-point group (built-ins included)."""
+        for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            if ep.name in disabled or ep.name in self.plugins:
+                continue
+            try:
+                plugin = ep.load()
+            except Exception as exc:
+                raise PluginLoadError(
+                    f"plugin '{ep.name}' (entry point {ep.value}) failed to import: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            dist = ep.dist
+            # A plugin's own __version__ wins: one distribution may ship several plugins.
+            version = getattr(plugin, "__version__", None) or (dist.version if dist else "")
+            source = f"package {dist.name}" if dist is not None else f"entry point {ep.value}"
+            self.register(plugin, ep.name, version=version, source=source)
+
+    def load_directory(self, directory: str | Path, *, disabled: tuple[str, ...] = ()) -> None:
+        """Register every ``*.py`` file of ``directory`` as a plugin named after the file."""
+        path = Path(directory)
+        if not path.is_dir():
+            raise PluginLoadError(f"plugins directory '{path}' does not exist")
+        for file in sorted(path.glob("*.py")):
+            name = file.stem
+            if name in disabled:
+                continue
+            module_name = f"sidecar_dir_plugin_{name}"
+            spec = importlib.util.spec_from_file_location(module_name, file)
+            if spec is None or spec.loader is None:
+                raise PluginLoadError(f"plugin '{name}' ({file}) cannot be imported")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:
+                sys.modules.pop(module_name, None)
+                raise PluginLoadError(
+                    f"plugin '{name}' ({file}) failed to import: {type(exc).__name__}: {exc}"
+                ) from exc
+            self.register(module, name, version=getattr(module, "__version__", ""),
+                          source=str(file))
+
+    def register(self, plugin: Any, name: str, *, version: str = "", source: str = "") -> None:
+        """Register one plugin object under ``name``, refusing unknown hooks by name."""
+        if name in self.plugins:
+            raise PluginLoadError(
+                f"plugin name '{name}' is already taken by {self.plugins[name].source}"
+            )
+        hooks = _hookimpl_names(plugin)
+        unknown = [hook for hook in hooks if hook not in HOOK_NAMES]
+        if unknown:
+            raise PluginLoadError(
+                f"plugin '{name}' implements unknown hook(s) {', '.join(unknown)}; "
+                f"known hooks: {', '.join(HOOK_NAMES)}"
+            )
+        try:
+            self.pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            raise PluginLoadError(f"plugin '{name}': {exc}") from exc
+        info = PluginInfo(name=name, version=str(version or ""), source=source,
+                          description=_first_doc_line(plugin), hooks=sorted(hooks))
+        self.plugins[name] = info
+        if "sidecar_rulesets" in hooks:
+            self._collect_rulesets(plugin, info)
+
+    def _collect_rulesets(self, plugin: Any, info: PluginInfo) -> None:
+        try:
+            described = plugin.sidecar_rulesets()
+        except Exception as exc:
+            self._unregister(info.name)
+            raise PluginLoadError(
+                f"plugin '{info.name}': sidecar_rulesets() raised {type(exc).__name__}: {exc}"
+            ) from exc
+        if not isinstance(described, list):
+            self._unregister(info.name)
+            raise PluginLoadError(f"plugin '{info.name}': sidecar_rulesets() must return a list")
+        for item in described:
+            problem = self._ruleset_problem(item)
+            if problem:
+                self._unregister(info.name)
+                raise PluginLoadError(f"plugin '{info.name}': {problem}")
+            listing = {
+                "name": item["name"],
+                "title": item.get("title", item["name"]),
+                "version": str(item.get("version", info.version)),
+                "params": item.get("params", {}),
+            }
+            for key, value in item.items():
+                listing.setdefault(key, value)  # forward any extra descriptive field
+            self.rulesets[item["name"]] = (info.name, listing)
+            info.rulesets.append(item["name"])
+
+    def _ruleset_problem(self, item: Any) -> str | None:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
+            return "each ruleset description needs a non-empty string 'name'"
+        if item["name"] in self.rulesets:
+            owner = self.rulesets[item["name"]][0]
+            return f"ruleset '{item['name']}' is already provided by plugin '{owner}'"
+        problems = check_schema(item.get("params", {}))
+        return f"ruleset '{item['name']}': {'; '.join(problems)}" if problems else None
+
+    def _unregister(self, name: str) -> None:
+        self.pm.unregister(name=name)
+        self.plugins.pop(name, None)
+
+    # -- what is loaded -----------------------------------------------------------------
+
+    def ruleset_listing(self) -> list[dict[str, Any]]:
+        """The rulesets as ``welcome`` lists them."""
+        return [listing for _, listing in self.rulesets.values()]
+
+    def extension_listing(self) -> list[dict[str, Any]]:
+        """The extensions as ``welcome`` lists them."""
+        return [info.to_listing() for info in self.plugins.values() if info.is_extension]
+
+    def ruleset_schema(self, ruleset: str) -> dict[str, Any] | None:
+        entry = self.rulesets.get(ruleset)
+        return entry[1]["params"] if entry else None
+
+    def ruleset_owner(self, ruleset: str) -> str | None:
+        entry = self.rulesets.get(ruleset)
+        return entry[0] if entry else None
+
+    # -- calling ------------------------------------------------------------------------
+
+    def implementations(self, hook: str) -> list[pluggy.HookImpl]:
+        """The implementations of ``hook`` in pluggy's call order."""
+        caller = getattr(self.pm.hook, hook)
+        return list(reversed(caller.get_hookimpls()))
+
+    @staticmethod
+    def call(impl: pluggy.HookImpl, **kwargs: Any) -> Any:
+        """Call one implementation with the arguments it names."""
+        return impl.function(*[kwargs[arg] for arg in impl.argnames])
+
+    def call_firstresult(
+        self,
+        hook: str,
+        owner: str | None,
+        on_failure: Callable[[HookFailure], None],
+        **kwargs: Any,
+    ) -> Any:
+        """Call ``hook`` like pluggy's ``firstresult``, one implementation at a time.
+
+        A failure of ``owner`` (the plugin whose ruleset this is) propagates; a failure of
+        any other plugin is reported through ``on_failure`` and skipped.
+        """
+        for impl in self.implementations(hook):
+            try:
+                result = self.call(impl, **kwargs)
+            except Exception as exc:
+                if impl.plugin_name == owner:
+                    raise
+                on_failure(HookFailure(impl.plugin_name, hook, f"{type(exc).__name__}: {exc}"))
+                continue
+            if result is not None:
+                return result
+        return None
+
+    def call_each(
+        self,
+        hook: str,
+        before: Callable[[str], Any],
+        after: Callable[[str, Any], str | None],
+        undo: Callable[[str, Any], None],
+        on_failure: Callable[[HookFailure], None],
+        **kwargs: Any,
+    ) -> None:
+        """Call every implementation of a modify hook, each isolated from the others.
+
+        ``before(plugin)`` snapshots what the plugin may change; ``after(plugin, snapshot)``
+        returns a problem description when the plugin left things invalid; ``undo(plugin,
+        snapshot)`` restores the snapshot. A plugin that raises, or leaves a problem, is
+        undone and reported through ``on_failure``.
+        """
+        for impl in self.implementations(hook):
+            snapshot = before(impl.plugin_name)
+            try:
+                self.call(impl, **kwargs)
+                problem = after(impl.plugin_name, snapshot)
+            except Exception as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            if problem:
+                undo(impl.plugin_name, snapshot)
+                on_failure(HookFailure(impl.plugin_name, hook, problem))
+
+
+def default_host(plugins_dir: str | Path | None = None, *,
+                 disabled: tuple[str, ...] = ()) -> PluginHost:
+    """A host with every installed plugin, and those of ``plugins_dir`` if given."""
+    host = PluginHost()
+    host.load_entry_points(disabled=disabled)
+    if plugins_dir is not None:
+        host.load_directory(plugins_dir, disabled=disabled)
+    return host
+
+
+def deep_copy(value: Any) -> Any:
+    """A deep copy for snapshots (plugins' data is small and JSON-like)."""
+    return copy.deepcopy(value)

@@ -1,0 +1,373 @@
+"""The WebSocket layer: accepts connections, moves frames, calls the table and pipeline.
+
+Everything about rules, visibility and validation lives elsewhere; this module decodes a
+frame, hands the request to plain objects, and sends what they return. ``GET /`` serves the
+web page; ``/ws`` is the WebSocket endpoint.
+
+Requests of one connection are handled one at a time, in order; the transport's receive
+queue holds at most 16 more frames (then the server stops reading from that socket), so a
+client never has more than 17 requests in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import http
+import ipaddress
+import logging
+import re
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+import sidecar
+from protocol.codec import decode, encode
+from protocol.errors import ProtocolError
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Hello,
+    OddsRequest,
+    RollRequest,
+    parse_request,
+    request_id,
+)
+from sidecar.config import ServerConfig
+from sidecar.pipeline import RollPipeline
+from sidecar.plugins import PluginHost, default_host
+from sidecar.ratelimit import TokenBucket
+from sidecar.table import Member, Table, Tables
+
+log = logging.getLogger("sidecar.server")
+
+WS_PATH = "/ws"
+LOCALHOST_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?")
+
+# Close codes
+CLOSE_GOING_AWAY = 1001
+CLOSE_PROTOCOL = 1002
+CLOSE_POLICY = 1008
+
+
+class ClientSession:
+    """One connection's state: joined member (if any), encoding, locale, rate limit."""
+
+    def __init__(self, connection: ServerConnection, config: ServerConfig) -> None:
+        self.connection = connection
+        self.member: Member | None = None
+        self.table: Table | None = None
+        self.binary = True
+        self.locale = "fr"
+        self.bucket = TokenBucket(config.rate_limit, config.rate_burst)
+
+    @property
+    def peer(self) -> str:
+        address = self.connection.remote_address
+        return f"{address[0]}:{address[1]}" if address else "?"
+
+
+def _is_ip_or_localhost(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+class SidecarServer:
+    """The table server. ``await start()``, then ``await stop()`` (or ``async with``)."""
+
+    def __init__(self, config: ServerConfig | None = None, *,
+                 host: PluginHost | None = None,
+                 pipeline: RollPipeline | None = None) -> None:
+        self.config = config or ServerConfig()
+        self.host = host or default_host(self.config.plugins_dir,
+                                         disabled=self.config.disabled_plugins)
+        self.pipeline = pipeline or RollPipeline(self.host)
+        self.tables = Tables(max_tables=self.config.max_tables,
+                             max_members=self.config.max_members)
+        self.server: Server | None = None
+        self._page: bytes | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bind and start accepting connections."""
+        self.server = await serve(
+            self._handle,
+            self.config.host,
+            self.config.port,
+            process_request=self._process_request,
+            # Small messages: compression would double the cost of every broadcast.
+            compression=None,
+            max_size=self.config.max_frame_bytes,
+            max_queue=16,
+            open_timeout=10,
+            ping_interval=self.config.ping_interval,
+            close_timeout=5,
+            server_header=f"vtt-sidecar/{sidecar.__version__}",
+        )
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None, "server not started"
+        return self.server.sockets[0].getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        """The WebSocket URL clients connect to."""
+        host = self.config.host
+        if host in ("0.0.0.0", ""):
+            host = "127.0.0.1"
+        elif ":" in host:
+            host = f"[{host}]"
+        return f"ws://{host}:{self.port}{WS_PATH}"
+
+    async def stop(self) -> None:
+        """Close every connection with 1001 (going away) and stop listening."""
+        if self.server is not None:
+            self.server.close(close_connections=True)
+            await self.server.wait_closed()
+
+    async def __aenter__(self) -> SidecarServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.stop()
+
+    # -- HTTP side ----------------------------------------------------------------------
+
+    def _origin_allowed(self, origin: str, headers: Headers) -> bool:
+        if origin in self.config.origins or LOCALHOST_ORIGIN.fullmatch(origin):
+            return True
+        # The server's own origin: the page it served, reached by IP or localhost. Named
+        # hosts must be listed with --origin (DNS rebinding would otherwise pass).
+        parts = urlsplit(origin)
+        return (
+            parts.scheme in ("http", "https")
+            and parts.netloc == headers.get("Host", "")
+            and _is_ip_or_localhost(parts.hostname or "")
+        )
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == WS_PATH:
+            origin = request.headers.get("Origin")
+            if origin is not None and not self._origin_allowed(origin, request.headers):
+                log.info("refused origin %s from %s", origin[:100], connection.remote_address)
+                return connection.respond(http.HTTPStatus.FORBIDDEN,
+                                          "Origin not allowed / origine refusée\n")
+            return None
+        if path in ("/", "/index.html"):
+            response = connection.respond(http.HTTPStatus.OK, "")
+            response.body = self._web_page()
+            response.headers["Content-Type"] = "text/html; charset=utf-8"
+            response.headers["Content-Length"] = str(len(response.body))
+            response.headers["X-Content-Type-Options"] = "nosniff"
+            return response
+        return connection.respond(http.HTTPStatus.NOT_FOUND, "Not found / introuvable\n")
+
+    def _web_page(self) -> bytes:
+        if self._page is None:
+            self._page = resources.files("sidecar").joinpath("web/index.html").read_bytes()
+        return self._page
+
+    # -- sending ------------------------------------------------------------------------
+
+    async def _send(self, session: ClientSession, message: dict[str, Any]) -> None:
+        await session.connection.send(encode(message, binary=session.binary))
+
+    async def _send_error(self, session: ClientSession, error: ProtocolError,
+                          rid: Any = None) -> None:
+        log.info("error %s to %s: %s", error.code, session.peer, error.message)
+        await self._send(session, error.to_message(locale=session.locale, request_id=rid))
+
+    def _fan_out(self, members: list[Member], message: dict[str, Any]) -> None:
+        """Write one message to several members without waiting on any of them."""
+        by_encoding: dict[bool, list[ServerConnection]] = {}
+        for member in members:
+            connection: ServerConnection = member.connection
+            transport = connection.transport
+            if transport is not None and (
+                transport.get_write_buffer_size() > self.config.max_pending_bytes
+            ):
+                # A client that stopped reading must not grow our memory or delay others;
+                # it can reconnect and catch up.
+                log.info("disconnecting %s (%s): not reading", member.name,
+                         connection.remote_address)
+                transport.abort()
+                continue
+            by_encoding.setdefault(member.binary, []).append(connection)
+        for binary, connections in by_encoding.items():
+            broadcast(connections, encode(message, binary=binary))
+
+    # -- connection handling ------------------------------------------------------------
+
+    async def _handle(self, connection: ServerConnection) -> None:
+        session = ClientSession(connection, self.config)
+        log.info("connection from %s", session.peer)
+        try:
+            if await self._join_phase(session):
+                await self._member_phase(session)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._leave(session)
+            log.info("closed %s (%s)", session.peer,
+                     f"{session.member.name} at {session.table.name}" if session.member
+                     and session.table else "not joined")
+
+    def _leave(self, session: ClientSession) -> None:
+        if session.table is not None and session.member is not None:
+            session.table.leave(session.member)
+            self._fan_out(session.table.members, session.table.presence())
+
+    async def _join_phase(self, session: ClientSession) -> bool:
+        """Wait for a valid ``hello``; answer errors meanwhile. True once joined."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.hello_timeout
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    frame = await session.connection.recv()
+            except TimeoutError:
+                log.info("no hello from %s within %ss", session.peer, self.config.hello_timeout)
+                await session.connection.close(
+                    CLOSE_POLICY, f"hello expected within {self.config.hello_timeout:g} s")
+                return False
+            session.binary = isinstance(frame, bytes)
+            message: dict[str, Any] = {}
+            try:
+                message = decode(frame)
+                request = parse_request(message)
+                if not isinstance(request, Hello):
+                    raise ProtocolError(
+                        "not_joined", "send 'hello' first to join a table",
+                        fr="envoyez d'abord « hello » pour rejoindre une table")
+                session.locale = request.locale
+                self._check_token(request)
+                self._join(session, request)
+            except ProtocolError as error:
+                await self._send_error(session, error, request_id(message))
+                if error.code in ("forbidden", "unsupported_protocol"):
+                    code = CLOSE_POLICY if error.code == "forbidden" else CLOSE_PROTOCOL
+                    await session.connection.close(code, error.code)
+                    return False
+                continue
+            await self._welcome(session, request)
+            return True
+
+    def _check_token(self, hello: Hello) -> None:
+        if hello.role == "observer":
+            return
+        given = (hello.token or "").encode()
+        accepted = [self.config.gm_token]
+        if hello.role == "player":
+            accepted.append(self.config.player_token)
+        # compare_digest against every candidate, so timing says nothing of which matched.
+        ok = False
+        for token in accepted:
+            ok |= hmac.compare_digest(given, token.encode())
+        if not ok:
+            raise ProtocolError("forbidden", f"wrong token for the role '{hello.role}'",
+                                fr=f"jeton incorrect pour le rôle « {hello.role} »")
+
+    def _join(self, session: ClientSession, hello: Hello) -> None:
+        member = Member(name=hello.name, role=hello.role, locale=hello.locale,
+                        binary=session.binary, connection=session.connection)
+        session.table = self.tables.join(hello.table, member)
+        session.member = member
+        log.info("%s joined table %s as %s (%s)", hello.name, hello.table, hello.role,
+                 session.peer)
+
+    async def _welcome(self, session: ClientSession, hello: Hello) -> None:
+        assert session.table is not None
+        welcome: dict[str, Any] = {
+            "type": "welcome",
+            "protocol": PROTOCOL_VERSION,
+            "table": session.table.name,
+            "role": hello.role,
+            "seq": session.table.seq,
+            "server": {"name": "vtt-sidecar", "version": sidecar.__version__},
+            "rulesets": self.host.ruleset_listing(),
+            "extensions": self.host.extension_listing(),
+            "manual_dice": hello.role == "gm" or self.config.allow_player_dice,
+        }
+        if hello.id is not None:
+            welcome["id"] = hello.id
+        await self._send(session, welcome)
+        self._fan_out(session.table.members, session.table.presence())
+
+    async def _member_phase(self, session: ClientSession) -> None:
+        async for frame in session.connection:
+            message: dict[str, Any] = {}
+            try:
+                message = decode(frame)
+                request = parse_request(message)
+                await self._dispatch(session, request)
+            except ProtocolError as error:
+                await self._send_error(session, error, request_id(message))
+            except ConnectionClosed:
+                raise
+            except Exception:
+                log.exception("internal error on a request from %s", session.peer)
+                await self._send_error(session, ProtocolError(
+                    "internal", "internal error; the server keeps running",
+                    fr="erreur interne ; le serveur continue"), request_id(message))
+
+    async def _dispatch(self, session: ClientSession, request: Any) -> None:
+        if isinstance(request, Hello):
+            assert session.table is not None
+            raise ProtocolError(
+                "bad_message", f"already joined table '{session.table.name}'",
+                fr=f"déjà à la table « {session.table.name} »", details={"field": "type"})
+        if not session.bucket.allow():
+            raise ProtocolError(
+                "rate_limited",
+                f"too many requests; retry in {session.bucket.retry_after():.2f} s",
+                fr=f"trop de requêtes ; réessayez dans {session.bucket.retry_after():.2f} s",
+                details={"retry_after": round(session.bucket.retry_after(), 3)})
+        if isinstance(request, RollRequest):
+            await self._roll(session, request)
+        elif isinstance(request, OddsRequest):
+            await self._odds(session, request)
+
+    async def _roll(self, session: ClientSession, request: RollRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if member.role == "observer":
+            raise ProtocolError("forbidden", "observers cannot roll",
+                                fr="les observateurs ne peuvent pas lancer de dés")
+        if request.dice is not None and member.role != "gm" and not self.config.allow_player_dice:
+            raise ProtocolError(
+                "forbidden", "only the GM may enter physical dice on this server",
+                fr="seul le MJ peut saisir des dés physiques sur ce serveur",
+                details={"field": "dice"})
+        roll = self.pipeline.prepare(
+            request.ruleset, request.params, options=request.options, table=table.name,
+            by={"name": member.name, "role": member.role}, label=request.label,
+            mode=request.mode, manual=request.dice is not None)
+        resolution = self.pipeline.run(roll, dice=request.dice, table_state=table.state)
+        event = table.record(resolution)
+        for members, message in table.plan_outcome(event, member, request.id):
+            self._fan_out(members, message)
+
+    async def _odds(self, session: ClientSession, request: OddsRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        roll = self.pipeline.prepare(
+            request.ruleset, request.params, options=request.options, table=table.name,
+            by={"name": member.name, "role": member.role})
+        odds = self.pipeline.odds(roll)
+        reply = {"type": "odds", "ruleset": roll.ruleset, "params": roll.params, **odds}
+        if request.id is not None:
+            reply["id"] = request.id
+        await self._send(session, reply)

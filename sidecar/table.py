@@ -1,0 +1,133 @@
+"""Tables: who sits at each, the event numbering, and per-plugin state. No I/O here.
+
+A :class:`Table` numbers its journaled events (``seq``, strictly increasing, no gaps),
+records outcomes, and plans who receives which view of each; the server only encodes and
+sends what :meth:`Table.plan_outcome` returns.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.errors import ProtocolError
+from protocol.messages import presence_message
+from sidecar.pipeline import Resolution
+from sidecar.visibility import audience, outcome_view
+
+
+@dataclass(eq=False)
+class Member:
+    """One joined connection: who it is and how it reads (locale, binary or JSON)."""
+
+    name: str
+    role: str
+    locale: str = "fr"
+    binary: bool = True
+    connection: Any = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The identity visibility rules use: (name, role)."""
+        return (self.name, self.role)
+
+
+@dataclass(eq=False)
+class Table:
+    """A table's members, its event counter and the plugins' per-table state."""
+
+    name: str
+    seq: int = 0
+    members: list[Member] = field(default_factory=list)
+    state: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def join(self, member: Member) -> None:
+        self.members.append(member)
+
+    def leave(self, member: Member) -> None:
+        if member in self.members:
+            self.members.remove(member)
+
+    def presence(self) -> dict[str, Any]:
+        """The ``presence`` message for the current members."""
+        return presence_message(self.name, [{"name": m.name, "role": m.role}
+                                            for m in self.members])
+
+    def record(self, resolution: Resolution) -> dict[str, Any]:
+        """Number a resolved roll and commit its plugin state; return the journal event."""
+        self.state = resolution.state
+        self.seq += 1
+        roll, outcome = resolution.roll, resolution.outcome
+        return {
+            "type": "outcome",
+            "seq": self.seq,
+            "roll": secrets.token_hex(8),
+            "table": self.name,
+            "by": {"name": roll.by["name"], "role": roll.by["role"]},
+            "ruleset": roll.ruleset,
+            "params": roll.params,
+            "label": roll.label,
+            "mode": roll.mode,
+            "dice": outcome.dice,
+            "result": outcome.result,
+            "applied": outcome.applied,
+            "notes": outcome.notes,
+            "text": resolution.text,
+        }
+
+    def plan_outcome(
+        self, event: dict[str, Any], requester: Member | None, request_id: Any
+    ) -> list[tuple[list[Member], dict[str, Any]]]:
+        """Who gets which ``outcome`` message: groups of members sharing one message.
+
+        Members that may see nothing of the roll are in no group. Only the requester's copy
+        carries the request ``id``.
+        """
+        roller = (event["by"]["name"], event["by"]["role"])
+        groups: dict[tuple[str, str, bool], tuple[list[Member], dict[str, Any]]] = {}
+        planned: list[tuple[list[Member], dict[str, Any]]] = []
+        for member in self.members:
+            view = audience(event["mode"], member.key, roller)
+            if view is None:
+                continue
+            if member is requester:
+                planned.append(([member], outcome_view(event, view, member.locale, request_id)))
+                continue
+            key = (view, member.locale, member.binary)
+            if key not in groups:
+                groups[key] = ([], outcome_view(event, view, member.locale))
+            groups[key][0].append(member)
+        return planned + list(groups.values())
+
+
+class Tables:
+    """All tables of the server, created on first join, up to a limit."""
+
+    def __init__(self, *, max_tables: int = 1000, max_members: int = 1000) -> None:
+        self.tables: dict[str, Table] = {}
+        self.max_tables = max_tables
+        self.max_members = max_members
+
+    def get(self, name: str) -> Table | None:
+        return self.tables.get(name)
+
+    def join(self, name: str, member: Member) -> Table:
+        """Seat ``member`` at table ``name``, creating the table if it is new."""
+        table = self.tables.get(name)
+        if table is None:
+            if len(self.tables) >= self.max_tables:
+                raise ProtocolError(
+                    "too_large",
+                    f"this server already holds {self.max_tables} tables",
+                    fr=f"ce serveur a déjà {self.max_tables} tables",
+                )
+            table = self.tables[name] = Table(name)
+        if len(table.members) >= self.max_members:
+            raise ProtocolError(
+                "too_large",
+                f"table '{name}' is full ({self.max_members} members)",
+                fr=f"la table « {name} » est pleine ({self.max_members} membres)",
+            )
+        table.join(member)
+        return table
