@@ -1,0 +1,216 @@
+"""Bloodlust: a pool of d10 against a difficulty, 1s cancel successes (RULES.md §3).
+
+Dice order: the pool's d10, in order.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+from protocol.errors import invalid_param
+from sidecar import hookimpl
+from sidecar.dice import DiceSource
+from sidecar.model import Outcome, Roll, label
+
+__version__ = "1.0"
+
+NAME = "bloodlust"
+MAX_POOL = 50
+
+PARAMS: dict[str, dict[str, Any]] = {
+    "pool": {
+        "type": "int", "min": 1, "max": MAX_POOL, "required": True,
+        "description": label("Nombre de d10 de la réserve", "Number of d10 in the pool"),
+    },
+    "difficulty": {
+        "type": "int", "min": 2, "max": 10, "default": 6,
+        "description": label("Difficulté : face minimale d'un succès (2 à 10)",
+                             "Difficulty: lowest face that succeeds (2 to 10)"),
+    },
+    "willpower": {
+        "type": "bool", "default": False,
+        "description": label("Dépenser 1 point de volonté : un succès automatique que les 1 "
+                             "n'annulent pas", "Spend 1 willpower: an automatic success 1s "
+                             "cannot cancel"),
+    },
+    "automatic": {
+        "type": "bool", "default": False,
+        "description": label("Réussite automatique sans lancer (réserve ≥ difficulté, hors "
+                             "tension)", "Automatic success without rolling (pool ≥ "
+                             "difficulty, not tense)"),
+    },
+    "tense": {
+        "type": "bool", "default": False,
+        "description": label("Combat ou situation tendue (pas de réussite automatique)",
+                             "Combat or tense situation (no automatic success)"),
+    },
+}
+
+DEGREES = {
+    1: ("marginale", "marginal"),
+    2: ("modérée", "moderate"),
+    3: ("complète", "complete"),
+    4: ("exceptionnelle", "exceptional"),
+    5: ("phénoménale", "phenomenal"),
+}
+
+
+def degree(net: int) -> tuple[str, str]:
+    """The (French, English) degree of a success with ``net`` ≥ 1 net successes."""
+    return DEGREES[min(net, 5)]
+
+
+def kind_of(net: int, successes: int, ones: int) -> str:
+    """The common ``kind`` of a result."""
+    if net >= 5:
+        return "critical"
+    if net >= 2:
+        return "success"
+    if net == 1:
+        return "narrow"
+    return "botch" if successes == 0 and ones >= 1 else "failure"
+
+
+def judge(faces: list[int], difficulty: int, willpower: bool = False) -> dict[str, Any]:
+    """The result of a rolled pool (the ruleset's whole logic, no dice drawn here)."""
+    successes = sum(1 for f in faces if f >= difficulty or f == 10)
+    ones = sum(1 for f in faces if f == 1)
+    net = max(0, successes - ones) + (1 if willpower else 0)
+    return _result(net, successes, ones, automatic=False, willpower=willpower)
+
+
+def _result(net: int, successes: int, ones: int, *, automatic: bool,
+            willpower: bool) -> dict[str, Any]:
+    kind = kind_of(net, successes, ones)
+    if net >= 1:
+        fr, en = degree(net)
+        text = label(f"Réussite {fr}", f"{en.capitalize()} success")
+        deg: str | None = fr
+    elif kind == "botch":
+        text, deg = label("Échec critique", "Critical failure (botch)"), None
+    else:
+        text, deg = label("Échec", "Failure"), None
+    return {
+        "success": net >= 1,
+        "margin": net - 1 if net >= 1 else -1,
+        "kind": kind,
+        "label": text,
+        "successes": successes,
+        "ones": ones,
+        "net": net,
+        "degree": deg,
+        "automatic": automatic,
+        "willpower": willpower,
+    }
+
+
+def annotate(rolled: list[dict[str, Any]], difficulty: int) -> None:
+    """Mark each die: success, and which successes the 1s cancelled (lowest first)."""
+    for die in rolled:
+        die["success"] = die["face"] >= difficulty or die["face"] == 10
+    ones = [d for d in rolled if d["face"] == 1]
+    winners = sorted((d for d in rolled if d["success"]), key=lambda d: d["face"])
+    for one, cancelled in zip(ones, winners, strict=False):
+        one["cancels"] = True
+        cancelled["cancelled"] = True
+
+
+@hookimpl
+def sidecar_rulesets() -> list[dict[str, Any]]:
+    return [{
+        "name": NAME,
+        "title": label("Bloodlust — réserve de d10", "Bloodlust — d10 pool"),
+        "version": __version__,
+        "params": PARAMS,
+        "dice_order": label("les d10 de la réserve, dans l'ordre", "the pool's d10, in order"),
+    }]
+
+
+def _check_automatic(params: dict[str, Any]) -> None:
+    if params["tense"]:
+        raise invalid_param("automatic", "no automatic success in a tense situation",
+                            fr="pas de réussite automatique en situation tendue")
+    if params["pool"] < params["difficulty"]:
+        raise invalid_param(
+            "automatic",
+            f"needs a pool ≥ the difficulty ({params['pool']} < {params['difficulty']})",
+            fr=f"demande une réserve ≥ la difficulté ({params['pool']} < "
+               f"{params['difficulty']})")
+
+
+@hookimpl
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    if p["automatic"]:
+        _check_automatic(p)
+        net = 1 + (1 if p["willpower"] else 0)
+        return Outcome(result=_result(net, 1, 0, automatic=True, willpower=p["willpower"]))
+    faces = dice.roll_many(p["pool"], 10)
+    annotate(dice.rolled, p["difficulty"])
+    return Outcome(result=judge(faces, p["difficulty"], p["willpower"]), dice=dice.rolled)
+
+
+@hookimpl
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
+    if roll.ruleset != NAME:
+        return None
+    p, r = roll.params, outcome.result
+    who = roll.by.get("name", "?")
+    what = f"{roll.label} : " if roll.label else ""
+    verdict = r["label"][locale]
+    if r.get("automatic"):
+        if locale == "fr":
+            return f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}, sans lancer → {verdict}"
+        return f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}, no roll → {verdict}"
+    will = (" + volonté" if locale == "fr" else " + willpower") if r.get("willpower") else ""
+    if locale == "fr":
+        return (f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}{will} : "
+                f"{r['successes']} succès, {r['ones']} × 1, {r['net']} net → {verdict}")
+    return (f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}{will}: "
+            f"{r['successes']} successes, {r['ones']} ones, {r['net']} net → {verdict}")
+
+
+def exact_odds(pool: int, difficulty: int, willpower: bool = False,
+               automatic: bool = False) -> dict[str, Any]:
+    """Exact probabilities of each kind and of each net count, by enumeration of the
+    (successes, ones) counts with their multinomial weights."""
+    kinds = {k: Fraction(0) for k in ("botch", "failure", "narrow", "success", "critical")}
+    nets: dict[int, Fraction] = {}
+    if automatic:
+        net = 1 + (1 if willpower else 0)
+        kinds[kind_of(net, 1, 0)] = Fraction(1)
+        nets[net] = Fraction(1)
+    else:
+        hit, one, other = 11 - difficulty, 1, difficulty - 2  # faces out of 10
+        total = 10 ** pool
+        for s in range(pool + 1):
+            for o in range(pool - s + 1):
+                r = pool - s - o
+                ways = comb(pool, s) * comb(pool - s, o) * hit ** s * one ** o * other ** r
+                if ways == 0:
+                    continue
+                p = Fraction(ways, total)
+                net = max(0, s - o) + (1 if willpower else 0)
+                kinds[kind_of(net, s, o)] += p
+                nets[net] = nets.get(net, Fraction(0)) + p
+    p_success = kinds["narrow"] + kinds["success"] + kinds["critical"]
+    return {
+        "p_success": float(p_success),
+        "kinds": {k: float(v) for k, v in kinds.items()},
+        "distribution": {"of": "net",
+                         "values": [[n, float(nets[n])] for n in sorted(nets)]},
+    }
+
+
+@hookimpl
+def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    if p["automatic"]:
+        _check_automatic(p)
+    return exact_odds(p["pool"], p["difficulty"], p["willpower"], p["automatic"])
