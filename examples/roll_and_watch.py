@@ -1,0 +1,40 @@
+"""A minimal Python client: join a table, print the odds, roll, then watch the table.
+
+Run a server first (``sidecar serve --player-token demo-player``), then::
+
+    python examples/roll_and_watch.py ws://127.0.0.1:8765/ws demo-player
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from sidecar.client import SidecarClient, SidecarError
+
+
+async def main(url: str, token: str) -> None:
+    async with SidecarClient(url, table="demo", name="Aengus", role="player",
+                             token=token) as client:
+        odds = await client.odds("bloodlust", {"pool": 5, "difficulty": 7})
+        print(f"chances de réussite : {odds['p_success']:.1%}")
+        try:
+            outcome = await client.roll("bloodlust", {"pool": 5, "difficulty": 7},
+                                        label="Escalade")
+        except SidecarError as error:
+            print(f"refusé : {error.code} — {error.message}")
+            return
+        print(outcome["text"])
+        print("en attente des jets de la table (Ctrl-C pour quitter)…")
+        async for event in client.events():
+            if event["type"] == "outcome":
+                print(event["text"])
+
+
+if __name__ == "__main__":
+    url = sys.argv[1] if len(sys.argv) > 1 else "ws://127.0.0.1:8765/ws"
+    token = sys.argv[2] if len(sys.argv) > 2 else "demo-player"
+    try:
+        asyncio.run(main(url, token))
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,141 @@
+"""Test helpers: a real server on a loopback port, and raw WebSocket peers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol.codec import decode, encode
+from sidecar.config import ServerConfig
+from sidecar.plugins import PluginHost, default_host
+from sidecar.server import SidecarServer
+
+GM_TOKEN = "gm-secret-token"
+PLAYER_TOKEN = "player-secret-token"
+TIMEOUT = 5.0
+
+
+def make_config(**overrides: Any) -> ServerConfig:
+    config = ServerConfig(host="127.0.0.1", port=0, gm_token=GM_TOKEN,
+                          player_token=PLAYER_TOKEN, ping_interval=None)
+    for key, value in overrides.items():
+        setattr(config, key, value)
+    return config
+
+
+def run(coro: Any, timeout: float = 60) -> Any:
+    """Run an async scenario to completion with an overall deadline."""
+    async def bounded() -> Any:
+        return await asyncio.wait_for(coro, timeout)
+    return asyncio.run(bounded())
+
+
+@contextlib.asynccontextmanager
+async def running_server(host: PluginHost | None = None, **overrides: Any
+                         ) -> AsyncIterator[SidecarServer]:
+    config = make_config(**overrides)
+    server = SidecarServer(config, host=host or default_host(config.plugins_dir))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+class Peer:
+    """A raw protocol client: sends maps, receives maps, in MessagePack or JSON."""
+
+    def __init__(self, ws: ClientConnection, binary: bool = True) -> None:
+        self.ws = ws
+        self.binary = binary
+        self.seen: list[dict[str, Any]] = []
+
+    @classmethod
+    async def open(cls, server: SidecarServer, *, binary: bool = True, **kwargs: Any) -> Peer:
+        ws = await connect(server.url, compression=None, max_size=1 << 22, **kwargs)
+        return cls(ws, binary)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(encode(message, binary=self.binary))
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.ws.send(frame)
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        frame = await asyncio.wait_for(self.ws.recv(), timeout)
+        assert isinstance(frame, bytes) == self.binary, "answered in the wrong encoding"
+        message = decode(frame)
+        self.seen.append(message)
+        return message
+
+    async def recv_type(self, kind: str, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The next message of type ``kind``, skipping others (e.g. presence)."""
+        while True:
+            message = await self.recv(timeout)
+            if message["type"] == kind:
+                return message
+
+    async def recv_not_presence(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        while True:
+            message = await self.recv(timeout)
+            if message["type"] != "presence":
+                return message
+
+    async def quiet(self, timeout: float = 0.3) -> list[dict[str, Any]]:
+        """Every non-presence message that arrives within ``timeout`` (expected: none)."""
+        got = []
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            while True:
+                message = await self.recv(timeout)
+                if message["type"] != "presence":
+                    got.append(message)
+        return got
+
+    async def join(self, table: str = "t", name: str = "Aengus", role: str = "player",
+                   token: str | None = None, **extra: Any) -> dict[str, Any]:
+        if token is None and role != "observer":
+            token = GM_TOKEN if role == "gm" else PLAYER_TOKEN
+        hello = {"type": "hello", "protocol": 1, "table": table, "name": name, "role": role,
+                 **extra}
+        if token is not None:
+            hello["token"] = token
+        await self.send(hello)
+        welcome = await self.recv()
+        assert welcome["type"] == "welcome", welcome
+        return welcome
+
+    async def roll(self, ruleset: str = "bloodlust", params: dict[str, Any] | None = None,
+                   **fields: Any) -> dict[str, Any]:
+        """Send a roll and return the reply to it (outcome or error)."""
+        rid = fields.pop("id", f"r{len(self.seen)}")
+        await self.send({"type": "roll", "id": rid, "ruleset": ruleset,
+                         "params": params if params is not None else {"pool": 3}, **fields})
+        while True:
+            message = await self.recv()
+            if message.get("id") == rid:
+                return message
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send any message with an id and return the reply carrying it."""
+        await self.send(message)
+        while True:
+            reply = await self.recv()
+            if reply.get("id") == message.get("id"):
+                return reply
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+@contextlib.asynccontextmanager
+async def peers(server: SidecarServer, count: int, **kwargs: Any) -> AsyncIterator[list[Peer]]:
+    opened = [await Peer.open(server, **kwargs) for _ in range(count)]
+    try:
+        yield opened
+    finally:
+        for peer in opened:
+            await peer.close()

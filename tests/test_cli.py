@@ -1,0 +1,253 @@
+"""The ``sidecar`` command, run as a real process: serve, roll, watch, plugins, odds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from sidecar.cli import coerce_value, format_odds, parse_pairs
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
+
+ROOT = Path(__file__).resolve().parent.parent
+SIDECAR = [shutil.which("sidecar") or "", ] if shutil.which("sidecar") else \
+    [sys.executable, "-m", "sidecar.cli"]
+
+
+def sidecar(*args: str, timeout: float = 30, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([*SIDECAR, *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, **kwargs)
+
+
+class ServeProcess:
+    """``sidecar serve`` on a free loopback port, with its printed URL."""
+
+    def __init__(self, *args: str) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            [*SIDECAR, "serve", "--port", "0", "--gm-token", GM_TOKEN,
+             "--player-token", PLAYER_TOKEN, *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+        self.lines: list[str] = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.lines.append(line)
+            found = re.search(r"WebSocket (ws://\S+)", line)
+            if found:
+                self.url = found.group(1)
+                # read the rest of the banner, which ends with the GM's browser link
+                while "role=gm" not in self.lines[-1]:
+                    line = self.proc.stdout.readline()
+                    if not line:
+                        break
+                    self.lines.append(line)
+                return
+        self.stop()
+        raise RuntimeError("server did not start: " + "".join(self.lines)
+                           + self.proc.stderr.read())
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout=15)
+        finally:
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+
+    def __enter__(self) -> ServeProcess:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.proc.poll() is None:
+            self.stop(signal.SIGKILL)
+
+
+def test_serve_prints_where_it_listens_plugins_and_join_details():
+    with ServeProcess() as server:
+        banner = "".join(server.lines)
+        assert "plugins: blank_botch 1.0, bloodlust 1.0" in banner
+        assert f"--token {PLAYER_TOKEN}" in banner and f"--token {GM_TOKEN}" in banner
+        assert f"?table=demo&token={PLAYER_TOKEN}" in banner
+        assert server.stop() == 0
+
+
+def test_serve_generates_random_tokens_when_none_given():
+    proc = subprocess.Popen([*SIDECAR, "serve", "--port", "0"], stdout=subprocess.PIPE,
+                            text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        banner = "".join(proc.stdout.readline() for _ in range(6))
+        tokens = re.findall(r"--token (\S+)", banner)
+        assert len(tokens) == 2 and tokens[0] != tokens[1]
+        assert all(len(t) >= 16 for t in tokens)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+        proc.stdout.close()
+
+
+def test_roll_and_watch_in_two_processes():
+    with ServeProcess() as server:
+        watcher = subprocess.Popen(
+            [*SIDECAR, "watch", "--url", server.url, "--table", "demo", "--count", "1"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        assert "table demo" in watcher.stdout.readline()
+        rolled = sidecar("roll", "bloodlust", "pool=5", "difficulty=7", "--url", server.url,
+                         "--table", "demo", "--name", "Aengus", "--token", PLAYER_TOKEN,
+                         "--label", "Escalade")
+        assert rolled.returncode == 0, rolled.stderr
+        assert rolled.stdout.startswith("#1 ")
+        assert "Aengus — Escalade : 5d10 diff. 7" in rolled.stdout
+        assert "dés/dice:" in rolled.stdout
+        watched, _ = watcher.communicate(timeout=15)
+        assert watcher.returncode == 0
+        assert "#1 " in watched and "Aengus — Escalade" in watched
+
+
+def test_roll_with_manual_dice_json_and_options():
+    with ServeProcess() as server:
+        rolled = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--role", "gm",
+                         "--token", GM_TOKEN, "--dice", "1,2", "--option", "blank_botch={}",
+                         "--json", "--text-frames")
+        outcome = json.loads(rolled.stdout)
+        assert [d["face"] for d in outcome["dice"]] == [1, 2]
+        assert outcome["result"]["kind"] == "failure" and outcome["applied"] == ["blank_botch"]
+
+
+def test_roll_exits_non_zero_with_the_servers_error():
+    with ServeProcess() as server:
+        bad = sidecar("roll", "bloodlust", "pool=0", "--url", server.url, "--token", PLAYER_TOKEN)
+        assert bad.returncode == 1 and "invalid_params" in bad.stderr and "pool" in bad.stderr
+        forbidden = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token", "x")
+        assert forbidden.returncode == 1 and "forbidden" in forbidden.stderr
+        usage = sidecar("roll", "bloodlust", "pool", "--url", server.url, "--token", PLAYER_TOKEN)
+        assert usage.returncode == 2
+    unreachable = sidecar("roll", "bloodlust", "pool=2", "--url", "ws://127.0.0.1:1/ws")
+    assert unreachable.returncode == 3 and "cannot connect" in unreachable.stderr
+
+
+def test_sigterm_closes_connections_with_1001():
+    with ServeProcess() as server:
+        async def scenario():
+            from websockets.asyncio.client import connect
+            ws = await connect(server.url)
+            peer = Peer(ws)
+            await peer.join()
+            server.proc.send_signal(signal.SIGTERM)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await peer.recv(timeout=10)
+            return closed.value.rcvd.code
+        assert run(scenario()) == 1001
+        assert server.proc.wait(timeout=15) == 0
+
+
+def test_serve_with_plugins_dir_and_a_broken_plugin(tmp_path):
+    (tmp_path / "typo.py").write_text(
+        "from sidecar import hookimpl\n@hookimpl\ndef sidecar_resolv(roll, dice):\n    pass\n")
+    failed = sidecar("serve", "--port", "0", "--plugins-dir", str(tmp_path))
+    assert failed.returncode == 1
+    assert "plugin 'typo' implements unknown hook(s) sidecar_resolv" in failed.stderr
+    assert "Traceback" not in failed.stderr
+
+
+def test_serve_port_in_use_is_a_clear_error():
+    with ServeProcess() as server:
+        port = server.url.rsplit(":", 1)[1].split("/")[0]
+        taken = sidecar("serve", "--port", port)
+        assert taken.returncode == 1 and "cannot listen" in taken.stderr
+
+
+def test_plugins_lists_plugins_rulesets_and_hooks(tmp_path):
+    listed = sidecar("plugins")
+    assert listed.returncode == 0
+    assert "bloodlust 1.0" in listed.stdout and "rulesets: bloodlust" in listed.stdout
+    assert "hooks: sidecar_odds, sidecar_render_text, sidecar_resolve, sidecar_rulesets" \
+        in listed.stdout
+    (tmp_path / "mine.py").write_text('"""Mine."""\n')
+    as_json = json.loads(sidecar("plugins", "--json", "--plugins-dir", str(tmp_path)).stdout)
+    mine = next(p for p in as_json if p["name"] == "mine")
+    assert mine["description"] == "Mine." and mine["source"].endswith("mine.py")
+
+
+def test_odds_command_prints_percentages_and_bars():
+    shown = sidecar("odds", "bloodlust", "pool=5", "difficulty=7")
+    assert shown.returncode == 0
+    assert "P(réussite / success) = 76.24 %" in shown.stdout
+    assert "█" in shown.stdout
+    refused = sidecar("odds", "bloodlust", "pool=99")
+    assert refused.returncode == 1 and "pool" in refused.stderr
+
+
+def test_key_value_parsing_follows_the_schema():
+    schema = {"pool": {"type": "int"}, "willpower": {"type": "bool"},
+              "factors": {"type": "list"}, "code": {"type": "string"}}
+    assert parse_pairs(["pool=5", "willpower=oui", "factors=soul,dope", "code=4D+3"], schema) \
+        == {"pool": 5, "willpower": True, "factors": ["soul", "dope"], "code": "4D+3"}
+    assert coerce_value("Difficile", {"type": "int"}) == "Difficile"
+    with pytest.raises(ValueError):
+        parse_pairs(["pool"])
+    assert "50.00 %" in format_odds({"p_success": 0.5, "kinds": {"success": 0.5}})
+
+
+# -- the README's snippets work --------------------------------------------------------
+
+
+def test_readme_plugin_snippet_works(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    snippet = re.search(r"```python\n(\"\"\"Pile ou face.*?)```", readme, re.S).group(1)
+    assert len(snippet.strip().splitlines()) <= 22
+    (tmp_path / "coin.py").write_text(snippet)
+    with ServeProcess("--plugins-dir", str(tmp_path)) as server:
+        rolled = sidecar("roll", "coin", "call=pile", "--url", server.url, "--role", "gm",
+                         "--token", GM_TOKEN, "--dice", "1", "--json")
+        outcome = json.loads(rolled.stdout)
+        assert outcome["result"]["success"] is True and outcome["result"]["label"]["fr"] == "Pile"
+        bad = sidecar("roll", "coin", "call=tranche", "--url", server.url, "--token",
+                      PLAYER_TOKEN)
+        assert bad.returncode == 1 and "invalid_params" in bad.stderr
+
+
+def test_readme_commands_are_the_ones_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    test_command = re.search(r"```sh\n(python3 -m venv .venv && .venv/bin/pip install -e "
+                             r"'\.\[test\]'.*?)\n```", readme, re.S).group(1)
+    assert test_command in ci
+
+
+def test_example_client_runs_against_a_server():
+    with ServeProcess() as server:
+        proc = subprocess.Popen([sys.executable, "examples/roll_and_watch.py", server.url,
+                                 PLAYER_TOKEN], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            assert proc.stdout.readline().startswith("chances de réussite : 76.2%")
+            assert "Aengus — Escalade" in proc.stdout.readline()
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+
+
+def test_entry_point_script_is_installed():
+    assert shutil.which("sidecar") or (Path(sys.executable).parent / "sidecar").exists()
+
+
+def test_asyncio_policy_unchanged():
+    # The CLI must not leave a loop behind for library users.
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()

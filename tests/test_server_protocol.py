@@ -1,0 +1,614 @@
+"""The wire contract (CONTRACT.md §1–§5) through a real server and real WebSocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+import sidecar
+from protocol.errors import ERROR_CODES
+from sidecar.pipeline import RollPipeline
+from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
+
+# -- §2 joining ----------------------------------------------------------------------------
+
+
+def test_welcome_describes_table_server_rulesets_and_extensions():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.send({"type": "hello", "id": 7, "protocol": 1, "table": "crypte",
+                             "name": "Aengus", "role": "player", "token": "player-secret-token",
+                             "locale": "fr"})
+            welcome = await peer.recv()
+            assert welcome["type"] == "welcome" and welcome["id"] == 7
+            assert welcome["protocol"] == 1 and welcome["table"] == "crypte"
+            assert welcome["role"] == "player" and welcome["seq"] == 0
+            assert welcome["server"] == {"name": "vtt-sidecar", "version": sidecar.__version__}
+            bloodlust = next(r for r in welcome["rulesets"] if r["name"] == "bloodlust")
+            assert {"name", "title", "version", "params"} <= set(bloodlust)
+            assert bloodlust["params"]["pool"]["type"] == "int"
+            extension = next(e for e in welcome["extensions"] if e["name"] == "blank_botch")
+            assert set(extension) == {"name", "version", "description"}
+            presence = await peer.recv()
+            assert presence == {"type": "presence", "table": "crypte",
+                                "members": [{"name": "Aengus", "role": "player"}]}
+    run(scenario())
+
+
+def test_welcome_seq_is_last_event_number():
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (a, b):
+            await a.join()
+            for _ in range(3):
+                await a.roll()
+            welcome = await b.join(name="Brady")
+            assert welcome["seq"] == 3
+    run(scenario())
+
+
+@pytest.mark.parametrize("role,token", [("gm", "nope"), ("player", "nope"),
+                                        ("gm", "player-secret-token")])
+def test_wrong_token_is_forbidden_then_closed(role, token):
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.send({"type": "hello", "id": "h", "protocol": 1, "table": "t",
+                             "name": "X", "role": role, "token": token})
+            error = await peer.recv()
+            assert error["type"] == "error" and error["code"] == "forbidden"
+            assert error["id"] == "h"
+            with pytest.raises(ConnectionClosed) as closed:
+                await peer.recv()
+            assert closed.value.rcvd.code == 1008
+            assert server.tables.get("t") is None or not server.tables.get("t").members
+    run(scenario())
+
+
+def test_gm_token_is_accepted_for_a_player():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            welcome = await peer.join(role="player", token=GM_TOKEN)
+            assert welcome["role"] == "player"
+    run(scenario())
+
+
+def test_other_protocol_is_unsupported_then_closed():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.send({"type": "hello", "protocol": 2, "table": "t", "name": "X",
+                             "role": "observer"})
+            error = await peer.recv()
+            assert error["code"] == "unsupported_protocol"
+            with pytest.raises(ConnectionClosed):
+                await peer.recv()
+    run(scenario())
+
+
+def test_token_required_for_player_is_bad_message_naming_token():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.send({"type": "hello", "protocol": 1, "table": "t", "name": "X",
+                             "role": "player"})
+            error = await peer.recv()
+            assert error["code"] == "bad_message" and error["details"]["field"] == "token"
+            # The connection stays open: a corrected hello joins.
+            assert (await peer.join())["type"] == "welcome"
+    run(scenario())
+
+
+def test_observer_joins_without_token_and_cannot_roll():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join(role="observer")
+            reply = await peer.roll()
+            assert reply["code"] == "forbidden"
+    run(scenario())
+
+
+def test_request_before_hello_is_not_joined_and_connection_stays_open():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.send({"type": "roll", "id": 1, "ruleset": "bloodlust",
+                             "params": {"pool": 2}})
+            error = await peer.recv()
+            assert error == {"type": "error", "id": 1, "code": "not_joined",
+                             "message": error["message"]}
+            await peer.join()
+    run(scenario())
+
+
+def test_hello_must_arrive_in_time():
+    async def scenario():
+        async with running_server(hello_timeout=0.3) as server, peers(server, 1) as (peer,):
+            with pytest.raises(ConnectionClosed) as closed:
+                await peer.recv(timeout=3)
+            assert closed.value.rcvd.code == 1008
+    run(scenario())
+
+
+def test_second_hello_is_refused():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            reply = await peer.request({"type": "hello", "id": "again", "protocol": 1,
+                                        "table": "u", "name": "X", "role": "observer"})
+            assert reply["code"] == "bad_message"
+    run(scenario())
+
+
+# -- §1 transport --------------------------------------------------------------------------
+
+
+def test_json_text_frames_are_answered_in_json():
+    async def scenario():
+        async with running_server() as server, peers(server, 1, binary=False) as (peer,):
+            await peer.join()
+            outcome = await peer.roll(params={"pool": 4, "difficulty": 6})
+            assert outcome["type"] == "outcome" and len(outcome["dice"]) == 4
+    run(scenario())
+
+
+def test_unknown_fields_are_ignored():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join(colour="vert")
+            outcome = await peer.roll(params={"pool": 2}, future_field={"x": 1})
+            assert outcome["type"] == "outcome"
+    run(scenario())
+
+
+@pytest.mark.parametrize("message,field", [
+    ({"type": "roll", "id": "x", "params": {}}, "ruleset"),
+    ({"type": "roll", "id": "x", "ruleset": 5}, "ruleset"),
+    ({"type": "roll", "id": "x", "ruleset": "bloodlust", "params": [1]}, "params"),
+    ({"type": "roll", "id": "x", "ruleset": "bloodlust", "mode": "loud"}, "mode"),
+    ({"type": "roll", "id": "x", "ruleset": "bloodlust", "dice": "3,4"}, "dice"),
+    ({"type": "roll", "id": "x", "ruleset": "bloodlust", "options": 3}, "options"),
+    ({"type": "roll", "id": {"a": 1}, "ruleset": "bloodlust"}, "id"),
+    ({"type": "roll", "id": "x" * 65, "ruleset": "bloodlust"}, "id"),
+    ({"type": 3}, "type"),
+    ({"id": "x"}, "type"),
+])
+def test_ill_typed_fields_are_bad_message_naming_the_field(message, field):
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            await peer.send(message)
+            error = await peer.recv_not_presence()
+            assert error["type"] == "error" and error["code"] == "bad_message"
+            assert error["details"]["field"] == field
+            # nothing changed: the table has no event and the connection works
+            assert server.tables.get("t").seq == 0
+            assert (await peer.roll())["type"] == "outcome"
+    run(scenario())
+
+
+def test_unknown_type():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            reply = await peer.request({"type": "teleport", "id": "q"})
+            assert reply["code"] == "unknown_type"
+    run(scenario())
+
+
+@pytest.mark.parametrize("frame", [
+    b"\xc1",                      # never-used msgpack byte
+    b"\x93\x01",                  # truncated array
+    b"\x91" * 5000 + b"\xc0",     # deeply nested
+    b"\xd6\xff\x00\x00\x00\x01",  # timestamp extension
+    "{not json",
+    '{"type": NaN}',
+    "[" * 5000,
+])
+def test_undecodable_frames_are_bad_frame_and_connection_stays_open(frame):
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            await peer.send_raw(frame)
+            error = await peer.recv_not_presence()
+            assert error["code"] == "bad_frame"
+            assert (await peer.roll())["type"] == "outcome"
+    run(scenario())
+
+
+def test_non_map_message_is_bad_message():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            await peer.send_raw(msgpack.packb([1, 2, 3]))
+            error = await peer.recv_not_presence()
+            assert error["code"] == "bad_message"
+    run(scenario())
+
+
+def test_oversized_frame_closes_with_1009():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            await peer.send_raw(b"\x00" * (64 * 1024 + 1))
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await peer.recv()
+            assert closed.value.rcvd.code == 1009
+    run(scenario())
+
+
+def test_too_many_manual_dice_is_too_large():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join(role="gm")
+            reply = await peer.roll(params={"pool": 3}, dice=[5] * 101)
+            assert reply["code"] == "too_large"
+    run(scenario())
+
+
+# -- §3 rolling ----------------------------------------------------------------------------
+
+
+def test_outcome_has_every_contract_field():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join(table="crypte", name="Brady")
+            outcome = await peer.roll(params={"pool": 3}, label="Escalade", id="r1")
+            assert outcome["type"] == "outcome" and outcome["id"] == "r1"
+            assert outcome["seq"] == 1 and isinstance(outcome["roll"], str)
+            assert outcome["table"] == "crypte"
+            assert outcome["by"] == {"name": "Brady", "role": "player"}
+            assert outcome["ruleset"] == "bloodlust"
+            # defaults filled in
+            assert outcome["params"] == {"pool": 3, "difficulty": 6, "willpower": False,
+                                         "automatic": False, "tense": False}
+            assert outcome["label"] == "Escalade" and outcome["mode"] == "public"
+            assert [d["sides"] for d in outcome["dice"]] == [10, 10, 10]
+            assert all(1 <= d["face"] <= 10 for d in outcome["dice"])
+            result = outcome["result"]
+            assert isinstance(result["success"], bool) and isinstance(result["margin"], int)
+            assert result["kind"] in ("botch", "failure", "narrow", "success", "critical")
+            assert set(result["label"]) == {"fr", "en"}
+            assert outcome["applied"] == [] and outcome["notes"] == []
+            assert outcome["text"].startswith("Brady — Escalade")
+    run(scenario())
+
+
+def test_text_follows_each_clients_locale():
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (fr, en):
+            await fr.join(name="Aengus", locale="fr")
+            await en.join(name="Brady", locale="en")
+            await fr.roll(params={"pool": 2}, dice=None)
+            theirs = await en.recv_type("outcome")
+            assert "successes" in theirs["text"] and "succès" not in theirs["text"]
+            mine = fr.seen[-1]
+            assert "succès" in mine["text"]
+    run(scenario())
+
+
+def test_broadcast_reaches_every_client_with_the_same_seq_and_only_requester_gets_id():
+    async def scenario():
+        async with running_server() as server, peers(server, 4) as group:
+            for i, peer in enumerate(group):
+                await peer.join(name=f"P{i}", role="gm" if i == 0 else "player")
+            outcome = await group[1].roll(id="mine")
+            for peer in (group[0], group[2], group[3]):
+                seen = await peer.recv_type("outcome")
+                assert seen["seq"] == outcome["seq"] and seen["roll"] == outcome["roll"]
+                assert "id" not in seen
+                assert seen["dice"] == outcome["dice"] and seen["result"] == outcome["result"]
+    run(scenario())
+
+
+def test_seq_strictly_increasing_without_gaps_across_rollers_and_modes():
+    async def scenario():
+        async with running_server() as server, peers(server, 3) as (gm, a, b):
+            await gm.join(name="MJ", role="gm")
+            await a.join(name="A")
+            await b.join(name="B")
+            seqs = []
+            for i, mode in enumerate(["public", "gm", "blind", "self", "public", "blind"]):
+                roller = a if i % 2 else b
+                seqs.append((await roller.roll(mode=mode))["seq"])
+            assert seqs == list(range(1, 7))
+    run(scenario())
+
+
+def test_two_tables_are_isolated():
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (a, b):
+            await a.join(table="nord")
+            await b.join(table="sud")
+            first = await a.roll()
+            assert first["seq"] == 1
+            assert await b.quiet() == []
+            second = await b.roll()
+            assert second["seq"] == 1 and second["table"] == "sud"
+            assert await a.quiet() == []
+    run(scenario())
+
+
+def test_presence_on_join_and_leave():
+    async def scenario():
+        async with running_server() as server:
+            a = await Peer.open(server)
+            await a.join(name="A")
+            b = await Peer.open(server)
+            await b.join(name="B", role="gm")
+            joined = await a.recv_type("presence")
+            joined = joined if len(joined["members"]) == 2 else await a.recv_type("presence")
+            assert joined["members"] == [{"name": "A", "role": "player"},
+                                         {"name": "B", "role": "gm"}]
+            assert "seq" not in joined
+            await b.close()
+            left = await a.recv_type("presence")
+            assert left["members"] == [{"name": "A", "role": "player"}]
+            await a.close()
+    run(scenario())
+
+
+# -- visibility ----------------------------------------------------------------------------
+
+
+async def _table(server):
+    """A GM, the roller, another player and an observer at one table."""
+    gm, roller, other, watcher = [await Peer.open(server) for _ in range(4)]
+    await gm.join(name="MJ", role="gm")
+    await roller.join(name="Aengus")
+    await other.join(name="Brady")
+    await watcher.join(name="Public", role="observer")
+    return gm, roller, other, watcher
+
+
+def test_public_mode_everyone_sees_it():
+    async def scenario():
+        async with running_server() as server:
+            gm, roller, other, watcher = await _table(server)
+            outcome = await roller.roll(mode="public")
+            for peer in (gm, other, watcher):
+                assert (await peer.recv_type("outcome"))["dice"] == outcome["dice"]
+    run(scenario())
+
+
+def test_gm_mode_roller_and_gms_only():
+    async def scenario():
+        async with running_server() as server:
+            gm, roller, other, watcher = await _table(server)
+            outcome = await roller.roll(mode="gm")
+            assert "hidden" not in outcome["result"]
+            assert (await gm.recv_type("outcome"))["result"] == outcome["result"]
+            assert await other.quiet() == [] and await watcher.quiet() == []
+    run(scenario())
+
+
+def test_blind_mode_gm_sees_all_roller_sees_hidden_others_nothing():
+    async def scenario():
+        async with running_server() as server:
+            gm, roller, other, watcher = await _table(server)
+            mine = await roller.roll(mode="blind", params={"pool": 6}, label="Perception")
+            assert mine["result"] == {"hidden": True}
+            assert mine["dice"] == [] and mine["notes"] == [] and mine["applied"] == []
+            assert mine["seq"] == 1 and mine["label"] == "Perception"
+            full = await gm.recv_type("outcome")
+            assert len(full["dice"]) == 6 and "kind" in full["result"]
+            assert await other.quiet() == [] and await watcher.quiet() == []
+            # the dice appear in no stream but the GM's
+            faces = [d["face"] for d in full["dice"]]
+            for peer in (roller, other, watcher):
+                for message in peer.seen:
+                    assert message.get("type") != "outcome" or message["dice"] == []
+            assert faces
+    run(scenario())
+
+
+def test_self_mode_roller_only():
+    async def scenario():
+        async with running_server() as server:
+            gm, roller, other, watcher = await _table(server)
+            outcome = await roller.roll(mode="self")
+            assert len(outcome["dice"]) == 3
+            for peer in (gm, other, watcher):
+                assert await peer.quiet() == []
+    run(scenario())
+
+
+def test_roller_on_a_second_device_sees_their_own_gm_roll():
+    async def scenario():
+        async with running_server() as server:
+            phone, laptop, other = [await Peer.open(server) for _ in range(3)]
+            await phone.join(name="Aengus")
+            await laptop.join(name="Aengus")
+            await other.join(name="Brady")
+            await phone.roll(mode="gm")
+            assert (await laptop.recv_type("outcome"))["mode"] == "gm"
+            assert await other.quiet() == []
+    run(scenario())
+
+
+# -- manual dice ---------------------------------------------------------------------------
+
+
+def test_gm_manual_dice_are_used_in_order():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (gm,):
+            await gm.join(role="gm")
+            outcome = await gm.roll(params={"pool": 5, "difficulty": 6}, dice=[3, 3, 8, 7, 10])
+            assert [d["face"] for d in outcome["dice"]] == [3, 3, 8, 7, 10]
+            assert outcome["result"]["net"] == 3
+    run(scenario())
+
+
+def test_player_manual_dice_forbidden_unless_enabled():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            reply = await peer.roll(params={"pool": 2}, dice=[5, 6])
+            assert reply["code"] == "forbidden"
+        async with running_server(allow_player_dice=True) as server, peers(server, 1) as (peer,):
+            welcome = await peer.join()
+            assert welcome["manual_dice"] is True
+            reply = await peer.roll(params={"pool": 2}, dice=[5, 6])
+            assert [d["face"] for d in reply["dice"]] == [5, 6]
+    run(scenario())
+
+
+@pytest.mark.parametrize("dice,needle", [
+    ([5, 6], "needs 3 (d10 ×3), 2 were given"),
+    ([5, 6, 7, 8], "uses 3 dice (d10 ×3), 4 were given"),
+    ([5, 11, 2], "face must be 1 to 10, not 11"),
+    ([0, 5, 5], "face must be 1 to 10, not 0"),
+])
+def test_bad_manual_dice_say_what_was_expected(dice, needle):
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (gm,):
+            await gm.join(role="gm", locale="en")
+            reply = await gm.roll(params={"pool": 3}, dice=dice)
+            assert reply["code"] == "bad_dice" and needle in reply["message"]
+            assert server.tables.get("t").seq == 0
+    run(scenario())
+
+
+# -- §5 errors -----------------------------------------------------------------------------
+
+
+def test_unknown_ruleset():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            reply = await peer.roll(ruleset="poker")
+            assert reply["code"] == "unknown_ruleset" and "bloodlust" in reply["message"]
+    run(scenario())
+
+
+@pytest.mark.parametrize("params,param", [
+    ({}, "pool"),
+    ({"pool": 0}, "pool"),
+    ({"pool": "beaucoup"}, "pool"),
+    ({"pool": 3, "difficulty": 11}, "difficulty"),
+    ({"pool": 3, "difficulty": 1}, "difficulty"),
+    ({"pool": 3, "willpower": "yes"}, "willpower"),
+    ({"pool": 3, "poool": 3}, "poool"),
+])
+def test_invalid_params_name_the_parameter(params, param):
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            reply = await peer.roll(params=params)
+            assert reply["code"] == "invalid_params" and reply["details"]["param"] == param
+    run(scenario())
+
+
+def test_rate_limit_answers_rate_limited_and_recovers():
+    async def scenario():
+        async with running_server(rate_limit=5, rate_burst=5) as server, \
+                peers(server, 1) as (peer,):
+            await peer.join()
+            codes = [(await peer.roll())["type"] for _ in range(5)]
+            assert codes == ["outcome"] * 5
+            limited = await peer.roll()
+            assert limited["code"] == "rate_limited" and limited["details"]["retry_after"] > 0
+            await asyncio.sleep(0.25)
+            assert (await peer.roll())["type"] == "outcome"
+    run(scenario())
+
+
+def test_rate_limit_zero_turns_it_off():
+    async def scenario():
+        async with running_server(rate_limit=0) as server, peers(server, 1) as (peer,):
+            await peer.join()
+            for _ in range(60):
+                assert (await peer.roll())["type"] == "outcome"
+    run(scenario())
+
+
+def test_internal_error_is_reported_and_server_keeps_serving():
+    class BrokenPipeline(RollPipeline):
+        calls = 0
+
+        def run(self, roll, **kwargs):
+            BrokenPipeline.calls += 1
+            if BrokenPipeline.calls == 1:
+                raise RuntimeError("bug")
+            return super().run(roll, **kwargs)
+
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            server.pipeline.__class__ = BrokenPipeline
+            await peer.join()
+            reply = await peer.roll()
+            assert reply["code"] == "internal" and "Traceback" not in reply["message"]
+            assert (await peer.roll())["seq"] == 1
+    run(scenario())
+
+
+def test_errors_answer_only_the_client_that_caused_them():
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (a, b):
+            await a.join(name="A")
+            await b.join(name="B")
+            await a.roll(ruleset="nope")
+            assert await b.quiet() == []
+    run(scenario())
+
+
+def test_error_messages_are_french_by_default():
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            reply = await peer.roll(params={"pool": 0})
+            assert "paramètre 'pool'" in reply["message"]
+    run(scenario())
+
+
+def test_every_error_code_is_reachable():
+    """Each code of the contract is raised somewhere in this file's scenarios or the
+    plugin tests; this keeps the list honest if a code is added."""
+    import pathlib
+    here = pathlib.Path(__file__).parent
+    text = "".join(p.read_text() for p in here.glob("test_*.py"))
+    for code in ERROR_CODES:
+        assert f'"{code}"' in text, f"no test exercises error code {code}"
+
+
+# -- origin --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("origin,allowed", [
+    ("http://localhost:30000", True),          # Foundry on this machine
+    ("http://127.0.0.1:8080", True),
+    ("https://evil.example", False),
+    ("http://evil.example:PORT", False),        # DNS rebinding: named host not listed
+    ("http://127.0.0.1:PORT", True),            # the server's own page
+    ("https://vtt.example.org", True),          # listed with --origin
+])
+def test_origin_allow_list(origin, allowed):
+    async def scenario():
+        async with running_server(origins=("https://vtt.example.org",)) as server:
+            real = origin.replace("PORT", str(server.port))
+            headers = {"Origin": real}
+            if "evil.example:" in real:
+                headers["Host"] = f"evil.example:{server.port}"
+            if allowed:
+                ws = await connect(server.url, additional_headers={"Origin": real})
+                await ws.close()
+            else:
+                with pytest.raises(InvalidStatus) as refused:
+                    await connect(server.url, additional_headers={"Origin": real},
+                                  user_agent_header=None)
+                assert refused.value.response.status_code == 403
+    run(scenario())
+
+
+def test_no_origin_is_accepted_and_page_is_served():
+    async def scenario():
+        async with running_server() as server:
+            ws = await connect(server.url)  # no Origin header, like a CLI or a VTT server
+            await ws.close()
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200") and b"text/html" in head
+            writer.close()
+    run(scenario())
