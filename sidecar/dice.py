@@ -52,36 +52,30 @@ class DiceSource:
 class SecureDice(DiceSource):
     """Faces from the operating system's CSPRNG (``os.urandom``), never ``random``.
 
-    Bytes are fetched in blocks, so a face costs an index into a buffer, not a system call;
-    rejection sampling keeps every face exactly equally likely.
+    Each block of random bytes is turned into faces in bulk, one pool per die size, so a
+    face costs a ``list.pop()`` rather than a system call or a Python-level loop; rejection
+    sampling (bytes at or above the largest multiple of ``sides`` are dropped) keeps every
+    face exactly equally likely. Measured in ``benchmarks/dice_speed.py``.
     """
 
-    _BLOCK = 4096
-    _buffer = b""
-    _pos = 0
+    #: Random bytes fetched per refill (a pool holds at most this many faces: 8 KiB).
+    BLOCK = 1024
+    _pools: dict[int, list[int]] = {}
 
     @classmethod
-    def _byte(cls) -> int:
-        if cls._pos >= len(cls._buffer):
-            SecureDice._buffer = os.urandom(cls._BLOCK)
-            SecureDice._pos = 0
-        value = cls._buffer[cls._pos]
-        SecureDice._pos += 1
-        return value
-
-    def _face(self, sides: int) -> int:
+    def _refill(cls, sides: int) -> list[int]:
         if sides <= 256:
             limit = 256 - 256 % sides
-            while True:
-                value = self._byte()
-                if value < limit:
-                    return value % sides + 1
-        span = 1 << 16
-        limit = span - span % sides
-        while True:
-            value = (self._byte() << 8) | self._byte()
-            if value < limit:
-                return value % sides + 1
+            return [b % sides + 1 for b in os.urandom(cls.BLOCK) if b < limit]
+        limit = 65536 - 65536 % sides
+        words = memoryview(os.urandom(2 * cls.BLOCK)).cast("H")
+        return [w % sides + 1 for w in words if w < limit]
+
+    def _face(self, sides: int) -> int:
+        pool = self._pools.get(sides)
+        while not pool:
+            pool = self._pools[sides] = self._refill(sides)
+        return pool.pop()
 
 
 class SeededDice(DiceSource):

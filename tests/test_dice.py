@@ -44,7 +44,7 @@ def test_secure_source_uses_os_urandom_and_never_the_random_module(monkeypatch):
         return real(n)
 
     monkeypatch.setattr(dice_module.os, "urandom", counting)
-    monkeypatch.setattr(SecureDice, "_pos", len(SecureDice._buffer))  # force a refill
+    monkeypatch.setattr(SecureDice, "_pools", {})  # force a refill
     faces = SecureDice().roll_many(100, 6)
     assert calls and all(1 <= f <= 6 for f in faces)
 

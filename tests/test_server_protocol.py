@@ -612,3 +612,19 @@ def test_no_origin_is_accepted_and_page_is_served():
             assert head.startswith(b"HTTP/1.1 200") and b"text/html" in head
             writer.close()
     run(scenario())
+
+
+def test_one_log_line_per_connection_and_per_error(caplog):
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join(name="Aengus")
+            await peer.roll(params={"pool": 0})
+        await asyncio.sleep(0.05)
+
+    with caplog.at_level("INFO", logger="sidecar"):
+        run(scenario())
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("sidecar")]
+    assert sum(line.startswith("connection from 127.0.0.1") for line in lines) == 1
+    assert sum(line.startswith("error invalid_params") for line in lines) == 1
+    assert any("Aengus joined table t as player" in line for line in lines)
+    assert not any("Traceback" in line for line in lines)
