@@ -111,6 +111,11 @@ def sidecar_modify_roll(roll: Roll) -> None:
     Read your per-roll settings from ``roll.options.get("<your plugin name>")`` and your
     per-table memory from ``roll.state`` (a map kept for you, per table). If you raise, or
     leave ``roll.params`` invalid for the ruleset, your changes are undone for this roll.
+
+    To refuse the roll because your own settings are wrong (e.g. a charge without the
+    initiative), raise ``protocol.errors.invalid_param("options.<name>.<field>", "why")``:
+    the roller gets that ``invalid_params`` error and nothing is rolled. Check your settings
+    here rather than in :func:`sidecar_modify_outcome`, before any die is drawn.
     """
 
 

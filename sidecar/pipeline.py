@@ -158,7 +158,7 @@ class RollPipeline:
             state[plugin] = snapshot[1]
 
         self.host.call_each("sidecar_modify_roll", before, after, undo,
-                            self._report(failures), roll=roll)
+                            self._report(failures), refusals=("invalid_params",), roll=roll)
         return changed
 
     def resolve(self, roll: Roll, dice: list[int] | None,

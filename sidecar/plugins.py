@@ -25,6 +25,7 @@ from typing import Any
 
 import pluggy
 
+from protocol.errors import ProtocolError
 from sidecar import hookspecs
 from sidecar.markers import PROJECT
 from sidecar.params import check_schema
@@ -270,6 +271,7 @@ class PluginHost:
         after: Callable[[str, Any], str | None],
         undo: Callable[[str, Any], None],
         on_failure: Callable[[HookFailure], None],
+        refusals: tuple[str, ...] = (),
         **kwargs: Any,
     ) -> None:
         """Call every implementation of a modify hook, each isolated from the others.
@@ -277,13 +279,19 @@ class PluginHost:
         ``before(plugin)`` snapshots what the plugin may change; ``after(plugin, snapshot)``
         returns a problem description when the plugin left things invalid; ``undo(plugin,
         snapshot)`` restores the snapshot. A plugin that raises, or leaves a problem, is
-        undone and reported through ``on_failure``.
+        undone and reported through ``on_failure``. A :class:`ProtocolError` whose code is
+        in ``refusals`` is a deliberate refusal of the request: it propagates.
         """
         for impl in self.implementations(hook):
             snapshot = before(impl.plugin_name)
             try:
                 self.call(impl, **kwargs)
                 problem = after(impl.plugin_name, snapshot)
+            except ProtocolError as exc:
+                if exc.code in refusals:
+                    undo(impl.plugin_name, snapshot)
+                    raise
+                problem = f"{type(exc).__name__}: {exc}"
             except Exception as exc:
                 problem = f"{type(exc).__name__}: {exc}"
             if problem:

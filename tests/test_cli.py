@@ -79,7 +79,7 @@ class ServeProcess:
 def test_serve_prints_where_it_listens_plugins_and_join_details():
     with ServeProcess() as server:
         banner = "".join(server.lines)
-        assert "plugins: blank_botch 1.0, bloodlust 1.0" in banner
+        assert "plugins: blank_botch 1.0, bloodlust 1.0, combat 1.0, d6code 1.0" in banner
         assert f"--token {PLAYER_TOKEN}" in banner and f"--token {GM_TOKEN}" in banner
         assert f"?table=demo&token={PLAYER_TOKEN}" in banner
         assert server.stop() == 0

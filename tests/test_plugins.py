@@ -123,10 +123,13 @@ def write_plugins(directory: Path, **sources: str) -> Path:
 
 def test_builtins_are_registered_through_the_entry_point_group():
     host = default_host()
-    for name in ("bloodlust", "blank_botch"):
+    for name in ("oweens", "ladder", "bloodlust", "d6code", "seuil", "blank_botch", "combat"):
         assert host.plugins[name].source == "package vtt-sidecar"
-    assert host.ruleset_owner("bloodlust") == "bloodlust"
-    assert [e["name"] for e in host.extension_listing()] == ["blank_botch"]
+    for ruleset in ("oweens", "ladder", "bloodlust", "d6code", "seuil"):
+        assert host.ruleset_owner(ruleset) == ruleset
+    extensions = [e["name"] for e in host.extension_listing()]
+    assert "blank_botch" in extensions and "combat" in extensions
+    assert not set(extensions) & {"oweens", "ladder", "bloodlust", "d6code", "seuil"}
 
 
 def test_third_party_entry_point_is_discovered(tmp_path, monkeypatch):
@@ -326,7 +329,9 @@ def test_host_calls_one_implementation_at_a_time():
     host = PluginHost()
     host.load_entry_points()
     impls = host.implementations("sidecar_resolve")
-    assert [impl.plugin_name for impl in impls] == ["bloodlust"]
+    assert {"oweens", "ladder", "bloodlust", "d6code", "seuil"} <= {
+        impl.plugin_name for impl in impls}
+    impls = [impl for impl in impls if impl.plugin_name == "bloodlust"]
     source = ManualDice([4, 4])
     outcome = host.call(impls[0], roll=RollPipeline(host).prepare("bloodlust", {"pool": 2}),
                         dice=source)

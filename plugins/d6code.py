@@ -1,0 +1,283 @@
+"""Skill codes "ND+M": sum of d6, with twin dice and style points (RULES.md §4).
+
+Dice order: the N − 2 normal dice (or N without twins), then the 2 twin dice, then the 2
+twin reroll dice (only after a double), then the 2 style dice; for an opposed roll, the
+opponent's N dice come last.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from protocol.errors import invalid_param
+from sidecar import hookimpl
+from sidecar.dice import DiceSource
+from sidecar.model import Outcome, Roll, label
+from sidecar.rules import common, heading, signed
+
+__version__ = "1.0"
+
+NAME = "d6code"
+MAX_DICE = 30
+CODE = re.compile(r"\s*([0-9]{1,2})\s*[dD]\s*(?:([+-])\s*([0-9]{1,3}))?\s*")
+CODE_PATTERN = CODE.pattern
+DIFFICULTIES = {"Facile": 10, "Moyen": 15, "Difficile": 20, "Très difficile": 25,
+                "Héroïque": 30}
+
+PARAMS: dict[str, dict[str, Any]] = {
+    "code": {
+        "type": "string", "required": True, "pattern": CODE_PATTERN, "example": "4D+3",
+        "max_length": 16,
+        "description": label("Code de compétence : ND, ND+M ou ND-M (ex. 4D+3)",
+                             "Skill code: ND, ND+M or ND-M (e.g. 4D+3)"),
+    },
+    "modifier": {
+        "type": "int", "min": -100, "max": 100, "default": 0,
+        "description": label("Modificateur de situation (ex. maniabilité +3)",
+                             "Situational modifier (e.g. handling +3)"),
+    },
+    "difficulty": {
+        "type": "int", "min": 0, "max": 200, "labels": DIFFICULTIES,
+        "description": label("Difficulté : nombre, ou Facile 10, Moyen 15, Difficile 20, "
+                             "Très difficile 25, Héroïque 30 (obligatoire hors opposition)",
+                             "Difficulty: a number or a label (required unless opposed)"),
+    },
+    "twin": {
+        "type": "bool", "default": False,
+        "description": label("Dés jumeaux : deux des dés sont jumeaux (N ≥ 2)",
+                             "Twin dice: two of the dice are twins (N ≥ 2)"),
+    },
+    "style": {
+        "type": "string", "choices": ["libre", "extreme"],
+        "description": label("Point de style : 2 dés en plus, style libre ou extrême",
+                             "Style point: 2 extra dice, free or extreme style"),
+    },
+    "combo": {
+        "type": "int", "min": 1, "max": 1024, "default": 1,
+        "description": label("Mise du combo de style (1, puis 2, 4… si le SP regagné est "
+                             "réinvesti aussitôt)", "Style combo stake (1, then 2, 4… when "
+                             "the regained SP is reinvested at once)"),
+    },
+    "surcompetence": {
+        "type": "string", "choices": ["auto", "double"],
+        "description": label("Point de SurCompétence : réussite automatique (action courte) "
+                             "ou score ×2", "SurCompetence point: automatic success (short "
+                             "action) or score ×2"),
+    },
+    "opponent": {
+        "type": "string", "pattern": CODE_PATTERN, "example": "4D+1", "max_length": 16,
+        "description": label("Jet en opposition : code de l'adversaire",
+                             "Opposed roll: the opponent's code"),
+    },
+    "opponent_modifier": {
+        "type": "int", "min": -100, "max": 100, "default": 0,
+        "description": label("Modificateur de situation de l'adversaire",
+                             "The opponent's situational modifier"),
+    },
+}
+
+
+def parse_code(code: str, param: str = "code") -> tuple[int, int]:
+    """``"4D+3"`` → ``(4, 3)``; refuses codes outside 1 to 30 dice."""
+    match = CODE.fullmatch(code)
+    if match is None:
+        raise invalid_param(param, f"'{code[:20]}' is not of the form ND, ND+M or ND-M",
+                            fr=f"'{code[:20]}' n'est pas de la forme ND, ND+M ou ND-M")
+    count = int(match.group(1))
+    if not 1 <= count <= MAX_DICE:
+        raise invalid_param(param, f"1 to {MAX_DICE} dice, not {count}",
+                            fr=f"de 1 à {MAX_DICE} dés, pas {count}")
+    bonus = int(match.group(3) or 0) * (-1 if match.group(2) == "-" else 1)
+    return count, bonus
+
+
+def twin_value(a: int, b: int, reroll: tuple[int, int] | None) -> tuple[int, str]:
+    """The pair's total and its state: normal, double (plus the reroll) or fiasco (1)."""
+    if a == b:
+        assert reroll is not None
+        return a + b + reroll[0] + reroll[1], "double"
+    if 1 in (a, b):
+        return 1, "fiasco"
+    return a + b, "normal"
+
+
+def extreme_recovery(style_faces: list[int], success: bool, stake: int = 1) -> int:
+    """SP recovered in extreme style: any 1 → 0; any 6 → 2; a 1 and a 6 cancel (1);
+    recovery only on success; a combo multiplies by its stake."""
+    if not success:
+        return 0
+    has_one, has_six = 1 in style_faces, 6 in style_faces
+    if has_one and not has_six:
+        return 0
+    base = 2 if has_six and not has_one else 1
+    return base * stake
+
+
+@hookimpl
+def sidecar_rulesets() -> list[dict[str, Any]]:
+    return [{
+        "name": NAME,
+        "title": label("Codes de compétence ND+M — dés jumeaux et style",
+                       "Skill codes ND+M — twin dice and style"),
+        "version": __version__,
+        "params": PARAMS,
+        "dice_order": label("les N − 2 dés normaux (ou N), les 2 jumeaux, les 2 relances "
+                            "après un double, les 2 dés de style, puis les dés de "
+                            "l'adversaire", "the N − 2 normal dice (or N), the 2 twins, the "
+                            "2 rerolls after a double, the 2 style dice, then the opponent's"),
+    }]
+
+
+def _check(p: dict[str, Any]) -> tuple[int, int]:
+    count, bonus = parse_code(p["code"])
+    if p.get("difficulty") is None and p.get("opponent") is None:
+        raise invalid_param("difficulty", "is required (or give an opponent)",
+                            fr="est obligatoire (ou indiquez un adversaire)")
+    if p["twin"] and count < 2:
+        raise invalid_param("twin", "twin dice need at least 2 dice",
+                            fr="les dés jumeaux demandent au moins 2 dés")
+    if p.get("surcompetence") == "auto":
+        if p.get("opponent") is not None:
+            raise invalid_param("surcompetence", "no automatic success in an opposed roll",
+                                fr="pas de réussite automatique en opposition")
+        if p.get("style") is not None:
+            raise invalid_param("style", "a style point is pointless with an automatic "
+                                "success", fr="un point de style est inutile avec une "
+                                "réussite automatique")
+    if p["combo"] > 1 and p.get("style") is None:
+        raise invalid_param("combo", "a combo needs a style point",
+                            fr="un combo demande un point de style")
+    return count, bonus
+
+
+def judge(score: int, difficulty: int | None, opponent_score: int | None,
+          fiasco: bool) -> tuple[bool, int, str, str | None]:
+    """(success, margin, kind, winner) of a final score; ``winner`` is None unless opposed."""
+    if opponent_score is None:
+        assert difficulty is not None
+        margin, bar_met = score - difficulty, score >= difficulty
+        success, winner = bar_met, None
+    elif difficulty is not None and score < difficulty:
+        margin, success = score - difficulty, False
+        winner = "opponent" if opponent_score >= difficulty else "nobody"
+    elif difficulty is not None and opponent_score < difficulty:
+        margin, success, winner = score - difficulty, True, "roller"
+    else:
+        margin = score - opponent_score
+        success = margin >= 0
+        winner = "roller" if margin > 0 else ("draw" if margin == 0 else "opponent")
+    if not success:
+        kind = "botch" if fiasco else "failure"
+    elif margin == 0:
+        kind = "narrow"
+    elif margin >= 10:
+        kind = "critical"
+    else:
+        kind = "success"
+    return success, margin, kind, winner
+
+
+LABELS = {
+    "botch": ("Fiasco", "Fiasco (botch)"),
+    "failure": ("Échec", "Failure"),
+    "narrow": ("Réussite de justesse", "Narrow success"),
+    "success": ("Réussite", "Success"),
+    "critical": ("Réussite éclatante", "Outstanding success"),
+}
+
+
+@hookimpl
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    count, bonus = _check(p)
+    difficulty = p.get("difficulty")
+    if p.get("surcompetence") == "auto":
+        fields = {"score": None, "difficulty": difficulty, "automatic": True,
+                  "twin": None, "style": None}
+        return Outcome(result=common(True, 0, "success", "Réussite automatique (SC)",
+                                     "Automatic success (SC)", **fields))
+    normal = dice.roll_many(count - 2 if p["twin"] else count, 6, role="normal")
+    score = sum(normal)
+    twin = None
+    if p["twin"]:
+        a, b = dice.roll(6, role="twin"), dice.roll(6, role="twin")
+        reroll = None
+        if a == b:
+            reroll = (dice.roll(6, role="twin_reroll"), dice.roll(6, role="twin_reroll"))
+        total, state = twin_value(a, b, reroll)
+        score += total
+        twin = {"faces": [a, b], "state": state, "reroll": list(reroll) if reroll else [],
+                "total": total}
+    style_faces: list[int] = []
+    if p.get("style"):
+        style_faces = [dice.roll(6, role="style"), dice.roll(6, role="style")]
+        score += sum(style_faces)
+    score += bonus + p["modifier"]
+    if p.get("surcompetence") == "double":
+        score *= 2
+    opponent = None
+    if p.get("opponent") is not None:
+        opp_count, opp_bonus = parse_code(p["opponent"], "opponent")
+        opp_faces = dice.roll_many(opp_count, 6, role="opponent")
+        opponent = {"code": p["opponent"], "faces": opp_faces,
+                    "score": sum(opp_faces) + opp_bonus + p["opponent_modifier"]}
+    fiasco = twin is not None and twin["state"] == "fiasco"
+    success, margin, kind, winner = judge(score, difficulty,
+                                          opponent["score"] if opponent else None, fiasco)
+    style = None
+    if style_faces:
+        style = {"mode": p["style"], "faces": style_faces, "stake": p["combo"]}
+        if p["style"] == "extreme":
+            style["sp_recovered"] = extreme_recovery(style_faces, success, p["combo"])
+        else:
+            style["sp_recovered"] = None  # style libre: the GM decides
+            style["gm_may_return"] = success
+    if opponent is not None:
+        opponent["winner"] = winner
+    fr, en = LABELS[kind]
+    if winner == "draw":
+        fr, en = "Égalité", "Draw"
+    result = common(success, margin, kind, fr, en, score=score, difficulty=difficulty,
+                    automatic=False, twin=twin, style=style, opposed=opponent,
+                    doubled=p.get("surcompetence") == "double")
+    return Outcome(result=result, dice=dice.rolled)
+
+
+@hookimpl
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
+    if roll.ruleset != NAME:
+        return None
+    p, r = roll.params, outcome.result
+    fr = locale == "fr"
+    verdict = r["label"]["fr" if fr else "en"]
+    code = p["code"].strip().upper() + (f" {signed(p['modifier'])}" if p["modifier"] else "")
+    if r.get("automatic"):
+        return f"{heading(roll)}{code} → {verdict}"
+    parts = [code]
+    twin = r.get("twin")
+    if twin:
+        faces = "-".join(map(str, twin["faces"]))
+        if twin["state"] == "double":
+            parts.append(f"{'jumeaux' if fr else 'twins'} {faces} "
+                         f"{'relancés' if fr else 'rerolled'} ({sum(twin['reroll'])})")
+        elif twin["state"] == "fiasco":
+            parts.append(f"{'jumeaux' if fr else 'twins'} {faces} : fiasco")
+    style = r.get("style")
+    if style:
+        parts.append(f"style {style['mode']} {'+'.join(map(str, style['faces']))}")
+    if r.get("doubled"):
+        parts.append("SC ×2")
+    line = f"{heading(roll)}{', '.join(parts)} → {r['score']}"
+    if r.get("difficulty") is not None:
+        line += f" {'contre' if fr else 'vs'} {r['difficulty']}"
+    opposed = r.get("opposed")
+    if opposed:
+        line += (f", {'adversaire' if fr else 'opponent'} {opposed['code'].strip().upper()} → "
+                 f"{opposed['score']}")
+    line += f" → {verdict}"
+    if style and style["mode"] == "extreme":
+        line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
+    return line

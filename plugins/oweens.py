@@ -1,0 +1,235 @@
+"""O'Ween's: d6 success counting against a difficulty, with augmentations (RULES.md §1).
+
+Dice order: the action's d6, in order (one more d6 with a relevant bagage, at the end).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol.errors import invalid_param
+from sidecar import hookimpl
+from sidecar.dice import DiceSource
+from sidecar.model import Outcome, Roll, label
+from sidecar.rules import common, plural
+
+__version__ = "1.0"
+
+NAME = "oweens"
+MAX_DICE = 30
+
+PARAMS: dict[str, dict[str, Any]] = {
+    "dice": {
+        "type": "int", "min": 0, "max": MAX_DICE, "required": True,
+        "description": label("Dés : la caractéristique (PEP, ECL, ENC, FLA) ou la valeur "
+                             "actuelle de la réserve", "Dice: the characteristic (PEP, ECL, "
+                             "ENC, FLA) or the reserve's current value"),
+    },
+    "difficulty": {
+        "type": "int", "min": 0, "max": 20, "default": 0,
+        "description": label("Difficulté (0 à 20 ; en opposition, la caractéristique de "
+                             "l'adversaire)", "Difficulty (0 to 20; opposed: the opponent's "
+                             "characteristic)"),
+    },
+    "augmentations": {
+        "type": "int", "min": 0, "max": MAX_DICE * 5, "default": 0,
+        "description": label("Augmentations gratuites (MJ, coopération, situation "
+                             "avantageuse, alliés)", "Free augmentations (GM, cooperation, "
+                             "advantageous situation, allies)"),
+    },
+    "buy_augmentations": {
+        "type": "int", "min": 0, "max": MAX_DICE * 5, "default": 0,
+        "description": label("Augmentations achetées (2 BB+ chacune, 1 avec un bagage)",
+                             "Bought augmentations (2 BB+ each, 1 with a bagage)"),
+    },
+    "bagage": {
+        "type": "bool", "default": False,
+        "description": label("Bagage adéquat : +1 dé, augmentations à 1 BB+",
+                             "Relevant bagage: +1 die, augmentations cost 1 BB+"),
+    },
+    "npc_bagage": {
+        "type": "bool", "default": False,
+        "description": label("Le PNJ opposé a un bagage adéquat : difficulté +1",
+                             "The opposing NPC has a relevant bagage: difficulty +1"),
+    },
+    "equipment": {
+        "type": "int", "min": 0, "max": 10, "default": 0,
+        "description": label("Bonus d'équipement adéquat, ajouté à la MR (S > D)",
+                             "Adequate equipment bonus, added to the MR (S > D)"),
+    },
+    "reserve": {
+        "type": "int", "min": 0, "max": 100,
+        "description": label("Réserve attaquée (action complexe), facultatif",
+                             "Attacked reserve (complex action), optional"),
+    },
+}
+
+
+def die_successes(face: int) -> int:
+    """Successes of one d6: 1–3 → 0, 4–5 → 1, 6 → 2."""
+    return 0 if face <= 3 else (1 if face <= 5 else 2)
+
+
+def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
+    """Raise faces with up to ``budget`` +1 steps to maximise successes.
+
+    Returns the raised faces and the number of steps used (the fewest that reach the
+    maximum; among those, earlier dice first). Exact, by dynamic programming over the dice:
+    a die is worth raising only to 4 (first success) or 6 (second).
+    """
+    budget = max(0, budget)
+    # best[b] = (successes, -used, choices) using exactly at most b steps so far
+    best: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())] * (budget + 1)
+    for face in faces:
+        options = {0}
+        if face < 4:
+            options.add(4 - face)
+        if face < 6:
+            options.add(6 - face)
+        nxt: list[tuple[int, int, tuple[int, ...]]] = []
+        for b in range(budget + 1):
+            candidates = []
+            for k in options:
+                if k <= b:
+                    s, neg_used, choice = best[b - k]
+                    candidates.append((s + die_successes(face + k), neg_used - k,
+                                       choice + (k,)))
+            nxt.append(max(candidates, key=lambda c: (c[0], c[1], [-x for x in c[2]])))
+        best = nxt
+    _, neg_used, steps = best[budget]
+    return [face + k for face, k in zip(faces, steps)], -neg_used
+
+
+def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
+          buy_augmentations: int = 0, bagage: bool = False, npc_bagage: bool = False,
+          equipment: int = 0, reserve: int | None = None) -> dict[str, Any]:
+    """The whole O'Ween's logic for rolled ``faces`` (bagage die included)."""
+    target = difficulty + (1 if npc_bagage else 0)
+    ones = sum(1 for f in faces if f == 1)
+    natural = sum(die_successes(f) for f in faces)
+    bourde = ones > natural  # Ruling: natural faces, before any augmentation
+    free_faces, free_used = place_augmentations(faces, augmentations)
+    free_successes = sum(die_successes(f) for f in free_faces)
+    coup = free_successes >= 2 * target and free_successes > target and not bourde
+    final_faces, bought, refused = free_faces, 0, False
+    if buy_augmentations:
+        if bourde or coup:
+            refused = True
+        else:
+            final_faces, bought = place_augmentations(free_faces, buy_augmentations)
+    successes = sum(die_successes(f) for f in final_faces)
+    augmented = []
+    for index, (natural_face, free_face, final_face) in enumerate(
+            zip(faces, free_faces, final_faces)):
+        if final_face != natural_face:
+            augmented.append({"die": index, "from": natural_face, "to": final_face,
+                              "free": free_face - natural_face,
+                              "bought": final_face - free_face})
+    price = 1 if bagage else 2
+    fields: dict[str, Any] = {
+        "successes": successes, "ones": ones, "bourde": bourde, "coup_d_eclat": coup,
+        "augmented": augmented, "bonbonus_spent": bought * price,
+        "difficulty": target, "dice_count": len(faces),
+        "augmentations_used": free_used, "augmentations_bought": bought,
+        "purchase_refused": refused,
+    }
+    if bourde:
+        result = common(False, successes - target, "botch", "Bourde", "Blunder (Bourde)",
+                        **fields)
+    elif successes > target:
+        margin = successes - target + equipment
+        if coup:
+            result = common(True, margin, "critical", "Coup d'éclat", "Coup d'éclat (critical)",
+                            **fields)
+        else:
+            result = common(True, margin, "success", "Réussite", "Success", **fields)
+    elif successes == target:
+        result = common(True, 0, "narrow", "Réussite de justesse", "Narrow success", **fields)
+    else:
+        result = common(False, successes - target, "failure", "Échec", "Failure", **fields)
+    if reserve is not None:
+        result["reserve_after"] = max(0, reserve - result["margin"]) if result["success"] \
+            else reserve
+    return result
+
+
+@hookimpl
+def sidecar_rulesets() -> list[dict[str, Any]]:
+    return [{
+        "name": NAME,
+        "title": label("O'Ween's — réussites sur d6", "O'Ween's — d6 successes"),
+        "version": __version__,
+        "params": PARAMS,
+        "dice_order": label("les d6 de l'action, dans l'ordre (le dé du bagage en dernier)",
+                            "the action's d6, in order (the bagage die last)"),
+    }]
+
+
+def dice_count(params: dict[str, Any]) -> int:
+    """How many d6 the roll uses, refusing a characteristic at 0."""
+    if params["dice"] == 0:
+        raise invalid_param("dice", "a characteristic or reserve at 0 can no longer be used",
+                            fr="une caractéristique ou réserve à 0 ne peut plus être utilisée")
+    return params["dice"] + (1 if params["bagage"] else 0)
+
+
+@hookimpl
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    faces = dice.roll_many(dice_count(p), 6)
+    result = judge(faces, difficulty=p["difficulty"], augmentations=p["augmentations"],
+                   buy_augmentations=p["buy_augmentations"], bagage=p["bagage"],
+                   npc_bagage=p["npc_bagage"], equipment=p["equipment"],
+                   reserve=p.get("reserve"))
+    for die in dice.rolled:
+        die["successes"] = die_successes(die["face"])
+    for change in result["augmented"]:
+        die = dice.rolled[change["die"]]
+        die["raised_to"] = change["to"]
+        die["successes"] = die_successes(change["to"])
+        if change["bought"]:
+            die["bought"] = change["bought"]
+    notes = []
+    if result["purchase_refused"]:
+        notes.append("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : aucun "
+                     "bonbonus dépensé. / Buying augmentations is refused on a Bourde or a "
+                     "Coup d'éclat: no bonbonus spent.")
+    elif p["buy_augmentations"] > result["augmentations_bought"]:
+        unused = p["buy_augmentations"] - result["augmentations_bought"]
+        notes.append(f"{unused} augmentation(s) achetée(s) sans effet, non facturée(s). / "
+                     f"{unused} bought augmentation(s) had no effect and were not charged.")
+    return Outcome(result=result, dice=dice.rolled, notes=notes)
+
+
+@hookimpl
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
+    if roll.ruleset != NAME:
+        return None
+    p, r = roll.params, outcome.result
+    who = roll.by.get("name", "?")
+    what = f"{roll.label} " if roll.label else ""
+    aug = r["augmentations_used"] + r["augmentations_bought"]
+    pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
+    fr = locale == "fr"
+    line = (f"{who} — {what}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
+            f"{' : ' if fr else ': '}")
+    line += plural(r["successes"], "réussite") if fr else plural(r["successes"], "success",
+                                                                 "successes")
+    kind = r["kind"]
+    if kind == "botch":
+        line += f", {r['ones']} × 1 : Bourde !" if fr else f", {r['ones']} ones: Bourde!"
+    elif kind == "narrow":
+        line += ", de justesse (MR 0)" if fr else ", narrowly (MR 0)"
+    elif r["success"]:
+        line += f", MR {r['margin']}"
+        if kind == "critical":
+            line += " : Coup d'éclat !" if fr else ": Coup d'éclat!"
+    else:
+        line += f", ME {-r['margin']}"
+    if "reserve_after" in r:
+        line += f", {'réserve' if fr else 'reserve'} {p['reserve']} → {r['reserve_after']}"
+    if r.get("wounds") is not None:
+        line += f", {'blessures' if fr else 'wounds'} {r['wounds']}"
+    return line

@@ -1,0 +1,189 @@
+"""Options de combat d'O'Ween's : assommer, viser, pousser, surprendre, immobiliser…
+
+Built-in extension for ``oweens`` rolls (RULES.md §1, Combat). Per-roll settings in
+``options.combat``::
+
+    {"attack": "melee", "opponent_pep": 3,          # melee: difficulty = opponent's Peps
+     "attack": "ranged", "ranged_modifiers": [1, 2], # ranged: difficulty 3 + the worst one
+     "options": ["viser", "charger"], "pay": "dice" | "bonbonus",
+     "target_enc": 2, "target_ecl": 3, "attacker_pep": 4, "zone": "tête",
+     "engaged": false, "initiative": true, "room": true}
+
+Costs are paid by rolling fewer dice (``pay: "dice"``, the default) or in bonbonus. Wounds
+dealt are the MR; the outcome gets ``wounds`` (as counted) and ``combat`` (the effects).
+Ruling: Assommer, Immobiliser and Désarmer count no wound whatever happens (the seed says
+"aucune blessure n'est comptabilisée" of the option itself).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol.errors import invalid_param
+from sidecar import hookimpl
+from sidecar.model import Outcome, Roll
+from sidecar.params import normalise_label
+
+__version__ = "1.0"
+
+NAME = "combat"
+COSTS = {"assommer": 1, "viser": 1, "pousser": 1, "surprendre": 1, "immobiliser": 1,
+         "renverser": 2, "charger": 2, "desarmer": 3}
+NO_WOUND = ("assommer", "immobiliser", "desarmer")
+RANGED_DIFFICULTY = 3
+
+
+def _bad(field: str, en: str, fr: str) -> Exception:
+    return invalid_param(f"options.{NAME}.{field}", en, fr=fr)
+
+
+def _int(settings: dict[str, Any], field: str, *, required: bool = False) -> int | None:
+    value = settings.get(field)
+    if value is None:
+        if required:
+            raise _bad(field, "is required for this option", "est obligatoire pour cette option")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 50:
+        raise _bad(field, "must be an integer from 0 to 50", "doit être un entier de 0 à 50")
+    return value
+
+
+def read_settings(roll: Roll) -> dict[str, Any] | None:
+    """The validated ``options.combat`` of an oweens roll, or None when there are none."""
+    if roll.ruleset != "oweens" or NAME not in roll.options:
+        return None
+    raw = roll.options[NAME]
+    if not isinstance(raw, dict):
+        raise _bad("", "must be a map", "doit être une table (map)")
+    chosen = raw.get("options", [raw["option"]] if "option" in raw else [])
+    if not isinstance(chosen, list) or not all(isinstance(o, str) for o in chosen):
+        raise _bad("options", "must be a list of option names",
+                   "doit être une liste de noms d'options")
+    names = []
+    for option in chosen:
+        name = normalise_label(option)
+        if name not in COSTS:
+            known = ", ".join(COSTS)
+            raise _bad("options", f"unknown option '{option[:30]}' (known: {known})",
+                       f"option inconnue '{option[:30]}' (connues : {known})")
+        if name not in names:
+            names.append(name)
+    pay = raw.get("pay", "dice")
+    if pay not in ("dice", "bonbonus"):
+        raise _bad("pay", "must be 'dice' or 'bonbonus'", "doit être 'dice' ou 'bonbonus'")
+    settings: dict[str, Any] = {"options": names, "pay": pay,
+                                "cost": sum(COSTS[n] for n in names),
+                                "zone": raw.get("zone") if isinstance(raw.get("zone"), str)
+                                else None}
+    settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names)
+    settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names)
+    settings["attacker_pep"] = _int(raw, "attacker_pep", required="charger" in names)
+    if "charger" in names:
+        if raw.get("engaged") is True:
+            raise _bad("engaged", "a charge needs not to be engaged with the target",
+                       "pour charger, il ne faut pas être engagé au corps à corps avec la cible")
+        if raw.get("initiative") is not True:
+            raise _bad("initiative", "a charge needs the initiative (initiative: true)",
+                       "pour charger, il faut avoir l'initiative (initiative: true)")
+        if raw.get("room") is not True:
+            raise _bad("room", "a charge needs room to run (room: true)",
+                       "pour charger, il faut de l'espace pour prendre son élan (room: true)")
+    attack = raw.get("attack")
+    if attack not in (None, "melee", "ranged"):
+        raise _bad("attack", "must be 'melee' or 'ranged'", "doit être 'melee' ou 'ranged'")
+    settings["attack"] = attack
+    settings["opponent_pep"] = _int(raw, "opponent_pep", required=attack == "melee")
+    modifiers = raw.get("ranged_modifiers", [])
+    if isinstance(modifiers, dict):
+        modifiers = list(modifiers.values())
+    if not isinstance(modifiers, list) or not all(
+            isinstance(m, int) and not isinstance(m, bool) and -10 <= m <= 20
+            for m in modifiers):
+        raise _bad("ranged_modifiers", "must be a list of integers from -10 to 20",
+                   "doit être une liste d'entiers de -10 à 20")
+    settings["ranged_modifiers"] = modifiers
+    return settings
+
+
+@hookimpl
+def sidecar_modify_roll(roll: Roll) -> None:
+    settings = read_settings(roll)
+    if settings is None:
+        return
+    if settings["attack"] == "melee":
+        roll.params["difficulty"] = settings["opponent_pep"]
+    elif settings["attack"] == "ranged":
+        # Only the single worst modifier applies.
+        worst = max(settings["ranged_modifiers"], default=0)
+        roll.params["difficulty"] = RANGED_DIFFICULTY + max(0, worst)
+    if settings["pay"] == "dice" and settings["cost"]:
+        if roll.params["dice"] - settings["cost"] < 1:
+            raise _bad("pay", f"not enough dice to pay {settings['cost']} (have "
+                       f"{roll.params['dice']}); pay in bonbonus",
+                       f"pas assez de dés pour payer {settings['cost']} (vous en avez "
+                       f"{roll.params['dice']}) ; payez en bonbonus")
+        roll.params["dice"] -= settings["cost"]
+
+
+EFFECTS = {
+    "viser": ("zone visée touchée{zone}", "aimed zone hit{zone}"),
+    "pousser": ("l'adversaire recule de quelques mètres",
+                "the opponent is pushed back a few metres"),
+    "surprendre": ("initiative prise ; l'adversaire ne peut la reprendre ni ce tour ni le "
+                   "suivant", "initiative taken; the opponent cannot retake it this turn or "
+                   "the next"),
+    "immobiliser": ("adversaire immobilisé ; s'il se débat, jet d'ENC contre son ECL à "
+                    "chaque tour, raté il se libère", "opponent pinned; if it struggles, an "
+                    "ENC roll against its ECL each turn, failure frees it"),
+    "desarmer": ("l'arme de l'adversaire lui échappe des mains",
+                 "the opponent's weapon drops"),
+    "charger": ("charge : +{pep} blessures (PEP)", "charge: +{pep} wounds (PEP)"),
+}
+
+
+@hookimpl
+def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
+    settings = read_settings(roll)
+    if settings is None:
+        return
+    result = outcome.result
+    hit = result["success"]
+    wounds = max(0, result["margin"]) if hit else 0
+    effects: list[dict[str, str]] = []
+    names = settings["options"]
+    zone = f" ({settings['zone']})" if settings["zone"] else ""
+    if hit and "charger" in names:
+        wounds += settings["attacker_pep"]
+    knocked_out = hit and "assommer" in names and wounds > settings["target_enc"]
+    knocked_down = hit and "renverser" in names and wounds > settings["target_ecl"]
+    for name in names:
+        if name == "assommer":
+            effects.append({"fr": "assommé : inconscient jusqu'à la fin de la scène ou des "
+                                  "soins" if knocked_out else "pas assommé (blessures ≤ ENC)",
+                            "en": "knocked out until the end of the scene or care"
+                                  if knocked_out else "not knocked out (wounds ≤ ENC)"})
+        elif name == "renverser":
+            effects.append({"fr": "adversaire à terre, une seule blessure comptée"
+                                  if knocked_down else "pas renversé (blessures ≤ ECL)",
+                            "en": "opponent knocked down, only 1 wound counted"
+                                  if knocked_down else "not knocked down (wounds ≤ ECL)"})
+        elif hit:
+            fr, en = EFFECTS[name]
+            effects.append({"fr": fr.format(zone=zone, pep=settings["attacker_pep"]),
+                            "en": en.format(zone=zone, pep=settings["attacker_pep"])})
+    no_wound = any(n in NO_WOUND for n in names)
+    counted = 0 if no_wound else (1 if knocked_down else wounds)
+    result["wounds"] = counted
+    result["combat"] = {"options": names, "pay": settings["pay"], "cost": settings["cost"],
+                        "effects": effects, "no_wound": no_wound, "zone": settings["zone"],
+                        "aimed": "viser" in names, "wounds_dealt": wounds,
+                        "knocked_out": knocked_out, "knocked_down": knocked_down}
+    if settings["pay"] == "bonbonus":
+        result["bonbonus_spent"] = result.get("bonbonus_spent", 0) + settings["cost"]
+    paid = (f"{settings['cost']} dé(s) en moins" if settings["pay"] == "dice"
+            else f"{settings['cost']} BB+")
+    if names:
+        outcome.notes.append(
+            f"Options de combat ({', '.join(names)} ; coût : {paid}) : "
+            + ("; ".join(e["fr"] for e in effects) or "sans effet (attaque ratée)")
+            + f". Blessures comptées : {counted}.")

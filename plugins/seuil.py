@@ -1,0 +1,187 @@
+"""Seuil: score dice against a threshold, with complication dice (RULES.md §5).
+
+Dice order: the score dice, then the complication die.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sidecar import hookimpl
+from sidecar.dice import DiceSource
+from sidecar.model import Outcome, Roll, label
+from sidecar.rules import common, heading, score_kind, signed
+
+__version__ = "1.0"
+
+NAME = "seuil"
+
+#: level → (number of d10, fixed bonus)
+SCORE_DICE = {1: (1, 0), 2: (2, 0), 3: (3, 0), 4: (2, 10), 5: (1, 20)}
+#: complication level → signed complication die (0: none)
+COMPLICATION_DIE = {-2: 4, -1: 2, 0: 0, 1: -2, 2: -4, 3: -6, 4: -8, 5: -10, 6: -12}
+FACTORS = {
+    "stress_bas": (1, "stress bas", "low stress"),
+    "stress_eleve": (3, "stress élevé", "high stress"),
+    "blessure_legere": (2, "blessure légère", "light wound"),
+    "blessure_handicapante": (4, "blessure handicapante", "crippling wound"),
+    "soul": (3, "soûl", "drunk"),
+    "vent_fort": (2, "vent fort en escalade", "strong wind while climbing"),
+    "conseille": (-1, "conseillé par un allié", "advised by an ally"),
+    "dope": (-3, "dopé", "doped"),
+}
+THRESHOLDS = {"Ridiculement facile": 6, "Aisé": 13, "Moyen": 22, "Difficile": 31,
+              "Héroïque": 41}
+RANKS = [(13, "Maître"), (8, "Expert"), (4, "Compagnon"), (1, "Apprenti"), (0, "Néophyte")]
+
+PARAMS: dict[str, dict[str, Any]] = {
+    "level": {
+        "type": "int", "min": 1, "max": 5, "required": True,
+        "description": label("Niveau de la caractéristique (1 à 5)",
+                             "Characteristic level (1 to 5)"),
+    },
+    "flat": {
+        "type": "int", "min": -100, "max": 100, "default": 0,
+        "description": label("Bonus/malus flat (compétences, aspects)",
+                             "Flat bonus/malus (skills, aspects)"),
+    },
+    "complication": {
+        "type": "int", "min": -20, "max": 20, "default": 0,
+        "description": label("Niveau de complication (s'ajoute aux facteurs ; ramené entre "
+                             "−2 et 6)", "Complication level (added to the factors; clamped "
+                             "to −2…6)"),
+    },
+    "factors": {
+        "type": "list", "choices": list(FACTORS), "default": [], "max_items": 20,
+        "description": label("Facteurs de complication : " + ", ".join(
+            f"{k} ({signed(v[0])})" for k, v in FACTORS.items()),
+            "Complication factors: " + ", ".join(f"{k} ({signed(v[0])})"
+                                                  for k, v in FACTORS.items())),
+    },
+    "threshold": {
+        "type": "int", "min": 0, "max": 200, "required": True, "labels": THRESHOLDS,
+        "description": label("Seuil : nombre, ou Ridiculement facile 6, Aisé 13, Moyen 22, "
+                             "Difficile 31, Héroïque 41", "Threshold: a number or a label"),
+    },
+    "action": {
+        "type": "string", "default": "", "max_length": 200,
+        "description": label("Action (pour le message)", "Action (for the message)"),
+    },
+    "characteristic": {
+        "type": "string", "default": "", "max_length": 100,
+        "description": label("Caractéristique utilisée (pour le message)",
+                             "Characteristic used (for the message)"),
+    },
+    "skills": {
+        "type": "list", "default": [], "max_items": 20,
+        "description": label("Compétences et bonus/malus, pour information (ex. "
+                             "« Escalade 5 »)", "Skills and bonuses, for information (e.g. "
+                             "\"Climbing 5\")"),
+    },
+}
+
+
+def rank_name(rank: int) -> str:
+    """The skill rank's name: Néophyte 0, Apprenti 1–3, Compagnon 4–7, Expert 8–12,
+    Maître 13+."""
+    return next(name for floor, name in RANKS if rank >= floor)
+
+
+def complication_level(complication: int, factors: list[str]) -> int:
+    """The complication level used: the number plus the factors, clamped to −2…6."""
+    level = complication + sum(FACTORS[f][0] for f in factors)
+    return max(-2, min(6, level))
+
+
+def dice_format(level: int, complication: int, flat: int) -> str:
+    """``"2D10 -1D4 +6"``: the roll as the seed writes it (fixed bonuses folded in)."""
+    count, fixed = SCORE_DICE[level]
+    parts = [f"{count}D10"]
+    die = COMPLICATION_DIE[complication]
+    if die:
+        parts.append(f"{'+' if die > 0 else '-'}1D{abs(die)}")
+    if fixed + flat:
+        parts.append(signed(fixed + flat))
+    return " ".join(parts)
+
+
+def _skill_text(skill: str) -> str:
+    match = re.search(r"(-?\d+)\s*$", skill)
+    return f"{skill} ({rank_name(int(match.group(1)))})" if match else skill
+
+
+def render_message(p: dict[str, Any], level_used: int, score_faces: list[int],
+                   comp_face: int | None, score: int, verdict: str) -> str:
+    """The seed's roll message, line by line."""
+    count, fixed = SCORE_DICE[p["level"]]
+    die = COMPLICATION_DIE[level_used]
+    factors = [f"{FACTORS[f][1]} {signed(FACTORS[f][0])}" for f in p["factors"]]
+    if p["complication"]:
+        factors.append(f"autres {signed(p['complication'])}")
+    threshold_name = next((k for k, v in THRESHOLDS.items() if v == p["threshold"]), None)
+    score_sum = sum(score_faces)
+    lines = [
+        f"Action : {p['action'] or '—'}",
+        f"Caractéristique utilisée : {p['characteristic'] or '—'} (niveau {p['level']})",
+        f"Dés de score : {count}D10{f' +{fixed}' if fixed else ''} → "
+        f"{', '.join(map(str, score_faces))} = {score_sum + fixed}",
+        f"Complications : {', '.join(factors) or 'aucune'} → niveau {level_used}",
+        "Dés de complication : "
+        + (f"{'+' if die > 0 else '-'}1D{abs(die)} → {comp_face}" if die else "aucun"),
+        "Compétences et bonus/malus : "
+        + (", ".join(_skill_text(s) for s in p["skills"]) or "—"),
+        f"Bonus/malus flat : {signed(p['flat'])}",
+        f"Format du dé : {dice_format(p['level'], level_used, p['flat'])}",
+        f"Seuil à atteindre : {p['threshold']}"
+        + (f" ({threshold_name})" if threshold_name else ""),
+        f"Score : {score} → {verdict}",
+    ]
+    return "\n".join(lines)
+
+
+@hookimpl
+def sidecar_rulesets() -> list[dict[str, Any]]:
+    return [{
+        "name": NAME,
+        "title": label("Seuil — dés de score et complications",
+                       "Seuil — score dice and complications"),
+        "version": __version__,
+        "params": PARAMS,
+        "dice_order": label("les dés de score, puis le dé de complication",
+                            "the score dice, then the complication die"),
+    }]
+
+
+@hookimpl
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    count, fixed = SCORE_DICE[p["level"]]
+    faces = dice.roll_many(count, 10, role="score")
+    level_used = complication_level(p["complication"], p["factors"])
+    die = COMPLICATION_DIE[level_used]
+    comp_face = dice.roll(abs(die), role="complication") if die else None
+    score = sum(faces) + fixed + p["flat"] + ((comp_face or 0) * (1 if die > 0 else -1))
+    kind = score_kind(score, p["threshold"])
+    names = {"failure": ("Échec", "Failure"), "narrow": ("Réussite de justesse",
+             "Narrow success"), "success": ("Réussite", "Success"),
+             "critical": ("Réussite éclatante", "Outstanding success")}
+    fr, en = names[kind]
+    result = common(kind != "failure", score - p["threshold"], kind, fr, en, score=score,
+                    complication=level_used, threshold=p["threshold"],
+                    format=dice_format(p["level"], level_used, p["flat"]),
+                    message=render_message(p, level_used, faces, comp_face, score, fr))
+    return Outcome(result=result, dice=dice.rolled)
+
+
+@hookimpl
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
+    if roll.ruleset != NAME:
+        return None
+    r = outcome.result
+    fr = locale == "fr"
+    return (f"{heading(roll)}{r['format']} → {r['score']} "
+            f"{'contre le seuil' if fr else 'vs threshold'} {r['threshold']} → "
+            f"{r['label']['fr' if fr else 'en']}")

@@ -1,0 +1,60 @@
+"""Small helpers for ruleset authors: the common result fields and one-line texts.
+
+Every outcome carries ``success``, ``margin``, ``kind`` and ``label`` so that extensions
+work across rulesets (RULES.md, conventions). These helpers keep those meanings identical
+in every ruleset: a failure always has a margin ≤ −1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar.model import Roll
+
+
+def common(success: bool, margin: int, kind: str, fr: str, en: str,
+           **fields: Any) -> dict[str, Any]:
+    """A result map with the common fields first, then the ruleset's own ``fields``."""
+    if not success:
+        margin = min(margin, -1)
+    return {"success": success, "margin": margin, "kind": kind,
+            "label": {"fr": fr, "en": en}, **fields}
+
+
+def score_kind(score: int, target: int, *, critical_at: int | None = 10) -> str:
+    """The kind of a "score against target" roll: ``narrow`` when exactly met,
+    ``critical`` when beaten by ``critical_at`` or more (``None``: never)."""
+    if score < target:
+        return "failure"
+    if score == target:
+        return "narrow"
+    if critical_at is not None and score >= target + critical_at:
+        return "critical"
+    return "success"
+
+
+KIND_LABELS = {
+    "botch": ("Échec critique", "Critical failure"),
+    "failure": ("Échec", "Failure"),
+    "narrow": ("Réussite de justesse", "Narrow success"),
+    "success": ("Réussite", "Success"),
+    "critical": ("Réussite critique", "Critical success"),
+}
+
+
+def heading(roll: Roll, *, colon: bool = True) -> str:
+    """``"Aengus — Escalade : "`` (or ``"Aengus — "`` without a label)."""
+    who = roll.by.get("name", "?")
+    if not roll.label:
+        return f"{who} — "
+    return f"{who} — {roll.label} : " if colon else f"{who} — {roll.label} "
+
+
+def signed(value: int) -> str:
+    """``+3``, ``-2``, ``+0``."""
+    return f"{value:+d}"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``"1 réussite"``, ``"3 réussites"`` (French plural from 2 up)."""
+    return f"{count} {word if abs(count) < 2 else (words or word + 's')}"
