@@ -97,7 +97,7 @@ def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
             nxt.append(max(candidates, key=lambda c: (c[0], c[1], [-x for x in c[2]])))
         best = nxt
     _, neg_used, steps = best[budget]
-    return [face + k for face, k in zip(faces, steps)], -neg_used
+    return [face + k for face, k in zip(faces, steps, strict=True)], -neg_used
 
 
 def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
@@ -120,7 +120,7 @@ def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
     successes = sum(die_successes(f) for f in final_faces)
     augmented = []
     for index, (natural_face, free_face, final_face) in enumerate(
-            zip(faces, free_faces, final_faces)):
+            zip(faces, free_faces, final_faces, strict=True)):
         if final_face != natural_face:
             augmented.append({"die": index, "from": natural_face, "to": final_face,
                               "free": free_face - natural_face,

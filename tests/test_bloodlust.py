@@ -13,14 +13,12 @@ from protocol.errors import ProtocolError
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
 from tests.helpers import peers, run, running_server
-
-PIPELINE = RollPipeline(default_host())
+from tests.rules_helpers import pipeline_result
+from tests.rules_helpers import resolve as wire_resolve
 
 
 def resolve(faces, options=None, **params):
-    roll = PIPELINE.prepare("bloodlust", params, options=options,
-                            by={"name": "Aengus", "role": "gm"}, label="Test")
-    return PIPELINE.run(roll, dice=faces if faces is not None else None)
+    return wire_resolve("bloodlust", faces, options=options, label="Test", **params)
 
 
 def result(faces, **params):
@@ -238,7 +236,7 @@ def test_secure_rolls_match_the_exact_odds():
     n = 10_000
     counts = Counter()
     for _ in range(n):
-        counts[resolve(None, pool=3, difficulty=7).outcome.result["kind"]] += 1
+        counts[pipeline_result("bloodlust", pool=3, difficulty=7)["kind"]] += 1
     odds = bloodlust.exact_odds(3, 7)["kinds"]
     chi2 = sum((counts[k] - n * p) ** 2 / (n * p) for k, p in odds.items() if p > 0)
     assert set(counts) <= {k for k, p in odds.items() if p > 0}

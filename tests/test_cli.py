@@ -79,7 +79,10 @@ class ServeProcess:
 def test_serve_prints_where_it_listens_plugins_and_join_details():
     with ServeProcess() as server:
         banner = "".join(server.lines)
-        assert "plugins: blank_botch 1.0, bloodlust 1.0, combat 1.0, d6code 1.0" in banner
+        plugins_line = next(line for line in server.lines if line.startswith("plugins: "))
+        for name in ("oweens", "ladder", "bloodlust", "d6code", "seuil", "blank_botch",
+                     "combat"):
+            assert f"{name} 1.0" in plugins_line
         assert f"--token {PLAYER_TOKEN}" in banner and f"--token {GM_TOKEN}" in banner
         assert f"?table=demo&token={PLAYER_TOKEN}" in banner
         assert server.stop() == 0

@@ -1,0 +1,167 @@
+"""Shared helpers for the ruleset tests: every roll goes through a real server.
+
+One server runs on a loopback port in a background thread for the whole test session. Two
+GM clients sit at its table over real WebSocket connections: a French one that sends the
+rolls (with manual dice, MessagePack frames) and an English one that reads its copy, so a
+test sees exactly what a table client receives, in both languages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from protocol.codec import decode, encode
+from protocol.errors import ProtocolError
+from sidecar.pipeline import RollPipeline
+from sidecar.plugins import default_host
+from sidecar.server import SidecarServer
+from tests.helpers import GM_TOKEN, make_config
+
+#: For statistical tests that need many rolls quickly: the same pipeline, no socket.
+PIPELINE = RollPipeline(default_host())
+
+
+@dataclass
+class WireOutcome:
+    result: dict[str, Any]
+    dice: list[dict[str, Any]]
+    notes: list[str]
+    applied: list[str]
+
+
+@dataclass
+class WireRoll:
+    params: dict[str, Any]
+
+
+@dataclass
+class WireResolution:
+    """What the table received: the outcome, the roll as resolved, the text per locale."""
+
+    roll: WireRoll
+    outcome: WireOutcome
+    text: dict[str, str] = field(default_factory=dict)
+
+
+class TableUnderTest:
+    """A real server with a French and an English GM joined to one table."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.server = SidecarServer(make_config(rate_limit=0))
+        ready = threading.Event()
+
+        def serve() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.server.start())
+            ready.set()
+            self.loop.run_forever()
+
+        threading.Thread(target=serve, daemon=True, name="rules-server").start()
+        ready.wait(10)
+        self.connections = contextlib.ExitStack()
+        self.fr = self._join("MJ-fr", "fr")
+        self.en = self._join("MJ-en", "en")
+        self.ids = itertools.count()
+        self.lock = threading.Lock()
+
+    def _join(self, name: str, locale: str) -> ClientConnection:
+        ws = self.connections.enter_context(
+            connect(self.server.url, compression=None, max_size=1 << 22))
+        ws.send(encode({"type": "hello", "protocol": 1, "table": "règles", "name": name,
+                        "role": "gm", "token": GM_TOKEN, "locale": locale}, binary=True))
+        assert decode(ws.recv(timeout=5))["type"] == "welcome"
+        return ws
+
+    @staticmethod
+    def _next(ws: ClientConnection, accept: Any) -> dict[str, Any]:
+        while True:
+            message = decode(ws.recv(timeout=5))
+            if accept(message):
+                return message
+
+    def roll(self, message: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """Send a roll from the French GM; return its reply and the English copy."""
+        with self.lock:
+            rid = f"t{next(self.ids)}"
+            self.fr.send(encode({**message, "type": "roll", "id": rid}, binary=True))
+            reply = self._next(self.fr, lambda m: m.get("id") == rid)
+            if reply["type"] != "outcome":
+                return reply, None
+            copy = self._next(self.en, lambda m: m.get("type") == "outcome"
+                              and m["seq"] == reply["seq"])
+            return reply, copy
+
+
+    def close(self) -> None:
+        """Disconnect the clients, stop the server and its thread's loop."""
+        self.connections.close()
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+_TABLE: TableUnderTest | None = None
+
+
+def restart() -> None:
+    """Start a fresh server on the next roll (e.g. after installing a plugin)."""
+    global _TABLE
+    if _TABLE is not None:
+        _TABLE.close()
+        _TABLE = None
+
+
+def table() -> TableUnderTest:
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = TableUnderTest()
+    return _TABLE
+
+
+def resolve(ruleset: str, faces: list[int] | None, options: dict[str, Any] | None = None,
+            label: str = "", name: str = "Aengus", **params: Any) -> WireResolution:
+    """Roll through the real server (manual ``faces`` when given); raise the server's
+    error as a :class:`ProtocolError`. ``name`` is the roller's display name in texts."""
+    message: dict[str, Any] = {"ruleset": ruleset, "params": params, "label": label,
+                               "options": options or {}}
+    if faces is not None:
+        message["dice"] = faces
+    reply, english = table().roll(message)
+    if reply["type"] == "error":
+        raise ProtocolError(reply["code"], reply["message"], details=reply.get("details"))
+    assert english is not None and english["dice"] == reply["dice"]
+    texts = {"fr": reply["text"], "en": english["text"]}
+    # The table's GM is the roller; tests read texts as if "name" had rolled.
+    texts = {k: v.replace("MJ-fr", name, 1) for k, v in texts.items()}
+    return WireResolution(
+        roll=WireRoll(params=reply["params"]),
+        outcome=WireOutcome(result=reply["result"], dice=reply["dice"], notes=reply["notes"],
+                            applied=reply["applied"]),
+        text=texts,
+    )
+
+
+def result(ruleset: str, faces: list[int] | None, **params: Any) -> dict[str, Any]:
+    return resolve(ruleset, faces, **params).outcome.result
+
+
+def refused(ruleset: str, faces: list[int] | None, error_code: str = "invalid_params",
+            **params: Any) -> ProtocolError:
+    with pytest.raises(ProtocolError) as caught:
+        resolve(ruleset, faces, **params)
+    assert caught.value.code == error_code, caught.value
+    return caught.value
+
+
+def pipeline_result(ruleset: str, **params: Any) -> dict[str, Any]:
+    """One roll with the secure dice, in process (for statistics)."""
+    roll = PIPELINE.prepare(ruleset, params, by={"name": "stat", "role": "gm"})
+    return PIPELINE.run(roll).outcome.result
