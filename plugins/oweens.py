@@ -73,12 +73,13 @@ def die_successes(face: int) -> int:
 def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
     """Raise faces with up to ``budget`` +1 steps to maximise successes.
 
-    Returns the raised faces and the number of steps used (the fewest that reach the
-    maximum; among those, earlier dice first). Exact, by dynamic programming over the dice:
-    a die is worth raising only to 4 (first success) or 6 (second).
+    Returns the raised faces and the number of steps used: the fewest that reach the
+    maximum. Exact, by dynamic programming over the dice (a die is worth raising only to 4,
+    its first success, or to 6, its second). Among equal placements the lowest dice are
+    raised, then the earlier ones (the seed raises the 3 of [5, 5, 3, 6], not a 5).
     """
     budget = max(0, budget)
-    # best[b] = (successes, -used, choices) using exactly at most b steps so far
+    # best[b]: (successes, -steps used, final faces) over the dice seen, with ≤ b steps
     best: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())] * (budget + 1)
     for face in faces:
         options = {0}
@@ -91,13 +92,13 @@ def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
             candidates = []
             for k in options:
                 if k <= b:
-                    s, neg_used, choice = best[b - k]
+                    s, neg_used, final = best[b - k]
                     candidates.append((s + die_successes(face + k), neg_used - k,
-                                       choice + (k,)))
-            nxt.append(max(candidates, key=lambda c: (c[0], c[1], [-x for x in c[2]])))
+                                       final + (face + k,)))
+            nxt.append(max(candidates, key=lambda c: (c[0], c[1], sorted(c[2]), c[2])))
         best = nxt
-    _, neg_used, steps = best[budget]
-    return [face + k for face, k in zip(faces, steps, strict=True)], -neg_used
+    _, neg_used, final = best[budget]
+    return list(final), -neg_used
 
 
 def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
@@ -116,15 +117,19 @@ def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
         if bourde or coup:
             refused = True
         else:
-            final_faces, bought = place_augmentations(free_faces, buy_augmentations)
+            # Free and bought augmentations are placed together on the natural faces (a
+            # free +1 that is useless alone may complete a bought one); only the steps
+            # beyond the free ones are bought.
+            joint_faces, joint_used = place_augmentations(
+                faces, augmentations + buy_augmentations)
+            bought = max(0, joint_used - augmentations)
+            if bought:
+                final_faces, free_used = joint_faces, joint_used - bought
     successes = sum(die_successes(f) for f in final_faces)
-    augmented = []
-    for index, (natural_face, free_face, final_face) in enumerate(
-            zip(faces, free_faces, final_faces, strict=True)):
-        if final_face != natural_face:
-            augmented.append({"die": index, "from": natural_face, "to": final_face,
-                              "free": free_face - natural_face,
-                              "bought": final_face - free_face})
+    augmented = [{"die": index, "from": natural_face, "to": final_face}
+                 for index, (natural_face, final_face)
+                 in enumerate(zip(faces, final_faces, strict=True))
+                 if final_face != natural_face]
     price = 1 if bagage else 2
     fields: dict[str, Any] = {
         "successes": successes, "ones": ones, "bourde": bourde, "coup_d_eclat": coup,
@@ -189,8 +194,6 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
         die = dice.rolled[change["die"]]
         die["raised_to"] = change["to"]
         die["successes"] = die_successes(change["to"])
-        if change["bought"]:
-            die["bought"] = change["bought"]
     notes = []
     if result["purchase_refused"]:
         notes.append("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : aucun "

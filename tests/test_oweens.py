@@ -83,9 +83,16 @@ def test_augmentations_placed_to_maximise_successes():
 
 def test_outcome_shows_which_dice_were_raised():
     resolution = resolve("oweens", [5, 5, 3, 6], dice=4, difficulty=3, augmentations=1)
-    assert resolution.outcome.result["augmented"] == [
-        {"die": 2, "from": 3, "to": 4, "free": 1, "bought": 0}]
+    assert resolution.outcome.result["augmented"] == [{"die": 2, "from": 3, "to": 4}]
     assert resolution.outcome.dice[2]["raised_to"] == 4 and resolution.outcome.dice[2]["face"] == 3
+
+
+def test_free_and_bought_augmentations_are_placed_together():
+    # One free A alone cannot make a 2 succeed; with one bought A it makes 2→4.
+    r = result("oweens", [2, 2], dice=2, difficulty=1, augmentations=1, buy_augmentations=1)
+    assert r["successes"] == 1 and r["bonbonus_spent"] == 2
+    assert r["augmentations_used"] == 1 and r["augmentations_bought"] == 1
+    assert r["augmented"] == [{"die": 0, "from": 2, "to": 4}]
 
 
 def test_bought_augmentations_cost_two_or_one_with_bagage():
@@ -145,7 +152,7 @@ def test_door_with_cooperation_augmentation():
     assert (r["successes"], r["margin"], r["reserve_after"]) == (5, 2, 2)
     r = result("oweens", [1, 4, 5], dice=3, difficulty=3, reserve=2, augmentations=1)
     assert r["successes"] == 3 and r["kind"] == "narrow"
-    assert r["augmented"] == [{"die": 2, "from": 5, "to": 6, "free": 1, "bought": 0}]
+    assert r["augmented"] == [{"die": 2, "from": 5, "to": 6}]
 
 
 def test_towing_with_a_bought_augmentation():
