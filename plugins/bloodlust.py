@@ -5,7 +5,7 @@ Dice order: the pool's d10, in order.
 
 from __future__ import annotations
 
-from fractions import Fraction
+from functools import lru_cache
 from math import comb
 from typing import Any
 
@@ -13,6 +13,7 @@ from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
+from sidecar.probability import check_work, odds_reply
 
 __version__ = "1.0"
 
@@ -174,36 +175,28 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
             f"{r['successes']} successes, {r['ones']} ones, {r['net']} net → {verdict}")
 
 
+@lru_cache(maxsize=1024)
 def exact_odds(pool: int, difficulty: int, willpower: bool = False,
                automatic: bool = False) -> dict[str, Any]:
     """Exact probabilities of each kind and of each net count, by enumeration of the
-    (successes, ones) counts with their multinomial weights."""
-    kinds = {k: Fraction(0) for k in ("botch", "failure", "narrow", "success", "critical")}
-    nets: dict[int, Fraction] = {}
+    (successes, ones) counts with their multinomial weights, in integers."""
+    kinds: dict[str, int] = {}
+    nets: dict[int, int] = {}
     if automatic:
         net = 1 + (1 if willpower else 0)
-        kinds[kind_of(net, 1, 0)] = Fraction(1)
-        nets[net] = Fraction(1)
-    else:
-        hit, one, other = 11 - difficulty, 1, difficulty - 2  # faces out of 10
-        total = 10 ** pool
-        for s in range(pool + 1):
-            for o in range(pool - s + 1):
-                r = pool - s - o
-                ways = comb(pool, s) * comb(pool - s, o) * hit ** s * one ** o * other ** r
-                if ways == 0:
-                    continue
-                p = Fraction(ways, total)
-                net = max(0, s - o) + (1 if willpower else 0)
-                kinds[kind_of(net, s, o)] += p
-                nets[net] = nets.get(net, Fraction(0)) + p
-    p_success = kinds["narrow"] + kinds["success"] + kinds["critical"]
-    return {
-        "p_success": float(p_success),
-        "kinds": {k: float(v) for k, v in kinds.items()},
-        "distribution": {"of": "net",
-                         "values": [[n, float(nets[n])] for n in sorted(nets)]},
-    }
+        return odds_reply({kind_of(net, 1, 0): 1}, 1, "net", [(net, 1)])
+    check_work(pool * pool)
+    hit, other = 11 - difficulty, difficulty - 2  # faces out of 10 (and one face is a 1)
+    for s in range(pool + 1):
+        for o in range(pool - s + 1):
+            ways = comb(pool, s) * comb(pool - s, o) * hit ** s * other ** (pool - s - o)
+            if ways == 0:
+                continue
+            net = max(0, s - o) + (1 if willpower else 0)
+            kind = kind_of(net, s, o)
+            kinds[kind] = kinds.get(kind, 0) + ways
+            nets[net] = nets.get(net, 0) + ways
+    return odds_reply(kinds, 10 ** pool, "net", nets.items())
 
 
 @hookimpl

@@ -8,12 +8,14 @@ opponent's N dice come last.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
+from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.rules import common, heading, signed
 
 __version__ = "1.0"
@@ -281,3 +283,109 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
     if style and style["mode"] == "extreme":
         line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
     return line
+
+
+# -- exact odds ----------------------------------------------------------------------------
+
+def _twin_parts() -> tuple[Dist, Dist]:
+    """The twin pair's total as two partial distributions out of 36 × 36 ways (pair ×
+    reroll pair): without fiasco (normal pairs, doubles plus their reroll), and fiasco."""
+    clean: dict[int, int] = {}
+    fiasco = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if a == b:
+                for reroll, ways in sum_of(2, 6).counts.items():
+                    clean[a + b + reroll] = clean.get(a + b + reroll, 0) + ways
+            elif 1 in (a, b):
+                fiasco += 36
+            else:
+                clean[a + b] = clean.get(a + b, 0) + 36
+    return Dist(clean, 1296), Dist({1: fiasco}, 1296)
+
+
+TWIN_CLEAN, TWIN_FIASCO = _twin_parts()
+
+
+def _margin_kind(margin: int, fiasco: bool) -> str:
+    if margin < 0:
+        return "botch" if fiasco else "failure"
+    if margin == 0:
+        return "narrow"
+    return "critical" if margin >= 10 else "success"
+
+
+@lru_cache(maxsize=1024)
+def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
+               difficulty: int | None, opponent: tuple[int, int] | None) -> dict[str, Any]:
+    """Exact odds of a d6code roll, opposed or not."""
+    check_work((count + 4) * 6 * 36 * 36 * (2 if opponent else 1))
+    base = sum_of(count - 2 if twin else count, 6)
+    parts = [(add(base, TWIN_CLEAN), False), (add(base, TWIN_FIASCO), True)] if twin \
+        else [(base, False)]
+    if style:
+        parts = [(add(d, sum_of(2, 6)), f) for d, f in parts]
+    parts = [(d.shift(bonus).map((lambda v: 2 * v) if double else (lambda v: v)), f)
+             for d, f in parts]
+    total = parts[0][0].total
+    kinds: dict[str, int] = {}
+    scores: dict[int, int] = {}
+
+    def tally(kind: str, ways: int) -> None:
+        if ways:
+            kinds[kind] = kinds.get(kind, 0) + ways
+
+    if opponent is None:
+        assert difficulty is not None
+        for dist, fiasco in parts:
+            for score, ways in dist.counts.items():
+                scores[score] = scores.get(score, 0) + ways
+                tally(_margin_kind(score - difficulty, fiasco), ways)
+        return odds_reply(kinds, total, "score", scores.items())
+
+    opp = sum_of(opponent[0], 6).shift(opponent[1])
+    low, high = min(opp.counts), max(opp.counts)
+    # below[v]: ways the opponent scores < v (prefix sums over its values)
+    below = [0] * (high - low + 2)
+    for v in range(low, high + 1):
+        below[v - low + 1] = below[v - low] + opp.counts.get(v, 0)
+
+    def ways_under(v: int) -> int:  # opponent < v
+        return below[max(0, min(v, high + 1) - low)]
+
+    for dist, fiasco in parts:
+        for score, ways in dist.counts.items():
+            scores[score] = scores.get(score, 0) + ways
+            if difficulty is not None and score < difficulty:
+                tally("botch" if fiasco else "failure", ways * opp.total)
+                continue
+            missed = ways_under(difficulty) if difficulty is not None else 0
+            if missed:  # the opponent missed the difficulty: judged against it
+                tally(_margin_kind(score - difficulty, fiasco), ways * missed)
+            floor = difficulty if difficulty is not None else low
+            critical = max(0, ways_under(score - 9) - ways_under(floor))
+            wins = max(0, ways_under(score) - ways_under(floor))
+            draws = opp.counts.get(score, 0) if score >= floor else 0
+            losses = opp.total - missed - wins - draws
+            tally("critical", ways * critical)
+            tally("success", ways * (wins - critical))
+            tally("narrow", ways * draws)
+            tally("botch" if fiasco else "failure", ways * losses)
+    return odds_reply(kinds, total * opp.total, "score", [(s, w * opp.total)
+                                                           for s, w in scores.items()])
+
+
+@hookimpl
+def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    count, bonus = _check(p)
+    if p.get("surcompetence") == "auto":
+        return odds_reply({"success": 1}, 1, "score", [])
+    opponent = None
+    if p.get("opponent") is not None:
+        opp_count, opp_bonus = parse_code(p["opponent"], "opponent")
+        opponent = (opp_count, opp_bonus + p["opponent_modifier"])
+    return exact_odds(count, bonus + p["modifier"], p["twin"], p.get("style") is not None,
+                      p.get("surcompetence") == "double", p.get("difficulty"), opponent)

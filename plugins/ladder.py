@@ -6,12 +6,14 @@ Dice order: the smaller die first, then the larger (for 2dS, either order); a re
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
+from sidecar.probability import POINT, highest_of, odds_reply
 from sidecar.rules import common, heading
 
 __version__ = "1.0"
@@ -209,3 +211,28 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
     if r.get("consequence") and not r["success_at_cost"]:
         line += f" ({r['consequence']['fr' if fr else 'en']})"
     return line
+
+
+@lru_cache(maxsize=1024)
+def exact_odds(level: int, difficulty: int, rescued: bool) -> dict[str, Any]:
+    """Exact odds of a ladder roll. A reroll replaces the score with a new pair's, so it
+    does not change them; ``rescued`` (Chance sacrificed or "réussi, mais…") turns every
+    failure into a narrow success."""
+    small, large, bonus, tier = dice_for(level)
+    scores = POINT if level == 0 else highest_of(small, large).shift(bonus)
+    kinds: dict[str, int] = {}
+    for score, ways in scores.counts.items():
+        kind = judge(score, difficulty, level=level, tier=tier, success_at_cost=rescued,
+                     sacrificed=False)["kind"]
+        kinds[kind] = kinds.get(kind, 0) + ways
+    return odds_reply(kinds, scores.total, "score", scores.counts.items())
+
+
+@hookimpl
+def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    _check(p)
+    level = max(0, p["level"] + p["advantages"] - p["disadvantages"])
+    return exact_odds(level, p["difficulty"], p["success_at_cost"] or p["sacrifice_chance"])

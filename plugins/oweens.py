@@ -5,12 +5,15 @@ Dice order: the action's d6, in order (one more d6 with a relevant bagage, at th
 
 from __future__ import annotations
 
+from functools import lru_cache
+from math import comb
 from typing import Any
 
 from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
+from sidecar.probability import check_work, odds_reply
 from sidecar.rules import common, plural
 
 __version__ = "1.0"
@@ -236,3 +239,103 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
     if r.get("wounds") is not None:
         line += f", {'blessures' if fr else 'wounds'} {r['wounds']}"
     return line
+
+
+# -- exact odds ----------------------------------------------------------------------------
+
+def best_gain(cheap: int, medium: int, ones: int, budget: int) -> tuple[int, int]:
+    """Most successes ``budget`` augmentation steps can add, and the fewest steps doing it.
+
+    Every useful step-run gains exactly one success; they cost 1 (3→4, 5→6: ``cheap``
+    of them), 2 (2→4, 4→6 — a 2 offers two, a 3 one after its 3→4: ``medium``) or 3 (1→4,
+    which opens a 4→6 at 2). Cheapest first is optimal; the same answer as
+    :func:`place_augmentations`, in constant time (tests check one against the other).
+    """
+    gain = min(budget, cheap)
+    used, left = gain, budget - gain
+    if gain < cheap:
+        return gain, used
+    two = min(medium, left // 2)
+    gain, used, left = gain + two, used + 2 * two, left - 2 * two
+    if two < medium:
+        return gain, used
+    pairs = min(ones, left // 5)  # 1→4→6: two successes for 5
+    gain, used, left = gain + 2 * pairs, used + 5 * pairs, left - 5 * pairs
+    if pairs < ones and left >= 3:  # one more 1→4
+        gain, used = gain + 1, used + 3
+    return gain, used
+
+
+@lru_cache(maxsize=1024)
+def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any]:
+    """Exact odds of an O'Ween's roll of ``count`` d6 against ``target`` (NPC bagage
+    included), with free and bought augmentations.
+
+    The number of 1s is binomial. The other dice are enumerated by a dynamic programme:
+    a face 2, 4 or 6 adds 0, 1 or 2 natural successes (the polynomial 1 + x + x²), a 3 or a
+    5 adds 0 or 1 and offers a cheap step (y·(1 + x)); cheap steps are counted up to the
+    budget, beyond which they cannot all be used. The medium steps are then 2·dice −
+    successes − cheap, and the best placement follows in closed form (:func:`best_gain`).
+    """
+    budget = free + bought
+    cap = min(budget, count)
+    check_work(count * (2 * count + 1) * (cap + 1) * 5)
+    # layer[m][s]: ways for the dice so far (faces 2–6) to show s natural successes and m
+    # cheap steps (m capped); all lists of a layer have the same length.
+    layer = [[1]] + [[0] for _ in range(cap)]
+    layers = [layer]
+    for _ in range(count):
+        width = len(layer[0]) + 2
+        nxt = [[0] * width for _ in range(cap + 1)]
+        for m, poly in enumerate(layer):
+            if not any(poly):
+                continue
+            times_a = [a + b + c for a, b, c in zip(poly + [0, 0], [0] + poly + [0],
+                                                   [0, 0] + poly, strict=True)]
+            times_b = [a + b for a, b in zip(poly + [0, 0], [0] + poly + [0], strict=True)]
+            nxt[m] = [a + b for a, b in zip(nxt[m], times_a, strict=True)]
+            up = min(m + 1, cap)
+            nxt[up] = [a + b for a, b in zip(nxt[up], times_b, strict=True)]
+        layer = nxt
+        layers.append(layer)
+    kinds = dict.fromkeys(("botch", "failure", "narrow", "success", "critical"), 0)
+    finals: dict[int, int] = {}
+    for others in range(count + 1):
+        ones = count - others
+        weight = comb(count, ones)  # a 1 shows in one way; the others are in the layer
+        for cheap, poly in enumerate(layers[others]):
+            # A budget the cheap steps absorb gains exactly itself, whatever the rest.
+            free_fixed = free if free <= cheap else None
+            total_fixed = budget if budget <= cheap else None
+            for natural, ways in enumerate(poly):
+                if not ways:
+                    continue
+                medium = 2 * others - natural - cheap
+                bourde = ones > natural
+                free_gain = free_fixed if free_fixed is not None else \
+                    best_gain(cheap, medium, ones, free)[0]
+                free_succ = natural + free_gain
+                coup = free_succ >= 2 * target and free_succ > target and not bourde
+                final = free_succ
+                if bought and not bourde and not coup:
+                    final = natural + (total_fixed if total_fixed is not None else
+                                       best_gain(cheap, medium, ones, budget)[0])
+                if bourde:
+                    kind = "botch"
+                elif final > target:
+                    kind = "critical" if coup else "success"
+                else:
+                    kind = "narrow" if final == target else "failure"
+                ways *= weight
+                kinds[kind] += ways
+                finals[final] = finals.get(final, 0) + ways
+    return odds_reply(kinds, 6 ** count, "successes", finals.items())
+
+
+@hookimpl
+def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    return exact_odds(dice_count(p), p["difficulty"] + (1 if p["npc_bagage"] else 0),
+                      p["augmentations"], p["buy_augmentations"])

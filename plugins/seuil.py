@@ -6,11 +6,13 @@ Dice order: the score dice, then the complication die.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
+from sidecar.probability import add, die, negate, odds_reply, sum_of
 from sidecar.rules import common, heading, score_kind, signed
 
 __version__ = "1.0"
@@ -185,3 +187,27 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
     return (f"{heading(roll)}{r['format']} → {r['score']} "
             f"{'contre le seuil' if fr else 'vs threshold'} {r['threshold']} → "
             f"{r['label']['fr' if fr else 'en']}")
+
+
+@lru_cache(maxsize=1024)
+def exact_odds(level: int, shift: int, complication: int, threshold: int) -> dict[str, Any]:
+    """Exact odds: the score dice's sum, shifted, plus or minus the complication die."""
+    count, fixed = SCORE_DICE[level]
+    scores = sum_of(count, 10).shift(fixed + shift)
+    sides = COMPLICATION_DIE[complication]
+    if sides:
+        scores = add(scores, die(abs(sides)) if sides > 0 else negate(die(abs(sides))))
+    kinds: dict[str, int] = {}
+    for score, ways in scores.counts.items():
+        kind = score_kind(score, threshold)
+        kinds[kind] = kinds.get(kind, 0) + ways
+    return odds_reply(kinds, scores.total, "score", scores.counts.items())
+
+
+@hookimpl
+def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
+    if roll.ruleset != NAME:
+        return None
+    p = roll.params
+    return exact_odds(p["level"], p["flat"], complication_level(p["complication"],
+                                                                p["factors"]), p["threshold"])

@@ -3,8 +3,22 @@
 Plugin authors need only ``from sidecar import hookimpl``; see ``sidecar.hookspecs``.
 """
 
+from typing import Any
+
 from sidecar.markers import hookimpl
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "hookimpl"]
+__all__ = ["__version__", "hookimpl", "odds"]
+
+
+def odds(ruleset: str, params: dict[str, Any] | None = None,
+         options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Exact odds of a roll: ``sidecar.odds("bloodlust", {"pool": 5, "difficulty": 7})``.
+
+    Returns ``p_success``, ``kinds`` (each kind's probability) and ``distribution`` (the
+    ruleset's main number). Raises :class:`protocol.errors.ProtocolError` on bad params.
+    """
+    from sidecar.probability import odds as compute
+
+    return compute(ruleset, params, options)

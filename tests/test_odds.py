@@ -1,0 +1,184 @@
+"""Exact odds (CONTRACT.md §4) for every ruleset.
+
+Small cases are compared with brute-force enumeration of *the real roll code* (every face
+sequence fed as manual dice through the pipeline's ruleset), so the odds and the rolls
+cannot drift apart; bigger ones with a Monte-Carlo sample of real secure rolls. The
+engine works in integers: answers must match enumeration to 1e-12.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+import sidecar
+from protocol.errors import ProtocolError
+from protocol.messages import KINDS
+from sidecar.probability import WORK_LIMIT
+from tests.helpers import peers, run, running_server
+from tests.rules_helpers import PIPELINE, pipeline_result
+
+
+def enumerate_real_rolls(ruleset: str, params: dict) -> tuple[Counter, Counter]:
+    """Every face sequence through the real ruleset code, each weighted by its exact
+    probability (sequences differ in length when a roll draws more dice on some faces,
+    e.g. twin rerolls): the distribution of kinds and of the main number."""
+    main = sidecar.odds(ruleset, params)["distribution"]["of"]
+    kinds: Counter = Counter()
+    mains: Counter = Counter()
+    pending: list[list[int]] = [[]]
+    while pending:
+        faces = pending.pop()
+        try:
+            outcome = PIPELINE.resolve(PIPELINE.prepare(ruleset, params), faces, {}, [])
+        except ProtocolError as error:
+            assert error.code == "bad_dice", error
+            sides = error.details["dice"][len(faces)]  # the next die the roll draws
+            pending.extend(faces + [face] for face in range(1, sides + 1))
+            continue
+        share = Fraction(1, math.prod(d["sides"] for d in outcome.dice))
+        kinds[outcome.result["kind"]] += share
+        mains[outcome.result.get(main)] += share
+    assert sum(kinds.values()) == 1
+    return kinds, mains
+
+
+CASES = [
+    ("oweens", {"dice": 3, "difficulty": 2}),
+    ("oweens", {"dice": 3, "difficulty": 1, "augmentations": 2}),
+    ("oweens", {"dice": 2, "difficulty": 2, "augmentations": 1, "buy_augmentations": 2}),
+    ("oweens", {"dice": 3, "difficulty": 1, "buy_augmentations": 1, "bagage": True}),
+    ("oweens", {"dice": 3, "difficulty": 0, "npc_bagage": True, "equipment": 2,
+                "reserve": 3}),
+    ("ladder", {"level": 4, "difficulty": 5}),
+    ("ladder", {"level": 11, "difficulty": "Difficile", "advantages": 1, "disadvantages": 2}),
+    ("ladder", {"level": 0, "difficulty": 3}),
+    ("ladder", {"level": 6, "difficulty": 9, "success_at_cost": True}),
+    ("ladder", {"level": 3, "difficulty": 7, "sacrifice_chance": True, "chance": 3}),
+    ("ladder", {"level": 5, "difficulty": 7, "reroll": True}),
+    ("bloodlust", {"pool": 3, "difficulty": 7}),
+    ("bloodlust", {"pool": 2, "difficulty": 2, "willpower": True}),
+    ("bloodlust", {"pool": 6, "difficulty": 6, "automatic": True}),
+    ("d6code", {"code": "3D+1", "difficulty": 12}),
+    ("d6code", {"code": "3D", "difficulty": 11, "twin": True}),
+    ("d6code", {"code": "2D+1", "difficulty": 10, "twin": True, "style": "extreme"}),
+    ("d6code", {"code": "2D", "difficulty": 8, "surcompetence": "double"}),
+    ("d6code", {"code": "2D", "difficulty": 30, "surcompetence": "auto"}),
+    ("d6code", {"code": "2D+1", "opponent": "2D"}),
+    ("d6code", {"code": "2D", "twin": True, "opponent": "1D+2", "difficulty": 7}),
+    ("d6code", {"code": "1D", "opponent": "2D", "difficulty": 4, "modifier": 2,
+                "opponent_modifier": -1}),
+    ("seuil", {"level": 2, "threshold": 13, "complication": 2}),
+    ("seuil", {"level": 4, "threshold": "Moyen", "factors": ["dope"], "flat": -2}),
+    ("seuil", {"level": 5, "threshold": 31, "complication": 9}),
+]
+
+
+@pytest.mark.parametrize("ruleset,params", CASES)
+def test_odds_equal_enumeration_of_the_real_roll_code(ruleset, params):
+    odds = sidecar.odds(ruleset, params)
+    kinds, mains = enumerate_real_rolls(ruleset, params)
+    for kind in KINDS:
+        assert abs(odds["kinds"][kind] - kinds.get(kind, 0)) < 1e-12, (kind, odds, kinds)
+    assert abs(odds["p_success"] - sum(kinds[k] for k in ("narrow", "success", "critical"))) \
+        < 1e-12
+    assert abs(sum(odds["kinds"].values()) - 1) < 1e-12
+    for value, p in odds["distribution"]["values"]:
+        assert abs(p - mains.get(value, 0)) < 1e-12, (value, p, mains)
+
+
+MONTE_CARLO = [
+    ("oweens", {"dice": 12, "difficulty": 5, "augmentations": 2, "buy_augmentations": 2}),
+    ("d6code", {"code": "8D+2", "difficulty": 30, "twin": True, "style": "extreme",
+                "opponent": "9D"}),
+    ("bloodlust", {"pool": 20, "difficulty": 8, "willpower": True}),
+]
+
+
+@pytest.mark.parametrize("ruleset,params", MONTE_CARLO)
+def test_odds_match_a_large_sample_of_real_rolls(ruleset, params):
+    """4,000 secure rolls; each kind's count within 5 standard deviations of the odds
+    (a false alarm about once in 3 million per kind)."""
+    n = 4000
+    odds = sidecar.odds(ruleset, params)
+    counts = Counter(pipeline_result(ruleset, **params)["kind"] for _ in range(n))
+    for kind, p in odds["kinds"].items():
+        sigma = math.sqrt(n * p * (1 - p)) or 1e-9
+        assert abs(counts.get(kind, 0) - n * p) <= 5 * sigma + 1e-9, (kind, counts, odds)
+
+
+def test_large_rolls_are_exact_and_normalised():
+    for ruleset, params in [("oweens", {"dice": 30, "difficulty": 10, "augmentations": 3}),
+                            ("bloodlust", {"pool": 50, "difficulty": 9}),
+                            ("d6code", {"code": "30D", "opponent": "30D", "twin": True,
+                                        "difficulty": 100}),
+                            ("seuil", {"level": 3, "threshold": 41})]:
+        odds = sidecar.odds(ruleset, params)
+        assert abs(sum(odds["kinds"].values()) - 1) < 1e-12
+        assert abs(sum(p for _, p in odds["distribution"]["values"]) - 1) < 1e-12
+
+
+def test_extensions_roll_changes_apply_to_odds():
+    plain = sidecar.odds("oweens", {"dice": 4, "difficulty": 3})
+    charged = sidecar.odds("oweens", {"dice": 4, "difficulty": 3},
+                           {"combat": {"options": ["renverser"], "target_ecl": 1}})
+    assert charged == sidecar.odds("oweens", {"dice": 2, "difficulty": 3})
+    assert charged["p_success"] < plain["p_success"]
+
+
+def test_odds_refuse_what_a_roll_would_refuse():
+    with pytest.raises(ProtocolError) as refused:
+        sidecar.odds("oweens", {"dice": 0})
+    assert refused.value.code == "invalid_params"
+    with pytest.raises(ProtocolError) as refused:
+        sidecar.odds("d6code", {"code": "1D", "twin": True, "difficulty": 3})
+    assert refused.value.details == {"param": "twin"}
+
+
+def test_work_budget_answers_too_large(monkeypatch):
+    monkeypatch.setattr("sidecar.probability.WORK_LIMIT", 1000)
+    from plugins import oweens
+    oweens.exact_odds.cache_clear()
+    with pytest.raises(ProtocolError) as refused:
+        sidecar.odds("oweens", {"dice": 30, "difficulty": 3, "augmentations": 30})
+    assert refused.value.code == "too_large"
+    assert WORK_LIMIT > 1000
+
+
+def test_repeats_are_served_from_the_cache():
+    from plugins import bloodlust
+    bloodlust.exact_odds.cache_clear()
+    sidecar.odds("bloodlust", {"pool": 7})
+    sidecar.odds("bloodlust", {"pool": 7})
+    assert bloodlust.exact_odds.cache_info().hits >= 1
+
+
+def test_odds_over_the_protocol_for_every_ruleset():
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (peer, other):
+            await peer.join()
+            await other.join(name="Autre")
+            for i, (ruleset, params) in enumerate(CASES[::4]):
+                reply = await peer.request({"type": "odds", "id": i, "ruleset": ruleset,
+                                            "params": params})
+                assert reply["type"] == "odds" and reply["ruleset"] == ruleset
+                assert reply == {**sidecar.odds(ruleset, params), "type": "odds", "id": i,
+                                 "ruleset": ruleset, "params": reply["params"]}
+            assert await other.quiet() == []
+            too_big = await peer.request({"type": "odds", "id": "x", "ruleset": "oweens",
+                                          "params": {"dice": 0}})
+            assert too_big["code"] == "invalid_params"
+    run(scenario())
+
+
+def test_cli_odds_for_oweens():
+    import subprocess
+    import sys
+    shown = subprocess.run([sys.executable, "-m", "sidecar.cli", "odds", "oweens", "dice=4",
+                            "difficulty=3"], capture_output=True, text=True, timeout=30)
+    assert shown.returncode == 0 and "Bourde" not in shown.stderr
+    p = sidecar.odds("oweens", {"dice": 4, "difficulty": 3})["p_success"]
+    assert f"{p * 100:.2f} %" in shown.stdout
