@@ -106,6 +106,16 @@ def flourish_of(differential: int) -> tuple[str, str] | None:
     return "avantage important", "major advantage"
 
 
+def kind_of(score: int, difficulty: int, rescued: bool = False) -> str:
+    """The kind of a score: 7+ over is critical, exactly met narrow; a failure rescued by
+    "réussi, mais…" or a Chance sacrifice is a narrow success."""
+    if score < difficulty:
+        return "narrow" if rescued else "failure"
+    if score == difficulty:
+        return "narrow"
+    return "critical" if score - difficulty >= 7 else "success"
+
+
 def judge(score: int, difficulty: int, *, level: int, tier: str,
           success_at_cost: bool = False, sacrificed: bool = False) -> dict[str, Any]:
     """The result of a ladder score against a difficulty."""
@@ -218,12 +228,11 @@ def exact_odds(level: int, difficulty: int, rescued: bool) -> dict[str, Any]:
     """Exact odds of a ladder roll. A reroll replaces the score with a new pair's, so it
     does not change them; ``rescued`` (Chance sacrificed or "réussi, mais…") turns every
     failure into a narrow success."""
-    small, large, bonus, tier = dice_for(level)
+    small, large, bonus, _ = dice_for(level)
     scores = POINT if level == 0 else highest_of(small, large).shift(bonus)
     kinds: dict[str, int] = {}
     for score, ways in scores.counts.items():
-        kind = judge(score, difficulty, level=level, tier=tier, success_at_cost=rescued,
-                     sacrificed=False)["kind"]
+        kind = kind_of(score, difficulty, rescued)
         kinds[kind] = kinds.get(kind, 0) + ways
     return odds_reply(kinds, scores.total, "score", scores.counts.items())
 

@@ -142,10 +142,11 @@ class RollPipeline:
         def after(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any]]) -> str | None:
             if not isinstance(roll.params, dict):
                 return "roll.params is no longer a map"
-            try:
-                roll.params = validate_params(roll.params, schema)
-            except ProtocolError as exc:
-                return f"left invalid params: {exc.message}"
+            if roll.params != snapshot[0]:
+                try:
+                    roll.params = validate_params(roll.params, schema)
+                except ProtocolError as exc:
+                    return f"left invalid params: {exc.message}"
             problem = _json_problem(roll.state)
             if problem:
                 return f"state {problem}"

@@ -12,7 +12,6 @@ Set ``SIDECAR_TRACE=1`` to log every hook call.
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import logging
 import os
@@ -310,5 +309,11 @@ def default_host(plugins_dir: str | Path | None = None, *,
 
 
 def deep_copy(value: Any) -> Any:
-    """A deep copy for snapshots (plugins' data is small and JSON-like)."""
-    return copy.deepcopy(value)
+    """A deep copy of a JSON-like tree (maps and lists; other values are immutable or
+    refused later as not JSON-compatible). Several times faster than ``copy.deepcopy``,
+    and snapshots are taken around every extension call."""
+    if isinstance(value, dict):
+        return {key: deep_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [deep_copy(item) for item in value]
+    return value

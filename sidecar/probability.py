@@ -93,12 +93,14 @@ def sum_of(count: int, sides: int) -> Dist:
 
 @lru_cache(maxsize=256)
 def highest_of(sides_a: int, sides_b: int) -> Dist:
-    """The better of two dice ("keep the best")."""
-    out: dict[int, int] = {}
-    for a in range(1, sides_a + 1):
-        for b in range(1, sides_b + 1):
-            out[max(a, b)] = out.get(max(a, b), 0) + 1
-    return Dist(out, sides_a * sides_b)
+    """The better of two dice ("keep the best"): the ways both show at most v are
+    min(v, a)·min(v, b), so the ways the best is exactly v are a difference of two."""
+    def at_most(v: int) -> int:
+        return min(v, sides_a) * min(v, sides_b)
+
+    top = max(sides_a, sides_b)
+    return Dist({v: at_most(v) - at_most(v - 1) for v in range(1, top + 1)},
+                sides_a * sides_b)
 
 
 def odds_reply(kind_ways: dict[str, int], total: int, of: str,

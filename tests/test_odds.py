@@ -182,3 +182,10 @@ def test_cli_odds_for_oweens():
     assert shown.returncode == 0 and "Bourde" not in shown.stderr
     p = sidecar.odds("oweens", {"dice": 4, "difficulty": 3})["p_success"]
     assert f"{p * 100:.2f} %" in shown.stdout
+
+
+@pytest.mark.parametrize("a,b", [(4, 4), (4, 6), (6, 8), (10, 12), (12, 12), (1, 6)])
+def test_highest_of_matches_enumeration(a, b):
+    from sidecar.probability import highest_of
+    counts = Counter(max(x, y) for x in range(1, a + 1) for y in range(1, b + 1))
+    assert highest_of(a, b).counts == dict(counts) and highest_of(a, b).total == a * b
