@@ -66,7 +66,19 @@ class OddsRequest:
     id: RequestId = None
 
 
-Request = Hello | RollRequest | OddsRequest
+@dataclass(frozen=True)
+class HistoryRequest:
+    """A ``history`` request: a page of the table's past events, as visibility allows."""
+
+    after: int = 0
+    limit: int = 100
+    id: RequestId = None
+
+
+#: Most events one ``history`` page returns.
+MAX_HISTORY_PAGE = 500
+
+Request = Hello | RollRequest | OddsRequest | HistoryRequest
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -217,7 +229,23 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
     )
 
 
-PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds}
+def parse_history(message: dict[str, Any]) -> HistoryRequest:
+    """Validate a ``history`` request (``after`` ≥ 0, ``limit`` 1 to 500)."""
+    rid = _id(message)
+    after = _int(message, "after", required=False) or 0
+    if after < 0:
+        raise bad_field("after", "must be ≥ 0", fr="doit être ≥ 0")
+    limit = _int(message, "limit", required=False)
+    if limit is None:
+        limit = 100
+    if not 1 <= limit <= MAX_HISTORY_PAGE:
+        raise bad_field("limit", f"must be 1 to {MAX_HISTORY_PAGE}",
+                        fr=f"doit être entre 1 et {MAX_HISTORY_PAGE}")
+    return HistoryRequest(after=after, limit=limit, id=rid)
+
+
+PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
+           "history": parse_history}
 
 
 def parse_request(message: dict[str, Any]) -> Request:

@@ -114,6 +114,7 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
 
 
 async def _serve(config: ServerConfig, table: str) -> int:
+    from sidecar.journal import JournalError
     from sidecar.plugins import PluginLoadError
     from sidecar.server import SidecarServer
 
@@ -122,11 +123,15 @@ async def _serve(config: ServerConfig, table: str) -> int:
     except PluginLoadError as exc:
         print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except JournalError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         await server.start()
     except OSError as exc:
         print(f"sidecar: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
               file=sys.stderr)
+        await server.stop()
         return EXIT_ERROR
     # Handlers first: whoever reads the banner may signal us right away.
     stop = asyncio.Event()
@@ -135,6 +140,8 @@ async def _serve(config: ServerConfig, table: str) -> int:
         loop.add_signal_handler(sig, stop.set)
     plugins = ", ".join(f"{p.name} {p.version}".strip() for p in server.host.plugins.values())
     print(f"plugins: {plugins or 'none'}")
+    print(f"journal: {config.db}" + (" (tables forgotten at stop)" if config.db == ":memory:"
+                                     else ""))
     print(_join_details(server, config, table), flush=True)
     await stop.wait()
     print("sidecar: stopping (connections closed with 1001)", flush=True)
@@ -153,6 +160,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config.rate_limit = args.rate_limit
     config.disabled_plugins = tuple(args.disable or ())
     config.hello_timeout = args.hello_timeout
+    config.db = args.db
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # The transport library's own handshake logs would print tracebacks for garbage input.
@@ -268,6 +276,76 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
+async def _history(args: argparse.Namespace) -> int:
+    from sidecar.client import SidecarError
+
+    client = _client(args, args.role)
+    try:
+        await client.connect()
+    except SidecarError as exc:
+        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
+        return EXIT_CONNECT
+    try:
+        after = args.after
+        while True:
+            page = await client.request({"type": "history", "after": after, "limit": 500})
+            for event in page["events"]:
+                print(json.dumps(event, ensure_ascii=False) if args.json
+                      else format_outcome(event))
+            after = page["next"]
+            if not page["more"]:
+                return EXIT_OK
+    except SidecarError as exc:
+        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        await client.close()
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    return asyncio.run(_history(args))
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from sidecar.journal import Journal, JournalError
+
+    if not Path(args.db).exists():
+        print(f"sidecar: no journal at '{args.db}'", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        journal = Journal(args.db)
+    except JournalError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        known = dict(journal.tables())
+        if args.table not in known:
+            names = ", ".join(known) or "none"
+            print(f"sidecar: no table '{args.table}' in the journal (tables: {names})",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+        count = 0
+        try:
+            for event in journal.all_events(args.table):
+                event.pop("request_id", None)
+                out.write(json.dumps(event, ensure_ascii=False) + "\n")
+                count += 1
+        finally:
+            if args.output:
+                out.close()
+        if args.output:
+            print(f"{count} events written to {args.output}", file=sys.stderr)
+        return EXIT_OK
+    finally:
+        journal.close()
+
+
 def cmd_odds(args: argparse.Namespace) -> int:
     from protocol.errors import ProtocolError
     from sidecar.pipeline import RollPipeline
@@ -328,6 +406,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "origin and localhost are always allowed")
     group.add_argument("--allow-player-dice", action="store_true",
                        help="players may enter physical dice (GMs always may)")
+    group = serve.add_argument_group("journal")
+    group.add_argument("--db", default="sidecar.db", metavar="PATH",
+                       help="SQLite journal of every table (default ./sidecar.db; "
+                            ":memory: forgets tables at stop)")
     group = serve.add_argument_group("plugins")
     group.add_argument("--plugins-dir", metavar="DIR", help="load every *.py of DIR as a plugin")
     group.add_argument("--disable", action="append", metavar="NAME",
@@ -363,6 +445,19 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(watch, "observer")
     watch.add_argument("--count", type=int, default=0, help="stop after N outcomes")
     watch.set_defaults(func=cmd_watch)
+
+    history = sub.add_parser("history", help="print a table's past events (as your role may "
+                             "see them)")
+    _client_options(history, "observer")
+    history.add_argument("--after", type=int, default=0, help="start after this seq")
+    history.set_defaults(func=cmd_history)
+
+    export = sub.add_parser("export", help="write a table's whole journal as JSON Lines "
+                            "(read from the journal file: everything, secret rolls included)")
+    export.add_argument("--table", required=True)
+    export.add_argument("--db", default="sidecar.db", metavar="PATH")
+    export.add_argument("--output", "-o", metavar="FILE", help="default: standard output")
+    export.set_defaults(func=cmd_export)
 
     odds = sub.add_parser("odds", help="exact odds of a roll, computed locally")
     odds.add_argument("ruleset")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -53,6 +54,7 @@ class SidecarClient:
         self.welcome: dict[str, Any] = {}
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
+        self._prefix = secrets.token_hex(6)
         self._pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
         self._events: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
@@ -91,7 +93,9 @@ class SidecarClient:
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send a request and wait for the reply carrying its ``id``."""
         assert self._ws is not None, "call connect() first"
-        rid = message.setdefault("id", f"c{next(self._ids)}")
+        # Request ids are idempotency keys the server remembers (across restarts): they
+        # must not repeat between processes, so each client has a random prefix.
+        rid = message.setdefault("id", f"{self._prefix}-{next(self._ids)}")
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         try:

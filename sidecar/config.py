@@ -34,6 +34,11 @@ class ServerConfig:
     #: Whether players (not only GMs) may send their own physical dice.
     allow_player_dice: bool = False
 
+    # Journal
+    #: SQLite file where every table event is stored before it is sent (":memory:" keeps
+    #: tables only while the server runs).
+    db: str = "sidecar.db"
+
     # Plugins
     #: A directory whose ``*.py`` files are loaded as plugins.
     plugins_dir: str | None = None

@@ -32,16 +32,19 @@ from protocol.errors import ProtocolError
 from protocol.messages import (
     PROTOCOL_VERSION,
     Hello,
+    HistoryRequest,
     OddsRequest,
     RollRequest,
     parse_request,
     request_id,
 )
 from sidecar.config import ServerConfig
+from sidecar.journal import Journal, JournalError, request_key
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import PluginHost, default_host
 from sidecar.ratelimit import TokenBucket
 from sidecar.table import Member, Table, Tables
+from sidecar.visibility import audience, outcome_view
 
 log = logging.getLogger("sidecar.server")
 
@@ -91,8 +94,10 @@ class SidecarServer:
         self.host = host or default_host(self.config.plugins_dir,
                                          disabled=self.config.disabled_plugins)
         self.pipeline = pipeline or RollPipeline(self.host)
+        self.journal = Journal(self.config.db)
         self.tables = Tables(max_tables=self.config.max_tables,
-                             max_members=self.config.max_members)
+                             max_members=self.config.max_members,
+                             load=self.journal.table_meta)
         self.server: Server | None = None
         self._page: bytes | None = None
 
@@ -135,6 +140,7 @@ class SidecarServer:
         if self.server is not None:
             self.server.close(close_connections=True)
             await self.server.wait_closed()
+        await asyncio.to_thread(self.journal.close)
 
     async def __aenter__(self) -> SidecarServer:
         await self.start()
@@ -194,6 +200,9 @@ class SidecarServer:
         """Write one message to several members without waiting on any of them."""
         by_encoding: dict[bool, list[ServerConnection]] = {}
         for member in members:
+            if member.held is not None:  # still replaying: keep live messages for after
+                member.held.append(message)
+                continue
             connection: ServerConnection = member.connection
             transport = connection.transport
             if transport is not None and (
@@ -282,14 +291,24 @@ class SidecarServer:
 
     def _join(self, session: ClientSession, hello: Hello) -> None:
         member = Member(name=hello.name, role=hello.role, locale=hello.locale,
-                        binary=session.binary, connection=session.connection)
+                        binary=session.binary, connection=session.connection,
+                        held=[] if hello.resume is not None else None)
         session.table = self.tables.join(hello.table, member)
         session.member = member
         log.info("%s joined table %s as %s (%s)", hello.name, hello.table, hello.role,
                  session.peer)
 
     async def _welcome(self, session: ClientSession, hello: Hello) -> None:
-        assert session.table is not None
+        table, member = session.table, session.member
+        assert table is not None and member is not None
+        replayed = 0
+        if hello.resume is not None:
+            # Everything numbered so far is committed once this returns, so the journal
+            # holds exactly (resume, upto]; later events are held for this member.
+            await self.journal.flush()
+            upto = table.seq
+            replayed = await asyncio.to_thread(self.journal.count_visible, table.name,
+                                               member.name, member.role, hello.resume, upto)
         welcome: dict[str, Any] = {
             "type": "welcome",
             "protocol": PROTOCOL_VERSION,
@@ -301,10 +320,50 @@ class SidecarServer:
             "extensions": self.host.extension_listing(),
             "manual_dice": hello.role == "gm" or self.config.allow_player_dice,
         }
+        if hello.resume is not None:
+            welcome["replayed"] = replayed
         if hello.id is not None:
             welcome["id"] = hello.id
         await self._send(session, welcome)
-        self._fan_out(session.table.members, session.table.presence())
+        self._fan_out(table.members, table.presence())
+        if hello.resume is not None:
+            await self._replay(session, hello.resume, upto)
+
+    REPLAY_PAGE = 500
+
+    async def _replay(self, session: ClientSession, after: int, upto: int) -> None:
+        """Stream the journal's (after, upto] to a resuming member, then what was held."""
+        table, member = session.table, session.member
+        assert table is not None and member is not None and member.held is not None
+        last = after
+        while last < upto:
+            page = await asyncio.to_thread(self.journal.page, table.name, member.name,
+                                           member.role, last, upto, self.REPLAY_PAGE)
+            if not page:
+                break
+            for event in page:
+                await self._send(session, self._view(event, member))
+                last = event["seq"]
+        last = max(last, upto)
+        while member.held:
+            message = member.held.pop(0)
+            if message.get("type") == "outcome" and message["seq"] <= last:
+                continue  # already in the replay
+            await self._send(session, message)
+        member.held = None
+
+    @staticmethod
+    def _view(event: dict[str, Any], member: Member, *, duplicate: bool = False
+              ) -> dict[str, Any]:
+        """A journaled event as ``member`` may see it; their own rolls carry their id."""
+        roller = (event["by"]["name"], event["by"]["role"])
+        view = audience(event["mode"], member.key, roller)
+        assert view is not None
+        own_id = event.get("request_id") if member.key == roller else None
+        message = outcome_view(event, view, member.locale, own_id)
+        if duplicate:
+            message["duplicate"] = True
+        return message
 
     async def _member_phase(self, session: ClientSession) -> None:
         async for frame in session.connection:
@@ -339,6 +398,8 @@ class SidecarServer:
             await self._roll(session, request)
         elif isinstance(request, OddsRequest):
             await self._odds(session, request)
+        elif isinstance(request, HistoryRequest):
+            await self._history(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -351,14 +412,63 @@ class SidecarServer:
                 "forbidden", "only the GM may enter physical dice on this server",
                 fr="seul le MJ peut saisir des dés physiques sur ce serveur",
                 details={"field": "dice"})
+        key = None
+        if request.id is not None:
+            key = (member.name, member.role, request_key(request.id) or "")
+            if await self._answer_repeat(session, table, member, key, request.id):
+                return
         roll = self.pipeline.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
             by={"name": member.name, "role": member.role}, label=request.label,
             mode=request.mode, manual=request.dice is not None)
         resolution = self.pipeline.run(roll, dice=request.dice, table_state=table.state)
-        event = table.record(resolution)
+        if key is not None and table.remembered(key) is not None:
+            # The same request resolved meanwhile (another device of this member).
+            await self._answer_repeat(session, table, member, key, request.id)
+            return
+        event = table.record(resolution, request.id, key)
+        try:
+            await self.journal.append(event, table.state)
+        except JournalError as error:
+            log.error("roll %s at %s not journaled, not sent: %s", event["seq"], table.name,
+                      error)
+            raise ProtocolError("internal", "the roll could not be stored; nothing was sent",
+                                fr="le jet n'a pas pu être enregistré ; rien n'a été envoyé")
         for members, message in table.plan_outcome(event, member, request.id):
             self._fan_out(members, message)
+
+    async def _answer_repeat(self, session: ClientSession, table: Table, member: Member,
+                             key: tuple[str, str, str], rid: Any) -> bool:
+        """Resend the original outcome of a request id already resolved; True if so."""
+        event = table.remembered(key)
+        if event is not None:
+            await self.journal.flush()  # it may still be on its way to the disk
+        elif table.needs_journal_lookup():
+            event = await asyncio.to_thread(self.journal.find_request, table.name,
+                                            member.name, member.role, rid)
+        if event is None:
+            return False
+        log.info("repeat of request %r by %s at %s: original outcome #%s resent", rid,
+                 member.name, table.name, event["seq"])
+        await self._send(session, self._view(event, member, duplicate=True))
+        return True
+
+    async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
+        table, member = session.table, session.member
+        assert table is not None and member is not None
+        await self.journal.flush()
+        page = await asyncio.to_thread(self.journal.page, table.name, member.name,
+                                       member.role, request.after, None, request.limit + 1)
+        more = len(page) > request.limit
+        page = page[:request.limit]
+        reply: dict[str, Any] = {
+            "type": "history", "table": table.name,
+            "events": [self._view(event, member) for event in page],
+            "more": more, "next": page[-1]["seq"] if page else request.after,
+        }
+        if request.id is not None:
+            reply["id"] = request.id
+        await self._send(session, reply)
 
     async def _odds(self, session: ClientSession, request: OddsRequest) -> None:
         member, table = session.member, session.table

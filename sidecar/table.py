@@ -8,6 +8,7 @@ sends what :meth:`Table.plan_outcome` returns.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,8 @@ class Member:
     locale: str = "fr"
     binary: bool = True
     connection: Any = None
+    #: While a resume replay is streaming, live messages wait here (then None).
+    held: list[dict[str, Any]] | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -41,6 +44,14 @@ class Table:
     seq: int = 0
     members: list[Member] = field(default_factory=list)
     state: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The seq the table had in the journal when this process loaded it.
+    loaded_seq: int = 0
+    #: Request ids resolved by this process: (name, role, id key) → event.
+    recent: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    #: Whether ``recent`` was emptied to bound memory (then the journal is asked).
+    forgot: bool = False
+
+    MAX_RECENT = 100_000
 
     def join(self, member: Member) -> None:
         self.members.append(member)
@@ -54,11 +65,30 @@ class Table:
         return presence_message(self.name, [{"name": m.name, "role": m.role}
                                             for m in self.members])
 
-    def record(self, resolution: Resolution) -> dict[str, Any]:
+    def remembered(self, key: tuple[str, str, str]) -> dict[str, Any] | None:
+        """The event a request id already produced in this process, if any."""
+        return self.recent.get(key)
+
+    def needs_journal_lookup(self) -> bool:
+        """Whether a request id may have been resolved before this process knew it."""
+        return self.loaded_seq > 0 or self.forgot
+
+    def record(self, resolution: Resolution, request_id: Any = None,
+               key: tuple[str, str, str] | None = None) -> dict[str, Any]:
         """Number a resolved roll and commit its plugin state; return the journal event."""
         self.state = resolution.state
         self.seq += 1
         roll, outcome = resolution.roll, resolution.outcome
+        event = self._event(resolution, roll, outcome, request_id)
+        if key is not None:
+            if len(self.recent) >= self.MAX_RECENT:
+                self.recent.clear()
+                self.forgot = True
+            self.recent[key] = event
+        return event
+
+    def _event(self, resolution: Resolution, roll: Any, outcome: Any,
+               request_id: Any) -> dict[str, Any]:
         return {
             "type": "outcome",
             "seq": self.seq,
@@ -74,6 +104,7 @@ class Table:
             "applied": outcome.applied,
             "notes": outcome.notes,
             "text": resolution.text,
+            "request_id": request_id,
         }
 
     def plan_outcome(
@@ -102,12 +133,14 @@ class Table:
 
 
 class Tables:
-    """All tables of the server, created on first join, up to a limit."""
+    """All tables of the server, created on first join (or loaded from the journal)."""
 
-    def __init__(self, *, max_tables: int = 1000, max_members: int = 1000) -> None:
+    def __init__(self, *, max_tables: int = 1000, max_members: int = 1000,
+                 load: Callable[[str], tuple[int, dict[str, Any]]] | None = None) -> None:
         self.tables: dict[str, Table] = {}
         self.max_tables = max_tables
         self.max_members = max_members
+        self.load = load
 
     def get(self, name: str) -> Table | None:
         return self.tables.get(name)
@@ -122,7 +155,8 @@ class Tables:
                     f"this server already holds {self.max_tables} tables",
                     fr=f"ce serveur a déjà {self.max_tables} tables",
                 )
-            table = self.tables[name] = Table(name)
+            seq, state = self.load(name) if self.load else (0, {})
+            table = self.tables[name] = Table(name, seq=seq, state=state, loaded_seq=seq)
         if len(table.members) >= self.max_members:
             raise ProtocolError(
                 "too_large",

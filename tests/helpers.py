@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,7 +22,7 @@ TIMEOUT = 5.0
 
 def make_config(**overrides: Any) -> ServerConfig:
     config = ServerConfig(host="127.0.0.1", port=0, gm_token=GM_TOKEN,
-                          player_token=PLAYER_TOKEN, ping_interval=None)
+                          player_token=PLAYER_TOKEN, ping_interval=None, db=":memory:")
     for key, value in overrides.items():
         setattr(config, key, value)
     return config
@@ -111,7 +112,8 @@ class Peer:
     async def roll(self, ruleset: str = "bloodlust", params: dict[str, Any] | None = None,
                    **fields: Any) -> dict[str, Any]:
         """Send a roll and return the reply to it (outcome or error)."""
-        rid = fields.pop("id", f"r{len(self.seen)}")
+        # Unique by default: ids are idempotency keys, remembered across restarts.
+        rid = fields.pop("id", f"r-{secrets.token_hex(6)}")
         await self.send({"type": "roll", "id": rid, "ruleset": ruleset,
                          "params": params if params is not None else {"pool": 3}, **fields})
         while True:

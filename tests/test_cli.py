@@ -36,7 +36,7 @@ class ServeProcess:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
             [*SIDECAR, "serve", "--port", "0", "--gm-token", GM_TOKEN,
-             "--player-token", PLAYER_TOKEN, *args],
+             "--player-token", PLAYER_TOKEN, *(args or ("--db", ":memory:"))],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
         self.lines: list[str] = []
         deadline = time.monotonic() + 20
@@ -89,10 +89,15 @@ def test_serve_prints_where_it_listens_plugins_and_join_details():
 
 
 def test_serve_generates_random_tokens_when_none_given():
-    proc = subprocess.Popen([*SIDECAR, "serve", "--port", "0"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*SIDECAR, "serve", "--port", "0", "--db", ":memory:"],
+                            stdout=subprocess.PIPE,
                             text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        banner = "".join(proc.stdout.readline() for _ in range(6))
+        banner = ""
+        while banner.count("--token") < 2:
+            line = proc.stdout.readline()
+            assert line, banner
+            banner += line
         tokens = re.findall(r"--token (\S+)", banner)
         assert len(tokens) == 2 and tokens[0] != tokens[1]
         assert all(len(t) >= 16 for t in tokens)
@@ -162,7 +167,7 @@ def test_sigterm_closes_connections_with_1001():
 def test_serve_with_plugins_dir_and_a_broken_plugin(tmp_path):
     (tmp_path / "typo.py").write_text(
         "from sidecar import hookimpl\n@hookimpl\ndef sidecar_resolv(roll, dice):\n    pass\n")
-    failed = sidecar("serve", "--port", "0", "--plugins-dir", str(tmp_path))
+    failed = sidecar("serve", "--port", "0", "--db", ":memory:", "--plugins-dir", str(tmp_path))
     assert failed.returncode == 1
     assert "plugin 'typo' implements unknown hook(s) sidecar_resolv" in failed.stderr
     assert "Traceback" not in failed.stderr
@@ -171,7 +176,7 @@ def test_serve_with_plugins_dir_and_a_broken_plugin(tmp_path):
 def test_serve_port_in_use_is_a_clear_error():
     with ServeProcess() as server:
         port = server.url.rsplit(":", 1)[1].split("/")[0]
-        taken = sidecar("serve", "--port", port)
+        taken = sidecar("serve", "--port", port, "--db", ":memory:")
         assert taken.returncode == 1 and "cannot listen" in taken.stderr
 
 
@@ -215,7 +220,7 @@ def test_readme_plugin_snippet_works(tmp_path):
     snippet = re.search(r"```python\n(\"\"\"Pile ou face.*?)```", readme, re.S).group(1)
     assert len(snippet.strip().splitlines()) <= 22
     (tmp_path / "coin.py").write_text(snippet)
-    with ServeProcess("--plugins-dir", str(tmp_path)) as server:
+    with ServeProcess("--plugins-dir", str(tmp_path), "--db", ":memory:") as server:
         rolled = sidecar("roll", "coin", "call=pile", "--url", server.url, "--role", "gm",
                          "--token", GM_TOKEN, "--dice", "1", "--json")
         outcome = json.loads(rolled.stdout)
@@ -254,3 +259,13 @@ def test_asyncio_policy_unchanged():
     # The CLI must not leave a loop behind for library users.
     with pytest.raises(RuntimeError):
         asyncio.get_running_loop()
+
+
+def test_successive_cli_rolls_are_distinct_requests():
+    """Request ids are idempotency keys: two `sidecar roll` runs must not share one."""
+    with ServeProcess() as server:
+        outs = [sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                        PLAYER_TOKEN, "--name", "Aengus", "--json") for _ in range(2)]
+        seqs = [json.loads(out.stdout)["seq"] for out in outs]
+        assert seqs == [1, 2]
+        assert all("duplicate" not in json.loads(out.stdout) for out in outs)
