@@ -136,7 +136,7 @@ class ChaosClient:
                     while (self.pending not in self.acked and not reader.done()
                            and loop.time() < deadline):
                         await asyncio.sleep(0.003)
-            except (ConnectionClosed, OSError, TimeoutError, asyncio.TimeoutError):
+            except (ConnectionClosed, OSError, TimeoutError):
                 pass
             finally:
                 if reader is not None and not reader.done():
