@@ -75,10 +75,17 @@ class HistoryRequest:
     id: RequestId = None
 
 
+@dataclass(frozen=True)
+class PluginsRequest:
+    """A ``plugins`` request: the server's plugins and their health (failures, disabled)."""
+
+    id: RequestId = None
+
+
 #: Most events one ``history`` page returns.
 MAX_HISTORY_PAGE = 500
 
-Request = Hello | RollRequest | OddsRequest | HistoryRequest
+Request = Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -244,8 +251,13 @@ def parse_history(message: dict[str, Any]) -> HistoryRequest:
     return HistoryRequest(after=after, limit=limit, id=rid)
 
 
+def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
+    """Validate a ``plugins`` request."""
+    return PluginsRequest(id=_id(message))
+
+
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
-           "history": parse_history}
+           "history": parse_history, "plugins": parse_plugins}
 
 
 def parse_request(message: dict[str, Any]) -> Request:

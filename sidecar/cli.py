@@ -161,6 +161,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config.disabled_plugins = tuple(args.disable or ())
     config.hello_timeout = args.hello_timeout
     config.db = args.db
+    config.plugin_timeout = args.plugin_timeout
+    config.trusted_plugins = tuple(args.trust or ())
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # The transport library's own handshake logs would print tracebacks for garbage input.
@@ -168,9 +170,42 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(config, args.table))
 
 
+async def _server_plugins(args: argparse.Namespace) -> int:
+    from sidecar.client import SidecarClient, SidecarError
+
+    client = SidecarClient(args.url, table=args.table, name="sidecar-plugins",
+                           role="observer")
+    try:
+        await client.connect()
+        reply = await client.request({"type": "plugins"})
+    except SidecarError as exc:
+        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
+        return EXIT_CONNECT
+    finally:
+        await client.close()
+    if args.json:
+        print(json.dumps(reply["plugins"], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for info in reply["plugins"]:
+        state = "DÉSACTIVÉ / DISABLED" if info["disabled"] else "actif / active"
+        print(f"{info['name']} {info['version']}  ({info['source']}) — {state}")
+        if info["recent_failures"]:
+            print(f"    échecs récents / recent failures: {info['recent_failures']} "
+                  f"(dernier / last: {info['last_error']})")
+        if info["rulesets"]:
+            print(f"    rulesets: {', '.join(info['rulesets'])}")
+        print(f"    hooks: {', '.join(info['hooks'])}")
+    return EXIT_OK
+
+
 def cmd_plugins(args: argparse.Namespace) -> int:
     from sidecar.plugins import PluginLoadError, default_host
 
+    if args.url:
+        return asyncio.run(_server_plugins(args))
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
@@ -359,7 +394,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     pipeline = RollPipeline(host)
     try:
         params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))
-        odds = pipeline.odds(pipeline.prepare(args.ruleset, params))
+        odds = asyncio.run(pipeline.odds(pipeline.prepare(args.ruleset, params)))
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -414,6 +449,12 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--plugins-dir", metavar="DIR", help="load every *.py of DIR as a plugin")
     group.add_argument("--disable", action="append", metavar="NAME",
                        help="do not load this plugin (repeatable)")
+    group.add_argument("--plugin-timeout", type=float, default=0.25, metavar="SECONDS",
+                       help="deadline of a third-party hook call (default 0.25); 5 failures "
+                            "in 60 s disable a plugin for the rest of the run")
+    group.add_argument("--trust", action="append", metavar="NAME",
+                       help="run this third-party plugin inline, like the built-ins (faster; "
+                            "only for plugins you know never block; repeatable)")
     group = serve.add_argument_group("limits and timeouts")
     group.add_argument("--rate-limit", type=float, default=20.0, metavar="N",
                        help="rolls per second per connection, burst 2N (0 = off; default 20)")
@@ -428,6 +469,9 @@ def build_parser() -> argparse.ArgumentParser:
     plugins = sub.add_parser("plugins", help="list the plugins found, their rulesets and hooks")
     plugins.add_argument("--plugins-dir", metavar="DIR")
     plugins.add_argument("--json", action="store_true")
+    plugins.add_argument("--url", help="ask a running server instead (shows failures and "
+                                        "disabled plugins)")
+    plugins.add_argument("--table", default="demo", help="table to join for --url")
     plugins.set_defaults(func=cmd_plugins)
 
     roll = sub.add_parser("roll", help="join a table, roll once, print the outcome")

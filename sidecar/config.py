@@ -44,6 +44,12 @@ class ServerConfig:
     plugins_dir: str | None = None
     #: Plugin names not to load.
     disabled_plugins: tuple[str, ...] = ()
+    #: Third-party plugins to run inline like the built-ins (faster; the operator vouches
+    #: that their hooks never block).
+    trusted_plugins: tuple[str, ...] = ()
+    #: Seconds a third-party hook call may take before it is skipped (and counted as a
+    #: failure; 5 failures in 60 s disable the plugin for the rest of the run).
+    plugin_timeout: float = 0.25
 
     # Limits
     #: Largest frame accepted; larger ones close the connection with 1009.

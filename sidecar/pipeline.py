@@ -64,6 +64,27 @@ def result_problem(result: Any) -> str | None:
     return _json_problem(result)
 
 
+IDENTITY_FIELDS = ("ruleset", "table", "by", "label", "mode", "manual", "options")
+
+
+def identity(roll: Roll) -> tuple[Any, ...]:
+    """A snapshot of what no plugin may change about a roll."""
+    return tuple(deep_copy(getattr(roll, name)) for name in IDENTITY_FIELDS)
+
+
+def identity_change(roll: Roll, snapshot: tuple[Any, ...]) -> str | None:
+    """The first identity field a plugin changed, if any."""
+    for name, value in zip(IDENTITY_FIELDS, snapshot, strict=True):
+        if getattr(roll, name) != value:
+            return name
+    return None
+
+
+def restore_identity(roll: Roll, snapshot: tuple[Any, ...]) -> None:
+    for name, value in zip(IDENTITY_FIELDS, snapshot, strict=True):
+        setattr(roll, name, value)
+
+
 def failure_note(failure: HookFailure) -> str:
     """The note an outcome carries about an extension left out of it."""
     return (
@@ -125,21 +146,26 @@ class RollPipeline:
         def report(failure: HookFailure) -> None:
             failures.append(failure)
             log.warning("plugin %s failed in %s: %s", failure.plugin, failure.hook, failure.error)
+            self.host.record_failure(failure.plugin, failure.error)
             if self.on_failure is not None:
                 self.on_failure(failure)
         return report
 
-    def modify_roll(self, roll: Roll, state: dict[str, dict[str, Any]],
-                    failures: list[HookFailure]) -> list[str]:
+    async def modify_roll(self, roll: Roll, state: dict[str, dict[str, Any]],
+                          failures: list[HookFailure]) -> list[str]:
         """Run the extensions' ``sidecar_modify_roll``; return those that changed params."""
         schema = self.host.ruleset_schema(roll.ruleset) or {}
         changed: list[str] = []
 
-        def before(plugin: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        def before(plugin: str) -> tuple[dict[str, Any], dict[str, Any], tuple[Any, ...]]:
             roll.state = state.setdefault(plugin, {})
-            return deep_copy(roll.params), deep_copy(roll.state)
+            return deep_copy(roll.params), deep_copy(roll.state), identity(roll)
 
-        def after(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any]]) -> str | None:
+        def after(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any],
+                                               tuple[Any, ...]]) -> str | None:
+            changed_field = identity_change(roll, snapshot[2])
+            if changed_field:
+                return f"changed roll.{changed_field}, which extensions may not change"
             if not isinstance(roll.params, dict):
                 return "roll.params is no longer a map"
             if roll.params != snapshot[0]:
@@ -154,30 +180,48 @@ class RollPipeline:
                 changed.append(plugin)
             return None
 
-        def undo(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any]]) -> None:
+        def undo(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any],
+                                              tuple[Any, ...]]) -> None:
             roll.params = snapshot[0]
             state[plugin] = snapshot[1]
+            restore_identity(roll, snapshot[2])
 
-        self.host.call_each("sidecar_modify_roll", before, after, undo,
-                            self._report(failures), refusals=("invalid_params",), roll=roll)
+        await self.host.call_each("sidecar_modify_roll", before, after, undo,
+                                  self._report(failures), refusals=("invalid_params",),
+                                  roll=roll)
         return changed
 
-    def resolve(self, roll: Roll, dice: list[int] | None,
-                state: dict[str, dict[str, Any]], failures: list[HookFailure]) -> Outcome:
+    def _check_owner(self, ruleset: str) -> str | None:
+        owner = self.host.ruleset_owner(ruleset)
+        if owner in self.host.disabled:
+            raise ProtocolError(
+                "plugin_error",
+                f"the ruleset '{ruleset}' is disabled after repeated failures of its plugin",
+                fr=f"le jeu de règles « {ruleset} » est désactivé : son extension a échoué "
+                   "trop souvent",
+                details={"plugin": owner, "ruleset": ruleset, "disabled": True})
+        return owner
+
+    async def resolve(self, roll: Roll, dice: list[int] | None,
+                      state: dict[str, dict[str, Any]], failures: list[HookFailure]) -> Outcome:
         """Have the ruleset's plugin resolve the roll, from manual faces or the dice source."""
-        owner = self.host.ruleset_owner(roll.ruleset)
+        owner = self._check_owner(roll.ruleset)
         roll.state = state.setdefault(owner or "", {})
         source: DiceSource = ManualDice(dice) if dice is not None else self.dice_factory()
+        before = identity(roll)
         try:
-            raw = self.host.call_firstresult("sidecar_resolve", owner, self._report(failures),
-                                             roll=roll, dice=source)
+            raw = await self.host.call_firstresult("sidecar_resolve", owner,
+                                                   self._report(failures), roll=roll,
+                                                   dice=source)
         except ProtocolError:
             raise
         except DiceExhausted:
-            raise self._too_few_dice(roll, dice or [], state) from None
+            raise (await self._too_few_dice(roll, dice or [], state)) from None
         except Exception as exc:
             log.warning("ruleset %s (plugin %s) failed: %s: %s", roll.ruleset, owner,
                         type(exc).__name__, exc)
+            if owner:
+                self.host.record_failure(owner, f"{type(exc).__name__}: {exc}")
             raise ProtocolError(
                 "plugin_error",
                 f"the ruleset '{roll.ruleset}' failed on this roll ({type(exc).__name__})",
@@ -185,7 +229,11 @@ class RollPipeline:
                    f"({type(exc).__name__})",
                 details={"plugin": owner, "ruleset": roll.ruleset},
             ) from None
-        outcome = self._as_outcome(raw, source, roll, owner)
+        changed_field = identity_change(roll, before)
+        if changed_field:
+            restore_identity(roll, before)
+            raw = f"changed roll.{changed_field}"
+        outcome = self._as_outcome(raw, source, roll, owner, self.host)
         if isinstance(source, ManualDice) and source.unused:
             used = len(source.rolled)
             raise ProtocolError(
@@ -199,13 +247,14 @@ class RollPipeline:
             )
         return outcome
 
-    def _too_few_dice(self, roll: Roll, faces: list[int],
-                      state: dict[str, dict[str, Any]]) -> ProtocolError:
+    async def _too_few_dice(self, roll: Roll, faces: list[int],
+                            state: dict[str, dict[str, Any]]) -> ProtocolError:
         # Replay with the missing faces padded to learn the whole sequence of dice.
         probe = ManualDice(faces, pad=True)
         try:
-            self.host.call_firstresult("sidecar_resolve", self.host.ruleset_owner(roll.ruleset),
-                                       lambda failure: None, roll=deep_copy(roll), dice=probe)
+            await self.host.call_firstresult(
+                "sidecar_resolve", self.host.ruleset_owner(roll.ruleset), lambda failure: None,
+                roll=Roll(**{**roll.__dict__, "params": deep_copy(roll.params)}), dice=probe)
             wanted = f"{len(probe.rolled)} ({describe_dice(probe.rolled)})"
         except Exception:
             wanted = f"more than {len(faces)}"
@@ -217,10 +266,13 @@ class RollPipeline:
         )
 
     @staticmethod
-    def _as_outcome(raw: Any, source: DiceSource, roll: Roll, owner: str | None) -> Outcome:
+    def _as_outcome(raw: Any, source: DiceSource, roll: Roll, owner: str | None,
+                    host: PluginHost) -> Outcome:
         def broken(why: str) -> ProtocolError:
             log.warning("ruleset %s (plugin %s) returned a bad outcome: %s",
                         roll.ruleset, owner, why)
+            if owner:
+                host.record_failure(owner, f"bad outcome: {why}")
             return ProtocolError(
                 "plugin_error",
                 f"the ruleset '{roll.ruleset}' returned a bad outcome: {why}",
@@ -230,6 +282,8 @@ class RollPipeline:
 
         if raw is None:
             raise broken("no plugin resolved it")
+        if isinstance(raw, str):
+            raise broken(raw)
         if isinstance(raw, dict):
             raw = Outcome(result=raw.get("result"), dice=raw.get("dice", source.rolled),
                           notes=list(raw.get("notes", [])))
@@ -247,15 +301,26 @@ class RollPipeline:
         raw.applied = []
         return raw
 
-    def modify_outcome(self, roll: Roll, outcome: Outcome,
-                       state: dict[str, dict[str, Any]], failures: list[HookFailure]) -> None:
+    async def modify_outcome(self, roll: Roll, outcome: Outcome,
+                             state: dict[str, dict[str, Any]],
+                             failures: list[HookFailure]) -> None:
         """Run the extensions' ``sidecar_modify_outcome``; record those that changed it."""
 
-        def before(plugin: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
-            roll.state = state.setdefault(plugin, {})
-            return deep_copy(outcome.result), list(outcome.notes), deep_copy(roll.state)
+        changed: list[str] = []
 
-        def after(plugin: str, snapshot: tuple[Any, list[str], Any]) -> str | None:
+        def before(plugin: str) -> tuple[Any, ...]:
+            roll.state = state.setdefault(plugin, {})
+            return (deep_copy(outcome.result), list(outcome.notes), deep_copy(roll.state),
+                    identity(roll), deep_copy(outcome.dice), list(outcome.applied))
+
+        def after(plugin: str, snapshot: tuple[Any, ...]) -> str | None:
+            changed_field = identity_change(roll, snapshot[3])
+            if changed_field:
+                return f"changed roll.{changed_field}, which extensions may not change"
+            if outcome.dice != snapshot[4]:
+                return "changed outcome.dice, which extensions may not change"
+            if outcome.applied != snapshot[5]:
+                return "changed outcome.applied, which the server keeps"
             problem = result_problem(outcome.result)
             if problem:
                 return f"left an invalid result: {problem}"
@@ -268,25 +333,29 @@ class RollPipeline:
             if problem:
                 return f"state {problem}"
             if outcome.result != snapshot[0] or len(outcome.notes) != len(snapshot[1]):
-                if plugin not in outcome.applied:
-                    outcome.applied.append(plugin)
+                changed.append(plugin)
             return None
 
-        def undo(plugin: str, snapshot: tuple[Any, list[str], Any]) -> None:
-            outcome.result, outcome.notes, state[plugin] = snapshot
+        def undo(plugin: str, snapshot: tuple[Any, ...]) -> None:
+            outcome.result, outcome.notes, state[plugin] = snapshot[0], snapshot[1], snapshot[2]
+            restore_identity(roll, snapshot[3])
+            outcome.dice, outcome.applied = snapshot[4], snapshot[5]
 
-        self.host.call_each("sidecar_modify_outcome", before, after, undo,
-                            self._report(failures), roll=roll, outcome=outcome)
+        await self.host.call_each("sidecar_modify_outcome", before, after, undo,
+                                  self._report(failures), roll=roll, outcome=outcome)
+        for plugin in changed:
+            if plugin not in outcome.applied:
+                outcome.applied.append(plugin)
 
-    def render_text(self, roll: Roll, outcome: Outcome,
-                    failures: list[HookFailure]) -> dict[str, str]:
+    async def render_text(self, roll: Roll, outcome: Outcome,
+                          failures: list[HookFailure]) -> dict[str, str]:
         """The one-line summary in each locale."""
         texts = {}
         for locale in LOCALES:
             try:
-                text = self.host.call_firstresult("sidecar_render_text", None,
-                                                  self._report(failures), roll=roll,
-                                                  outcome=outcome, locale=locale)
+                text = await self.host.call_firstresult("sidecar_render_text", None,
+                                                        self._report(failures), roll=roll,
+                                                        outcome=outcome, locale=locale)
             except Exception:  # pragma: no cover - call_firstresult contains failures
                 text = None
             if not isinstance(text, str) or not text.strip():
@@ -298,7 +367,7 @@ class RollPipeline:
 
     # -- whole runs ---------------------------------------------------------------------
 
-    def run(
+    async def run(
         self,
         roll: Roll,
         *,
@@ -308,28 +377,31 @@ class RollPipeline:
         """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal."""
         state = deep_copy(table_state or {})
         failures: list[HookFailure] = []
-        changed = self.modify_roll(roll, state, failures)
-        outcome = self.resolve(roll, dice, state, failures)
+        self._check_owner(roll.ruleset)
+        changed = await self.modify_roll(roll, state, failures)
+        outcome = await self.resolve(roll, dice, state, failures)
         outcome.applied = list(changed)
-        self.modify_outcome(roll, outcome, state, failures)
+        await self.modify_outcome(roll, outcome, state, failures)
         for failure in failures:
             note = failure_note(failure)
             if note not in outcome.notes:
                 outcome.notes.append(note)
-        text = self.render_text(roll, outcome, failures)
+        text = await self.render_text(roll, outcome, failures)
         return Resolution(roll=roll, outcome=outcome, text=text, state=state, failures=failures)
 
-    def odds(self, roll: Roll) -> dict[str, Any]:
+    async def odds(self, roll: Roll) -> dict[str, Any]:
         """Exact odds of a prepared roll, with the extensions' roll changes applied."""
         failures: list[HookFailure] = []
-        self.modify_roll(roll, {}, failures)
-        owner = self.host.ruleset_owner(roll.ruleset)
+        owner = self._check_owner(roll.ruleset)
+        await self.modify_roll(roll, {}, failures)
         try:
-            odds = self.host.call_firstresult("sidecar_odds", owner, self._report(failures),
-                                              roll=roll)
+            odds = await self.host.call_firstresult("sidecar_odds", owner,
+                                                    self._report(failures), roll=roll)
         except ProtocolError:
             raise
         except Exception as exc:
+            if owner:
+                self.host.record_failure(owner, f"{type(exc).__name__}: {exc}")
             raise ProtocolError(
                 "plugin_error",
                 f"the ruleset '{roll.ruleset}' failed to compute odds ({type(exc).__name__})",
@@ -348,6 +420,8 @@ class RollPipeline:
         p_success = odds.get("p_success") if isinstance(odds, dict) else None
         if (not isinstance(kinds, dict) or isinstance(p_success, bool)
                 or not isinstance(p_success, (int, float))):
+            if owner:
+                self.host.record_failure(owner, "malformed odds")
             raise ProtocolError(
                 "plugin_error",
                 f"the ruleset '{roll.ruleset}' returned malformed odds",

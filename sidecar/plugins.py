@@ -12,11 +12,18 @@ Set ``SIDECAR_TRACE=1`` to log every hook call.
 
 from __future__ import annotations
 
+import asyncio
+import collections
+import dataclasses
+import functools
 import importlib.util
+import inspect
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -27,17 +34,24 @@ import pluggy
 from protocol.errors import ProtocolError
 from sidecar import hookspecs
 from sidecar.markers import PROJECT
+from sidecar.model import Outcome, Roll
 from sidecar.params import check_schema
 
 log = logging.getLogger("sidecar.plugins")
 
 ENTRY_POINT_GROUP = "sidecar"
+#: Plugins shipped in this distribution are trusted: they run inline, never disabled.
+TRUSTED_DISTRIBUTION = "vtt-sidecar"
 HOOK_NAMES = tuple(name for name in dir(hookspecs) if name.startswith("sidecar_"))
 EXTENSION_HOOKS = ("sidecar_modify_roll", "sidecar_modify_outcome")
 
 
 class PluginLoadError(Exception):
     """A plugin could not be loaded; the message names the plugin and says why."""
+
+
+class PluginTimeout(Exception):
+    """A plugin call ran past its deadline (it is left running in its thread, ignored)."""
 
 
 @dataclass
@@ -50,6 +64,11 @@ class PluginInfo:
     description: str
     hooks: list[str] = field(default_factory=list)
     rulesets: list[str] = field(default_factory=list)
+    #: Part of this distribution: runs inline and is never disabled.
+    trusted: bool = False
+    disabled: bool = False
+    failures: collections.deque[float] = field(default_factory=collections.deque)
+    last_error: str | None = None
 
     @property
     def is_extension(self) -> bool:
@@ -91,10 +110,19 @@ def _hookimpl_names(plugin: Any) -> list[str]:
 class PluginHost:
     """Loads plugins and calls their hooks on behalf of the pipeline."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, timeout: float = 0.25, max_failures: int = 5,
+                 failure_window: float = 60.0) -> None:
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.plugins: dict[str, PluginInfo] = {}
+        #: Seconds a third-party hook call may take before it is skipped.
+        self.timeout = timeout
+        #: Failures within ``failure_window`` seconds that disable a third-party plugin.
+        self.max_failures = max_failures
+        self.failure_window = failure_window
+        self.disabled: set[str] = set()
+        self._pool: ThreadPoolExecutor | None = None
+        self._async_cache: dict[Any, bool] = {}
         #: ruleset name → (plugin name, description as sent in ``welcome``)
         self.rulesets: dict[str, tuple[str, dict[str, Any]]] = {}
         if os.environ.get("SIDECAR_TRACE"):
@@ -119,7 +147,8 @@ class PluginHost:
             # A plugin's own __version__ wins: one distribution may ship several plugins.
             version = getattr(plugin, "__version__", None) or (dist.version if dist else "")
             source = f"package {dist.name}" if dist is not None else f"entry point {ep.value}"
-            self.register(plugin, ep.name, version=version, source=source)
+            self.register(plugin, ep.name, version=version, source=source,
+                          trusted=dist is not None and dist.name == TRUSTED_DISTRIBUTION)
 
     def load_directory(self, directory: str | Path, *, disabled: tuple[str, ...] = ()) -> None:
         """Register every ``*.py`` file of ``directory`` as a plugin named after the file."""
@@ -146,7 +175,8 @@ class PluginHost:
             self.register(module, name, version=getattr(module, "__version__", ""),
                           source=str(file))
 
-    def register(self, plugin: Any, name: str, *, version: str = "", source: str = "") -> None:
+    def register(self, plugin: Any, name: str, *, version: str = "", source: str = "",
+                 trusted: bool = False) -> None:
         """Register one plugin object under ``name``, refusing unknown hooks by name."""
         if name in self.plugins:
             raise PluginLoadError(
@@ -164,7 +194,8 @@ class PluginHost:
         except pluggy.PluginValidationError as exc:
             raise PluginLoadError(f"plugin '{name}': {exc}") from exc
         info = PluginInfo(name=name, version=str(version or ""), source=source,
-                          description=_first_doc_line(plugin), hooks=sorted(hooks))
+                          description=_first_doc_line(plugin), hooks=sorted(hooks),
+                          trusted=trusted)
         self.plugins[name] = info
         if "sidecar_rulesets" in hooks:
             self._collect_rulesets(plugin, info)
@@ -177,6 +208,10 @@ class PluginHost:
             raise PluginLoadError(
                 f"plugin '{info.name}': sidecar_rulesets() raised {type(exc).__name__}: {exc}"
             ) from exc
+        if inspect.isawaitable(described):
+            described.close()
+            self._unregister(info.name)
+            raise PluginLoadError(f"plugin '{info.name}': sidecar_rulesets() must not be async")
         if not isinstance(described, list):
             self._unregister(info.name)
             raise PluginLoadError(f"plugin '{info.name}': sidecar_rulesets() must return a list")
@@ -211,13 +246,21 @@ class PluginHost:
 
     # -- what is loaded -----------------------------------------------------------------
 
+    def trust(self, names: tuple[str, ...]) -> None:
+        """Run these plugins inline, like the built-ins (the operator vouches for them)."""
+        for name in names:
+            if name not in self.plugins:
+                raise PluginLoadError(f"cannot trust '{name}': no such plugin is loaded")
+            self.plugins[name].trusted = True
+
     def ruleset_listing(self) -> list[dict[str, Any]]:
         """The rulesets as ``welcome`` lists them."""
         return [listing for _, listing in self.rulesets.values()]
 
     def extension_listing(self) -> list[dict[str, Any]]:
-        """The extensions as ``welcome`` lists them."""
-        return [info.to_listing() for info in self.plugins.values() if info.is_extension]
+        """The extensions as ``welcome`` lists them (disabled ones left out)."""
+        return [info.to_listing() for info in self.plugins.values()
+                if info.is_extension and not info.disabled]
 
     def ruleset_schema(self, ruleset: str) -> dict[str, Any] | None:
         entry = self.rulesets.get(ruleset)
@@ -230,16 +273,78 @@ class PluginHost:
     # -- calling ------------------------------------------------------------------------
 
     def implementations(self, hook: str) -> list[pluggy.HookImpl]:
-        """The implementations of ``hook`` in pluggy's call order."""
+        """The implementations of ``hook`` in pluggy's call order, disabled plugins left out."""
         caller = getattr(self.pm.hook, hook)
-        return list(reversed(caller.get_hookimpls()))
+        return [impl for impl in reversed(caller.get_hookimpls())
+                if impl.plugin_name not in self.disabled]
 
     @staticmethod
     def call(impl: pluggy.HookImpl, **kwargs: Any) -> Any:
-        """Call one implementation with the arguments it names."""
+        """Call one implementation inline with the arguments it names (no deadline)."""
         return impl.function(*[kwargs[arg] for arg in impl.argnames])
 
-    def call_firstresult(
+    async def acall(self, impl: pluggy.HookImpl, **kwargs: Any) -> Any:
+        """Call one implementation under the deadline, without blocking the event loop.
+
+        Async hooks are awaited; sync hooks of third-party plugins run in a worker thread;
+        the built-in plugins (pure, fast, tested with the server) run inline. Raises
+        :class:`PluginTimeout` past :attr:`timeout` seconds.
+        """
+        function = impl.function
+        args = [kwargs[arg] for arg in impl.argnames]
+        info = self.plugins.get(impl.plugin_name)
+        is_async = self._async_cache.get(function)
+        if is_async is None:
+            is_async = self._async_cache[function] = inspect.iscoroutinefunction(function)
+        try:
+            if is_async:
+                return await asyncio.wait_for(function(*args), self.timeout)
+            if info is not None and info.trusted:
+                return function(*args)
+            # The thread gets copies: a call that misses its deadline keeps running and must
+            # not touch the real roll later. Its changes are taken back only in time.
+            copies = [_clone(arg) for arg in args]
+            loop = asyncio.get_running_loop()
+            result = await asyncio.wait_for(
+                loop.run_in_executor(self._executor(), functools.partial(function, *copies)),
+                self.timeout)
+            for original, copy_ in zip(args, copies, strict=True):
+                _take_back(original, copy_)
+            return result
+        except TimeoutError:
+            raise PluginTimeout(f"took longer than {self.timeout:g} s") from None
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            # Enough workers that a few stuck plugin calls (until their plugin is disabled)
+            # leave room for everyone else's.
+            self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sidecar-plugin")
+        return self._pool
+
+    def shutdown(self) -> None:
+        """Stop the worker threads (a stuck plugin call is abandoned, not waited for)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def record_failure(self, plugin: str, why: str) -> None:
+        """Count a failure; disable a third-party plugin after too many in the window."""
+        info = self.plugins.get(plugin)
+        if info is None:
+            return
+        now = time.monotonic()
+        info.failures.append(now)
+        info.last_error = why
+        while info.failures and now - info.failures[0] > self.failure_window:
+            info.failures.popleft()
+        if (not info.trusted and plugin not in self.disabled
+                and len(info.failures) >= self.max_failures):
+            self.disabled.add(plugin)
+            info.disabled = True
+            log.warning("plugin %s disabled for the rest of the run: %d failures in %gs "
+                        "(last: %s)", plugin, len(info.failures), self.failure_window, why)
+
+    async def call_firstresult(
         self,
         hook: str,
         owner: str | None,
@@ -253,7 +358,7 @@ class PluginHost:
         """
         for impl in self.implementations(hook):
             try:
-                result = self.call(impl, **kwargs)
+                result = await self.acall(impl, **kwargs)
             except Exception as exc:
                 if impl.plugin_name == owner:
                     raise
@@ -263,7 +368,7 @@ class PluginHost:
                 return result
         return None
 
-    def call_each(
+    async def call_each(
         self,
         hook: str,
         before: Callable[[str], Any],
@@ -277,14 +382,14 @@ class PluginHost:
 
         ``before(plugin)`` snapshots what the plugin may change; ``after(plugin, snapshot)``
         returns a problem description when the plugin left things invalid; ``undo(plugin,
-        snapshot)`` restores the snapshot. A plugin that raises, or leaves a problem, is
-        undone and reported through ``on_failure``. A :class:`ProtocolError` whose code is
-        in ``refusals`` is a deliberate refusal of the request: it propagates.
+        snapshot)`` restores the snapshot. A plugin that raises, times out, or leaves a
+        problem, is undone and reported through ``on_failure``. A :class:`ProtocolError`
+        whose code is in ``refusals`` is a deliberate refusal of the request: it propagates.
         """
         for impl in self.implementations(hook):
             snapshot = before(impl.plugin_name)
             try:
-                self.call(impl, **kwargs)
+                await self.acall(impl, **kwargs)
                 problem = after(impl.plugin_name, snapshot)
             except ProtocolError as exc:
                 if exc.code in refusals:
@@ -296,6 +401,37 @@ class PluginHost:
             if problem:
                 undo(impl.plugin_name, snapshot)
                 on_failure(HookFailure(impl.plugin_name, hook, problem))
+
+    def status(self) -> list[dict[str, Any]]:
+        """Every plugin with its hooks, rulesets, failures and whether it is disabled."""
+        now = time.monotonic()
+        return [{"name": info.name, "version": info.version, "source": info.source,
+                 "description": info.description, "hooks": info.hooks,
+                 "rulesets": info.rulesets, "disabled": info.disabled,
+                 "recent_failures": sum(1 for t in info.failures
+                                        if now - t <= self.failure_window),
+                 "last_error": info.last_error}
+                for info in self.plugins.values()]
+
+
+def _clone(value: Any) -> Any:
+    """A copy of a roll or outcome for a call in another thread (others pass as they are)."""
+    if isinstance(value, (Roll, Outcome)):
+        return dataclasses.replace(value, **{f.name: deep_copy(getattr(value, f.name))
+                                             for f in dataclasses.fields(value)})
+    return value
+
+
+def _take_back(original: Any, copy_: Any) -> None:
+    """Apply a thread's changes to its copy back onto the real roll or outcome."""
+    if not isinstance(original, (Roll, Outcome)):
+        return
+    for f in dataclasses.fields(original):
+        if f.name == "state":  # the pipeline holds this map: keep its identity
+            original.state.clear()
+            original.state.update(copy_.state)
+        else:
+            setattr(original, f.name, getattr(copy_, f.name))
 
 
 def default_host(plugins_dir: str | Path | None = None, *,

@@ -34,6 +34,7 @@ from protocol.messages import (
     Hello,
     HistoryRequest,
     OddsRequest,
+    PluginsRequest,
     RollRequest,
     parse_request,
     request_id,
@@ -93,6 +94,8 @@ class SidecarServer:
         self.config = config or ServerConfig()
         self.host = host or default_host(self.config.plugins_dir,
                                          disabled=self.config.disabled_plugins)
+        self.host.timeout = self.config.plugin_timeout
+        self.host.trust(self.config.trusted_plugins)
         self.pipeline = pipeline or RollPipeline(self.host)
         self.journal = Journal(self.config.db)
         self.tables = Tables(max_tables=self.config.max_tables,
@@ -141,6 +144,7 @@ class SidecarServer:
             self.server.close(close_connections=True)
             await self.server.wait_closed()
         await asyncio.to_thread(self.journal.close)
+        self.host.shutdown()
 
     async def __aenter__(self) -> SidecarServer:
         await self.start()
@@ -388,6 +392,9 @@ class SidecarServer:
             raise ProtocolError(
                 "bad_message", f"already joined table '{session.table.name}'",
                 fr=f"déjà à la table « {session.table.name} »", details={"field": "type"})
+        if isinstance(request, PluginsRequest):
+            await self._dispatch_plugins(session, request)
+            return
         if not session.bucket.allow():
             raise ProtocolError(
                 "rate_limited",
@@ -400,6 +407,13 @@ class SidecarServer:
             await self._odds(session, request)
         elif isinstance(request, HistoryRequest):
             await self._history(session, request)
+
+
+    async def _dispatch_plugins(self, session: ClientSession, request: PluginsRequest) -> None:
+        reply: dict[str, Any] = {"type": "plugins", "plugins": self.host.status()}
+        if request.id is not None:
+            reply["id"] = request.id
+        await self._send(session, reply)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -421,7 +435,7 @@ class SidecarServer:
             request.ruleset, request.params, options=request.options, table=table.name,
             by={"name": member.name, "role": member.role}, label=request.label,
             mode=request.mode, manual=request.dice is not None)
-        resolution = self.pipeline.run(roll, dice=request.dice, table_state=table.state)
+        resolution = await self.pipeline.run(roll, dice=request.dice, table_state=table.state)
         if key is not None and table.remembered(key) is not None:
             # The same request resolved meanwhile (another device of this member).
             await self._answer_repeat(session, table, member, key, request.id)
@@ -476,7 +490,7 @@ class SidecarServer:
         roll = self.pipeline.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
             by={"name": member.name, "role": member.role})
-        odds = self.pipeline.odds(roll)
+        odds = await self.pipeline.odds(roll)
         reply = {"type": "odds", "ruleset": roll.ruleset, "params": roll.params, **odds}
         if request.id is not None:
             reply["id"] = request.id

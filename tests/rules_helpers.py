@@ -161,7 +161,15 @@ def refused(ruleset: str, faces: list[int] | None, error_code: str = "invalid_pa
     return caught.value
 
 
+_LOOP = asyncio.new_event_loop()
+
+
+def call(coro: Any) -> Any:
+    """Run one pipeline coroutine to completion (a private loop: cheaper than asyncio.run)."""
+    return _LOOP.run_until_complete(coro)
+
+
 def pipeline_result(ruleset: str, **params: Any) -> dict[str, Any]:
     """One roll with the secure dice, in process (for statistics)."""
     roll = PIPELINE.prepare(ruleset, params, by={"name": "stat", "role": "gm"})
-    return PIPELINE.run(roll).outcome.result
+    return call(PIPELINE.run(roll)).outcome.result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections import Counter
 from fractions import Fraction
@@ -220,7 +221,7 @@ def test_odds_apply_extensions_roll_changes(tmp_path):
         "from sidecar import hookimpl\n@hookimpl\ndef sidecar_modify_roll(roll):\n"
         "    roll.params['pool'] += 1\n")
     pipeline = RollPipeline(default_host(tmp_path))
-    odds = pipeline.odds(pipeline.prepare("bloodlust", {"pool": 2}))
+    odds = asyncio.run(pipeline.odds(pipeline.prepare("bloodlust", {"pool": 2})))
     assert odds["p_success"] == bloodlust.exact_odds(3, 6)["p_success"]
 
 

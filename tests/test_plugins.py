@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 import textwrap
@@ -272,7 +273,8 @@ def test_a_raising_ruleset_does_not_break_other_rulesets(tmp_path):
     (directory / "greedy.py").write_text(source)
     host = default_host(directory)
     pipeline = RollPipeline(host)
-    resolution = pipeline.run(pipeline.prepare("bloodlust", {"pool": 2}), dice=[6, 6])
+    resolution = asyncio.run(pipeline.run(pipeline.prepare("bloodlust", {"pool": 2}),
+                                          dice=[6, 6]))
     assert resolution.outcome.result["net"] == 2
     assert any("greedy" in note for note in resolution.outcome.notes)
 
@@ -299,7 +301,7 @@ def test_pipeline_runs_without_a_socket():
     host = default_host()
     pipeline = RollPipeline(host)
     roll = pipeline.prepare("bloodlust", {"pool": 5}, by={"name": "A", "role": "gm"})
-    resolution = pipeline.run(roll, dice=[3, 3, 8, 7, 10])
+    resolution = asyncio.run(pipeline.run(roll, dice=[3, 3, 8, 7, 10]))
     assert resolution.outcome.result["degree"] == "complète"
     assert resolution.text["fr"].startswith("A — 5d10 diff. 6")
 
