@@ -65,6 +65,8 @@ class ServerConfig:
     #: Bytes queued towards a client that does not read before it is disconnected (it
     #: can reconnect); keeps one stalled phone from growing the server's memory.
     max_pending_bytes: int = 1024 * 1024
+    #: Kernel send buffer per connection (the OS default may grow to several MiB each).
+    socket_send_buffer: int = 128 * 1024
 
     # Timeouts
     #: Seconds a new connection has to send its ``hello``.

@@ -17,6 +17,7 @@ import http
 import ipaddress
 import logging
 import re
+import socket
 from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
@@ -225,6 +226,11 @@ class SidecarServer:
     # -- connection handling ------------------------------------------------------------
 
     async def _handle(self, connection: ServerConnection) -> None:
+        sock = connection.transport.get_extra_info("socket") if connection.transport else None
+        if sock is not None:
+            # The kernel would otherwise buffer up to several MiB towards a client that
+            # stops reading: bound it, so such a client is noticed and dropped early.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.socket_send_buffer)
         session = ClientSession(connection, self.config)
         log.info("connection from %s", session.peer)
         try:

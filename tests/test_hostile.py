@@ -1,0 +1,206 @@
+"""Hostile clients (issue #5): while honest clients keep rolling, attackers try everything.
+
+Pass: the server never crashes or logs a traceback, each attacker gets the contract's error
+or close code, the honest clients' streams are complete and gap-free, and memory stays
+bounded. Loopback only; every loop is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from tests.helpers import Peer, run, running_server
+
+
+def rss_mib() -> float:
+    with open(f"/proc/{os.getpid()}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def expect_error(server, frame, code: str, *, join: bool = True) -> None:
+    peer = await Peer.open(server, binary=not isinstance(frame, str))
+    if join:
+        await peer.join(table="ailleurs", name="Attaquant")
+    await peer.send_raw(frame)
+    reply = await peer.recv_not_presence()
+    assert reply["type"] == "error" and reply["code"] == code, (frame[:40], reply)
+    await peer.close()
+
+
+async def expect_close(server, frame, code: int) -> None:
+    peer = await Peer.open(server)
+    await peer.join(table="ailleurs", name="Attaquant")
+    await peer.send_raw(frame)
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            await peer.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == code
+
+
+async def compressed_frame_attack(server) -> None:
+    """A frame with the RSV1 (compressed) bit, though no compression was negotiated."""
+    ws = await connect(server.url, compression=None)
+    peer = Peer(ws)
+    await peer.join(table="ailleurs", name="Zip")
+    payload = b"\x00" * 32
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    ws.transport.write(bytes([0xC2, 0x80 | len(payload)]) + mask + masked)
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            await peer.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1002
+
+
+def never_reading_client(port: int) -> socket.socket:
+    """Joins the honest table over a raw socket, then never reads again (blocking calls:
+    run it in a thread, not in the server's event loop)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: it counts
+    sock.settimeout(5)
+    sock.connect(("127.0.0.1", port))
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  f"Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += sock.recv(1)
+    assert b"101" in response.split(b"\r\n")[0]
+    hello = msgpack.packb({"type": "hello", "protocol": 1, "table": "honnête",
+                           "name": "Dormeur", "role": "observer"})
+    mask = b"\x01\x02\x03\x04"
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(hello))
+    sock.sendall(bytes([0x82, 0x80 | len(hello)]) + mask + masked)
+    return sock
+
+
+def test_attackers_while_honest_clients_keep_rolling(caplog):
+    honest_rolls = 150
+
+    async def scenario():
+        async with running_server(rate_limit=0, max_pending_bytes=64 * 1024) as server:
+            before = rss_mib()
+            honest = [await Peer.open(server) for _ in range(3)]
+            for i, peer in enumerate(honest):
+                await peer.join(table="honnête", name=f"H{i}", role="gm" if i == 0 else
+                                "player")
+            sleeper = await asyncio.to_thread(never_reading_client, server.port)
+            streams: list[list[int]] = [[] for _ in honest]
+
+            async def roll_and_listen(index: int, peer: Peer) -> None:
+                sent = 0
+                while len(streams[index]) < honest_rolls * len(honest):
+                    if sent < honest_rolls:
+                        # big pools make big outcomes, to fill the sleeper's buffers fast
+                        await peer.send({"type": "roll", "ruleset": "bloodlust",
+                                         "params": {"pool": 50}})
+                        sent += 1
+                    with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+                        while True:
+                            message = await peer.recv(timeout=0.001 if sent < honest_rolls
+                                                      else 10)
+                            if message["type"] == "outcome":
+                                streams[index].append(message["seq"])
+                                if sent < honest_rolls:
+                                    break
+                            if len(streams[index]) >= honest_rolls * len(honest):
+                                break
+
+            async def attack() -> None:
+                junk = [
+                    (b"\xc1\xff\x00garbage", "bad_frame"),
+                    (msgpack.packb({"type": "roll", "params": {"pool": 3}})[:-3], "bad_frame"),
+                    (b"\x91" * 3000 + b"\xc0", "bad_frame"),
+                    (b"\xdd\xff\xff\xff\xff\x01", "bad_frame"),           # 4G-entry array
+                    (b"\xdb\xff\xff\xff\xf0abc", "bad_frame"),            # 4 GB string
+                    (b"\xdf\x7f\xff\xff\xff", "bad_frame"),               # 2G-entry map
+                    (json.dumps({"type": "roll", "ruleset": ["x"], "id": 1}), "bad_message"),
+                    (json.dumps({"type": "roll", "ruleset": "bloodlust",
+                                 "params": {"pool": "trois"}}), "invalid_params"),
+                    ('{"type": "roll", "id": 1e400}', "bad_frame"),
+                ]
+                for frame, code in junk:
+                    await expect_error(server, frame, code)
+                await expect_error(server, msgpack.packb({"type": "roll", "ruleset": "x"}),
+                                   "not_joined", join=False)
+                await expect_close(server, b"\x00" * (64 * 1024 + 10), 1009)
+                await compressed_frame_attack(server)
+                # wrong token
+                peer = await Peer.open(server)
+                await peer.send({"type": "hello", "protocol": 1, "table": "honnête",
+                                 "name": "Intrus", "role": "gm", "token": "devine"})
+                assert (await peer.recv())["code"] == "forbidden"
+                with pytest.raises(ConnectionClosed):
+                    await peer.recv()
+                # cross-site origin
+                with pytest.raises(InvalidStatus) as refused:
+                    await connect(server.url, additional_headers={"Origin": "https://evil.test"})
+                assert refused.value.response.status_code == 403
+                # flood past the rate limit (the honest table has none: another server would;
+                # here the flood hits the in-flight bound and the per-connection queue)
+                flood = await Peer.open(server)
+                await flood.join(table="ailleurs", name="Déluge", role="gm")
+                for _ in range(200):
+                    await flood.send({"type": "odds", "ruleset": "bloodlust",
+                                      "params": {"pool": 50}})
+                answered = 0
+                while answered < 200:
+                    message = await flood.recv(timeout=10)
+                    answered += message["type"] in ("odds", "error")
+                await flood.close()
+
+            await asyncio.gather(attack(), *(roll_and_listen(i, p) for i, p in
+                                             enumerate(honest)))
+            total = honest_rolls * len(honest)
+            for stream in streams:
+                assert stream == list(range(1, total + 1))
+            # the sleeper was cut off once its backlog passed the limit; the table went on
+            member_names = [m.name for m in server.tables.get("honnête").members]
+            assert "Dormeur" not in member_names
+            sleeper.close()
+            for peer in honest:
+                await peer.close()
+            growth = rss_mib() - before
+            assert growth < 100, f"memory grew by {growth:.0f} MiB"
+
+    with caplog.at_level(logging.DEBUG):
+        run(scenario(), timeout=120)
+    tracebacks = [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+    assert not tracebacks, [r.getMessage() for r in tracebacks]
+    assert any("not reading" in r.getMessage() for r in caplog.records)
+
+
+def test_rate_limit_flood_is_answered_with_rate_limited_and_honest_peer_unaffected():
+    async def scenario():
+        async with running_server(rate_limit=20) as server:
+            flooder, honest = await Peer.open(server), await Peer.open(server)
+            await flooder.join(name="Déluge")
+            await honest.join(name="Calme")
+            for _ in range(300):
+                await flooder.send({"type": "roll", "ruleset": "bloodlust",
+                                    "params": {"pool": 1}})
+            codes = []
+            while len(codes) < 300:
+                message = await flooder.recv(timeout=10)
+                if message["type"] == "error":
+                    codes.append(message["code"])
+                elif message["type"] == "outcome" and message["by"]["name"] == "Déluge":
+                    codes.append("outcome")
+            assert codes.count("outcome") <= 45 and codes.count("rate_limited") >= 255
+            outcome = await honest.roll()
+            assert outcome["type"] == "outcome"
+    run(scenario())
