@@ -114,7 +114,8 @@ def _skill_text(skill: str) -> str:
 
 
 def render_message(p: dict[str, Any], level_used: int, score_faces: list[int],
-                   comp_face: int | None, score: int, verdict: str) -> str:
+                   comp_face: int | None, score: int, verdict: str,
+                   fmt: str | None = None) -> str:
     """The seed's roll message, line by line."""
     count, fixed = SCORE_DICE[p["level"]]
     die = COMPLICATION_DIE[level_used]
@@ -134,7 +135,7 @@ def render_message(p: dict[str, Any], level_used: int, score_faces: list[int],
         "Compétences et bonus/malus : "
         + (", ".join(_skill_text(s) for s in p["skills"]) or "—"),
         f"Bonus/malus flat : {signed(p['flat'])}",
-        f"Format du dé : {dice_format(p['level'], level_used, p['flat'])}",
+        f"Format du dé : {fmt or dice_format(p['level'], level_used, p['flat'])}",
         f"Seuil à atteindre : {p['threshold']}"
         + (f" ({threshold_name})" if threshold_name else ""),
         f"Score : {score} → {verdict}",
@@ -171,10 +172,10 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
              "Narrow success"), "success": ("Réussite", "Success"),
              "critical": ("Réussite éclatante", "Outstanding success")}
     fr, en = names[kind]
+    fmt = dice_format(p["level"], level_used, p["flat"])
     result = common(kind != "failure", score - p["threshold"], kind, fr, en, score=score,
-                    complication=level_used, threshold=p["threshold"],
-                    format=dice_format(p["level"], level_used, p["flat"]),
-                    message=render_message(p, level_used, faces, comp_face, score, fr))
+                    complication=level_used, threshold=p["threshold"], format=fmt,
+                    message=render_message(p, level_used, faces, comp_face, score, fr, fmt))
     return Outcome(result=result, dice=dice.rolled)
 
 

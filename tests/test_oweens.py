@@ -81,6 +81,26 @@ def test_augmentations_placed_to_maximise_successes():
     assert faces == [4, 4, 4]
 
 
+def test_placement_is_optimal_on_every_small_roll():
+    """Greedy placement, closed form and exhaustive search agree (all faces, ≤ 4 dice)."""
+    import itertools
+
+    from plugins.oweens import _exhaustive_placement, best_gain
+    for count in range(1, 5):
+        for faces in itertools.product(range(1, 7), repeat=count):
+            for budget in range(0, 11):
+                placed, used = place_augmentations(list(faces), budget)
+                gained = sum(die_successes(f) for f in placed)
+                assert all(p >= f and p <= 6 for p, f in zip(placed, faces, strict=True))
+                assert sum(p - f for p, f in zip(placed, faces, strict=True)) == used
+                assert (gained, used) == _exhaustive_placement(list(faces), budget)
+                cheap = sum(1 for f in faces if f in (3, 5))
+                medium = sum({2: 2, 3: 1, 4: 1}.get(f, 0) for f in faces)
+                natural = sum(die_successes(f) for f in faces)
+                assert best_gain(cheap, medium, faces.count(1), budget) == (
+                    gained - natural, used)
+
+
 def test_outcome_shows_which_dice_were_raised():
     resolution = resolve("oweens", [5, 5, 3, 6], dice=4, difficulty=3, augmentations=1)
     assert resolution.outcome.result["augmented"] == [{"die": 2, "from": 3, "to": 4}]

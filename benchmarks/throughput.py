@@ -1,0 +1,93 @@
+"""Roll throughput and latency through the whole pipeline, against a bare echo server.
+
+    .venv/bin/python benchmarks/throughput.py
+
+N clients (1, 10, 50), each at its own table, send rolls one after another for a few
+seconds: decode → validate → plugins → resolve → journal → encode → send. The same load
+against ``raw_server.py echo`` (decode + encode only) gives the raw limit of this machine.
+Target: ≥ 60 % of the echo server's throughput at 50 clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+import msgpack
+from websockets.asyncio.client import connect
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from _common import GM, free_port, percentile, raw_server, sidecar_server  # noqa: E402
+
+DURATION = 3.0
+ROLL = {"type": "roll", "ruleset": "bloodlust", "params": {"pool": 5}, "mode": "public"}
+
+
+async def load(url: str, clients: int, join: bool) -> tuple[float, list[float]]:
+    latencies: list[float] = []
+    sockets = []
+    for i in range(clients):
+        ws = await connect(url, compression=None, max_size=1 << 20, ping_interval=None)
+        if join:
+            await ws.send(msgpack.packb({"type": "hello", "protocol": 1, "table": f"b{i}",
+                                         "name": f"c{i}", "role": "gm", "token": GM}))
+            await ws.recv()  # welcome
+            await ws.recv()  # presence
+        sockets.append(ws)
+    stop = time.perf_counter() + DURATION
+    count = 0
+
+    async def client(index: int, ws) -> None:
+        nonlocal count
+        n = 0
+        while time.perf_counter() < stop:
+            n += 1
+            start = time.perf_counter()
+            await ws.send(msgpack.packb({**ROLL, "id": f"{index}-{n}"}))
+            await ws.recv()
+            latencies.append(time.perf_counter() - start)
+            count += 1
+
+    began = time.perf_counter()
+    await asyncio.gather(*(client(i, ws) for i, ws in enumerate(sockets)))
+    elapsed = time.perf_counter() - began
+    for ws in sockets:
+        await ws.close()
+    return count / elapsed, latencies
+
+
+def measure() -> list[dict]:
+    rows = []
+    for clients in (1, 10, 50):
+        port = free_port()
+        echo = raw_server(port, "echo")
+        try:
+            echo_rate, echo_lat = asyncio.run(load(f"ws://127.0.0.1:{port}/", clients, False))
+        finally:
+            echo.stop()
+        port = free_port()
+        server = sidecar_server(port)
+        try:
+            rate, lat = asyncio.run(load(f"ws://127.0.0.1:{port}/ws", clients, True))
+        finally:
+            server.stop()
+        rows.append({"clients": clients, "rolls/s": rate, "echo/s": echo_rate,
+                     "ratio": rate / echo_rate,
+                     "p50 ms": percentile(lat, 0.5) * 1000, "p99 ms": percentile(lat, 0.99) * 1000,
+                     "echo p50 ms": percentile(echo_lat, 0.5) * 1000,
+                     "echo p99 ms": percentile(echo_lat, 0.99) * 1000})
+    return rows
+
+
+def main() -> None:
+    print(f"{'clients':>7} {'rolls/s':>9} {'echo/s':>9} {'ratio':>6} {'p50 ms':>7} "
+          f"{'p99 ms':>7} {'echo p50':>9} {'echo p99':>9}")
+    for r in measure():
+        print(f"{r['clients']:>7} {r['rolls/s']:>9.0f} {r['echo/s']:>9.0f} {r['ratio']:>5.0%} "
+              f"{r['p50 ms']:>7.2f} {r['p99 ms']:>7.2f} {r['echo p50 ms']:>9.2f} "
+              f"{r['echo p99 ms']:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
