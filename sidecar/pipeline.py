@@ -68,8 +68,10 @@ IDENTITY_FIELDS = ("ruleset", "table", "by", "label", "mode", "manual", "options
 
 
 def identity(roll: Roll) -> tuple[Any, ...]:
-    """A snapshot of what no plugin may change about a roll."""
-    return tuple(deep_copy(getattr(roll, name)) for name in IDENTITY_FIELDS)
+    """A snapshot of what no plugin may change about a roll (strings and bools are
+    immutable; only the two maps need copying)."""
+    return (roll.ruleset, roll.table, dict(roll.by), roll.label, roll.mode, roll.manual,
+            deep_copy(roll.options))
 
 
 def identity_change(roll: Roll, snapshot: tuple[Any, ...]) -> str | None:
@@ -157,13 +159,15 @@ class RollPipeline:
         schema = self.host.ruleset_schema(roll.ruleset) or {}
         changed: list[str] = []
 
-        def before(plugin: str) -> tuple[dict[str, Any], dict[str, Any], tuple[Any, ...]]:
+        def before(plugin: str) -> tuple[dict[str, Any], dict[str, Any], tuple[Any, ...] | None]:
             roll.state = state.setdefault(plugin, {})
-            return deep_copy(roll.params), deep_copy(roll.state), identity(roll)
+            # The built-ins are tested with the server: no need to watch their identity.
+            guard = None if self.host.is_trusted(plugin) else identity(roll)
+            return deep_copy(roll.params), deep_copy(roll.state), guard
 
         def after(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any],
-                                               tuple[Any, ...]]) -> str | None:
-            changed_field = identity_change(roll, snapshot[2])
+                                               tuple[Any, ...] | None]) -> str | None:
+            changed_field = snapshot[2] is not None and identity_change(roll, snapshot[2])
             if changed_field:
                 return f"changed roll.{changed_field}, which extensions may not change"
             if not isinstance(roll.params, dict):
@@ -181,10 +185,11 @@ class RollPipeline:
             return None
 
         def undo(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any],
-                                              tuple[Any, ...]]) -> None:
+                                              tuple[Any, ...] | None]) -> None:
             roll.params = snapshot[0]
             state[plugin] = snapshot[1]
-            restore_identity(roll, snapshot[2])
+            if snapshot[2] is not None:
+                restore_identity(roll, snapshot[2])
 
         await self.host.call_each("sidecar_modify_roll", before, after, undo,
                                   self._report(failures), refusals=("invalid_params",),
@@ -310,17 +315,21 @@ class RollPipeline:
 
         def before(plugin: str) -> tuple[Any, ...]:
             roll.state = state.setdefault(plugin, {})
+            if self.host.is_trusted(plugin):
+                return (deep_copy(outcome.result), list(outcome.notes), deep_copy(roll.state),
+                        None, None, None)
             return (deep_copy(outcome.result), list(outcome.notes), deep_copy(roll.state),
                     identity(roll), deep_copy(outcome.dice), list(outcome.applied))
 
         def after(plugin: str, snapshot: tuple[Any, ...]) -> str | None:
-            changed_field = identity_change(roll, snapshot[3])
-            if changed_field:
-                return f"changed roll.{changed_field}, which extensions may not change"
-            if outcome.dice != snapshot[4]:
-                return "changed outcome.dice, which extensions may not change"
-            if outcome.applied != snapshot[5]:
-                return "changed outcome.applied, which the server keeps"
+            if snapshot[3] is not None:
+                changed_field = identity_change(roll, snapshot[3])
+                if changed_field:
+                    return f"changed roll.{changed_field}, which extensions may not change"
+                if outcome.dice != snapshot[4]:
+                    return "changed outcome.dice, which extensions may not change"
+                if outcome.applied != snapshot[5]:
+                    return "changed outcome.applied, which the server keeps"
             problem = result_problem(outcome.result)
             if problem:
                 return f"left an invalid result: {problem}"
@@ -338,8 +347,9 @@ class RollPipeline:
 
         def undo(plugin: str, snapshot: tuple[Any, ...]) -> None:
             outcome.result, outcome.notes, state[plugin] = snapshot[0], snapshot[1], snapshot[2]
-            restore_identity(roll, snapshot[3])
-            outcome.dice, outcome.applied = snapshot[4], snapshot[5]
+            if snapshot[3] is not None:
+                restore_identity(roll, snapshot[3])
+                outcome.dice, outcome.applied = snapshot[4], snapshot[5]
 
         await self.host.call_each("sidecar_modify_outcome", before, after, undo,
                                   self._report(failures), roll=roll, outcome=outcome)

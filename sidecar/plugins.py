@@ -246,6 +246,11 @@ class PluginHost:
 
     # -- what is loaded -----------------------------------------------------------------
 
+    def is_trusted(self, plugin: str) -> bool:
+        """Whether a plugin runs inline without the third-party guards."""
+        info = self.plugins.get(plugin)
+        return info is not None and info.trusted
+
     def trust(self, names: tuple[str, ...]) -> None:
         """Run these plugins inline, like the built-ins (the operator vouches for them)."""
         for name in names:

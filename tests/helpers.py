@@ -39,7 +39,8 @@ def run(coro: Any, timeout: float = 60) -> Any:
 async def running_server(host: PluginHost | None = None, **overrides: Any
                          ) -> AsyncIterator[SidecarServer]:
     config = make_config(**overrides)
-    server = SidecarServer(config, host=host or default_host(config.plugins_dir))
+    server = SidecarServer(config, host=host or default_host(
+        config.plugins_dir, disabled=config.disabled_plugins))
     await server.start()
     try:
         yield server
