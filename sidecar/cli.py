@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 import sidecar
@@ -171,21 +173,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 async def _server_plugins(args: argparse.Namespace) -> int:
-    from sidecar.client import SidecarClient, SidecarError
-
-    client = SidecarClient(args.url, table=args.table, name="sidecar-plugins",
-                           role="observer")
-    try:
-        await client.connect()
+    async with _joined(args, role="observer", name="sidecar-plugins") as (client, _):
         reply = await client.request({"type": "plugins"})
-    except SidecarError as exc:
-        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_ERROR
-    except OSError as exc:
-        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
-        return EXIT_CONNECT
-    finally:
-        await client.close()
     if args.json:
         print(json.dumps(reply["plugins"], ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -205,7 +194,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     from sidecar.plugins import PluginLoadError, default_host
 
     if args.url:
-        return asyncio.run(_server_plugins(args))
+        return _run(_server_plugins(args))
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
@@ -227,27 +216,53 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _client(args: argparse.Namespace, role: str) -> Any:
-    from sidecar.client import SidecarClient
+class CliExit(Exception):
+    """Ends a command with an exit code (the message is already printed)."""
 
-    token = args.token or os.environ.get("SIDECAR_TOKEN")
-    return SidecarClient(args.url, table=args.table, name=args.name, role=role, token=token,
-                         locale=args.locale, binary=not args.text_frames)
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
-async def _roll(args: argparse.Namespace) -> int:
-    from sidecar.client import SidecarError
+@contextlib.asynccontextmanager
+async def _joined(args: argparse.Namespace, *, role: str | None = None,
+                  name: str | None = None) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
+    """Join the table of ``args`` and yield (client, welcome); connection and server
+    errors become exit codes, and the client is closed however the command ends."""
+    from sidecar.client import SidecarClient, SidecarError
 
-    client = _client(args, args.role)
+    role = role or args.role
+    token = None if role == "observer" else (args.token or os.environ.get("SIDECAR_TOKEN"))
+    client = SidecarClient(args.url, table=args.table, name=name or args.name, role=role,
+                           token=token, locale=getattr(args, "locale", "fr"),
+                           binary=not getattr(args, "text_frames", False))
     try:
         welcome = await client.connect()
     except SidecarError as exc:
         print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_ERROR
+        raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
         print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
-        return EXIT_CONNECT
+        raise CliExit(EXIT_CONNECT) from None
     try:
+        yield client, welcome
+    except SidecarError as exc:
+        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        raise CliExit(EXIT_ERROR) from None
+    finally:
+        await client.close()
+
+
+def _run(command: Any) -> int:
+    """Run an async command, turning :class:`CliExit` into its exit code."""
+    try:
+        return asyncio.run(command)
+    except CliExit as exit_:
+        return exit_.code
+
+
+async def _roll(args: argparse.Namespace) -> int:
+    async with _joined(args) as (client, welcome):
         schema = next((r["params"] for r in welcome["rulesets"] if r["name"] == args.ruleset),
                       {})
         try:
@@ -258,72 +273,44 @@ async def _roll(args: argparse.Namespace) -> int:
         except (ValueError, json.JSONDecodeError) as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        try:
-            outcome = await client.roll(args.ruleset, params, label=args.label,
-                                        mode=args.mode, options=options, dice=dice)
-        except SidecarError as exc:
-            print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
-            return EXIT_ERROR
+        outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
+                                    options=options, dice=dice)
         print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome))
         return EXIT_OK
-    finally:
-        await client.close()
 
 
 def cmd_roll(args: argparse.Namespace) -> int:
-    return asyncio.run(_roll(args))
+    return _run(_roll(args))
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    from sidecar.client import SidecarError
-
-    client = _client(args, args.role)
-    try:
-        welcome = await client.connect()
-    except SidecarError as exc:
-        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_ERROR
-    except OSError as exc:
-        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
-        return EXIT_CONNECT
-    print(f"table {welcome['table']} (seq {welcome['seq']}) — Ctrl-C pour quitter / to quit",
-          flush=True)
-    count = 0
-    async for event in client.events():
-        if event["type"] == "presence":
-            if not args.json:
-                names = ", ".join(f"{m['name']} ({m['role']})" for m in event["members"])
-                print(f"   à la table / at the table: {names}", flush=True)
-            continue
-        print(json.dumps(event, ensure_ascii=False) if args.json else format_outcome(event),
-              flush=True)
-        count += 1
-        if args.count and count >= args.count:
-            break
-    await client.close()
-    return EXIT_OK
+    async with _joined(args) as (client, welcome):
+        print(f"table {welcome['table']} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
+              "quit", flush=True)
+        count = 0
+        async for event in client.events():
+            if event["type"] == "presence":
+                if not args.json:
+                    names = ", ".join(f"{m['name']} ({m['role']})" for m in event["members"])
+                    print(f"   à la table / at the table: {names}", flush=True)
+                continue
+            print(json.dumps(event, ensure_ascii=False) if args.json
+                  else format_outcome(event), flush=True)
+            count += 1
+            if args.count and count >= args.count:
+                break
+        return EXIT_OK
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(_watch(args))
+        return _run(_watch(args))
     except KeyboardInterrupt:
         return EXIT_OK
 
 
 async def _history(args: argparse.Namespace) -> int:
-    from sidecar.client import SidecarError
-
-    client = _client(args, args.role)
-    try:
-        await client.connect()
-    except SidecarError as exc:
-        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_ERROR
-    except OSError as exc:
-        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
-        return EXIT_CONNECT
-    try:
+    async with _joined(args) as (client, _):
         after = args.after
         while True:
             page = await client.request({"type": "history", "after": after, "limit": 500})
@@ -333,15 +320,10 @@ async def _history(args: argparse.Namespace) -> int:
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK
-    except SidecarError as exc:
-        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_ERROR
-    finally:
-        await client.close()
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    return asyncio.run(_history(args))
+    return _run(_history(args))
 
 
 def cmd_export(args: argparse.Namespace) -> int:
