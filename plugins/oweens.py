@@ -328,22 +328,32 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
         ones = count - others
         weight = comb(count, ones)  # a 1 shows in one way; the others are in the layer
         for cheap, poly in enumerate(layers[others]):
-            # A budget the cheap steps absorb gains exactly itself, whatever the rest.
-            free_fixed = free if free <= cheap else None
-            total_fixed = budget if budget <= cheap else None
+            # A budget the cheap steps absorb gains exactly itself; past them, while the
+            # medium steps outnumber what the rest can buy, it gains cheap + rest // 2.
+            # Only the remaining states need the closed form.
+            free_half = (free - cheap) // 2 if free > cheap else -1
+            total_half = (budget - cheap) // 2 if budget > cheap else -1
             for natural, ways in enumerate(poly):
                 if not ways:
                     continue
                 medium = 2 * others - natural - cheap
                 bourde = ones > natural
-                free_gain = free_fixed if free_fixed is not None else \
-                    best_gain(cheap, medium, ones, free)[0]
+                if free_half < 0:
+                    free_gain = free
+                elif medium > free_half:
+                    free_gain = cheap + free_half
+                else:
+                    free_gain = best_gain(cheap, medium, ones, free)[0]
                 free_succ = natural + free_gain
                 coup = free_succ >= 2 * target and free_succ > target and not bourde
                 final = free_succ
                 if bought and not bourde and not coup:
-                    final = natural + (total_fixed if total_fixed is not None else
-                                       best_gain(cheap, medium, ones, budget)[0])
+                    if total_half < 0:
+                        final = natural + budget
+                    elif medium > total_half:
+                        final = natural + cheap + total_half
+                    else:
+                        final = natural + best_gain(cheap, medium, ones, budget)[0]
                 if bourde:
                     kind = "botch"
                 elif final > target:
