@@ -20,6 +20,13 @@ ones a function names. A misspelled hook name is refused when the plugin is load
 The host calls extension hooks one plugin at a time: an implementation that raises is
 left out of that roll (its changes undone) and the outcome's ``notes`` say so; a ruleset
 that raises answers ``plugin_error`` to the roller. Neither takes the server down.
+
+Hooks may be plain functions or ``async def`` (except :func:`sidecar_rulesets`, called
+once at load). A third-party plugin's sync hooks run in a worker thread on copies of the
+roll and outcome, its async hooks on the event loop; either way under a deadline
+(``sidecar serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a
+raise; five failures within 60 s disable the plugin for the rest of the run. Never block
+the event loop from an async hook: use ``await``, or a sync hook.
 """
 
 from __future__ import annotations
