@@ -207,6 +207,20 @@ class RollPipeline:
                 details={"plugin": owner, "ruleset": ruleset, "disabled": True})
         return owner
 
+    def _ruleset_failed(self, roll: Roll, owner: str | None, exc: Exception, en: str,
+                        fr: str) -> ProtocolError:
+        """Log and count a ruleset plugin's exception; the ``plugin_error`` for the client."""
+        log.warning("ruleset %s (plugin %s) %s: %s: %s", roll.ruleset, owner, en,
+                    type(exc).__name__, exc)
+        if owner:
+            self.host.record_failure(owner, f"{type(exc).__name__}: {exc}")
+        return ProtocolError(
+            "plugin_error",
+            f"the ruleset '{roll.ruleset}' {en} ({type(exc).__name__})",
+            fr=f"le jeu de règles « {roll.ruleset} » {fr} ({type(exc).__name__})",
+            details={"plugin": owner, "ruleset": roll.ruleset},
+        )
+
     async def resolve(self, roll: Roll, dice: list[int] | None,
                       state: dict[str, dict[str, Any]], failures: list[HookFailure]) -> Outcome:
         """Have the ruleset's plugin resolve the roll, from manual faces or the dice source."""
@@ -223,17 +237,8 @@ class RollPipeline:
         except DiceExhausted:
             raise (await self._too_few_dice(roll, dice or [], state)) from None
         except Exception as exc:
-            log.warning("ruleset %s (plugin %s) failed: %s: %s", roll.ruleset, owner,
-                        type(exc).__name__, exc)
-            if owner:
-                self.host.record_failure(owner, f"{type(exc).__name__}: {exc}")
-            raise ProtocolError(
-                "plugin_error",
-                f"the ruleset '{roll.ruleset}' failed on this roll ({type(exc).__name__})",
-                fr=f"le jeu de règles « {roll.ruleset} » a échoué sur ce jet "
-                   f"({type(exc).__name__})",
-                details={"plugin": owner, "ruleset": roll.ruleset},
-            ) from None
+            raise self._ruleset_failed(roll, owner, exc, "failed on this roll",
+                                       "a échoué sur ce jet") from None
         changed_field = identity_change(roll, before)
         if changed_field:
             restore_identity(roll, before)
@@ -410,15 +415,8 @@ class RollPipeline:
         except ProtocolError:
             raise
         except Exception as exc:
-            if owner:
-                self.host.record_failure(owner, f"{type(exc).__name__}: {exc}")
-            raise ProtocolError(
-                "plugin_error",
-                f"the ruleset '{roll.ruleset}' failed to compute odds ({type(exc).__name__})",
-                fr=f"le jeu de règles « {roll.ruleset} » n'a pas pu calculer les chances "
-                   f"({type(exc).__name__})",
-                details={"plugin": owner, "ruleset": roll.ruleset},
-            ) from None
+            raise self._ruleset_failed(roll, owner, exc, "failed to compute odds",
+                                       "n'a pas pu calculer les chances") from None
         if odds is None:
             raise ProtocolError(
                 "plugin_error",
