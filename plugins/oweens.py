@@ -306,14 +306,13 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
     check_work(count * (2 * count + 1) * (cap + 1) * 5)
     # layer[m][s]: ways for the dice so far (faces 2–6) to show s natural successes and m
     # cheap steps (m capped); all lists of a layer have the same length.
-    layer = [[1]] + [[0] for _ in range(cap)]
+    layer = [[1]]
     layers = [layer]
-    for _ in range(count):
+    for dice_so_far in range(count):
         width = len(layer[0]) + 2
-        nxt = [[0] * width for _ in range(cap + 1)]
+        # After j dice there are at most j cheap steps: rows beyond are always empty.
+        nxt = [[0] * width for _ in range(min(dice_so_far + 1, cap) + 1)]
         for m, poly in enumerate(layer):
-            if not any(poly):
-                continue
             times_a = [a + b + c for a, b, c in zip(poly + [0, 0], [0] + poly + [0],
                                                    [0, 0] + poly, strict=True)]
             times_b = [a + b for a, b in zip(poly + [0, 0], [0] + poly + [0], strict=True)]
@@ -322,8 +321,11 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
             nxt[up] = [a + b for a, b in zip(nxt[up], times_b, strict=True)]
         layer = nxt
         layers.append(layer)
-    kinds = dict.fromkeys(("botch", "failure", "narrow", "success", "critical"), 0)
-    finals: dict[int, int] = {}
+    # Counts per kind and per final number of successes, as plain locals and a list: this
+    # loop visits every state, so it is kept free of calls and dict look-ups where it can.
+    botch = failure = narrow = success = critical = 0
+    finals = [0] * (2 * count + 1)
+    coup_from = max(2 * target, target + 1)  # free successes that make a Coup d'éclat
     for others in range(count + 1):
         ones = count - others
         weight = comb(count, ones)  # a 1 shows in one way; the others are in the layer
@@ -333,37 +335,49 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
             # Only the remaining states need the closed form.
             free_half = (free - cheap) // 2 if free > cheap else -1
             total_half = (budget - cheap) // 2 if budget > cheap else -1
+            free_fixed = free if free_half < 0 else cheap + free_half
+            total_fixed = budget if total_half < 0 else cheap + total_half
+            row = 2 * others - cheap
             for natural, ways in enumerate(poly):
                 if not ways:
                     continue
-                medium = 2 * others - natural - cheap
-                bourde = ones > natural
-                if free_half < 0:
-                    free_gain = free
-                elif medium > free_half:
-                    free_gain = cheap + free_half
-                else:
-                    free_gain = best_gain(cheap, medium, ones, free)[0]
-                free_succ = natural + free_gain
-                coup = free_succ >= 2 * target and free_succ > target and not bourde
-                final = free_succ
-                if bought and not bourde and not coup:
-                    if total_half < 0:
-                        final = natural + budget
-                    elif medium > total_half:
-                        final = natural + cheap + total_half
-                    else:
-                        final = natural + best_gain(cheap, medium, ones, budget)[0]
-                if bourde:
-                    kind = "botch"
-                elif final > target:
-                    kind = "critical" if coup else "success"
-                else:
-                    kind = "narrow" if final == target else "failure"
+                medium = row - natural
+                if free_half < 0 or medium > free_half:
+                    free_succ = natural + free_fixed
+                else:  # best_gain's last branch, inlined: this is the hot path
+                    left = free - cheap - 2 * medium
+                    pairs = min(ones, left // 5)
+                    free_succ = natural + cheap + medium + 2 * pairs + (
+                        1 if pairs < ones and left - 5 * pairs >= 3 else 0)
                 ways *= weight
-                kinds[kind] += ways
-                finals[final] = finals.get(final, 0) + ways
-    return odds_reply(kinds, 6 ** count, "successes", finals.items())
+                if ones > natural:  # Bourde: natural faces; nothing bought
+                    botch += ways
+                    finals[free_succ] += ways
+                    continue
+                if free_succ >= coup_from:  # Coup d'éclat: nothing bought
+                    critical += ways
+                    finals[free_succ] += ways
+                    continue
+                final = free_succ
+                if bought:
+                    if total_half < 0 or medium > total_half:
+                        final = natural + total_fixed
+                    else:
+                        left = budget - cheap - 2 * medium
+                        pairs = min(ones, left // 5)
+                        final = natural + cheap + medium + 2 * pairs + (
+                            1 if pairs < ones and left - 5 * pairs >= 3 else 0)
+                if final > target:
+                    success += ways
+                elif final == target:
+                    narrow += ways
+                else:
+                    failure += ways
+                finals[final] += ways
+    kinds = {"botch": botch, "failure": failure, "narrow": narrow, "success": success,
+             "critical": critical}
+    finals_items = [(value, ways) for value, ways in enumerate(finals) if ways]
+    return odds_reply(kinds, 6 ** count, "successes", finals_items)
 
 
 @hookimpl
