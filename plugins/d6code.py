@@ -16,7 +16,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
-from sidecar.rules import common, heading, signed
+from sidecar.rules import KIND_LABELS, common, heading, signed
 
 __version__ = "1.0"
 
@@ -180,13 +180,7 @@ def judge(score: int, difficulty: int | None, opponent_score: int | None,
     return success, margin, kind, winner
 
 
-LABELS = {
-    "botch": ("Fiasco", "Fiasco (botch)"),
-    "failure": ("Échec", "Failure"),
-    "narrow": ("Réussite de justesse", "Narrow success"),
-    "success": ("Réussite", "Success"),
-    "critical": ("Réussite éclatante", "Outstanding success"),
-}
+LABELS = {**KIND_LABELS, "botch": ("Fiasco", "Fiasco (botch)")}
 
 
 @hookimpl

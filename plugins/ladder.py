@@ -14,7 +14,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import POINT, highest_of, odds_reply
-from sidecar.rules import common, heading
+from sidecar.rules import KIND_LABELS, common, heading, score_kind
 
 __version__ = "1.0"
 
@@ -26,6 +26,8 @@ LADDER: dict[int, tuple[int, int, str]] = {
     4: (6, 8, "Initié"), 5: (8, 8, "Initié"), 6: (8, 10, "Initié"),
     7: (10, 10, "Expert"), 8: (10, 12, "Expert"), 9: (12, 12, "Expert"),
 }
+#: A success by this much or more is critical (RULES.md §2: differential 7+).
+CRITICAL_AT = 7
 DIFFICULTIES = {"Facile": 3, "Modéré": 5, "Pas évident": 7, "Difficile": 9,
                 "Très difficile": 11, "Presque impossible": 13}
 
@@ -109,11 +111,8 @@ def flourish_of(differential: int) -> tuple[str, str] | None:
 def kind_of(score: int, difficulty: int, rescued: bool = False) -> str:
     """The kind of a score: 7+ over is critical, exactly met narrow; a failure rescued by
     "réussi, mais…" or a Chance sacrifice is a narrow success."""
-    if score < difficulty:
-        return "narrow" if rescued else "failure"
-    if score == difficulty:
-        return "narrow"
-    return "critical" if score - difficulty >= 7 else "success"
+    kind = score_kind(score, difficulty, critical_at=CRITICAL_AT)
+    return "narrow" if rescued and kind == "failure" else kind
 
 
 def judge(score: int, difficulty: int, *, level: int, tier: str,
@@ -128,13 +127,8 @@ def judge(score: int, difficulty: int, *, level: int, tier: str,
         flourish = flourish_of(differential)
         if flourish:
             fields["consequence"] = {"fr": flourish[0], "en": flourish[1]}
-        if score == difficulty:
-            return common(True, 0, "narrow", "Réussite de justesse", "Narrow success",
-                          **fields)
-        if differential >= 7:
-            return common(True, score - difficulty, "critical", "Réussite éclatante",
-                          "Outstanding success", **fields)
-        return common(True, score - difficulty, "success", "Réussite", "Success", **fields)
+        kind = score_kind(score, difficulty, critical_at=CRITICAL_AT)
+        return common(True, score - difficulty, kind, *KIND_LABELS[kind], **fields)
     if sacrificed:
         return common(True, 0, "narrow", "Réussite (Chance sacrifiée)",
                       "Success (Chance sacrificed)", **fields)
@@ -230,10 +224,7 @@ def exact_odds(level: int, difficulty: int, rescued: bool) -> dict[str, Any]:
     failure into a narrow success."""
     small, large, bonus, _ = dice_for(level)
     scores = POINT if level == 0 else highest_of(small, large).shift(bonus)
-    kinds: dict[str, int] = {}
-    for score, ways in scores.counts.items():
-        kind = kind_of(score, difficulty, rescued)
-        kinds[kind] = kinds.get(kind, 0) + ways
+    kinds = scores.map(lambda score: kind_of(score, difficulty, rescued)).counts
     return odds_reply(kinds, scores.total, "score", scores.counts.items())
 
 

@@ -13,7 +13,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import add, die, negate, odds_reply, sum_of
-from sidecar.rules import common, heading, score_kind, signed
+from sidecar.rules import KIND_LABELS, common, heading, score_kind, signed
 
 __version__ = "1.0"
 
@@ -168,10 +168,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
     comp_face = dice.roll(abs(die), role="complication") if die else None
     score = sum(faces) + fixed + p["flat"] + ((comp_face or 0) * (1 if die > 0 else -1))
     kind = score_kind(score, p["threshold"])
-    names = {"failure": ("Échec", "Failure"), "narrow": ("Réussite de justesse",
-             "Narrow success"), "success": ("Réussite", "Success"),
-             "critical": ("Réussite éclatante", "Outstanding success")}
-    fr, en = names[kind]
+    fr, en = KIND_LABELS[kind]
     fmt = dice_format(p["level"], level_used, p["flat"])
     result = common(kind != "failure", score - p["threshold"], kind, fr, en, score=score,
                     complication=level_used, threshold=p["threshold"], format=fmt,
@@ -198,10 +195,7 @@ def exact_odds(level: int, shift: int, complication: int, threshold: int) -> dic
     sides = COMPLICATION_DIE[complication]
     if sides:
         scores = add(scores, die(abs(sides)) if sides > 0 else negate(die(abs(sides))))
-    kinds: dict[str, int] = {}
-    for score, ways in scores.counts.items():
-        kind = score_kind(score, threshold)
-        kinds[kind] = kinds.get(kind, 0) + ways
+    kinds = scores.map(lambda score: score_kind(score, threshold)).counts
     return odds_reply(kinds, scores.total, "score", scores.counts.items())
 
 

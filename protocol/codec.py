@@ -54,6 +54,8 @@ def _check_value(value: Any, depth: int) -> None:
             _check_value(item, depth + 1)
     elif isinstance(value, bool) or value is None or isinstance(value, str):
         return
+    elif isinstance(value, (bytes, bytearray)):
+        raise _bad_frame("binary strings are not accepted; use UTF-8 strings")
     elif isinstance(value, int):
         if not INT_MIN <= value <= INT_MAX:
             raise _bad_frame("integer out of the 64-bit range")
@@ -96,10 +98,6 @@ def decode(frame: bytes | str) -> dict[str, Any]:
         raise _bad_frame(str(exc) or type(exc).__name__) from None
     except Exception as exc:  # msgpack raises a few more exotic types on garbage
         raise _bad_frame(type(exc).__name__) from None
-    if isinstance(value, bytes) or (
-        isinstance(value, (list, dict)) and _contains_bytes(value)
-    ):
-        raise _bad_frame("binary strings are not accepted; use UTF-8 strings")
     _check_value(value, 0)
     if not isinstance(value, dict):
         raise ProtocolError(
@@ -109,18 +107,6 @@ def decode(frame: bytes | str) -> dict[str, Any]:
             details={"field": "type"},
         )
     return value
-
-
-def _contains_bytes(value: Any, depth: int = 0) -> bool:
-    if depth > MAX_DEPTH:
-        return False  # _check_value reports the depth
-    if isinstance(value, (bytes, bytearray)):
-        return True
-    if isinstance(value, dict):
-        return any(_contains_bytes(v, depth + 1) for v in value.values())
-    if isinstance(value, list):
-        return any(_contains_bytes(v, depth + 1) for v in value)
-    return False
 
 
 def encode(message: dict[str, Any], *, binary: bool) -> bytes | str:

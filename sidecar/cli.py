@@ -365,18 +365,17 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_odds(args: argparse.Namespace) -> int:
     from protocol.errors import ProtocolError
-    from sidecar.pipeline import RollPipeline
     from sidecar.plugins import PluginLoadError, default_host
+    from sidecar.probability import aodds
 
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
         print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    pipeline = RollPipeline(host)
     try:
         params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))
-        odds = asyncio.run(pipeline.odds(pipeline.prepare(args.ruleset, params)))
+        odds = asyncio.run(aodds(args.ruleset, params, host=host))
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -367,12 +367,10 @@ class RollPipeline:
         """The one-line summary in each locale."""
         texts = {}
         for locale in LOCALES:
-            try:
-                text = await self.host.call_firstresult("sidecar_render_text", None,
-                                                        self._report(failures), roll=roll,
-                                                        outcome=outcome, locale=locale)
-            except Exception:  # pragma: no cover - call_firstresult contains failures
-                text = None
+            # No owner: every plugin's failure is reported and skipped, nothing raises.
+            text = await self.host.call_firstresult("sidecar_render_text", None,
+                                                    self._report(failures), roll=roll,
+                                                    outcome=outcome, locale=locale)
             if not isinstance(text, str) or not text.strip():
                 who = roll.by.get("name", "?")
                 what = f"{roll.label} : " if roll.label else ""

@@ -41,12 +41,12 @@ def check_work(estimate: int) -> None:
 class Dist:
     """A distribution: value → number of ways, out of ``total`` equally likely ways."""
 
-    counts: dict[int, int]
+    counts: dict[Any, int]
     total: int
 
-    def map(self, fn: Callable[[int], int]) -> Dist:
-        """The distribution of ``fn(value)``."""
-        out: dict[int, int] = {}
+    def map(self, fn: Callable[[Any], Any]) -> Dist:
+        """The distribution of ``fn(value)`` (any hashable: a number, a kind…)."""
+        out: dict[Any, int] = {}
         for value, ways in self.counts.items():
             key = fn(value)
             out[key] = out.get(key, 0) + ways

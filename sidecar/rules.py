@@ -33,12 +33,13 @@ def score_kind(score: int, target: int, *, critical_at: int | None = 10) -> str:
     return "success"
 
 
+#: (French, English) label of each kind, for rulesets whose kinds need no other name.
 KIND_LABELS = {
     "botch": ("Échec critique", "Critical failure"),
     "failure": ("Échec", "Failure"),
     "narrow": ("Réussite de justesse", "Narrow success"),
     "success": ("Réussite", "Success"),
-    "critical": ("Réussite critique", "Critical success"),
+    "critical": ("Réussite éclatante", "Outstanding success"),
 }
 
 

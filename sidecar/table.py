@@ -79,17 +79,7 @@ class Table:
         self.state = resolution.state
         self.seq += 1
         roll, outcome = resolution.roll, resolution.outcome
-        event = self._event(resolution, roll, outcome, request_id)
-        if key is not None:
-            if len(self.recent) >= self.MAX_RECENT:
-                self.recent.clear()
-                self.forgot = True
-            self.recent[key] = event
-        return event
-
-    def _event(self, resolution: Resolution, roll: Any, outcome: Any,
-               request_id: Any) -> dict[str, Any]:
-        return {
+        event = {
             "type": "outcome",
             "seq": self.seq,
             "roll": secrets.token_hex(8),
@@ -106,6 +96,12 @@ class Table:
             "text": resolution.text,
             "request_id": request_id,
         }
+        if key is not None:
+            if len(self.recent) >= self.MAX_RECENT:
+                self.recent.clear()
+                self.forgot = True
+            self.recent[key] = event
+        return event
 
     def plan_outcome(
         self, event: dict[str, Any], requester: Member | None, request_id: Any
