@@ -299,6 +299,9 @@ class RollPipeline:
                           notes=list(raw.get("notes", [])))
         if not isinstance(raw, Outcome):
             raise broken(f"expected an Outcome or a map, got {type(raw).__name__}")
+        if not raw.dice and source.rolled:
+            # Every die drawn is shown to the table, even when the plugin forgot to say so.
+            raw.dice = list(source.rolled)
         problem = result_problem(raw.result)
         if problem is None and not all(isinstance(n, str) for n in raw.notes):
             problem = "notes must be strings"

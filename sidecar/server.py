@@ -18,7 +18,6 @@ import ipaddress
 import logging
 import re
 import socket
-from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -47,6 +46,7 @@ from sidecar.plugins import PluginHost, default_host
 from sidecar.ratelimit import TokenBucket
 from sidecar.table import Member, Table, Tables
 from sidecar.visibility import audience, outcome_view
+from sidecar.webassets import WebAssets
 
 log = logging.getLogger("sidecar.server")
 
@@ -103,7 +103,7 @@ class SidecarServer:
                              max_members=self.config.max_members,
                              load=self.journal.table_meta)
         self.server: Server | None = None
-        self._page: bytes | None = None
+        self.assets = WebAssets()
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -177,19 +177,21 @@ class SidecarServer:
                 return connection.respond(http.HTTPStatus.FORBIDDEN,
                                           "Origin not allowed / origine refusée\n")
             return None
-        if path in ("/", "/index.html"):
-            response = connection.respond(http.HTTPStatus.OK, "")
-            response.body = self._web_page()
-            response.headers["Content-Type"] = "text/html; charset=utf-8"
-            response.headers["Content-Length"] = str(len(response.body))
-            response.headers["X-Content-Type-Options"] = "nosniff"
-            return response
-        return connection.respond(http.HTTPStatus.NOT_FOUND, "Not found / introuvable\n")
-
-    def _web_page(self) -> bytes:
-        if self._page is None:
-            self._page = resources.files("sidecar").joinpath("web/index.html").read_bytes()
-        return self._page
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return connection.respond(http.HTTPStatus.NOT_FOUND,
+                                      f"WebSocket endpoint is {WS_PATH}\n")
+        asset = self.assets.get(path)
+        if asset is None:
+            return connection.respond(http.HTTPStatus.NOT_FOUND, "Not found / introuvable\n")
+        response = connection.respond(http.HTTPStatus.OK, "")
+        response.body = asset.body
+        # respond() filled in headers for its empty text body: replace, not append.
+        del response.headers["Content-Type"]
+        del response.headers["Content-Length"]
+        for name, value in asset.headers:
+            response.headers[name] = value
+        response.headers["Content-Length"] = str(len(asset.body))
+        return response
 
     # -- sending ------------------------------------------------------------------------
 

@@ -1,0 +1,370 @@
+/**
+ * vtt-sidecar JavaScript client: one connection to one table of a sidecar.
+ *
+ * A dependency-light ES module for browsers, Foundry VTT and Node ≥ 20 (run Node 20 with
+ * `--experimental-websocket`, or pass a `WebSocket` class such as the `ws` package's).
+ * Frames are MessagePack (the bundled @msgpack/msgpack) unless `binary: false` asks for
+ * JSON text frames. The sidecar serves this file at `/static/sidecar-client.js`.
+ *
+ *   import { SidecarClient } from "./sidecar-client.js";
+ *   const client = new SidecarClient("ws://192.168.1.20:8765/ws",
+ *                                    { table: "crypte", name: "Aengus", token: "…" });
+ *   client.on("outcome", (outcome) => console.log(outcome.text));
+ *   await client.connect();
+ *   const outcome = await client.roll({ ruleset: "oweens", params: { dice: 4, difficulty: 3 } });
+ *   const odds = await client.odds("oweens", { dice: 4, difficulty: 3 });
+ *
+ * After a dropped connection the client reconnects by itself and joins with
+ * `resume: <last seq seen>`: the server replays what was missed, in order, exactly once.
+ * Rolls left unanswered by the drop are re-sent with the same `id`; the server's idempotency
+ * makes sure they are never rolled twice.
+ */
+import { decode, encode } from "./vendor/msgpack.mjs";
+
+/** The protocol version this client speaks. */
+export const PROTOCOL = 1;
+
+/** Error codes after which reconnecting cannot help (the server closes the connection). */
+const FATAL_CODES = new Set(["forbidden", "unsupported_protocol", "bad_message"]);
+
+/** An `error` message from the server, or a failure of the connection itself. */
+export class SidecarError extends Error {
+  /**
+   * @param {string} code  the contract's error code (`invalid_params`, `forbidden`…), or
+   *                       `closed` / `timeout` / `not_connected` for the connection itself
+   * @param {string} message  for a person, in the client's locale
+   * @param {object} [details]  e.g. `{param: "dice"}` for `invalid_params`
+   */
+  constructor(code, message, details = {}) {
+    super(`${code}: ${message}`);
+    this.name = "SidecarError";
+    this.code = code;
+    this.details = details ?? {};
+    this.serverMessage = message;
+  }
+}
+
+function randomPrefix() {
+  const bytes = new Uint8Array(6);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * One client at one table. Events (subscribe with `on(type, listener)`):
+ * - `welcome` (welcome message) after each join, reconnections included;
+ * - `outcome` (outcome) for every outcome this client may see, replayed ones included,
+ *   each `seq` once;
+ * - `presence` ({table, members}) when someone joins or leaves;
+ * - `state` ("connecting" | "open" | "reconnecting" | "closed");
+ * - `error` (SidecarError) for an error that answers no request of this client.
+ */
+export class SidecarClient {
+  /**
+   * @param {string} url  the sidecar's WebSocket URL, e.g. `ws://127.0.0.1:8765/ws`
+   * @param {object} options
+   * @param {string} options.table  table name (created by the first join)
+   * @param {string} options.name  display name
+   * @param {"player"|"gm"|"observer"} [options.role]
+   * @param {string} [options.token]  the GM or player token (not needed by observers)
+   * @param {"fr"|"en"} [options.locale]  language of `text` and error messages
+   * @param {boolean} [options.binary]  MessagePack frames (default) or JSON text frames
+   * @param {boolean} [options.reconnect]  reconnect after a drop (default true)
+   * @param {number} [options.resume]  join with `resume`: replay events after this seq
+   * @param {number} [options.requestTimeout]  ms before a request fails with `timeout`
+   * @param {typeof WebSocket} [options.WebSocket]  WebSocket class (default: the global)
+   */
+  constructor(url, options = {}) {
+    this.url = url;
+    this.table = options.table;
+    this.name = options.name;
+    this.role = options.role ?? "player";
+    this.token = options.token;
+    this.locale = options.locale ?? "fr";
+    this.binary = options.binary ?? true;
+    this.reconnect = options.reconnect ?? true;
+    this.requestTimeout = options.requestTimeout ?? 15000;
+    this.minDelay = options.minDelay ?? 250;
+    this.maxDelay = options.maxDelay ?? 5000;
+    this.WebSocket = options.WebSocket ?? globalThis.WebSocket;
+    if (!this.WebSocket) {
+      throw new TypeError("no WebSocket class: pass options.WebSocket (Node 20: --experimental-websocket)");
+    }
+    /** Highest `seq` received: the next join resumes after it. */
+    this.lastSeq = options.resume ?? null;
+    /** The last `welcome`. */
+    this.welcome = null;
+    this.state = "idle";
+    this._listeners = new Map();
+    this._pending = new Map();
+    this._prefix = randomPrefix();
+    this._counter = 0;
+    this._ws = null;
+    this._closing = false;
+    this._retryTimer = null;
+    this._attempt = 0;
+  }
+
+  // -- events -------------------------------------------------------------------------------
+
+  /** Call `listener(detail)` on each event of `type`; returns a function that unsubscribes. */
+  on(type, listener) {
+    if (!this._listeners.has(type)) this._listeners.set(type, new Set());
+    this._listeners.get(type).add(listener);
+    return () => this._listeners.get(type)?.delete(listener);
+  }
+
+  /** A promise of the next event of `type` for which `predicate(detail)` holds. */
+  next(type, predicate = () => true, timeout = this.requestTimeout) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new SidecarError("timeout", `no ${type} event within ${timeout} ms`));
+      }, timeout);
+      const off = this.on(type, (detail) => {
+        if (!predicate(detail)) return;
+        clearTimeout(timer);
+        off();
+        resolve(detail);
+      });
+    });
+  }
+
+  _emit(type, detail) {
+    for (const listener of [...(this._listeners.get(type) ?? [])]) {
+      try {
+        listener(detail);
+      } catch (err) {
+        // A listener's bug must not break the connection for the others.
+        console.error(`sidecar-client: ${type} listener failed`, err);
+      }
+    }
+  }
+
+  _setState(state) {
+    if (this.state === state) return;
+    this.state = state;
+    this._emit("state", state);
+  }
+
+  // -- connection ---------------------------------------------------------------------------
+
+  /** Open the connection and join; resolves with `welcome`, rejects with a SidecarError. */
+  connect() {
+    this._closing = false;
+    this._setState("connecting");
+    return this._open();
+  }
+
+  _open() {
+    return new Promise((resolve, reject) => {
+      let joined = false;
+      let ws;
+      try {
+        ws = new this.WebSocket(this.url);
+      } catch (err) {
+        reject(new SidecarError("closed", `cannot connect to ${this.url}: ${err.message}`));
+        return;
+      }
+      ws.binaryType = "arraybuffer";
+      this._ws = ws;
+      const helloId = `${this._prefix}-hello-${++this._counter}`;
+      ws.onopen = () => {
+        const hello = { type: "hello", id: helloId, protocol: PROTOCOL, table: this.table,
+                        name: this.name, role: this.role, locale: this.locale };
+        if (this.token) hello.token = this.token;
+        if (this.lastSeq !== null) hello.resume = this.lastSeq;
+        this._sendRaw(hello);
+      };
+      ws.onmessage = (event) => {
+        let message;
+        try {
+          message = this._decode(event.data);
+        } catch (err) {
+          this._emit("error", new SidecarError("bad_frame", `undecodable frame: ${err.message}`));
+          return;
+        }
+        if (!joined) {
+          if (message.type === "welcome") {
+            joined = true;
+            this._attempt = 0;
+            this.welcome = message;
+            if (this.lastSeq === null) this.lastSeq = message.seq;
+            this._setState("open");
+            this._emit("welcome", message);
+            this._resendPending();
+            resolve(message);
+          } else if (message.type === "error") {
+            const error = new SidecarError(message.code, message.message, message.details);
+            if (FATAL_CODES.has(message.code)) this._closing = true;
+            reject(error);
+          }
+          return;
+        }
+        this._dispatch(message);
+      };
+      ws.onclose = (event) => {
+        if (this._ws === ws) this._ws = null;
+        if (!joined) {
+          reject(new SidecarError("closed", `connection closed before joining (${event.code})`));
+        }
+        this._afterClose();
+      };
+      ws.onerror = () => {
+        // onclose follows and decides what to do.
+      };
+    });
+  }
+
+  _afterClose() {
+    if (this._closing || !this.reconnect) {
+      this._setState("closed");
+      this._failPending(new SidecarError("closed", "connection closed"));
+      return;
+    }
+    this._setState("reconnecting");
+    const delay = Math.min(this.maxDelay, this.minDelay * 2 ** this._attempt);
+    this._attempt += 1;
+    // Jitter spreads a whole table's reconnections after a server restart.
+    const jittered = delay * (0.75 + Math.random() * 0.5);
+    this._retryTimer = setTimeout(() => {
+      this._retryTimer = null;
+      if (this._closing) return;
+      this._open().catch(() => {
+        // _afterClose has scheduled the next try (or given up on a fatal error).
+      });
+    }, jittered);
+  }
+
+  /** Close for good (no reconnection); pending requests fail with `closed`. */
+  close() {
+    this._closing = true;
+    if (this._retryTimer !== null) clearTimeout(this._retryTimer);
+    this._retryTimer = null;
+    const ws = this._ws;
+    if (ws && ws.readyState <= 1) {
+      return new Promise((resolve) => {
+        const done = () => resolve();
+        ws.addEventListener?.("close", done);
+        ws.close(1000);
+        setTimeout(done, 2000);
+      }).then(() => this._afterClose());
+    }
+    this._afterClose();
+    return Promise.resolve();
+  }
+
+  /** Drop the connection as a network failure would (it reconnects); for tests and demos. */
+  dropConnection() {
+    this._ws?.close(4000, "dropped by the client");
+  }
+
+  // -- frames -------------------------------------------------------------------------------
+
+  _decode(data) {
+    if (typeof data === "string") return JSON.parse(data);
+    const message = decode(new Uint8Array(data));
+    if (message === null || typeof message !== "object" || Array.isArray(message)) {
+      throw new Error("not a map");
+    }
+    return message;
+  }
+
+  _sendRaw(message) {
+    this._ws.send(this.binary ? encode(message) : JSON.stringify(message));
+  }
+
+  _dispatch(message) {
+    if (message.type === "outcome") {
+      if (typeof message.seq === "number") {
+        if (this.lastSeq !== null && message.seq <= this.lastSeq && !message.duplicate) {
+          this._settle(message);
+          return; // already seen (a replay overlapping what we had)
+        }
+        if (this.lastSeq === null || message.seq > this.lastSeq) this.lastSeq = message.seq;
+      }
+      if (!message.duplicate) this._emit("outcome", message);
+    } else if (message.type === "presence") {
+      this._emit("presence", message);
+    } else if (message.type === "error" && !this._pending.has(message.id)) {
+      this._emit("error", new SidecarError(message.code, message.message, message.details));
+    }
+    this._settle(message);
+  }
+
+  _settle(message) {
+    const pending = message.id !== undefined ? this._pending.get(message.id) : undefined;
+    if (!pending) return;
+    this._pending.delete(message.id);
+    clearTimeout(pending.timer);
+    if (message.type === "error") {
+      pending.reject(new SidecarError(message.code, message.message, message.details));
+    } else {
+      pending.resolve(message);
+    }
+  }
+
+  _resendPending() {
+    for (const pending of this._pending.values()) {
+      if (pending.resend) this._sendRaw(pending.message);
+      else {
+        // An odds or history request is cheap to ask again, but its caller may have moved
+        // on: fail it and let the caller decide.
+        this._pending.delete(pending.message.id);
+        clearTimeout(pending.timer);
+        pending.reject(new SidecarError("closed", "connection lost before the reply"));
+      }
+    }
+  }
+
+  _failPending(error) {
+    for (const pending of this._pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this._pending.clear();
+  }
+
+  // -- requests -----------------------------------------------------------------------------
+
+  /**
+   * Send a request (`type` and its fields) and resolve with the reply carrying its `id`;
+   * an `error` reply rejects with a SidecarError.
+   */
+  request(message, { resend = false } = {}) {
+    if (this.state !== "open" && !(resend && this.state === "reconnecting")) {
+      return Promise.reject(new SidecarError("not_connected", `client is ${this.state}`));
+    }
+    const full = { ...message, id: message.id ?? `${this._prefix}-${++this._counter}` };
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this._pending.delete(full.id);
+        reject(new SidecarError("timeout", `no reply to ${full.type} within ${this.requestTimeout} ms`));
+      }, this.requestTimeout);
+      this._pending.set(full.id, { message: full, resolve, reject, timer, resend });
+      if (this.state === "open") this._sendRaw(full);
+    });
+  }
+
+  /**
+   * Roll. Resolves with this client's copy of the outcome (carrying the request `id`).
+   * @param {{ruleset: string, params?: object, label?: string,
+   *          mode?: "public"|"gm"|"blind"|"self", options?: object, dice?: number[]}} roll
+   */
+  roll({ ruleset, params = {}, label = "", mode = "public", options = {}, dice, id } = {}) {
+    const message = { type: "roll", ruleset, params, label, mode, options };
+    if (dice !== undefined && dice !== null) message.dice = dice;
+    if (id !== undefined) message.id = id;
+    return this.request(message, { resend: true });
+  }
+
+  /** The exact odds of a roll (nothing is rolled): `{p_success, kinds, distribution…}`. */
+  odds(ruleset, params = {}, options = {}) {
+    return this.request({ type: "odds", ruleset, params, options });
+  }
+
+  /** A page of the table's journal as this client may see it: `{events, more, next}`. */
+  history({ after = 0, limit = 100 } = {}) {
+    return this.request({ type: "history", after, limit });
+  }
+}

@@ -1,0 +1,409 @@
+"""The web table in a real headless Chromium, against a real sidecar on a loopback port.
+
+Chromium is Debian's (`/usr/bin/chromium`), driven by Playwright. Without it these tests
+skip, unless SIDECAR_REQUIRE_BROWSER=1 (set by `.ci/run`, which installs it) makes that a
+failure.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shutil
+import textwrap
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN
+from tests.live_server import LiveServer
+
+CHROMIUM = os.environ.get("SIDECAR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+TIMEOUT_MS = 10_000
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("SIDECAR_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser tests required but {reason}")
+    pytest.skip(reason)
+
+
+# -- plain HTTP: what the page is served with (no browser needed) ------------------------------
+
+def _get(base: str, path: str) -> tuple[int, http.client.HTTPMessage, bytes]:
+    parts = urlsplit(base)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, response.headers, body
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    with LiveServer(rate_limit=0) as live:
+        yield live
+
+
+def test_page_and_its_files_are_served_by_the_sidecar(server: LiveServer) -> None:
+    status, headers, body = _get(server.http, "/?table=crypte&token=x")
+    assert status == 200
+    assert headers.get_all("Content-Length") == [str(len(body))]
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    assert "connect-src 'self'" in headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    page = body.decode()
+    # Everything the page loads comes from the sidecar itself: no CDN.
+    for url in re.findall(r'(?:src|href)="([^"]+)"', page):
+        assert url.startswith("/static/"), url
+        assert _get(server.http, url)[0] == 200, url
+    status, headers, body = _get(server.http, "/static/sidecar-client.js")
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert headers["Access-Control-Allow-Origin"] == "*"  # a Foundry page may import it
+    assert b"export class SidecarClient" in body
+    assert _get(server.http, "/static/vendor/msgpack.mjs")[0] == 200
+
+
+@pytest.mark.parametrize("path", ["/static/../server.py", "/static/%2e%2e/server.py",
+                                  "/static/vendor/msgpack.LICENSE", "/nothing", "/static/"])
+def test_only_shipped_web_files_are_served(server: LiveServer, path: str) -> None:
+    assert _get(server.http, path)[0] == 404
+
+
+# -- the browser -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed")
+    if not os.path.exists(CHROMIUM):
+        _unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+class TablePage:
+    """One browser page joined to a table, with the errors it logged."""
+
+    def __init__(self, browser: Any, base: str, *, table: str, name: str, role: str,
+                 token: str | None, viewport: tuple[int, int] = (1200, 900)) -> None:
+        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", lambda message: self.errors.append(message.text)
+                     if message.type == "error" else None)
+        query = {"table": table, "name": name, "role": role}
+        if token:
+            query["token"] = token
+        self.page.goto(f"{base}/?{urlencode(query)}")
+        self.page.click("#join-form button[type=submit]")
+        self.page.wait_for_selector("#table:not([hidden])")
+
+    def state(self, expression: str) -> Any:
+        return self.page.evaluate(f"() => window.sidecarTable.{expression}")
+
+    def wait_for_entry(self, seq: int) -> Any:
+        return self.page.wait_for_selector(f'#log .entry[data-seq="{seq}"]')
+
+    def entry(self, seq: int) -> dict[str, Any]:
+        """What the log shows for one outcome: kind, faces, label, hidden note."""
+        self.wait_for_entry(seq)
+        return self.page.evaluate("""(seq) => {
+            const entry = document.querySelector(`#log .entry[data-seq="${seq}"]`);
+            const kind = entry.querySelector('.kind');
+            return {kind: entry.dataset.kind, mode: entry.dataset.mode,
+                    faces: [...entry.querySelectorAll('.die .face')]
+                        .map(n => Number(n.textContent)),
+                    label: kind ? kind.textContent : null,
+                    hidden: entry.querySelector('.hidden-note')?.textContent ?? null,
+                    text: entry.textContent};
+        }""", seq)
+
+    def fill_params(self, values: dict[str, Any]) -> None:
+        for name, value in values.items():
+            selector = f"#param-{name}"
+            if isinstance(value, bool):
+                self.page.set_checked(selector, value)
+            elif isinstance(value, list):
+                for choice in value:
+                    self.page.check(f'{selector} input[value="{choice}"]')
+            elif self.page.eval_on_selector(selector, "n => n.tagName") == "SELECT":
+                self.page.select_option(selector, str(value))
+            else:
+                self.page.fill(selector, str(value))
+
+    def odds_shown(self) -> dict[str, float]:
+        self.page.wait_for_selector("#odds:not(.stale) .bar")
+        return self.page.evaluate("""() => Object.fromEntries(
+            [...document.querySelectorAll('#odds-bars .bar')].map(
+                bar => [bar.dataset.kind, Number(bar.dataset.p)]))""")
+
+    def roll(self, *, mode: str = "public", label: str = "") -> int:
+        """Click the roll button; returns the seq of this page's new outcome."""
+        before = self.state("outcomes.length")
+        self.page.fill("#roll-label", label)
+        self.page.check(f'input[name="mode"][value="{mode}"]')
+        self.page.click("#roll-button")
+        self.page.wait_for_function(
+            "n => window.sidecarTable.outcomes.length > n", arg=before)
+        return self.state("outcomes[window.sidecarTable.outcomes.length - 1].seq")
+
+    def close(self) -> None:
+        self.context.close()
+        assert not self.errors, self.errors
+
+
+def _odds_entries(odds: dict[str, Any]) -> dict[str, float]:
+    return {kind: pytest.approx(p, abs=1e-12) for kind, p in odds["kinds"].items()}
+
+
+def test_two_pages_at_one_table_both_show_a_roll(browser: Any, server: LiveServer) -> None:
+    player = TablePage(browser, server.http, table="deux", name="Aengus", role="player",
+                       token=PLAYER_TOKEN)
+    gm = TablePage(browser, server.http, table="deux", name="Morgane", role="gm",
+                   token=GM_TOKEN)
+    player.page.wait_for_selector("#presence .member:has-text('Morgane')")
+    player.page.select_option("#ruleset", "oweens")
+    player.fill_params({"dice": 4, "difficulty": 3})
+    assert player.odds_shown() == _odds_entries(
+        server.odds("deux", "oweens", {"dice": 4, "difficulty": 3}))
+    seq = player.roll(label="Escalader le mur")
+    mine, theirs = player.entry(seq), gm.entry(seq)
+    outcome = player.state(f"outcomes.find(o => o.seq === {seq})")
+    assert mine["faces"] == theirs["faces"] == [die["face"] for die in outcome["dice"]]
+    assert len(mine["faces"]) == 4
+    assert mine["label"] == theirs["label"] == outcome["result"]["label"]["fr"]
+    assert mine["kind"] == outcome["result"]["kind"]
+    assert "Escalader le mur" in theirs["text"] and "Aengus" in theirs["text"]
+    player.close()
+    gm.close()
+
+
+BUILTIN_FORMS = {
+    "oweens": {"dice": 5, "difficulty": 4, "augmentations": 1, "bagage": True},
+    "bloodlust": {"pool": 6, "difficulty": 7, "willpower": True},
+    "ladder": {"level": 5, "difficulty": 9, "reroll": True},
+    "d6code": {"code": "4D+2", "difficulty": 15, "twin": True, "style": "libre"},
+    "seuil": {"level": 3, "threshold": 22, "factors": ["stress_bas", "conseille"]},
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(BUILTIN_FORMS))
+def test_each_builtin_ruleset_form_renders_and_rolls(browser: Any, server: LiveServer,
+                                                     ruleset: str) -> None:
+    page = TablePage(browser, server.http, table=f"form-{ruleset}", name="Aengus",
+                     role="player", token=PLAYER_TOKEN)
+    page.page.select_option("#ruleset", ruleset)
+    described = page.state(f"welcome.rulesets.find(r => r.name === '{ruleset}').params")
+    for name in described:  # one field per described parameter, nothing hand-written
+        assert page.page.locator(f"#param-{name}").count() == 1, name
+    page.fill_params(BUILTIN_FORMS[ruleset])
+    page.page.wait_for_timeout(300)  # let the debounced odds request for the final form go
+    shown = page.odds_shown()
+    expected = server.odds("x", ruleset, BUILTIN_FORMS[ruleset])
+    assert shown == _odds_entries(expected)
+    assert sum(shown.values()) == pytest.approx(1.0)
+    seq = page.roll(label=f"essai {ruleset}")
+    outcome = page.state(f"outcomes.find(o => o.seq === {seq})")
+    assert outcome["ruleset"] == ruleset
+    for name, value in BUILTIN_FORMS[ruleset].items():
+        assert outcome["params"][name] == value, name
+    shown_entry = page.entry(seq)
+    assert shown_entry["label"] == outcome["result"]["label"]["fr"]
+    assert shown_entry["faces"] == [die["face"] for die in outcome["dice"]]
+    page.close()
+
+
+def test_named_levels_fill_the_number(browser: Any, server: LiveServer) -> None:
+    page = TablePage(browser, server.http, table="labels", name="Aengus", role="player",
+                     token=PLAYER_TOKEN)
+    page.page.select_option("#ruleset", "ladder")
+    page.page.fill("#param-level", "4")
+    page.page.select_option('[data-param="difficulty"] select.labels', "9")
+    assert page.page.input_value("#param-difficulty") == "9"
+    seq = page.roll()
+    assert page.state(f"outcomes.find(o => o.seq === {seq}).params.difficulty") == 9
+    page.close()
+
+
+def test_invalid_params_are_shown_on_the_field(browser: Any, server: LiveServer) -> None:
+    page = TablePage(browser, server.http, table="invalid", name="Aengus", role="player",
+                     token=PLAYER_TOKEN)
+    page.page.select_option("#ruleset", "d6code")
+    page.page.fill("#param-code", "quatre dés")
+    page.page.fill("#param-difficulty", "15")
+    page.page.wait_for_selector('.param.invalid[data-param="code"]')
+    note = page.page.text_content("#odds-note")
+    assert "code" in note
+    page.page.click("#roll-button")
+    page.page.wait_for_selector("#roll-error:not([hidden])")
+    assert page.state("outcomes.length") == 0
+    page.close()
+
+
+def test_blind_roll_is_hidden_to_the_player_and_whole_to_the_gm(browser: Any,
+                                                                 server: LiveServer) -> None:
+    player = TablePage(browser, server.http, table="aveugle", name="Aengus", role="player",
+                       token=PLAYER_TOKEN)
+    gm = TablePage(browser, server.http, table="aveugle", name="Morgane", role="gm",
+                   token=GM_TOKEN)
+    other = TablePage(browser, server.http, table="aveugle", name="Brann", role="player",
+                      token=PLAYER_TOKEN)
+    player.page.select_option("#ruleset", "bloodlust")
+    player.fill_params({"pool": 5})
+    seq = player.roll(mode="blind", label="Fouiller la pièce")
+    hidden = player.entry(seq)
+    assert hidden["kind"] == "hidden" and hidden["faces"] == [] and hidden["label"] is None
+    assert "seul le MJ" in hidden["hidden"]
+    whole = gm.entry(seq)
+    assert len(whole["faces"]) == 5 and whole["kind"] in (
+        "botch", "failure", "narrow", "success", "critical")
+    assert whole["mode"] == "blind"
+    # The other player gets nothing at all about it.
+    other.page.wait_for_timeout(300)
+    assert other.state(f"outcomes.some(o => o.seq === {seq})") is False
+    for page in (player, gm, other):
+        page.close()
+
+
+def test_gm_enters_physical_dice_and_players_cannot(browser: Any, server: LiveServer) -> None:
+    gm = TablePage(browser, server.http, table="physique", name="Morgane", role="gm",
+                   token=GM_TOKEN)
+    player = TablePage(browser, server.http, table="physique", name="Aengus", role="player",
+                       token=PLAYER_TOKEN)
+    assert player.page.is_hidden("#manual")
+    gm.page.select_option("#ruleset", "oweens")
+    gm.fill_params({"dice": 4, "difficulty": 3})
+    assert "dés" in gm.page.text_content("#dice-order")
+    gm.page.fill("#manual-dice", "6 6 1, 3")
+    seq = gm.roll()
+    assert gm.entry(seq)["faces"] == [6, 6, 1, 3]
+    assert player.entry(seq)["faces"] == [6, 6, 1, 3]
+    # Too few dice: the server's bad_dice message, shown to the GM; nothing rolled.
+    gm.page.fill("#manual-dice", "6 6")
+    gm.page.click("#roll-button")
+    gm.page.wait_for_selector("#roll-error:not([hidden])")
+    assert "4" in gm.page.text_content("#roll-error")
+    gm.close()
+    player.close()
+
+
+def test_switching_to_english(browser: Any, server: LiveServer) -> None:
+    page = TablePage(browser, server.http, table="langue", name="Aengus", role="player",
+                     token=PLAYER_TOKEN)
+    page.page.select_option("#ruleset", "seuil")
+    page.fill_params({"level": 2, "threshold": 13})
+    seq = page.roll()
+    page.page.click("#lang")
+    assert page.page.text_content("#roller h2") == "Roll the dice"
+    label = page.state(f"outcomes.find(o => o.seq === {seq}).result.label.en")
+    assert page.entry(seq)["label"] == label
+    # It rejoined in English (with resume): the server now answers in English.
+    page.page.wait_for_function("() => window.sidecarTable.client.state === 'open'")
+    assert page.state("client.locale") == "en"
+    assert page.page.input_value("#param-level") == "2"  # the form survived the switch
+    page.close()
+
+
+def test_reconnects_and_resumes_after_a_server_restart(browser: Any, tmp_path: Any) -> None:
+    with LiveServer(db=str(tmp_path / "journal.db"), rate_limit=0) as live:
+        page = TablePage(browser, live.http, table="reprise", name="Aengus", role="player",
+                         token=PLAYER_TOKEN)
+        first = live.roll("reprise", "MJ", "bloodlust", {"pool": 3})
+        page.wait_for_entry(first["seq"])
+        # Wait long enough before retrying that the rolls below happen while it is away.
+        page.page.evaluate("() => { window.sidecarTable.client.minDelay = 2500; }")
+        live.stop()
+        page.page.wait_for_selector("#status.status-reconnecting")
+        live.start()
+        missed = [live.roll("reprise", "MJ", "bloodlust", {"pool": 2})["seq"] for _ in range(3)]
+        for seq in missed:
+            page.wait_for_entry(seq)
+        page.page.wait_for_selector("#status.status-open")
+        assert page.state("welcome.replayed") == 3  # they came from the journal, by resume
+        assert page.state("outcomes.map(o => o.seq)") == [first["seq"], *missed]
+        page.close()
+
+
+PLUGIN = textwrap.dedent('''
+    """A third-party ruleset the page has never heard of: coin flips."""
+    from sidecar import hookimpl
+    from sidecar.model import Outcome
+
+    @hookimpl
+    def sidecar_rulesets():
+        return [{"name": "pieces", "title": {"fr": "Pile ou face", "en": "Coin flips"},
+                 "version": "0.1", "params": {
+            "coins": {"type": "int", "min": 1, "max": 9, "required": True,
+                      "labels": {"Peu": 2, "Beaucoup": 7},
+                      "description": {"fr": "Pièces lancées", "en": "Coins flipped"}},
+            "side": {"type": "string", "choices": ["pile", "face"], "default": "pile",
+                     "description": {"fr": "Le côté gagnant", "en": "Winning side"}},
+            "double": {"type": "bool", "default": False,
+                       "description": {"fr": "Il en faut deux", "en": "Two needed"}},
+            "omens": {"type": "list", "choices": ["corbeau", "lune"], "default": [],
+                      "max_items": 2, "description": {"fr": "Présages", "en": "Omens"}},
+        }}]
+
+    @hookimpl
+    def sidecar_resolve(roll, dice):
+        if roll.ruleset != "pieces":
+            return None
+        faces = dice.roll_many(roll.params["coins"], 2)
+        wins = sum(1 for face in faces if face == (1 if roll.params["side"] == "pile" else 2))
+        need = 2 if roll.params["double"] else 1
+        success = wins >= need
+        return Outcome(result={"success": success, "margin": wins - need,
+                               "kind": "success" if success else "failure",
+                               "label": {"fr": "Gagné" if success else "Perdu",
+                                         "en": "Won" if success else "Lost"},
+                               "wins": wins, "omens": roll.params["omens"]})
+''')
+
+
+def test_a_third_party_ruleset_gets_a_form(browser: Any, tmp_path: Any) -> None:
+    (tmp_path / "pieces.py").write_text(PLUGIN)
+    with LiveServer(plugins_dir=str(tmp_path), rate_limit=0) as live:
+        page = TablePage(browser, live.http, table="pieces", name="Aengus", role="player",
+                         token=PLAYER_TOKEN)
+        page.page.select_option("#ruleset", "pieces")
+        assert page.page.eval_on_selector("#param-coins", "n => n.type") == "number"
+        assert page.page.eval_on_selector("#param-side", "n => n.tagName") == "SELECT"
+        assert page.page.eval_on_selector("#param-double", "n => n.type") == "checkbox"
+        assert page.page.locator("#param-omens input[type=checkbox]").count() == 2
+        assert "Pièces lancées" in page.page.text_content('[data-param="coins"]')
+        page.page.select_option('[data-param="coins"] select.labels', "7")
+        page.fill_params({"side": "face", "double": True, "omens": ["lune"]})
+        # No sidecar_odds in this plugin: the page says so instead of drawing bars.
+        page.page.wait_for_function("() => document.querySelector('#odds-note').textContent !== ''")
+        seq = page.roll()
+        outcome = page.state(f"outcomes.find(o => o.seq === {seq})")
+        assert outcome["params"] == {"coins": 7, "side": "face", "double": True,
+                                     "omens": ["lune"]}
+        assert page.entry(seq)["faces"] == [die["face"] for die in outcome["dice"]]
+        assert len(outcome["dice"]) == 7
+        page.close()
+
+
+def test_the_page_fits_a_phone(browser: Any, server: LiveServer) -> None:
+    page = TablePage(browser, server.http, table="mobile", name="Aengus", role="player",
+                     token=PLAYER_TOKEN, viewport=(390, 844))
+    page.page.select_option("#ruleset", "oweens")
+    page.fill_params({"dice": 3})
+    page.roll()
+    width = page.page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+    page.close()
