@@ -9,9 +9,11 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 import sidecar
 from sidecar.config import ServerConfig
@@ -98,10 +100,20 @@ def format_odds(odds: dict[str, Any], width: int = 30) -> str:
 
 # -- commands ------------------------------------------------------------------------------
 
+def lan_addresses() -> list[str]:
+    """This machine's non-loopback IPv4 addresses, as other devices on the LAN reach it."""
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        return []
+    return sorted({info[4][0] for info in infos if not info[4][0].startswith("127.")})
+
+
 def _join_details(server: Any, config: ServerConfig, table: str) -> str:
     url = server.url
     page = url.replace("ws://", "http://").rsplit("/ws", 1)[0]
-    return "\n".join([
+    query = f"?table={quote(table)}"
+    lines = [
         f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
         "",
         "Rejoindre la table / join the table:",
@@ -110,9 +122,18 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
         f"  Joueur      : sidecar roll bloodlust pool=5 --url {url} --table {table} "
         f"--token {config.player_token}",
         f"  Regarder    : sidecar watch --url {url} --table {table}",
-        f"  Navigateur  : {page}/?table={table}&token={config.player_token}",
-        f"  Navigateur MJ: {page}/?table={table}&role=gm&token={config.gm_token}",
-    ])
+        f"  Navigateur  : {page}/{query}&token={config.player_token}",
+        f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
+    ]
+    if config.host in ("0.0.0.0", "", "::"):
+        port = server.port
+        for address in lan_addresses() or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
+            lines.append(f"  Réseau local / LAN: http://{address}:{port}/{query}"
+                         f"&token={config.player_token}")
+    else:
+        lines.append("  (--host 0.0.0.0 ouvre la table aux téléphones du réseau local / "
+                     "opens the table to phones on the LAN)")
+    return "\n".join(lines)
 
 
 async def _serve(config: ServerConfig, table: str) -> int:

@@ -88,6 +88,22 @@ def test_serve_prints_where_it_listens_plugins_and_join_details():
         assert server.stop() == 0
 
 
+def test_join_details_give_phones_a_lan_link(monkeypatch):
+    from types import SimpleNamespace
+
+    from sidecar import cli
+    from sidecar.config import ServerConfig
+
+    config = ServerConfig(host="0.0.0.0", port=8765, player_token="p-tok", gm_token="g-tok")
+    server = SimpleNamespace(url="ws://127.0.0.1:8765/ws", port=8765)
+    monkeypatch.setattr(cli, "lan_addresses", lambda: ["192.0.2.7"])
+    details = cli._join_details(server, config, "la crypte")
+    assert "http://192.0.2.7:8765/?table=la%20crypte&token=p-tok" in details
+    assert "g-tok" not in details.split("LAN")[1]  # the GM token is never in a shared link
+    local = cli._join_details(server, ServerConfig(host="127.0.0.1"), "demo")
+    assert "--host 0.0.0.0" in local
+
+
 def test_serve_generates_random_tokens_when_none_given():
     proc = subprocess.Popen([*SIDECAR, "serve", "--port", "0", "--db", ":memory:"],
                             stdout=subprocess.PIPE,

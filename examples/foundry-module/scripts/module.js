@@ -1,0 +1,79 @@
+/**
+ * vtt-sidecar for Foundry VTT: rolls typed as `/sc …` in the chat are resolved by the
+ * table's sidecar (authoritative dice, exact odds, hidden rolls that stay hidden) and come
+ * back as chat cards. The JS client is loaded from the sidecar itself, so the module and the
+ * server always speak the same protocol version.
+ */
+import { SidecarChat } from "./sidecar-chat.js";
+
+const MODULE = "vtt-sidecar";
+
+function setting(key) {
+  return game.settings.get(MODULE, key);
+}
+
+function register(key, data) {
+  game.settings.register(MODULE, key, { config: true, ...data,
+    name: `VTTSIDECAR.settings.${key}.name`, hint: `VTTSIDECAR.settings.${key}.hint` });
+}
+
+Hooks.once("init", () => {
+  register("url", { scope: "world", type: String, default: "ws://127.0.0.1:8765/ws" });
+  register("table", { scope: "world", type: String, default: "foundry" });
+  // Players share the player token; the GM token stays in the GM's own browser (a world
+  // setting would be readable by every player).
+  register("playerToken", { scope: "world", type: String, default: "" });
+  register("gmToken", { scope: "client", type: String, default: "" });
+  register("mirror", { scope: "world", type: Boolean, default: true });
+});
+
+/** Where the sidecar serves its files (`ws://host:port/ws` → `http://host:port`). */
+export function httpBase(url) {
+  return url.replace(/^ws(s?):/, "http$1:").replace(/\/ws\/?$/, "");
+}
+
+Hooks.once("ready", async () => {
+  const url = setting("url");
+  const lang = game.i18n.lang?.startsWith("fr") ? "fr" : "en";
+  let SidecarClient;
+  try {
+    ({ SidecarClient } = await import(`${httpBase(url)}/static/sidecar-client.js`));
+  } catch (error) {
+    ui.notifications.error(game.i18n.format("VTTSIDECAR.unreachable", { url }));
+    console.error("vtt-sidecar: cannot load the client from the sidecar", error);
+    return;
+  }
+  const isGM = game.user.isGM;
+  const client = new SidecarClient(url, {
+    table: setting("table"), name: game.user.name, role: isGM ? "gm" : "player",
+    token: isGM ? setting("gmToken") : setting("playerToken"), locale: lang,
+  });
+  const chat = new SidecarChat({
+    client, lang, userId: game.user.id,
+    gmIds: () => game.users.filter((user) => user.isGM).map((user) => user.id),
+    // One GM posts the cards of blind and mirrored rolls, not every GM's browser.
+    isResponsibleGM: () => game.user.isGM && (game.users.activeGM ?? game.user) === game.user,
+    otherNames: () => game.users.map((user) => user.name),
+    mirror: () => setting("mirror"),
+    post: ({ content, whisper, blind, rollMode, seq }) => ChatMessage.create({
+      content, whisper, blind, speaker: ChatMessage.getSpeaker(),
+      flags: { [MODULE]: { seq: seq ?? null, rollMode: rollMode ?? null } },
+    }),
+  });
+  client.on("state", (state) => {
+    if (state === "reconnecting") ui.notifications.warn(game.i18n.localize("VTTSIDECAR.reconnecting"));
+  });
+  Hooks.on("chatMessage", (_log, text) => {
+    const handled = chat.handle(text, game.settings.get("core", "rollMode"));
+    if (handled === false) return true;
+    handled.catch((error) => console.error("vtt-sidecar:", error));
+    return false; // Foundry must not post the raw command
+  });
+  try {
+    await client.connect();
+    ui.notifications.info(game.i18n.format("VTTSIDECAR.connected", { table: setting("table") }));
+  } catch (error) {
+    ui.notifications.error(game.i18n.format("VTTSIDECAR.refused", { message: error.serverMessage ?? error.message }));
+  }
+  game.modules.get(MODULE).api = { client, chat };
+});

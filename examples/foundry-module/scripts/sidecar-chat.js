@@ -1,0 +1,335 @@
+/**
+ * The Foundry module's logic, free of Foundry globals so it runs (and is tested) under Node:
+ * the `/sc` chat command, the mapping between Foundry's roll modes and the sidecar's, and the
+ * chat cards. `module.js` wires it into Foundry.
+ */
+
+/** Foundry's roll modes (CONST.DICE_ROLL_MODES) → the sidecar's `mode`. */
+export const FOUNDRY_TO_SIDECAR = Object.freeze({
+  publicroll: "public",
+  gmroll: "gm",
+  blindroll: "blind",
+  selfroll: "self",
+});
+
+/** The sidecar's `mode` → Foundry's roll mode. */
+export const SIDECAR_TO_FOUNDRY = Object.freeze(
+  Object.fromEntries(Object.entries(FOUNDRY_TO_SIDECAR).map(([foundry, sidecar]) => [sidecar, foundry])));
+
+const STRINGS = {
+  fr: {
+    hidden: "Jet à l'aveugle : seul le MJ voit le résultat.",
+    odds: "Chances", success: "de réussite", applied: "Extensions",
+    usage: "Usage : /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1]  ·  /sc odds <jeu> param=valeur…  ·  /sc help",
+    unknownRuleset: (name, known) => `Jeu inconnu « ${name} ». Jeux de la table : ${known}.`,
+    badMode: (mode) => `Mode inconnu « ${mode} » : public, gm, blind ou self.`,
+    badDice: "--dice attend des faces séparées par des virgules, ex. --dice 6,6,1",
+    missing: (flag) => `${flag} attend une valeur.`,
+    failed: "Le sidecar a refusé le jet",
+    rulesets: "Jeux de la table",
+    kinds: { botch: "Échec critique", failure: "Échec", narrow: "De justesse", success: "Réussite", critical: "Éclatante" },
+  },
+  en: {
+    hidden: "Blind roll: only the GM sees the result.",
+    odds: "Odds", success: "to succeed", applied: "Extensions",
+    usage: "Usage: /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1]  ·  /sc odds <game> param=value…  ·  /sc help",
+    unknownRuleset: (name, known) => `Unknown game "${name}". Games at this table: ${known}.`,
+    badMode: (mode) => `Unknown mode "${mode}": public, gm, blind or self.`,
+    badDice: "--dice wants faces separated by commas, e.g. --dice 6,6,1",
+    missing: (flag) => `${flag} needs a value.`,
+    failed: "The sidecar refused the roll",
+    rulesets: "Games at this table",
+    kinds: { botch: "Critical failure", failure: "Failure", narrow: "Narrow", success: "Success", critical: "Outstanding" },
+  },
+};
+
+const KINDS = ["botch", "failure", "narrow", "success", "critical"];
+const TRUE_WORDS = new Set(["true", "oui", "yes", "1", "vrai", "on"]);
+const FALSE_WORDS = new Set(["false", "non", "no", "0", "faux", "off"]);
+
+/** A problem with what the user typed, to show them (in their language). */
+export class CommandError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "CommandError";
+  }
+}
+
+function strings(lang) {
+  return STRINGS[lang] ?? STRINGS.fr;
+}
+
+/** Splits a command line on spaces, keeping "quoted strings" (and key="quoted values") whole. */
+export function tokenize(text) {
+  const tokens = [];
+  const pattern = /(?:[^\s"«»]+|"[^"]*"|«[^»]*»)+/g;
+  for (const match of text.matchAll(pattern)) {
+    tokens.push({ raw: match[0], quoted: /["«]/.test(match[0][0]),
+                  value: match[0].replace(/"([^"]*)"|«\s*([^»]*?)\s*»/g, (_, a, b) => a ?? b) });
+  }
+  return tokens;
+}
+
+/** Converts a typed value by the parameter's description (from `welcome`). */
+export function convertValue(raw, spec) {
+  const word = raw.trim();
+  const type = spec?.type;
+  if (type === "bool" || (!type && (TRUE_WORDS.has(word.toLowerCase()) || FALSE_WORDS.has(word.toLowerCase())) && !/^\d+$/.test(word))) {
+    if (TRUE_WORDS.has(word.toLowerCase())) return true;
+    if (FALSE_WORDS.has(word.toLowerCase())) return false;
+    return word; // the server names the parameter and what it expects
+  }
+  if (type === "list") return word === "" ? [] : word.split(",").map((item) => item.trim()).filter(Boolean);
+  if (type === "string") return word;
+  if (/^[+-]?\d+$/.test(word)) return Number(word);
+  return word; // an int parameter also takes a named level ("Difficile")
+}
+
+/**
+ * Parses `/sc …`. Returns null when the text is not a sidecar command, else
+ * `{action: "roll"|"odds"|"help", ruleset, params, label, mode, dice}`.
+ * Throws CommandError for what the user must fix.
+ * @param {string} text  the chat line
+ * @param {Array} rulesets  `welcome.rulesets` (to check the name and convert values)
+ * @param {string} lang  "fr" or "en"
+ */
+export function parseCommand(text, rulesets = [], lang = "fr") {
+  const trimmed = text.trim();
+  if (!/^\/sc(\s|$)/i.test(trimmed)) return null;
+  const say = strings(lang);
+  const tokens = tokenize(trimmed.slice(3));
+  if (tokens.length === 0 || ["help", "aide", "?"].includes(tokens[0].value.toLowerCase())) {
+    return { action: "help" };
+  }
+  let action = "roll";
+  if (tokens[0].value.toLowerCase() === "odds" || tokens[0].value.toLowerCase() === "chances") {
+    action = "odds";
+    tokens.shift();
+  }
+  const name = tokens.shift()?.value;
+  if (!name) throw new CommandError(say.usage);
+  const ruleset = rulesets.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  if (rulesets.length && !ruleset) {
+    throw new CommandError(say.unknownRuleset(name, rulesets.map((r) => r.name).join(", ")));
+  }
+  const command = { action, ruleset: ruleset?.name ?? name, params: {}, label: "", mode: null, dice: null };
+  const labelParts = [];
+  while (tokens.length) {
+    const token = tokens.shift();
+    if (!token.quoted && token.value.startsWith("--")) {
+      const flag = token.value;
+      const value = tokens.shift()?.value;
+      if (value === undefined) throw new CommandError(say.missing(flag));
+      if (flag === "--mode") {
+        const mode = FOUNDRY_TO_SIDECAR[value] ?? value;
+        if (!Object.values(FOUNDRY_TO_SIDECAR).includes(mode)) throw new CommandError(say.badMode(value));
+        command.mode = mode;
+      } else if (flag === "--dice") {
+        const faces = value.split(/[,;]/).map((face) => face.trim()).filter(Boolean);
+        if (!faces.length || !faces.every((face) => /^\d+$/.test(face))) throw new CommandError(say.badDice);
+        command.dice = faces.map(Number);
+      } else if (flag === "--label") {
+        labelParts.push(value);
+      } else {
+        throw new CommandError(say.usage);
+      }
+      continue;
+    }
+    const equals = token.quoted ? -1 : token.raw.indexOf("=");
+    if (equals > 0) {
+      const key = token.raw.slice(0, equals);
+      const raw = token.value.slice(token.value.indexOf("=") + 1);
+      command.params[key] = convertValue(raw, ruleset?.params?.[key]);
+    } else if (!token.quoted && ruleset?.params?.[token.value]?.type === "bool") {
+      command.params[token.value] = true; // `/sc oweens dice=4 bagage`
+    } else {
+      labelParts.push(token.value);
+    }
+  }
+  command.label = labelParts.join(" ").trim();
+  return command;
+}
+
+/** Who sees the chat card, in Foundry's terms, for a sidecar mode. */
+export function chatVisibility(mode, { userId, gmIds }) {
+  switch (mode) {
+    case "gm": return { whisper: [...new Set([...gmIds, userId])], blind: false };
+    case "blind": return { whisper: [...gmIds], blind: true };
+    case "self": return { whisper: [userId], blind: false };
+    default: return { whisper: [], blind: false };
+  }
+}
+
+/** Escapes text for HTML: every name, label and note comes from someone at the table. */
+export function escapeHtml(value) {
+  return String(value ?? "").replace(/[&<>"']/g, (char) => (
+    { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[char]));
+}
+
+function local(value, lang) {
+  return value && typeof value === "object" ? value[lang] ?? value.fr ?? value.en ?? "" : value ?? "";
+}
+
+function dieHtml(die) {
+  const classes = ["sidecar-die"];
+  for (const flag of ["success", "cancels", "cancelled", "kept", "replaced"]) {
+    if (die[flag] === true) classes.push(`die-${flag}`);
+  }
+  if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
+  const role = die.role && die.role !== "normal" ? `<small>${escapeHtml(die.role)}</small>` : "";
+  return `<span class="${classes.join(" ")}" title="d${escapeHtml(die.sides)}">${escapeHtml(die.face)}${role}</span>`;
+}
+
+/**
+ * The chat card of an outcome, as HTML. `rulesetTitle` is the ruleset's `title` from
+ * `welcome` (a string or {fr, en}).
+ */
+export function renderCard(outcome, { lang = "fr", rulesetTitle } = {}) {
+  const say = strings(lang);
+  const result = outcome.result ?? {};
+  const game = local(rulesetTitle, lang).split(" — ")[0] || outcome.ruleset;
+  const head = `<header class="sidecar-head"><strong>${escapeHtml(outcome.by?.name)}</strong> · ${escapeHtml(game)}`
+    + (outcome.label ? ` · « ${escapeHtml(outcome.label)} »` : "") + "</header>";
+  if (result.hidden) {
+    return `<div class="sidecar-card sidecar-hidden" data-seq="${escapeHtml(outcome.seq)}">${head}`
+      + `<p class="sidecar-text">${escapeHtml(say.hidden)}</p></div>`;
+  }
+  const kind = KINDS.includes(result.kind) ? result.kind : "failure";
+  const dice = (outcome.dice ?? []).map(dieHtml).join("");
+  const notes = (outcome.notes ?? []).map((note) => `<li>${escapeHtml(note)}</li>`).join("");
+  return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`
+    + `<div class="sidecar-dice">${dice}</div>`
+    + `<div class="sidecar-result"><span class="sidecar-kind">${escapeHtml(local(result.label, lang))}</span></div>`
+    + `<p class="sidecar-text">${escapeHtml(outcome.text)}</p>`
+    + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")
+    + (outcome.applied?.length ? `<p class="sidecar-applied">${escapeHtml(say.applied)} : ${escapeHtml(outcome.applied.join(", "))}</p>` : "")
+    + `<footer class="sidecar-foot">vtt-sidecar #${escapeHtml(outcome.seq)}</footer></div>`;
+}
+
+function percent(p, lang) {
+  const text = p > 0 && p < 0.001 ? "< 0.1" : (p * 100).toFixed(1);
+  return `${lang === "fr" ? text.replace(".", ",") : text} %`;
+}
+
+/** The card for `/sc odds …`: each kind's probability as a bar. */
+export function renderOdds(odds, { lang = "fr", rulesetTitle } = {}) {
+  const say = strings(lang);
+  const game = local(rulesetTitle, lang).split(" — ")[0] || odds.ruleset;
+  const bars = KINDS.map((kind) => {
+    const p = odds.kinds?.[kind] ?? 0;
+    return `<div class="sidecar-bar" data-kind="${kind}"><span>${escapeHtml(say.kinds[kind])}</span>`
+      + `<meter min="0" max="1" value="${p}"></meter><span>${percent(p, lang)}</span></div>`;
+  }).join("");
+  return `<div class="sidecar-card sidecar-odds"><header class="sidecar-head">${escapeHtml(say.odds)} · ${escapeHtml(game)}</header>`
+    + `<p><strong>${percent(odds.p_success, lang)}</strong> ${escapeHtml(say.success)}</p>${bars}</div>`;
+}
+
+/** The help card: usage and the table's games with their parameters. */
+export function renderHelp(rulesets, lang = "fr") {
+  const say = strings(lang);
+  const items = rulesets.map((ruleset) => `<li><strong>${escapeHtml(ruleset.name)}</strong> — `
+    + `${escapeHtml(local(ruleset.title, lang))} : ${escapeHtml(Object.keys(ruleset.params ?? {}).join(", "))}</li>`).join("");
+  return `<div class="sidecar-card sidecar-help"><p>${escapeHtml(say.usage)}</p>`
+    + `<p>${escapeHtml(say.rulesets)} :</p><ul>${items}</ul></div>`;
+}
+
+/**
+ * Routes `/sc` commands through a connected SidecarClient and posts the chat cards.
+ *
+ * `post(message)` creates the chat message (`{content, whisper, blind}`); in Foundry it is
+ * ChatMessage.create. The roller posts its own card, except for blind rolls: the roller
+ * only has the hidden copy, so the responsible GM's client posts the whole card, whispered
+ * to the GMs and blind, when the outcome reaches it.
+ */
+export class SidecarChat {
+  constructor({ client, post, userId, gmIds, isResponsibleGM = () => false,
+                otherNames = () => [], mirror = () => false, lang = "fr" }) {
+    this.client = client;
+    this.post = post;
+    this.userId = userId;
+    this.gmIds = gmIds;
+    this.isResponsibleGM = isResponsibleGM;
+    this.otherNames = otherNames;
+    this.mirror = mirror;
+    this.lang = lang;
+    this.unsubscribe = client.on("outcome", (outcome) => {
+      this.onOutcome(outcome).catch((error) => console.error("vtt-sidecar:", error));
+    });
+  }
+
+  get rulesets() {
+    return this.client.welcome?.rulesets ?? [];
+  }
+
+  titleOf(name) {
+    return this.rulesets.find((ruleset) => ruleset.name === name)?.title;
+  }
+
+  /**
+   * Handles a chat line. Returns false when it is not a `/sc` command (Foundry goes on as
+   * usual), else a promise of the posted message's data.
+   * @param {string} text  the chat line
+   * @param {string} rollMode  Foundry's current roll mode (`core.rollMode`)
+   */
+  handle(text, rollMode = "publicroll") {
+    let command;
+    try {
+      command = parseCommand(text, this.rulesets, this.lang);
+    } catch (error) {
+      if (!(error instanceof CommandError)) throw error;
+      return this.postError(error.message);
+    }
+    if (command === null) return false;
+    if (command.action === "help") {
+      return this.post({ content: renderHelp(this.rulesets, this.lang), whisper: [this.userId], blind: false });
+    }
+    return this.run(command, rollMode);
+  }
+
+  async run(command, rollMode) {
+    try {
+      if (command.action === "odds") {
+        const odds = await this.client.odds(command.ruleset, command.params);
+        return await this.post({ content: renderOdds(odds, { lang: this.lang, rulesetTitle: this.titleOf(command.ruleset) }),
+                                 whisper: [this.userId], blind: false });
+      }
+      const mode = command.mode ?? FOUNDRY_TO_SIDECAR[rollMode] ?? "public";
+      const outcome = await this.client.roll({ ruleset: command.ruleset, params: command.params,
+        label: command.label, mode, dice: command.dice ?? undefined });
+      const visibility = chatVisibility(mode, { userId: this.userId, gmIds: this.gmIds() });
+      if (mode === "blind") {
+        // Our copy is the hidden one: a note for ourselves; the GM's client posts the card.
+        return await this.post({ content: renderCard(outcome, { lang: this.lang }), whisper: [this.userId],
+                                 blind: false, rollMode: "selfroll", seq: outcome.seq });
+      }
+      return await this.post({ content: renderCard(outcome, { lang: this.lang, rulesetTitle: this.titleOf(outcome.ruleset) }),
+                               ...visibility, rollMode: SIDECAR_TO_FOUNDRY[mode], seq: outcome.seq });
+    } catch (error) {
+      if (error?.code) return this.postError(`${strings(this.lang).failed} : ${error.serverMessage ?? error.message}`);
+      throw error;
+    }
+  }
+
+  postError(message) {
+    return this.post({ content: `<div class="sidecar-card sidecar-error">${escapeHtml(message)}</div>`,
+                       whisper: [this.userId], blind: false, error: true });
+  }
+
+  /** Outcomes streamed from the table: the blind ones (for the responsible GM), and
+   * optionally rolls made outside Foundry (web table, CLI), mirrored into the chat. */
+  async onOutcome(outcome) {
+    if (outcome.id !== undefined || !this.isResponsibleGM()) return null; // our own: posted by run()
+    const title = this.titleOf(outcome.ruleset);
+    if (outcome.mode === "blind" && !outcome.result?.hidden) {
+      return this.post({ content: renderCard(outcome, { lang: this.lang, rulesetTitle: title }),
+                         ...chatVisibility("blind", { userId: this.userId, gmIds: this.gmIds() }),
+                         rollMode: "blindroll", seq: outcome.seq });
+    }
+    if (this.mirror() && !this.otherNames().includes(outcome.by?.name)) {
+      return this.post({ content: renderCard(outcome, { lang: this.lang, rulesetTitle: title }),
+                         ...chatVisibility(outcome.mode, { userId: this.userId, gmIds: this.gmIds() }),
+                         rollMode: SIDECAR_TO_FOUNDRY[outcome.mode], seq: outcome.seq });
+    }
+    return null;
+  }
+}

@@ -1,0 +1,234 @@
+// The Foundry module under Node: command parsing, mode mapping and cards, then the chat
+// bridge and the module's Foundry glue against a real sidecar (Foundry itself is faked:
+// only its Hooks/game/ChatMessage surface is).
+import assert from "node:assert/strict";
+import { register } from "node:module";
+import { after, before, describe, test } from "node:test";
+
+import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
+import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "../../../tests/js/sidecar-process.mjs";
+import {
+  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility,
+  escapeHtml, parseCommand, renderCard,
+} from "../scripts/sidecar-chat.js";
+
+register("../../../tests/js/http-loader.mjs", import.meta.url);
+
+let sidecar;
+let rulesets;
+const clients = [];
+
+async function joined(options) {
+  const client = new SidecarClient(sidecar.url, { requestTimeout: 8000, ...options });
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+before(async () => {
+  sidecar = await startSidecar();
+  const probe = await joined({ table: "foundry-probe", name: "probe", role: "observer" });
+  rulesets = probe.welcome.rulesets;
+});
+after(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await sidecar.stop();
+});
+
+describe("the /sc command", () => {
+  test("a roll with params converted by the ruleset's description", () => {
+    const command = parseCommand('/sc oweens dice=4 difficulty=3 bagage "Escalader le mur"', rulesets);
+    assert.deepEqual(command, { action: "roll", ruleset: "oweens", label: "Escalader le mur", mode: null,
+                                dice: null, params: { dice: 4, difficulty: 3, bagage: true } });
+  });
+
+  test("named levels, lists, booleans in words, flags", () => {
+    const ladder = parseCommand('/sc ladder level=5 difficulty="Très difficile" reroll=oui --mode blindroll', rulesets);
+    assert.deepEqual(ladder.params, { level: 5, difficulty: "Très difficile", reroll: true });
+    assert.equal(ladder.mode, "blind");
+    const seuil = parseCommand("/sc seuil level=3 threshold=22 factors=stress_bas,conseille --dice 4,7,2,3", rulesets);
+    assert.deepEqual(seuil.params, { level: 3, threshold: 22, factors: ["stress_bas", "conseille"] });
+    assert.deepEqual(seuil.dice, [4, 7, 2, 3]);
+    const code = parseCommand("/sc d6code code=4D+2 difficulty=15 --mode gm « Piloter »", rulesets);
+    assert.deepEqual(code.params, { code: "4D+2", difficulty: 15 });
+    assert.equal(code.label, "Piloter");
+    assert.equal(code.mode, "gm");
+  });
+
+  test("odds, help, and what is not a command", () => {
+    assert.equal(parseCommand("/sc odds bloodlust pool=3", rulesets).action, "odds");
+    assert.deepEqual(parseCommand("/sc", rulesets), { action: "help" });
+    assert.deepEqual(parseCommand("/sc aide", rulesets), { action: "help" });
+    assert.equal(parseCommand("bonjour /sc", rulesets), null);
+    assert.equal(parseCommand("/scene", rulesets), null);
+  });
+
+  test("mistakes are explained in French (and English)", () => {
+    assert.throws(() => parseCommand("/sc donjons dice=3", rulesets),
+      (error) => error instanceof CommandError && /Jeu inconnu « donjons ».*oweens/.test(error.message));
+    assert.throws(() => parseCommand("/sc donjons", rulesets, "en"), /Unknown game "donjons"/);
+    assert.throws(() => parseCommand("/sc oweens --mode partout", rulesets), /Mode inconnu/);
+    assert.throws(() => parseCommand("/sc oweens --dice six", rulesets), /--dice/);
+    assert.throws(() => parseCommand("/sc oweens --dice", rulesets), /attend une valeur/);
+  });
+});
+
+describe("roll modes and cards", () => {
+  test("every Foundry roll mode maps to a sidecar mode and back", () => {
+    assert.deepEqual(FOUNDRY_TO_SIDECAR, { publicroll: "public", gmroll: "gm", blindroll: "blind", selfroll: "self" });
+    for (const [foundry, mode] of Object.entries(FOUNDRY_TO_SIDECAR)) assert.equal(SIDECAR_TO_FOUNDRY[mode], foundry);
+  });
+
+  test("who sees the card", () => {
+    const who = { userId: "u1", gmIds: ["g1", "g2"] };
+    assert.deepEqual(chatVisibility("public", who), { whisper: [], blind: false });
+    assert.deepEqual(chatVisibility("gm", who), { whisper: ["g1", "g2", "u1"], blind: false });
+    assert.deepEqual(chatVisibility("blind", who), { whisper: ["g1", "g2"], blind: true });
+    assert.deepEqual(chatVisibility("self", who), { whisper: ["u1"], blind: false });
+  });
+
+  test("cards escape what players typed", () => {
+    const html = renderCard({ seq: 1, by: { name: "<img src=x onerror=alert(1)>" }, ruleset: "oweens",
+      label: '"><script>', dice: [{ sides: 6, face: 6, successes: 2 }],
+      result: { kind: "success", label: { fr: "Réussite", en: "Success" } }, text: "a & b", notes: ["<b>"] });
+    assert.ok(!html.includes("<img") && !html.includes("<script>") && !html.includes("<b>"));
+    assert.ok(html.includes(escapeHtml("<img src=x onerror=alert(1)>")));
+    assert.ok(html.includes("a &amp; b"));
+  });
+});
+
+describe("the chat bridge against a real sidecar", () => {
+  let player;
+  let gm;
+  const posted = { player: [], gm: [] };
+
+  before(async () => {
+    const table = "foundry-chat";
+    player = new SidecarChat({ client: await joined({ table, name: "Aengus", token: PLAYER_TOKEN }),
+      userId: "u-aengus", gmIds: () => ["u-morgane"], post: async (message) => { posted.player.push(message); return message; } });
+    gm = new SidecarChat({ client: await joined({ table, name: "Morgane", role: "gm", token: GM_TOKEN }),
+      userId: "u-morgane", gmIds: () => ["u-morgane"], isResponsibleGM: () => true,
+      otherNames: () => ["Aengus", "Morgane"], mirror: () => true,
+      post: async (message) => { posted.gm.push(message); return message; } });
+  });
+
+  test("a public roll becomes a card for everyone, with the French label and every die", async () => {
+    const message = await player.handle('/sc oweens dice=4 difficulty=3 "Escalader le mur"', "publicroll");
+    assert.deepEqual(message.whisper, []);
+    assert.equal(message.blind, false);
+    assert.equal(message.rollMode, "publicroll");
+    const outcome = (await player.client.history({ after: message.seq - 1, limit: 1 })).events[0];
+    assert.equal(outcome.seq, message.seq);
+    assert.ok(message.content.includes(escapeHtml(outcome.result.label.fr)));
+    assert.equal((message.content.match(/class="sidecar-die/g) ?? []).length, 4);
+    assert.ok(message.content.includes("Escalader le mur"));
+    assert.ok(message.content.includes(`sidecar-${outcome.result.kind}`));
+  });
+
+  test("Foundry's roll mode decides who sees it; --mode overrides it", async () => {
+    assert.deepEqual((await player.handle("/sc bloodlust pool=3", "gmroll")).whisper, ["u-morgane", "u-aengus"]);
+    assert.deepEqual((await player.handle("/sc bloodlust pool=3", "selfroll")).whisper, ["u-aengus"]);
+    const forced = await player.handle("/sc bloodlust pool=3 --mode self", "publicroll");
+    assert.deepEqual(forced.whisper, ["u-aengus"]);
+  });
+
+  test("a blind roll: the player keeps a hidden note, the GM's client posts the whole card", async () => {
+    const gmCard = new Promise((resolve) => {
+      const before = posted.gm.length;
+      const timer = setInterval(() => {
+        const blind = posted.gm.slice(before).find((message) => message.rollMode === "blindroll");
+        if (blind) { clearInterval(timer); resolve(blind); }
+      }, 10);
+    });
+    const mine = await player.handle("/sc bloodlust pool=5 Fouiller", "blindroll");
+    assert.ok(mine.content.includes("seul le MJ voit le résultat"));
+    assert.ok(!mine.content.includes("sidecar-die"));
+    const theirs = await gmCard;
+    assert.equal(theirs.seq, mine.seq);
+    assert.deepEqual(theirs.whisper, ["u-morgane"]);
+    assert.equal(theirs.blind, true);
+    assert.equal((theirs.content.match(/class="sidecar-die/g) ?? []).length, 5);
+  });
+
+  test("rolls made outside Foundry are mirrored by the GM's client", async () => {
+    const web = await joined({ table: "foundry-chat", name: "Brann (web)", token: PLAYER_TOKEN });
+    const before = posted.gm.length;
+    const outcome = await web.roll({ ruleset: "seuil", params: { level: 2, threshold: 13 } });
+    while (!posted.gm.slice(before).some((message) => message.seq === outcome.seq)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const mirrored = posted.gm.slice(before).find((message) => message.seq === outcome.seq);
+    assert.ok(mirrored.content.includes("Brann (web)"));
+    // Foundry players' own rolls are not mirrored (their own client posted them).
+    const count = posted.gm.length;
+    await player.handle("/sc bloodlust pool=2", "publicroll");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(posted.gm.length, count);
+  });
+
+  test("/sc odds answers privately with exact percentages", async () => {
+    const message = await player.handle("/sc odds bloodlust pool=1 difficulty=6", "publicroll");
+    assert.deepEqual(message.whisper, ["u-aengus"]);
+    assert.ok(message.content.includes("50,0 %"), message.content);
+  });
+
+  test("the server's refusal is shown to the roller only", async () => {
+    const message = await player.handle("/sc oweens dice=99", "publicroll");
+    assert.equal(message.error, true);
+    assert.deepEqual(message.whisper, ["u-aengus"]);
+    assert.match(message.content, /dice/);
+    const typo = await player.handle("/sc owen dice=3", "publicroll");
+    assert.match(typo.content, /Jeu inconnu/);
+  });
+});
+
+describe("module.js inside a (faked) Foundry", () => {
+  test("settings, client loaded from the sidecar over HTTP, /sc intercepted", async () => {
+    const hooks = new Map();
+    const created = [];
+    const notes = [];
+    const values = new Map(Object.entries({ url: sidecar.url, table: "foundry-glue",
+      playerToken: PLAYER_TOKEN, gmToken: "", mirror: true }));
+    const registered = [];
+    const user = { id: "u1", name: "Aengus", isGM: false };
+    const module = {};
+    globalThis.Hooks = {
+      once: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]),
+      on: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]),
+    };
+    globalThis.game = {
+      settings: {
+        register: (scope, key, data) => registered.push({ scope, key, data }),
+        get: (scope, key) => (scope === "core" ? "publicroll" : values.get(key)),
+      },
+      i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${JSON.stringify(data)}` },
+      user,
+      users: Object.assign([user], { activeGM: null }),
+      modules: { get: () => module },
+    };
+    globalThis.ui = { notifications: { info: (m) => notes.push(["info", m]), warn: (m) => notes.push(["warn", m]),
+                                       error: (m) => notes.push(["error", m]) } };
+    globalThis.ChatMessage = { create: async (data) => { created.push(data); return data; },
+                               getSpeaker: () => ({ alias: user.name }) };
+    try {
+      await import("../scripts/module.js");
+      for (const fn of hooks.get("init")) fn();
+      assert.deepEqual(registered.map((r) => `${r.key}:${r.data.scope}`).sort(),
+        ["gmToken:client", "mirror:world", "playerToken:world", "table:world", "url:world"]);
+      for (const fn of hooks.get("ready")) await fn();
+      assert.deepEqual(notes.map(([level]) => level), ["info"], JSON.stringify(notes));
+      assert.equal(module.api.client.state, "open");
+      const [onChat] = hooks.get("chatMessage");
+      assert.equal(onChat({}, "Bonjour la table"), true);       // not ours: Foundry posts it
+      assert.equal(onChat({}, "/sc bloodlust pool=3 Sauter"), false); // ours: not posted raw
+      while (created.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.match(created[0].content, /sidecar-card/);
+      assert.deepEqual(created[0].whisper, []);
+      assert.equal(created[0].flags["vtt-sidecar"].rollMode, "publicroll");
+      assert.equal(typeof created[0].flags["vtt-sidecar"].seq, "number");
+    } finally {
+      await module.api?.client.close();
+      for (const name of ["Hooks", "game", "ui", "ChatMessage"]) delete globalThis[name];
+    }
+  });
+});

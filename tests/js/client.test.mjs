@@ -1,0 +1,190 @@
+// The JavaScript client against a real sidecar process (node --test).
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+
+import { SidecarClient, SidecarError } from "../../sidecar/web/static/sidecar-client.js";
+import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "./sidecar-process.mjs";
+
+let sidecar;
+const clients = [];
+
+function client(options) {
+  const made = new SidecarClient(options.url ?? sidecar.url, { requestTimeout: 8000, ...options });
+  clients.push(made);
+  return made;
+}
+
+before(async () => { sidecar = await startSidecar(); });
+after(async () => {
+  await Promise.all(clients.map((made) => made.close()));
+  await sidecar.stop();
+});
+
+describe("joining", () => {
+  test("hello → welcome lists the rulesets and their params", async () => {
+    const gm = client({ table: "js-join", name: "Morgane", role: "gm", token: GM_TOKEN });
+    const welcome = await gm.connect();
+    assert.equal(welcome.type, "welcome");
+    assert.equal(welcome.protocol, 1);
+    assert.equal(welcome.role, "gm");
+    const names = welcome.rulesets.map((ruleset) => ruleset.name).sort();
+    assert.deepEqual(names, ["bloodlust", "d6code", "ladder", "oweens", "seuil"]);
+    assert.equal(welcome.rulesets.find((r) => r.name === "oweens").params.dice.type, "int");
+    assert.equal(gm.state, "open");
+  });
+
+  test("a wrong token is a typed forbidden error, and no reconnection follows", async () => {
+    const intruder = client({ table: "js-join", name: "Mallory", role: "gm", token: "nope" });
+    await assert.rejects(intruder.connect(), (error) => {
+      assert.ok(error instanceof SidecarError);
+      assert.equal(error.code, "forbidden");
+      return true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.equal(intruder.state, "closed");
+  });
+
+  test("JSON text frames work as well as MessagePack", async () => {
+    const textual = client({ table: "js-join", name: "Texte", role: "player",
+                             token: PLAYER_TOKEN, binary: false, locale: "en" });
+    await textual.connect();
+    const outcome = await textual.roll({ ruleset: "bloodlust", params: { pool: 3 } });
+    assert.equal(outcome.dice.length, 3);
+    assert.match(outcome.text, /Texte/);
+  });
+});
+
+describe("rolling", () => {
+  test("the roller gets its outcome with its id; the table gets it too", async () => {
+    const player = client({ table: "js-roll", name: "Aengus", token: PLAYER_TOKEN });
+    const watcher = client({ table: "js-roll", name: "Brann", role: "observer" });
+    await player.connect();
+    await watcher.connect();
+    const seen = watcher.next("outcome");
+    const outcome = await player.roll({ ruleset: "oweens", params: { dice: 4, difficulty: 3 },
+                                        label: "Escalader" });
+    assert.equal(outcome.type, "outcome");
+    assert.ok(outcome.id.startsWith(player._prefix));
+    assert.equal(outcome.dice.length, 4);
+    assert.ok(["botch", "failure", "narrow", "success", "critical"].includes(outcome.result.kind));
+    assert.equal(typeof outcome.result.label.fr, "string");
+    const theirs = await seen;
+    assert.equal(theirs.seq, outcome.seq);
+    assert.equal(theirs.id, undefined); // the id is only in the roller's copy
+    assert.deepEqual(theirs.dice, outcome.dice);
+    assert.equal(player.lastSeq, outcome.seq);
+  });
+
+  test("physical dice from a GM decide the roll", async () => {
+    const gm = client({ table: "js-roll", name: "Morgane", role: "gm", token: GM_TOKEN });
+    await gm.connect();
+    const outcome = await gm.roll({ ruleset: "oweens", params: { dice: 4, difficulty: 3 },
+                                    dice: [6, 6, 1, 3] });
+    assert.deepEqual(outcome.dice.map((die) => die.face), [6, 6, 1, 3]);
+    await assert.rejects(gm.roll({ ruleset: "oweens", params: { dice: 4 }, dice: [6] }),
+      (error) => error.code === "bad_dice");
+  });
+
+  test("blind: hidden to the roller, whole to the GM", async () => {
+    const player = client({ table: "js-blind", name: "Aengus", token: PLAYER_TOKEN });
+    const gm = client({ table: "js-blind", name: "Morgane", role: "gm", token: GM_TOKEN });
+    await player.connect();
+    await gm.connect();
+    const gmCopy = gm.next("outcome");
+    const mine = await player.roll({ ruleset: "bloodlust", params: { pool: 4 }, mode: "blind" });
+    assert.deepEqual(mine.result, { hidden: true });
+    assert.deepEqual(mine.dice ?? [], []);
+    const whole = await gmCopy;
+    assert.equal(whole.dice.length, 4);
+    assert.equal(typeof whole.result.success, "boolean");
+  });
+
+  test("errors are typed and name the parameter", async () => {
+    const player = client({ table: "js-roll", name: "Erreurs", token: PLAYER_TOKEN });
+    await player.connect();
+    await assert.rejects(player.roll({ ruleset: "oweens", params: { dice: 99 } }), (error) => {
+      assert.ok(error instanceof SidecarError);
+      assert.equal(error.code, "invalid_params");
+      assert.equal(error.details.param, "dice");
+      return true;
+    });
+    await assert.rejects(player.roll({ ruleset: "nope" }), (error) => error.code === "unknown_ruleset");
+    // The connection stays usable after an error.
+    const outcome = await player.roll({ ruleset: "seuil", params: { level: 2, threshold: 13 } });
+    assert.equal(outcome.ruleset, "seuil");
+  });
+});
+
+describe("odds", () => {
+  test("exact odds, nothing rolled", async () => {
+    const player = client({ table: "js-odds", name: "Calcul", token: PLAYER_TOKEN });
+    await player.connect();
+    // One d10 against 6: success on 6–10, exactly one half.
+    const odds = await player.odds("bloodlust", { pool: 1, difficulty: 6 });
+    assert.equal(odds.type, "odds");
+    assert.equal(odds.p_success, 0.5);
+    const total = Object.values(odds.kinds).reduce((sum, p) => sum + p, 0);
+    assert.ok(Math.abs(total - 1) < 1e-12);
+    const sum = odds.distribution.values.reduce((acc, [, p]) => acc + p, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-12);
+    const history = await player.history({ after: 0 });
+    assert.equal(history.events.length, 0);
+  });
+});
+
+describe("reconnection", () => {
+  test("after a server restart it resumes and gets every missed outcome once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sidecar-js-"));
+    const db = join(dir, "journal.db");
+    let server = await startSidecar({ db });
+    try {
+      const player = client({ url: server.url, table: "js-resume", name: "Aengus",
+                              token: PLAYER_TOKEN, minDelay: 1500 });
+      const received = [];
+      const states = [];
+      player.on("outcome", (outcome) => received.push(outcome.seq));
+      player.on("state", (state) => states.push(state));
+      await player.connect();
+      const first = await player.roll({ ruleset: "bloodlust", params: { pool: 2 } });
+      await server.stop();
+      server = await startSidecar({ db, port: server.port });
+      const gm = client({ url: server.url, table: "js-resume", name: "Morgane", role: "gm",
+                          token: GM_TOKEN, reconnect: false });
+      await gm.connect();
+      const missed = [];
+      for (let i = 0; i < 3; i += 1) {
+        missed.push((await gm.roll({ ruleset: "bloodlust", params: { pool: 2 } })).seq);
+      }
+      const welcome = await player.next("welcome", () => true, 15000);
+      assert.equal(welcome.replayed, 3);
+      while (received.length < 4) await player.next("outcome", () => true, 5000);
+      assert.deepEqual(received, [first.seq, ...missed]);
+      assert.ok(states.includes("reconnecting"));
+      assert.equal(player.state, "open");
+      // And it keeps working live.
+      const live = await player.roll({ ruleset: "bloodlust", params: { pool: 1 } });
+      assert.equal(live.seq, missed[2] + 1);
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a roll cut off by a drop is answered once, never rolled twice", async () => {
+    const player = client({ table: "js-drop", name: "Aengus", token: PLAYER_TOKEN, minDelay: 50 });
+    await player.connect();
+    const pending = player.roll({ ruleset: "oweens", params: { dice: 3 }, id: "js-drop-roll-1" });
+    player.dropConnection();
+    const outcome = await pending;
+    assert.equal(outcome.id, "js-drop-roll-1");
+    while (player.state !== "open") await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = await player.roll({ ruleset: "oweens", params: { dice: 3 }, id: "js-drop-roll-1" });
+    assert.equal(again.duplicate, true);
+    assert.equal(again.seq, outcome.seq);
+    const page = await player.history({ after: 0 });
+    assert.equal(page.events.filter((event) => event.ruleset === "oweens").length, 1);
+  });
+});
