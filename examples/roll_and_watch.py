@@ -1,8 +1,11 @@
-"""A minimal Python client: join a table, print the odds, roll, then watch the table.
+"""The Python client in one page: join a table, ask the odds, roll, then watch the table.
 
 Run a server first (``sidecar serve --player-token demo-player``), then::
 
     python examples/roll_and_watch.py ws://127.0.0.1:8765/ws demo-player
+
+Stop the server and start it again while this runs: the client reconnects by itself and
+prints, in order, every roll made meanwhile (``reconnect=True`` joins with ``resume``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from sidecar.client import SidecarClient, SidecarError
 
 async def main(url: str, token: str) -> None:
     async with SidecarClient(url, table="demo", name="Aengus", role="player",
-                             token=token) as client:
+                             token=token, reconnect=True) as client:
         odds = await client.odds("bloodlust", {"pool": 5, "difficulty": 7})
         print(f"chances de réussite : {odds['p_success']:.1%}")
         try:
@@ -26,9 +29,9 @@ async def main(url: str, token: str) -> None:
             return
         print(outcome["text"])
         print("en attente des jets de la table (Ctrl-C pour quitter)…")
-        async for event in client.events():
-            if event["type"] == "outcome":
-                print(event["text"])
+        async for event in client.outcomes():
+            if event["seq"] != outcome["seq"]:
+                print(f"#{event['seq']} {event['text']}")
 
 
 if __name__ == "__main__":

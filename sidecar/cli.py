@@ -247,7 +247,8 @@ class CliExit(Exception):
 
 @contextlib.asynccontextmanager
 async def _joined(args: argparse.Namespace, *, role: str | None = None,
-                  name: str | None = None) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
+                  name: str | None = None,
+                  reconnect: bool = False) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
     """Join the table of ``args`` and yield (client, welcome); connection and server
     errors become exit codes, and the client is closed however the command ends."""
     from sidecar.client import SidecarClient, SidecarError
@@ -256,7 +257,8 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     token = None if role == "observer" else (args.token or os.environ.get("SIDECAR_TOKEN"))
     client = SidecarClient(args.url, table=args.table, name=name or args.name, role=role,
                            token=token, locale=getattr(args, "locale", "fr"),
-                           binary=not getattr(args, "text_frames", False))
+                           binary=not getattr(args, "text_frames", False),
+                           reconnect=reconnect)
     try:
         welcome = await client.connect()
     except SidecarError as exc:
@@ -305,7 +307,8 @@ def cmd_roll(args: argparse.Namespace) -> int:
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    async with _joined(args) as (client, welcome):
+    # A watcher outlives server restarts: it rejoins with resume and misses nothing.
+    async with _joined(args, reconnect=True) as (client, welcome):
         print(f"table {welcome['table']} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
               "quit", flush=True)
         count = 0

@@ -261,6 +261,10 @@ def test_example_client_runs_against_a_server():
         try:
             assert proc.stdout.readline().startswith("chances de réussite : 76.2%")
             assert "Aengus — Escalade" in proc.stdout.readline()
+            assert "en attente" in proc.stdout.readline()
+            sidecar("roll", "seuil", "level=2", "threshold=13", "--url", server.url,
+                    "--token", PLAYER_TOKEN, "--name", "Brann", "--label", "Nager")
+            assert proc.stdout.readline().startswith("#2 Brann — Nager")
         finally:
             proc.kill()
             proc.wait()

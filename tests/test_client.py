@@ -1,0 +1,128 @@
+"""The Python client (``sidecar.client``) against a real server: join, roll, odds, history,
+iterating outcomes, and reconnecting with resume."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.client import SidecarClient, SidecarError
+from sidecar.server import SidecarServer
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
+
+
+def _client(server: SidecarServer, name: str, **kwargs: Any) -> SidecarClient:
+    kwargs.setdefault("role", "player")
+    kwargs.setdefault("token", GM_TOKEN if kwargs["role"] == "gm" else PLAYER_TOKEN)
+    return SidecarClient(server.url, table=kwargs.pop("table", "py"), name=name, **kwargs)
+
+
+async def _next(iterator: Any, timeout: float = 5) -> Any:
+    return await asyncio.wait_for(anext(iterator), timeout)
+
+
+def test_join_roll_odds_history_and_outcomes() -> None:
+    async def scenario() -> None:
+        async with running_server() as server:
+            async with _client(server, "Aengus") as player, \
+                    _client(server, "Brann", role="observer", token=None) as watcher:
+                assert player.welcome["type"] == "welcome"
+                stream = watcher.outcomes()
+                odds = await player.odds("bloodlust", {"pool": 1, "difficulty": 6})
+                assert odds["p_success"] == 0.5
+                outcome = await player.roll("bloodlust", {"pool": 3}, label="Sauter")
+                assert len(outcome["dice"]) == 3 and outcome["id"].startswith(player._prefix)
+                seen = await _next(stream)
+                assert seen["seq"] == outcome["seq"] and "id" not in seen
+                assert player.last_seq == watcher.last_seq == outcome["seq"]
+                page = await watcher.history()
+                assert [event["seq"] for event in page["events"]] == [outcome["seq"]]
+                with pytest.raises(SidecarError) as error:
+                    await player.roll("oweens", {"dice": 99})
+                assert error.value.code == "invalid_params"
+                assert error.value.details["param"] == "dice"
+    run(scenario())
+
+
+def test_a_wrong_token_is_not_retried() -> None:
+    async def scenario() -> None:
+        async with running_server() as server:
+            client = _client(server, "Mallory", role="gm", token="wrong", reconnect=True)
+            with pytest.raises(SidecarError) as error:
+                await client.connect()
+            assert error.value.code == "forbidden"
+    run(scenario())
+
+
+def test_reconnects_after_a_restart_and_resumes(tmp_path: Path) -> None:
+    """The server goes away; while it is down nothing is lost; when it is back, the client
+    rejoins with resume and gets what it missed, once each, then carries on live."""
+
+    async def scenario() -> None:
+        db = str(tmp_path / "journal.db")
+        config = make_config(db=db)
+        first = SidecarServer(config)
+        await first.start()
+        port = first.port
+        client = _client(first, "Aengus", reconnect=True)
+        await client.connect()
+        stream = client.outcomes()
+        mine = await client.roll("bloodlust", {"pool": 2})
+        assert (await _next(stream))["seq"] == mine["seq"]
+        await first.stop()
+        second = SidecarServer(make_config(db=db, port=port))
+        await second.start()
+        try:
+            async with _client(second, "Morgane", role="gm") as gm:
+                missed = [(await gm.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(3)]
+            got = [(await _next(stream, 15))["seq"] for _ in missed]
+            assert got == missed
+            assert client.welcome["replayed"] == 3
+            live = await client.roll("bloodlust", {"pool": 1})
+            assert live["seq"] == missed[-1] + 1
+            assert (await _next(stream))["seq"] == live["seq"]
+            await client.close()
+        finally:
+            await second.stop()
+    run(scenario())
+
+
+def test_a_roll_cut_off_by_a_drop_is_answered_once() -> None:
+    async def scenario() -> None:
+        async with running_server() as server:
+            async with _client(server, "Aengus", reconnect=True) as client:
+                stream = client.outcomes()
+                pending = asyncio.create_task(
+                    client.roll("oweens", {"dice": 3}, id="py-drop-roll-1"))
+                await asyncio.sleep(0)  # the frame is written…
+                await client.drop()     # …and the connection dies under it
+                outcome = await asyncio.wait_for(pending, 10)
+                assert outcome["id"] == "py-drop-roll-1"
+                again = await client.roll("oweens", {"dice": 3}, id="py-drop-roll-1")
+                assert again["duplicate"] is True and again["seq"] == outcome["seq"]
+                assert (await _next(stream))["seq"] == outcome["seq"]
+                page = await client.history()
+                assert [event["seq"] for event in page["events"]] == [outcome["seq"]]
+                with contextlib.suppress(asyncio.TimeoutError):
+                    extra = await _next(stream, 0.3)
+                    raise AssertionError(f"outcome delivered twice: {extra}")
+    run(scenario())
+
+
+def test_without_reconnect_the_stream_ends_and_requests_fail() -> None:
+    async def scenario() -> None:
+        async with running_server() as server:
+            client = _client(server, "Aengus")
+            await client.connect()
+            await client.drop()
+            events = [event async for event in client.events()]
+            assert all(event["type"] == "presence" for event in events)
+            with pytest.raises(SidecarError) as error:
+                await client.roll("bloodlust", {"pool": 1})
+            assert error.value.code == "closed"
+            await client.close()
+    run(scenario())
