@@ -14,6 +14,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
+from sidecar.rules import name_params
 
 __version__ = "1.0"
 
@@ -48,6 +49,16 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "Combat or tense situation (no automatic success)"),
     },
 }
+
+
+# Short names the forms show (the web table, a VTT).
+name_params(PARAMS, {
+    "pool": ("Réserve de d10", "Dice pool"),
+    "difficulty": ("Difficulté", "Difficulty"),
+    "willpower": ("Volonté", "Willpower"),
+    "automatic": ("Réussite automatique", "Automatic success"),
+    "tense": ("Situation tendue", "Tense situation"),
+})
 
 DEGREES = {
     1: ("marginale", "marginal"),

@@ -16,7 +16,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
-from sidecar.rules import KIND_LABELS, common, heading, signed
+from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
 
 __version__ = "1.0"
 
@@ -78,6 +78,20 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "The opponent's situational modifier"),
     },
 }
+
+
+# Short names the forms show (the web table, a VTT).
+name_params(PARAMS, {
+    "code": ("Code de compétence", "Skill code"),
+    "modifier": ("Modificateur", "Modifier"),
+    "difficulty": ("Difficulté", "Difficulty"),
+    "twin": ("Dés jumeaux", "Twin dice"),
+    "style": ("Point de style", "Style point"),
+    "combo": ("Mise du combo", "Combo stake"),
+    "surcompetence": ("SurCompétence", "SurCompetence"),
+    "opponent": ("Code de l'adversaire", "Opponent's code"),
+    "opponent_modifier": ("Modificateur de l'adversaire", "Opponent's modifier"),
+})
 
 
 def parse_code(code: str, param: str = "code") -> tuple[int, int]:

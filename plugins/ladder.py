@@ -14,7 +14,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import POINT, highest_of, odds_reply
-from sidecar.rules import KIND_LABELS, common, heading, score_kind
+from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind
 
 __version__ = "1.0"
 
@@ -75,6 +75,19 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "\"Success, but…\": the GM grants success at a cost"),
     },
 }
+
+
+# Short names the forms show (the web table, a VTT).
+name_params(PARAMS, {
+    "level": ("Niveau", "Level"),
+    "advantages": ("Avantages", "Advantages"),
+    "disadvantages": ("Désavantages", "Disadvantages"),
+    "difficulty": ("Difficulté", "Difficulty"),
+    "reroll": ("Relance (point de chance)", "Reroll (luck point)"),
+    "sacrifice_chance": ("Sacrifier 1 point de Chance", "Sacrifice 1 Chance point"),
+    "chance": ("Chance actuelle", "Current Chance"),
+    "success_at_cost": ("Réussi, mais…", "Success, but…"),
+})
 
 
 def dice_for(level: int) -> tuple[int, int, int, str]:

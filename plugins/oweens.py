@@ -15,7 +15,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
-from sidecar.rules import common, plural
+from sidecar.rules import common, name_params, plural
 
 __version__ = "1.0"
 
@@ -67,6 +67,19 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "Attacked reserve (complex action), optional"),
     },
 }
+
+
+# Short names the forms show (the web table, a VTT).
+name_params(PARAMS, {
+    "dice": ("Dés", "Dice"),
+    "difficulty": ("Difficulté", "Difficulty"),
+    "augmentations": ("Augmentations gratuites", "Free augmentations"),
+    "buy_augmentations": ("Augmentations achetées", "Bought augmentations"),
+    "bagage": ("Bagage adéquat", "Relevant bagage"),
+    "npc_bagage": ("Bagage du PNJ", "NPC's bagage"),
+    "equipment": ("Équipement", "Equipment"),
+    "reserve": ("Réserve attaquée", "Reserve attacked"),
+})
 
 
 def die_successes(face: int) -> int:

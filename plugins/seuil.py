@@ -13,7 +13,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import add, die, negate, odds_reply, sum_of
-from sidecar.rules import KIND_LABELS, common, heading, score_kind, signed
+from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind, signed
 
 __version__ = "1.0"
 
@@ -82,6 +82,19 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "\"Climbing 5\")"),
     },
 }
+
+
+# Short names the forms show (the web table, a VTT).
+name_params(PARAMS, {
+    "level": ("Niveau", "Level"),
+    "flat": ("Bonus/malus", "Flat bonus"),
+    "complication": ("Complication", "Complication"),
+    "factors": ("Facteurs de complication", "Complication factors"),
+    "threshold": ("Seuil", "Threshold"),
+    "action": ("Action", "Action"),
+    "characteristic": ("Caractéristique", "Characteristic"),
+    "skills": ("Compétences", "Skills"),
+})
 
 
 def rank_name(rank: int) -> str:

@@ -59,3 +59,12 @@ def signed(value: int) -> str:
 def plural(count: int, word: str, words: str | None = None) -> str:
     """``"1 réussite"``, ``"3 réussites"`` (French plural from 2 up)."""
     return f"{count} {word if abs(count) < 2 else (words or word + 's')}"
+
+
+def name_params(params: dict[str, dict[str, Any]],
+                names: dict[str, tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Give parameters their short display names (``label: {fr, en}``), which forms show
+    (the web table, a VTT) instead of the identifier; returns ``params``."""
+    for key, (fr, en) in names.items():
+        params[key]["label"] = {"fr": fr, "en": en}
+    return params

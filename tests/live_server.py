@@ -73,10 +73,10 @@ class LiveServer:
         return SidecarClient(self.url, **kwargs)
 
     def roll(self, table: str, name: str, ruleset: str, params: dict[str, Any],
-             **kwargs: Any) -> dict[str, Any]:
-        """Join as a GM, roll once, leave; returns the outcome."""
+             role: str = "gm", **kwargs: Any) -> dict[str, Any]:
+        """Join (as a GM unless told), roll once, leave; returns the outcome."""
         async def once() -> dict[str, Any]:
-            async with self.client(table=table, name=name, role="gm",
+            async with self.client(table=table, name=name, role=role,
                                    token=self.config.gm_token) as client:
                 return await client.roll(ruleset, params, **kwargs)
         return self.call(once())

@@ -39,6 +39,8 @@ def test_params_description_is_complete_enough_for_a_form(ruleset):
         assert spec["type"] in ("int", "bool", "string", "list"), name
         description = spec["description"]
         assert description["fr"].strip() and description["en"].strip(), name
+        assert spec["label"]["fr"].strip() and spec["label"]["en"].strip(), name
+        assert len(spec["label"]["fr"]) < len(description["fr"]), f"{name}: a short name"
         assert "default" in spec or spec.get("required") or spec["type"] != "bool", name
         if spec["type"] == "int":
             assert "min" in spec and "max" in spec, f"{ruleset}.{name} needs a range"

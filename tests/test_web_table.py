@@ -208,8 +208,10 @@ def test_each_builtin_ruleset_form_renders_and_rolls(browser: Any, server: LiveS
                      role="player", token=PLAYER_TOKEN)
     page.page.select_option("#ruleset", ruleset)
     described = page.state(f"welcome.rulesets.find(r => r.name === '{ruleset}').params")
-    for name in described:  # one field per described parameter, nothing hand-written
+    for name, spec in described.items():  # one field per described parameter
         assert page.page.locator(f"#param-{name}").count() == 1, name
+        shown = page.page.text_content(f'[data-param="{name}"] .param-name')
+        assert shown.rstrip(" *") == spec["label"]["fr"], name  # French names, not ids
     page.fill_params(BUILTIN_FORMS[ruleset])
     page.page.wait_for_timeout(300)  # let the debounced odds request for the final form go
     shown = page.odds_shown()

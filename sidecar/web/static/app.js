@@ -255,7 +255,8 @@ function buildParams() {
 function buildField(name, spec) {
   const id = fieldId(name);
   const help = local(spec.description);
-  const title = el("span", { class: "param-name" }, name.replaceAll("_", " "),
+  const shown = local(spec.label) || name.replaceAll("_", " ");
+  const title = el("span", { class: "param-name", title: name }, shown,
     spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
   const wrap = el("div", { class: `param param-${spec.type}`, "data-param": name });
   if (spec.type === "bool") {
@@ -416,13 +417,18 @@ function showOdds(odds, note) {
   $("odds-note").textContent = note;
   if (!odds) return;
   $("odds-success").textContent = `${percent(odds.p_success)} ${t("odds.success")}`;
+  // One stacked bar (every kind side by side: the whole picture at a glance), then the
+  // figures of each kind.
+  $("odds-stack").replaceChildren(...KINDS.filter((kind) => (odds.kinds?.[kind] ?? 0) > 0).map((kind) => {
+    const segment = el("span", { class: `segment kind-${kind}`, title: `${t(`kind.${kind}`)} ${percent(odds.kinds[kind])}` });
+    segment.style.setProperty("flex-grow", String(odds.kinds[kind]));
+    return segment;
+  }));
   $("odds-bars").replaceChildren(...KINDS.map((kind) => {
     const p = odds.kinds?.[kind] ?? 0;
-    const bar = el("span", { class: `fill kind-${kind}` });
-    bar.style.setProperty("width", `${Math.max(p > 0 ? 1 : 0, p * 100)}%`);
     return el("div", { class: `bar${p === 0 ? " zero" : ""}`, "data-kind": kind, "data-p": p },
+      el("span", { class: `swatch kind-${kind}` }),
       el("span", { class: "bar-label", text: t(`kind.${kind}`) }),
-      el("span", { class: "track" }, bar),
       el("span", { class: "bar-value", text: percent(p) }));
   }));
   const dist = odds.distribution;
@@ -430,7 +436,7 @@ function showOdds(odds, note) {
   box.replaceChildren();
   if (dist?.values?.length > 1 && dist.values.length <= 80) {
     const peak = Math.max(...dist.values.map(([, p]) => p));
-    box.append(el("span", { class: "dist-of", text: t("odds.of") + dist.of }));
+    box.append(el("span", { class: "dist-of", text: t("odds.of") + word(dist.of) }));
     const columns = el("div", { class: "columns" });
     for (const [value, p] of dist.values) {
       const column = el("span", { class: "column", title: `${value} : ${percent(p)}` });
@@ -507,6 +513,15 @@ function renderLog() {
   $("log-empty").hidden = items.length > 0;
 }
 
+/** Names of the dice roles and distributions the built-in rulesets use; others show as is. */
+const WORDS = {
+  fr: { twin: "jumeau", twin_reroll: "relance", style: "style", complication: "compl.", opponent: "adv.",
+        score: "", normal: "", successes: "réussites", net: "réussites nettes" },
+  en: { twin: "twin", twin_reroll: "reroll", style: "style", complication: "compl.", opponent: "opp.",
+        score: "", normal: "", successes: "successes", net: "net successes" },
+};
+const word = (name) => WORDS[state.lang]?.[name] ?? String(name).replaceAll("_", " ");
+
 const DIE_FLAGS = {
   success: { fr: "réussite", en: "success" },
   cancels: { fr: "annule une réussite", en: "cancels a success" },
@@ -530,7 +545,7 @@ function renderDie(die) {
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
   return el("span", { class: classes.join(" "), title: `d${die.sides}${notes.length ? " — " + notes.join(", ") : ""}` },
     el("span", { class: "face", text: die.face }),
-    die.role && die.role !== "normal" ? el("small", { class: "die-role", text: die.role }) : null,
+    die.role && word(die.role) ? el("small", { class: "die-role", text: word(die.role) }) : null,
     typeof die.successes === "number" && die.successes > 1 ? el("small", { class: "die-role", text: `×${die.successes}` }) : null);
 }
 
