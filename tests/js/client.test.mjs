@@ -188,3 +188,43 @@ describe("reconnection", () => {
     assert.equal(page.events.filter((event) => event.ruleset === "oweens").length, 1);
   });
 });
+
+describe("the Node example", () => {
+  test("examples/js-client/roll.mjs joins, prints the odds, rolls and watches", async () => {
+    const { spawn } = await import("node:child_process");
+    const { ROOT } = await import("./sidecar-process.mjs");
+    const child = spawn(process.execPath, ["--experimental-websocket", "examples/js-client/roll.mjs",
+      sidecar.url, PLAYER_TOKEN, "js-example"], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    const lines = (count) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`example printed only:\n${out}`)), 10000);
+      const check = () => {
+        if (out.split("\n").length > count) { clearTimeout(timer); child.stdout.off("data", onData); resolve(); }
+      };
+      const onData = (chunk) => { out += chunk; check(); };
+      child.stdout.on("data", onData);
+      check();
+    });
+    try {
+      await lines(3);
+      // 4 d6 against 3: exact odds, as the engine gives them (French decimal point aside).
+      const odds = await (await joined()).odds("oweens", { dice: 4, difficulty: 3 });
+      assert.match(out, new RegExp(`chances de réussite : ${(odds.p_success * 100).toFixed(1)} %`));
+      assert.match(out, /Nodejs — Escalade/);
+      const other = client({ table: "js-example", name: "Brann", token: PLAYER_TOKEN });
+      await other.connect();
+      const outcome = await other.roll({ ruleset: "seuil", params: { level: 2, threshold: 13 }, label: "Nager" });
+      await lines(4);
+      assert.match(out, new RegExp(`#${outcome.seq} Brann — Nager`));
+    } finally {
+      child.kill();
+    }
+  });
+});
+
+async function joined() {
+  const made = client({ table: "js-example-odds", name: "calc", role: "observer" });
+  await made.connect();
+  return made;
+}
