@@ -303,92 +303,159 @@ def best_gain(cheap: int, medium: int, ones: int, budget: int) -> tuple[int, int
     return gain, used
 
 
+class _Greedy:
+    """What a budget of augmentation steps makes of one row of states: ``others`` non-1
+    dice with ``cheap`` cheap steps, as a function of the natural successes ``s``.
+
+    Three stretches of ``s``: below ``linear_end`` the budget runs out among the cheap and
+    medium steps and the count is ``s + offset``; then it reaches the 1s, and the count is
+    ``2·others + pairs_gain(left)`` with ``left = left0 + 2s`` steps of budget for them;
+    from ``saturated`` on every die shows 6 (2·dice successes). This is :func:`best_gain`
+    row by row instead of state by state.
+    """
+
+    __slots__ = ("linear_end", "offset", "left0", "saturated")
+
+    def __init__(self, budget: int, others: int, cheap: int, ones: int, end: int) -> None:
+        if budget <= cheap:  # the cheap steps absorb it all
+            self.linear_end, self.offset, self.left0, self.saturated = end, budget, 0, end
+            return
+        half = (budget - cheap) // 2
+        row = 2 * others - cheap
+        self.offset = cheap + half
+        self.linear_end = min(max(row - half, 0), end)
+        self.left0 = budget - cheap - 2 * row
+        self.saturated = min(max((5 * ones - self.left0 + 1) // 2, self.linear_end), end)
+
+    def first_reaching(self, goal: int, others: int, ones: int, end: int) -> int:
+        """The smallest ``s`` whose count is at least ``goal`` (``end`` if none): the count
+        never decreases with ``s``."""
+        first = max(goal - self.offset, 0)
+        if first < self.linear_end:
+            return first
+        need = goal - 2 * others
+        if need <= 0:
+            return self.linear_end
+        if need > 2 * ones:
+            return end
+        pairs, odd = divmod(need, 2)
+        left = 5 * pairs + (3 if odd else 0)
+        return min(max(self.linear_end, (left - self.left0 + 1) // 2), end)
+
+
+def _pairs_gain(left: int) -> int:
+    """Successes ``left`` steps buy among the 1s, below saturation: 1→4→6 is 5 for two,
+    a last 1→4 is 3 for one."""
+    return (left + 2) // 5 + left // 5
+
+
 @lru_cache(maxsize=1024)
 def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any]:
     """Exact odds of an O'Ween's roll of ``count`` d6 against ``target`` (NPC bagage
     included), with free and bought augmentations.
 
-    The number of 1s is binomial. The other dice are enumerated by a dynamic programme:
-    a face 2, 4 or 6 adds 0, 1 or 2 natural successes (the polynomial 1 + x + x²), a 3 or a
-    5 adds 0 or 1 and offers a cheap step (y·(1 + x)); cheap steps are counted up to the
-    budget, beyond which they cannot all be used. The medium steps are then 2·dice −
-    successes − cheap, and the best placement follows in closed form (:func:`best_gain`).
+    The number of 1s is binomial. The other dice are counted by a generating function:
+    a face 2, 4 or 6 adds 0, 1 or 2 natural successes (1 + x + x²), a 3 or a 5 adds 0 or 1
+    and a cheap step (y·(1 + x)); cheap steps are counted up to the budget, beyond which
+    they all behave alike. Each row of coefficients (a number of cheap steps) is packed
+    into one Python integer with fixed-width fields, wide enough that no sum can carry
+    over, so each die is a few big-integer shifts and additions done in C. The best
+    placement of the budget is then read off row by row (:class:`_Greedy`): whole
+    stretches of a row land on one count, or on a shifted copy of the row, and move as
+    one shift-and-mask; only states whose 1s are partly upgraded are looked at one count
+    at a time. Same integers as the state-by-state engine it replaced (tests compare).
     """
     budget = free + bought
     cap = min(budget, count)
     check_work(count * (2 * count + 1) * (cap + 1) * 5)
-    # layer[m][s]: ways for the dice so far (faces 2–6) to show s natural successes and m
-    # cheap steps (m capped); all lists of a layer have the same length.
-    layer = [[1]]
-    layers = [layer]
-    for dice_so_far in range(count):
-        width = len(layer[0]) + 2
-        # After j dice there are at most j cheap steps: rows beyond are always empty.
-        nxt = [[0] * width for _ in range(min(dice_so_far + 1, cap) + 1)]
-        for m, poly in enumerate(layer):
-            times_a = [a + b + c for a, b, c in zip(poly + [0, 0], [0] + poly + [0],
-                                                   [0, 0] + poly, strict=True)]
-            times_b = [a + b for a, b in zip(poly + [0, 0], [0] + poly + [0], strict=True)]
-            nxt[m] = [a + b for a, b in zip(nxt[m], times_a, strict=True)]
-            up = min(m + 1, cap)
-            nxt[up] = [a + b for a, b in zip(nxt[up], times_b, strict=True)]
-        layer = nxt
-        layers.append(layer)
-    # Counts per kind and per final number of successes, as plain locals and a list: this
-    # loop visits every state, so it is kept free of calls and dict look-ups where it can.
-    botch = failure = narrow = success = critical = 0
-    finals = [0] * (2 * count + 1)
     coup_from = max(2 * target, target + 1)  # free successes that make a Coup d'éclat
+    width = ((6 ** count).bit_length() + 8) // 8  # bytes per field: no sum overflows it
+    bits = 8 * width
+    digit_sum = (1 << bits) - 1  # n mod (2^bits − 1) is the sum of n's fields
+    top = 2 * (2 * count) * bits  # where the saturated count 2·dice goes
+
+    def mask(fields: int) -> int:
+        return (1 << (fields * bits)) - 1
+
+    # layers[o][cheap]: o non-1 dice with that many cheap steps (capped: past the budget
+    # they all behave alike); field 2·s of the integer counts the ways to show s natural
+    # successes (every other field, so that cheap + 2·s can key the partly upgraded 1s).
+    layers = [[1]]
+    rows = [1]
+    for dice_so_far in range(count):
+        grown = [0] * (min(dice_so_far + 1, cap) + 1)
+        for cheap, row in enumerate(rows):
+            low = row + (row << (2 * bits))
+            grown[cheap] += low + (row << (4 * bits))
+            grown[min(cheap + 1, cap)] += low
+        rows = grown
+        layers.append(rows)
+
+    # Per category (botch, critical, other): counts packed by final value (field 2v,
+    # weighted), and counts by value added one at a time for partly upgraded 1s.
+    by_value = [0, 0, 0]
+    loose = [[0] * (2 * count + 1) for _ in range(3)]
     for others in range(count + 1):
         ones = count - others
-        weight = comb(count, ones)  # a 1 shows in one way; the others are in the layer
-        for cheap, poly in enumerate(layers[others]):
-            # A budget the cheap steps absorb gains exactly itself; past them, while the
-            # medium steps outnumber what the rest can buy, it gains cheap + rest // 2.
-            # Only the remaining states need the closed form.
-            free_half = (free - cheap) // 2 if free > cheap else -1
-            total_half = (budget - cheap) // 2 if budget > cheap else -1
-            free_fixed = free if free_half < 0 else cheap + free_half
-            total_fixed = budget if total_half < 0 else cheap + total_half
-            row = 2 * others - cheap
-            for natural, ways in enumerate(poly):
-                if not ways:
-                    continue
-                medium = row - natural
-                if free_half < 0 or medium > free_half:
-                    free_succ = natural + free_fixed
-                else:  # best_gain's last branch, inlined: this is the hot path
-                    left = free - cheap - 2 * medium
-                    pairs = min(ones, left // 5)
-                    free_succ = natural + cheap + medium + 2 * pairs + (
-                        1 if pairs < ones and left - 5 * pairs >= 3 else 0)
-                ways *= weight
-                if ones > natural:  # Bourde: natural faces; nothing bought
-                    botch += ways
-                    finals[free_succ] += ways
-                    continue
-                if free_succ >= coup_from:  # Coup d'éclat: nothing bought
-                    critical += ways
-                    finals[free_succ] += ways
-                    continue
-                final = free_succ
-                if bought:
-                    if total_half < 0 or medium > total_half:
-                        final = natural + total_fixed
-                    else:
-                        left = budget - cheap - 2 * medium
-                        pairs = min(ones, left // 5)
-                        final = natural + cheap + medium + 2 * pairs + (
-                            1 if pairs < ones and left - 5 * pairs >= 3 else 0)
-                if final > target:
-                    success += ways
-                elif final == target:
-                    narrow += ways
-                else:
-                    failure += ways
-                finals[final] += ways
-    kinds = {"botch": botch, "failure": failure, "narrow": narrow, "success": success,
-             "critical": critical}
+        shifted = [0, 0, 0]
+        keyed = [0, 0, 0]  # partly upgraded 1s, keyed by k = cheap + 2·natural
+
+        def take(row: int, first: int, end: int, greedy: _Greedy, cheap: int,
+                 category: int, shifted: list[int] = shifted,
+                 keyed: list[int] = keyed) -> None:
+            stop = min(end, greedy.linear_end)
+            if first < stop:  # count = s + offset: the row, shifted
+                part = (row >> (2 * first * bits)) & mask(2 * (stop - first))
+                shifted[category] += part << (2 * (first + greedy.offset) * bits)
+            start, stop = max(first, greedy.linear_end), min(end, greedy.saturated)
+            if start < stop:  # the 1s partly upgraded: the count depends on cheap + 2s
+                part = (row >> (2 * start * bits)) & mask(2 * (stop - start))
+                keyed[category] += part << ((cheap + 2 * start) * bits)
+            start = max(first, greedy.saturated)
+            if start < end:  # every die a 6
+                part = (row >> (2 * start * bits)) & mask(2 * (end - start))
+                shifted[category] += (part % digit_sum) << top
+
+        for cheap, row in enumerate(layers[others]):
+            if not row:
+                continue
+            end = 2 * others - cheap + 1  # natural successes run over [0, end)
+            on_free = _Greedy(free, others, cheap, ones, end)
+            on_all = _Greedy(budget, others, cheap, ones, end) if bought else on_free
+            botch_end = min(ones, end)  # Bourde: more 1s than natural successes
+            take(row, 0, botch_end, on_free, cheap, 0)
+            coup = max(on_free.first_reaching(coup_from, others, ones, end), botch_end)
+            take(row, coup, end, on_free, cheap, 1)  # Coup d'éclat: nothing bought
+            take(row, botch_end, coup, on_all, cheap, 2)
+        weight = comb(count, ones)  # a 1 shows in one way; the others are in the rows
+        for category in range(3):
+            by_value[category] += shifted[category] * weight
+            if not keyed[category]:
+                continue
+            # Only keys whose budget left for the 1s is in [0, 5·ones) were filled.
+            spend = budget if category == 2 else free
+            first_key = max(4 * others - spend, 0)
+            left = first_key - 4 * others + spend
+            raw = (keyed[category] >> (first_key * bits)).to_bytes(5 * ones * width, "little")
+            counts = loose[category]
+            for key in range(5 * ones):
+                ways = int.from_bytes(raw[key * width:(key + 1) * width], "little")
+                if ways:
+                    counts[2 * others + _pairs_gain(left + key)] += ways * weight
+
+    totals = []
+    for category in range(3):
+        raw = by_value[category].to_bytes((2 * (2 * count) + 1) * width, "little")
+        values = loose[category]
+        for value in range(2 * count + 1):
+            values[value] += int.from_bytes(raw[2 * value * width:(2 * value + 1) * width],
+                                            "little")
+        totals.append(values)
+    botches, criticals, others_ = totals
+    finals = [b + c + o for b, c, o in zip(botches, criticals, others_, strict=True)]
+    kinds = {"botch": sum(botches), "failure": sum(others_[:target]),
+             "narrow": others_[target] if target <= 2 * count else 0,
+             "success": sum(others_[target + 1:]), "critical": sum(criticals)}
     finals_items = [(value, ways) for value, ways in enumerate(finals) if ways]
     return odds_reply(kinds, 6 ** count, "successes", finals_items)
 
