@@ -374,8 +374,7 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
     digit_sum = (1 << bits) - 1  # n mod (2^bits − 1) is the sum of n's fields
     top = 2 * (2 * count) * bits  # where the saturated count 2·dice goes
 
-    def mask(fields: int) -> int:
-        return (1 << (fields * bits)) - 1
+    masks = [(1 << (fields * bits)) - 1 for fields in range(4 * count + 3)]
 
     # layers[o][cheap]: o non-1 dice with that many cheap steps (capped: past the budget
     # they all behave alike); field 2·s of the integer counts the ways to show s natural
@@ -403,17 +402,20 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
         def take(row: int, first: int, end: int, greedy: _Greedy, cheap: int,
                  category: int, shifted: list[int] = shifted,
                  keyed: list[int] = keyed) -> None:
-            stop = min(end, greedy.linear_end)
+            # (Conditional expressions rather than min/max: this runs for every row.)
+            linear_end, saturated = greedy.linear_end, greedy.saturated
+            stop = end if end < linear_end else linear_end
             if first < stop:  # count = s + offset: the row, shifted
-                part = (row >> (2 * first * bits)) & mask(2 * (stop - first))
+                part = (row >> (2 * first * bits)) & masks[2 * (stop - first)]
                 shifted[category] += part << (2 * (first + greedy.offset) * bits)
-            start, stop = max(first, greedy.linear_end), min(end, greedy.saturated)
+            start = first if first > linear_end else linear_end
+            stop = end if end < saturated else saturated
             if start < stop:  # the 1s partly upgraded: the count depends on cheap + 2s
-                part = (row >> (2 * start * bits)) & mask(2 * (stop - start))
+                part = (row >> (2 * start * bits)) & masks[2 * (stop - start)]
                 keyed[category] += part << ((cheap + 2 * start) * bits)
-            start = max(first, greedy.saturated)
+            start = first if first > saturated else saturated
             if start < end:  # every die a 6
-                part = (row >> (2 * start * bits)) & mask(2 * (end - start))
+                part = (row >> (2 * start * bits)) & masks[2 * (end - start)]
                 shifted[category] += (part % digit_sum) << top
 
         for cheap, row in enumerate(layers[others]):
