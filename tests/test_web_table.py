@@ -409,3 +409,31 @@ def test_the_page_fits_a_phone(browser: Any, server: LiveServer) -> None:
     width = page.page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
     page.close()
+
+
+def test_extension_options_and_notes(browser: Any, server: LiveServer) -> None:
+    """Options typed for an extension reach it; its note shows in everyone's log."""
+    gm = TablePage(browser, server.http, table="notes", name="Morgane", role="gm",
+                   token=GM_TOKEN)
+    player = TablePage(browser, server.http, table="notes", name="Aengus", role="player",
+                       token=PLAYER_TOKEN)
+    gm.page.select_option("#ruleset", "bloodlust")
+    gm.fill_params({"pool": 3})
+    gm.page.click("#ext-options summary")
+    gm.page.fill("#options", '{"blank_botch": {}}')
+    gm.page.fill("#manual-dice", "1 2 3")  # no success and a 1: an échec critique
+    seq = gm.roll()
+    outcome = gm.state(f"outcomes.find(o => o.seq === {seq})")
+    assert outcome["applied"] == ["blank_botch"] and outcome["notes"]
+    for page in (gm, player):
+        page.wait_for_entry(seq)
+        shown = page.page.eval_on_selector_all(
+            f'#log .entry[data-seq="{seq}"] .note', "nodes => nodes.map(n => n.textContent)")
+        assert shown == outcome["notes"]
+    # Bad JSON is caught by the page, before anything is sent.
+    gm.page.fill("#options", "{oops")
+    gm.page.click("#roll-button")
+    gm.page.wait_for_selector("#roll-error:not([hidden])")
+    assert "JSON" in gm.page.text_content("#roll-error")
+    gm.close()
+    player.close()
