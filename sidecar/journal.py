@@ -1,9 +1,13 @@
 """The table journal: every event with a ``seq`` is stored in SQLite before anyone sees it.
 
-Writes go through one writer thread that commits whatever has queued up in a single
-transaction (batching keeps up with any roll rate while each roll still waits for its own
-commit), so the event loop never blocks on the disk. Reads (replay, history, idempotency
-look-ups) use per-thread connections and run off the loop too.
+A roll that finds the journal idle (no other append on its way) is committed right away,
+on the event loop: a WAL commit with ``synchronous=NORMAL`` is an append to the operating
+system's page cache (about 20 µs), far cheaper than the two thread hand-offs of the
+writer thread (about 180 µs). Under load, appends go to one writer thread that commits
+whatever has queued up in a single transaction (batching keeps up with any roll rate while
+each roll still waits for its own commit). Only checkpoints touch the disk for real
+(fsync); they run in the writer thread, never on the loop. Reads (replay, history,
+idempotency look-ups) use per-thread connections and run off the loop too.
 
 Durability: WAL mode with ``synchronous=NORMAL``. A commit is in the operating system's
 hands before the roll is sent, so a crash or ``kill -9`` of the server loses nothing
@@ -29,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("sidecar.journal")
+
+#: Commits between two checkpoints (each a few pages of WAL).
+CHECKPOINT_EVERY = 256
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -86,6 +93,10 @@ class Journal:
         self._lock_file: Any = None
         self._local = threading.local()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        # One transaction at a time on the write connection, whichever thread runs it.
+        self._write_lock = threading.Lock()
+        self._outstanding = 0  # appends not yet returned (event-loop side only)
+        self._since_checkpoint = 0
         self._open()
         self._thread = threading.Thread(target=self._writer, name="sidecar-journal",
                                         daemon=True)
@@ -111,6 +122,9 @@ class Journal:
             if mode.lower() != "wal":
                 raise JournalError(f"journal '{self.path}' cannot use WAL mode ({mode})")
             connection.execute("PRAGMA synchronous = NORMAL")
+            # Checkpoints (the only writes that fsync) run in the writer thread, never
+            # inside a commit that may be running on the event loop.
+            connection.execute("PRAGMA wal_autocheckpoint = 0")
             connection.executescript(SCHEMA)
             connection.execute("SELECT COUNT(*) FROM tables").fetchone()
         except sqlite3.DatabaseError as exc:
@@ -143,6 +157,31 @@ class Journal:
 
     # -- writing ------------------------------------------------------------------------
 
+    def _write(self, connection: sqlite3.Connection,
+               events: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """One transaction for these events (the caller holds the write lock)."""
+        try:
+            connection.execute("BEGIN")
+            for event, state in events:
+                connection.execute(
+                    "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (event["table"], event["seq"], event["type"], event["mode"],
+                     event["by"]["name"], event["by"]["role"],
+                     request_key(event.get("request_id")),
+                     json.dumps(event, ensure_ascii=False)))
+                connection.execute(
+                    "INSERT INTO tables VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
+                    "SET seq = excluded.seq, state = excluded.state",
+                    (event["table"], event["seq"], json.dumps(state)))
+            connection.execute("COMMIT")
+        except BaseException:
+            try:
+                connection.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise
+        self._since_checkpoint += len(events)
+
     def _writer(self) -> None:
         connection = self._write_connection
         while True:
@@ -160,39 +199,59 @@ class Journal:
                     break
                 batch.append(more)
             error: BaseException | None = None
+            events = [payload for kind, payload, _, _ in batch if kind == "event"]
             try:
-                connection.execute("BEGIN")
-                for kind, payload, _, _ in batch:
-                    if kind == "event":
-                        event, state = payload
-                        connection.execute(
-                            "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            (event["table"], event["seq"], event["type"], event["mode"],
-                             event["by"]["name"], event["by"]["role"],
-                             request_key(event.get("request_id")),
-                             json.dumps(event, ensure_ascii=False)))
-                        connection.execute(
-                            "INSERT INTO tables VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
-                            "SET seq = excluded.seq, state = excluded.state",
-                            (event["table"], event["seq"], json.dumps(state)))
-                connection.execute("COMMIT")
+                with self._write_lock:
+                    if events:
+                        self._write(connection, events)
             except BaseException as exc:  # report to every waiter, keep the thread alive
                 error = exc
                 log.error("journal write failed: %s", exc)
-                try:
-                    connection.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
             for _, _, future, loop in batch:
-                loop.call_soon_threadsafe(_settle, future, error)
+                if future is not None:
+                    loop.call_soon_threadsafe(_settle, future, error)
+            if self._since_checkpoint >= CHECKPOINT_EVERY:
+                self._checkpoint(connection)
+        self._checkpoint(connection)
         connection.close()
 
+    def _checkpoint(self, connection: sqlite3.Connection) -> None:
+        # Holding the write lock, no commit can slip in: the checkpoint copies the whole
+        # WAL, and the next commit starts it over, so it stays a few MiB. Appends made
+        # meanwhile queue up for the writer thread, in order, as under load.
+        with self._write_lock:
+            self._since_checkpoint = 0
+            try:
+                connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as exc:
+                log.warning("journal checkpoint failed (retried later): %s", exc)
+
     async def append(self, event: dict[str, Any], state: dict[str, Any]) -> None:
-        """Store an event (and its table's plugin state); returns once committed."""
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._queue.put(("event", (event, state), future, loop))
-        await future
+        """Store an event (and its table's plugin state); returns once committed.
+
+        Appends return in the order they were made, so events are sent in ``seq`` order."""
+        # Inline only when no other append is on its way (then nothing queued can be
+        # overtaken, and every earlier roll has already been sent), and not when a
+        # checkpoint is due: that append goes to the writer thread, which checkpoints
+        # after committing it.
+        if (self._outstanding == 0 and self._since_checkpoint < CHECKPOINT_EVERY
+                and self._write_lock.acquire(blocking=False)):
+            try:
+                self._write(self._write_connection, [(event, state)])
+            except BaseException as exc:
+                log.error("journal write failed: %s", exc)
+                raise JournalError(f"journal write failed: {exc}") from None
+            finally:
+                self._write_lock.release()
+            return
+        self._outstanding += 1
+        try:
+            loop = asyncio.get_running_loop()
+            future = loop.create_future()
+            self._queue.put(("event", (event, state), future, loop))
+            await future
+        finally:
+            self._outstanding -= 1
 
     async def flush(self) -> None:
         """Wait until everything appended so far is committed."""

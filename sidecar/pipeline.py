@@ -177,7 +177,8 @@ class RollPipeline:
                     roll.params = validate_params(roll.params, schema)
                 except ProtocolError as exc:
                     return f"left invalid params: {exc.message}"
-            problem = _json_problem(roll.state)
+            # Unchanged state was checked before: only a change needs checking.
+            problem = _json_problem(roll.state) if roll.state != snapshot[1] else None
             if problem:
                 return f"state {problem}"
             if roll.params != snapshot[0]:
@@ -338,7 +339,9 @@ class RollPipeline:
                     return "changed outcome.dice, which extensions may not change"
                 if outcome.applied != snapshot[5]:
                     return "changed outcome.applied, which the server keeps"
-            problem = result_problem(outcome.result)
+            # The result was sound before this extension: only a change needs checking.
+            result_changed = outcome.result != snapshot[0]
+            problem = result_problem(outcome.result) if result_changed else None
             if problem:
                 return f"left an invalid result: {problem}"
             kept = outcome.notes[:len(snapshot[1])] if isinstance(outcome.notes, list) else None
@@ -346,10 +349,10 @@ class RollPipeline:
                 return "notes may only be appended to"
             if not all(isinstance(n, str) for n in outcome.notes):
                 return "notes must be strings"
-            problem = _json_problem(roll.state)
+            problem = _json_problem(roll.state) if roll.state != snapshot[2] else None
             if problem:
                 return f"state {problem}"
-            if outcome.result != snapshot[0] or len(outcome.notes) != len(snapshot[1]):
+            if result_changed or len(outcome.notes) != len(snapshot[1]):
                 changed.append(plugin)
             return None
 

@@ -29,6 +29,61 @@ def event(table: str, seq: int, mode: str = "public", name: str = "A", role: str
 
 # -- the journal alone ---------------------------------------------------------------------
 
+def test_appends_while_the_writer_is_busy_keep_their_order(tmp_path):
+    """An append commits inline only when nothing is on its way; while the writer thread
+    holds the connection, appends queue, and all of them return in seq order."""
+    async def scenario() -> None:
+        journal = Journal(tmp_path / "order.db")
+        returned: list[int] = []
+
+        async def append(seq: int) -> None:
+            await journal.append(event("t", seq), {"p": {"last": seq}})
+            returned.append(seq)
+
+        seq = 0
+        for _ in range(10):
+            journal._write_lock.acquire()  # the writer thread is mid-transaction
+            seq += 1
+            first = asyncio.create_task(append(seq))
+            await asyncio.sleep(0)  # queued behind the busy writer
+            burst = []
+            for _ in range(20):
+                seq += 1
+                burst.append(asyncio.create_task(append(seq)))  # queued too: one is waiting
+            await asyncio.sleep(0.01)
+            assert not returned or returned[-1] < seq - 20  # none committed yet
+            journal._write_lock.release()
+            await asyncio.gather(first, *burst)
+            seq += 1
+            await append(seq)  # alone again: inline
+        assert returned == list(range(1, seq + 1))
+        assert journal.table_meta("t") == (seq, {"p": {"last": seq}})
+        journal.close()
+        stored = [e["seq"] for e in Journal(tmp_path / "order.db").all_events("t")]
+        assert stored == list(range(1, seq + 1))
+    run(scenario())
+
+
+def test_the_wal_is_checkpointed_off_the_event_loop(tmp_path):
+    """Commits never checkpoint (that fsyncs); the writer thread does, so the WAL stays
+    small however many rolls are appended."""
+    async def scenario() -> None:
+        journal = Journal(tmp_path / "wal.db")
+        big = {"p": {"notes": "x" * 2000}}
+        for seq in range(1, 3001):
+            await journal.append(event("t", seq), big)
+        await asyncio.sleep(0.3)  # let the writer thread checkpoint
+        wal = tmp_path / "wal.db-wal"
+        size = wal.stat().st_size if wal.exists() else 0
+        journal.close()
+        # 3,000 commits of over 2 KiB of state each: without checkpoints the WAL would
+        # hold them all (over 12 MiB).
+        assert size < 6 * 1024 * 1024, size
+        with contextlib.closing(sqlite3.connect(tmp_path / "wal.db")) as db:
+            assert db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 3000
+    run(scenario())
+
+
 
 def test_journal_appends_and_reads_back_after_reopening(tmp_path):
     path = tmp_path / "j.db"
