@@ -53,10 +53,23 @@ def measure() -> list[dict]:
     return rows
 
 
+def best_of_two() -> list[dict]:
+    """Two passes, the best of each figure: the first problem of a pass sometimes runs
+    half again slower (the machine warming up), whatever it is."""
+    first, second = measure(), measure()
+    rows = []
+    for a, b in zip(first, second, strict=True):
+        row = {**a, **{key: min(a[key], b[key]) for key in ("resolve µs", "pipeline µs",
+                                                              "d20 µs")}}
+        row["vs d20"] = row["d20 µs"] / row["resolve µs"]
+        rows.append(row)
+    return rows
+
+
 def main() -> None:
     print(f"{'ruleset':<10} {'d20 expression':<14} {'resolve':>9} {'pipeline':>9} {'d20':>9} "
           f"{'faster':>7}")
-    for r in measure():
+    for r in best_of_two():
         print(f"{r['ruleset']:<10} {r['d20']:<14} {r['resolve µs']:>7.1f}µs "
               f"{r['pipeline µs']:>7.1f}µs {r['d20 µs']:>7.1f}µs {r['vs d20']:>6.1f}×")
 

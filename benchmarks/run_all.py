@@ -52,7 +52,7 @@ def main() -> int:
                     worst <= 1.5))
 
     section("in-process resolution vs d20 (benchmarks/resolution.py)")
-    rows = resolution.measure()
+    rows = resolution.best_of_two()
     for r in rows:
         print(f"{r['ruleset']:<10} {r['d20']:<12} resolve {r['resolve µs']:6.1f} µs, pipeline "
               f"{r['pipeline µs']:6.1f} µs, d20 {r['d20 µs']:6.1f} µs ({r['vs d20']:.1f}×)")
