@@ -166,15 +166,23 @@ class TablePage:
         assert not self.errors, self.errors
 
 
+def player_page(browser: Any, base: str, table: str, name: str = "Aengus",
+                **kwargs: Any) -> TablePage:
+    return TablePage(browser, base, table=table, name=name, role="player",
+                     token=PLAYER_TOKEN, **kwargs)
+
+
+def gm_page(browser: Any, base: str, table: str, name: str = "Morgane") -> TablePage:
+    return TablePage(browser, base, table=table, name=name, role="gm", token=GM_TOKEN)
+
+
 def _odds_entries(odds: dict[str, Any]) -> dict[str, float]:
     return {kind: pytest.approx(p, abs=1e-12) for kind, p in odds["kinds"].items()}
 
 
 def test_two_pages_at_one_table_both_show_a_roll(browser: Any, server: LiveServer) -> None:
-    player = TablePage(browser, server.http, table="deux", name="Aengus", role="player",
-                       token=PLAYER_TOKEN)
-    gm = TablePage(browser, server.http, table="deux", name="Morgane", role="gm",
-                   token=GM_TOKEN)
+    player = player_page(browser, server.http, "deux")
+    gm = gm_page(browser, server.http, "deux")
     player.page.wait_for_selector("#presence .member:has-text('Morgane')")
     player.page.select_option("#ruleset", "oweens")
     player.fill_params({"dice": 4, "difficulty": 3})
@@ -204,8 +212,7 @@ BUILTIN_FORMS = {
 @pytest.mark.parametrize("ruleset", sorted(BUILTIN_FORMS))
 def test_each_builtin_ruleset_form_renders_and_rolls(browser: Any, server: LiveServer,
                                                      ruleset: str) -> None:
-    page = TablePage(browser, server.http, table=f"form-{ruleset}", name="Aengus",
-                     role="player", token=PLAYER_TOKEN)
+    page = player_page(browser, server.http, f"form-{ruleset}")
     page.page.select_option("#ruleset", ruleset)
     described = page.state(f"welcome.rulesets.find(r => r.name === '{ruleset}').params")
     for name, spec in described.items():  # one field per described parameter
@@ -230,8 +237,7 @@ def test_each_builtin_ruleset_form_renders_and_rolls(browser: Any, server: LiveS
 
 
 def test_named_levels_fill_the_number(browser: Any, server: LiveServer) -> None:
-    page = TablePage(browser, server.http, table="labels", name="Aengus", role="player",
-                     token=PLAYER_TOKEN)
+    page = player_page(browser, server.http, "labels")
     page.page.select_option("#ruleset", "ladder")
     page.page.fill("#param-level", "4")
     page.page.select_option('[data-param="difficulty"] select.labels', "9")
@@ -242,8 +248,7 @@ def test_named_levels_fill_the_number(browser: Any, server: LiveServer) -> None:
 
 
 def test_invalid_params_are_shown_on_the_field(browser: Any, server: LiveServer) -> None:
-    page = TablePage(browser, server.http, table="invalid", name="Aengus", role="player",
-                     token=PLAYER_TOKEN)
+    page = player_page(browser, server.http, "invalid")
     page.page.select_option("#ruleset", "d6code")
     page.page.fill("#param-code", "quatre dés")
     page.page.fill("#param-difficulty", "15")
@@ -258,12 +263,9 @@ def test_invalid_params_are_shown_on_the_field(browser: Any, server: LiveServer)
 
 def test_blind_roll_is_hidden_to_the_player_and_whole_to_the_gm(browser: Any,
                                                                  server: LiveServer) -> None:
-    player = TablePage(browser, server.http, table="aveugle", name="Aengus", role="player",
-                       token=PLAYER_TOKEN)
-    gm = TablePage(browser, server.http, table="aveugle", name="Morgane", role="gm",
-                   token=GM_TOKEN)
-    other = TablePage(browser, server.http, table="aveugle", name="Brann", role="player",
-                      token=PLAYER_TOKEN)
+    player = player_page(browser, server.http, "aveugle")
+    gm = gm_page(browser, server.http, "aveugle")
+    other = player_page(browser, server.http, "aveugle", name="Brann")
     player.page.select_option("#ruleset", "bloodlust")
     player.fill_params({"pool": 5})
     seq = player.roll(mode="blind", label="Fouiller la pièce")
@@ -282,10 +284,8 @@ def test_blind_roll_is_hidden_to_the_player_and_whole_to_the_gm(browser: Any,
 
 
 def test_gm_enters_physical_dice_and_players_cannot(browser: Any, server: LiveServer) -> None:
-    gm = TablePage(browser, server.http, table="physique", name="Morgane", role="gm",
-                   token=GM_TOKEN)
-    player = TablePage(browser, server.http, table="physique", name="Aengus", role="player",
-                       token=PLAYER_TOKEN)
+    gm = gm_page(browser, server.http, "physique")
+    player = player_page(browser, server.http, "physique")
     assert player.page.is_hidden("#manual")
     gm.page.select_option("#ruleset", "oweens")
     gm.fill_params({"dice": 4, "difficulty": 3})
@@ -304,8 +304,7 @@ def test_gm_enters_physical_dice_and_players_cannot(browser: Any, server: LiveSe
 
 
 def test_switching_to_english(browser: Any, server: LiveServer) -> None:
-    page = TablePage(browser, server.http, table="langue", name="Aengus", role="player",
-                     token=PLAYER_TOKEN)
+    page = player_page(browser, server.http, "langue")
     page.page.select_option("#ruleset", "seuil")
     page.fill_params({"level": 2, "threshold": 13})
     seq = page.roll()
@@ -322,8 +321,7 @@ def test_switching_to_english(browser: Any, server: LiveServer) -> None:
 
 def test_reconnects_and_resumes_after_a_server_restart(browser: Any, tmp_path: Any) -> None:
     with LiveServer(db=str(tmp_path / "journal.db"), rate_limit=0) as live:
-        page = TablePage(browser, live.http, table="reprise", name="Aengus", role="player",
-                         token=PLAYER_TOKEN)
+        page = player_page(browser, live.http, "reprise")
         first = live.roll("reprise", "MJ", "bloodlust", {"pool": 3})
         page.wait_for_entry(first["seq"])
         # Wait long enough before retrying that the rolls below happen while it is away.
@@ -379,8 +377,7 @@ PLUGIN = textwrap.dedent('''
 def test_a_third_party_ruleset_gets_a_form(browser: Any, tmp_path: Any) -> None:
     (tmp_path / "pieces.py").write_text(PLUGIN)
     with LiveServer(plugins_dir=str(tmp_path), rate_limit=0) as live:
-        page = TablePage(browser, live.http, table="pieces", name="Aengus", role="player",
-                         token=PLAYER_TOKEN)
+        page = player_page(browser, live.http, "pieces")
         page.page.select_option("#ruleset", "pieces")
         assert page.page.eval_on_selector("#param-coins", "n => n.type") == "number"
         assert page.page.eval_on_selector("#param-side", "n => n.tagName") == "SELECT"
@@ -401,8 +398,7 @@ def test_a_third_party_ruleset_gets_a_form(browser: Any, tmp_path: Any) -> None:
 
 
 def test_the_page_fits_a_phone(browser: Any, server: LiveServer) -> None:
-    page = TablePage(browser, server.http, table="mobile", name="Aengus", role="player",
-                     token=PLAYER_TOKEN, viewport=(390, 844))
+    page = player_page(browser, server.http, "mobile", viewport=(390, 844))
     page.page.select_option("#ruleset", "oweens")
     page.fill_params({"dice": 3})
     page.roll()
@@ -413,10 +409,8 @@ def test_the_page_fits_a_phone(browser: Any, server: LiveServer) -> None:
 
 def test_extension_options_and_notes(browser: Any, server: LiveServer) -> None:
     """Options typed for an extension reach it; its note shows in everyone's log."""
-    gm = TablePage(browser, server.http, table="notes", name="Morgane", role="gm",
-                   token=GM_TOKEN)
-    player = TablePage(browser, server.http, table="notes", name="Aengus", role="player",
-                       token=PLAYER_TOKEN)
+    gm = gm_page(browser, server.http, "notes")
+    player = player_page(browser, server.http, "notes")
     gm.page.select_option("#ruleset", "bloodlust")
     gm.fill_params({"pool": 3})
     gm.page.click("#ext-options summary")
