@@ -46,7 +46,7 @@ from sidecar.plugins import PluginHost, default_host
 from sidecar.ratelimit import TokenBucket
 from sidecar.table import Member, Table, Tables
 from sidecar.visibility import audience, outcome_view
-from sidecar.webassets import WebAssets
+from sidecar.webassets import WebAssets, page_policy
 
 log = logging.getLogger("sidecar.server")
 
@@ -190,6 +190,8 @@ class SidecarServer:
         del response.headers["Content-Length"]
         for name, value in asset.headers:
             response.headers[name] = value
+        if asset.page:
+            response.headers["Content-Security-Policy"] = page_policy(request.headers.get("Host"))
         response.headers["Content-Length"] = str(len(asset.body))
         return response
 

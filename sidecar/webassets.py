@@ -7,6 +7,7 @@ simply find nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -26,6 +27,17 @@ CONTENT_TYPES = {
 PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
+_HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
+
+
+def page_policy(host: str | None) -> str:
+    """The page's policy, naming its own WebSocket origin too: older mobile browsers
+    (Safari before 15.4) do not count ``ws://`` as ``'self'``."""
+    if host is None or not _HOST.fullmatch(host):
+        return PAGE_POLICY
+    return PAGE_POLICY.replace("connect-src 'self'",
+                               f"connect-src 'self' ws://{host} wss://{host}")
+
 
 @dataclass(frozen=True)
 class Asset:
@@ -33,6 +45,7 @@ class Asset:
 
     body: bytes
     headers: tuple[tuple[str, str], ...]
+    page: bool = False  #: the HTML page, which gets a Content-Security-Policy
 
 
 def _walk(folder: Traversable, prefix: str) -> dict[str, Traversable]:
@@ -66,12 +79,13 @@ class WebAssets:
                        # always revalidate rather than run yesterday's script.
                        ("Cache-Control", "no-cache")]
             if relative == "index.html":
-                headers += [("Content-Security-Policy", PAGE_POLICY),
-                            ("Referrer-Policy", "no-referrer")]
+                # (The Content-Security-Policy is added per request: it names the host.)
+                headers += [("Referrer-Policy", "no-referrer")]
             else:
                 # A VTT page (Foundry) on another origin may import the JS client from here.
                 headers.append(("Access-Control-Allow-Origin", "*"))
-            assets[f"/{relative}"] = Asset(entry.read_bytes(), tuple(headers))
+            assets[f"/{relative}"] = Asset(entry.read_bytes(), tuple(headers),
+                                           page=relative == "index.html")
         assets["/"] = assets["/index.html"]
         return assets
 

@@ -57,7 +57,8 @@ def test_page_and_its_files_are_served_by_the_sidecar(server: LiveServer) -> Non
     assert status == 200
     assert headers.get_all("Content-Length") == [str(len(body))]
     assert headers["Content-Type"] == "text/html; charset=utf-8"
-    assert "connect-src 'self'" in headers["Content-Security-Policy"]
+    host = urlsplit(server.http).netloc
+    assert f"connect-src 'self' ws://{host} wss://{host};" in headers["Content-Security-Policy"]
     assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
     page = body.decode()
     # Everything the page loads comes from the sidecar itself: no CDN.
@@ -69,6 +70,14 @@ def test_page_and_its_files_are_served_by_the_sidecar(server: LiveServer) -> Non
     assert headers["Access-Control-Allow-Origin"] == "*"  # a Foundry page may import it
     assert b"export class SidecarClient" in body
     assert _get(server.http, "/static/vendor/msgpack.mjs")[0] == 200
+
+
+def test_a_strange_host_header_does_not_reach_the_policy() -> None:
+    from sidecar.webassets import PAGE_POLICY, page_policy
+    assert page_policy("192.168.1.20:8765").count("ws://192.168.1.20:8765") == 1
+    assert page_policy("[::1]:8765").count("wss://[::1]:8765") == 1
+    for hostile in ("evil; script-src *", "a b", None, "x" * 300):
+        assert page_policy(hostile) == PAGE_POLICY
 
 
 @pytest.mark.parametrize("path", ["/static/../server.py", "/static/%2e%2e/server.py",
@@ -335,6 +344,22 @@ def test_reconnects_and_resumes_after_a_server_restart(browser: Any, tmp_path: A
         page.page.wait_for_selector("#status.status-open")
         assert page.state("welcome.replayed") == 3  # they came from the journal, by resume
         assert page.state("outcomes.map(o => o.seq)") == [first["seq"], *missed]
+        page.close()
+
+
+def test_refused_on_reconnection_goes_back_to_the_join_form(browser: Any) -> None:
+    with LiveServer(rate_limit=0) as live:
+        page = player_page(browser, live.http, "jetons")
+        page.page.evaluate("() => { window.sidecarTable.client.minDelay = 50; }")
+        live.stop()
+        live.start(player_token="nouveau-jeton")  # restarted with new tokens
+        page.page.wait_for_selector("#join:not([hidden])")
+        message = page.page.text_content("#join-error")
+        assert "rejoignez-la" in message and "jeton" in message.lower()
+        page.page.fill("#join-token", "nouveau-jeton")
+        page.page.click("#join-form button[type=submit]")
+        page.page.wait_for_selector("#table:not([hidden])")
+        assert page.state("client.state") == "open"
         page.close()
 
 

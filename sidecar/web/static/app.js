@@ -28,6 +28,7 @@ const STRINGS = {
     "error.options": "Options : JSON invalide (un objet {\"extension\": {…}} est attendu).",
     "error.dice": "Dés physiques : des nombres séparés par des espaces ou des virgules.",
     "error.closed": "La connexion est perdue ; nouvelle tentative…",
+    "error.ended": "La table a fermé la connexion ; rejoignez-la à nouveau.",
     "choice.none": "—", "labels.pick": "…ou un niveau",
     "kind.botch": "Échec critique", "kind.failure": "Échec", "kind.narrow": "De justesse",
     "kind.success": "Réussite", "kind.critical": "Éclatante",
@@ -55,6 +56,7 @@ const STRINGS = {
     "error.options": "Options: invalid JSON (expected an object {\"extension\": {…}}).",
     "error.dice": "Physical dice: numbers separated by spaces or commas.",
     "error.closed": "Connection lost; trying again…",
+    "error.ended": "The table closed the connection; join it again.",
     "choice.none": "—", "labels.pick": "…or a level",
     "kind.botch": "Critical failure", "kind.failure": "Failure", "kind.narrow": "Narrow",
     "kind.success": "Success", "kind.critical": "Outstanding",
@@ -169,7 +171,15 @@ async function join(event) {
     table, name, role, token: role === "observer" ? undefined : $("join-token").value.trim(),
     locale: state.lang,
   });
-  client.on("state", setStatus);
+  client.on("state", (status) => {
+    setStatus(status);
+    if (status === "closed" && state.client === client) {
+      // The server refused us back (new tokens after a restart…): back to the join form.
+      state.client = null;
+      state.welcome = null;
+      showJoin(`${t("error.ended")} ${client.closedBy?.serverMessage ?? ""}`.trim());
+    }
+  });
   client.on("outcome", addOutcome);
   client.on("presence", renderPresence);
   client.on("welcome", (welcome) => {

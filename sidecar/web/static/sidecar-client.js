@@ -94,6 +94,8 @@ export class SidecarClient {
     this.lastSeq = options.resume ?? null;
     /** The last `welcome`. */
     this.welcome = null;
+    /** The SidecarError that ended the connection for good (a token changed…), if any. */
+    this.closedBy = null;
     this.state = "idle";
     this._listeners = new Map();
     this._pending = new Map();
@@ -196,7 +198,10 @@ export class SidecarClient {
             resolve(message);
           } else if (message.type === "error") {
             const error = new SidecarError(message.code, message.message, message.details);
-            if (FATAL_CODES.has(message.code)) this._closing = true;
+            if (FATAL_CODES.has(message.code)) {
+              this._closing = true;
+              this.closedBy = error; // why a reconnection ended for good
+            }
             reject(error);
           }
           return;
