@@ -26,6 +26,7 @@ const STRINGS = {
     badDice: "--dice attend des faces séparées par des virgules, ex. --dice 6,6,1",
     missing: (flag) => `${flag} attend une valeur.`,
     failed: "Le sidecar a refusé le jet",
+    unreachable: "Le sidecar n'est pas joignable pour l'instant (connexion en cours ou perdue) ; réessayez dans un instant.",
     rulesets: "Jeux de la table",
     kinds: { botch: "Échec critique", failure: "Échec", narrow: "De justesse", success: "Réussite", critical: "Éclatante" },
   },
@@ -38,12 +39,15 @@ const STRINGS = {
     badDice: "--dice wants faces separated by commas, e.g. --dice 6,6,1",
     missing: (flag) => `${flag} needs a value.`,
     failed: "The sidecar refused the roll",
+    unreachable: "The sidecar cannot be reached right now (connecting or connection lost); try again in a moment.",
     rulesets: "Games at this table",
     kinds: { botch: "Critical failure", failure: "Failure", narrow: "Narrow", success: "Success", critical: "Outstanding" },
   },
 };
 
 const KINDS = ["botch", "failure", "narrow", "success", "critical"];
+/** The client's own codes for a connection that is not there (not the server's refusals). */
+const CONNECTION_CODES = new Set(["not_connected", "closed", "timeout"]);
 const TRUE_WORDS = new Set(["true", "oui", "yes", "1", "vrai", "on"]);
 const FALSE_WORDS = new Set(["false", "non", "no", "0", "faux", "off"]);
 
@@ -305,7 +309,9 @@ export class SidecarChat {
       return await this.post({ content: renderCard(outcome, { lang: this.lang, rulesetTitle: this.titleOf(outcome.ruleset) }),
                                ...visibility, rollMode: SIDECAR_TO_FOUNDRY[mode], seq: outcome.seq });
     } catch (error) {
-      if (error?.code) return this.postError(`${strings(this.lang).failed} : ${error.serverMessage ?? error.message}`);
+      const say = strings(this.lang);
+      if (CONNECTION_CODES.has(error?.code)) return this.postError(say.unreachable);
+      if (error?.code) return this.postError(`${say.failed} : ${error.serverMessage ?? error.message}`);
       throw error;
     }
   }

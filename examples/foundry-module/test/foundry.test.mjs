@@ -182,6 +182,19 @@ describe("the chat bridge against a real sidecar", () => {
   });
 });
 
+describe("before the connection is up", () => {
+  test("a /sc command says the sidecar cannot be reached, in French", async () => {
+    const offline = new SidecarClient("ws://127.0.0.1:9/ws", { table: "t", name: "x", reconnect: false });
+    const posted = [];
+    const chat = new SidecarChat({ client: offline, userId: "u1", gmIds: () => [],
+      post: async (message) => { posted.push(message); return message; } });
+    const message = await chat.handle("/sc bloodlust pool=3", "publicroll");
+    assert.equal(message.error, true);
+    assert.match(message.content, /pas joignable/);
+    assert.deepEqual(message.whisper, ["u1"]);
+  });
+});
+
 describe("module.js inside a (faked) Foundry", () => {
   test("settings, client loaded from the sidecar over HTTP, /sc intercepted", async () => {
     const hooks = new Map();
