@@ -268,7 +268,8 @@ function buildField(name, spec) {
   const shown = local(spec.label) || name.replaceAll("_", " ");
   const title = el("span", { class: "param-name", title: name }, shown,
     spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
-  const wrap = el("div", { class: `param param-${spec.type}`, "data-param": name });
+  const wrap = el("div", { class: `param param-${spec.type}${spec.labels ? " has-labels" : ""}`,
+    "data-param": name });
   if (spec.type === "bool") {
     wrap.append(el("label", { class: "check" },
       el("input", { type: "checkbox", id, checked: spec.default === true }),
@@ -446,7 +447,7 @@ function showOdds(odds, note) {
   box.replaceChildren();
   if (dist?.values?.length > 1 && dist.values.length <= 80) {
     const peak = Math.max(...dist.values.map(([, p]) => p));
-    box.append(el("span", { class: "dist-of", text: t("odds.of") + word(dist.of) }));
+    box.append(el("span", { class: "dist-of", text: t("odds.of") + wordIn(NUMBER_WORDS, dist.of) }));
     const columns = el("div", { class: "columns" });
     for (const [value, p] of dist.values) {
       const column = el("span", { class: "column", title: `${value} : ${percent(p)}` });
@@ -523,14 +524,19 @@ function renderLog() {
   $("log-empty").hidden = items.length > 0;
 }
 
-/** Names of the dice roles and distributions the built-in rulesets use; others show as is. */
-const WORDS = {
+/** Names of the dice roles and distributions the built-in rulesets use; others show as is
+ * (an empty name hides a role not worth a label). */
+const ROLE_WORDS = {
   fr: { twin: "jumeau", twin_reroll: "relance", style: "style", complication: "compl.", opponent: "adv.",
-        score: "", normal: "", successes: "réussites", net: "réussites nettes" },
+        score: "", normal: "" },
   en: { twin: "twin", twin_reroll: "reroll", style: "style", complication: "compl.", opponent: "opp.",
-        score: "", normal: "", successes: "successes", net: "net successes" },
+        score: "", normal: "" },
 };
-const word = (name) => WORDS[state.lang]?.[name] ?? String(name).replaceAll("_", " ");
+const NUMBER_WORDS = {
+  fr: { successes: "réussites", net: "réussites nettes", score: "score" },
+  en: { successes: "successes", net: "net successes", score: "score" },
+};
+const wordIn = (words, name) => words[state.lang]?.[name] ?? String(name).replaceAll("_", " ");
 
 const DIE_FLAGS = {
   success: { fr: "réussite", en: "success" },
@@ -555,7 +561,8 @@ function renderDie(die) {
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
   return el("span", { class: classes.join(" "), title: `d${die.sides}${notes.length ? " — " + notes.join(", ") : ""}` },
     el("span", { class: "face", text: die.face }),
-    die.role && word(die.role) ? el("small", { class: "die-role", text: word(die.role) }) : null,
+    die.role && wordIn(ROLE_WORDS, die.role)
+      ? el("small", { class: "die-role", text: wordIn(ROLE_WORDS, die.role) }) : null,
     typeof die.successes === "number" && die.successes > 1 ? el("small", { class: "die-role", text: `×${die.successes}` }) : null);
 }
 
