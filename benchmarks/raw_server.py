@@ -2,13 +2,22 @@
 
 ``echo``: decodes each MessagePack frame and answers with an outcome-sized map, encoded —
 the bare cost of decode/encode/send, no rules. ``broadcast``: on any frame, sends the same
-outcome-sized bytes to every connection with ``websockets.broadcast``.
+outcome-sized bytes to every connection with ``websockets.broadcast``. ``journaled``: the
+least an authoritative server must do per roll and nothing more — decode, roll five d10
+with the secure dice source, commit the outcome to SQLite (WAL, synchronous=NORMAL, as
+the journal does), encode, send. No validation, plugins, visibility or per-table state:
+a ceiling, not a server. ``grouped``: the same with one commit for all the rolls that
+arrive in one turn of the event loop (group commit).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 import sys
+import tempfile
+from pathlib import Path
 
 import msgpack
 from websockets.asyncio.server import broadcast, serve
@@ -42,7 +51,58 @@ async def main(port: int, mode: str) -> None:
         finally:
             clients.discard(ws)
 
-    async with serve(echo if mode == "echo" else fan, "127.0.0.1", port, compression=None,
+    database = sqlite3.connect(Path(tempfile.mkdtemp()) / "ceiling.db", isolation_level=None)
+    database.execute("PRAGMA journal_mode = WAL")
+    database.execute("PRAGMA synchronous = NORMAL")
+    database.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, body TEXT)")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from sidecar.dice import SecureDice
+
+    seq = 0
+
+    async def journaled(ws) -> None:
+        nonlocal seq
+        async for frame in ws:
+            request = msgpack.unpackb(frame)
+            seq += 1
+            faces = SecureDice().roll_many(5, 10)
+            outcome = {**OUTCOME, "seq": seq, "id": request.get("id"),
+                       "dice": [{"sides": 10, "face": f, "success": f >= 6} for f in faces]}
+            database.execute("BEGIN")
+            database.execute("INSERT INTO events VALUES (?, ?)", (seq, json.dumps(outcome)))
+            database.execute("COMMIT")
+            await ws.send(msgpack.packb(outcome))
+
+    pending: list[tuple[int, dict, asyncio.Future]] = []
+
+    def commit_pending() -> None:
+        batch = pending[:]
+        pending.clear()
+        database.execute("BEGIN")
+        database.executemany("INSERT INTO events VALUES (?, ?)",
+                             [(number, json.dumps(outcome)) for number, outcome, _ in batch])
+        database.execute("COMMIT")
+        for _, _, done in batch:
+            done.set_result(None)
+
+    async def grouped(ws) -> None:
+        nonlocal seq
+        loop = asyncio.get_running_loop()
+        async for frame in ws:
+            request = msgpack.unpackb(frame)
+            seq += 1
+            faces = SecureDice().roll_many(5, 10)
+            outcome = {**OUTCOME, "seq": seq, "id": request.get("id"),
+                       "dice": [{"sides": 10, "face": f, "success": f >= 6} for f in faces]}
+            done = loop.create_future()
+            if not pending:  # one commit for every roll that arrives in this loop turn
+                loop.call_soon(commit_pending)
+            pending.append((seq, outcome, done))
+            await done
+            await ws.send(msgpack.packb(outcome))
+
+    handlers = {"echo": echo, "broadcast": fan, "journaled": journaled, "grouped": grouped}
+    async with serve(handlers[mode], "127.0.0.1", port, compression=None,
                      max_size=64 * 1024, ping_interval=None):
         print("ready", flush=True)
         await asyncio.Future()

@@ -6,6 +6,11 @@ N clients (1, 10, 50), each at its own table, send rolls one after another for a
 seconds: decode → validate → plugins → resolve → journal → encode → send. The same load
 against ``raw_server.py echo`` (decode + encode only) gives the raw limit of this machine.
 Target: ≥ 60 % of the echo server's throughput at 50 clients.
+
+Two ceilings are measured in the same run (``raw_server.py journaled`` and ``grouped``):
+what a bare server reaches when it does only what no authoritative server can skip —
+decode, secure dice, commit to SQLite before answering, encode — committing each roll
+alone, or all the rolls of one event-loop turn together.
 """
 
 from __future__ import annotations
@@ -57,15 +62,21 @@ async def load(url: str, clients: int, join: bool) -> tuple[float, list[float]]:
     return count / elapsed, latencies
 
 
+def raw_rate(mode: str, clients: int) -> tuple[float, list[float]]:
+    port = free_port()
+    server = raw_server(port, mode)
+    try:
+        return asyncio.run(load(f"ws://127.0.0.1:{port}/", clients, False))
+    finally:
+        server.stop()
+
+
 def measure() -> list[dict]:
     rows = []
     for clients in (1, 10, 50):
-        port = free_port()
-        echo = raw_server(port, "echo")
-        try:
-            echo_rate, echo_lat = asyncio.run(load(f"ws://127.0.0.1:{port}/", clients, False))
-        finally:
-            echo.stop()
+        echo_rate, echo_lat = raw_rate("echo", clients)
+        alone, _ = raw_rate("journaled", clients)
+        grouped, _ = raw_rate("grouped", clients)
         port = free_port()
         server = sidecar_server(port)
         try:
@@ -73,7 +84,8 @@ def measure() -> list[dict]:
         finally:
             server.stop()
         rows.append({"clients": clients, "rolls/s": rate, "echo/s": echo_rate,
-                     "ratio": rate / echo_rate,
+                     "ratio": rate / echo_rate, "ceiling alone": alone / echo_rate,
+                     "ceiling grouped": grouped / echo_rate,
                      "p50 ms": percentile(lat, 0.5) * 1000, "p99 ms": percentile(lat, 0.99) * 1000,
                      "echo p50 ms": percentile(echo_lat, 0.5) * 1000,
                      "echo p99 ms": percentile(echo_lat, 0.99) * 1000})
@@ -82,11 +94,11 @@ def measure() -> list[dict]:
 
 def main() -> None:
     print(f"{'clients':>7} {'rolls/s':>9} {'echo/s':>9} {'ratio':>6} {'p50 ms':>7} "
-          f"{'p99 ms':>7} {'echo p50':>9} {'echo p99':>9}")
+          f"{'p99 ms':>7} {'echo p50':>9} {'echo p99':>9} {'ceilings':>13}")
     for r in measure():
         print(f"{r['clients']:>7} {r['rolls/s']:>9.0f} {r['echo/s']:>9.0f} {r['ratio']:>5.0%} "
               f"{r['p50 ms']:>7.2f} {r['p99 ms']:>7.2f} {r['echo p50 ms']:>9.2f} "
-              f"{r['echo p99 ms']:>9.2f}")
+              f"{r['echo p99 ms']:>9.2f} {r['ceiling alone']:>6.0%} {r['ceiling grouped']:>5.0%}")
 
 
 if __name__ == "__main__":
