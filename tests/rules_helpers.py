@@ -1,9 +1,9 @@
 """Shared helpers for the ruleset tests: every roll goes through a real server.
 
-One server runs on a loopback port in a background thread for the whole test session. Two
-GM clients sit at its table over real WebSocket connections: a French one that sends the
-rolls (with manual dice, MessagePack frames) and an English one that reads its copy, so a
-test sees exactly what a table client receives, in both languages.
+One server (a ``LiveServer``) runs on a loopback port in a background thread for the whole
+test session. Two GM clients sit at its table over real WebSocket connections: a French one
+that sends the rolls (with manual dice, MessagePack frames) and an English one that reads its
+copy, so a test sees exactly what a table client receives, in both languages.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from protocol.codec import decode, encode
 from protocol.errors import ProtocolError
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
-from sidecar.server import SidecarServer
-from tests.helpers import GM_TOKEN, make_config
+from tests.helpers import GM_TOKEN
+from tests.live_server import LiveServer
 
 #: For statistical tests that need many rolls quickly: the same pipeline, no socket.
 PIPELINE = RollPipeline(default_host())
@@ -55,18 +55,7 @@ class TableUnderTest:
     """A real server with a French and an English GM joined to one table."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.server = SidecarServer(make_config(rate_limit=0))
-        ready = threading.Event()
-
-        def serve() -> None:
-            asyncio.set_event_loop(self.loop)
-            self.loop.run_until_complete(self.server.start())
-            ready.set()
-            self.loop.run_forever()
-
-        threading.Thread(target=serve, daemon=True, name="rules-server").start()
-        ready.wait(10)
+        self.live = LiveServer(rate_limit=0).start()
         self.connections = contextlib.ExitStack()
         self.fr = self._join("MJ-fr", "fr")
         self.en = self._join("MJ-en", "en")
@@ -75,7 +64,7 @@ class TableUnderTest:
 
     def _join(self, name: str, locale: str) -> ClientConnection:
         ws = self.connections.enter_context(
-            connect(self.server.url, compression=None, max_size=1 << 22))
+            connect(self.live.url, compression=None, max_size=1 << 22))
         ws.send(encode({"type": "hello", "protocol": 1, "table": "règles", "name": name,
                         "role": "gm", "token": GM_TOKEN, "locale": locale}, binary=True))
         assert decode(ws.recv(timeout=5))["type"] == "welcome"
@@ -104,8 +93,7 @@ class TableUnderTest:
     def close(self) -> None:
         """Disconnect the clients, stop the server and its thread's loop."""
         self.connections.close()
-        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.live.close()
 
 
 _TABLE: TableUnderTest | None = None
