@@ -208,8 +208,7 @@ class Journal:
                 error = exc
                 log.error("journal write failed: %s", exc)
             for _, _, future, loop in batch:
-                if future is not None:
-                    loop.call_soon_threadsafe(_settle, future, error)
+                loop.call_soon_threadsafe(_settle, future, error)
             if self._since_checkpoint >= CHECKPOINT_EVERY:
                 self._checkpoint(connection)
         self._checkpoint(connection)
