@@ -314,9 +314,10 @@ class _Greedy:
     row by row instead of state by state.
     """
 
-    __slots__ = ("linear_end", "offset", "left0", "saturated")
+    __slots__ = ("others", "ones", "end", "linear_end", "offset", "left0", "saturated")
 
     def __init__(self, budget: int, others: int, cheap: int, ones: int, end: int) -> None:
+        self.others, self.ones, self.end = others, ones, end
         if budget <= cheap:  # the cheap steps absorb it all
             self.linear_end, self.offset, self.left0, self.saturated = end, budget, 0, end
             return
@@ -327,20 +328,20 @@ class _Greedy:
         self.left0 = budget - cheap - 2 * row
         self.saturated = min(max((5 * ones - self.left0 + 1) // 2, self.linear_end), end)
 
-    def first_reaching(self, goal: int, others: int, ones: int, end: int) -> int:
+    def first_reaching(self, goal: int) -> int:
         """The smallest ``s`` whose count is at least ``goal`` (``end`` if none): the count
         never decreases with ``s``."""
         first = max(goal - self.offset, 0)
         if first < self.linear_end:
             return first
-        need = goal - 2 * others
+        need = goal - 2 * self.others
         if need <= 0:
             return self.linear_end
-        if need > 2 * ones:
-            return end
+        if need > 2 * self.ones:
+            return self.end
         pairs, odd = divmod(need, 2)
         left = 5 * pairs + (3 if odd else 0)
-        return min(max(self.linear_end, (left - self.left0 + 1) // 2), end)
+        return min(max(self.linear_end, (left - self.left0 + 1) // 2), self.end)
 
 
 def _pairs_gain(left: int) -> int:
@@ -426,7 +427,7 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
             on_all = _Greedy(budget, others, cheap, ones, end) if bought else on_free
             botch_end = min(ones, end)  # Bourde: more 1s than natural successes
             take(row, 0, botch_end, on_free, cheap, 0)
-            coup = max(on_free.first_reaching(coup_from, others, ones, end), botch_end)
+            coup = max(on_free.first_reaching(coup_from), botch_end)
             take(row, coup, end, on_free, cheap, 1)  # Coup d'éclat: nothing bought
             take(row, botch_end, coup, on_all, cheap, 2)
         weight = comb(count, ones)  # a 1 shows in one way; the others are in the rows
