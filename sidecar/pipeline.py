@@ -296,7 +296,7 @@ class RollPipeline:
         if isinstance(raw, str):
             raise broken(raw)
         if isinstance(raw, dict):
-            raw = Outcome(result=raw.get("result"), dice=raw.get("dice", source.rolled),
+            raw = Outcome(result=raw.get("result"), dice=raw.get("dice", []),
                           notes=list(raw.get("notes", [])))
         if not isinstance(raw, Outcome):
             raise broken(f"expected an Outcome or a map, got {type(raw).__name__}")
