@@ -16,18 +16,17 @@ const STRINGS = {
     "roll.label.placeholder": "Escalader le mur, convaincre le garde…",
     "roll.mode": "Qui voit le jet", "roll.dice": "Dés physiques (facultatif)",
     "roll.dice.placeholder": "ex. 3 5 6 1", "roll.options": "Options des extensions",
-    "roll.submit": "Lancer !", "roll.observer": "Les spectateurs regardent sans lancer.",
+    "roll.submit": "Lancer !",
     "mode.public": "Tout le monde", "mode.gm": "Moi et le MJ", "mode.blind": "À l'aveugle (MJ seul)",
     "mode.self": "Moi seul",
     "odds.title": "Chances", "odds.success": "de réussite", "odds.missing": "Remplissez : ",
     "odds.of": "Distribution : ",
     "log.title": "Journal de la table", "log.empty": "Aucun jet pour l'instant.",
     "log.hidden": "Jet à l'aveugle : seul le MJ voit le résultat.",
-    "log.manual": "dés physiques", "log.applied": "Extensions : ", "log.you": "vous",
+    "log.manual": "dés physiques", "log.applied": "Extensions : ",
     "dice.order": "Ordre des dés : ", "ext.list": "Extensions de la table : ",
     "error.options": "Options : JSON invalide (un objet {\"extension\": {…}} est attendu).",
     "error.dice": "Dés physiques : des nombres séparés par des espaces ou des virgules.",
-    "error.closed": "La connexion est perdue ; nouvelle tentative…",
     "error.ended": "La table a fermé la connexion ; rejoignez-la à nouveau.",
     "choice.none": "—", "labels.pick": "…ou un niveau",
     "kind.botch": "Échec critique", "kind.failure": "Échec", "kind.narrow": "De justesse",
@@ -44,18 +43,17 @@ const STRINGS = {
     "roll.label.placeholder": "Climb the wall, talk the guard round…",
     "roll.mode": "Who sees the roll", "roll.dice": "Physical dice (optional)",
     "roll.dice.placeholder": "e.g. 3 5 6 1", "roll.options": "Extension options",
-    "roll.submit": "Roll!", "roll.observer": "Observers watch without rolling.",
+    "roll.submit": "Roll!",
     "mode.public": "Everyone", "mode.gm": "Me and the GM", "mode.blind": "Blind (GM only)",
     "mode.self": "Only me",
     "odds.title": "Odds", "odds.success": "to succeed", "odds.missing": "Fill in: ",
     "odds.of": "Distribution: ",
     "log.title": "Table log", "log.empty": "No roll yet.",
     "log.hidden": "Blind roll: only the GM sees the result.",
-    "log.manual": "physical dice", "log.applied": "Extensions: ", "log.you": "you",
+    "log.manual": "physical dice", "log.applied": "Extensions: ",
     "dice.order": "Dice order: ", "ext.list": "Extensions at this table: ",
     "error.options": "Options: invalid JSON (expected an object {\"extension\": {…}}).",
     "error.dice": "Physical dice: numbers separated by spaces or commas.",
-    "error.closed": "Connection lost; trying again…",
     "error.ended": "The table closed the connection; join it again.",
     "choice.none": "—", "labels.pick": "…or a level",
     "kind.botch": "Critical failure", "kind.failure": "Failure", "kind.narrow": "Narrow",
@@ -118,7 +116,7 @@ function applyLanguage() {
 }
 
 function switchLanguage() {
-  const values = state.welcome ? readForm({ lenient: true }) : null;
+  const values = state.welcome ? readForm() : null;
   state.lang = state.lang === "fr" ? "en" : "fr";
   localStorage.setItem("sidecar.lang", state.lang);
   applyLanguage();
@@ -318,7 +316,7 @@ function buildField(name, spec) {
  * The params as the form holds them: `{params, missing}`. Empty optional fields are left
  * out so the ruleset's defaults apply.
  */
-function readForm({ lenient = false } = {}) {
+function readForm() {
   const ruleset = rulesetByName($("ruleset").value);
   const params = {};
   const missing = [];
@@ -341,7 +339,7 @@ function readForm({ lenient = false } = {}) {
       params[name] = spec.type === "int" && /^-?\d+$/.test(raw) ? Number(raw) : raw;
     }
   }
-  return { ruleset: ruleset?.name, params, missing, lenient };
+  return { ruleset: ruleset?.name, params, missing };
 }
 
 function restoreForm({ ruleset, params }) {
