@@ -15,7 +15,7 @@ import msgpack
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from _common import free_port, sidecar_server  # noqa: E402
+from _common import PLAYER, free_port, sidecar_server  # noqa: E402
 
 CLIENTS = 1000
 
@@ -24,8 +24,11 @@ async def join_all(url: str) -> list:
     sockets = []
     for i in range(CLIENTS):
         ws = await connect(url, compression=None, ping_interval=None, max_queue=None)
-        await ws.send(msgpack.packb({"type": "hello", "protocol": 1, "table": f"m{i % 10}",
-                                     "name": f"c{i}", "role": "observer"}))
+        hello = {"type": "hello", "protocol": 1, "table": f"m{i % 10}", "name": f"c{i}",
+                 "role": "observer"}
+        if i < 10:  # a table is created by a player or GM; the others watch it
+            hello.update(role="player", token=PLAYER)
+        await ws.send(msgpack.packb(hello))
         await ws.recv()
         sockets.append(ws)
     return sockets
