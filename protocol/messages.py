@@ -25,6 +25,9 @@ MAX_NAME_CHARS = 64
 MAX_LABEL_CHARS = 200
 MAX_MANUAL_DICE = 100
 MAX_TOKEN_CHARS = 256
+#: Largest event number a request may name (``after``, ``resume``): the journal stores
+#: ``seq`` as a signed 64-bit integer, so larger values cannot be compared with it.
+MAX_SEQ = 2**63 - 1
 
 RequestId = str | int | None
 
@@ -160,6 +163,14 @@ def _int(message: dict[str, Any], name: str, *, required: bool) -> int | None:
     return value
 
 
+def _seq(message: dict[str, Any], name: str) -> int | None:
+    """An optional event number: 0 to :data:`MAX_SEQ`."""
+    value = _int(message, name, required=False)
+    if value is not None and not 0 <= value <= MAX_SEQ:
+        raise bad_field(name, f"must be 0 to {MAX_SEQ}", fr=f"doit être entre 0 et {MAX_SEQ}")
+    return value
+
+
 def parse_hello(message: dict[str, Any]) -> Hello:
     """Validate a ``hello``; an unknown protocol number is ``unsupported_protocol``."""
     rid = _id(message)
@@ -185,9 +196,7 @@ def parse_hello(message: dict[str, Any]) -> Hello:
         raw = _string(message, "locale", max_chars=16).lower()
         # Regional variants ("fr-CA") map to their language; other languages get English.
         locale = "fr" if raw.startswith("fr") else "en"
-    resume = _int(message, "resume", required=False)
-    if resume is not None and resume < 0:
-        raise bad_field("resume", "must be ≥ 0", fr="doit être ≥ 0")
+    resume = _seq(message, "resume")
     return Hello(table=table, name=name, role=role, token=token, locale=locale,
                  resume=resume, protocol=protocol, id=rid)
 
@@ -239,9 +248,7 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
 def parse_history(message: dict[str, Any]) -> HistoryRequest:
     """Validate a ``history`` request (``after`` ≥ 0, ``limit`` 1 to 500)."""
     rid = _id(message)
-    after = _int(message, "after", required=False) or 0
-    if after < 0:
-        raise bad_field("after", "must be ≥ 0", fr="doit être ≥ 0")
+    after = _seq(message, "after") or 0
     limit = _int(message, "limit", required=False)
     if limit is None:
         limit = 100

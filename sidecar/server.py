@@ -169,6 +169,13 @@ class SidecarServer:
         )
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        for name in ("Host", "Origin"):
+            if len(request.headers.get_all(name)) > 1:
+                # Which one would a proxy or the browser have meant? Neither is trusted.
+                log.info("refused request from %s: repeated %s header",
+                         connection.remote_address, name)
+                return connection.respond(http.HTTPStatus.BAD_REQUEST,
+                                          f"Repeated {name} header / en-tête {name} répété\n")
         path = request.path.split("?", 1)[0]
         if path == WS_PATH:
             origin = request.headers.get("Origin")

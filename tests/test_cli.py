@@ -275,8 +275,18 @@ def test_entry_point_script_is_installed():
     assert shutil.which("sidecar") or (Path(sys.executable).parent / "sidecar").exists()
 
 
-def test_asyncio_policy_unchanged():
-    # The CLI must not leave a loop behind for library users.
+def test_asyncio_policy_unchanged(capsys):
+    """Running a command in-process (as a library user or a test would) leaves the caller's
+    asyncio set-up as it was: same policy, no event loop left set, none running."""
+    from sidecar.cli import main
+
+    policy = asyncio.get_event_loop_policy()
+    loop_before = getattr(policy, "_local", None) and policy._local._loop
+    assert main(["odds", "bloodlust", "pool=3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["p_success"] > 0
+    assert main(["roll", "bloodlust", "pool=1", "--url", "ws://127.0.0.1:9/ws"]) == 3
+    assert asyncio.get_event_loop_policy() is policy
+    assert (getattr(policy, "_local", None) and policy._local._loop) == loop_before
     with pytest.raises(RuntimeError):
         asyncio.get_running_loop()
 

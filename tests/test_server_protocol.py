@@ -7,7 +7,7 @@ import asyncio
 import msgpack
 import pytest
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed
 
 import sidecar
 from protocol.errors import ERROR_CODES
@@ -586,17 +586,87 @@ def test_origin_allow_list(origin, allowed):
     async def scenario():
         async with running_server(origins=("https://vtt.example.org",)) as server:
             real = origin.replace("PORT", str(server.port))
-            headers = {"Origin": real}
-            if "evil.example:" in real:
-                headers["Host"] = f"evil.example:{server.port}"
-            if allowed:
-                ws = await connect(server.url, additional_headers={"Origin": real})
-                await ws.close()
+            # A DNS-rebinding page reaches the server under the attacker's name: the browser
+            # then sends that name as Host too, matching its Origin.
+            host = (f"evil.example:{server.port}" if "evil.example:" in real
+                    else f"127.0.0.1:{server.port}")
+            status = await _handshake_status(server, {"Host": host, "Origin": real})
+            assert status == (101 if allowed else 403), (real, host, status)
+    run(scenario())
+
+
+async def _handshake_status(server, headers, path="/ws"):
+    """Send a raw WebSocket upgrade with exactly these headers (repeats allowed, as a list
+    of pairs); return the HTTP status of the answer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    lines = [f"GET {path} HTTP/1.1"]
+    pairs = headers if isinstance(headers, list) else list(headers.items())
+    lines += [f"{name}: {value}" for name, value in pairs]
+    lines += ["Upgrade: websocket", "Connection: Upgrade",
+              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    writer.close()
+    return int(head.split(b" ", 2)[1])
+
+
+@pytest.mark.parametrize("headers,status", [
+    ([("Host", "127.0.0.1"), ("Host", "evil.example")], 400),
+    ([("Host", "127.0.0.1"), ("Origin", "http://localhost:1"),
+      ("Origin", "https://evil.example")], 400),
+    ([("Host", "127.0.0.1"), ("Origin", "http://localhost:1")], 101),
+])
+def test_repeated_host_or_origin_is_refused_not_a_server_error(headers, status):
+    async def scenario():
+        async with running_server() as server:
+            assert await _handshake_status(server, headers) == status
+            # The page too, whose policy names the Host.
+            if status == 400:
+                assert await _handshake_status(server, headers, path="/") == 400
+            # And the server still works.
+            async with peers(server, 1) as (peer,):
+                await peer.join()
+    run(scenario())
+
+
+@pytest.mark.parametrize("field", ["label", "type", "ruleset", "name", "table", "id"])
+def test_lone_surrogates_in_text_frames_are_bad_message_and_change_nothing(field):
+    async def scenario():
+        async with running_server() as server, peers(server, 1, binary=False) as (peer,):
+            if field in ("name", "table"):
+                frame = ('{"type": "hello", "protocol": 1, "table": "t", "name": "n", '
+                         '"role": "gm", "token": "' + GM_TOKEN + '"}').replace(
+                             f'"{field}": "', f'"{field}": "\\ud800')
             else:
-                with pytest.raises(InvalidStatus) as refused:
-                    await connect(server.url, additional_headers={"Origin": real},
-                                  user_agent_header=None)
-                assert refused.value.response.status_code == 403
+                await peer.join()
+                frame = ('{"type": "roll", "id": "r1", "ruleset": "bloodlust", '
+                         '"params": {"pool": 2}, "label": "ok"}').replace(
+                             f'"{field}": "', f'"{field}": "\\ud800')
+            await peer.send_raw(frame)
+            error = await peer.recv_not_presence()
+            assert error["type"] == "error" and error["code"] == "bad_message"
+            assert error["details"] == {"field": field}
+            if field not in ("name", "table"):
+                # Nothing was numbered or remembered: the next roll is seq 1, and the same
+                # id now rolls (it was never used).
+                outcome = await peer.roll(id="r1", label="ok")
+                assert outcome["seq"] == 1 and "duplicate" not in outcome
+    run(scenario())
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64 - 1])
+def test_history_after_and_resume_beyond_64_bits_are_bad_message(value):
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (peer, late):
+            await peer.join()
+            reply = await peer.request({"type": "history", "id": "h", "after": value})
+            assert reply["code"] == "bad_message" and reply["details"] == {"field": "after"}
+            await late.send({"type": "hello", "protocol": 1, "table": "t", "name": "B",
+                             "role": "gm", "token": GM_TOKEN, "resume": value})
+            error = await late.recv()
+            assert error["code"] == "bad_message" and error["details"] == {"field": "resume"}
+            assert (await late.join(name="B", role="gm", resume=2**63 - 1))["seq"] == 0
     run(scenario())
 
 
