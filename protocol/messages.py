@@ -181,6 +181,7 @@ def parse_hello(message: dict[str, Any]) -> Hello:
             f"this server speaks protocol {PROTOCOL_VERSION}, not {protocol}",
             fr=f"ce serveur parle le protocole {PROTOCOL_VERSION}, pas {protocol}",
             details={"supported": [PROTOCOL_VERSION]},
+            close=1002,
         )
     table = _string(message, "table")
     name = _string(message, "name")
@@ -284,7 +285,127 @@ def parse_request(message: dict[str, Any]) -> Request:
 
 
 # --- Server messages -------------------------------------------------------------------
+# Every message the server sends is built here, so each is spelt one way whoever sends it
+# (the table server, a test, a future store). They take plain values, never server objects.
+
+#: The server's name in ``welcome.server``.
+SERVER_NAME = "vtt-sidecar"
+
+
+def _with_id(message: dict[str, Any], request_id: RequestId) -> dict[str, Any]:
+    if request_id is not None:
+        message["id"] = request_id
+    return message
+
+
+def heading(who: str, label: str = "", *, colon: bool = True) -> str:
+    """The start of every one-line summary: ``"Aengus — Escalade : "``, or ``"Aengus — "``
+    without a label (``colon=False``: ``"Aengus — Escalade "``, for texts that go on with
+    the roll's own words)."""
+    if not label:
+        return f"{who} — "
+    return f"{who} — {label} : " if colon else f"{who} — {label} "
+
+
+def welcome_message(*, table: str, role: str, seq: int, version: str,
+                    rulesets: list[dict[str, Any]], extensions: list[dict[str, Any]],
+                    manual_dice: bool, replayed: int | None = None,
+                    request_id: RequestId = None) -> dict[str, Any]:
+    """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume."""
+    message: dict[str, Any] = {
+        "type": "welcome",
+        "protocol": PROTOCOL_VERSION,
+        "table": table,
+        "role": role,
+        "seq": seq,
+        "server": {"name": SERVER_NAME, "version": version},
+        "rulesets": rulesets,
+        "extensions": extensions,
+        "manual_dice": manual_dice,
+    }
+    if replayed is not None:
+        message["replayed"] = replayed
+    return _with_id(message, request_id)
+
 
 def presence_message(table: str, members: list[dict[str, str]]) -> dict[str, Any]:
     """A live-only ``presence`` message: who is at the table now."""
     return {"type": "presence", "table": table, "members": members}
+
+
+#: One-line text of a blind roll as its roller sees it (after the heading).
+HIDDEN_TEXT = {"fr": "jet à l'aveugle, résultat caché", "en": "blind roll, result hidden"}
+
+
+def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
+                    request_id: RequestId = None, duplicate: bool = False) -> dict[str, Any]:
+    """The ``outcome`` one reader gets for a journaled outcome ``event``.
+
+    ``event`` holds every field of the full outcome with ``text`` as ``{"fr", "en"}``.
+    ``hidden``: the blind roll's roller, who sees that it happened, not how it went.
+    ``request_id``: only the requester's copy echoes it; ``duplicate``: the answer to a
+    request id that was already resolved.
+    """
+    message: dict[str, Any] = {
+        "type": "outcome",
+        "seq": event["seq"],
+        "roll": event["roll"],
+        "table": event["table"],
+        "by": event["by"],
+        "ruleset": event["ruleset"],
+        "params": event["params"],
+        "label": event["label"],
+        "mode": event["mode"],
+    }
+    _with_id(message, request_id)
+    if hidden:
+        message.update(
+            dice=[],
+            result={"hidden": True},
+            applied=[],
+            notes=[],
+            text=heading(event["by"]["name"], event["label"]) + HIDDEN_TEXT[locale],
+        )
+    else:
+        message.update(
+            dice=event["dice"],
+            result=event["result"],
+            applied=event["applied"],
+            notes=event["notes"],
+            text=event["text"].get(locale) or event["text"]["fr"],
+        )
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+def history_message(table: str, events: list[dict[str, Any]], *, more: bool, next: int,
+                    request_id: RequestId = None) -> dict[str, Any]:
+    """A page of past events (already as the reader may see them); ``next`` is the
+    ``after`` of the following page."""
+    return _with_id({"type": "history", "table": table, "events": events, "more": more,
+                     "next": next}, request_id)
+
+
+def odds_message(ruleset: str, params: dict[str, Any], odds: dict[str, Any],
+                 request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``odds``: ``p_success`` and ``kinds`` (and whatever else the ruleset
+    computed) for the params as resolved."""
+    return _with_id({"type": "odds", "ruleset": ruleset, "params": params, **odds},
+                    request_id)
+
+
+def plugins_message(plugins: list[dict[str, Any]],
+                    request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``plugins``: each plugin's name, version, hooks and health."""
+    return _with_id({"type": "plugins", "plugins": plugins}, request_id)
+
+
+def error_message(code: str, text: str, *, details: dict[str, Any] | None = None,
+                  request_id: RequestId = None) -> dict[str, Any]:
+    """An ``error`` for the one client that caused it (``text`` already in its locale)."""
+    message: dict[str, Any] = {"type": "error", "code": code, "message": text}
+    _with_id(message, request_id)
+    if details:
+        message["details"] = details
+    return message

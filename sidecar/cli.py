@@ -122,7 +122,8 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
         f"--role gm --token {config.gm_token}",
         f"  Joueur      : sidecar roll bloodlust pool=5 --url {url} --table {table} "
         f"--token {config.player_token}",
-        f"  Regarder    : sidecar watch --url {url} --table {table}",
+        f"  Regarder    : sidecar watch --url {url} --table {table} "
+        f"--token {config.player_token}",
         f"  Navigateur  : {page}/{query}&token={config.player_token}",
         f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
     ]
@@ -258,7 +259,8 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     from sidecar.client import SidecarClient, SidecarError
 
     role = role or args.role
-    token = None if role == "observer" else (args.token or os.environ.get("SIDECAR_TOKEN"))
+    # Observers need no token, but one lets them open a table nobody has opened yet.
+    token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
     client = SidecarClient(args.url, table=args.table, name=name or args.name, role=role,
                            token=token, locale=getattr(args, "locale", "fr"),
                            binary=not getattr(args, "text_frames", False),
@@ -481,6 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     plugins.add_argument("--url", help="ask a running server instead (shows failures and "
                                         "disabled plugins)")
     plugins.add_argument("--table", default="demo", help="table to join for --url")
+    plugins.add_argument("--token", help="a GM or player token (or $SIDECAR_TOKEN), needed "
+                                         "when --table is not open yet")
     plugins.set_defaults(func=cmd_plugins)
 
     roll = sub.add_parser("roll", help="join a table, roll once, print the outcome")

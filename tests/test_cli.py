@@ -125,8 +125,14 @@ def test_serve_generates_random_tokens_when_none_given():
 
 def test_roll_and_watch_in_two_processes():
     with ServeProcess() as server:
+        # Nobody has opened the table: a watcher without a token is told so, and leaves.
+        early = sidecar("watch", "--url", server.url, "--table", "demo", "--count", "1")
+        assert early.returncode == 1 and "forbidden" in early.stderr
+        assert "observateur" in early.stderr
+        # With a token, a watcher may open it.
         watcher = subprocess.Popen(
-            [*SIDECAR, "watch", "--url", server.url, "--table", "demo", "--count", "1"],
+            [*SIDECAR, "watch", "--url", server.url, "--table", "demo", "--count", "1",
+             "--token", PLAYER_TOKEN],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         assert "table demo" in watcher.stdout.readline()
