@@ -305,3 +305,28 @@ def test_successive_cli_rolls_are_distinct_requests():
         seqs = [json.loads(out.stdout)["seq"] for out in outs]
         assert seqs == [1, 2]
         assert all("duplicate" not in json.loads(out.stdout) for out in outs)
+
+
+def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
+    """One source of defaults: ``sidecar serve`` with no option builds exactly
+    ``ServerConfig()`` (but its random tokens)."""
+    import dataclasses
+
+    from sidecar import cli
+    from sidecar.config import ServerConfig
+
+    built = []
+
+    async def fake_serve(config, table):
+        built.append(config)
+        return 0
+    monkeypatch.setattr(cli, "_serve", fake_serve)
+    monkeypatch.delenv("SIDECAR_GM_TOKEN", raising=False)
+    monkeypatch.delenv("SIDECAR_PLAYER_TOKEN", raising=False)
+    assert cli.main(["serve"]) == 0
+    (config,) = built
+    expected = ServerConfig(gm_token=config.gm_token, player_token=config.player_token)
+    assert dataclasses.asdict(config) == dataclasses.asdict(expected)
+    assert config.gm_token != config.player_token
+    export = cli.build_parser().parse_args(["export", "--table", "t"])
+    assert export.db == expected.db and cli.DEFAULT_URL.endswith(f":{expected.port}/ws")
