@@ -24,6 +24,7 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -109,7 +110,8 @@ class TableCore:
     """
 
     def __init__(self, config: ServerConfig, *, catalogue: Catalogue, preparer: Preparer,
-                 load: Any = None, version: str = "") -> None:
+                 load: Callable[[str], tuple[int, dict[str, Any]]] | None = None,
+                 version: str = "") -> None:
         self.config = config
         self.catalogue = catalogue
         self.preparer = preparer
