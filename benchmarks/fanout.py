@@ -28,8 +28,8 @@ async def fanout(url: str, members: int, join: bool) -> list[float]:
         if join:
             hello = {"type": "hello", "protocol": 1, "table": "fan", "name": name,
                      "role": role}
-            # Observers too: the first to arrive opens the table, which takes a token.
-            hello["token"] = GM
+            if role == "gm":
+                hello["token"] = GM
             await ws.send(msgpack.packb(hello))
             await ws.recv()
         return ws

@@ -15,7 +15,7 @@ import msgpack
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from _common import GM, free_port, sidecar_server  # noqa: E402
+from _common import free_port, sidecar_server  # noqa: E402
 
 CLIENTS = 1000
 
@@ -25,8 +25,7 @@ async def join_all(url: str) -> list:
     for i in range(CLIENTS):
         ws = await connect(url, compression=None, ping_interval=None, max_queue=None)
         await ws.send(msgpack.packb({"type": "hello", "protocol": 1, "table": f"m{i % 10}",
-                                     "name": f"c{i}", "role": "observer",
-                                     "token": GM}))
+                                     "name": f"c{i}", "role": "observer"}))
         await ws.recv()
         sockets.append(ws)
     return sockets
