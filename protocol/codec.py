@@ -20,7 +20,9 @@ from protocol.errors import ProtocolError
 MAX_FRAME_BYTES = 64 * 1024
 #: Deepest nesting of maps and lists accepted in a message.
 MAX_DEPTH = 16
-#: Largest integer accepted (signed 64-bit range, what MessagePack can carry).
+#: Integers accepted: what MessagePack can carry, from the smallest signed 64-bit value to
+#: the largest unsigned one. Fields stored or compared by the server (``seq``, ``after``,
+#: ``resume``) are narrower: their parsers check the signed 64-bit range.
 INT_MIN, INT_MAX = -(2**63), 2**64 - 1
 
 
@@ -40,19 +42,50 @@ def _reject_constant(name: str) -> Any:
     raise _bad_frame(f"JSON constant {name} is not accepted")
 
 
-def _check_value(value: Any, depth: int) -> None:
-    """Raise ``bad_frame`` unless ``value`` is a plain JSON-compatible tree."""
+def _not_unicode(field: str) -> ProtocolError:
+    return ProtocolError(
+        "bad_message",
+        f"field '{field}': not valid Unicode text (lone surrogate)",
+        fr=f"champ '{field}' : texte Unicode invalide (surrogat isolé)",
+        details={"field": field},
+    )
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` encodes to UTF-8: JSON's ``\\ud800`` escapes decode to lone
+    surrogates, which no client can read back and no journal can store."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_value(value: Any, depth: int, path: str = "", text: bool = False) -> None:
+    """Raise ``bad_frame`` unless ``value`` is a plain JSON-compatible tree.
+
+    ``path`` names where ``value`` sits (``"options.combat.zone"``) for errors a client can
+    fix; ``text`` asks for the string check that only JSON frames need (MessagePack's
+    decoder already refuses invalid UTF-8).
+    """
     if depth > MAX_DEPTH:
         raise _bad_frame(f"nested deeper than {MAX_DEPTH} levels")
-    if isinstance(value, dict):
+    if isinstance(value, str):
+        if text and not _is_unicode(value):
+            raise _not_unicode(path or "type")
+    elif isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise _bad_frame("map keys must be strings")
-            _check_value(item, depth + 1)
+            if text and not _is_unicode(key):
+                raise _not_unicode(f"{path}.<key>" if path else "<key>")
+            _check_value(item, depth + 1, f"{path}.{key}" if path else key, text)
     elif isinstance(value, list):
         for item in value:
-            _check_value(item, depth + 1)
-    elif isinstance(value, bool) or value is None or isinstance(value, str):
+            _check_value(item, depth + 1, path, text)
+    elif isinstance(value, bool) or value is None:
         return
     elif isinstance(value, (bytes, bytearray)):
         raise _bad_frame("binary strings are not accepted; use UTF-8 strings")
@@ -98,7 +131,7 @@ def decode(frame: bytes | str) -> dict[str, Any]:
         raise _bad_frame(str(exc) or type(exc).__name__) from None
     except Exception as exc:  # msgpack raises a few more exotic types on garbage
         raise _bad_frame(type(exc).__name__) from None
-    _check_value(value, 0)
+    _check_value(value, 0, "", not isinstance(frame, (bytes, bytearray, memoryview)))
     if not isinstance(value, dict):
         raise ProtocolError(
             "bad_message",

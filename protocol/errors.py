@@ -32,6 +32,8 @@ class ProtocolError(Exception):
 
     ``message`` is English; ``message_fr`` (when given) is what French-speaking clients
     read. ``details`` is a small JSON-compatible map (e.g. ``{"field": "pool"}``).
+    ``close``: the WebSocket close code that follows this error (``None``: the connection
+    stays open, the contract's rule except where it says otherwise).
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class ProtocolError(Exception):
         *,
         fr: str | None = None,
         details: dict[str, Any] | None = None,
+        close: int | None = None,
     ) -> None:
         if code not in ERROR_CODES:
             raise ValueError(f"unknown error code {code!r}")
@@ -49,16 +52,14 @@ class ProtocolError(Exception):
         self.message = message
         self.message_fr = fr
         self.details = details
+        self.close = close
 
     def to_message(self, *, locale: str = "en", request_id: Any = None) -> dict[str, Any]:
         """The ``error`` message for this failure, in the client's locale."""
+        from protocol.messages import error_message
+
         text = self.message_fr if locale == "fr" and self.message_fr else self.message
-        msg: dict[str, Any] = {"type": "error", "code": self.code, "message": text}
-        if request_id is not None:
-            msg["id"] = request_id
-        if self.details:
-            msg["details"] = self.details
-        return msg
+        return error_message(self.code, text, details=self.details, request_id=request_id)
 
     def __repr__(self) -> str:
         return f"ProtocolError({self.code!r}, {self.message!r})"

@@ -25,6 +25,9 @@ MAX_NAME_CHARS = 64
 MAX_LABEL_CHARS = 200
 MAX_MANUAL_DICE = 100
 MAX_TOKEN_CHARS = 256
+#: Largest event number a request may name (``after``, ``resume``): the journal stores
+#: ``seq`` as a signed 64-bit integer, so larger values cannot be compared with it.
+MAX_SEQ = 2**63 - 1
 
 RequestId = str | int | None
 
@@ -160,6 +163,14 @@ def _int(message: dict[str, Any], name: str, *, required: bool) -> int | None:
     return value
 
 
+def _seq(message: dict[str, Any], name: str) -> int | None:
+    """An optional event number: 0 to :data:`MAX_SEQ`."""
+    value = _int(message, name, required=False)
+    if value is not None and not 0 <= value <= MAX_SEQ:
+        raise bad_field(name, f"must be 0 to {MAX_SEQ}", fr=f"doit être entre 0 et {MAX_SEQ}")
+    return value
+
+
 def parse_hello(message: dict[str, Any]) -> Hello:
     """Validate a ``hello``; an unknown protocol number is ``unsupported_protocol``."""
     rid = _id(message)
@@ -170,6 +181,7 @@ def parse_hello(message: dict[str, Any]) -> Hello:
             f"this server speaks protocol {PROTOCOL_VERSION}, not {protocol}",
             fr=f"ce serveur parle le protocole {PROTOCOL_VERSION}, pas {protocol}",
             details={"supported": [PROTOCOL_VERSION]},
+            close=1002,
         )
     table = _string(message, "table")
     name = _string(message, "name")
@@ -185,9 +197,7 @@ def parse_hello(message: dict[str, Any]) -> Hello:
         raw = _string(message, "locale", max_chars=16).lower()
         # Regional variants ("fr-CA") map to their language; other languages get English.
         locale = "fr" if raw.startswith("fr") else "en"
-    resume = _int(message, "resume", required=False)
-    if resume is not None and resume < 0:
-        raise bad_field("resume", "must be ≥ 0", fr="doit être ≥ 0")
+    resume = _seq(message, "resume")
     return Hello(table=table, name=name, role=role, token=token, locale=locale,
                  resume=resume, protocol=protocol, id=rid)
 
@@ -239,9 +249,7 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
 def parse_history(message: dict[str, Any]) -> HistoryRequest:
     """Validate a ``history`` request (``after`` ≥ 0, ``limit`` 1 to 500)."""
     rid = _id(message)
-    after = _int(message, "after", required=False) or 0
-    if after < 0:
-        raise bad_field("after", "must be ≥ 0", fr="doit être ≥ 0")
+    after = _seq(message, "after") or 0
     limit = _int(message, "limit", required=False)
     if limit is None:
         limit = 100
@@ -277,7 +285,127 @@ def parse_request(message: dict[str, Any]) -> Request:
 
 
 # --- Server messages -------------------------------------------------------------------
+# Every message the server sends is built here, so each is spelt one way whoever sends it
+# (the table server, a test, a future store). They take plain values, never server objects.
+
+#: The server's name in ``welcome.server``.
+SERVER_NAME = "vtt-sidecar"
+
+
+def _with_id(message: dict[str, Any], request_id: RequestId) -> dict[str, Any]:
+    if request_id is not None:
+        message["id"] = request_id
+    return message
+
+
+def heading(who: str, label: str = "", *, colon: bool = True) -> str:
+    """The start of every one-line summary: ``"Aengus — Escalade : "``, or ``"Aengus — "``
+    without a label (``colon=False``: ``"Aengus — Escalade "``, for texts that go on with
+    the roll's own words)."""
+    if not label:
+        return f"{who} — "
+    return f"{who} — {label} : " if colon else f"{who} — {label} "
+
+
+def welcome_message(*, table: str, role: str, seq: int, version: str,
+                    rulesets: list[dict[str, Any]], extensions: list[dict[str, Any]],
+                    manual_dice: bool, replayed: int | None = None,
+                    request_id: RequestId = None) -> dict[str, Any]:
+    """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume."""
+    message: dict[str, Any] = {
+        "type": "welcome",
+        "protocol": PROTOCOL_VERSION,
+        "table": table,
+        "role": role,
+        "seq": seq,
+        "server": {"name": SERVER_NAME, "version": version},
+        "rulesets": rulesets,
+        "extensions": extensions,
+        "manual_dice": manual_dice,
+    }
+    if replayed is not None:
+        message["replayed"] = replayed
+    return _with_id(message, request_id)
+
 
 def presence_message(table: str, members: list[dict[str, str]]) -> dict[str, Any]:
     """A live-only ``presence`` message: who is at the table now."""
     return {"type": "presence", "table": table, "members": members}
+
+
+#: One-line text of a blind roll as its roller sees it (after the heading).
+HIDDEN_TEXT = {"fr": "jet à l'aveugle, résultat caché", "en": "blind roll, result hidden"}
+
+
+def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
+                    request_id: RequestId = None, duplicate: bool = False) -> dict[str, Any]:
+    """The ``outcome`` one reader gets for a journaled outcome ``event``.
+
+    ``event`` holds every field of the full outcome with ``text`` as ``{"fr", "en"}``.
+    ``hidden``: the blind roll's roller, who sees that it happened, not how it went.
+    ``request_id``: only the requester's copy echoes it; ``duplicate``: the answer to a
+    request id that was already resolved.
+    """
+    message: dict[str, Any] = {
+        "type": "outcome",
+        "seq": event["seq"],
+        "roll": event["roll"],
+        "table": event["table"],
+        "by": event["by"],
+        "ruleset": event["ruleset"],
+        "params": event["params"],
+        "label": event["label"],
+        "mode": event["mode"],
+    }
+    _with_id(message, request_id)
+    if hidden:
+        message.update(
+            dice=[],
+            result={"hidden": True},
+            applied=[],
+            notes=[],
+            text=heading(event["by"]["name"], event["label"]) + HIDDEN_TEXT[locale],
+        )
+    else:
+        message.update(
+            dice=event["dice"],
+            result=event["result"],
+            applied=event["applied"],
+            notes=event["notes"],
+            text=event["text"].get(locale) or event["text"]["fr"],
+        )
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+def history_message(table: str, events: list[dict[str, Any]], *, more: bool, next: int,
+                    request_id: RequestId = None) -> dict[str, Any]:
+    """A page of past events (already as the reader may see them); ``next`` is the
+    ``after`` of the following page."""
+    return _with_id({"type": "history", "table": table, "events": events, "more": more,
+                     "next": next}, request_id)
+
+
+def odds_message(ruleset: str, params: dict[str, Any], odds: dict[str, Any],
+                 request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``odds``: ``p_success`` and ``kinds`` (and whatever else the ruleset
+    computed) for the params as resolved."""
+    return _with_id({"type": "odds", "ruleset": ruleset, "params": params, **odds},
+                    request_id)
+
+
+def plugins_message(plugins: list[dict[str, Any]],
+                    request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``plugins``: each plugin's name, version, hooks and health."""
+    return _with_id({"type": "plugins", "plugins": plugins}, request_id)
+
+
+def error_message(code: str, text: str, *, details: dict[str, Any] | None = None,
+                  request_id: RequestId = None) -> dict[str, Any]:
+    """An ``error`` for the one client that caused it (``text`` already in its locale)."""
+    message: dict[str, Any] = {"type": "error", "code": code, "message": text}
+    _with_id(message, request_id)
+    if details:
+        message["details"] = details
+    return message

@@ -17,9 +17,13 @@ from typing import Any
 from urllib.parse import quote
 
 import sidecar
+from protocol.messages import LOCALES, MODES, ROLES
 from sidecar.config import ServerConfig
 
-DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+#: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
+#: (tokens are random per run, so none is taken from here).
+DEFAULT = ServerConfig(gm_token="", player_token="")
+DEFAULT_URL = f"ws://{DEFAULT.host}:{DEFAULT.port}/ws"
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONNECT = 0, 1, 2, 3
 
@@ -122,7 +126,8 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
         f"--role gm --token {config.gm_token}",
         f"  Joueur      : sidecar roll bloodlust pool=5 --url {url} --table {table} "
         f"--token {config.player_token}",
-        f"  Regarder    : sidecar watch --url {url} --table {table}",
+        f"  Regarder    : sidecar watch --url {url} --table {table} "
+        f"--token {config.player_token}",
         f"  Navigateur  : {page}/{query}&token={config.player_token}",
         f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
     ]
@@ -177,19 +182,16 @@ async def _serve(config: ServerConfig, table: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    config = ServerConfig(host=args.host, port=args.port)
+    config = ServerConfig(
+        host=args.host, port=args.port, db=args.db, plugins_dir=args.plugins_dir,
+        allow_player_dice=args.allow_player_dice, origins=tuple(args.origin or ()),
+        rate_limit=args.rate_limit, disabled_plugins=tuple(args.disable or ()),
+        hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
+        trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers)
+    # Unset tokens keep the random ones ServerConfig made.
     config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
     config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
                            or config.player_token)
-    config.plugins_dir = args.plugins_dir
-    config.allow_player_dice = args.allow_player_dice
-    config.origins = tuple(args.origin or ())
-    config.rate_limit = args.rate_limit
-    config.disabled_plugins = tuple(args.disable or ())
-    config.hello_timeout = args.hello_timeout
-    config.db = args.db
-    config.plugin_timeout = args.plugin_timeout
-    config.trusted_plugins = tuple(args.trust or ())
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # The transport library's own handshake logs would print tracebacks for garbage input.
@@ -258,7 +260,8 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     from sidecar.client import SidecarClient, SidecarError
 
     role = role or args.role
-    token = None if role == "observer" else (args.token or os.environ.get("SIDECAR_TOKEN"))
+    # Observers need no token, but one lets them open a table nobody has opened yet.
+    token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
     client = SidecarClient(args.url, table=args.table, name=name or args.name, role=role,
                            token=token, locale=getattr(args, "locale", "fr"),
                            binary=not getattr(args, "text_frames", False),
@@ -422,9 +425,9 @@ def _client_options(parser: argparse.ArgumentParser, default_role: str) -> None:
     parser.add_argument("--table", default="demo", help="table name (default demo)")
     parser.add_argument("--name", default=os.environ.get("USER", "joueur"),
                         help="your display name (default $USER)")
-    parser.add_argument("--role", default=default_role, choices=("player", "gm", "observer"))
+    parser.add_argument("--role", default=default_role, choices=ROLES)
     parser.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
-    parser.add_argument("--locale", default="fr", choices=("fr", "en"))
+    parser.add_argument("--locale", default=LOCALES[0], choices=LOCALES)
     parser.add_argument("--json", action="store_true", help="print raw JSON messages")
     parser.add_argument("--text-frames", action="store_true",
                         help="speak JSON text frames instead of MessagePack")
@@ -438,9 +441,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the table server")
     group = serve.add_argument_group("network")
-    group.add_argument("--host", default="127.0.0.1",
-                       help="interface to listen on (default 127.0.0.1; 0.0.0.0 for the LAN)")
-    group.add_argument("--port", type=int, default=8765, help="TCP port (default 8765)")
+    group.add_argument("--host", default=DEFAULT.host,
+                       help=f"interface to listen on (default {DEFAULT.host}; 0.0.0.0 for "
+                            "the LAN)")
+    group.add_argument("--port", type=int, default=DEFAULT.port,
+                       help=f"TCP port (default {DEFAULT.port})")
     group = serve.add_argument_group("access")
     group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; random if unset)")
     group.add_argument("--player-token",
@@ -451,24 +456,33 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--allow-player-dice", action="store_true",
                        help="players may enter physical dice (GMs always may)")
     group = serve.add_argument_group("journal")
-    group.add_argument("--db", default="sidecar.db", metavar="PATH",
-                       help="SQLite journal of every table (default ./sidecar.db; "
+    group.add_argument("--db", default=DEFAULT.db, metavar="PATH",
+                       help=f"SQLite journal of every table (default ./{DEFAULT.db}; "
                             ":memory: forgets tables at stop)")
     group = serve.add_argument_group("plugins")
     group.add_argument("--plugins-dir", metavar="DIR", help="load every *.py of DIR as a plugin")
     group.add_argument("--disable", action="append", metavar="NAME",
                        help="do not load this plugin (repeatable)")
-    group.add_argument("--plugin-timeout", type=float, default=0.25, metavar="SECONDS",
-                       help="deadline of a third-party hook call (default 0.25); 5 failures "
-                            "in 60 s disable a plugin for the rest of the run")
+    group.add_argument("--plugin-timeout", type=float, default=DEFAULT.plugin_timeout,
+                       metavar="SECONDS",
+                       help=f"deadline of a third-party hook call (default "
+                            f"{DEFAULT.plugin_timeout:g}); 5 failures in 60 s disable a "
+                            "plugin for the rest of the run")
     group.add_argument("--trust", action="append", metavar="NAME",
                        help="run this third-party plugin inline, like the built-ins (faster; "
                             "only for plugins you know never block; repeatable)")
     group = serve.add_argument_group("limits and timeouts")
-    group.add_argument("--rate-limit", type=float, default=20.0, metavar="N",
-                       help="rolls per second per connection, burst 2N (0 = off; default 20)")
-    group.add_argument("--hello-timeout", type=float, default=10.0, metavar="SECONDS",
-                       help="time a new connection has to send hello (default 10)")
+    group.add_argument("--rate-limit", type=float, default=DEFAULT.rate_limit, metavar="N",
+                       help="rolls per second per connection, burst 2N (0 = off; default "
+                            f"{DEFAULT.rate_limit:g})")
+    group.add_argument("--hello-timeout", type=float, default=DEFAULT.hello_timeout,
+                       metavar="SECONDS",
+                       help="time a new connection has to send hello (default "
+                            f"{DEFAULT.hello_timeout:g})")
+    group.add_argument("--max-observers", type=int, default=DEFAULT.max_observers,
+                       metavar="N",
+                       help="observers per table, counted apart from players and GMs "
+                            f"(default {DEFAULT.max_observers})")
     serve.add_argument("--table", default="demo",
                        help="table name used in the printed join details (default demo)")
     serve.add_argument("--log-level", default="info",
@@ -481,13 +495,15 @@ def build_parser() -> argparse.ArgumentParser:
     plugins.add_argument("--url", help="ask a running server instead (shows failures and "
                                         "disabled plugins)")
     plugins.add_argument("--table", default="demo", help="table to join for --url")
+    plugins.add_argument("--token", help="a GM or player token (or $SIDECAR_TOKEN), needed "
+                                         "when --table is not open yet")
     plugins.set_defaults(func=cmd_plugins)
 
     roll = sub.add_parser("roll", help="join a table, roll once, print the outcome")
     roll.add_argument("ruleset")
     roll.add_argument("params", nargs="*", metavar="key=value")
     _client_options(roll, "player")
-    roll.add_argument("--mode", default="public", choices=("public", "gm", "blind", "self"))
+    roll.add_argument("--mode", default=MODES[0], choices=MODES)
     roll.add_argument("--label", default="", help="what is attempted")
     roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     roll.add_argument("--option", action="append", default=[], metavar='EXT=JSON',
@@ -508,7 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write a table's whole journal as JSON Lines "
                             "(read from the journal file: everything, secret rolls included)")
     export.add_argument("--table", required=True)
-    export.add_argument("--db", default="sidecar.db", metavar="PATH")
+    export.add_argument("--db", default=DEFAULT.db, metavar="PATH")
     export.add_argument("--output", "-o", metavar="FILE", help="default: standard output")
     export.set_defaults(func=cmd_export)
 

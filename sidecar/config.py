@@ -60,8 +60,11 @@ class ServerConfig:
     rate_burst: float | None = None
     #: Most tables one server holds.
     max_tables: int = 1000
-    #: Most members at one table.
+    #: Most players and GMs at one table.
     max_members: int = 1000
+    #: Most observers at one table, counted apart: observers never keep a player or a GM
+    #: out. (Observers join existing tables only; creating one takes a token.)
+    max_observers: int = 200
     #: Bytes queued towards a client that does not read before it is disconnected (it
     #: can reconnect); keeps one stalled phone from growing the server's memory.
     max_pending_bytes: int = 1024 * 1024

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.messages import heading as protocol_heading
 from sidecar.model import Roll
 
 
@@ -44,11 +45,9 @@ KIND_LABELS = {
 
 
 def heading(roll: Roll, *, colon: bool = True) -> str:
-    """``"Aengus — Escalade : "`` (or ``"Aengus — "`` without a label)."""
-    who = roll.by.get("name", "?")
-    if not roll.label:
-        return f"{who} — "
-    return f"{who} — {roll.label} : " if colon else f"{who} — {roll.label} "
+    """``"Aengus — Escalade : "`` (or ``"Aengus — "`` without a label): the roll's
+    :func:`protocol.messages.heading`, which every one-line text starts with."""
+    return protocol_heading(roll.by.get("name", "?"), roll.label, colon=colon)
 
 
 def signed(value: int) -> str:

@@ -1,7 +1,9 @@
-"""The WebSocket layer: accepts connections, moves frames, calls the table and pipeline.
+"""The WebSocket layer: accepts connections, moves frames, calls the table core.
 
-Everything about rules, visibility and validation lives elsewhere; this module decodes a
-frame, hands the request to plain objects, and sends what they return. ``GET /`` serves the
+Every decision (who may join, what a roll's event is, who sees which view, what each answer
+says) is the table core's (:mod:`sidecar.core`); this module decodes a frame, hands the
+request to the core, performs the I/O it asks for (the roll pipeline, the journal) and sends
+what it returns, encoded once per group of readers. ``GET /`` serves the
 web page; ``/ws`` is the WebSocket endpoint.
 
 Requests of one connection are handled one at a time, in order; the transport's receive
@@ -12,7 +14,6 @@ client never has more than 17 requests in flight.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import http
 import ipaddress
 import logging
@@ -30,7 +31,6 @@ import sidecar
 from protocol.codec import decode, encode
 from protocol.errors import ProtocolError
 from protocol.messages import (
-    PROTOCOL_VERSION,
     Hello,
     HistoryRequest,
     OddsRequest,
@@ -40,23 +40,18 @@ from protocol.messages import (
     request_id,
 )
 from sidecar.config import ServerConfig
-from sidecar.journal import Journal, JournalError, request_key
+from sidecar.core import CLOSE_POLICY, Delivery, RollTicket, TableCore
+from sidecar.journal import Journal, JournalError
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import PluginHost, default_host
 from sidecar.ratelimit import TokenBucket
 from sidecar.table import Member, Table, Tables
-from sidecar.visibility import audience, outcome_view
 from sidecar.webassets import WebAssets, page_policy
 
 log = logging.getLogger("sidecar.server")
 
 WS_PATH = "/ws"
 LOCALHOST_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?")
-
-# Close codes
-CLOSE_GOING_AWAY = 1001
-CLOSE_PROTOCOL = 1002
-CLOSE_POLICY = 1008
 
 
 class ClientSession:
@@ -99,11 +94,15 @@ class SidecarServer:
         self.host.trust(self.config.trusted_plugins)
         self.pipeline = pipeline or RollPipeline(self.host)
         self.journal = Journal(self.config.db)
-        self.tables = Tables(max_tables=self.config.max_tables,
-                             max_members=self.config.max_members,
-                             load=self.journal.table_meta)
+        self.core = TableCore(self.config, catalogue=self.host, preparer=self.pipeline,
+                              load=self.journal.table_meta, version=sidecar.__version__)
         self.server: Server | None = None
         self.assets = WebAssets()
+
+    @property
+    def tables(self) -> Tables:
+        """The tables in memory (the core's registry)."""
+        return self.core.tables
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -169,6 +168,13 @@ class SidecarServer:
         )
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        for name in ("Host", "Origin"):
+            if len(request.headers.get_all(name)) > 1:
+                # Which one would a proxy or the browser have meant? Neither is trusted.
+                log.info("refused request from %s: repeated %s header",
+                         connection.remote_address, name)
+                return connection.respond(http.HTTPStatus.BAD_REQUEST,
+                                          f"Repeated {name} header / en-tête {name} répété\n")
         path = request.path.split("?", 1)[0]
         if path == WS_PATH:
             origin = request.headers.get("Origin")
@@ -205,8 +211,13 @@ class SidecarServer:
         log.info("error %s to %s: %s", error.code, session.peer, error.message)
         await self._send(session, error.to_message(locale=session.locale, request_id=rid))
 
+    def _deliver(self, deliveries: list[Delivery]) -> None:
+        for delivery in deliveries:
+            self._fan_out(delivery.members, delivery.message)
+
     def _fan_out(self, members: list[Member], message: dict[str, Any]) -> None:
-        """Write one message to several members without waiting on any of them."""
+        """Write one message to several members without waiting on any of them (encoded
+        once per encoding present: the core's groups share one)."""
         by_encoding: dict[bool, list[ServerConnection]] = {}
         for member in members:
             if member.held is not None:  # still replaying: keep live messages for after
@@ -226,6 +237,17 @@ class SidecarServer:
             by_encoding.setdefault(member.binary, []).append(connection)
         for binary, connections in by_encoding.items():
             broadcast(connections, encode(message, binary=binary))
+
+    # -- presence -----------------------------------------------------------------------
+
+    def _presence_changed(self, table: Table) -> None:
+        loop = asyncio.get_running_loop()
+        delay = self.core.presence_changed(table, loop.time())
+        if delay is not None:
+            loop.call_later(delay, self._send_presence, table)
+
+    def _send_presence(self, table: Table) -> None:
+        self._deliver(self.core.presence(table, asyncio.get_running_loop().time()))
 
     # -- connection handling ------------------------------------------------------------
 
@@ -250,8 +272,8 @@ class SidecarServer:
 
     def _leave(self, session: ClientSession) -> None:
         if session.table is not None and session.member is not None:
-            session.table.leave(session.member)
-            self._fan_out(session.table.members, session.table.presence())
+            self.core.leave(session.table, session.member)
+            self._presence_changed(session.table)
 
     async def _join_phase(self, session: ClientSession) -> bool:
         """Wait for a valid ``hello``; answer errors meanwhile. True once joined."""
@@ -272,75 +294,36 @@ class SidecarServer:
                 message = decode(frame)
                 request = parse_request(message)
                 if not isinstance(request, Hello):
-                    raise ProtocolError(
-                        "not_joined", "send 'hello' first to join a table",
-                        fr="envoyez d'abord « hello » pour rejoindre une table")
+                    raise self.core.not_joined()
                 session.locale = request.locale
-                self._check_token(request)
-                self._join(session, request)
+                session.table, session.member = self.core.join(
+                    request, binary=session.binary, connection=session.connection)
             except ProtocolError as error:
                 await self._send_error(session, error, request_id(message))
-                if error.code in ("forbidden", "unsupported_protocol"):
-                    code = CLOSE_POLICY if error.code == "forbidden" else CLOSE_PROTOCOL
-                    await session.connection.close(code, error.code)
+                if error.close is not None:
+                    await session.connection.close(error.close, error.code)
                     return False
                 continue
+            log.info("%s joined table %s as %s (%s)", request.name, request.table,
+                     request.role, session.peer)
             await self._welcome(session, request)
             return True
-
-    def _check_token(self, hello: Hello) -> None:
-        if hello.role == "observer":
-            return
-        given = (hello.token or "").encode()
-        accepted = [self.config.gm_token]
-        if hello.role == "player":
-            accepted.append(self.config.player_token)
-        # compare_digest against every candidate, so timing says nothing of which matched.
-        ok = False
-        for token in accepted:
-            ok |= hmac.compare_digest(given, token.encode())
-        if not ok:
-            raise ProtocolError("forbidden", f"wrong token for the role '{hello.role}'",
-                                fr=f"jeton incorrect pour le rôle « {hello.role} »")
-
-    def _join(self, session: ClientSession, hello: Hello) -> None:
-        member = Member(name=hello.name, role=hello.role, locale=hello.locale,
-                        binary=session.binary, connection=session.connection,
-                        held=[] if hello.resume is not None else None)
-        session.table = self.tables.join(hello.table, member)
-        session.member = member
-        log.info("%s joined table %s as %s (%s)", hello.name, hello.table, hello.role,
-                 session.peer)
 
     async def _welcome(self, session: ClientSession, hello: Hello) -> None:
         table, member = session.table, session.member
         assert table is not None and member is not None
-        replayed = 0
+        replayed = upto = None
         if hello.resume is not None:
-            # Everything numbered so far is committed once this returns, so the journal
-            # holds exactly (resume, upto]; later events are held for this member.
+            # Everything committed so far is in the journal once this returns (and the
+            # table's seq counts only acknowledged events), so the journal holds exactly
+            # (resume, upto]; later events are held for this member.
             await self.journal.flush()
             upto = table.seq
             replayed = await asyncio.to_thread(self.journal.count_visible, table.name,
                                                member.name, member.role, hello.resume, upto)
-        welcome: dict[str, Any] = {
-            "type": "welcome",
-            "protocol": PROTOCOL_VERSION,
-            "table": session.table.name,
-            "role": hello.role,
-            "seq": session.table.seq,
-            "server": {"name": "vtt-sidecar", "version": sidecar.__version__},
-            "rulesets": self.host.ruleset_listing(),
-            "extensions": self.host.extension_listing(),
-            "manual_dice": hello.role == "gm" or self.config.allow_player_dice,
-        }
-        if hello.resume is not None:
-            welcome["replayed"] = replayed
-        if hello.id is not None:
-            welcome["id"] = hello.id
-        await self._send(session, welcome)
-        self._fan_out(table.members, table.presence())
-        if hello.resume is not None:
+        await self._send(session, self.core.welcome(table, member, hello, replayed))
+        self._presence_changed(table)
+        if hello.resume is not None and upto is not None:
             await self._replay(session, hello.resume, upto)
 
     REPLAY_PAGE = 500
@@ -356,7 +339,9 @@ class SidecarServer:
             if not page:
                 break
             for event in page:
-                await self._send(session, self._view(event, member))
+                message = self.core.replayed(member, event)
+                if message is not None:
+                    await self._send(session, message)
                 last = event["seq"]
         last = max(last, upto)
         while member.held:
@@ -365,19 +350,6 @@ class SidecarServer:
                 continue  # already in the replay
             await self._send(session, message)
         member.held = None
-
-    @staticmethod
-    def _view(event: dict[str, Any], member: Member, *, duplicate: bool = False
-              ) -> dict[str, Any]:
-        """A journaled event as ``member`` may see it; their own rolls carry their id."""
-        roller = (event["by"]["name"], event["by"]["role"])
-        view = audience(event["mode"], member.key, roller)
-        assert view is not None
-        own_id = event.get("request_id") if member.key == roller else None
-        message = outcome_view(event, view, member.locale, own_id)
-        if duplicate:
-            message["duplicate"] = True
-        return message
 
     async def _member_phase(self, session: ClientSession) -> None:
         async for frame in session.connection:
@@ -397,13 +369,11 @@ class SidecarServer:
                     fr="erreur interne ; le serveur continue"), request_id(message))
 
     async def _dispatch(self, session: ClientSession, request: Any) -> None:
+        assert session.table is not None and session.member is not None
         if isinstance(request, Hello):
-            assert session.table is not None
-            raise ProtocolError(
-                "bad_message", f"already joined table '{session.table.name}'",
-                fr=f"déjà à la table « {session.table.name} »", details={"field": "type"})
+            raise self.core.already_joined(session.table)
         if isinstance(request, PluginsRequest):
-            await self._dispatch_plugins(session, request)
+            await self._send(session, self.core.plugins(request))
             return
         if not session.bucket.allow():
             raise ProtocolError(
@@ -418,63 +388,45 @@ class SidecarServer:
         elif isinstance(request, HistoryRequest):
             await self._history(session, request)
 
-
-    async def _dispatch_plugins(self, session: ClientSession, request: PluginsRequest) -> None:
-        reply: dict[str, Any] = {"type": "plugins", "plugins": self.host.status()}
-        if request.id is not None:
-            reply["id"] = request.id
-        await self._send(session, reply)
-
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
         assert member is not None and table is not None
-        if member.role == "observer":
-            raise ProtocolError("forbidden", "observers cannot roll",
-                                fr="les observateurs ne peuvent pas lancer de dés")
-        if request.dice is not None and member.role != "gm" and not self.config.allow_player_dice:
-            raise ProtocolError(
-                "forbidden", "only the GM may enter physical dice on this server",
-                fr="seul le MJ peut saisir des dés physiques sur ce serveur",
-                details={"field": "dice"})
-        key = None
-        if request.id is not None:
-            key = (member.name, member.role, request_key(request.id) or "")
-            if await self._answer_repeat(session, table, member, key, request.id):
-                return
-        roll = self.pipeline.prepare(
-            request.ruleset, request.params, options=request.options, table=table.name,
-            by={"name": member.name, "role": member.role}, label=request.label,
-            mode=request.mode, manual=request.dice is not None)
-        resolution = await self.pipeline.run(roll, dice=request.dice, table_state=table.state)
-        if key is not None and table.remembered(key) is not None:
-            # The same request resolved meanwhile (another device of this member).
-            await self._answer_repeat(session, table, member, key, request.id)
+        ticket = self.core.begin_roll(table, member, request)
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
-        event = table.record(resolution, request.id, key)
-        try:
-            await self.journal.append(event, table.state)
-        except JournalError as error:
-            log.error("roll %s at %s not journaled, not sent: %s", event["seq"], table.name,
-                      error)
-            raise ProtocolError("internal", "the roll could not be stored; nothing was sent",
-                                fr="le jet n'a pas pu être enregistré ; rien n'a été envoyé")
-        for members, message in table.plan_outcome(event, member, request.id):
-            self._fan_out(members, message)
+        resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
+                                             table_state=table.state)
+        async with table.turn:
+            if ticket.key is not None and table.remembered(ticket.key) is not None:
+                # The same request resolved meanwhile (another device of this member).
+                await self._answer_repeat(session, ticket)
+                return
+            pending = self.core.number(ticket, resolution)
+            try:
+                await self.journal.append(pending.event, pending.state)
+            except JournalError as error:
+                log.error("roll %s at %s not journaled, not sent: %s", pending.event["seq"],
+                          table.name, error)
+                raise self.core.abandon(pending) from None
+            except BaseException:
+                self.core.abandon(pending)
+                raise
+            deliveries = self.core.commit(pending)
+        self._deliver(deliveries)
 
-    async def _answer_repeat(self, session: ClientSession, table: Table, member: Member,
-                             key: tuple[str, str, str], rid: Any) -> bool:
+    async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
         """Resend the original outcome of a request id already resolved; True if so."""
-        event = table.remembered(key)
-        if event is not None:
-            await self.journal.flush()  # it may still be on its way to the disk
-        elif table.needs_journal_lookup():
+        table, member = ticket.table, ticket.member
+        assert ticket.key is not None
+        event = table.remembered(ticket.key)
+        if event is None and table.needs_journal_lookup():
             event = await asyncio.to_thread(self.journal.find_request, table.name,
-                                            member.name, member.role, rid)
+                                            member.name, member.role, ticket.request_id)
         if event is None:
             return False
-        log.info("repeat of request %r by %s at %s: original outcome #%s resent", rid,
-                 member.name, table.name, event["seq"])
-        await self._send(session, self._view(event, member, duplicate=True))
+        log.info("repeat of request %r by %s at %s: original outcome #%s resent",
+                 ticket.request_id, member.name, table.name, event["seq"])
+        await self._send(session, self.core.repeat(member, event))
         return True
 
     async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
@@ -482,26 +434,13 @@ class SidecarServer:
         assert table is not None and member is not None
         await self.journal.flush()
         page = await asyncio.to_thread(self.journal.page, table.name, member.name,
-                                       member.role, request.after, None, request.limit + 1)
-        more = len(page) > request.limit
-        page = page[:request.limit]
-        reply: dict[str, Any] = {
-            "type": "history", "table": table.name,
-            "events": [self._view(event, member) for event in page],
-            "more": more, "next": page[-1]["seq"] if page else request.after,
-        }
-        if request.id is not None:
-            reply["id"] = request.id
-        await self._send(session, reply)
+                                       member.role, request.after, table.seq,
+                                       request.limit + 1)
+        await self._send(session, self.core.history(table, member, request, page))
 
     async def _odds(self, session: ClientSession, request: OddsRequest) -> None:
         member, table = session.member, session.table
         assert member is not None and table is not None
-        roll = self.pipeline.prepare(
-            request.ruleset, request.params, options=request.options, table=table.name,
-            by={"name": member.name, "role": member.role})
+        roll = self.core.prepare_odds(table, member, request)
         odds = await self.pipeline.odds(roll)
-        reply = {"type": "odds", "ruleset": roll.ruleset, "params": roll.params, **odds}
-        if request.id is not None:
-            reply["id"] = request.id
-        await self._send(session, reply)
+        await self._send(session, self.core.odds(request, roll, odds))

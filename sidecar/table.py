@@ -1,21 +1,19 @@
-"""Tables: who sits at each, the event numbering, and per-plugin state. No I/O here.
+"""Tables: who sits at each, the committed event count and plugin state, and the limits.
 
-A :class:`Table` numbers its journaled events (``seq``, strictly increasing, no gaps),
-records outcomes, and plans who receives which view of each; the server only encodes and
-sends what :meth:`Table.plan_outcome` returns.
+No I/O here. A :class:`Table` holds only what the journal has acknowledged (``seq``,
+``state``, the request ids it resolved); the table core (:mod:`sidecar.core`) numbers new
+events tentatively and commits them here once they are stored. :class:`Tables` is the
+server's registry: it seats members under the limits and forgets a table nobody sits at.
 """
 
 from __future__ import annotations
 
-import secrets
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.errors import ProtocolError
-from protocol.messages import presence_message
-from sidecar.pipeline import Resolution
-from sidecar.visibility import audience, outcome_view
 
 
 @dataclass(eq=False)
@@ -38,9 +36,10 @@ class Member:
 
 @dataclass(eq=False)
 class Table:
-    """A table's members, its event counter and the plugins' per-table state."""
+    """A table's members, its committed event counter and the plugins' per-table state."""
 
     name: str
+    #: The last event number the journal acknowledged.
     seq: int = 0
     members: list[Member] = field(default_factory=list)
     state: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -50,8 +49,32 @@ class Table:
     recent: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     #: Whether ``recent`` was emptied to bound memory (then the journal is asked).
     forgot: bool = False
+    #: Events numbered and not yet acknowledged or abandoned (0 or 1: see ``turn``).
+    pending: int = 0
+    #: Presence: when the last one was sent, and when the next is due (None: none due).
+    presence_sent: float = float("-inf")
+    presence_due: float | None = None
+    _turn: asyncio.Lock | None = None
 
     MAX_RECENT = 100_000
+
+    @property
+    def turn(self) -> asyncio.Lock:
+        """Held from numbering an event to its acknowledgement: one event of a table is on
+        its way to the journal at a time, so a failed write never leaves a later event
+        stored after a gap, nor a later state built on a state that was never stored."""
+        if self._turn is None:
+            self._turn = asyncio.Lock()
+        return self._turn
+
+    @property
+    def observers(self) -> int:
+        return sum(1 for member in self.members if member.role == "observer")
+
+    @property
+    def seated(self) -> int:
+        """Players and GMs (observers have their own limit)."""
+        return len(self.members) - self.observers
 
     def join(self, member: Member) -> None:
         self.members.append(member)
@@ -60,10 +83,11 @@ class Table:
         if member in self.members:
             self.members.remove(member)
 
-    def presence(self) -> dict[str, Any]:
-        """The ``presence`` message for the current members."""
-        return presence_message(self.name, [{"name": m.name, "role": m.role}
-                                            for m in self.members])
+    @property
+    def idle(self) -> bool:
+        """Nobody connected and nothing on its way to the journal: safe to forget."""
+        return not self.members and self.pending == 0 and not (
+            self._turn is not None and self._turn.locked())
 
     def remembered(self, key: tuple[str, str, str]) -> dict[str, Any] | None:
         """The event a request id already produced in this process, if any."""
@@ -73,76 +97,46 @@ class Table:
         """Whether a request id may have been resolved before this process knew it."""
         return self.loaded_seq > 0 or self.forgot
 
-    def record(self, resolution: Resolution, request_id: Any = None,
-               key: tuple[str, str, str] | None = None) -> dict[str, Any]:
-        """Number a resolved roll and commit its plugin state; return the journal event."""
-        self.state = resolution.state
-        self.seq += 1
-        roll, outcome = resolution.roll, resolution.outcome
-        event = {
-            "type": "outcome",
-            "seq": self.seq,
-            "roll": secrets.token_hex(8),
-            "table": self.name,
-            "by": {"name": roll.by["name"], "role": roll.by["role"]},
-            "ruleset": roll.ruleset,
-            "params": roll.params,
-            "label": roll.label,
-            "mode": roll.mode,
-            "dice": outcome.dice,
-            "result": outcome.result,
-            "applied": outcome.applied,
-            "notes": outcome.notes,
-            "text": resolution.text,
-            "request_id": request_id,
-        }
+    def commit(self, event: dict[str, Any], state: dict[str, dict[str, Any]],
+               key: tuple[str, str, str] | None) -> None:
+        """Take an event the journal acknowledged: its seq, the state, its request id."""
+        assert event["seq"] == self.seq + 1, "events are committed in order, without gaps"
+        self.seq = event["seq"]
+        self.state = state
         if key is not None:
             if len(self.recent) >= self.MAX_RECENT:
                 self.recent.clear()
                 self.forgot = True
             self.recent[key] = event
-        return event
-
-    def plan_outcome(
-        self, event: dict[str, Any], requester: Member | None, request_id: Any
-    ) -> list[tuple[list[Member], dict[str, Any]]]:
-        """Who gets which ``outcome`` message: groups of members sharing one message.
-
-        Members that may see nothing of the roll are in no group. Only the requester's copy
-        carries the request ``id``.
-        """
-        roller = (event["by"]["name"], event["by"]["role"])
-        groups: dict[tuple[str, str, bool], tuple[list[Member], dict[str, Any]]] = {}
-        planned: list[tuple[list[Member], dict[str, Any]]] = []
-        for member in self.members:
-            view = audience(event["mode"], member.key, roller)
-            if view is None:
-                continue
-            if member is requester:
-                planned.append(([member], outcome_view(event, view, member.locale, request_id)))
-                continue
-            key = (view, member.locale, member.binary)
-            if key not in groups:
-                groups[key] = ([], outcome_view(event, view, member.locale))
-            groups[key][0].append(member)
-        return planned + list(groups.values())
 
 
 class Tables:
-    """All tables of the server, created on first join (or loaded from the journal)."""
+    """All tables in memory: loaded from the journal on first join, forgotten when empty.
+
+    Observers never create a table (``creator`` says whether a join may), and count against
+    ``max_observers`` per table, never against ``max_members`` (players and GMs).
+    """
 
     def __init__(self, *, max_tables: int = 1000, max_members: int = 1000,
+                 max_observers: int = 200,
                  load: Callable[[str], tuple[int, dict[str, Any]]] | None = None) -> None:
         self.tables: dict[str, Table] = {}
         self.max_tables = max_tables
         self.max_members = max_members
+        self.max_observers = max_observers
         self.load = load
 
     def get(self, name: str) -> Table | None:
         return self.tables.get(name)
 
-    def join(self, name: str, member: Member) -> Table:
-        """Seat ``member`` at table ``name``, creating the table if it is new."""
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def join(self, name: str, member: Member, *, creator: bool = True) -> Table:
+        """Seat ``member`` at table ``name``, loading or creating the table if needed.
+
+        ``creator``: whether this member may create a table the journal does not know.
+        """
         table = self.tables.get(name)
         if table is None:
             if len(self.tables) >= self.max_tables:
@@ -152,12 +146,41 @@ class Tables:
                     fr=f"ce serveur a déjà {self.max_tables} tables",
                 )
             seq, state = self.load(name) if self.load else (0, {})
-            table = self.tables[name] = Table(name, seq=seq, state=state, loaded_seq=seq)
-        if len(table.members) >= self.max_members:
+            if seq == 0 and not creator:
+                raise ProtocolError(
+                    "forbidden",
+                    f"there is no table '{name}' yet; observers join existing tables only "
+                    "(a GM or a player opens it, or give a token)",
+                    fr=f"la table « {name} » n'existe pas encore ; un observateur ne rejoint "
+                       "qu'une table existante (un MJ ou un joueur l'ouvre, ou donnez un "
+                       "jeton)",
+                    details={"table": name},
+                )
+            table = Table(name, seq=seq, state=state, loaded_seq=seq)
+        if member.role == "observer":
+            if table.observers >= self.max_observers:
+                raise ProtocolError(
+                    "too_large",
+                    f"table '{name}' has its {self.max_observers} observers",
+                    fr=f"la table « {name} » a déjà ses {self.max_observers} observateurs",
+                    details={"role": "observer"},
+                )
+        elif table.seated >= self.max_members:
             raise ProtocolError(
                 "too_large",
                 f"table '{name}' is full ({self.max_members} members)",
                 fr=f"la table « {name} » est pleine ({self.max_members} membres)",
             )
+        self.tables[name] = table
         table.join(member)
         return table
+
+    def leave(self, table: Table, member: Member) -> None:
+        """Unseat ``member``; forget the table if that left it idle."""
+        table.leave(member)
+        self.forget_if_idle(table)
+
+    def forget_if_idle(self, table: Table) -> None:
+        """Drop an idle table from memory (the journal keeps it; a join loads it again)."""
+        if table.idle and self.tables.get(table.name) is table:
+            del self.tables[table.name]

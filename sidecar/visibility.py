@@ -4,11 +4,18 @@
 all; the roller gets the outcome with ``result`` replaced by ``{"hidden": true}``, no dice,
 no notes and no extension names (they could give the result away); nobody else gets
 anything. ``self``: the roller only.
+
+:func:`plan` is the one place that turns these rules into messages: live fan-out, replay,
+history and the answer to a repeated request all go through it. (The journal's SQL filter
+``VISIBLE`` mirrors :func:`audience` to page without reading what a reader may not see.)
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol, TypeVar
+
+from protocol.messages import outcome_message
 
 FULL = "full"
 HIDDEN = "hidden"
@@ -31,46 +38,52 @@ def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str]) -> str
     return None
 
 
-HIDDEN_TEXT = {
-    "fr": "{who} — {what}jet à l'aveugle, résultat caché",
-    "en": "{who} — {what}blind roll, result hidden",
-}
+class Reader(Protocol):
+    """What the plan needs of a member: who it is, and how it reads."""
+
+    @property
+    def key(self) -> tuple[str, str]: ...
+
+    locale: str
+    binary: bool
 
 
-def outcome_view(event: dict[str, Any], view: str, locale: str,
-                 request_id: Any = None) -> dict[str, Any]:
-    """The ``outcome`` message one viewer receives for a journaled outcome ``event``.
+R = TypeVar("R", bound=Reader)
 
-    ``event`` holds every field of the full outcome with ``text`` as ``{"fr", "en"}``.
+
+def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = None,
+         request_id: Any = None, duplicate: bool = False) -> list[tuple[list[R], dict[str, Any]]]:
+    """Who gets which ``outcome`` message for ``event``: groups sharing one message.
+
+    Readers that may see nothing of the roll are in no group. Readers in one group see the
+    same view in the same locale and encoding, so the message is encoded once per group.
+    Only ``requester``'s copy carries ``request_id`` (and ``duplicate``).
     """
-    message = {
-        "type": "outcome",
-        "seq": event["seq"],
-        "roll": event["roll"],
-        "table": event["table"],
-        "by": event["by"],
-        "ruleset": event["ruleset"],
-        "params": event["params"],
-        "label": event["label"],
-        "mode": event["mode"],
-    }
-    if request_id is not None:
-        message["id"] = request_id
-    if view == FULL:
-        message.update(
-            dice=event["dice"],
-            result=event["result"],
-            applied=event["applied"],
-            notes=event["notes"],
-            text=event["text"].get(locale) or event["text"]["fr"],
-        )
-    else:
-        what = f"{event['label']} : " if event["label"] else ""
-        message.update(
-            dice=[],
-            result={"hidden": True},
-            applied=[],
-            notes=[],
-            text=HIDDEN_TEXT[locale].format(who=event["by"]["name"], what=what),
-        )
-    return message
+    roller = (event["by"]["name"], event["by"]["role"])
+    mode = event["mode"]
+    planned: list[tuple[list[R], dict[str, Any]]] = []
+    groups: dict[tuple[str, str, bool], tuple[list[R], dict[str, Any]]] = {}
+    for reader in readers:
+        view = audience(mode, reader.key, roller)
+        if view is None:
+            continue
+        if reader is requester:
+            planned.append(([reader], outcome_message(
+                event, reader.locale, hidden=view == HIDDEN, request_id=request_id,
+                duplicate=duplicate)))
+            continue
+        group = (view, reader.locale, reader.binary)
+        if group not in groups:
+            groups[group] = ([], outcome_message(event, reader.locale, hidden=view == HIDDEN))
+        groups[group][0].append(reader)
+    return planned + list(groups.values())
+
+
+def view(event: dict[str, Any], reader: Reader, *, duplicate: bool = False
+         ) -> dict[str, Any] | None:
+    """The stored ``event`` as one reader may see it (replay, history, a repeated request):
+    their own rolls carry the id they sent. ``None`` when they may not see it."""
+    own = reader.key == (event["by"]["name"], event["by"]["role"])
+    planned = plan(event, [reader], requester=reader if own else None,
+                   request_id=event.get("request_id"), duplicate=duplicate)
+    return planned[0][1] if planned else None

@@ -83,6 +83,8 @@ class LiveServer:
 
     def odds(self, table: str, ruleset: str, params: dict[str, Any]) -> dict[str, Any]:
         async def once() -> dict[str, Any]:
-            async with self.client(table=table, name="oddsbot", role="observer") as client:
+            # A token: an observer may only open a table with one.
+            async with self.client(table=table, name="oddsbot", role="observer",
+                                   token=self.config.player_token) as client:
                 return await client.odds(ruleset, params)
         return self.call(once())

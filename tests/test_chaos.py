@@ -113,8 +113,8 @@ class ChaosClient:
             try:
                 hello = {"type": "hello", "protocol": 1, "table": "chaos", "name": self.name,
                          "role": self.role, "resume": self.last_seq}
-                if self.role != "observer":
-                    hello["token"] = GM_TOKEN if self.role == "gm" else PLAYER_TOKEN
+                # The observer too: it may come first, and opening a table takes a token.
+                hello["token"] = GM_TOKEN if self.role == "gm" else PLAYER_TOKEN
                 await ws.send(encode(hello, binary=True))
                 welcome = decode(await asyncio.wait_for(ws.recv(), 5))
                 assert welcome["type"] == "welcome", welcome

@@ -125,8 +125,14 @@ def test_serve_generates_random_tokens_when_none_given():
 
 def test_roll_and_watch_in_two_processes():
     with ServeProcess() as server:
+        # Nobody has opened the table: a watcher without a token is told so, and leaves.
+        early = sidecar("watch", "--url", server.url, "--table", "demo", "--count", "1")
+        assert early.returncode == 1 and "forbidden" in early.stderr
+        assert "observateur" in early.stderr
+        # With a token, a watcher may open it.
         watcher = subprocess.Popen(
-            [*SIDECAR, "watch", "--url", server.url, "--table", "demo", "--count", "1"],
+            [*SIDECAR, "watch", "--url", server.url, "--table", "demo", "--count", "1",
+             "--token", PLAYER_TOKEN],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         assert "table demo" in watcher.stdout.readline()
@@ -275,8 +281,18 @@ def test_entry_point_script_is_installed():
     assert shutil.which("sidecar") or (Path(sys.executable).parent / "sidecar").exists()
 
 
-def test_asyncio_policy_unchanged():
-    # The CLI must not leave a loop behind for library users.
+def test_asyncio_policy_unchanged(capsys):
+    """Running a command in-process (as a library user or a test would) leaves the caller's
+    asyncio set-up as it was: same policy, no event loop left set, none running."""
+    from sidecar.cli import main
+
+    policy = asyncio.get_event_loop_policy()
+    loop_before = getattr(policy, "_local", None) and policy._local._loop
+    assert main(["odds", "bloodlust", "pool=3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["p_success"] > 0
+    assert main(["roll", "bloodlust", "pool=1", "--url", "ws://127.0.0.1:9/ws"]) == 3
+    assert asyncio.get_event_loop_policy() is policy
+    assert (getattr(policy, "_local", None) and policy._local._loop) == loop_before
     with pytest.raises(RuntimeError):
         asyncio.get_running_loop()
 
@@ -289,3 +305,28 @@ def test_successive_cli_rolls_are_distinct_requests():
         seqs = [json.loads(out.stdout)["seq"] for out in outs]
         assert seqs == [1, 2]
         assert all("duplicate" not in json.loads(out.stdout) for out in outs)
+
+
+def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
+    """One source of defaults: ``sidecar serve`` with no option builds exactly
+    ``ServerConfig()`` (but its random tokens)."""
+    import dataclasses
+
+    from sidecar import cli
+    from sidecar.config import ServerConfig
+
+    built = []
+
+    async def fake_serve(config, table):
+        built.append(config)
+        return 0
+    monkeypatch.setattr(cli, "_serve", fake_serve)
+    monkeypatch.delenv("SIDECAR_GM_TOKEN", raising=False)
+    monkeypatch.delenv("SIDECAR_PLAYER_TOKEN", raising=False)
+    assert cli.main(["serve"]) == 0
+    (config,) = built
+    expected = ServerConfig(gm_token=config.gm_token, player_token=config.player_token)
+    assert dataclasses.asdict(config) == dataclasses.asdict(expected)
+    assert config.gm_token != config.player_token
+    export = cli.build_parser().parse_args(["export", "--table", "t"])
+    assert export.db == expected.db and cli.DEFAULT_URL.endswith(f":{expected.port}/ws")

@@ -94,10 +94,50 @@ def test_structured_random_messages_validate_or_fail_with_contract_codes(message
 @given(st.binary(min_size=1, max_size=60), st.integers(0, 59))
 def test_truncated_msgpack_is_bad_frame(tail, cut):
     frame = msgpack.packb({"type": "roll", "params": {"pool": 3}, "x": tail})
-    try:
+    # Any strict prefix of a map is an incomplete map: never a message, never another value.
+    with pytest.raises(ProtocolError) as refused:
         decode(frame[: cut % len(frame)])
-    except ProtocolError as error:
-        assert error.code in ("bad_frame", "bad_message")
+    assert refused.value.code == "bad_frame"
+
+
+@pytest.mark.parametrize("text,field", [
+    ('{"type": "roll", "label": "\\ud800"}', "label"),
+    ('{"type": "\\udfff"}', "type"),
+    ('{"type": "roll", "ruleset": "a\\ud800b"}', "ruleset"),
+    ('{"type": "hello", "name": "\\ud83d"}', "name"),
+    ('{"type": "roll", "options": {"combat": {"zone": ["ok", "\\udc00"]}}}',
+     "options.combat.zone"),
+    ('{"type": "roll", "params": {"\\ud800": 1}}', "params.<key>"),
+])
+def test_lone_surrogates_in_json_are_bad_message_naming_the_field(text, field):
+    with pytest.raises(ProtocolError) as refused:
+        decode(text)
+    assert refused.value.code == "bad_message"
+    assert refused.value.details == {"field": field}
+    # The error itself must be sendable: it does not echo the bad text.
+    encode(refused.value.to_message(), binary=False).encode("utf-8")
+
+
+def test_surrogate_pairs_and_other_text_are_accepted():
+    message = decode('{"type": "roll", "label": "\\ud83c\\udfb2 d\u00e9 \u2014 ok"}')
+    assert message["label"] == "🎲 dé — ok"
+
+
+@pytest.mark.parametrize("field,value,ok", [
+    ("after", 2**63 - 1, True), ("after", 2**63, False), ("after", 2**64 - 1, False),
+    ("resume", 2**63 - 1, True), ("resume", 2**63, False), ("resume", 2**64 - 1, False),
+])
+def test_event_numbers_beyond_signed_64_bits_are_bad_message(field, value, ok):
+    message = ({"type": "history", "after": value} if field == "after" else
+               {"type": "hello", "protocol": 1, "table": "t", "name": "n",
+                "role": "observer", "resume": value})
+    decoded = decode(encode(message, binary=True))
+    if ok:
+        parse_request(decoded)
+        return
+    with pytest.raises(ProtocolError) as refused:
+        parse_request(decoded)
+    assert refused.value.code == "bad_message" and refused.value.details == {"field": field}
 
 
 def test_depth_limit():

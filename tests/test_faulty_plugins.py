@@ -265,7 +265,7 @@ def test_cli_plugins_url_shows_disabled_plugins(tmp_path):
     with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
         for _ in range(5):
             sidecar("roll", "bancal", "--url", server.url, "--token", "player-secret-token")
-        shown = sidecar("plugins", "--url", server.url)
+        shown = sidecar("plugins", "--url", server.url, "--token", "player-secret-token")
         assert shown.returncode == 0
         line = next(line for line in shown.stdout.splitlines() if line.startswith("bancal"))
         assert "DISABLED" in line and "recent failures" in shown.stdout

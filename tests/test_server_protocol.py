@@ -7,7 +7,7 @@ import asyncio
 import msgpack
 import pytest
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed
 
 import sidecar
 from protocol.errors import ERROR_CODES
@@ -101,7 +101,8 @@ def test_token_required_for_player_is_bad_message_naming_token():
 
 def test_observer_joins_without_token_and_cannot_roll():
     async def scenario():
-        async with running_server() as server, peers(server, 1) as (peer,):
+        async with running_server() as server, peers(server, 2) as (gm, peer):
+            await gm.join(role="gm")  # observers join tables that exist
             await peer.join(role="observer")
             reply = await peer.roll()
             assert reply["code"] == "forbidden"
@@ -561,14 +562,78 @@ def test_error_messages_are_french_by_default():
     run(scenario())
 
 
-def test_every_error_code_is_reachable():
-    """Each code of the contract is raised somewhere in this file's scenarios or the
-    plugin tests; this keeps the list honest if a code is added."""
-    import pathlib
-    here = pathlib.Path(__file__).parent
-    text = "".join(p.read_text() for p in here.glob("test_*.py"))
-    for code in ERROR_CODES:
-        assert f'"{code}"' in text, f"no test exercises error code {code}"
+BROKEN_RULESET = '''
+"""A ruleset whose every roll fails."""
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_rulesets():
+    return [{"name": "casse", "params": {}}]
+
+@hookimpl
+def sidecar_resolve(roll, dice):
+    raise RuntimeError("cassé")
+'''
+
+
+def test_every_error_code_is_reachable(tmp_path):
+    """Each code of the contract, provoked against a real server by what causes it; a code
+    added to the list without a way to reach it, or a path that stops raising it, fails."""
+    from sidecar.journal import JournalError
+    from tests.test_plugins import write_plugins
+
+    hello = {"type": "hello", "protocol": 1, "table": "t", "name": "N", "role": "gm",
+             "token": GM_TOKEN}
+    roll = {"type": "roll", "id": "r", "ruleset": "bloodlust", "params": {"pool": 1}}
+
+    async def first_error(server, *frames, join=True):
+        """Send ``frames`` on a fresh connection (joined first); the first error back."""
+        async with peers(server, 1) as (peer,):
+            if join:
+                await peer.join(role="gm")
+            for frame in frames:
+                await (peer.send_raw(frame) if isinstance(frame, bytes)
+                       else peer.send(frame))
+            while True:
+                message = await peer.recv()
+                if message["type"] == "error":
+                    return message["code"]
+
+    async def internal(server):
+        async def broken(event, state):
+            raise JournalError("disk I/O error")
+        real, server.journal.append = server.journal.append, broken
+        try:
+            return await first_error(server, roll)
+        finally:
+            server.journal.append = real
+
+    provoke = {
+        "bad_frame": lambda s: first_error(s, b"\xc1"),
+        "bad_message": lambda s: first_error(s, {**roll, "ruleset": 5}),
+        "unknown_type": lambda s: first_error(s, {"type": "teleport"}),
+        "unknown_ruleset": lambda s: first_error(s, {**roll, "ruleset": "nope"}),
+        "invalid_params": lambda s: first_error(s, {**roll, "params": {"pool": "x"}}),
+        "bad_dice": lambda s: first_error(s, {**roll, "dice": [11]}),
+        "forbidden": lambda s: first_error(s, {**hello, "token": "wrong"}, join=False),
+        "not_joined": lambda s: first_error(s, roll, join=False),
+        "rate_limited": lambda s: first_error(s, *[{"type": "odds", "ruleset": "bloodlust",
+                                                    "params": {"pool": 1}}] * 5),
+        "too_large": lambda s: first_error(s, {**roll, "dice": [1] * 101}),
+        "plugin_error": lambda s: first_error(s, {**roll, "ruleset": "casse", "params": {}}),
+        "unsupported_protocol": lambda s: first_error(s, {**hello, "protocol": 2},
+                                                      join=False),
+        "internal": internal,
+    }
+    assert set(provoke) == set(ERROR_CODES), "every code needs a way to reach it"
+    directory = write_plugins(tmp_path / "p", casse=BROKEN_RULESET)
+
+    async def scenario():
+        async with running_server(plugins_dir=str(directory), rate_limit=1.0,
+                                  rate_burst=2.0) as server:
+            for code in ERROR_CODES:
+                assert await provoke[code](server) == code, code
+    run(scenario())
 
 
 # -- origin --------------------------------------------------------------------------------
@@ -586,17 +651,87 @@ def test_origin_allow_list(origin, allowed):
     async def scenario():
         async with running_server(origins=("https://vtt.example.org",)) as server:
             real = origin.replace("PORT", str(server.port))
-            headers = {"Origin": real}
-            if "evil.example:" in real:
-                headers["Host"] = f"evil.example:{server.port}"
-            if allowed:
-                ws = await connect(server.url, additional_headers={"Origin": real})
-                await ws.close()
+            # A DNS-rebinding page reaches the server under the attacker's name: the browser
+            # then sends that name as Host too, matching its Origin.
+            host = (f"evil.example:{server.port}" if "evil.example:" in real
+                    else f"127.0.0.1:{server.port}")
+            status = await _handshake_status(server, {"Host": host, "Origin": real})
+            assert status == (101 if allowed else 403), (real, host, status)
+    run(scenario())
+
+
+async def _handshake_status(server, headers, path="/ws"):
+    """Send a raw WebSocket upgrade with exactly these headers (repeats allowed, as a list
+    of pairs); return the HTTP status of the answer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    lines = [f"GET {path} HTTP/1.1"]
+    pairs = headers if isinstance(headers, list) else list(headers.items())
+    lines += [f"{name}: {value}" for name, value in pairs]
+    lines += ["Upgrade: websocket", "Connection: Upgrade",
+              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    writer.close()
+    return int(head.split(b" ", 2)[1])
+
+
+@pytest.mark.parametrize("headers,status", [
+    ([("Host", "127.0.0.1"), ("Host", "evil.example")], 400),
+    ([("Host", "127.0.0.1"), ("Origin", "http://localhost:1"),
+      ("Origin", "https://evil.example")], 400),
+    ([("Host", "127.0.0.1"), ("Origin", "http://localhost:1")], 101),
+])
+def test_repeated_host_or_origin_is_refused_not_a_server_error(headers, status):
+    async def scenario():
+        async with running_server() as server:
+            assert await _handshake_status(server, headers) == status
+            # The page too, whose policy names the Host.
+            if status == 400:
+                assert await _handshake_status(server, headers, path="/") == 400
+            # And the server still works.
+            async with peers(server, 1) as (peer,):
+                await peer.join()
+    run(scenario())
+
+
+@pytest.mark.parametrize("field", ["label", "type", "ruleset", "name", "table", "id"])
+def test_lone_surrogates_in_text_frames_are_bad_message_and_change_nothing(field):
+    async def scenario():
+        async with running_server() as server, peers(server, 1, binary=False) as (peer,):
+            if field in ("name", "table"):
+                frame = ('{"type": "hello", "protocol": 1, "table": "t", "name": "n", '
+                         '"role": "gm", "token": "' + GM_TOKEN + '"}').replace(
+                             f'"{field}": "', f'"{field}": "\\ud800')
             else:
-                with pytest.raises(InvalidStatus) as refused:
-                    await connect(server.url, additional_headers={"Origin": real},
-                                  user_agent_header=None)
-                assert refused.value.response.status_code == 403
+                await peer.join()
+                frame = ('{"type": "roll", "id": "r1", "ruleset": "bloodlust", '
+                         '"params": {"pool": 2}, "label": "ok"}').replace(
+                             f'"{field}": "', f'"{field}": "\\ud800')
+            await peer.send_raw(frame)
+            error = await peer.recv_not_presence()
+            assert error["type"] == "error" and error["code"] == "bad_message"
+            assert error["details"] == {"field": field}
+            if field not in ("name", "table"):
+                # Nothing was numbered or remembered: the next roll is seq 1, and the same
+                # id now rolls (it was never used).
+                outcome = await peer.roll(id="r1", label="ok")
+                assert outcome["seq"] == 1 and "duplicate" not in outcome
+    run(scenario())
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64 - 1])
+def test_history_after_and_resume_beyond_64_bits_are_bad_message(value):
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (peer, late):
+            await peer.join()
+            reply = await peer.request({"type": "history", "id": "h", "after": value})
+            assert reply["code"] == "bad_message" and reply["details"] == {"field": "after"}
+            await late.send({"type": "hello", "protocol": 1, "table": "t", "name": "B",
+                             "role": "gm", "token": GM_TOKEN, "resume": value})
+            error = await late.recv()
+            assert error["code"] == "bad_message" and error["details"] == {"field": "resume"}
+            assert (await late.join(name="B", role="gm", resume=2**63 - 1))["seq"] == 0
     run(scenario())
 
 
@@ -628,3 +763,148 @@ def test_one_log_line_per_connection_and_per_error(caplog):
     assert sum(line.startswith("error invalid_params") for line in lines) == 1
     assert any("Aengus joined table t as player" in line for line in lines)
     assert not any("Traceback" in line for line in lines)
+
+
+# -- a failed journal write changes nothing (issue 14, item 4) -----------------------------
+
+COUNTER = '''
+"""Counts the table's rolls in its per-table state and says so in a note."""
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    roll.state["count"] = roll.state.get("count", 0) + 1
+    outcome.notes.append(f"count {roll.state['count']}")
+'''
+
+
+def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
+    from sidecar.journal import JournalError
+    from tests.test_plugins import write_plugins
+
+    directory = write_plugins(tmp_path / "p", compteur=COUNTER)
+
+    async def scenario():
+        async with running_server(plugins_dir=str(directory)) as server, \
+                peers(server, 3) as (a, b, watcher):
+            await a.join(name="A")
+            await b.join(name="B")
+            await watcher.join(name="W", role="observer")
+            real = server.journal.append
+            entered, release, failing = asyncio.Event(), asyncio.Event(), [True]
+
+            async def append(event, state):  # a full disk, for the first write only
+                if failing:
+                    failing.pop()
+                    entered.set()
+                    await release.wait()
+                    raise JournalError("database or disk is full")
+                await real(event, state)
+            server.journal.append = append
+
+            await a.send({"type": "roll", "id": "a", "ruleset": "bloodlust",
+                          "params": {"pool": 2}})
+            await asyncio.wait_for(entered.wait(), 5)
+            # B's roll resolves while A's write hangs, and waits for it.
+            await b.send({"type": "roll", "id": "b", "ruleset": "bloodlust",
+                          "params": {"pool": 2}})
+            table = server.tables.get("t")
+            for _ in range(500):
+                if table.turn._waiters:
+                    break
+                await asyncio.sleep(0.01)
+            assert table.turn._waiters, "B's roll never reached the journal's turn"
+            release.set()
+            error = await a.recv_not_presence()
+            assert error["type"] == "error" and error["code"] == "internal"
+            assert error["id"] == "a"
+            got = await b.recv_not_presence()
+            assert got["seq"] == 1 and got["id"] == "b"
+            assert "count 1" in got["notes"]  # A's roll left no state behind
+            # The same id again: never stored, so it rolls now (no "duplicate").
+            again = await a.roll(id="a")
+            assert again["seq"] == 2 and "duplicate" not in again and "count 2" in again["notes"]
+            seen = [(await watcher.recv_type("outcome"))["seq"] for _ in range(2)]
+            assert seen == [1, 2]  # no gap
+            # And the id is remembered now that it is stored.
+            assert (await a.roll(id="a"))["duplicate"] is True
+    run(scenario())
+
+
+# -- observers and the table limit (issue 14, item 5) --------------------------------------
+
+
+def test_observers_cannot_open_tables_nor_exhaust_the_table_limit():
+    async def scenario():
+        async with running_server(max_tables=3) as server:
+            for i in range(30):  # observers naming new tables: refused, nothing held
+                async with peers(server, 1) as (peer,):
+                    await peer.send({"type": "hello", "protocol": 1, "table": f"x{i}",
+                                     "name": "Spam", "role": "observer"})
+                    error = await peer.recv()
+                    assert error["code"] == "forbidden" and error["details"] == {
+                        "table": f"x{i}"}
+                    assert "observ" in error["message"]
+                    await peer.join(table="t", name="P")  # still open: may join another
+            assert len(server.tables) <= 1
+            # Tables nobody sits at leave memory: the limit counts open tables only.
+            for i in range(10):
+                async with peers(server, 1) as (gm,):
+                    await gm.join(table=f"g{i}", role="gm")
+                    await gm.roll()
+            async with peers(server, 1) as (gm,):
+                await gm.join(table="last", role="gm")
+            # The journal keeps them: an observer may join one, its seq is there.
+            async with peers(server, 1) as (watcher,):
+                assert (await watcher.join(table="g3", role="observer"))["seq"] == 1
+    run(scenario())
+
+
+def test_observers_count_apart_and_never_keep_a_player_out():
+    async def scenario():
+        async with running_server(max_members=2, max_observers=3) as server, \
+                peers(server, 7) as (gm, o1, o2, o3, o4, player, extra):
+            await gm.join(role="gm")
+            for i, peer in enumerate((o1, o2, o3)):
+                await peer.join(name=f"O{i}", role="observer")
+            await o4.send({"type": "hello", "protocol": 1, "table": "t", "name": "O4",
+                           "role": "observer"})
+            full = await o4.recv()
+            assert full["code"] == "too_large" and full["details"] == {"role": "observer"}
+            await player.join(name="Aengus")  # observers are at their limit, not this one
+            await extra.send({"type": "hello", "protocol": 1, "table": "t", "name": "X",
+                              "role": "player", "token": GM_TOKEN})
+            assert (await extra.recv())["code"] == "too_large"
+    run(scenario())
+
+
+# -- presence storms (issue 14, item 6) ----------------------------------------------------
+
+
+def test_a_join_leave_loop_produces_few_presence_messages_ending_with_the_truth():
+    from sidecar.core import PRESENCE_INTERVAL
+
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (watcher, gm):
+            await watcher.join(name="W")
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            cycles = 40
+            for _ in range(cycles):  # one observer joining and leaving in a loop
+                async with peers(server, 1) as (looper,):
+                    await looper.join(name="Loop", role="observer")
+            await gm.join(name="MJ", role="gm")
+            final = [{"name": "W", "role": "player"}, {"name": "MJ", "role": "gm"}]
+            count = 0
+            while True:  # wait for the state, counting every presence on the way
+                message = await watcher.recv_type("presence")
+                count += 1
+                if message["members"] == final:
+                    break
+            elapsed = loop.time() - started
+            # One per interval at most (plus the first, sent at once): the 2 × 40 changes
+            # of the loop, one message each before, are coalesced.
+            assert count <= elapsed / PRESENCE_INTERVAL + 2, (count, elapsed)
+            assert count < 2 * cycles
+            assert await watcher.quiet(PRESENCE_INTERVAL * 2) == []
+    run(scenario())

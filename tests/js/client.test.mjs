@@ -224,7 +224,8 @@ describe("the Node example", () => {
 });
 
 async function joined() {
-  const made = client({ table: "js-example-odds", name: "calc", role: "observer" });
+  // A token: an observer opens a table nobody has opened only with one.
+  const made = client({ table: "js-example-odds", name: "calc", role: "observer", token: PLAYER_TOKEN });
   await made.connect();
   return made;
 }

@@ -27,7 +27,7 @@ async function joined(options) {
 
 before(async () => {
   sidecar = await startSidecar();
-  const probe = await joined({ table: "foundry-probe", name: "probe", role: "observer" });
+  const probe = await joined({ table: "foundry-probe", name: "probe", role: "observer", token: PLAYER_TOKEN });
   rulesets = probe.welcome.rulesets;
 });
 after(async () => {
