@@ -9,7 +9,7 @@ import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
   CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility,
-  escapeHtml, parseCommand, renderCard,
+  escapeHtml, parseCommand, renderCard, renderHelp, renderOdds,
 } from "../scripts/sidecar-chat.js";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
@@ -94,6 +94,66 @@ describe("roll modes and cards", () => {
     assert.ok(!html.includes("<img") && !html.includes("<script>") && !html.includes("<b>"));
     assert.ok(html.includes(escapeHtml("<img src=x onerror=alert(1)>")));
     assert.ok(html.includes("a &amp; b"));
+  });
+});
+
+/**
+ * What Foundry's enricher works on: the card's text nodes, entities decoded. It runs its
+ * patterns (and the systems' own) over each text node's text, so that is what must hold no
+ * pattern. (The cards only use plain tags, so splitting on tags finds the text nodes.)
+ */
+function textNodes(html) {
+  const decode = (text) => text.replace(/&(#\d+|#x[\da-f]+|amp|lt|gt|quot);/gi, (_, name) => (
+    name[0] === "#" ? String.fromCodePoint(Number(name[1].toLowerCase() === "x" ? `0${name.slice(1)}` : name.slice(1)))
+      : { amp: "&", lt: "<", gt: ">", quot: '"' }[name.toLowerCase()]));
+  return html.split(/<[^>]*>/).filter(Boolean).map(decode);
+}
+
+/** Foundry's enrichers, in spirit: inline rolls, document links, URLs, a system's links. */
+const ENRICHED = [/\[\[.*?\]\]/, /@\w+\[[^\]]+\]/, /https?:\/\//i, /&\w+\[[^\]]+\]/];
+
+function assertShownAsText(html, ...texts) {
+  for (const node of textNodes(html)) {
+    for (const pattern of ENRICHED) assert.doesNotMatch(node, pattern, `Foundry would enrich: ${html}`);
+  }
+  const shown = textNodes(html).join("");
+  for (const text of texts) assert.ok(shown.includes(text), `${text} is not shown in ${html}`);
+}
+
+describe("cards Foundry shows as they are", () => {
+  const tricks = ["[[/r 1d20+99]]", "[[1d100]]{Critique !}", "@UUID[Actor.abc123]{Morgane}",
+                  "@Compendium[world.monstres.xyz]", "@Check[type:athletics|dc:20]",
+                  "&Reference[blinded]", "https://example.com/piege"];
+
+  test("labels, names, notes and texts that Foundry would enrich stay text", () => {
+    for (const trick of tricks) {
+      const html = renderCard({ seq: 7, by: { name: trick }, ruleset: "bloodlust", label: trick,
+        dice: [{ sides: 10, face: 1, role: trick }], result: { kind: "botch", label: { fr: trick } },
+        text: trick, notes: [trick], applied: [trick] }, { rulesetTitle: trick });
+      assertShownAsText(html, trick, `« ${trick} »`);
+      assertShownAsText(renderCard({ seq: 8, by: { name: trick }, ruleset: "b", label: trick,
+        mode: "blind", result: { hidden: true } }), trick);
+      assertShownAsText(renderHelp([{ name: trick, title: { fr: trick }, params: { [trick]: {} } }]), trick);
+      assertShownAsText(renderOdds({ ruleset: trick, p_success: 0.5, kinds: {} }), trick);
+    }
+  });
+
+  test("the odds card escapes whatever a plugin put in its figures", () => {
+    const hostile = '"><img src=x onerror=alert(1)>';
+    const html = renderOdds({ ruleset: hostile, p_success: hostile,
+      kinds: { botch: hostile, failure: 10 ** 400, narrow: { toString: () => hostile }, success: -3, critical: 0.25 } });
+    assert.ok(!html.includes("<img") && !html.includes("onerror=alert(1)>"), html);
+    const values = [...html.matchAll(/<meter [^>]*value="([^"]*)"/g)].map((match) => match[1]);
+    assert.deepEqual(values, ["0", "0", "0", "0", "0.25"]);
+    assert.ok(html.includes("25,0 %"));
+  });
+
+  test("the refusal card shows the server's message as text", async () => {
+    const posted = [];
+    const chat = new SidecarChat({ client: { on: () => () => {}, welcome: null }, userId: "u1", gmIds: () => [],
+      post: async (message) => { posted.push(message); return message; } });
+    const message = await chat.postError("Jeu inconnu « [[/r 1d20]] »");
+    assertShownAsText(message.content, "Jeu inconnu « [[/r 1d20]] »");
   });
 });
 
