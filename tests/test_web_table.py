@@ -297,6 +297,50 @@ def test_blind_roll_is_hidden_to_the_player_and_whole_to_the_gm(browser: Any,
         page.close()
 
 
+def _log_lines(page: TablePage) -> list[tuple[int, str, str]]:
+    """The log, oldest first: (seq, kind, text) of each line."""
+    return page.page.evaluate("""() => [...document.querySelectorAll('#log .entry')].reverse()
+        .map(n => [Number(n.dataset.seq), n.dataset.kind, n.textContent])""")
+
+
+def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
+                                                             server: LiveServer) -> None:
+    table = "secrets"
+    player = player_page(browser, server.http, table)
+    first = server.roll(table, "MJ", "bloodlust", {"pool": 2})["seq"]
+    hidden = [server.roll(table, "MJ", "bloodlust", {"pool": 2}, mode=mode)["seq"]
+              for mode in ("gm", "blind", "self")]
+    player.page.select_option("#ruleset", "seuil")
+    player.fill_params({"level": 2, "threshold": 13})
+    mine = player.roll(mode="self")  # the player's own secret roll is a roll on their page
+    last = server.roll(table, "MJ", "bloodlust", {"pool": 2})["seq"]
+    assert [first, *hidden, mine, last] == list(range(first, last + 1))
+    player.wait_for_entry(last)
+    lines = _log_lines(player)
+    assert [(seq, kind) for seq, kind, _ in lines if kind == "secret"] == [
+        (seq, "secret") for seq in hidden]
+    assert [seq for seq, _, _ in lines] == list(range(first, last + 1))
+    assert all("jet secret de quelqu'un" in text for _, kind, text in lines if kind == "secret")
+    # A page joining later learns the same from the history, up to the join's seq: a hidden
+    # roll after the last one it can see counts too.
+    tail = server.roll(table, "MJ", "bloodlust", {"pool": 2}, mode="gm")["seq"]
+    late = player_page(browser, server.http, table, name="Brann")
+    late.page.wait_for_selector(f'#log .entry-secret[data-seq="{tail}"]')
+    assert [seq for seq, kind, _ in _log_lines(late) if kind == "secret"] == [*hidden, mine, tail]
+    late.page.click("#lang")
+    late.page.wait_for_selector(f'#log .entry-secret[data-seq="{tail}"]:has-text("someone\'s secret roll")')
+    # A long run is one line with its count.
+    run = [server.roll(table, "MJ", "bloodlust", {"pool": 1}, mode="self")["seq"]
+           for _ in range(11)]
+    after = server.roll(table, "MJ", "bloodlust", {"pool": 1})["seq"]
+    player.wait_for_entry(after)
+    line = player.page.locator(f'#log .entry-secret[data-seq="{tail}"]')
+    assert line.get_attribute("data-count") == "12"  # the gm roll and the 11 self rolls
+    assert "12 jets secrets" in line.text_content() and run[-1] == after - 1
+    for page in (player, late):
+        page.close()
+
+
 def test_gm_enters_physical_dice_and_players_cannot(browser: Any, server: LiveServer) -> None:
     gm = gm_page(browser, server.http, "physique")
     player = player_page(browser, server.http, "physique")
