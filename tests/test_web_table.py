@@ -7,6 +7,7 @@ failure.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import re
@@ -160,6 +161,18 @@ class TablePage:
             [...document.querySelectorAll('#odds-bars .bar')].map(
                 bar => [bar.dataset.kind, Number(bar.dataset.p)]))""")
 
+    def wait_for_odds(self, expected: dict[str, Any]) -> dict[str, float]:
+        """The odds the panel shows once it shows ``expected["kinds"]`` (the answer to the
+        debounced request for the form as filled, not to a form on the way there)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        with contextlib.suppress(PlaywrightTimeout):
+            self.page.wait_for_function("""(kinds) => {
+                const bars = [...document.querySelectorAll('#odds:not(.stale) #odds-bars .bar')];
+                return bars.length === Object.keys(kinds).length && bars.every(
+                    bar => Math.abs(Number(bar.dataset.p) - kinds[bar.dataset.kind]) < 1e-12);
+            }""", arg=expected["kinds"])
+        return self.odds_shown()  # compared by the caller, which shows the difference
+
     def roll(self, *, mode: str = "public", label: str = "") -> int:
         """Click the roll button; returns the seq of this page's new outcome."""
         before = self.state("outcomes.length")
@@ -200,8 +213,8 @@ def test_two_pages_at_one_table_both_show_a_roll(browser: Any, server: LiveServe
     player.page.wait_for_selector("#presence .member:has-text('Morgane')")
     player.page.select_option("#ruleset", "oweens")
     player.fill_params({"dice": 4, "difficulty": 3})
-    assert player.odds_shown() == _odds_entries(
-        server.odds("deux", "oweens", {"dice": 4, "difficulty": 3}))
+    expected = server.odds("deux", "oweens", {"dice": 4, "difficulty": 3})
+    assert player.wait_for_odds(expected) == _odds_entries(expected)
     seq = player.roll(label="Escalader le mur")
     mine, theirs = player.entry(seq), gm.entry(seq)
     outcome = player.state(f"outcomes.find(o => o.seq === {seq})")
@@ -234,9 +247,8 @@ def test_each_builtin_ruleset_form_renders_and_rolls(browser: Any, server: LiveS
         shown = page.page.text_content(f'[data-param="{name}"] .param-name')
         assert shown.rstrip(" *") == spec["label"]["fr"], name  # French names, not ids
     page.fill_params(BUILTIN_FORMS[ruleset])
-    page.page.wait_for_timeout(300)  # let the debounced odds request for the final form go
-    shown = page.odds_shown()
     expected = server.odds("x", ruleset, BUILTIN_FORMS[ruleset])
+    shown = page.wait_for_odds(expected)
     assert shown == _odds_entries(expected)
     assert sum(shown.values()) == pytest.approx(1.0)
     seq = page.roll(label=f"essai {ruleset}")
@@ -290,9 +302,12 @@ def test_blind_roll_is_hidden_to_the_player_and_whole_to_the_gm(browser: Any,
     assert len(whole["faces"]) == 5 and whole["kind"] in (
         "botch", "failure", "narrow", "success", "critical")
     assert whole["mode"] == "blind"
-    # The other player gets nothing at all about it.
-    other.page.wait_for_timeout(300)
+    # The other player gets nothing about it but that it happened: once the next public
+    # roll is there (the server sends a table's events in order), the blind one was not.
+    marker = server.roll("aveugle", "MJ", "bloodlust", {"pool": 1})["seq"]
+    other.wait_for_entry(marker)
     assert other.state(f"outcomes.some(o => o.seq === {seq})") is False
+    assert other.entry(seq)["kind"] == "secret"
     for page in (player, gm, other):
         page.close()
 
@@ -328,7 +343,8 @@ def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
     late.page.wait_for_selector(f'#log .entry-secret[data-seq="{tail}"]')
     assert [seq for seq, kind, _ in _log_lines(late) if kind == "secret"] == [*hidden, mine, tail]
     late.page.click("#lang")
-    late.page.wait_for_selector(f'#log .entry-secret[data-seq="{tail}"]:has-text("someone\'s secret roll")')
+    late.page.wait_for_selector(
+        f'#log .entry-secret[data-seq="{tail}"]:has-text("someone\'s secret roll")')
     # A long run is one line with its count.
     run = [server.roll(table, "MJ", "bloodlust", {"pool": 1}, mode="self")["seq"]
            for _ in range(11)]

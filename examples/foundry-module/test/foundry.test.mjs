@@ -219,11 +219,16 @@ describe("the chat bridge against a real sidecar", () => {
     }
     const mirrored = posted.gm.slice(before).find((message) => message.seq === outcome.seq);
     assert.ok(mirrored.content.includes("Brann (web)"));
-    // Foundry players' own rolls are not mirrored (their own client posted them).
+    // Foundry players' own rolls are not mirrored (their own client posted them): once the
+    // next web roll is mirrored (outcomes reach the GM's client in order), the player's was not.
     const count = posted.gm.length;
-    await player.handle("/sc bloodlust pool=2", "publicroll");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(posted.gm.length, count);
+    const own = await player.handle("/sc bloodlust pool=2", "publicroll");
+    const next = await web.roll({ ruleset: "seuil", params: { level: 2, threshold: 13 } });
+    while (!posted.gm.slice(count).some((message) => message.seq === next.seq)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(own.seq < next.seq);
+    assert.deepEqual(posted.gm.slice(count).map((message) => message.seq), [next.seq]);
   });
 
   test("/sc odds answers privately with exact percentages", async () => {
