@@ -674,6 +674,8 @@ function start() {
   });
   $("roll-form").addEventListener("change", scheduleOdds);
   $("roll-form").addEventListener("submit", roll);
+  // Back from a dead Wi-Fi: no need to wait for the next scheduled try.
+  window.addEventListener("online", () => state.client?.reconnectNow());
   applyLanguage();
   showJoin("");
   if (query.get("join") === "1" && $("join-name").value && $("join-table").value) join();
