@@ -261,6 +261,32 @@ describe("before the connection is up", () => {
 });
 
 describe("module.js inside a (faked) Foundry", () => {
+  test("notifications are HTML in Foundry: the values put in them are escaped", async () => {
+    const hooks = new Map();
+    const notes = [];
+    const hostile = '<img src=x onerror="alert(1)">';
+    const values = new Map(Object.entries({ url: `ws://127.0.0.1:9/${hostile}/ws`, table: "t",
+      playerToken: "", gmToken: "", mirror: true }));
+    globalThis.Hooks = { once: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]), on: () => {} };
+    globalThis.game = {
+      settings: { register: () => {}, get: (_scope, key) => values.get(key) },
+      i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${data.url ?? data.table ?? data.message}` },
+      user: { id: "u1", name: "Aengus", isGM: false }, users: [], modules: { get: () => ({}) },
+    };
+    globalThis.ui = { notifications: { info: (m) => notes.push(m), warn: (m) => notes.push(m), error: (m) => notes.push(m) } };
+    const consoleError = console.error;
+    console.error = () => {}; // the module logs the failed import; expected here
+    try {
+      await import("../scripts/module.js?unreachable");
+      for (const fn of hooks.get("ready")) await fn();
+      assert.equal(notes.length, 1, JSON.stringify(notes));
+      assert.ok(!notes[0].includes("<img") && notes[0].includes(escapeHtml(hostile)), notes[0]);
+    } finally {
+      console.error = consoleError;
+      for (const name of ["Hooks", "game", "ui"]) delete globalThis[name];
+    }
+  });
+
   test("settings, client loaded from the sidecar over HTTP, /sc intercepted", async () => {
     const hooks = new Map();
     const created = [];
