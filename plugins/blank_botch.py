@@ -4,6 +4,10 @@ Optional Bloodlust rule (RULES.md §3): the first botch of each table, whoever r
 (players and GM alike), counts as a simple failure, once. A table playing with the rule
 sends ``options: {"blank_botch": {}}`` with its bloodlust rolls; ``{"enabled": false}``
 (or no key) leaves a roll out.
+
+Only public rolls play with it (ruling in docs/RULESETS.md): a ``gm``, ``blind`` or
+``self`` roll neither uses nor sees the table's blank botch, so whether a later public botch
+is forgiven never tells the table that a roll hidden from it was a botch.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ def enabled(options: dict[str, Any]) -> bool:
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     if roll.ruleset != "bloodlust" or not enabled(roll.options):
         return
+    if roll.mode != "public":
+        return  # the table-wide state must not carry news of a hidden roll
     if outcome.result.get("kind") != "botch" or roll.state.get("used"):
         return
     roll.state["used"] = True

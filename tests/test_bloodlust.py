@@ -159,6 +159,27 @@ def test_blank_botch_turns_the_tables_first_botch_into_a_failure_once():
     run(scenario())
 
 
+@pytest.mark.parametrize("mode", ["self", "gm", "blind"])
+def test_blank_botch_keeps_hidden_rolls_out_of_the_tables_state(mode):
+    """A hidden botch neither uses nor gets the blank botch: the next public botch is
+    forgiven whether or not an earlier hidden roll botched, so it tells nobody anything."""
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (gm, player):
+            await gm.join(table="secrets", role="gm", name="MJ")
+            await player.join(table="secrets", name="Aengus")
+            options = {"blank_botch": {}}
+            hidden = await gm.roll(params={"pool": 2}, dice=[1, 2], options=options, mode=mode)
+            assert hidden["type"] == "outcome", hidden
+            assert hidden["result"]["kind"] == "botch" and hidden["applied"] == []
+            public = await gm.roll(params={"pool": 2}, dice=[1, 3], options=options)
+            assert public["result"]["kind"] == "failure" and public["result"]["blank_botch"]
+            seen = await player.recv_type("outcome")
+            assert seen["seq"] == public["seq"] and seen["applied"] == ["blank_botch"]
+            again = await gm.roll(params={"pool": 1}, dice=[1], options=options, mode=mode)
+            assert again["result"]["kind"] == "botch" and again["applied"] == []
+    run(scenario())
+
+
 def test_blank_botch_ignores_non_botches_and_other_rulesets():
     r = resolve([9, 2], options={"blank_botch": {}}, pool=2).outcome
     assert r.applied == [] and r.result["kind"] == "narrow"

@@ -7,6 +7,7 @@ failure.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import re
@@ -160,6 +161,18 @@ class TablePage:
             [...document.querySelectorAll('#odds-bars .bar')].map(
                 bar => [bar.dataset.kind, Number(bar.dataset.p)]))""")
 
+    def wait_for_odds(self, expected: dict[str, Any]) -> dict[str, float]:
+        """The odds the panel shows once it shows ``expected["kinds"]`` (the answer to the
+        debounced request for the form as filled, not to a form on the way there)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        with contextlib.suppress(PlaywrightTimeout):
+            self.page.wait_for_function("""(kinds) => {
+                const bars = [...document.querySelectorAll('#odds:not(.stale) #odds-bars .bar')];
+                return bars.length === Object.keys(kinds).length && bars.every(
+                    bar => Math.abs(Number(bar.dataset.p) - kinds[bar.dataset.kind]) < 1e-12);
+            }""", arg=expected["kinds"])
+        return self.odds_shown()  # compared by the caller, which shows the difference
+
     def roll(self, *, mode: str = "public", label: str = "") -> int:
         """Click the roll button; returns the seq of this page's new outcome."""
         before = self.state("outcomes.length")
@@ -200,8 +213,8 @@ def test_two_pages_at_one_table_both_show_a_roll(browser: Any, server: LiveServe
     player.page.wait_for_selector("#presence .member:has-text('Morgane')")
     player.page.select_option("#ruleset", "oweens")
     player.fill_params({"dice": 4, "difficulty": 3})
-    assert player.odds_shown() == _odds_entries(
-        server.odds("deux", "oweens", {"dice": 4, "difficulty": 3}))
+    expected = server.odds("deux", "oweens", {"dice": 4, "difficulty": 3})
+    assert player.wait_for_odds(expected) == _odds_entries(expected)
     seq = player.roll(label="Escalader le mur")
     mine, theirs = player.entry(seq), gm.entry(seq)
     outcome = player.state(f"outcomes.find(o => o.seq === {seq})")
@@ -234,9 +247,8 @@ def test_each_builtin_ruleset_form_renders_and_rolls(browser: Any, server: LiveS
         shown = page.page.text_content(f'[data-param="{name}"] .param-name')
         assert shown.rstrip(" *") == spec["label"]["fr"], name  # French names, not ids
     page.fill_params(BUILTIN_FORMS[ruleset])
-    page.page.wait_for_timeout(300)  # let the debounced odds request for the final form go
-    shown = page.odds_shown()
     expected = server.odds("x", ruleset, BUILTIN_FORMS[ruleset])
+    shown = page.wait_for_odds(expected)
     assert shown == _odds_entries(expected)
     assert sum(shown.values()) == pytest.approx(1.0)
     seq = page.roll(label=f"essai {ruleset}")
@@ -290,10 +302,58 @@ def test_blind_roll_is_hidden_to_the_player_and_whole_to_the_gm(browser: Any,
     assert len(whole["faces"]) == 5 and whole["kind"] in (
         "botch", "failure", "narrow", "success", "critical")
     assert whole["mode"] == "blind"
-    # The other player gets nothing at all about it.
-    other.page.wait_for_timeout(300)
+    # The other player gets nothing about it but that it happened: once the next public
+    # roll is there (the server sends a table's events in order), the blind one was not.
+    marker = server.roll("aveugle", "MJ", "bloodlust", {"pool": 1})["seq"]
+    other.wait_for_entry(marker)
     assert other.state(f"outcomes.some(o => o.seq === {seq})") is False
+    assert other.entry(seq)["kind"] == "secret"
     for page in (player, gm, other):
+        page.close()
+
+
+def _log_lines(page: TablePage) -> list[tuple[int, str, str]]:
+    """The log, oldest first: (seq, kind, text) of each line."""
+    return page.page.evaluate("""() => [...document.querySelectorAll('#log .entry')].reverse()
+        .map(n => [Number(n.dataset.seq), n.dataset.kind, n.textContent])""")
+
+
+def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
+                                                             server: LiveServer) -> None:
+    table = "secrets"
+    player = player_page(browser, server.http, table)
+    first = server.roll(table, "MJ", "bloodlust", {"pool": 2})["seq"]
+    hidden = [server.roll(table, "MJ", "bloodlust", {"pool": 2}, mode=mode)["seq"]
+              for mode in ("gm", "blind", "self")]
+    player.page.select_option("#ruleset", "seuil")
+    player.fill_params({"level": 2, "threshold": 13})
+    mine = player.roll(mode="self")  # the player's own secret roll is a roll on their page
+    last = server.roll(table, "MJ", "bloodlust", {"pool": 2})["seq"]
+    assert [first, *hidden, mine, last] == list(range(first, last + 1))
+    player.wait_for_entry(last)
+    lines = _log_lines(player)
+    assert [(seq, kind) for seq, kind, _ in lines if kind == "secret"] == [
+        (seq, "secret") for seq in hidden]
+    assert [seq for seq, _, _ in lines] == list(range(first, last + 1))
+    assert all("jet secret de quelqu'un" in text for _, kind, text in lines if kind == "secret")
+    # A page joining later learns the same from the history, up to the join's seq: a hidden
+    # roll after the last one it can see counts too.
+    tail = server.roll(table, "MJ", "bloodlust", {"pool": 2}, mode="gm")["seq"]
+    late = player_page(browser, server.http, table, name="Brann")
+    late.page.wait_for_selector(f'#log .entry-secret[data-seq="{tail}"]')
+    assert [seq for seq, kind, _ in _log_lines(late) if kind == "secret"] == [*hidden, mine, tail]
+    late.page.click("#lang")
+    late.page.wait_for_selector(
+        f'#log .entry-secret[data-seq="{tail}"]:has-text("someone\'s secret roll")')
+    # A long run is one line with its count.
+    run = [server.roll(table, "MJ", "bloodlust", {"pool": 1}, mode="self")["seq"]
+           for _ in range(11)]
+    after = server.roll(table, "MJ", "bloodlust", {"pool": 1})["seq"]
+    player.wait_for_entry(after)
+    line = player.page.locator(f'#log .entry-secret[data-seq="{tail}"]')
+    assert line.get_attribute("data-count") == "12"  # the gm roll and the 11 self rolls
+    assert "12 jets secrets" in line.text_content() and run[-1] == after - 1
+    for page in (player, late):
         page.close()
 
 
@@ -338,12 +398,14 @@ def test_reconnects_and_resumes_after_a_server_restart(browser: Any, tmp_path: A
         page = player_page(browser, live.http, "reprise")
         first = live.roll("reprise", "MJ", "bloodlust", {"pool": 3})
         page.wait_for_entry(first["seq"])
-        # Wait long enough before retrying that the rolls below happen while it is away.
-        page.page.evaluate("() => { window.sidecarTable.client.minDelay = 2500; }")
+        # No retry on its own before the rolls below are made: the browser saying it is
+        # back online makes it try at once.
+        page.page.evaluate("() => { window.sidecarTable.client.minDelay = 600_000; }")
         live.stop()
         page.page.wait_for_selector("#status.status-reconnecting")
         live.start()
         missed = [live.roll("reprise", "MJ", "bloodlust", {"pool": 2})["seq"] for _ in range(3)]
+        page.page.evaluate("() => window.dispatchEvent(new Event('online'))")
         for seq in missed:
             page.wait_for_entry(seq)
         page.page.wait_for_selector("#status.status-open")

@@ -38,13 +38,15 @@ describe("joining", () => {
 
   test("a wrong token is a typed forbidden error, and no reconnection follows", async () => {
     const intruder = client({ table: "js-join", name: "Mallory", role: "gm", token: "nope" });
+    // When the server closes the socket, the client either gives up or schedules a retry.
+    const after = intruder.next("state", (state) => state === "closed" || state === "reconnecting", 8000);
     await assert.rejects(intruder.connect(), (error) => {
       assert.ok(error instanceof SidecarError);
       assert.equal(error.code, "forbidden");
       return true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    assert.equal(intruder.state, "closed");
+    assert.equal(await after, "closed");
+    assert.equal(intruder._retryTimer, null);
   });
 
   test("JSON text frames work as well as MessagePack", async () => {
@@ -142,14 +144,16 @@ describe("reconnection", () => {
     let server = await startSidecar({ db });
     try {
       const player = client({ url: server.url, table: "js-resume", name: "Aengus",
-                              token: PLAYER_TOKEN, minDelay: 1500 });
+                              token: PLAYER_TOKEN, minDelay: 600000 });
       const received = [];
       const states = [];
       player.on("outcome", (outcome) => received.push(outcome.seq));
       player.on("state", (state) => states.push(state));
       await player.connect();
       const first = await player.roll({ ruleset: "bloodlust", params: { pool: 2 } });
+      const away = player.next("state", (state) => state === "reconnecting", 15000);
       await server.stop();
+      await away;
       server = await startSidecar({ db, port: server.port });
       const gm = client({ url: server.url, table: "js-resume", name: "Morgane", role: "gm",
                           token: GM_TOKEN, reconnect: false });
@@ -158,7 +162,11 @@ describe("reconnection", () => {
       for (let i = 0; i < 3; i += 1) {
         missed.push((await gm.roll({ ruleset: "bloodlust", params: { pool: 2 } })).seq);
       }
-      const welcome = await player.next("welcome", () => true, 15000);
+      // No retry on its own before these rolls: it tries when told to.
+      const rejoined = player.next("welcome", () => true, 15000);
+      assert.equal(player.state, "reconnecting");
+      player.reconnectNow();
+      const welcome = await rejoined;
       assert.equal(welcome.replayed, 3);
       while (received.length < 4) await player.next("outcome", () => true, 5000);
       assert.deepEqual(received, [first.seq, ...missed]);

@@ -4,12 +4,18 @@
  * back as chat cards. The JS client is loaded from the sidecar itself, so the module and the
  * server always speak the same protocol version.
  */
-import { SidecarChat } from "./sidecar-chat.js";
+import { SidecarChat, escapeHtml } from "./sidecar-chat.js";
 
 const MODULE = "vtt-sidecar";
 
 function setting(key) {
   return game.settings.get(MODULE, key);
+}
+
+/** A localized notification; Foundry shows notifications as HTML, so the values are escaped. */
+function notice(key, data = {}) {
+  return game.i18n.format(key, Object.fromEntries(
+    Object.entries(data).map(([name, value]) => [name, escapeHtml(value)])));
 }
 
 function register(key, data) {
@@ -39,7 +45,7 @@ Hooks.once("ready", async () => {
   try {
     ({ SidecarClient } = await import(`${httpBase(url)}/static/sidecar-client.js`));
   } catch (error) {
-    ui.notifications.error(game.i18n.format("VTTSIDECAR.unreachable", { url }));
+    ui.notifications.error(notice("VTTSIDECAR.unreachable", { url }));
     console.error("vtt-sidecar: cannot load the client from the sidecar", error);
     return;
   }
@@ -71,9 +77,9 @@ Hooks.once("ready", async () => {
   });
   try {
     await client.connect();
-    ui.notifications.info(game.i18n.format("VTTSIDECAR.connected", { table: setting("table") }));
+    ui.notifications.info(notice("VTTSIDECAR.connected", { table: setting("table") }));
   } catch (error) {
-    ui.notifications.error(game.i18n.format("VTTSIDECAR.refused", { message: error.serverMessage ?? error.message }));
+    ui.notifications.error(notice("VTTSIDECAR.refused", { message: error.serverMessage ?? error.message }));
   }
   game.modules.get(MODULE).api = { client, chat };
 });

@@ -164,10 +164,30 @@ export function chatVisibility(mode, { userId, gmIds }) {
   }
 }
 
-/** Escapes text for HTML: every name, label and note comes from someone at the table. */
+/** Escapes text for HTML (an attribute's value or text): every name, label and note comes
+ * from someone at the table. */
 export function escapeHtml(value) {
   return String(value ?? "").replace(/[&<>"']/g, (char) => (
     { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[char]));
+}
+
+/**
+ * Escapes text put between tags in a chat card, and keeps Foundry from enriching it.
+ *
+ * Foundry enriches a chat message when it shows it (`TextEditor.enrichHTML`): it matches
+ * `[[1d20]]` (an inline roll, rolled by Foundry), `@UUID[…]{…}`, `@Compendium[…]`, system
+ * enrichers (`@Check[…]`, `&Reference[…]`) and `https://…` against each text node's
+ * decoded text, so HTML entities alone would not stop it. Each `[`, `]`, `@`, `{`, `}` and
+ * the `//` of a URL gets an element of its own: no text node holds a whole pattern any
+ * more, and the text reads the same.
+ */
+export function escapeText(value) {
+  return escapeHtml(value).replace(/[[\]@{}]|\/\//g, (part) => `<span>${part}</span>`);
+}
+
+/** A probability from the server, as the number a `<meter>` takes (0 when it is not one). */
+function probability(value) {
+  return typeof value === "number" && Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
 }
 
 function local(value, lang) {
@@ -180,8 +200,8 @@ function dieHtml(die) {
     if (die[flag] === true) classes.push(`die-${flag}`);
   }
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
-  const role = die.role && die.role !== "normal" ? `<small>${escapeHtml(die.role)}</small>` : "";
-  return `<span class="${classes.join(" ")}" title="d${escapeHtml(die.sides)}">${escapeHtml(die.face)}${role}</span>`;
+  const role = die.role && die.role !== "normal" ? `<small>${escapeText(die.role)}</small>` : "";
+  return `<span class="${classes.join(" ")}" title="d${escapeHtml(die.sides)}">${escapeText(die.face)}${role}</span>`;
 }
 
 /**
@@ -192,22 +212,22 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle } = {}) {
   const say = strings(lang);
   const result = outcome.result ?? {};
   const game = local(rulesetTitle, lang).split(" — ")[0] || outcome.ruleset;
-  const head = `<header class="sidecar-head"><strong>${escapeHtml(outcome.by?.name)}</strong> · ${escapeHtml(game)}`
-    + (outcome.label ? ` · « ${escapeHtml(outcome.label)} »` : "") + "</header>";
+  const head = `<header class="sidecar-head"><strong>${escapeText(outcome.by?.name)}</strong> · ${escapeText(game)}`
+    + (outcome.label ? ` · « ${escapeText(outcome.label)} »` : "") + "</header>";
   if (result.hidden) {
     return `<div class="sidecar-card sidecar-hidden" data-seq="${escapeHtml(outcome.seq)}">${head}`
-      + `<p class="sidecar-text">${escapeHtml(say.hidden)}</p></div>`;
+      + `<p class="sidecar-text">${escapeText(say.hidden)}</p></div>`;
   }
   const kind = KINDS.includes(result.kind) ? result.kind : "failure";
   const dice = (outcome.dice ?? []).map(dieHtml).join("");
-  const notes = (outcome.notes ?? []).map((note) => `<li>${escapeHtml(note)}</li>`).join("");
+  const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(note)}</li>`).join("");
   return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`
     + `<div class="sidecar-dice">${dice}</div>`
-    + `<div class="sidecar-result"><span class="sidecar-kind">${escapeHtml(local(result.label, lang))}</span></div>`
-    + `<p class="sidecar-text">${escapeHtml(outcome.text)}</p>`
+    + `<div class="sidecar-result"><span class="sidecar-kind">${escapeText(local(result.label, lang))}</span></div>`
+    + `<p class="sidecar-text">${escapeText(outcome.text)}</p>`
     + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")
-    + (outcome.applied?.length ? `<p class="sidecar-applied">${escapeHtml(say.applied)} : ${escapeHtml(outcome.applied.join(", "))}</p>` : "")
-    + `<footer class="sidecar-foot">vtt-sidecar #${escapeHtml(outcome.seq)}</footer></div>`;
+    + (outcome.applied?.length ? `<p class="sidecar-applied">${escapeText(say.applied)} : ${escapeText(outcome.applied.join(", "))}</p>` : "")
+    + `<footer class="sidecar-foot">vtt-sidecar #${escapeText(outcome.seq)}</footer></div>`;
 }
 
 function percent(p, lang) {
@@ -220,21 +240,22 @@ export function renderOdds(odds, { lang = "fr", rulesetTitle } = {}) {
   const say = strings(lang);
   const game = local(rulesetTitle, lang).split(" — ")[0] || odds.ruleset;
   const bars = KINDS.map((kind) => {
-    const p = odds.kinds?.[kind] ?? 0;
-    return `<div class="sidecar-bar" data-kind="${kind}"><span>${escapeHtml(say.kinds[kind])}</span>`
-      + `<meter min="0" max="1" value="${p}"></meter><span>${percent(p, lang)}</span></div>`;
+    // Whatever a plugin put in `kinds` (text, 10**400…), the card shows a number in [0, 1].
+    const p = probability(odds.kinds?.[kind]);
+    return `<div class="sidecar-bar" data-kind="${kind}"><span>${escapeText(say.kinds[kind])}</span>`
+      + `<meter min="0" max="1" value="${escapeHtml(p)}"></meter><span>${escapeText(percent(p, lang))}</span></div>`;
   }).join("");
-  return `<div class="sidecar-card sidecar-odds"><header class="sidecar-head">${escapeHtml(say.odds)} · ${escapeHtml(game)}</header>`
-    + `<p><strong>${percent(odds.p_success, lang)}</strong> ${escapeHtml(say.success)}</p>${bars}</div>`;
+  return `<div class="sidecar-card sidecar-odds"><header class="sidecar-head">${escapeText(say.odds)} · ${escapeText(game)}</header>`
+    + `<p><strong>${escapeText(percent(probability(odds.p_success), lang))}</strong> ${escapeText(say.success)}</p>${bars}</div>`;
 }
 
 /** The help card: usage and the table's games with their parameters. */
 export function renderHelp(rulesets, lang = "fr") {
   const say = strings(lang);
-  const items = rulesets.map((ruleset) => `<li><strong>${escapeHtml(ruleset.name)}</strong> — `
-    + `${escapeHtml(local(ruleset.title, lang))} : ${escapeHtml(Object.keys(ruleset.params ?? {}).join(", "))}</li>`).join("");
-  return `<div class="sidecar-card sidecar-help"><p>${escapeHtml(say.usage)}</p>`
-    + `<p>${escapeHtml(say.rulesets)} :</p><ul>${items}</ul></div>`;
+  const items = rulesets.map((ruleset) => `<li><strong>${escapeText(ruleset.name)}</strong> — `
+    + `${escapeText(local(ruleset.title, lang))} : ${escapeText(Object.keys(ruleset.params ?? {}).join(", "))}</li>`).join("");
+  return `<div class="sidecar-card sidecar-help"><p>${escapeText(say.usage)}</p>`
+    + `<p>${escapeText(say.rulesets)} :</p><ul>${items}</ul></div>`;
 }
 
 /**
@@ -317,7 +338,7 @@ export class SidecarChat {
   }
 
   postError(message) {
-    return this.post({ content: `<div class="sidecar-card sidecar-error">${escapeHtml(message)}</div>`,
+    return this.post({ content: `<div class="sidecar-card sidecar-error">${escapeText(message)}</div>`,
                        whisper: [this.userId], blind: false, error: true });
   }
 

@@ -9,7 +9,7 @@ import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
   CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility,
-  escapeHtml, parseCommand, renderCard,
+  escapeHtml, parseCommand, renderCard, renderHelp, renderOdds,
 } from "../scripts/sidecar-chat.js";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
@@ -97,6 +97,66 @@ describe("roll modes and cards", () => {
   });
 });
 
+/**
+ * What Foundry's enricher works on: the card's text nodes, entities decoded. It runs its
+ * patterns (and the systems' own) over each text node's text, so that is what must hold no
+ * pattern. (The cards only use plain tags, so splitting on tags finds the text nodes.)
+ */
+function textNodes(html) {
+  const decode = (text) => text.replace(/&(#\d+|#x[\da-f]+|amp|lt|gt|quot);/gi, (_, name) => (
+    name[0] === "#" ? String.fromCodePoint(Number(name[1].toLowerCase() === "x" ? `0${name.slice(1)}` : name.slice(1)))
+      : { amp: "&", lt: "<", gt: ">", quot: '"' }[name.toLowerCase()]));
+  return html.split(/<[^>]*>/).filter(Boolean).map(decode);
+}
+
+/** Foundry's enrichers, in spirit: inline rolls, document links, URLs, a system's links. */
+const ENRICHED = [/\[\[.*?\]\]/, /@\w+\[[^\]]+\]/, /https?:\/\//i, /&\w+\[[^\]]+\]/];
+
+function assertShownAsText(html, ...texts) {
+  for (const node of textNodes(html)) {
+    for (const pattern of ENRICHED) assert.doesNotMatch(node, pattern, `Foundry would enrich: ${html}`);
+  }
+  const shown = textNodes(html).join("");
+  for (const text of texts) assert.ok(shown.includes(text), `${text} is not shown in ${html}`);
+}
+
+describe("cards Foundry shows as they are", () => {
+  const tricks = ["[[/r 1d20+99]]", "[[1d100]]{Critique !}", "@UUID[Actor.abc123]{Morgane}",
+                  "@Compendium[world.monstres.xyz]", "@Check[type:athletics|dc:20]",
+                  "&Reference[blinded]", "https://example.com/piege"];
+
+  test("labels, names, notes and texts that Foundry would enrich stay text", () => {
+    for (const trick of tricks) {
+      const html = renderCard({ seq: 7, by: { name: trick }, ruleset: "bloodlust", label: trick,
+        dice: [{ sides: 10, face: 1, role: trick }], result: { kind: "botch", label: { fr: trick } },
+        text: trick, notes: [trick], applied: [trick] }, { rulesetTitle: trick });
+      assertShownAsText(html, trick, `« ${trick} »`);
+      assertShownAsText(renderCard({ seq: 8, by: { name: trick }, ruleset: "b", label: trick,
+        mode: "blind", result: { hidden: true } }), trick);
+      assertShownAsText(renderHelp([{ name: trick, title: { fr: trick }, params: { [trick]: {} } }]), trick);
+      assertShownAsText(renderOdds({ ruleset: trick, p_success: 0.5, kinds: {} }), trick);
+    }
+  });
+
+  test("the odds card escapes whatever a plugin put in its figures", () => {
+    const hostile = '"><img src=x onerror=alert(1)>';
+    const html = renderOdds({ ruleset: hostile, p_success: hostile,
+      kinds: { botch: hostile, failure: 10 ** 400, narrow: { toString: () => hostile }, success: -3, critical: 0.25 } });
+    assert.ok(!html.includes("<img") && !html.includes("onerror=alert(1)>"), html);
+    const values = [...html.matchAll(/<meter [^>]*value="([^"]*)"/g)].map((match) => match[1]);
+    assert.deepEqual(values, ["0", "0", "0", "0", "0.25"]);
+    assert.ok(html.includes("25,0 %"));
+  });
+
+  test("the refusal card shows the server's message as text", async () => {
+    const posted = [];
+    const chat = new SidecarChat({ client: { on: () => () => {}, welcome: null }, userId: "u1", gmIds: () => [],
+      post: async (message) => { posted.push(message); return message; } });
+    const message = await chat.postError("Jeu inconnu « [[/r 1d20]] »");
+    assertShownAsText(message.content, "Jeu inconnu « [[/r 1d20]] »");
+  });
+});
+
 describe("the chat bridge against a real sidecar", () => {
   let player;
   let gm;
@@ -159,11 +219,16 @@ describe("the chat bridge against a real sidecar", () => {
     }
     const mirrored = posted.gm.slice(before).find((message) => message.seq === outcome.seq);
     assert.ok(mirrored.content.includes("Brann (web)"));
-    // Foundry players' own rolls are not mirrored (their own client posted them).
+    // Foundry players' own rolls are not mirrored (their own client posted them): once the
+    // next web roll is mirrored (outcomes reach the GM's client in order), the player's was not.
     const count = posted.gm.length;
-    await player.handle("/sc bloodlust pool=2", "publicroll");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(posted.gm.length, count);
+    const own = await player.handle("/sc bloodlust pool=2", "publicroll");
+    const next = await web.roll({ ruleset: "seuil", params: { level: 2, threshold: 13 } });
+    while (!posted.gm.slice(count).some((message) => message.seq === next.seq)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(own.seq < next.seq);
+    assert.deepEqual(posted.gm.slice(count).map((message) => message.seq), [next.seq]);
   });
 
   test("/sc odds answers privately with exact percentages", async () => {
@@ -196,6 +261,32 @@ describe("before the connection is up", () => {
 });
 
 describe("module.js inside a (faked) Foundry", () => {
+  test("notifications are HTML in Foundry: the values put in them are escaped", async () => {
+    const hooks = new Map();
+    const notes = [];
+    const hostile = '<img src=x onerror="alert(1)">';
+    const values = new Map(Object.entries({ url: `ws://127.0.0.1:9/${hostile}/ws`, table: "t",
+      playerToken: "", gmToken: "", mirror: true }));
+    globalThis.Hooks = { once: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]), on: () => {} };
+    globalThis.game = {
+      settings: { register: () => {}, get: (_scope, key) => values.get(key) },
+      i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${data.url ?? data.table ?? data.message}` },
+      user: { id: "u1", name: "Aengus", isGM: false }, users: [], modules: { get: () => ({}) },
+    };
+    globalThis.ui = { notifications: { info: (m) => notes.push(m), warn: (m) => notes.push(m), error: (m) => notes.push(m) } };
+    const consoleError = console.error;
+    console.error = () => {}; // the module logs the failed import; expected here
+    try {
+      await import("../scripts/module.js?unreachable");
+      for (const fn of hooks.get("ready")) await fn();
+      assert.equal(notes.length, 1, JSON.stringify(notes));
+      assert.ok(!notes[0].includes("<img") && notes[0].includes(escapeHtml(hostile)), notes[0]);
+    } finally {
+      console.error = consoleError;
+      for (const name of ["Hooks", "game", "ui"]) delete globalThis[name];
+    }
+  });
+
   test("settings, client loaded from the sidecar over HTTP, /sc intercepted", async () => {
     const hooks = new Map();
     const created = [];

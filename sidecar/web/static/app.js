@@ -32,6 +32,7 @@ const STRINGS = {
     "kind.botch": "Échec critique", "kind.failure": "Échec", "kind.narrow": "De justesse",
     "kind.success": "Réussite", "kind.critical": "Éclatante",
     "mode.badge.gm": "MJ", "mode.badge.blind": "aveugle", "mode.badge.self": "privé",
+    "log.secret": "jet secret de quelqu'un", "log.secrets": "jets secrets de quelqu'un",
   },
   en: {
     "status.idle": "offline", "status.connecting": "connecting…", "status.open": "connected",
@@ -59,12 +60,15 @@ const STRINGS = {
     "kind.botch": "Critical failure", "kind.failure": "Failure", "kind.narrow": "Narrow",
     "kind.success": "Success", "kind.critical": "Outstanding",
     "mode.badge.gm": "GM", "mode.badge.blind": "blind", "mode.badge.self": "private",
+    "log.secret": "someone's secret roll", "log.secrets": "secret rolls by someone",
   },
 };
 
 const KINDS = ["botch", "failure", "narrow", "success", "critical"];
 const LOG_LIMIT = 200;
 const HISTORY_PAGE = 50;
+/** A longer run of seqs the page does not see is one line with its count, not a line each. */
+const SECRET_RUN = 10;
 
 const query = new URLSearchParams(location.search);
 const state = {
@@ -73,6 +77,12 @@ const state = {
   welcome: null,
   seen: new Set(),
   outcomes: [],
+  // The seqs from `floor` + 1 to `horizon` all exist on the table (welcome.seq says how far
+  // it went at the join); those the page never gets are rolls hidden from it. Until the
+  // history before the join is in, `floor` is null and no gap is shown (it is not known yet).
+  floor: null,
+  horizon: 0,
+  logTable: null,
   oddsTicket: 0,
   oddsTimer: null,
 };
@@ -164,6 +174,11 @@ async function join(event) {
     return;
   }
   localStorage.setItem("sidecar.name", name);
+  if (state.logTable !== table) {
+    // Another table: its seqs have nothing to do with the log shown so far.
+    Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0 });
+  }
+  state.floor = null; // until this join's history is in
   const role = $("join-role").value;
   const client = new SidecarClient(wsUrl(), {
     table, name, role, token: role === "observer" ? undefined : $("join-token").value.trim(),
@@ -201,7 +216,8 @@ async function join(event) {
 
 async function loadRecentHistory(upTo) {
   // The live stream starts at the join; show the last few rolls from before it too.
-  let after = Math.max(0, upTo - HISTORY_PAGE);
+  const from = Math.max(0, upTo - HISTORY_PAGE);
+  let after = from;
   try {
     for (;;) {
       const page = await state.client.history({ after, limit: HISTORY_PAGE });
@@ -209,9 +225,13 @@ async function loadRecentHistory(upTo) {
       if (!page.more || page.next > upTo) break;
       after = page.next;
     }
+    state.floor = from;
+    state.horizon = Math.max(state.horizon, upTo);
   } catch {
-    // History is a comfort: the live log works without it.
+    // History is a comfort: the live log works without it (gaps count from what it saw).
+    state.floor = state.outcomes[0]?.seq ?? upTo;
   }
+  renderLog();
 }
 
 function enterTable(welcome) {
@@ -512,14 +532,51 @@ function addOutcome(outcome) {
   }
   state.outcomes.push(outcome);
   state.outcomes.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-  if (state.outcomes.length > LOG_LIMIT) state.outcomes.splice(0, state.outcomes.length - LOG_LIMIT);
+  if (state.outcomes.length > LOG_LIMIT) {
+    state.outcomes.splice(0, state.outcomes.length - LOG_LIMIT);
+    if (state.floor !== null) state.floor = Math.max(state.floor, state.outcomes[0].seq - 1);
+  }
+  if (typeof outcome.seq === "number") state.horizon = Math.max(state.horizon, outcome.seq);
   renderLog();
 }
 
+/**
+ * The log's lines, oldest first: each outcome, and for the seqs in between that never
+ * reached this page (another player's `gm`/`blind`/`self` roll) a discreet line saying a
+ * secret roll happened, as Foundry does, rather than an unexplained jump in the numbers.
+ */
+function logLines() {
+  if (state.floor === null) return state.outcomes.slice();
+  const lines = [];
+  let next = state.floor + 1;
+  const secrets = (upTo) => {
+    if (upTo < next) return;
+    const count = upTo - next + 1;
+    if (count > SECRET_RUN) lines.push({ secret: next, count });
+    else for (let seq = next; seq <= upTo; seq += 1) lines.push({ secret: seq, count: 1 });
+  };
+  for (const outcome of state.outcomes) {
+    if (typeof outcome.seq === "number") {
+      secrets(outcome.seq - 1);
+      next = Math.max(next, outcome.seq + 1);
+    }
+    lines.push(outcome);
+  }
+  secrets(state.horizon);
+  return lines;
+}
+
 function renderLog() {
-  const items = state.outcomes.slice().reverse().map(renderOutcome);
+  const items = logLines().reverse().map((line) => (line.secret ? renderSecret(line) : renderOutcome(line)));
   $("log").replaceChildren(...items);
   $("log-empty").hidden = items.length > 0;
+}
+
+function renderSecret({ secret, count }) {
+  const text = count > 1 ? `${count} ${t("log.secrets")}` : t("log.secret");
+  return el("li", { class: "entry entry-secret", "data-seq": secret, "data-kind": "secret",
+    "data-count": count }, el("span", { class: "secret-note", text }),
+    el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
 }
 
 /** Names of the dice roles and distributions the built-in rulesets use; others show as is
@@ -617,6 +674,8 @@ function start() {
   });
   $("roll-form").addEventListener("change", scheduleOdds);
   $("roll-form").addEventListener("submit", roll);
+  // Back from a dead Wi-Fi: no need to wait for the next scheduled try.
+  window.addEventListener("online", () => state.client?.reconnectNow());
   applyLanguage();
   showJoin("");
   if (query.get("join") === "1" && $("join-name").value && $("join-table").value) join();

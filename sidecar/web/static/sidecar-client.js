@@ -264,6 +264,16 @@ export class SidecarClient {
     this._ws?.close(4000, "dropped by the client");
   }
 
+  /** While waiting to reconnect, try at once (the browser is back online, a "retry" button). */
+  reconnectNow() {
+    if (this.state !== "reconnecting" || this._retryTimer === null) return;
+    clearTimeout(this._retryTimer);
+    this._retryTimer = null;
+    this._open().catch(() => {
+      // _afterClose has scheduled the next try (or given up on a fatal error).
+    });
+  }
+
   // -- frames -------------------------------------------------------------------------------
 
   _decode(data) {
