@@ -285,14 +285,20 @@ def test_a_client_that_missed_ten_thousand_events_gets_them_all(tmp_path):
             drains = [asyncio.create_task(drain(peer)) for peer in rollers]
             counter = await Peer.open(server)
             await counter.join(name="Compteur", role="observer")
+
+            # The watcher reads while the rolls are sent, as a live client does: one that
+            # stops reading is cut off by design.
+            async def count() -> None:
+                received = 0
+                while received < 10_000:
+                    if (await counter.recv(timeout=30))["type"] == "outcome":
+                        received += 1
+            counting = asyncio.create_task(count())
             for peer in rollers:
                 for _ in range(2500):
                     await peer.send({"type": "roll", "ruleset": "bloodlust",
                                      "params": {"pool": 1}})
-            received = 0
-            while received < 10_000:
-                if (await counter.recv(timeout=30))["type"] == "outcome":
-                    received += 1
+            await counting
             late = await Peer.open(server)
             welcome = await late.join(name="Retard", role="observer", resume=0)
             assert welcome["replayed"] == 10_000 and welcome["seq"] == 10_000
