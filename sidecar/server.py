@@ -394,13 +394,16 @@ class SidecarServer:
         ticket = self.core.begin_roll(table, member, request)
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
-        resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
-                                             table_state=table.state)
+        # One roll of a table at a time, from reading its plugin state to committing the
+        # new one: two rolls resolved side by side would each start from the same state,
+        # and the second commit would erase the first's changes.
         async with table.turn:
             if ticket.key is not None and table.remembered(ticket.key) is not None:
                 # The same request resolved meanwhile (another device of this member).
                 await self._answer_repeat(session, ticket)
                 return
+            resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
+                                                 table_state=table.state)
             pending = self.core.number(ticket, resolution)
             try:
                 await self.journal.append(pending.event, pending.state)
