@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, ConnectionClosedError
+from websockets.frames import Close
 from websockets.http11 import Request, Response
 
 import sidecar
@@ -41,9 +42,12 @@ from protocol.messages import (
 )
 from sidecar.config import ServerConfig
 from sidecar.journal import Journal, JournalError, request_key
+from sidecar.limits import check_event_size, check_strings, encoded_size, resolution_payload
+from sidecar.logthrottle import LogThrottle
+from sidecar.outbox import CLOSE_TOO_SLOW, Outbox
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import PluginHost, default_host
-from sidecar.ratelimit import TokenBucket
+from sidecar.ratelimit import FailureGuard, TokenBucket
 from sidecar.table import Member, Table, Tables
 from sidecar.visibility import audience, outcome_view
 from sidecar.webassets import WebAssets, page_policy
@@ -69,11 +73,18 @@ class ClientSession:
         self.binary = True
         self.locale = "fr"
         self.bucket = TokenBucket(config.rate_limit, config.rate_burst)
+        self.outbox = Outbox(connection, config.max_pending_bytes)
 
     @property
     def peer(self) -> str:
         address = self.connection.remote_address
         return f"{address[0]}:{address[1]}" if address else "?"
+
+    @property
+    def address(self) -> str:
+        """The remote IP address (what failed ``hello``s are counted by)."""
+        address = self.connection.remote_address
+        return str(address[0]) if address else "?"
 
 
 def _is_ip_or_localhost(host: str) -> bool:
@@ -101,8 +112,13 @@ class SidecarServer:
         self.journal = Journal(self.config.db)
         self.tables = Tables(max_tables=self.config.max_tables,
                              max_members=self.config.max_members,
-                             load=self.journal.table_meta)
+                             load=self.journal.table_meta,
+                             max_recent_bytes=self.config.max_remembered_bytes)
         self.server: Server | None = None
+        #: Each open connection's outbox, for fan-out to find (see sidecar.outbox).
+        self.outboxes: dict[ServerConnection, Outbox] = {}
+        self.failed_hellos = FailureGuard(self.config.max_failed_hellos)
+        self.log_throttle = LogThrottle(log, self.config.log_interval)
         self.assets = WebAssets()
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -143,7 +159,22 @@ class SidecarServer:
         """Close every connection with 1001 (going away) and stop listening."""
         if self.server is not None:
             self.server.close(close_connections=True)
-            await self.server.wait_closed()
+            # Clients that don't read never take their close frame (and a close waits on
+            # them): after a grace, cut every socket; handlers then end at once.
+            try:
+                await asyncio.wait_for(asyncio.shield(self.server.wait_closed()),
+                                       self.config.stop_timeout)
+            except TimeoutError:
+                for connection in list(self.server.all_connections):
+                    if connection.transport is not None:
+                        connection.transport.abort()
+                try:
+                    await asyncio.wait_for(asyncio.shield(self.server.wait_closed()), 1.0)
+                except TimeoutError:
+                    for task in list(self.server.handler_tasks):
+                        task.cancel()
+                    log.warning("stop: connection handlers cancelled after %.1f s",
+                                self.config.stop_timeout + 1)
         await asyncio.to_thread(self.journal.close)
         self.host.shutdown()
 
@@ -198,34 +229,53 @@ class SidecarServer:
     # -- sending ------------------------------------------------------------------------
 
     async def _send(self, session: ClientSession, message: dict[str, Any]) -> None:
-        await session.connection.send(encode(message, binary=session.binary))
+        """Write a message without waiting on the client; if that would leave more than
+        ``max_pending_bytes`` unread, the connection is closed (1013) instead."""
+        if not session.outbox.write(encode(message, binary=session.binary)):
+            self._log_shed(session.outbox, session.peer)
+            raise ConnectionClosedError(None, Close(CLOSE_TOO_SLOW, "too slow"))
+
+    def _log_shed(self, outbox: Outbox, who: str) -> None:
+        self.log_throttle.log(logging.INFO, "shed", "disconnecting %s: not reading (%s)", who,
+                              outbox.shed_reason or "closed")
 
     async def _send_error(self, session: ClientSession, error: ProtocolError,
                           rid: Any = None) -> None:
-        log.info("error %s to %s: %s", error.code, session.peer, error.message)
+        self.log_throttle.log(logging.INFO, f"error {error.code}", "error %s to %s: %s",
+                              error.code, session.peer, error.message)
         await self._send(session, error.to_message(locale=session.locale, request_id=rid))
+
+    def _rate_limited(self, session: ClientSession) -> ProtocolError:
+        retry = session.bucket.retry_after()
+        return ProtocolError(
+            "rate_limited", f"too many requests; retry in {retry:.2f} s",
+            fr=f"trop de requêtes ; réessayez dans {retry:.2f} s",
+            details={"retry_after": round(retry, 3)})
 
     def _fan_out(self, members: list[Member], message: dict[str, Any]) -> None:
         """Write one message to several members without waiting on any of them."""
+        frames: dict[bool, bytes | str] = {}
         by_encoding: dict[bool, list[ServerConnection]] = {}
         for member in members:
+            frame = frames.get(member.binary)
+            if frame is None:
+                frame = frames[member.binary] = encode(message, binary=member.binary)
+            outbox = self.outboxes.get(member.connection)
+            # A client that stopped reading must not grow our memory or delay others;
+            # past its bound it is closed (1013) and can reconnect and resume.
             if member.held is not None:  # still replaying: keep live messages for after
-                member.held.append(message)
+                if outbox is None or outbox.hold(len(frame)):
+                    member.held.append(message)
+                else:
+                    self._log_shed(outbox, member.name)
                 continue
-            connection: ServerConnection = member.connection
-            transport = connection.transport
-            if transport is not None and (
-                transport.get_write_buffer_size() > self.config.max_pending_bytes
-            ):
-                # A client that stopped reading must not grow our memory or delay others;
-                # it can reconnect and catch up.
-                log.info("disconnecting %s (%s): not reading", member.name,
-                         connection.remote_address)
-                transport.abort()
+            if outbox is not None and not outbox.fits(len(frame)):
+                outbox.shed(f"more than {outbox.limit} bytes unread")
+                self._log_shed(outbox, member.name)
                 continue
-            by_encoding.setdefault(member.binary, []).append(connection)
+            by_encoding.setdefault(member.binary, []).append(member.connection)
         for binary, connections in by_encoding.items():
-            broadcast(connections, encode(message, binary=binary))
+            broadcast(connections, frames[binary])
 
     # -- connection handling ------------------------------------------------------------
 
@@ -236,6 +286,7 @@ class SidecarServer:
             # stops reading: bound it, so such a client is noticed and dropped early.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.socket_send_buffer)
         session = ClientSession(connection, self.config)
+        self.outboxes[connection] = session.outbox
         log.info("connection from %s", session.peer)
         try:
             if await self._join_phase(session):
@@ -243,6 +294,7 @@ class SidecarServer:
         except ConnectionClosed:
             pass
         finally:
+            self.outboxes.pop(connection, None)
             self._leave(session)
             log.info("closed %s (%s)", session.peer,
                      f"{session.member.name} at {session.table.name}" if session.member
@@ -268,25 +320,44 @@ class SidecarServer:
                 return False
             session.binary = isinstance(frame, bytes)
             message: dict[str, Any] = {}
+            allowed = session.bucket.allow()
             try:
                 message = decode(frame)
+                if not allowed:
+                    raise self._rate_limited(session)
                 request = parse_request(message)
                 if not isinstance(request, Hello):
                     raise ProtocolError(
                         "not_joined", "send 'hello' first to join a table",
                         fr="envoyez d'abord « hello » pour rejoindre une table")
                 session.locale = request.locale
+                self._check_hello_guard(session, request)
                 self._check_token(request)
                 self._join(session, request)
+                session.bucket.refund()  # a successful hello is not counted
             except ProtocolError as error:
+                if error.code == "forbidden":
+                    self.failed_hellos.failed(session.address)
                 await self._send_error(session, error, request_id(message))
-                if error.code in ("forbidden", "unsupported_protocol"):
-                    code = CLOSE_POLICY if error.code == "forbidden" else CLOSE_PROTOCOL
+                if error.code in ("forbidden", "unsupported_protocol") or (
+                        error.code == "rate_limited" and "hello" in (error.details or {})):
+                    code = CLOSE_PROTOCOL if error.code == "unsupported_protocol" \
+                        else CLOSE_POLICY
                     await session.connection.close(code, error.code)
                     return False
                 continue
             await self._welcome(session, request)
             return True
+
+    def _check_hello_guard(self, session: ClientSession, hello: Hello) -> None:
+        """Refuse, without checking it, a token from an address that guessed too often."""
+        if hello.role == "observer" or not self.failed_hellos.blocked(session.address):
+            return
+        retry = self.failed_hellos.retry_after(session.address)
+        raise ProtocolError(
+            "rate_limited", f"too many wrong tokens from your address; retry in {retry:.0f} s",
+            fr=f"trop de jetons incorrects depuis votre adresse ; réessayez dans {retry:.0f} s",
+            details={"hello": True, "retry_after": round(retry, 1)})
 
     def _check_token(self, hello: Hello) -> None:
         if hello.role == "observer":
@@ -343,7 +414,7 @@ class SidecarServer:
         if hello.resume is not None:
             await self._replay(session, hello.resume, upto)
 
-    REPLAY_PAGE = 500
+    REPLAY_PAGE = 100
 
     async def _replay(self, session: ClientSession, after: int, upto: int) -> None:
         """Stream the journal's (after, upto] to a resuming member, then what was held."""
@@ -356,15 +427,21 @@ class SidecarServer:
             if not page:
                 break
             for event in page:
+                # At the client's pace: live events wait in ``held`` (bounded in bytes).
+                await session.outbox.room()
                 await self._send(session, self._view(event, member))
                 last = event["seq"]
         last = max(last, upto)
         while member.held:
             message = member.held.pop(0)
+            frame = encode(message, binary=session.binary)
+            session.outbox.release(len(frame))
             if message.get("type") == "outcome" and message["seq"] <= last:
                 continue  # already in the replay
+            await session.outbox.room()
             await self._send(session, message)
         member.held = None
+        session.outbox.held = 0
 
     @staticmethod
     def _view(event: dict[str, Any], member: Member, *, duplicate: bool = False
@@ -382,8 +459,12 @@ class SidecarServer:
     async def _member_phase(self, session: ClientSession) -> None:
         async for frame in session.connection:
             message: dict[str, Any] = {}
+            # Every frame counts, whatever it holds (malformed, unknown, plugins…).
+            allowed = session.bucket.allow()
             try:
                 message = decode(frame)
+                if not allowed:
+                    raise self._rate_limited(session)
                 request = parse_request(message)
                 await self._dispatch(session, request)
             except ProtocolError as error:
@@ -405,12 +486,8 @@ class SidecarServer:
         if isinstance(request, PluginsRequest):
             await self._dispatch_plugins(session, request)
             return
-        if not session.bucket.allow():
-            raise ProtocolError(
-                "rate_limited",
-                f"too many requests; retry in {session.bucket.retry_after():.2f} s",
-                fr=f"trop de requêtes ; réessayez dans {session.bucket.retry_after():.2f} s",
-                details={"retry_after": round(session.bucket.retry_after(), 3)})
+        if isinstance(request, RollRequest | OddsRequest):
+            check_strings(request.params, request.options, self.config.max_string_chars)
         if isinstance(request, RollRequest):
             await self._roll(session, request)
         elif isinstance(request, OddsRequest):
@@ -446,6 +523,7 @@ class SidecarServer:
             by={"name": member.name, "role": member.role}, label=request.label,
             mode=request.mode, manual=request.dice is not None)
         resolution = await self.pipeline.run(roll, dice=request.dice, table_state=table.state)
+        check_event_size(resolution_payload(resolution), self.config.max_event_bytes)
         if key is not None and table.remembered(key) is not None:
             # The same request resolved meanwhile (another device of this member).
             await self._answer_repeat(session, table, member, key, request.id)
@@ -481,14 +559,28 @@ class SidecarServer:
         table, member = session.table, session.member
         assert table is not None and member is not None
         await self.journal.flush()
-        page = await asyncio.to_thread(self.journal.page, table.name, member.name,
-                                       member.role, request.after, None, request.limit + 1)
-        more = len(page) > request.limit
-        page = page[:request.limit]
+        # Read in chunks and stop at max_history_bytes: a page never holds more in memory.
+        events: list[dict[str, Any]] = []
+        size, last, more = 0, request.after, False
+        while len(events) < request.limit and not more:
+            want = min(50, request.limit - len(events))
+            chunk = await asyncio.to_thread(self.journal.page, table.name, member.name,
+                                            member.role, last, None, want + 1)
+            for event in chunk[:want]:
+                view = self._view(event, member)
+                size += encoded_size(view)
+                if events and size > self.config.max_history_bytes:
+                    more = True
+                    break
+                events.append(view)
+                last = event["seq"]
+            else:
+                if len(chunk) <= want:
+                    break
+                more = len(events) >= request.limit
         reply: dict[str, Any] = {
-            "type": "history", "table": table.name,
-            "events": [self._view(event, member) for event in page],
-            "more": more, "next": page[-1]["seq"] if page else request.after,
+            "type": "history", "table": table.name, "events": events,
+            "more": more, "next": last,
         }
         if request.id is not None:
             reply["id"] = request.id

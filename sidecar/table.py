@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.codec import encode
 from protocol.errors import ProtocolError
 from protocol.messages import presence_message
 from sidecar.pipeline import Resolution
@@ -50,6 +51,11 @@ class Table:
     recent: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     #: Whether ``recent`` was emptied to bound memory (then the journal is asked).
     forgot: bool = False
+    #: Bound on the encoded bytes of the events in ``recent`` (a count alone would let big
+    #: events take gigabytes).
+    max_recent_bytes: int = 8 * 1024 * 1024
+    #: Encoded bytes of the events in ``recent``.
+    recent_bytes: int = 0
 
     MAX_RECENT = 100_000
 
@@ -97,10 +103,14 @@ class Table:
             "request_id": request_id,
         }
         if key is not None:
-            if len(self.recent) >= self.MAX_RECENT:
+            size = len(encode(event, binary=True))
+            if (len(self.recent) >= self.MAX_RECENT
+                    or self.recent_bytes + size > self.max_recent_bytes):
                 self.recent.clear()
+                self.recent_bytes = 0
                 self.forgot = True
             self.recent[key] = event
+            self.recent_bytes += size
         return event
 
     def plan_outcome(
@@ -132,8 +142,10 @@ class Tables:
     """All tables of the server, created on first join (or loaded from the journal)."""
 
     def __init__(self, *, max_tables: int = 1000, max_members: int = 1000,
-                 load: Callable[[str], tuple[int, dict[str, Any]]] | None = None) -> None:
+                 load: Callable[[str], tuple[int, dict[str, Any]]] | None = None,
+                 max_recent_bytes: int = 8 * 1024 * 1024) -> None:
         self.tables: dict[str, Table] = {}
+        self.max_recent_bytes = max_recent_bytes
         self.max_tables = max_tables
         self.max_members = max_members
         self.load = load
@@ -152,7 +164,8 @@ class Tables:
                     fr=f"ce serveur a déjà {self.max_tables} tables",
                 )
             seq, state = self.load(name) if self.load else (0, {})
-            table = self.tables[name] = Table(name, seq=seq, state=state, loaded_seq=seq)
+            table = self.tables[name] = Table(name, seq=seq, state=state, loaded_seq=seq,
+                                              max_recent_bytes=self.max_recent_bytes)
         if len(table.members) >= self.max_members:
             raise ProtocolError(
                 "too_large",
