@@ -80,8 +80,8 @@ class ServerConfig:
     #: with ``too_large`` before it is numbered or stored.
     max_event_bytes: int = 16 * 1024
     #: Largest ``history`` page (bytes of its events, encoded); the page stops early with
-    #: ``more: true`` past it. Keep it well under ``max_pending_bytes``.
-    max_history_bytes: int = 256 * 1024
+    #: ``more: true`` past it. Under 64 KiB, the frame size clients accept by default.
+    max_history_bytes: int = 56 * 1024
     #: Bytes of recent events each table remembers to answer a repeated request id without
     #: asking the journal (past it the memory is emptied and the journal is asked).
     max_remembered_bytes: int = 8 * 1024 * 1024

@@ -58,7 +58,14 @@ def encoded_size(message: dict[str, Any]) -> int:
 def check_event_size(event: dict[str, Any], limit: int) -> int:
     """Refuse (``too_large``) an event larger than ``limit`` bytes once encoded; return its
     size."""
-    size = encoded_size(event)
+    try:
+        size = encoded_size(event)
+    except (OverflowError, TypeError, ValueError) as exc:
+        # What plugins return is validated elsewhere; here it only must not be stored.
+        raise ProtocolError(
+            "internal", f"this roll's outcome cannot be encoded ({exc}); nothing was stored",
+            fr=f"le résultat de ce jet ne peut pas être encodé ({exc}) ; rien n'a été "
+               "enregistré") from None
     if size > limit:
         raise ProtocolError(
             "too_large", f"this roll's outcome would take {size} bytes (at most {limit})",

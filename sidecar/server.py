@@ -245,6 +245,17 @@ class SidecarServer:
                               error.code, session.peer, error.message)
         await self._send(session, error.to_message(locale=session.locale, request_id=rid))
 
+    @staticmethod
+    def _decode(frame: bytes | str, allowed: bool) -> dict[str, Any]:
+        """Decode a frame; past the rate limit a malformed one is not reported as such
+        (the answer is ``rate_limited``, with the frame's id when it has one)."""
+        if allowed:
+            return decode(frame)
+        try:
+            return decode(frame)
+        except ProtocolError:
+            return {}
+
     def _rate_limited(self, session: ClientSession) -> ProtocolError:
         retry = session.bucket.retry_after()
         return ProtocolError(
@@ -322,7 +333,7 @@ class SidecarServer:
             message: dict[str, Any] = {}
             allowed = session.bucket.allow()
             try:
-                message = decode(frame)
+                message = self._decode(frame, allowed)
                 if not allowed:
                     raise self._rate_limited(session)
                 request = parse_request(message)
@@ -462,7 +473,7 @@ class SidecarServer:
             # Every frame counts, whatever it holds (malformed, unknown, plugins…).
             allowed = session.bucket.allow()
             try:
-                message = decode(frame)
+                message = self._decode(frame, allowed)
                 if not allowed:
                     raise self._rate_limited(session)
                 request = parse_request(message)

@@ -8,7 +8,6 @@ bounded. Loopback only; every loop is bounded.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
