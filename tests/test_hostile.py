@@ -11,13 +11,17 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import socket
+import subprocess
 
 import msgpack
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from sidecar.logthrottle import LogThrottle
+from sidecar.ratelimit import FailureGuard
 from tests.helpers import Peer, run, running_server
 
 
@@ -210,3 +214,81 @@ def test_rate_limit_flood_is_answered_with_rate_limited_and_honest_peer_unaffect
             outcome = await honest.roll()
             assert outcome["type"] == "outcome"
     run(scenario())
+
+
+# -- the mechanisms behind issue 14's items 2, 3 and 10, one by one -------------------------
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_log_throttle_writes_one_line_per_key_and_interval_then_the_count(caplog):
+    clock = FakeClock()
+    throttle = LogThrottle(logging.getLogger("test.throttle"), 10.0, clock=clock)
+    with caplog.at_level(logging.INFO, logger="test.throttle"):
+        written = [throttle.log(logging.INFO, "bad_frame", "error %s", n) for n in range(1000)]
+        throttle.log(logging.INFO, "forbidden", "other kind")
+        clock.now += 10.5
+        throttle.log(logging.INFO, "bad_frame", "error %s", "again")
+    assert written.count(True) == 1
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == "error 0" and lines[1] == "other kind"
+    assert lines[2].startswith("error again (and 999 more like it")
+    assert len(lines) == 3
+
+
+def test_failure_guard_blocks_an_address_after_its_burst_and_forgives_with_time():
+    clock = FakeClock()
+    guard = FailureGuard(per_minute=6, clock=clock, max_addresses=3)
+    for _ in range(6):
+        assert not guard.blocked("10.0.0.1")
+        guard.failed("10.0.0.1")
+    assert guard.blocked("10.0.0.1") and not guard.blocked("10.0.0.2")
+    assert 9 < guard.retry_after("10.0.0.1") <= 10
+    clock.now += 10.1  # one failure a 10 s refills
+    assert not guard.blocked("10.0.0.1")
+    for address in ("a", "b", "c", "d"):
+        guard.failed(address)
+    assert len(guard.buckets) == 3  # memory is bounded whatever addresses come
+
+
+def test_remembered_request_ids_are_bounded_in_bytes():
+    from sidecar.model import Outcome, Roll
+    from sidecar.pipeline import Resolution
+    from sidecar.table import Table
+
+    table = Table("t", max_recent_bytes=64 * 1024)
+    roll = Roll(ruleset="bloodlust", params={"pool": 3}, options={}, table="t",
+                by={"name": "A", "role": "gm"}, label="x" * 200)
+    for number in range(200):
+        outcome = Outcome(result={"success": True, "margin": 1, "kind": "success",
+                                  "label": {"fr": "ok", "en": "ok"}},
+                          dice=[], notes=["n" * 1000], applied=[])
+        resolution = Resolution(roll=roll, outcome=outcome, text={"fr": "t", "en": "t"},
+                                state={})
+        table.record(resolution, f"id{number}", ("A", "gm", f"id{number}"))
+        assert table.recent_bytes <= 64 * 1024
+    assert table.forgot and table.needs_journal_lookup()
+    assert 0 < len(table.recent) < 60
+
+
+def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
+    from tests.test_attacks import Serve, raw_client, send_raw
+
+    with Serve(tmp_path, "--rate-limit", "0") as server:
+        sleeper = raw_client(server.port, {"type": "hello", "protocol": 1, "table": "t",
+                                           "name": "Dormeur", "role": "observer"})
+        for _ in range(30):
+            send_raw(sleeper, {"type": "plugins"})
+        assert server.proc is not None
+        server.proc.send_signal(signal.SIGINT)
+        try:
+            code = server.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            code = None
+        sleeper.close()
+        assert code == 0, "sidecar serve did not stop on Ctrl-C"
