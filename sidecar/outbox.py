@@ -93,8 +93,10 @@ class Outbox:
         if connection.protocol.state is State.OPEN and self.shed_reason is None:
             await connection.drain()
 
-    def shed(self, why: str) -> None:
-        """Close the connection with :data:`CLOSE_TOO_SLOW` without waiting on it."""
+    def shed(self, why: str, code: int = CLOSE_TOO_SLOW,
+             reason: str = CLOSE_TOO_SLOW_REASON) -> None:
+        """Close the connection (by default with :data:`CLOSE_TOO_SLOW`) without waiting
+        on the client: the socket is cut :data:`SHED_GRACE` seconds later at most."""
         if self.shed_reason is not None:
             return
         self.shed_reason = why
@@ -102,7 +104,7 @@ class Outbox:
         transport = connection.transport
         if connection.protocol.state is State.OPEN:
             # The close frame goes behind what is unread: a slow reader still learns why.
-            connection.protocol.send_close(CLOSE_TOO_SLOW, CLOSE_TOO_SLOW_REASON)
+            connection.protocol.send_close(code, reason)
             try:
                 connection.send_data()
             except Exception:  # noqa: BLE001 - a dying socket: abort below regardless

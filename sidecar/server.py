@@ -73,6 +73,9 @@ class ClientSession:
         self.binary = True
         self.locale = "fr"
         self.bucket = TokenBucket(config.rate_limit, config.rate_burst)
+        #: Frames refused by ``bucket``: a client that keeps sending far past the rate
+        #: (ten bursts' worth) is closed rather than answered frame by frame.
+        self.refusals = TokenBucket(config.rate_limit, 10 * self.bucket.burst)
         self.outbox = Outbox(connection, config.max_pending_bytes)
 
     @property
@@ -245,6 +248,12 @@ class SidecarServer:
                               error.code, session.peer, error.message)
         await self._send(session, error.to_message(locale=session.locale, request_id=rid))
 
+    def _close_flooder(self, session: ClientSession) -> None:
+        self.log_throttle.log(logging.INFO, "flood", "disconnecting %s: far past the rate "
+                              "limit", session.peer)
+        session.outbox.shed("far past the rate limit", CLOSE_POLICY,
+                            "too many requests / trop de requêtes")
+
     @staticmethod
     def _decode(frame: bytes | str, allowed: bool) -> dict[str, Any]:
         """Decode a frame; past the rate limit a malformed one is not reported as such
@@ -332,6 +341,9 @@ class SidecarServer:
             session.binary = isinstance(frame, bytes)
             message: dict[str, Any] = {}
             allowed = session.bucket.allow()
+            if not allowed and not session.refusals.allow():
+                self._close_flooder(session)
+                return False
             try:
                 message = self._decode(frame, allowed)
                 if not allowed:
@@ -472,6 +484,9 @@ class SidecarServer:
             message: dict[str, Any] = {}
             # Every frame counts, whatever it holds (malformed, unknown, plugins…).
             allowed = session.bucket.allow()
+            if not allowed and not session.refusals.allow():
+                self._close_flooder(session)
+                return
             try:
                 message = self._decode(frame, allowed)
                 if not allowed:
