@@ -91,7 +91,10 @@ class Outbox:
         when it has, or when the connection is closed)."""
         connection = self.connection
         if connection.protocol.state is State.OPEN and self.shed_reason is None:
-            await connection.drain()
+            try:
+                await connection.drain()
+            except Exception:  # noqa: BLE001 - the connection was lost: the next write says so
+                return
 
     def shed(self, why: str, code: int = CLOSE_TOO_SLOW,
              reason: str = CLOSE_TOO_SLOW_REASON) -> None:

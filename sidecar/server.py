@@ -235,7 +235,8 @@ class SidecarServer:
         """Write a message without waiting on the client; if that would leave more than
         ``max_pending_bytes`` unread, the connection is closed (1013) instead."""
         if not session.outbox.write(encode(message, binary=session.binary)):
-            self._log_shed(session.outbox, session.peer)
+            if session.outbox.shed_reason is not None:
+                self._log_shed(session.outbox, session.peer)
             raise ConnectionClosedError(None, Close(CLOSE_TOO_SLOW, "too slow"))
 
     def _log_shed(self, outbox: Outbox, who: str) -> None:

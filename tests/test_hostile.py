@@ -292,3 +292,30 @@ def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
             code = None
         sleeper.close()
         assert code == 0, "sidecar serve did not stop on Ctrl-C"
+
+
+def test_a_client_that_leaves_too_much_unread_is_closed_with_1013_too_slow(monkeypatch):
+    import sidecar.outbox
+
+    # the close frame waits behind the unread bytes: give the slow reader time to get there
+    monkeypatch.setattr(sidecar.outbox, "SHED_GRACE", 60.0)
+
+    async def scenario():
+        async with running_server(rate_limit=0, max_pending_bytes=64 * 1024) as server:
+            master, slow = await Peer.open(server), await Peer.open(server, max_queue=1)
+            await master.join(name="MJ", role="gm")
+            await slow.join(name="Lent", role="observer")
+            for number in range(300):  # ~500 KB of outcomes that the slow one does not read
+                reply = await master.roll(params={"pool": 50}, id=f"r{number}")
+                assert reply["type"] == "outcome"
+                if not [m for m in server.tables.get("t").members if m.name == "Lent"]:
+                    break
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await slow.recv(timeout=10)
+            assert closed.value.rcvd is not None, closed.value
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+                1013, "too slow / trop lent")
+            assert (await master.roll())["type"] == "outcome"  # the table goes on
+
+    run(scenario(), timeout=120)
