@@ -504,7 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "only for plugins you know never block; repeatable)")
     group = serve.add_argument_group("limits and timeouts")
     group.add_argument("--rate-limit", type=float, default=20.0, metavar="N",
-                       help="rolls per second per connection, burst 2N (0 = off; default 20)")
+                       help="requests per second per connection, every frame counted, "
+                            "burst 2N (0 = off; default 20)")
     group.add_argument("--hello-timeout", type=float, default=10.0, metavar="SECONDS",
                        help="time a new connection has to send hello (default 10)")
     serve.add_argument("--table", default="demo",

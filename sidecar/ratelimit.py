@@ -31,6 +31,20 @@ class TokenBucket:
             return True
         return False
 
+    def charge(self, tokens: float) -> None:
+        """Take ``tokens`` more for a costly request (the bucket may go into debt)."""
+        if self.rate > 0:
+            self.tokens -= tokens
+
+    def debt_delay(self) -> float:
+        """Seconds until a bucket in debt has a token again (0 when it is not in debt)."""
+        if self.rate <= 0:
+            return 0.0
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        return (1 - self.tokens) / self.rate if self.tokens < 0 else 0.0
+
     def refund(self) -> None:
         """Give back the token of a request that should not have counted."""
         self.tokens = min(self.burst, self.tokens + 1)

@@ -57,6 +57,10 @@ log = logging.getLogger("sidecar.server")
 WS_PATH = "/ws"
 LOCALHOST_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?")
 
+#: A ``history`` page costs one request of the rate limit per this many bytes of events
+#: (beyond the one every frame costs): page floods are bounded in bytes per second.
+HISTORY_BYTES_PER_TOKEN = 16 * 1024
+
 # Close codes
 CLOSE_GOING_AWAY = 1001
 CLOSE_PROTOCOL = 1002
@@ -605,6 +609,7 @@ class SidecarServer:
                 if len(chunk) <= want:
                     break
                 more = len(events) >= request.limit
+        session.bucket.charge(size / HISTORY_BYTES_PER_TOKEN)
         reply: dict[str, Any] = {
             "type": "history", "table": table.name, "events": events,
             "more": more, "next": last,
@@ -612,6 +617,9 @@ class SidecarServer:
         if request.id is not None:
             reply["id"] = request.id
         await self._send(session, reply)
+        # Pages are paid in bytes: a connection in debt is not read until it is paid off
+        # (not refused: a client paging through a long table goes at the limit's pace).
+        await asyncio.sleep(session.bucket.debt_delay())
 
     async def _odds(self, session: ClientSession, request: OddsRequest) -> None:
         member, table = session.member, session.table
