@@ -211,7 +211,8 @@ class SidecarServer:
         if path == WS_PATH:
             origin = request.headers.get("Origin")
             if origin is not None and not self._origin_allowed(origin, request.headers):
-                log.info("refused origin %s from %s", origin[:100], connection.remote_address)
+                self.log_throttle.log(logging.INFO, "origin", "refused origin %s from %s",
+                                      origin[:100], connection.remote_address)
                 return connection.respond(http.HTTPStatus.FORBIDDEN,
                                           "Origin not allowed / origine refusée\n")
             return None
@@ -312,7 +313,9 @@ class SidecarServer:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.socket_send_buffer)
         session = ClientSession(connection, self.config)
         self.outboxes[connection] = session.outbox
-        log.info("connection from %s", session.peer)
+        # Connections that never join are logged once per interval (a connect/guess loop
+        # must not fill the log); joins and leaves of members are always logged.
+        self.log_throttle.log(logging.INFO, "connection", "connection from %s", session.peer)
         try:
             if await self._join_phase(session):
                 await self._member_phase(session)
@@ -321,9 +324,12 @@ class SidecarServer:
         finally:
             self.outboxes.pop(connection, None)
             self._leave(session)
-            log.info("closed %s (%s)", session.peer,
-                     f"{session.member.name} at {session.table.name}" if session.member
-                     and session.table else "not joined")
+            if session.member and session.table:
+                log.info("closed %s (%s at %s)", session.peer, session.member.name,
+                         session.table.name)
+            else:
+                self.log_throttle.log(logging.INFO, "closed unjoined",
+                                      "closed %s (not joined)", session.peer)
 
     def _leave(self, session: ClientSession) -> None:
         if session.table is not None and session.member is not None:
@@ -339,7 +345,8 @@ class SidecarServer:
                 async with asyncio.timeout_at(deadline):
                     frame = await session.connection.recv()
             except TimeoutError:
-                log.info("no hello from %s within %ss", session.peer, self.config.hello_timeout)
+                self.log_throttle.log(logging.INFO, "no hello", "no hello from %s within %ss",
+                                      session.peer, self.config.hello_timeout)
                 await session.connection.close(
                     CLOSE_POLICY, f"hello expected within {self.config.hello_timeout:g} s")
                 return False

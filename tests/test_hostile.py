@@ -345,3 +345,20 @@ def test_history_pages_are_paid_in_bytes_paced_not_refused():
             assert "rate_limited" in [r.get("code") for r in replies[5:]]
 
     run(scenario(), timeout=60)
+
+
+def test_a_connect_and_guess_loop_does_not_write_a_log_line_per_connection(caplog):
+    async def scenario():
+        async with running_server(max_failed_hellos=0) as server:
+            for _ in range(50):
+                peer = await Peer.open(server)
+                await peer.send({"type": "hello", "protocol": 1, "table": "t",
+                                 "name": "Intrus", "role": "gm", "token": "devine"})
+                assert (await peer.recv())["code"] == "forbidden"
+                with pytest.raises(ConnectionClosed):
+                    await peer.recv()
+
+    with caplog.at_level(logging.INFO, logger="sidecar"):
+        run(scenario())
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("sidecar")]
+    assert len(lines) < 10, lines
