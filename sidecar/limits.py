@@ -50,9 +50,9 @@ def check_strings(params: dict[str, Any], options: dict[str, Any], limit: int) -
             details={"field": found, "max_chars": limit})
 
 
-def encoded_size(message: dict[str, Any]) -> int:
-    """Bytes of ``message`` as a binary (MessagePack) frame."""
-    return len(encode(message, binary=True))
+def encoded_size(message: dict[str, Any], binary: bool = True) -> int:
+    """Length of ``message`` encoded as a binary (MessagePack) or text (JSON) frame."""
+    return len(encode(message, binary=binary))
 
 
 def check_event_size(event: dict[str, Any], limit: int) -> int:

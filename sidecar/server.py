@@ -606,7 +606,7 @@ class SidecarServer:
                                             member.role, last, None, want + 1)
             for event in chunk[:want]:
                 view = self._view(event, member)
-                size += encoded_size(view)
+                size += encoded_size(view, session.binary)  # what the client decodes
                 if events and size > self.config.max_history_bytes:
                     more = True
                     break

@@ -346,6 +346,11 @@ def test_3_long_strings_big_events_and_big_history_pages_are_bounded(tmp_path):
                                            "after": page["next"], "limit": 500})
                 seqs += [event["seq"] for event in page["events"]]
             assert seqs == list(range(1, 301))
+            # a JSON client's page is bounded in JSON: it fits the 64 KiB frame it accepts
+            text = await Peer.open(server, binary=False)
+            await text.join(name="Texte", role="observer")
+            page = await text.request({"type": "history", "id": "j", "limit": 500})
+            assert page["type"] == "history" and page["more"] is True
         run(scenario(), timeout=60)
 
 
