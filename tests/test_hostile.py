@@ -323,25 +323,26 @@ def test_a_client_that_leaves_too_much_unread_is_closed_with_1013_too_slow(monke
 
 def test_history_pages_are_paid_in_bytes_paced_not_refused():
     async def scenario():
-        async with running_server(rate_limit=5) as server:  # bursts of 10 requests
-            for roller in range(7):  # ~130 KB of events, each roller within its burst
+        async with running_server(rate_limit=5, rate_burst=20) as server:
+            for roller in range(4):  # ~130 KB of events, each roller within its burst
                 master = await Peer.open(server)
                 await master.join(name=f"MJ{roller}", role="gm")
-                for number in range(9):
+                for number in range(16):
                     reply = await master.roll(params={"pool": 50}, label="l" * 200,
                                               id=f"r{number}")
                     assert reply["type"] == "outcome", reply
             reader = await Peer.open(server)
             await reader.join(name="Lecteur", role="observer")
-            # 5 pages (~55 KB each, ~4.4 requests' worth) and 3 small requests, pipelined
+            # 5 pages (~55 KB each, ~4.4 requests' worth) and 10 small requests, pipelined:
+            # 15 frames, within the burst of 20 if pages cost one request each
             for number in range(5):
                 await reader.send({"type": "history", "id": f"h{number}", "limit": 500})
-            for number in range(3):
+            for number in range(10):
                 await reader.send({"type": "plugins", "id": f"p{number}"})
-            replies = [await reader.recv_not_presence(timeout=20) for _ in range(8)]
+            replies = [await reader.recv_not_presence(timeout=20) for _ in range(15)]
             assert [r["type"] for r in replies[:5]] == ["history"] * 5, replies[:5]
             assert all(len(r["events"]) > 20 for r in replies[:5])
-            # the pages left the bucket just paid off: the small requests are refused
+            # the pages left the bucket just paid off: small requests are refused
             assert "rate_limited" in [r.get("code") for r in replies[5:]]
 
     run(scenario(), timeout=60)
