@@ -168,8 +168,17 @@ async def _serve(config: ServerConfig, table: str) -> int:
     # Handlers first: whoever reads the banner may signal us right away.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        # A plain handler, not loop.add_signal_handler: it runs even while something
+        # holds the event loop, and arms a watchdog that ends the process whatever blocks.
+        if stop.is_set():  # a second Ctrl-C: the operator means it
+            _hard_exit(EXIT_ERROR, "second signal")
+        loop.call_soon_threadsafe(stop.set)
+        _arm_watchdog(STOP_DEADLINE)
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        signal.signal(sig, on_signal)
     plugins = ", ".join(f"{p.name} {p.version}".strip() for p in server.host.plugins.values())
     print(f"plugins: {plugins or 'none'}")
     print(f"journal: {config.db}" + (" (tables forgotten at stop)" if config.db == ":memory:"
@@ -179,6 +188,27 @@ async def _serve(config: ServerConfig, table: str) -> int:
     print("sidecar: stopping (connections closed with 1001)", flush=True)
     await server.stop()
     return EXIT_OK
+
+
+#: Seconds from SIGTERM/SIGINT to the end of the process, whatever clients or plugins do.
+STOP_DEADLINE = 4.5
+
+
+def _hard_exit(code: int, why: str) -> None:
+    """End the process now: stuck plugin threads or a held event loop are not waited for."""
+    with contextlib.suppress(Exception):
+        print(f"sidecar: exiting now ({why})", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        logging.shutdown()
+    os._exit(code)
+
+
+def _arm_watchdog(seconds: float) -> None:
+    import threading
+
+    timer = threading.Timer(seconds, _hard_exit, (EXIT_ERROR, f"not stopped within {seconds} s"))
+    timer.daemon = True
+    timer.start()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -196,7 +226,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # The transport library's own handshake logs would print tracebacks for garbage input.
     logging.getLogger("websockets").setLevel(logging.WARNING)
-    return asyncio.run(_serve(config, args.table))
+    code = asyncio.run(_serve(config, args.table))
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        # A plugin call that never returns keeps a worker thread; the interpreter would
+        # wait for it at exit. Everything acknowledged is journaled already: leave now.
+        _hard_exit(code, "abandoning stuck plugin threads")
+    return code
 
 
 async def _server_plugins(args: argparse.Namespace) -> int:
@@ -473,7 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "only for plugins you know never block; repeatable)")
     group = serve.add_argument_group("limits and timeouts")
     group.add_argument("--rate-limit", type=float, default=DEFAULT.rate_limit, metavar="N",
-                       help="rolls per second per connection, burst 2N (0 = off; default "
+                       help="requests per second per connection, every frame counted, "
+                            "burst 2N (0 = off; default "
                             f"{DEFAULT.rate_limit:g})")
     group.add_argument("--hello-timeout", type=float, default=DEFAULT.hello_timeout,
                        metavar="SECONDS",

@@ -54,10 +54,16 @@ class ServerConfig:
     # Limits
     #: Largest frame accepted; larger ones close the connection with 1009.
     max_frame_bytes: int = 64 * 1024
-    #: Rolls and odds requests per second per connection (0 turns the limit off).
+    #: Requests per second per connection, every frame counted (rolls, odds, history,
+    #: plugins, malformed frames, unknown types); past it the answer is ``rate_limited``
+    #: (0 turns the limit off).
     rate_limit: float = 20.0
     #: Burst allowed above the rate (defaults to twice the rate).
     rate_burst: float | None = None
+    #: Failed ``hello``s (wrong token) one remote address may make per minute, as a burst
+    #: refilling at that rate; past it that address's ``hello``s with a token are answered
+    #: ``rate_limited`` and closed without the token being checked (0 turns it off).
+    max_failed_hellos: float = 5.0
     #: Most tables one server holds.
     max_tables: int = 1000
     #: Most players and GMs at one table.
@@ -65,9 +71,23 @@ class ServerConfig:
     #: Most observers at one table, counted apart: observers never keep a player or a GM
     #: out. (Observers join existing tables only; creating one takes a token.)
     max_observers: int = 200
-    #: Bytes queued towards a client that does not read before it is disconnected (it
-    #: can reconnect); keeps one stalled phone from growing the server's memory.
+    #: Bytes waiting for one client to read — its transport buffer plus live events held
+    #: while its ``resume`` replay streams — before it is closed with 1013 "too slow" (it
+    #: can reconnect and resume); keeps one stalled phone from growing the server's memory.
     max_pending_bytes: int = 1024 * 1024
+    #: Longest string (characters) a client may put anywhere in a roll's ``params`` or
+    #: ``options``; longer is ``invalid_params`` / ``too_large``. Extensions copy such
+    #: strings into notes and texts, so each one is paid several times per event.
+    max_string_chars: int = 256
+    #: Largest encoded event (bytes, MessagePack) a roll may produce; larger is refused
+    #: with ``too_large`` before it is numbered or stored.
+    max_event_bytes: int = 16 * 1024
+    #: Largest ``history`` page (bytes of its events, encoded); the page stops early with
+    #: ``more: true`` past it. Under 64 KiB, the frame size clients accept by default.
+    max_history_bytes: int = 56 * 1024
+    #: Bytes of recent events each table remembers to answer a repeated request id without
+    #: asking the journal (past it the memory is emptied and the journal is asked).
+    max_remembered_bytes: int = 8 * 1024 * 1024
     #: Kernel send buffer per connection (the OS default may grow to several MiB each).
     socket_send_buffer: int = 128 * 1024
 
@@ -76,3 +96,9 @@ class ServerConfig:
     hello_timeout: float = 10.0
     #: Seconds between keepalive pings (None turns them off).
     ping_interval: float | None = 20.0
+    #: Seconds ``stop()`` lets clients take their 1001 close before their sockets are
+    #: cut, whatever they do (a SIGTERM must stop the server within a few seconds).
+    stop_timeout: float = 2.0
+    #: Seconds between two log lines of the same kind of client error (the others are
+    #: counted, and the count is logged with the next line).
+    log_interval: float = 10.0

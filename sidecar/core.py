@@ -9,8 +9,8 @@ the journal: tests drive it directly (``tests/test_table_core.py``).
 A roll goes through four calls::
 
     ticket = core.begin_roll(member, table, request)      # may answer a repeat instead
-    resolution = await pipeline.run(ticket.roll, ...)     # plugins (async hooks)
-    async with table.turn:                                # one event in flight per table
+    async with table.turn:                                # one roll at a time per table
+        resolution = await pipeline.run(ticket.roll, ...) # plugins (async hooks)
         pending = core.number(ticket, resolution)         # tentative seq, nothing changed
         await journal.append(pending.event, pending.state)
         deliveries = core.commit(pending)                 # or core.abandon(pending)
@@ -43,6 +43,7 @@ from protocol.messages import (
 )
 from sidecar.config import ServerConfig
 from sidecar.journal import request_key
+from sidecar.limits import check_strings, encoded_size
 from sidecar.model import Roll
 from sidecar.pipeline import Resolution
 from sidecar.table import Member, Table, Tables
@@ -117,7 +118,8 @@ class TableCore:
         self.preparer = preparer
         self.version = version
         self.tables = Tables(max_tables=config.max_tables, max_members=config.max_members,
-                             max_observers=config.max_observers, load=load)
+                             max_observers=config.max_observers, load=load,
+                             max_recent_bytes=config.max_remembered_bytes)
 
     # -- joining ------------------------------------------------------------------------
 
@@ -194,6 +196,7 @@ class TableCore:
                 "forbidden", "only the GM may enter physical dice on this server",
                 fr="seul le MJ peut saisir des dés physiques sur ce serveur",
                 details={"field": "dice"})
+        check_strings(request.params, request.options, self.config.max_string_chars)
         key = None
         if request.id is not None:
             key = (member.name, member.role, request_key(request.id) or "")
@@ -263,6 +266,7 @@ class TableCore:
 
     def prepare_odds(self, table: Table, member: Member, request: OddsRequest) -> Roll:
         """The roll whose exact odds are asked (nothing is rolled)."""
+        check_strings(request.params, request.options, self.config.max_string_chars)
         return self.preparer.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
             by={"name": member.name, "role": member.role})
@@ -270,19 +274,6 @@ class TableCore:
     @staticmethod
     def odds(request: OddsRequest, roll: Roll, odds: dict[str, Any]) -> dict[str, Any]:
         return odds_message(roll.ruleset, roll.params, odds, request.id)
-
-    @staticmethod
-    def history(table: Table, member: Member, request: HistoryRequest,
-                page: list[dict[str, Any]]) -> dict[str, Any]:
-        """A ``history`` answer from up to ``limit + 1`` journal events (one more says
-        whether there are more), as ``member`` may see them."""
-        more = len(page) > request.limit
-        page = page[:request.limit]
-        events = [message for message in (view(event, member) for event in page)
-                  if message is not None]
-        return history_message(table.name, events, more=more,
-                               next=page[-1]["seq"] if page else request.after,
-                               request_id=request.id)
 
     @staticmethod
     def replayed(member: Member, event: dict[str, Any]) -> dict[str, Any] | None:
@@ -303,3 +294,58 @@ class TableCore:
         return ProtocolError(
             "not_joined", "send 'hello' first to join a table",
             fr="envoyez d'abord « hello » pour rejoindre une table")
+
+
+class HistoryPage:
+    """One ``history`` answer being gathered, bounded in events and in bytes.
+
+    The server asks the journal for :meth:`wanted` more events after :attr:`last` (plus
+    one, to learn whether more exist) and hands each chunk to :meth:`add` until
+    :meth:`wanted` says 0. The page stops at ``request.limit`` events or before
+    ``max_bytes`` of events encoded as the client reads them (``binary``), so it never
+    holds more in memory and always fits the client's frame; ``more`` then says so.
+    """
+
+    CHUNK = 50
+
+    def __init__(self, table: Table, member: Member, request: HistoryRequest, *,
+                 binary: bool, max_bytes: int) -> None:
+        self.table, self.member, self.request = table, member, request
+        self.binary, self.max_bytes = binary, max_bytes
+        self.events: list[dict[str, Any]] = []
+        #: Encoded bytes of the events gathered (what the client decodes).
+        self.size = 0
+        #: The seq the next chunk starts after.
+        self.last = request.after
+        self.more = False
+        self._done = False
+
+    def wanted(self) -> int:
+        """How many more events to read from the journal (0: the page is complete)."""
+        if self._done:
+            return 0
+        return min(self.CHUNK, self.request.limit - len(self.events))
+
+    def add(self, chunk: list[dict[str, Any]]) -> None:
+        """Take up to ``wanted() + 1`` journal events (as the member may see them)."""
+        wanted = self.wanted()
+        for event in chunk[:wanted]:
+            message = view(event, self.member)
+            if message is None:
+                self.last = event["seq"]
+                continue
+            size = encoded_size(message, self.binary)
+            if self.events and self.size + size > self.max_bytes:
+                self.more = self._done = True
+                return
+            self.events.append(message)
+            self.size += size
+            self.last = event["seq"]
+        if len(chunk) <= wanted:  # the journal has nothing after this chunk
+            self._done = True
+        elif len(self.events) >= self.request.limit:
+            self.more = self._done = True
+
+    def message(self) -> dict[str, Any]:
+        return history_message(self.table.name, self.events, more=self.more, next=self.last,
+                               request_id=self.request.id)

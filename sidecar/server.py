@@ -24,7 +24,8 @@ from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.datastructures import Headers
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, ConnectionClosedError
+from websockets.frames import Close
 from websockets.http11 import Request, Response
 
 import sidecar
@@ -40,11 +41,14 @@ from protocol.messages import (
     request_id,
 )
 from sidecar.config import ServerConfig
-from sidecar.core import CLOSE_POLICY, Delivery, RollTicket, TableCore
+from sidecar.core import CLOSE_POLICY, Delivery, HistoryPage, RollTicket, TableCore
 from sidecar.journal import Journal, JournalError
+from sidecar.limits import check_event_size, resolution_payload
+from sidecar.logthrottle import LogThrottle
+from sidecar.outbox import CLOSE_TOO_SLOW, Outbox
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import PluginHost, default_host
-from sidecar.ratelimit import TokenBucket
+from sidecar.ratelimit import FailureGuard, TokenBucket
 from sidecar.table import Member, Table, Tables
 from sidecar.webassets import WebAssets, page_policy
 
@@ -52,6 +56,10 @@ log = logging.getLogger("sidecar.server")
 
 WS_PATH = "/ws"
 LOCALHOST_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?")
+
+#: A ``history`` page costs one request of the rate limit per this many bytes of events
+#: (beyond the one every frame costs): page floods are bounded in bytes per second.
+HISTORY_BYTES_PER_TOKEN = 16 * 1024
 
 
 class ClientSession:
@@ -64,11 +72,21 @@ class ClientSession:
         self.binary = True
         self.locale = "fr"
         self.bucket = TokenBucket(config.rate_limit, config.rate_burst)
+        #: Frames refused by ``bucket``: a client that keeps sending far past the rate
+        #: (ten bursts' worth) is closed rather than answered frame by frame.
+        self.refusals = TokenBucket(config.rate_limit, 10 * self.bucket.burst)
+        self.outbox = Outbox(connection, config.max_pending_bytes)
 
     @property
     def peer(self) -> str:
         address = self.connection.remote_address
         return f"{address[0]}:{address[1]}" if address else "?"
+
+    @property
+    def address(self) -> str:
+        """The remote IP address (what failed ``hello``s are counted by)."""
+        address = self.connection.remote_address
+        return str(address[0]) if address else "?"
 
 
 def _is_ip_or_localhost(host: str) -> bool:
@@ -97,6 +115,10 @@ class SidecarServer:
         self.core = TableCore(self.config, catalogue=self.host, preparer=self.pipeline,
                               load=self.journal.table_meta, version=sidecar.__version__)
         self.server: Server | None = None
+        #: Each open connection's outbox, for fan-out to find (see sidecar.outbox).
+        self.outboxes: dict[ServerConnection, Outbox] = {}
+        self.failed_hellos = FailureGuard(self.config.max_failed_hellos)
+        self.log_throttle = LogThrottle(log, self.config.log_interval)
         self.assets = WebAssets()
 
     @property
@@ -142,7 +164,22 @@ class SidecarServer:
         """Close every connection with 1001 (going away) and stop listening."""
         if self.server is not None:
             self.server.close(close_connections=True)
-            await self.server.wait_closed()
+            # Clients that don't read never take their close frame (and a close waits on
+            # them): after a grace, cut every socket; handlers then end at once.
+            try:
+                await asyncio.wait_for(asyncio.shield(self.server.wait_closed()),
+                                       self.config.stop_timeout)
+            except TimeoutError:
+                for connection in list(self.server.all_connections):
+                    if connection.transport is not None:
+                        connection.transport.abort()
+                try:
+                    await asyncio.wait_for(asyncio.shield(self.server.wait_closed()), 1.0)
+                except TimeoutError:
+                    for task in list(self.server.handler_tasks):
+                        task.cancel()
+                    log.warning("stop: connection handlers cancelled after %.1f s",
+                                self.config.stop_timeout + 1)
         await asyncio.to_thread(self.journal.close)
         self.host.shutdown()
 
@@ -179,7 +216,8 @@ class SidecarServer:
         if path == WS_PATH:
             origin = request.headers.get("Origin")
             if origin is not None and not self._origin_allowed(origin, request.headers):
-                log.info("refused origin %s from %s", origin[:100], connection.remote_address)
+                self.log_throttle.log(logging.INFO, "origin", "refused origin %s from %s",
+                                      origin[:100], connection.remote_address)
                 return connection.respond(http.HTTPStatus.FORBIDDEN,
                                           "Origin not allowed / origine refusée\n")
             return None
@@ -204,39 +242,76 @@ class SidecarServer:
     # -- sending ------------------------------------------------------------------------
 
     async def _send(self, session: ClientSession, message: dict[str, Any]) -> None:
-        await session.connection.send(encode(message, binary=session.binary))
+        """Write a message without waiting on the client; if that would leave more than
+        ``max_pending_bytes`` unread, the connection is closed (1013) instead."""
+        if not session.outbox.write(encode(message, binary=session.binary)):
+            if session.outbox.shed_reason is not None:
+                self._log_shed(session.outbox, session.peer)
+            raise ConnectionClosedError(None, Close(CLOSE_TOO_SLOW, "too slow"))
+
+    def _log_shed(self, outbox: Outbox, who: str) -> None:
+        self.log_throttle.log(logging.INFO, "shed", "disconnecting %s: not reading (%s)", who,
+                              outbox.shed_reason or "closed")
 
     async def _send_error(self, session: ClientSession, error: ProtocolError,
                           rid: Any = None) -> None:
-        log.info("error %s to %s: %s", error.code, session.peer, error.message)
+        self.log_throttle.log(logging.INFO, f"error {error.code}", "error %s to %s: %s",
+                              error.code, session.peer, error.message)
         await self._send(session, error.to_message(locale=session.locale, request_id=rid))
 
     def _deliver(self, deliveries: list[Delivery]) -> None:
         for delivery in deliveries:
             self._fan_out(delivery.members, delivery.message)
 
+    def _close_flooder(self, session: ClientSession) -> None:
+        self.log_throttle.log(logging.INFO, "flood", "disconnecting %s: far past the rate "
+                              "limit", session.peer)
+        session.outbox.shed("far past the rate limit", CLOSE_POLICY,
+                            "too many requests / trop de requêtes")
+
+    @staticmethod
+    def _decode(frame: bytes | str, allowed: bool) -> dict[str, Any]:
+        """Decode a frame; past the rate limit a malformed one is not reported as such
+        (the answer is ``rate_limited``, with the frame's id when it has one)."""
+        if allowed:
+            return decode(frame)
+        try:
+            return decode(frame)
+        except ProtocolError:
+            return {}
+
+    def _rate_limited(self, session: ClientSession) -> ProtocolError:
+        retry = session.bucket.retry_after()
+        return ProtocolError(
+            "rate_limited", f"too many requests; retry in {retry:.2f} s",
+            fr=f"trop de requêtes ; réessayez dans {retry:.2f} s",
+            details={"retry_after": round(retry, 3)})
+
     def _fan_out(self, members: list[Member], message: dict[str, Any]) -> None:
         """Write one message to several members without waiting on any of them (encoded
         once per encoding present: the core's groups share one)."""
+        frames: dict[bool, bytes | str] = {}
         by_encoding: dict[bool, list[ServerConnection]] = {}
         for member in members:
+            frame = frames.get(member.binary)
+            if frame is None:
+                frame = frames[member.binary] = encode(message, binary=member.binary)
+            outbox = self.outboxes.get(member.connection)
+            # A client that stopped reading must not grow our memory or delay others;
+            # past its bound it is closed (1013) and can reconnect and resume.
             if member.held is not None:  # still replaying: keep live messages for after
-                member.held.append(message)
+                if outbox is None or outbox.hold(len(frame)):
+                    member.held.append(message)
+                else:
+                    self._log_shed(outbox, member.name)
                 continue
-            connection: ServerConnection = member.connection
-            transport = connection.transport
-            if transport is not None and (
-                transport.get_write_buffer_size() > self.config.max_pending_bytes
-            ):
-                # A client that stopped reading must not grow our memory or delay others;
-                # it can reconnect and catch up.
-                log.info("disconnecting %s (%s): not reading", member.name,
-                         connection.remote_address)
-                transport.abort()
+            if outbox is not None and not outbox.fits(len(frame)):
+                outbox.shed(f"more than {outbox.limit} bytes unread")
+                self._log_shed(outbox, member.name)
                 continue
-            by_encoding.setdefault(member.binary, []).append(connection)
+            by_encoding.setdefault(member.binary, []).append(member.connection)
         for binary, connections in by_encoding.items():
-            broadcast(connections, encode(message, binary=binary))
+            broadcast(connections, frames[binary])
 
     # -- presence -----------------------------------------------------------------------
 
@@ -258,17 +333,24 @@ class SidecarServer:
             # stops reading: bound it, so such a client is noticed and dropped early.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.socket_send_buffer)
         session = ClientSession(connection, self.config)
-        log.info("connection from %s", session.peer)
+        self.outboxes[connection] = session.outbox
+        # Connections that never join are logged once per interval (a connect/guess loop
+        # must not fill the log); joins and leaves of members are always logged.
+        self.log_throttle.log(logging.INFO, "connection", "connection from %s", session.peer)
         try:
             if await self._join_phase(session):
                 await self._member_phase(session)
         except ConnectionClosed:
             pass
         finally:
+            self.outboxes.pop(connection, None)
             self._leave(session)
-            log.info("closed %s (%s)", session.peer,
-                     f"{session.member.name} at {session.table.name}" if session.member
-                     and session.table else "not joined")
+            if session.member and session.table:
+                log.info("closed %s (%s at %s)", session.peer, session.member.name,
+                         session.table.name)
+            else:
+                self.log_throttle.log(logging.INFO, "closed unjoined",
+                                      "closed %s (not joined)", session.peer)
 
     def _leave(self, session: ClientSession) -> None:
         if session.table is not None and session.member is not None:
@@ -284,21 +366,32 @@ class SidecarServer:
                 async with asyncio.timeout_at(deadline):
                     frame = await session.connection.recv()
             except TimeoutError:
-                log.info("no hello from %s within %ss", session.peer, self.config.hello_timeout)
+                self.log_throttle.log(logging.INFO, "no hello", "no hello from %s within %ss",
+                                      session.peer, self.config.hello_timeout)
                 await session.connection.close(
                     CLOSE_POLICY, f"hello expected within {self.config.hello_timeout:g} s")
                 return False
             session.binary = isinstance(frame, bytes)
             message: dict[str, Any] = {}
+            allowed = session.bucket.allow()
+            if not allowed and not session.refusals.allow():
+                self._close_flooder(session)
+                return False
             try:
-                message = decode(frame)
+                message = self._decode(frame, allowed)
+                if not allowed:
+                    raise self._rate_limited(session)
                 request = parse_request(message)
                 if not isinstance(request, Hello):
                     raise self.core.not_joined()
                 session.locale = request.locale
+                self._check_hello_guard(session, request)
                 session.table, session.member = self.core.join(
                     request, binary=session.binary, connection=session.connection)
+                session.bucket.refund()  # a successful hello is not counted
             except ProtocolError as error:
+                if error.code == "forbidden" and error.close is not None:  # a wrong token
+                    self.failed_hellos.failed(session.address)
                 await self._send_error(session, error, request_id(message))
                 if error.close is not None:
                     await session.connection.close(error.close, error.code)
@@ -308,6 +401,16 @@ class SidecarServer:
                      request.role, session.peer)
             await self._welcome(session, request)
             return True
+
+    def _check_hello_guard(self, session: ClientSession, hello: Hello) -> None:
+        """Refuse, without checking it, a token from an address that guessed too often."""
+        if hello.role == "observer" or not self.failed_hellos.blocked(session.address):
+            return
+        retry = self.failed_hellos.retry_after(session.address)
+        raise ProtocolError(
+            "rate_limited", f"too many wrong tokens from your address; retry in {retry:.0f} s",
+            fr=f"trop de jetons incorrects depuis votre adresse ; réessayez dans {retry:.0f} s",
+            details={"hello": True, "retry_after": round(retry, 1)}, close=CLOSE_POLICY)
 
     async def _welcome(self, session: ClientSession, hello: Hello) -> None:
         table, member = session.table, session.member
@@ -326,7 +429,7 @@ class SidecarServer:
         if hello.resume is not None and upto is not None:
             await self._replay(session, hello.resume, upto)
 
-    REPLAY_PAGE = 500
+    REPLAY_PAGE = 100
 
     async def _replay(self, session: ClientSession, after: int, upto: int) -> None:
         """Stream the journal's (after, upto] to a resuming member, then what was held."""
@@ -341,21 +444,34 @@ class SidecarServer:
             for event in page:
                 message = self.core.replayed(member, event)
                 if message is not None:
+                    # At the client's pace: live events wait in ``held`` (bounded in bytes).
+                    await session.outbox.room()
                     await self._send(session, message)
                 last = event["seq"]
         last = max(last, upto)
         while member.held:
             message = member.held.pop(0)
+            frame = encode(message, binary=session.binary)
+            session.outbox.release(len(frame))
             if message.get("type") == "outcome" and message["seq"] <= last:
                 continue  # already in the replay
+            await session.outbox.room()
             await self._send(session, message)
         member.held = None
+        session.outbox.held = 0
 
     async def _member_phase(self, session: ClientSession) -> None:
         async for frame in session.connection:
             message: dict[str, Any] = {}
+            # Every frame counts, whatever it holds (malformed, unknown, plugins…).
+            allowed = session.bucket.allow()
+            if not allowed and not session.refusals.allow():
+                self._close_flooder(session)
+                return
             try:
-                message = decode(frame)
+                message = self._decode(frame, allowed)
+                if not allowed:
+                    raise self._rate_limited(session)
                 request = parse_request(message)
                 await self._dispatch(session, request)
             except ProtocolError as error:
@@ -375,12 +491,6 @@ class SidecarServer:
         if isinstance(request, PluginsRequest):
             await self._send(session, self.core.plugins(request))
             return
-        if not session.bucket.allow():
-            raise ProtocolError(
-                "rate_limited",
-                f"too many requests; retry in {session.bucket.retry_after():.2f} s",
-                fr=f"trop de requêtes ; réessayez dans {session.bucket.retry_after():.2f} s",
-                details={"retry_after": round(session.bucket.retry_after(), 3)})
         if isinstance(request, RollRequest):
             await self._roll(session, request)
         elif isinstance(request, OddsRequest):
@@ -404,6 +514,7 @@ class SidecarServer:
                 return
             resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
                                                  table_state=table.state)
+            check_event_size(resolution_payload(resolution), self.config.max_event_bytes)
             pending = self.core.number(ticket, resolution)
             try:
                 await self.journal.append(pending.event, pending.state)
@@ -436,10 +547,17 @@ class SidecarServer:
         table, member = session.table, session.member
         assert table is not None and member is not None
         await self.journal.flush()
-        page = await asyncio.to_thread(self.journal.page, table.name, member.name,
-                                       member.role, request.after, table.seq,
-                                       request.limit + 1)
-        await self._send(session, self.core.history(table, member, request, page))
+        # Read in chunks and stop at max_history_bytes: a page never holds more in memory.
+        page = HistoryPage(table, member, request, binary=session.binary,
+                           max_bytes=self.config.max_history_bytes)
+        while (wanted := page.wanted()):
+            page.add(await asyncio.to_thread(self.journal.page, table.name, member.name,
+                                             member.role, page.last, table.seq, wanted + 1))
+        session.bucket.charge(page.size / HISTORY_BYTES_PER_TOKEN)
+        await self._send(session, page.message())
+        # Pages are paid in bytes: a connection in debt is not read until it is paid off
+        # (not refused: a client paging through a long table goes at the limit's pace).
+        await asyncio.sleep(session.bucket.debt_delay())
 
     async def _odds(self, session: ClientSession, request: OddsRequest) -> None:
         member, table = session.member, session.table

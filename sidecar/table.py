@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.codec import encode
 from protocol.errors import ProtocolError
 
 
@@ -55,6 +56,11 @@ class Table:
     presence_sent: float = float("-inf")
     presence_due: float | None = None
     _turn: asyncio.Lock | None = None
+    #: Bound on the encoded bytes of the events in ``recent`` (a count alone would let big
+    #: events take gigabytes).
+    max_recent_bytes: int = 8 * 1024 * 1024
+    #: Encoded bytes of the events in ``recent``.
+    recent_bytes: int = 0
 
     MAX_RECENT = 100_000
 
@@ -104,10 +110,14 @@ class Table:
         self.seq = event["seq"]
         self.state = state
         if key is not None:
-            if len(self.recent) >= self.MAX_RECENT:
+            size = len(encode(event, binary=True))
+            if (len(self.recent) >= self.MAX_RECENT
+                    or self.recent_bytes + size > self.max_recent_bytes):
                 self.recent.clear()
+                self.recent_bytes = 0
                 self.forgot = True
             self.recent[key] = event
+            self.recent_bytes += size
 
 
 class Tables:
@@ -119,8 +129,10 @@ class Tables:
 
     def __init__(self, *, max_tables: int = 1000, max_members: int = 1000,
                  max_observers: int = 200,
-                 load: Callable[[str], tuple[int, dict[str, Any]]] | None = None) -> None:
+                 load: Callable[[str], tuple[int, dict[str, Any]]] | None = None,
+                 max_recent_bytes: int = 8 * 1024 * 1024) -> None:
         self.tables: dict[str, Table] = {}
+        self.max_recent_bytes = max_recent_bytes
         self.max_tables = max_tables
         self.max_members = max_members
         self.max_observers = max_observers
@@ -156,7 +168,8 @@ class Tables:
                        "jeton)",
                     details={"table": name},
                 )
-            table = Table(name, seq=seq, state=state, loaded_seq=seq)
+            table = Table(name, seq=seq, state=state, loaded_seq=seq,
+                          max_recent_bytes=self.max_recent_bytes)
         if member.role == "observer":
             if table.observers >= self.max_observers:
                 raise ProtocolError(

@@ -8,17 +8,20 @@ bounded. Loopback only; every loop is bounded.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
+import signal
 import socket
+import subprocess
 
 import msgpack
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from sidecar.logthrottle import LogThrottle
+from sidecar.ratelimit import FailureGuard
 from tests.helpers import Peer, run, running_server
 
 
@@ -92,7 +95,10 @@ def test_attackers_while_honest_clients_keep_rolling(caplog):
     honest_rolls = 150
 
     async def scenario():
-        async with running_server(rate_limit=0, max_pending_bytes=64 * 1024) as server:
+        # The bound is in bytes: an honest client has at most one roll in flight, so it is
+        # never more than a few outcomes behind, whatever the machine's load; the sleeper
+        # takes nothing, so the stream (about 750 KB per member) passes its bound.
+        async with running_server(rate_limit=0, max_pending_bytes=256 * 1024) as server:
             before = rss_mib()
             honest = [await Peer.open(server) for _ in range(3)]
             for i, peer in enumerate(honest):
@@ -100,25 +106,25 @@ def test_attackers_while_honest_clients_keep_rolling(caplog):
                                 "player")
             sleeper = await asyncio.to_thread(never_reading_client, server.port)
             streams: list[list[int]] = [[] for _ in honest]
+            total = honest_rolls * len(honest)
 
             async def roll_and_listen(index: int, peer: Peer) -> None:
-                sent = 0
-                while len(streams[index]) < honest_rolls * len(honest):
-                    if sent < honest_rolls:
-                        # big pools make big outcomes, to fill the sleeper's buffers fast
-                        await peer.send({"type": "roll", "ruleset": "bloodlust",
-                                         "params": {"pool": 50}})
-                        sent += 1
-                    with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
-                        while True:
-                            message = await peer.recv(timeout=0.001 if sent < honest_rolls
-                                                      else 10)
-                            if message["type"] == "outcome":
-                                streams[index].append(message["seq"])
-                                if sent < honest_rolls:
-                                    break
-                            if len(streams[index]) >= honest_rolls * len(honest):
+                seen = streams[index]
+                for number in range(honest_rolls):
+                    rid = f"h{index}-{number}"
+                    # big pools make big outcomes, to fill the sleeper's buffers fast
+                    await peer.send({"type": "roll", "id": rid, "ruleset": "bloodlust",
+                                     "params": {"pool": 50}})
+                    while True:
+                        message = await peer.recv(timeout=10)
+                        if message["type"] == "outcome":
+                            seen.append(message["seq"])
+                            if message.get("id") == rid:
                                 break
+                while len(seen) < total:
+                    message = await peer.recv(timeout=10)
+                    if message["type"] == "outcome":
+                        seen.append(message["seq"])
 
             async def attack() -> None:
                 junk = [
@@ -165,12 +171,16 @@ def test_attackers_while_honest_clients_keep_rolling(caplog):
 
             await asyncio.gather(attack(), *(roll_and_listen(i, p) for i, p in
                                              enumerate(honest)))
-            total = honest_rolls * len(honest)
             for stream in streams:
                 assert stream == list(range(1, total + 1))
-            # the sleeper was cut off once its backlog passed the limit; the table went on
-            member_names = [m.name for m in server.tables.get("honnête").members]
-            assert "Dormeur" not in member_names
+            # the sleeper was cut off once its backlog passed the limit (its socket is cut
+            # after the close frame's grace); the table went on
+            table = server.tables.get("honnête")
+            for _ in range(100):
+                if "Dormeur" not in [m.name for m in table.members]:
+                    break
+                await asyncio.sleep(0.1)
+            assert "Dormeur" not in [m.name for m in table.members]
             sleeper.close()
             for peer in honest:
                 await peer.close()
@@ -204,3 +214,145 @@ def test_rate_limit_flood_is_answered_with_rate_limited_and_honest_peer_unaffect
             outcome = await honest.roll()
             assert outcome["type"] == "outcome"
     run(scenario())
+
+
+# -- the mechanisms behind issue 14's items 2, 3 and 10, one by one -------------------------
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_log_throttle_writes_one_line_per_key_and_interval_then_the_count(caplog):
+    clock = FakeClock()
+    throttle = LogThrottle(logging.getLogger("test.throttle"), 10.0, clock=clock)
+    with caplog.at_level(logging.INFO, logger="test.throttle"):
+        written = [throttle.log(logging.INFO, "bad_frame", "error %s", n) for n in range(1000)]
+        throttle.log(logging.INFO, "forbidden", "other kind")
+        clock.now += 10.5
+        throttle.log(logging.INFO, "bad_frame", "error %s", "again")
+    assert written.count(True) == 1
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == "error 0" and lines[1] == "other kind"
+    assert lines[2].startswith("error again (and 999 more like it")
+    assert len(lines) == 3
+
+
+def test_failure_guard_blocks_an_address_after_its_burst_and_forgives_with_time():
+    clock = FakeClock()
+    guard = FailureGuard(per_minute=6, clock=clock, max_addresses=3)
+    for _ in range(6):
+        assert not guard.blocked("10.0.0.1")
+        guard.failed("10.0.0.1")
+    assert guard.blocked("10.0.0.1") and not guard.blocked("10.0.0.2")
+    assert 9 < guard.retry_after("10.0.0.1") <= 10
+    clock.now += 10.1  # one failure a 10 s refills
+    assert not guard.blocked("10.0.0.1")
+    for address in ("a", "b", "c", "d"):
+        guard.failed(address)
+    assert len(guard.buckets) == 3  # memory is bounded whatever addresses come
+
+
+def test_remembered_request_ids_are_bounded_in_bytes():
+    from sidecar.table import Table
+
+    table = Table("t", max_recent_bytes=64 * 1024)
+    for number in range(200):
+        event = {"type": "outcome", "seq": number + 1, "label": "x" * 200,
+                 "notes": ["n" * 1000], "request_id": f"id{number}"}
+        table.commit(event, {}, ("A", "gm", f"id{number}"))
+        assert table.recent_bytes <= 64 * 1024
+    assert table.forgot and table.needs_journal_lookup()
+    assert 0 < len(table.recent) < 60
+
+
+def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
+    from tests.test_attacks import Serve, raw_client, send_raw
+
+    with Serve(tmp_path, "--rate-limit", "0") as server:
+        sleeper = raw_client(server.port, {"type": "hello", "protocol": 1, "table": "t",
+                                           "name": "Dormeur", "role": "observer"})
+        for _ in range(30):
+            send_raw(sleeper, {"type": "plugins"})
+        assert server.proc is not None
+        server.proc.send_signal(signal.SIGINT)
+        try:
+            code = server.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            code = None
+        sleeper.close()
+        assert code == 0, "sidecar serve did not stop on Ctrl-C"
+
+
+def test_a_client_that_leaves_too_much_unread_is_closed_with_1013_too_slow(monkeypatch):
+    import sidecar.outbox
+
+    # the close frame waits behind the unread bytes: give the slow reader time to get there
+    monkeypatch.setattr(sidecar.outbox, "SHED_GRACE", 60.0)
+
+    async def scenario():
+        async with running_server(rate_limit=0, max_pending_bytes=64 * 1024) as server:
+            master, slow = await Peer.open(server), await Peer.open(server, max_queue=1)
+            await master.join(name="MJ", role="gm")
+            await slow.join(name="Lent", role="observer")
+            for number in range(300):  # ~500 KB of outcomes that the slow one does not read
+                reply = await master.roll(params={"pool": 50}, id=f"r{number}")
+                assert reply["type"] == "outcome"
+                if not [m for m in server.tables.get("t").members if m.name == "Lent"]:
+                    break
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await slow.recv(timeout=10)
+            assert closed.value.rcvd is not None, closed.value
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+                1013, "too slow / trop lent")
+            assert (await master.roll())["type"] == "outcome"  # the table goes on
+
+    run(scenario(), timeout=120)
+
+
+def test_history_pages_are_paid_in_bytes_paced_not_refused():
+    async def scenario():
+        async with running_server(rate_limit=5, rate_burst=20) as server:
+            for roller in range(4):  # ~130 KB of events, each roller within its burst
+                master = await Peer.open(server)
+                await master.join(name=f"MJ{roller}", role="gm")
+                for number in range(16):
+                    reply = await master.roll(params={"pool": 50}, label="l" * 200,
+                                              id=f"r{number}")
+                    assert reply["type"] == "outcome", reply
+            reader = await Peer.open(server)
+            await reader.join(name="Lecteur", role="observer")
+            # 5 pages (~55 KB each, ~4.4 requests' worth) and 10 small requests, pipelined:
+            # 15 frames, within the burst of 20 if pages cost one request each
+            for number in range(5):
+                await reader.send({"type": "history", "id": f"h{number}", "limit": 500})
+            for number in range(10):
+                await reader.send({"type": "plugins", "id": f"p{number}"})
+            replies = [await reader.recv_not_presence(timeout=20) for _ in range(15)]
+            assert [r["type"] for r in replies[:5]] == ["history"] * 5, replies[:5]
+            assert all(len(r["events"]) > 20 for r in replies[:5])
+            # the pages left the bucket just paid off: small requests are refused
+            assert "rate_limited" in [r.get("code") for r in replies[5:]]
+
+    run(scenario(), timeout=60)
+
+
+def test_a_connect_and_guess_loop_does_not_write_a_log_line_per_connection(caplog):
+    async def scenario():
+        async with running_server(max_failed_hellos=0) as server:
+            for _ in range(50):
+                peer = await Peer.open(server)
+                await peer.send({"type": "hello", "protocol": 1, "table": "t",
+                                 "name": "Intrus", "role": "gm", "token": "devine"})
+                assert (await peer.recv())["code"] == "forbidden"
+                with pytest.raises(ConnectionClosed):
+                    await peer.recv()
+
+    with caplog.at_level(logging.INFO, logger="sidecar"):
+        run(scenario())
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("sidecar")]
+    assert len(lines) < 10, lines

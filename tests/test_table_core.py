@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 
+from protocol.codec import encode
 from protocol.errors import ProtocolError
 from protocol.messages import (
     Hello,
@@ -19,9 +20,10 @@ from protocol.messages import (
     RollRequest,
     heading,
 )
-from sidecar.core import CLOSE_POLICY, PRESENCE_INTERVAL, TableCore
+from sidecar.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
+from sidecar.visibility import view
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config
 
 HOST = default_host(None)
@@ -230,10 +232,35 @@ def test_repeat_history_and_replay_use_the_same_views():
     assert repeat["duplicate"] is True and repeat["id"] == "r1"
     assert core.replayed(other, event) is None
     assert core.replayed(gm, event) is None  # self: the roller only
-    page = core.history(table, roller, HistoryRequest(after=0, limit=1, id="h"),
-                        [event, {**event, "seq": 2}])
+    gathering = HistoryPage(table, roller, HistoryRequest(after=0, limit=1, id="h"),
+                            binary=True, max_bytes=64 * 1024)
+    assert gathering.wanted() == 1
+    gathering.add([event, {**event, "seq": 2}])
+    assert gathering.wanted() == 0
+    page = gathering.message()
     assert page["more"] is True and page["next"] == 1 and page["id"] == "h"
     assert page["events"][0]["id"] == "r1" and "duplicate" not in page["events"][0]
+
+
+def test_a_history_page_stops_before_its_byte_bound_and_says_more():
+    core = make_core()
+    table, roller = core.join(hello(name="R"), binary=True)
+    events = []
+    for _ in range(5):
+        pending = roll(core, table, roller, request_id=None)
+        core.commit(pending)
+        events.append(pending.event)
+    one = len(encode(view(events[0], roller), binary=True))
+    gathering = HistoryPage(table, roller, HistoryRequest(after=0, limit=100),
+                            binary=True, max_bytes=int(one * 2.5))
+    gathering.add(events)  # fewer than asked for: the journal has no more
+    page = gathering.message()
+    assert [e["seq"] for e in page["events"]] == [1, 2] and page["more"] is True
+    assert page["next"] == 2 and gathering.size <= one * 2.5
+    everything = HistoryPage(table, roller, HistoryRequest(after=0, limit=100),
+                             binary=True, max_bytes=64 * 1024)
+    everything.add(events)
+    assert len(everything.message()["events"]) == 5 and everything.message()["more"] is False
 
 
 def test_odds_and_plugins_answers():
