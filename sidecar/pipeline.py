@@ -68,7 +68,8 @@ class TableStates:
     def of(self, plugin: str) -> dict[str, Any]:
         state = self.copies.get(plugin)
         if state is None:
-            state = self.copies[plugin] = deep_copy(self.table.get(plugin, {}))
+            kept = self.table.get(plugin)
+            state = self.copies[plugin] = deep_copy(kept) if kept else {}
         return state
 
     def replace(self, plugin: str, state: dict[str, Any]) -> None:
@@ -91,8 +92,18 @@ def failure_note(failure: HookFailure) -> str:
     )
 
 
-def _arguments(impl: Impl, values: dict[str, Any]) -> list[Any]:
-    return [values[name] for name in impl.argnames]
+def _params_key(params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A hashable key for params made of scalars and lists of scalars (types included:
+    ``True`` and ``1`` validate differently), or ``None``."""
+    key = []
+    for name, value in params.items():
+        kind = value.__class__
+        if kind is list:
+            value = tuple(value)
+        elif kind is dict:
+            return None
+        key.append((name, kind, value))
+    return tuple(key)
 
 
 class RollPipeline:
@@ -111,6 +122,8 @@ class RollPipeline:
         self.dice_factory = dice_factory
         self.on_failure = on_failure
         self._pools: dict[int, list[int]] = {}
+        #: (ruleset, params key) → validated params: a repeated request is not re-validated.
+        self._validated: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
 
     # -- steps --------------------------------------------------------------------------
 
@@ -138,7 +151,7 @@ class RollPipeline:
             )
         return Roll(
             ruleset=ruleset,
-            params=validate_params(params, schema),
+            params=self._validate(ruleset, params, schema),
             options=dict(options or {}),
             table=table,
             by=dict(by or {}),
@@ -146,6 +159,25 @@ class RollPipeline:
             mode=mode,
             manual=manual,
         )
+
+    def _validate(self, ruleset: str, params: dict[str, Any],
+                  schema: dict[str, Any]) -> dict[str, Any]:
+        try:
+            key = (ruleset, _params_key(params)) if isinstance(params, dict) else None
+            known = self._validated.get(key) if key is not None and key[1] is not None \
+                else None
+        except TypeError:  # an unhashable item in a list
+            key = known = None
+        if known is not None:  # the roll's own copy (lists are the only mutable values)
+            return {name: list(value) if value.__class__ is list else value
+                    for name, value in known.items()}
+        checked = validate_params(params, schema)
+        if key is not None and key[1] is not None:
+            if len(self._validated) >= 4096:
+                self._validated.clear()
+            self._validated[key] = {name: list(value) if value.__class__ is list else value
+                                    for name, value in checked.items()}
+        return checked
 
     def _report(self, failures: list[HookFailure], plugin: str, hook: str, error: str) -> None:
         failure = HookFailure(plugin, hook, error)
@@ -179,7 +211,7 @@ class RollPipeline:
                 params, kept = dict(roll.params), dict(state)
                 problem = None
                 try:
-                    impl.function(*_arguments(impl, {"roll": roll}))
+                    impl.function(*impl.pick((roll,)))
                 except ProtocolError as exc:
                     if exc.code == "invalid_params":
                         raise
@@ -203,7 +235,7 @@ class RollPipeline:
                 continue
             guard = Guard(impl.plugin, impl.hook, roll, states.of(impl.plugin))
             try:
-                await self.host.invoke(impl, _arguments(impl, {"roll": guard.work_roll}))
+                await self.host.invoke(impl, impl.pick((guard.work_roll,)))
             except ProtocolError as exc:
                 if exc.code == "invalid_params":
                     raise
@@ -255,20 +287,19 @@ class RollPipeline:
         )
 
     async def _call_owner(self, impl: Impl, roll: Roll, state: dict[str, Any],
-                          values: dict[str, Any]) -> tuple[Any, Guard | None]:
+                          values: tuple[Any, ...]) -> tuple[Any, Guard | None]:
         """Call an owner-only hook: inline on the roll when trusted, else on a guard's copy.
         Exceptions propagate (``BaseException`` of inline code as :class:`PluginCrash`)."""
         if impl.inline:
             roll.state = state
             try:
-                return impl.function(*_arguments(impl, {"roll": roll, **values})), None
+                return impl.function(*impl.pick((roll, *values))), None
             except (Exception, DiceExhausted):
                 raise
             except BaseException as exc:  # SystemExit & co. from plugin code: its failure
                 raise PluginCrash(describe(exc)) from None
         guard = Guard(impl.plugin, impl.hook, roll, state)
-        result = await self.host.invoke(impl, _arguments(impl, {"roll": guard.work_roll,
-                                                                **values}))
+        result = await self.host.invoke(impl, impl.pick((guard.work_roll, *values)))
         return result, guard
 
     async def resolve(self, roll: Roll, dice: list[int] | None,
@@ -285,7 +316,7 @@ class RollPipeline:
         source: DiceSource = (ManualDice(dice) if dice is not None
                               else self._dice(impl.info.trusted))
         try:
-            raw, guard = await self._call_owner(impl, roll, states.of(owner), {"dice": source})
+            raw, guard = await self._call_owner(impl, roll, states.of(owner), (source,))
         except ProtocolError:
             raise
         except DiceExhausted:
@@ -316,7 +347,7 @@ class RollPipeline:
         # Replay with the missing faces padded to learn the whole sequence of dice.
         probe = ManualDice(faces, pad=True)
         try:
-            await self._call_owner(impl, copy_roll(roll, {}), {}, {"dice": probe})
+            await self._call_owner(impl, copy_roll(roll, {}), {}, (probe,))
             wanted = f"{len(probe.rolled)} ({describe_dice(probe.rolled)})"
         except Exception:
             wanted = f"more than {len(faces)}"
@@ -386,7 +417,7 @@ class RollPipeline:
                 roll.state = state = states.of(impl.plugin)
                 result, notes, kept = dict(outcome.result), len(outcome.notes), dict(state)
                 try:
-                    impl.function(*_arguments(impl, {"roll": roll, "outcome": outcome}))
+                    impl.function(*impl.pick((roll, outcome)))
                 except BaseException as exc:  # a plugin can never stop the server
                     outcome.result = result
                     del outcome.notes[notes:]
@@ -399,8 +430,7 @@ class RollPipeline:
                 continue
             guard = Guard(impl.plugin, impl.hook, roll, states.of(impl.plugin), outcome)
             try:
-                await self.host.invoke(impl, _arguments(impl, {"roll": guard.work_roll,
-                                                               "outcome": guard.work_outcome}))
+                await self.host.invoke(impl, impl.pick((guard.work_roll, guard.work_outcome)))
             except Exception as exc:
                 problem: str | None = describe(exc)
             else:
@@ -422,9 +452,7 @@ class RollPipeline:
                           failures: list[HookFailure]) -> dict[str, str]:
         """The one-line summary in each locale: the owner's text; when it gives none, the
         first other plugin's (pluggy order); else the host's own line."""
-        impls = self.host.implementations("sidecar_render_text")
-        owner = self.host.ruleset_owner(roll.ruleset)
-        ordered = sorted(impls, key=lambda impl: impl.plugin != owner)  # stable: owner first
+        ordered = self.host.text_order(roll.ruleset)
         copies: tuple[Roll, Outcome] | None = None
         texts = {}
         for locale in LOCALES:
@@ -432,13 +460,12 @@ class RollPipeline:
             for impl in ordered:
                 try:
                     if impl.inline:
-                        text = impl.function(*_arguments(
-                            impl, {"roll": roll, "outcome": outcome, "locale": locale}))
+                        text = impl.function(*impl.pick((roll, outcome, locale)))
                     else:
                         if copies is None:  # read-only for the plugin: it gets copies
                             copies = (copy_roll(roll, {}), copy_outcome(outcome))
-                        text = await self.host.invoke(impl, _arguments(
-                            impl, {"roll": copies[0], "outcome": copies[1], "locale": locale}))
+                        text = await self.host.invoke(
+                            impl, impl.pick((copies[0], copies[1], locale)))
                 except BaseException as exc:  # a plugin can never stop the server
                     if not isinstance(exc, Exception) and not impl.inline:
                         raise  # the server's own cancellation (invoke converts the rest)
@@ -497,7 +524,7 @@ class RollPipeline:
             )
         odds = None
         try:
-            odds, _ = await self._call_owner(impl, roll, {}, {})
+            odds, _ = await self._call_owner(impl, roll, {}, ())
         except ProtocolError:
             raise
         except Exception as exc:

@@ -110,11 +110,16 @@ class Impl:
     argnames: tuple[str, ...]
     is_async: bool
     info: PluginInfo
+    #: Where its arguments are among the spec's (``None``: all of them, in order).
+    positions: tuple[int, ...] | None = None
+    #: Trusted and sync: the pipeline calls it directly, on the real objects (the host
+    #: rebuilds its implementations whenever a plugin is trusted or disabled).
+    inline: bool = False
 
-    @property
-    def inline(self) -> bool:
-        """Trusted and sync: the pipeline calls it directly, on the real objects."""
-        return self.info.trusted and not self.is_async
+    def pick(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Its arguments, from the values of every argument of the spec, in spec order."""
+        positions = self.positions
+        return values if positions is None else tuple(values[i] for i in positions)
 
 
 @dataclass
@@ -167,6 +172,8 @@ class PluginHost:
         self._pool: DaemonWorkers | None = None
         self._lock = threading.Lock()
         self._impls: dict[str, list[Impl]] = {}
+        self._owned: dict[tuple[str, str], Impl | None] = {}
+        self._text_orders: dict[str, list[Impl]] = {}
         #: ruleset name → (plugin name, description as sent in ``welcome``)
         self.rulesets: dict[str, tuple[str, dict[str, Any]]] = {}
         if os.environ.get("SIDECAR_TRACE"):
@@ -250,7 +257,7 @@ class PluginHost:
                           description=_first_doc_line(plugin), hooks=sorted(hooks),
                           trusted=trusted)
         self.plugins[name] = info
-        self._impls.clear()
+        self._forget_calls()
         if "sidecar_rulesets" in hooks:
             self._collect_rulesets(plugin, info)
 
@@ -299,7 +306,7 @@ class PluginHost:
     def _unregister(self, name: str) -> None:
         self.pm.unregister(name=name)
         self.plugins.pop(name, None)
-        self._impls.clear()
+        self._forget_calls()
 
     # -- what is loaded -----------------------------------------------------------------
 
@@ -314,7 +321,7 @@ class PluginHost:
             if name not in self.plugins:
                 raise PluginLoadError(f"cannot trust '{name}': no such plugin is loaded")
             self.plugins[name].trusted = True
-        self._impls.clear()
+        self._forget_calls()
 
     def ruleset_listing(self) -> list[dict[str, Any]]:
         """The rulesets as ``welcome`` lists them."""
@@ -341,21 +348,47 @@ class PluginHost:
         impls = self._impls.get(hook)
         if impls is None:
             caller = getattr(self.pm.hook, hook)
-            impls = self._impls[hook] = [
-                Impl(impl.plugin_name, hook, impl.function, tuple(impl.argnames),
-                     inspect.iscoroutinefunction(impl.function), self.plugins[impl.plugin_name])
-                for impl in reversed(caller.get_hookimpls())
-                if impl.plugin_name not in self.disabled and impl.plugin_name in self.plugins]
+            spec = tuple(caller.spec.argnames) if caller.spec is not None else ()
+            impls = self._impls[hook] = []
+            for impl in reversed(caller.get_hookimpls()):
+                if impl.plugin_name in self.disabled or impl.plugin_name not in self.plugins:
+                    continue
+                names = tuple(impl.argnames)
+                info = self.plugins[impl.plugin_name]
+                is_async = inspect.iscoroutinefunction(impl.function)
+                impls.append(Impl(impl.plugin_name, hook, impl.function, names, is_async, info,
+                                  None if names == spec else
+                                  tuple(spec.index(name) for name in names),
+                                  inline=info.trusted and not is_async))
         return impls
+
+    def text_order(self, ruleset: str) -> list[Impl]:
+        """The ``sidecar_render_text`` implementations for a roll of ``ruleset``: its
+        owner's first, then the others in pluggy's order."""
+        impls = self._text_orders.get(ruleset)
+        if impls is None:
+            owner = self.ruleset_owner(ruleset)
+            impls = self._text_orders[ruleset] = sorted(self.implementations("sidecar_render_text"),
+                                              key=lambda impl: impl.plugin != owner)
+        return impls
+
+    def _forget_calls(self) -> None:
+        """Drop the precomputed call lists (a plugin was added, removed, disabled, trusted)."""
+        self._impls.clear()
+        self._owned.clear()
+        self._text_orders.clear()
 
     def owner_implementation(self, hook: str, ruleset: str) -> Impl | None:
         """The implementation of ``hook`` by the plugin that owns ``ruleset`` (the only
         one an owner-only hook is called on), or ``None``."""
+        key = (hook, ruleset)
+        if key in self._owned:
+            return self._owned[key]
         owner = self.ruleset_owner(ruleset)
-        for impl in self.implementations(hook):
-            if impl.plugin == owner:
-                return impl
-        return None
+        found = next((impl for impl in self.implementations(hook) if impl.plugin == owner),
+                     None)
+        self._owned[key] = found
+        return found
 
     async def invoke(self, impl: Impl, args: list[Any]) -> Any:
         """Call one implementation under the host's guards and return its result.
@@ -442,7 +475,7 @@ class PluginHost:
                 and len(info.failures) >= self.max_failures):
             self.disabled.add(plugin)
             info.disabled = True
-            self._impls.clear()
+            self._forget_calls()
             log.warning("plugin %s disabled for the rest of the run: %d failures in %gs "
                         "(last: %s)", plugin, len(info.failures), self.failure_window, why)
 
