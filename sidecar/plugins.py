@@ -122,6 +122,17 @@ class Impl:
         return values if positions is None else tuple(values[i] for i in positions)
 
 
+@dataclass(slots=True)
+class InlinePlan:
+    """Every implementation a roll of one ruleset calls, when all are trusted and sync:
+    the pipeline then runs the whole roll as plain calls."""
+
+    modify_roll: list[Impl]
+    resolve: Impl
+    modify_outcome: list[Impl]
+    texts: list[Impl]
+
+
 @dataclass
 class HookFailure:
     """A plugin implementation that raised (or misbehaved) during a call."""
@@ -174,6 +185,7 @@ class PluginHost:
         self._impls: dict[str, list[Impl]] = {}
         self._owned: dict[tuple[str, str], Impl | None] = {}
         self._text_orders: dict[str, list[Impl]] = {}
+        self._plans: dict[str, InlinePlan | None] = {}
         #: ruleset name → (plugin name, description as sent in ``welcome``)
         self.rulesets: dict[str, tuple[str, dict[str, Any]]] = {}
         if os.environ.get("SIDECAR_TRACE"):
@@ -377,6 +389,23 @@ class PluginHost:
         self._impls.clear()
         self._owned.clear()
         self._text_orders.clear()
+        self._plans.clear()
+
+    def inline_plan(self, ruleset: str) -> InlinePlan | None:
+        """The calls of a roll of ``ruleset`` when every one is trusted and sync, else
+        ``None`` (then each untrusted call goes through :meth:`invoke` and a guard)."""
+        if ruleset in self._plans:
+            return self._plans[ruleset]
+        resolve = self.owner_implementation("sidecar_resolve", ruleset)
+        plan = InlinePlan(self.implementations("sidecar_modify_roll"), resolve,
+                          self.implementations("sidecar_modify_outcome"),
+                          self.text_order(ruleset)) if resolve is not None else None
+        if plan is not None and not all(
+                impl.inline for impl in (plan.resolve, *plan.modify_roll,
+                                         *plan.modify_outcome, *plan.texts)):
+            plan = None
+        self._plans[ruleset] = plan
+        return plan
 
     def owner_implementation(self, hook: str, ruleset: str) -> Impl | None:
         """The implementation of ``hook`` by the plugin that owns ``ruleset`` (the only
