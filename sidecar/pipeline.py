@@ -92,6 +92,21 @@ def failure_note(failure: HookFailure) -> str:
     )
 
 
+def _check_all_used(source: DiceSource) -> None:
+    """Refuse manual faces the roll did not consume (``bad_dice``)."""
+    if isinstance(source, ManualDice) and source.unused:
+        used = len(source.rolled)
+        raise ProtocolError(
+            "bad_dice",
+            f"this roll uses {used} dice ({describe_dice(source.rolled)}), "
+            f"{len(source.faces)} were given",
+            fr=f"ce jet utilise {used} dés ({describe_dice(source.rolled)}), "
+               f"{len(source.faces)} ont été donnés",
+            details={"expected": used, "given": len(source.faces),
+                     "dice": [d["sides"] for d in source.rolled]},
+        )
+
+
 def _own_copy(odds: dict[str, Any]) -> dict[str, Any]:
     """The caller's own copy of a trusted ruleset's (often cached) odds: fresh maps and
     lists all the way down, with the distribution's pairs copied at C speed."""
@@ -351,17 +366,7 @@ class RollPipeline:
                 raise self._bad_outcome(roll, owner, problem)
             states.replace(owner, guard.work_roll.state)
         outcome = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
-        if isinstance(source, ManualDice) and source.unused:
-            used = len(source.rolled)
-            raise ProtocolError(
-                "bad_dice",
-                f"this roll uses {used} dice ({describe_dice(source.rolled)}), "
-                f"{len(source.faces)} were given",
-                fr=f"ce jet utilise {used} dés ({describe_dice(source.rolled)}), "
-                   f"{len(source.faces)} ont été donnés",
-                details={"expected": used, "given": len(source.faces),
-                         "dice": [d["sides"] for d in source.rolled]},
-            )
+        _check_all_used(source)
         return outcome
 
     async def _too_few_dice(self, roll: Roll, impl: Impl, faces: list[int]) -> ProtocolError:
@@ -518,8 +523,11 @@ class RollPipeline:
         states = TableStates(table_state)
         failures: list[HookFailure] = []
         plan = self.host.inline_plan(roll.ruleset)
-        if plan is not None and dice is None:
-            return self._run_inline(plan, roll, states, failures)
+        if plan is not None:
+            try:
+                return self._run_inline(plan, roll, dice, states, failures)
+            except DiceExhausted:
+                raise (await self._too_few_dice(roll, plan.resolve, dice or [])) from None
         self._check_owner(roll.ruleset)
         changed = await self.modify_roll(roll, states, failures)
         outcome = await self.resolve(roll, dice, states, failures)
@@ -533,25 +541,26 @@ class RollPipeline:
         return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
                           failures=failures)
 
-    def _run_inline(self, plan: InlinePlan, roll: Roll, states: TableStates,
-                    failures: list[HookFailure]) -> Resolution:
+    def _run_inline(self, plan: InlinePlan, roll: Roll, dice: list[int] | None,
+                    states: TableStates, failures: list[HookFailure]) -> Resolution:
         """:meth:`run` when every implementation involved is trusted and sync (the
-        built-ins): the same steps, called directly, with no coroutine in between. Only
-        for rolls with the dice source (manual faces may need the async replay)."""
+        built-ins): the same steps, called directly, with no coroutine in between. Too few
+        manual faces raise ``DiceExhausted`` (the caller asks how many were needed)."""
         changed: list[str] = []
         for impl in plan.modify_roll:
             self._modify_roll_inline(impl, roll, states, failures, changed)
         owner = plan.resolve
-        source = self._dice(True)
+        source = ManualDice(dice) if dice is not None else self._dice(True)
         roll.state = states.of(owner.plugin)
         try:
             raw = owner.function(*owner.pick((roll, source)))
-        except ProtocolError:
+        except (ProtocolError, DiceExhausted):
             raise
         except BaseException as exc:  # a plugin can never stop the server
             raise self._ruleset_failed(roll, owner.plugin, describe(exc),
                                        "failed on this roll", "a échoué sur ce jet") from None
         outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
+        _check_all_used(source)
         outcome.applied = changed
         changed = []
         for impl in plan.modify_outcome:
