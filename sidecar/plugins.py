@@ -455,6 +455,39 @@ class PluginHost:
                 raise  # the server's own task is being cancelled: not the plugin's doing
             raise PluginCrash(f"{type(exc).__name__}: {exc}") from None
 
+    async def call_firstresult(self, hook: str, owner: str | None,
+                               on_failure: Callable[[HookFailure], None],
+                               **kwargs: Any) -> Any:
+        """Call ``hook`` like pluggy's ``firstresult``, one implementation at a time, for
+        hooks without a step of their own in the pipeline (e.g. ``sidecar_sheet``).
+
+        With ``owner`` given the hook is owner-only: only that plugin's implementation is
+        called, and its failure propagates. Otherwise a failing implementation is reported
+        through ``on_failure`` and skipped. Untrusted sync implementations get copies of
+        the roll and outcome (a late thread never touches the real ones).
+        """
+        from sidecar.guard import copy_outcome, copy_roll
+        from sidecar.model import Outcome, Roll
+
+        for impl in self.implementations(hook):
+            if owner is not None and impl.plugin != owner:
+                continue
+            args = [kwargs[name] for name in impl.argnames]
+            if not impl.inline:
+                args = [copy_roll(arg, arg.state) if isinstance(arg, Roll)
+                        else copy_outcome(arg) if isinstance(arg, Outcome) else arg
+                        for arg in args]
+            try:
+                result = await self.invoke(impl, args)
+            except Exception as exc:
+                if owner is not None:
+                    raise
+                on_failure(HookFailure(impl.plugin, hook, f"{type(exc).__name__}: {exc}"))
+                continue
+            if result is not None:
+                return result
+        return None
+
     async def _in_thread(self, impl: Impl, args: list[Any]) -> Any:
         info = impl.info
         with self._lock:
