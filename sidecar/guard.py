@@ -94,10 +94,10 @@ def probability_problem(value: Any) -> str | None:
     """Why ``value`` is not a probability (a finite number from 0 to 1), or ``None``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"is a {type(value).__name__}, not a number"
-    if isinstance(value, int) and not 0 <= value <= 1:
-        return "is outside [0, 1]"
-    if not (math.isfinite(value) and 0 <= value <= 1):
-        return "is outside [0, 1]"
+    # (Comparisons first: an integer like 10**400 has no float, and NaN compares false.)
+    if not 0 <= value <= 1:
+        return f"is {value!r:.40}, outside [0, 1]" if isinstance(value, float) \
+            else "is outside [0, 1]"
     return None
 
 
