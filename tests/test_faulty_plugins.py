@@ -363,30 +363,34 @@ def test_no_exception_from_a_plugin_stops_a_real_server(tmp_path):
 def test_only_the_servers_own_cancellation_propagates(tmp_path):
     """Cancelling the task running a roll (the server shutting down) cancels it, and is
     nobody's failure; a CancelledError raised by the plugin is the plugin's failure."""
-    waiting = ('import asyncio\nfrom sidecar import hookimpl\nSTARTED = asyncio.Event()\n'
-               '@hookimpl\nasync def sidecar_modify_roll(roll):\n    STARTED.set()\n'
-               '    await asyncio.sleep(30)\n')
+    waiting = ('import asyncio\nfrom sidecar import hookimpl\nARMED = []\n'
+               '@hookimpl\nasync def sidecar_modify_roll(roll):\n'
+               '    if ARMED:\n        ARMED[0].set()\n        await asyncio.sleep(30)\n')
     from sidecar.pipeline import RollPipeline
     from sidecar.plugins import default_host
 
+    # 'waiting' is registered after 'cancelling' (file names in order): it runs first.
     directory = write_plugins(tmp_path / "p", waiting=waiting, cancelling=CANCELLING)
     host = default_host(directory)
     host.timeout = 60
     pipeline = RollPipeline(host)
 
     async def scenario():
-        module = plugin_module("waiting")
-        module.STARTED = asyncio.Event()
+        started = asyncio.Event()
+        plugin_module("waiting").ARMED.append(started)
         task = asyncio.create_task(pipeline.run(pipeline.prepare("bloodlust", {"pool": 2})))
-        await module.STARTED.wait()
+        await started.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         assert task.cancelled()
         assert not host.plugins["waiting"].failures
-        # The plugin's own CancelledError (the roll before got as far as 'waiting' only
-        # because 'cancelling' runs after it or before it: either way it was called).
-        assert len(host.plugins["cancelling"].failures) <= 1
+        assert not host.plugins["cancelling"].failures  # never reached
+        plugin_module("waiting").ARMED.clear()
+        resolution = await pipeline.run(pipeline.prepare("bloodlust", {"pool": 2}))
+        assert [f.plugin for f in resolution.failures] == ["cancelling"]
+        assert "CancelledError" in resolution.failures[0].error
+        assert len(host.plugins["cancelling"].failures) == 1
 
     run(scenario())
 
