@@ -23,7 +23,7 @@ from icepool import Vector
 
 from plugins import bloodlust, d6code, ladder, oweens, seuil
 from plugins.oweens import best_gain
-from sidecar import probability
+from sidecar import api, probability
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
 
@@ -194,7 +194,7 @@ def main() -> int:
         roll = PIPELINE.prepare(ruleset, params)
         plugin = PIPELINE.host.pm.get_plugin(ruleset)
         engine_ms, _ = best_of(lambda p=plugin, r=roll: p.sidecar_odds(r), before=clear_caches)
-        e2e_ms, ours = best_of(lambda r=ruleset, p=params: probability.odds(r, p, host=HOST),
+        e2e_ms, ours = best_of(lambda r=ruleset, p=params: api.odds(r, p, host=HOST),
                                before=clear_caches)
         ice_ms, theirs = best_of(ice, repeat=3)
         same = all(abs(ours["kinds"][k] - theirs[k]) < 1e-12 for k in KINDS)

@@ -153,9 +153,7 @@ def _check_automatic(params: dict[str, Any]) -> None:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     if p["automatic"]:
         _check_automatic(p)
@@ -167,9 +165,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
 
 
 @hookimpl
-def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
     who = roll.by.get("name", "?")
     what = f"{roll.label} : " if roll.label else ""
@@ -211,9 +207,7 @@ def exact_odds(pool: int, difficulty: int, willpower: bool = False,
 
 
 @hookimpl
-def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["automatic"]:
         _check_automatic(p)

@@ -198,9 +198,7 @@ LABELS = {**KIND_LABELS, "botch": ("Fiasco", "Fiasco (botch)")}
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     count, bonus = _check(p)
     difficulty = p.get("difficulty")
@@ -257,9 +255,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
 
 
 @hookimpl
-def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
     fr = locale == "fr"
     verdict = r["label"]["fr" if fr else "en"]
@@ -384,9 +380,7 @@ def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
 
 
 @hookimpl
-def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     count, bonus = _check(p)
     if p.get("surcompetence") == "auto":

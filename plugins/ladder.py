@@ -182,9 +182,7 @@ def _check(params: dict[str, Any]) -> None:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     _check(p)
     level = max(0, p["level"] + p["advantages"] - p["disadvantages"])
@@ -210,9 +208,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
 
 
 @hookimpl
-def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     fr = locale == "fr"
     small, large, bonus, _ = dice_for(r["level"])
@@ -242,9 +238,7 @@ def exact_odds(level: int, difficulty: int, rescued: bool) -> dict[str, Any]:
 
 
 @hookimpl
-def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     _check(p)
     level = max(0, p["level"] + p["advantages"] - p["disadvantages"])

@@ -219,9 +219,7 @@ def dice_count(params: dict[str, Any]) -> int:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     faces = dice.roll_many(dice_count(p), 6)
     result = judge(faces, difficulty=p["difficulty"], augmentations=p["augmentations"],
@@ -247,9 +245,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
 
 
 @hookimpl
-def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
     who = roll.by.get("name", "?")
     what = f"{roll.label} " if roll.label else ""
@@ -464,9 +460,7 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
 
 
 @hookimpl
-def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     return exact_odds(dice_count(p), p["difficulty"] + (1 if p["npc_bagage"] else 0),
                       p["augmentations"], p["buy_augmentations"])

@@ -170,9 +170,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     count, fixed = SCORE_DICE[p["level"]]
     faces = dice.roll_many(count, 10, role="score")
@@ -190,9 +188,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | None:
 
 
 @hookimpl
-def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     fr = locale == "fr"
     return (f"{heading(roll)}{r['format']} → {r['score']} "
@@ -213,9 +209,7 @@ def exact_odds(level: int, shift: int, complication: int, threshold: int) -> dic
 
 
 @hookimpl
-def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
-    if roll.ruleset != NAME:
-        return None
+def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     return exact_odds(p["level"], p["flat"], complication_level(p["complication"],
                                                                 p["factors"]), p["threshold"])

@@ -13,12 +13,13 @@ __all__ = ["__version__", "hookimpl", "odds"]
 
 
 def odds(ruleset: str, params: dict[str, Any] | None = None,
-         options: dict[str, Any] | None = None) -> dict[str, Any]:
+         options: dict[str, Any] | None = None, *, host: Any = None) -> dict[str, Any]:
     """Exact odds of a roll: ``sidecar.odds("bloodlust", {"pool": 5, "difficulty": 7})``.
 
     Returns ``p_success``, ``kinds`` (each kind's probability) and ``distribution`` (the
     ruleset's main number). Raises :class:`protocol.errors.ProtocolError` on bad params.
+    Pass ``host`` (a loaded :class:`sidecar.plugins.PluginHost`) to reuse it across calls.
     """
-    from sidecar.probability import odds as compute
+    from sidecar.api import odds as compute
 
-    return compute(ruleset, params, options)
+    return compute(ruleset, params, options, host=host)

@@ -434,8 +434,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_odds(args: argparse.Namespace) -> int:
     from protocol.errors import ProtocolError
+    from sidecar.api import aodds
     from sidecar.plugins import PluginLoadError, default_host
-    from sidecar.probability import aodds
 
     try:
         host = default_host(args.plugins_dir)

@@ -45,8 +45,27 @@ class DiceSource:
         return face
 
     def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
-        """Draw ``count`` dice of ``sides`` faces, in order."""
-        return [self.roll(sides, **info) for _ in range(count)]
+        """Draw ``count`` dice of ``sides`` faces, in order (checked once, drawn in bulk)."""
+        if not isinstance(sides, int) or not 1 <= sides <= MAX_SIDES:
+            raise ValueError(f"a die must have 1 to {MAX_SIDES} sides, not {sides!r}")
+        rolled = self.rolled
+        if count <= 0:
+            return []
+        if len(rolled) + count > MAX_DRAWS:
+            raise ProtocolError(
+                "too_large",
+                f"a roll may draw at most {MAX_DRAWS} dice",
+                fr=f"un jet tire au plus {MAX_DRAWS} dés",
+            )
+        face_of = self._face
+        faces = []
+        for _ in range(count):
+            # One at a time: a manual source raises at the first face it lacks, with the
+            # faces before it recorded.
+            face = face_of(sides)
+            rolled.append({"sides": sides, "face": face, **info})
+            faces.append(face)
+        return faces
 
 
 class SecureDice(DiceSource):
@@ -56,11 +75,18 @@ class SecureDice(DiceSource):
     face costs a ``list.pop()`` rather than a system call or a Python-level loop; rejection
     sampling (bytes at or above the largest multiple of ``sides`` are dropped) keeps every
     face exactly equally likely. Measured in ``benchmarks/dice_speed.py``.
+
+    The pools belong to the instance, or to whoever passes ``pools`` (the pipeline keeps
+    one map for the rolls it resolves on its own thread): never shared between threads
+    behind anyone's back, so two threads never race for the last face of a pool.
     """
 
     #: Random bytes fetched per refill (a pool holds at most this many faces: 8 KiB).
     BLOCK = 1024
-    _pools: dict[int, list[int]] = {}
+
+    def __init__(self, pools: dict[int, list[int]] | None = None) -> None:
+        super().__init__()
+        self.pools: dict[int, list[int]] = {} if pools is None else pools
 
     @classmethod
     def _refill(cls, sides: int) -> list[int]:
@@ -72,9 +98,9 @@ class SecureDice(DiceSource):
         return [w % sides + 1 for w in words if w < limit]
 
     def _face(self, sides: int) -> int:
-        pool = self._pools.get(sides)
+        pool = self.pools.get(sides)
         while not pool:
-            pool = self._pools[sides] = self._refill(sides)
+            pool = self.pools[sides] = self._refill(sides)
         return pool.pop()
 
 

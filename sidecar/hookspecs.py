@@ -17,16 +17,33 @@ Two kinds of plugins:
 Every hook may be implemented with fewer arguments than specified: pluggy passes only the
 ones a function names. A misspelled hook name is refused when the plugin is loaded.
 
-The host calls extension hooks one plugin at a time: an implementation that raises is
-left out of that roll (its changes undone) and the outcome's ``notes`` say so; a ruleset
-that raises answers ``plugin_error`` to the roller. Neither takes the server down.
+**Who is called.** The ruleset hooks — :func:`sidecar_resolve`, :func:`sidecar_odds` — go
+to the plugin that owns the roll's ruleset (the one whose :func:`sidecar_rulesets` listed
+it) and to no other: no need to check ``roll.ruleset`` there. :func:`sidecar_render_text`
+goes to the owner first, then, only if it gives no text, to the other plugins in turn.
+The extension hooks — :func:`sidecar_modify_roll`, :func:`sidecar_modify_outcome` — go to
+every plugin implementing them, for rolls of every ruleset, one plugin at a time in
+pluggy's order: ``@hookimpl(tryfirst=True)`` first, ``trylast=True`` last, otherwise the
+last registered first. Hook wrappers (``wrapper=True``, ``hookwrapper=True``) are refused
+when the plugin is loaded.
+
+An extension implementation that raises is left out of that roll (its changes undone)
+and the outcome's ``notes`` say so; a ruleset that raises answers ``plugin_error`` to the
+roller. Neither takes the server down — whatever is raised, ``SystemExit`` and
+``KeyboardInterrupt`` included: it counts as that plugin's failure.
 
 Hooks may be plain functions or ``async def`` (except :func:`sidecar_rulesets`, called
 once at load). A third-party plugin's sync hooks run in a worker thread on copies of the
-roll and outcome, its async hooks on the event loop; either way under a deadline
-(``sidecar serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a
-raise; five failures within 60 s disable the plugin for the rest of the run. Never block
-the event loop from an async hook: use ``await``, or a sync hook.
+roll and outcome (at most two such calls at once per plugin: more fail at once), its
+async hooks on the event loop on the same copies; either way under a deadline (``sidecar
+serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a raise,
+and an async hook that holds the event loop past it (``time.sleep``, heavy computing)
+counts as failing too; five failures within 60 s disable the plugin for the rest of the
+run. Never block the event loop from an async hook: use ``await``, or a sync hook.
+
+What a plugin hands back is checked before it is stored: maps with string keys, lists,
+strings, booleans, finite numbers, integers from -2**63 to 2**64-1. Built-in plugins (and
+those the operator trusts with ``--trust``) run inline on the real roll, unchecked.
 """
 
 from __future__ import annotations
@@ -71,7 +88,8 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | None:
     """Resolve a roll of a ruleset this plugin provides, drawing every face from ``dice``.
 
-    Return ``None`` for rolls of other rulesets. Stops at the first non-``None`` result.
+    Called on the ruleset's owner only (the plugin whose :func:`sidecar_rulesets` lists
+    ``roll.ruleset``), never for another plugin's rolls.
 
     :param roll: the roll, after the extensions' :func:`sidecar_modify_roll`;
         ``roll.params`` is validated with defaults filled in.
@@ -89,7 +107,8 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | 
 def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
     """Compute the exact odds of a roll of a ruleset this plugin provides.
 
-    Return ``None`` for other rulesets. Stops at the first non-``None`` result.
+    Called on the ruleset's owner only. ``None`` means the ruleset gives no odds (the
+    client gets ``plugin_error`` saying so).
 
     :param roll: the roll as :func:`sidecar_resolve` would see it (extensions applied).
     :return: a map with ``p_success`` (float) and ``kinds`` (a map of each kind —
@@ -102,8 +121,11 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
     """Write the one-line summary of an outcome for a reader of ``locale`` (``fr``/``en``).
 
     Called after every extension has changed the outcome, so the line tells the final
-    result. Return ``None`` for rolls that are not yours; when nobody answers, the host
-    writes ``"<name> — <label> : <result label>"``. Stops at the first non-``None`` result.
+    result. Called on the ruleset's owner first; only when it returns ``None`` (or does
+    not implement this hook) on the other plugins in pluggy's order, until one answers —
+    so an extension may write texts for rulesets that have none, never replace an
+    owner's. When nobody answers, the host writes ``"<name> — <label> : <result
+    label>"``.
     """
 
 
@@ -114,6 +136,9 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
 @hookspec
 def sidecar_modify_roll(roll: Roll) -> None:
     """Change a roll before it is resolved: add to or change ``roll.params``.
+
+    Called on every plugin implementing it, for rolls of every ruleset: check
+    ``roll.ruleset`` if you only understand some.
 
     Read your per-roll settings from ``roll.options.get("<your plugin name>")`` and your
     per-table memory from ``roll.state`` (a map kept for you, per table). If you raise, or
@@ -130,6 +155,9 @@ def sidecar_modify_roll(roll: Roll) -> None:
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     """Change an outcome after it is resolved: change ``outcome.result``, append to
     ``outcome.notes``.
+
+    Called on every plugin implementing it, for rolls of every ruleset: check
+    ``roll.ruleset`` if you only understand some.
 
     Keep the common fields meaningful (``success`` bool, ``margin`` int, ``kind`` one of
     the five kinds, ``label`` ``{"fr", "en"}``): an outcome left invalid is undone, like a

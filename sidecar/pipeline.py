@@ -1,16 +1,22 @@
 """The roll pipeline, as plain objects a test can drive without a socket.
 
 validate → ``sidecar_modify_roll`` (extensions, one at a time) → ``sidecar_resolve`` (the
-ruleset) → ``sidecar_modify_outcome`` (extensions) → ``sidecar_render_text``.
+ruleset's owner only) → ``sidecar_modify_outcome`` (extensions) → ``sidecar_render_text``
+(the owner first; the other plugins only when it gives no text).
 
-The table's per-plugin state is worked on as a copy and handed back in the
-:class:`Resolution`: the caller commits it only once the roll has succeeded, so a roll that
-ends in an error changes nothing about the table.
+Trusted plugins (the built-ins, and those the operator trusts) are called inline on the
+real roll and outcome, with only a shallow record to undo a raise and to see what changed.
+Untrusted plugins get a :class:`~sidecar.guard.Guard`: they work on copies, in a worker
+thread or under the event loop's deadline, and their copies are committed only when
+sound.
+
+The table's per-plugin state is worked on as a copy (per plugin, on first use) and handed
+back in the :class:`Resolution`: the caller commits it only once the roll has succeeded,
+so a roll that ends in an error changes nothing about the table.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,13 +25,23 @@ from typing import Any
 from protocol.errors import ProtocolError
 from protocol.messages import KINDS
 from sidecar.dice import DiceExhausted, DiceSource, ManualDice, SecureDice, describe_dice
+from sidecar.guard import (
+    LOCALES,
+    Guard,
+    copy_outcome,
+    copy_roll,
+    deep_copy,
+    odds_problem,
+    result_problem,
+    tree_problem,
+)
 from sidecar.model import Outcome, Roll
 from sidecar.params import validate_params
-from sidecar.plugins import HookFailure, PluginHost, deep_copy
+from sidecar.plugins import HookFailure, Impl, InlinePlan, PluginCrash, PluginHost
 
 log = logging.getLogger("sidecar.pipeline")
 
-LOCALES = ("fr", "en")
+__all__ = ["LOCALES", "Resolution", "RollPipeline", "failure_note", "result_problem"]
 
 
 @dataclass
@@ -39,52 +55,33 @@ class Resolution:
     failures: list[HookFailure] = field(default_factory=list)
 
 
-def _json_problem(value: Any) -> str | None:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return f"not JSON-compatible: {exc}"
-    return None
+class TableStates:
+    """The table's per-plugin state for one roll: each plugin's map is copied on its first
+    use, so the table's own maps are never changed and an unused one is never copied."""
+
+    __slots__ = ("table", "copies")
+
+    def __init__(self, table: dict[str, dict[str, Any]] | None) -> None:
+        self.table = table or {}
+        self.copies: dict[str, dict[str, Any]] = {}
+
+    def of(self, plugin: str) -> dict[str, Any]:
+        state = self.copies.get(plugin)
+        if state is None:
+            kept = self.table.get(plugin)
+            state = self.copies[plugin] = deep_copy(kept) if kept else {}
+        return state
+
+    def replace(self, plugin: str, state: dict[str, Any]) -> None:
+        self.copies[plugin] = state
+
+    def merged(self) -> dict[str, dict[str, Any]]:
+        """The table's state after this roll (unchanged maps are the table's own)."""
+        return {**self.table, **self.copies}
 
 
-def result_problem(result: Any) -> str | None:
-    """What is wrong with an outcome's ``result`` (``None`` when it is sound)."""
-    if not isinstance(result, dict):
-        return "result must be a map"
-    if not isinstance(result.get("success"), bool):
-        return "result.success must be a bool"
-    margin = result.get("margin")
-    if isinstance(margin, bool) or not isinstance(margin, int):
-        return "result.margin must be an integer"
-    if result.get("kind") not in KINDS:
-        return f"result.kind must be one of {', '.join(KINDS)}"
-    label = result.get("label")
-    if not (isinstance(label, dict) and all(isinstance(label.get(k), str) for k in LOCALES)):
-        return "result.label must be a map with 'fr' and 'en' strings"
-    return _json_problem(result)
-
-
-IDENTITY_FIELDS = ("ruleset", "table", "by", "label", "mode", "manual", "options")
-
-
-def identity(roll: Roll) -> tuple[Any, ...]:
-    """A snapshot of what no plugin may change about a roll (strings and bools are
-    immutable; only the two maps need copying)."""
-    return (roll.ruleset, roll.table, dict(roll.by), roll.label, roll.mode, roll.manual,
-            deep_copy(roll.options))
-
-
-def identity_change(roll: Roll, snapshot: tuple[Any, ...]) -> str | None:
-    """The first identity field a plugin changed, if any."""
-    for name, value in zip(IDENTITY_FIELDS, snapshot, strict=True):
-        if getattr(roll, name) != value:
-            return name
-    return None
-
-
-def restore_identity(roll: Roll, snapshot: tuple[Any, ...]) -> None:
-    for name, value in zip(IDENTITY_FIELDS, snapshot, strict=True):
-        setattr(roll, name, value)
+def describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if not isinstance(exc, PluginCrash) else str(exc)
 
 
 def failure_note(failure: HookFailure) -> str:
@@ -95,6 +92,51 @@ def failure_note(failure: HookFailure) -> str:
     )
 
 
+def _check_all_used(source: DiceSource) -> None:
+    """Refuse manual faces the roll did not consume (``bad_dice``)."""
+    if isinstance(source, ManualDice) and source.unused:
+        used = len(source.rolled)
+        raise ProtocolError(
+            "bad_dice",
+            f"this roll uses {used} dice ({describe_dice(source.rolled)}), "
+            f"{len(source.faces)} were given",
+            fr=f"ce jet utilise {used} dés ({describe_dice(source.rolled)}), "
+               f"{len(source.faces)} ont été donnés",
+            details={"expected": used, "given": len(source.faces),
+                     "dice": [d["sides"] for d in source.rolled]},
+        )
+
+
+def _own_copy(odds: dict[str, Any]) -> dict[str, Any]:
+    """The caller's own copy of a trusted ruleset's (often cached) odds: fresh maps and
+    lists all the way down, with the distribution's pairs copied at C speed."""
+    answer = {}
+    for key, value in odds.items():
+        if key == "distribution" and value.__class__ is dict:
+            value = {name: ([list(pair) if pair.__class__ is list else deep_copy(pair)
+                             for pair in item] if name == "values" and item.__class__ is list
+                            else deep_copy(item))
+                     for name, item in value.items()}
+        elif key != "kinds" and value.__class__ in (dict, list):  # (kinds: rebuilt)
+            value = deep_copy(value)
+        answer[key] = value
+    return answer
+
+
+def _params_key(params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A hashable key for params made of scalars and lists of scalars (types included:
+    ``True`` and ``1`` validate differently), or ``None``."""
+    key = []
+    for name, value in params.items():
+        kind = value.__class__
+        if kind is list:
+            value = tuple(value)
+        elif kind is dict:
+            return None
+        key.append((name, kind, value))
+    return tuple(key)
+
+
 class RollPipeline:
     """Turns validated requests into resolutions, through the plugin host."""
 
@@ -102,12 +144,17 @@ class RollPipeline:
         self,
         host: PluginHost,
         *,
-        dice_factory: Callable[[], DiceSource] = SecureDice,
+        dice_factory: Callable[[], DiceSource] | None = None,
         on_failure: Callable[[HookFailure], None] | None = None,
     ) -> None:
         self.host = host
+        #: Where faces come from; by default :class:`SecureDice`, with one set of pools
+        #: for the trusted rulesets resolved on this pipeline's thread.
         self.dice_factory = dice_factory
         self.on_failure = on_failure
+        self._pools: dict[int, list[int]] = {}
+        #: (ruleset, params key) → validated params: a repeated request is not re-validated.
+        self._validated: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
 
     # -- steps --------------------------------------------------------------------------
 
@@ -135,7 +182,7 @@ class RollPipeline:
             )
         return Roll(
             ruleset=ruleset,
-            params=validate_params(params, schema),
+            params=self._validate(ruleset, params, schema),
             options=dict(options or {}),
             table=table,
             by=dict(by or {}),
@@ -144,57 +191,110 @@ class RollPipeline:
             manual=manual,
         )
 
-    def _report(self, failures: list[HookFailure]) -> Callable[[HookFailure], None]:
-        def report(failure: HookFailure) -> None:
-            failures.append(failure)
-            log.warning("plugin %s failed in %s: %s", failure.plugin, failure.hook, failure.error)
-            self.host.record_failure(failure.plugin, failure.error)
-            if self.on_failure is not None:
-                self.on_failure(failure)
-        return report
+    def _validate(self, ruleset: str, params: dict[str, Any],
+                  schema: dict[str, Any]) -> dict[str, Any]:
+        try:
+            key = (ruleset, _params_key(params)) if isinstance(params, dict) else None
+            known = self._validated.get(key) if key is not None and key[1] is not None \
+                else None
+        except TypeError:  # an unhashable item in a list
+            key = known = None
+        if known is not None:  # the roll's own copy (lists are the only mutable values)
+            return {name: list(value) if value.__class__ is list else value
+                    for name, value in known.items()}
+        checked = validate_params(params, schema)
+        if key is not None and key[1] is not None:
+            if len(self._validated) >= 4096:
+                self._validated.clear()
+            self._validated[key] = {name: list(value) if value.__class__ is list else value
+                                    for name, value in checked.items()}
+        return checked
 
-    async def modify_roll(self, roll: Roll, state: dict[str, dict[str, Any]],
+    def _report(self, failures: list[HookFailure], plugin: str, hook: str, error: str) -> None:
+        failure = HookFailure(plugin, hook, error)
+        failures.append(failure)
+        log.warning("plugin %s failed in %s: %s", plugin, hook, error)
+        self.host.record_failure(plugin, error)
+        if self.on_failure is not None:
+            self.on_failure(failure)
+
+    def _dice(self, trusted: bool) -> DiceSource:
+        if self.dice_factory is not None:
+            return self.dice_factory()
+        # An untrusted ruleset may draw in a worker thread, even past its deadline: it gets
+        # pools of its own.
+        return SecureDice(self._pools) if trusted else SecureDice()
+
+    def _modify_roll_inline(self, impl: Impl, roll: Roll, states: TableStates,
+                            failures: list[HookFailure], changed: list[str]) -> None:
+        """A trusted ``sidecar_modify_roll``, on the real roll: a shallow record to undo a
+        raise, params validated again only when they changed."""
+        roll.state = state = states.of(impl.plugin)
+        params, kept = dict(roll.params), dict(state)
+        problem = None
+        try:
+            impl.function(*impl.pick((roll,)))
+        except ProtocolError as exc:
+            if exc.code == "invalid_params":
+                raise
+            problem = describe(exc)
+        except BaseException as exc:  # a plugin can never stop the server
+            problem = describe(exc)
+        if problem is None and roll.params != params:
+            try:
+                roll.params = validate_params(roll.params,
+                                              self.host.ruleset_schema(roll.ruleset) or {})
+            except ProtocolError as exc:
+                problem = f"left invalid params: {exc.message}"
+        if problem is not None:
+            roll.params = params
+            state.clear()
+            state.update(kept)
+            self._report(failures, impl.plugin, impl.hook, problem)
+        elif roll.params != params:
+            changed.append(impl.plugin)
+
+    async def modify_roll(self, roll: Roll, states: TableStates | dict[str, Any],
                           failures: list[HookFailure]) -> list[str]:
-        """Run the extensions' ``sidecar_modify_roll``; return those that changed params."""
-        schema = self.host.ruleset_schema(roll.ruleset) or {}
+        """Run the extensions' ``sidecar_modify_roll``; return those that changed params.
+
+        A ``ProtocolError`` with code ``invalid_params`` raised by an extension refuses the
+        roll (it propagates); any other failure leaves that extension out of this roll.
+        """
+        if not isinstance(states, TableStates):
+            states = TableStates(states)
         changed: list[str] = []
-
-        def before(plugin: str) -> tuple[dict[str, Any], dict[str, Any], tuple[Any, ...] | None]:
-            roll.state = state.setdefault(plugin, {})
-            # The built-ins are tested with the server: no need to watch their identity.
-            guard = None if self.host.is_trusted(plugin) else identity(roll)
-            return deep_copy(roll.params), deep_copy(roll.state), guard
-
-        def after(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any],
-                                               tuple[Any, ...] | None]) -> str | None:
-            changed_field = snapshot[2] is not None and identity_change(roll, snapshot[2])
-            if changed_field:
-                return f"changed roll.{changed_field}, which extensions may not change"
-            if not isinstance(roll.params, dict):
-                return "roll.params is no longer a map"
-            if roll.params != snapshot[0]:
-                try:
-                    roll.params = validate_params(roll.params, schema)
-                except ProtocolError as exc:
-                    return f"left invalid params: {exc.message}"
-            # Unchanged state was checked before: only a change needs checking.
-            problem = _json_problem(roll.state) if roll.state != snapshot[1] else None
-            if problem:
-                return f"state {problem}"
-            if roll.params != snapshot[0]:
-                changed.append(plugin)
-            return None
-
-        def undo(plugin: str, snapshot: tuple[dict[str, Any], dict[str, Any],
-                                              tuple[Any, ...] | None]) -> None:
-            roll.params = snapshot[0]
-            state[plugin] = snapshot[1]
-            if snapshot[2] is not None:
-                restore_identity(roll, snapshot[2])
-
-        await self.host.call_each("sidecar_modify_roll", before, after, undo,
-                                  self._report(failures), refusals=("invalid_params",),
-                                  roll=roll)
+        schema: dict[str, Any] | None = None
+        for impl in self.host.implementations("sidecar_modify_roll"):
+            if impl.inline:
+                self._modify_roll_inline(impl, roll, states, failures, changed)
+                continue
+            guard = Guard(impl.plugin, impl.hook, roll, states.of(impl.plugin))
+            try:
+                await self.host.invoke(impl, impl.pick((guard.work_roll,)))
+            except ProtocolError as exc:
+                if exc.code == "invalid_params":
+                    raise
+                problem = describe(exc)
+            except Exception as exc:
+                problem = describe(exc)
+            else:
+                problem = guard.roll_problem()
+                if problem is None and guard.params_changed:
+                    if schema is None:
+                        schema = self.host.ruleset_schema(roll.ruleset) or {}
+                    try:
+                        guard.work_roll.params = validate_params(guard.work_roll.params,
+                                                                 schema)
+                    except ProtocolError as exc:
+                        problem = f"left invalid params: {exc.message}"
+            if problem is not None:
+                self._report(failures, impl.plugin, impl.hook, problem)
+                continue
+            if guard.params_changed:
+                roll.params = guard.work_roll.params
+                changed.append(impl.plugin)
+            states.replace(impl.plugin, guard.work_roll.state)
         return changed
 
     def _check_owner(self, ruleset: str) -> str | None:
@@ -208,64 +308,72 @@ class RollPipeline:
                 details={"plugin": owner, "ruleset": ruleset, "disabled": True})
         return owner
 
-    def _ruleset_failed(self, roll: Roll, owner: str | None, exc: Exception, en: str,
+    def _ruleset_failed(self, roll: Roll, owner: str | None, why: str, en: str,
                         fr: str) -> ProtocolError:
-        """Log and count a ruleset plugin's exception; the ``plugin_error`` for the client."""
-        log.warning("ruleset %s (plugin %s) %s: %s: %s", roll.ruleset, owner, en,
-                    type(exc).__name__, exc)
+        """Log and count a ruleset plugin's failure; the ``plugin_error`` for the client."""
+        log.warning("ruleset %s (plugin %s) %s: %s", roll.ruleset, owner, en, why)
         if owner:
-            self.host.record_failure(owner, f"{type(exc).__name__}: {exc}")
+            self.host.record_failure(owner, why)
+        kind = why.split(":", 1)[0]
         return ProtocolError(
             "plugin_error",
-            f"the ruleset '{roll.ruleset}' {en} ({type(exc).__name__})",
-            fr=f"le jeu de règles « {roll.ruleset} » {fr} ({type(exc).__name__})",
+            f"the ruleset '{roll.ruleset}' {en} ({kind})",
+            fr=f"le jeu de règles « {roll.ruleset} » {fr} ({kind})",
             details={"plugin": owner, "ruleset": roll.ruleset},
         )
 
+    async def _call_owner(self, impl: Impl, roll: Roll, state: dict[str, Any],
+                          values: tuple[Any, ...]) -> tuple[Any, Guard | None]:
+        """Call an owner-only hook: inline on the roll when trusted, else on a guard's copy.
+        Exceptions propagate (``BaseException`` of inline code as :class:`PluginCrash`)."""
+        if impl.inline:
+            roll.state = state
+            try:
+                return impl.function(*impl.pick((roll, *values))), None
+            except (Exception, DiceExhausted):
+                raise
+            except BaseException as exc:  # SystemExit & co. from plugin code: its failure
+                raise PluginCrash(describe(exc)) from None
+        guard = Guard(impl.plugin, impl.hook, roll, state)
+        result = await self.host.invoke(impl, impl.pick((guard.work_roll, *values)))
+        return result, guard
+
     async def resolve(self, roll: Roll, dice: list[int] | None,
-                      state: dict[str, dict[str, Any]], failures: list[HookFailure]) -> Outcome:
-        """Have the ruleset's plugin resolve the roll, from manual faces or the dice source."""
+                      states: TableStates | dict[str, Any],
+                      failures: list[HookFailure]) -> Outcome:
+        """Have the ruleset's owner resolve the roll, from manual faces or the dice source."""
+        if not isinstance(states, TableStates):
+            states = TableStates(states)
         owner = self._check_owner(roll.ruleset)
-        roll.state = state.setdefault(owner or "", {})
-        source: DiceSource = ManualDice(dice) if dice is not None else self.dice_factory()
-        before = identity(roll)
+        impl = self.host.owner_implementation("sidecar_resolve", roll.ruleset)
+        if impl is None or owner is None:
+            raise self._bad_outcome(roll, owner, "its plugin does not implement "
+                                                 "sidecar_resolve")
+        source: DiceSource = (ManualDice(dice) if dice is not None
+                              else self._dice(impl.info.trusted))
         try:
-            raw = await self.host.call_firstresult("sidecar_resolve", owner,
-                                                   self._report(failures), roll=roll,
-                                                   dice=source)
+            raw, guard = await self._call_owner(impl, roll, states.of(owner), (source,))
         except ProtocolError:
             raise
         except DiceExhausted:
-            raise (await self._too_few_dice(roll, dice or [], state)) from None
+            raise (await self._too_few_dice(roll, impl, dice or [])) from None
         except Exception as exc:
-            raise self._ruleset_failed(roll, owner, exc, "failed on this roll",
+            raise self._ruleset_failed(roll, owner, describe(exc), "failed on this roll",
                                        "a échoué sur ce jet") from None
-        changed_field = identity_change(roll, before)
-        if changed_field:
-            restore_identity(roll, before)
-            raw = f"changed roll.{changed_field}"
-        outcome = self._as_outcome(raw, source, roll, owner, self.host)
-        if isinstance(source, ManualDice) and source.unused:
-            used = len(source.rolled)
-            raise ProtocolError(
-                "bad_dice",
-                f"this roll uses {used} dice ({describe_dice(source.rolled)}), "
-                f"{len(source.faces)} were given",
-                fr=f"ce jet utilise {used} dés ({describe_dice(source.rolled)}), "
-                   f"{len(source.faces)} ont été donnés",
-                details={"expected": used, "given": len(source.faces),
-                         "dice": [d["sides"] for d in source.rolled]},
-            )
+        if guard is not None:
+            problem = guard.roll_problem()
+            if problem:
+                raise self._bad_outcome(roll, owner, problem)
+            states.replace(owner, guard.work_roll.state)
+        outcome = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
+        _check_all_used(source)
         return outcome
 
-    async def _too_few_dice(self, roll: Roll, faces: list[int],
-                            state: dict[str, dict[str, Any]]) -> ProtocolError:
+    async def _too_few_dice(self, roll: Roll, impl: Impl, faces: list[int]) -> ProtocolError:
         # Replay with the missing faces padded to learn the whole sequence of dice.
         probe = ManualDice(faces, pad=True)
         try:
-            await self.host.call_firstresult(
-                "sidecar_resolve", self.host.ruleset_owner(roll.ruleset), lambda failure: None,
-                roll=Roll(**{**roll.__dict__, "params": deep_copy(roll.params)}), dice=probe)
+            await self._call_owner(impl, copy_roll(roll, {}), {}, (probe,))
             wanted = f"{len(probe.rolled)} ({describe_dice(probe.rolled)})"
         except Exception:
             wanted = f"more than {len(faces)}"
@@ -276,112 +384,130 @@ class RollPipeline:
             details={"given": len(faces), "dice": [d["sides"] for d in probe.rolled]},
         )
 
-    @staticmethod
-    def _as_outcome(raw: Any, source: DiceSource, roll: Roll, owner: str | None,
-                    host: PluginHost) -> Outcome:
-        def broken(why: str) -> ProtocolError:
-            log.warning("ruleset %s (plugin %s) returned a bad outcome: %s",
-                        roll.ruleset, owner, why)
-            if owner:
-                host.record_failure(owner, f"bad outcome: {why}")
-            return ProtocolError(
-                "plugin_error",
-                f"the ruleset '{roll.ruleset}' returned a bad outcome: {why}",
-                fr=f"le jeu de règles « {roll.ruleset} » a rendu un résultat invalide : {why}",
-                details={"plugin": owner, "ruleset": roll.ruleset},
-            )
+    def _bad_outcome(self, roll: Roll, owner: str | None, why: str) -> ProtocolError:
+        log.warning("ruleset %s (plugin %s) returned a bad outcome: %s",
+                    roll.ruleset, owner, why)
+        if owner:
+            self.host.record_failure(owner, f"bad outcome: {why}")
+        return ProtocolError(
+            "plugin_error",
+            f"the ruleset '{roll.ruleset}' returned a bad outcome: {why}",
+            fr=f"le jeu de règles « {roll.ruleset} » a rendu un résultat invalide : {why}",
+            details={"plugin": owner, "ruleset": roll.ruleset},
+        )
 
+    def _as_outcome(self, raw: Any, source: DiceSource, roll: Roll, owner: str | None, *,
+                    checked: bool) -> Outcome:
+        """The owner's answer as an :class:`Outcome`; an untrusted owner's (``checked``)
+        answer is checked whole, as it will be stored and sent."""
         if raw is None:
-            raise broken("no plugin resolved it")
-        if isinstance(raw, str):
-            raise broken(raw)
+            raise self._bad_outcome(roll, owner, "no plugin resolved it")
         if isinstance(raw, dict):
+            notes = raw.get("notes", [])
             raw = Outcome(result=raw.get("result"), dice=raw.get("dice", []),
-                          notes=list(raw.get("notes", [])))
+                          notes=list(notes) if isinstance(notes, (list, tuple)) else notes)
         if not isinstance(raw, Outcome):
-            raise broken(f"expected an Outcome or a map, got {type(raw).__name__}")
+            raise self._bad_outcome(roll, owner,
+                                    f"expected an Outcome or a map, got {type(raw).__name__}")
         if not raw.dice and source.rolled:
             # Every die drawn is shown to the table, even when the plugin forgot to say so.
             raw.dice = list(source.rolled)
-        problem = result_problem(raw.result)
-        if problem is None and not all(isinstance(n, str) for n in raw.notes):
-            problem = "notes must be strings"
-        if problem is None and not all(isinstance(d, dict) for d in raw.dice):
-            problem = "dice must be maps"
-        if problem is None:
-            problem = _json_problem(raw.dice)
-        if problem:
-            raise broken(problem)
+        if checked:
+            if not isinstance(raw.notes, list) or not isinstance(raw.dice, list):
+                problem: str | None = "notes and dice must be lists"
+            else:
+                problem = result_problem(raw.result)
+            if problem is None and not all(isinstance(n, str) for n in raw.notes):
+                problem = "notes must be strings"
+            if problem is None and not all(isinstance(d, dict) for d in raw.dice):
+                problem = "dice must be maps"
+            if problem is None:
+                problem = tree_problem(raw.dice)
+                problem = f"dice {problem}" if problem else None
+            if problem:
+                raise self._bad_outcome(roll, owner, problem)
+            # Nothing of the plugin's (a late thread) may change what is stored.
+            raw = copy_outcome(raw)
         raw.applied = []
         return raw
 
+    def _modify_outcome_inline(self, impl: Impl, roll: Roll, outcome: Outcome,
+                               states: TableStates, failures: list[HookFailure],
+                               changed: list[str]) -> None:
+        """A trusted ``sidecar_modify_outcome``, on the real outcome: a shallow record to
+        undo a raise and to see whether it changed anything."""
+        roll.state = state = states.of(impl.plugin)
+        result, notes, kept = dict(outcome.result), len(outcome.notes), dict(state)
+        try:
+            impl.function(*impl.pick((roll, outcome)))
+        except BaseException as exc:  # a plugin can never stop the server
+            outcome.result = result
+            del outcome.notes[notes:]
+            state.clear()
+            state.update(kept)
+            self._report(failures, impl.plugin, impl.hook, describe(exc))
+            return
+        if len(outcome.notes) != notes or outcome.result != result:
+            changed.append(impl.plugin)
+
     async def modify_outcome(self, roll: Roll, outcome: Outcome,
-                             state: dict[str, dict[str, Any]],
+                             states: TableStates | dict[str, Any],
                              failures: list[HookFailure]) -> None:
         """Run the extensions' ``sidecar_modify_outcome``; record those that changed it."""
-
+        if not isinstance(states, TableStates):
+            states = TableStates(states)
         changed: list[str] = []
-
-        def before(plugin: str) -> tuple[Any, ...]:
-            roll.state = state.setdefault(plugin, {})
-            if self.host.is_trusted(plugin):
-                return (deep_copy(outcome.result), list(outcome.notes), deep_copy(roll.state),
-                        None, None, None)
-            return (deep_copy(outcome.result), list(outcome.notes), deep_copy(roll.state),
-                    identity(roll), deep_copy(outcome.dice), list(outcome.applied))
-
-        def after(plugin: str, snapshot: tuple[Any, ...]) -> str | None:
-            if snapshot[3] is not None:
-                changed_field = identity_change(roll, snapshot[3])
-                if changed_field:
-                    return f"changed roll.{changed_field}, which extensions may not change"
-                if outcome.dice != snapshot[4]:
-                    return "changed outcome.dice, which extensions may not change"
-                if outcome.applied != snapshot[5]:
-                    return "changed outcome.applied, which the server keeps"
-            # The result was sound before this extension: only a change needs checking.
-            result_changed = outcome.result != snapshot[0]
-            problem = result_problem(outcome.result) if result_changed else None
-            if problem:
-                return f"left an invalid result: {problem}"
-            kept = outcome.notes[:len(snapshot[1])] if isinstance(outcome.notes, list) else None
-            if kept != snapshot[1]:
-                return "notes may only be appended to"
-            if not all(isinstance(n, str) for n in outcome.notes):
-                return "notes must be strings"
-            problem = _json_problem(roll.state) if roll.state != snapshot[2] else None
-            if problem:
-                return f"state {problem}"
-            if result_changed or len(outcome.notes) != len(snapshot[1]):
-                changed.append(plugin)
-            return None
-
-        def undo(plugin: str, snapshot: tuple[Any, ...]) -> None:
-            outcome.result, outcome.notes, state[plugin] = snapshot[0], snapshot[1], snapshot[2]
-            if snapshot[3] is not None:
-                restore_identity(roll, snapshot[3])
-                outcome.dice, outcome.applied = snapshot[4], snapshot[5]
-
-        await self.host.call_each("sidecar_modify_outcome", before, after, undo,
-                                  self._report(failures), roll=roll, outcome=outcome)
+        for impl in self.host.implementations("sidecar_modify_outcome"):
+            if impl.inline:
+                self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
+                continue
+            guard = Guard(impl.plugin, impl.hook, roll, states.of(impl.plugin), outcome)
+            try:
+                await self.host.invoke(impl, impl.pick((guard.work_roll, guard.work_outcome)))
+            except Exception as exc:
+                problem: str | None = describe(exc)
+            else:
+                problem = guard.roll_problem() or guard.outcome_problem()
+            if problem is not None:
+                self._report(failures, impl.plugin, impl.hook, problem)
+                continue
+            work = guard.work_outcome
+            assert work is not None
+            if guard.result_changed or guard.notes_added:
+                changed.append(impl.plugin)
+            outcome.result, outcome.notes = work.result, work.notes
+            states.replace(impl.plugin, guard.work_roll.state)
         for plugin in changed:
             if plugin not in outcome.applied:
                 outcome.applied.append(plugin)
 
     async def render_text(self, roll: Roll, outcome: Outcome,
                           failures: list[HookFailure]) -> dict[str, str]:
-        """The one-line summary in each locale."""
+        """The one-line summary in each locale: the owner's text; when it gives none, the
+        first other plugin's (pluggy order); else the host's own line."""
+        ordered = self.host.text_order(roll.ruleset)
+        copies: tuple[Roll, Outcome] | None = None
         texts = {}
         for locale in LOCALES:
-            # No owner: every plugin's failure is reported and skipped, nothing raises.
-            text = await self.host.call_firstresult("sidecar_render_text", None,
-                                                    self._report(failures), roll=roll,
-                                                    outcome=outcome, locale=locale)
-            if not isinstance(text, str) or not text.strip():
-                who = roll.by.get("name", "?")
-                what = f"{roll.label} : " if roll.label else ""
-                text = f"{who} — {what}{outcome.result['label'][locale]}"
-            texts[locale] = text[:500]
+            text = None
+            for impl in ordered:
+                try:
+                    if impl.inline:
+                        text = impl.function(*impl.pick((roll, outcome, locale)))
+                    else:
+                        if copies is None:  # read-only for the plugin: it gets copies
+                            copies = (copy_roll(roll, {}), copy_outcome(outcome))
+                        text = await self.host.invoke(
+                            impl, impl.pick((copies[0], copies[1], locale)))
+                except BaseException as exc:  # a plugin can never stop the server
+                    if not isinstance(exc, Exception) and not impl.inline:
+                        raise  # the server's own cancellation (invoke converts the rest)
+                    self._report(failures, impl.plugin, impl.hook, describe(exc))
+                    text = None
+                    continue
+                if text is not None:
+                    break
+            texts[locale] = self._text_or_default(text, roll, outcome, locale)
         return texts
 
     # -- whole runs ---------------------------------------------------------------------
@@ -394,32 +520,105 @@ class RollPipeline:
         table_state: dict[str, dict[str, Any]] | None = None,
     ) -> Resolution:
         """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal."""
-        state = deep_copy(table_state or {})
+        states = TableStates(table_state)
         failures: list[HookFailure] = []
+        plan = self.host.inline_plan(roll.ruleset)
+        if plan is not None:
+            try:
+                return self._run_inline(plan, roll, dice, states, failures)
+            except DiceExhausted:
+                raise (await self._too_few_dice(roll, plan.resolve, dice or [])) from None
         self._check_owner(roll.ruleset)
-        changed = await self.modify_roll(roll, state, failures)
-        outcome = await self.resolve(roll, dice, state, failures)
-        outcome.applied = list(changed)
-        await self.modify_outcome(roll, outcome, state, failures)
+        changed = await self.modify_roll(roll, states, failures)
+        outcome = await self.resolve(roll, dice, states, failures)
+        outcome.applied = changed
+        await self.modify_outcome(roll, outcome, states, failures)
         for failure in failures:
             note = failure_note(failure)
             if note not in outcome.notes:
                 outcome.notes.append(note)
         text = await self.render_text(roll, outcome, failures)
-        return Resolution(roll=roll, outcome=outcome, text=text, state=state, failures=failures)
+        return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
+                          failures=failures)
+
+    def _run_inline(self, plan: InlinePlan, roll: Roll, dice: list[int] | None,
+                    states: TableStates, failures: list[HookFailure]) -> Resolution:
+        """:meth:`run` when every implementation involved is trusted and sync (the
+        built-ins): the same steps, called directly, with no coroutine in between. Too few
+        manual faces raise ``DiceExhausted`` (the caller asks how many were needed)."""
+        changed: list[str] = []
+        for impl in plan.modify_roll:
+            self._modify_roll_inline(impl, roll, states, failures, changed)
+        owner = plan.resolve
+        source = ManualDice(dice) if dice is not None else self._dice(True)
+        roll.state = states.of(owner.plugin)
+        try:
+            raw = owner.function(*owner.pick((roll, source)))
+        except (ProtocolError, DiceExhausted):
+            raise
+        except BaseException as exc:  # a plugin can never stop the server
+            raise self._ruleset_failed(roll, owner.plugin, describe(exc),
+                                       "failed on this roll", "a échoué sur ce jet") from None
+        outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
+        _check_all_used(source)
+        outcome.applied = changed
+        changed = []
+        for impl in plan.modify_outcome:
+            self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
+        for plugin in changed:
+            if plugin not in outcome.applied:
+                outcome.applied.append(plugin)
+        for failure in failures:
+            note = failure_note(failure)
+            if note not in outcome.notes:
+                outcome.notes.append(note)
+        texts = {}
+        for locale in LOCALES:
+            text = None
+            for impl in plan.texts:
+                try:
+                    text = impl.function(*impl.pick((roll, outcome, locale)))
+                except BaseException as exc:  # a plugin can never stop the server
+                    self._report(failures, impl.plugin, impl.hook, describe(exc))
+                    text = None
+                    continue
+                if text is not None:
+                    break
+            texts[locale] = self._text_or_default(text, roll, outcome, locale)
+        return Resolution(roll=roll, outcome=outcome, text=texts, state=states.merged(),
+                          failures=failures)
+
+    @staticmethod
+    def _text_or_default(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
+        if not isinstance(text, str) or not text.strip():
+            who = roll.by.get("name", "?")
+            what = f"{roll.label} : " if roll.label else ""
+            text = f"{who} — {what}{outcome.result['label'][locale]}"
+        return text[:500]
 
     async def odds(self, roll: Roll) -> dict[str, Any]:
-        """Exact odds of a prepared roll, with the extensions' roll changes applied."""
+        """Exact odds of a prepared roll, with the extensions' roll changes applied.
+
+        The answer is the caller's own: a plugin's cached odds are copied, never shared.
+        """
         failures: list[HookFailure] = []
         owner = self._check_owner(roll.ruleset)
-        await self.modify_roll(roll, {}, failures)
+        await self.modify_roll(roll, TableStates(None), failures)
+        impl = self.host.owner_implementation("sidecar_odds", roll.ruleset)
+        if impl is None or owner is None:
+            raise ProtocolError(  # (the same answer as an owner that returns None)
+                "plugin_error",
+                f"the ruleset '{roll.ruleset}' does not compute odds",
+                fr=f"le jeu de règles « {roll.ruleset} » ne calcule pas les chances",
+                details={"plugin": owner, "ruleset": roll.ruleset},
+            )
+        odds = None
         try:
-            odds = await self.host.call_firstresult("sidecar_odds", owner,
-                                                    self._report(failures), roll=roll)
+            odds, _ = await self._call_owner(impl, roll, {}, ())
         except ProtocolError:
             raise
         except Exception as exc:
-            raise self._ruleset_failed(roll, owner, exc, "failed to compute odds",
+            raise self._ruleset_failed(roll, owner, describe(exc), "failed to compute odds",
                                        "n'a pas pu calculer les chances") from None
         if odds is None:
             raise ProtocolError(
@@ -428,19 +627,21 @@ class RollPipeline:
                 fr=f"le jeu de règles « {roll.ruleset} » ne calcule pas les chances",
                 details={"plugin": owner, "ruleset": roll.ruleset},
             )
-        kinds = odds.get("kinds") if isinstance(odds, dict) else None
-        p_success = odds.get("p_success") if isinstance(odds, dict) else None
-        if (not isinstance(kinds, dict) or isinstance(p_success, bool)
-                or not isinstance(p_success, (int, float))):
-            if owner:
-                self.host.record_failure(owner, "malformed odds")
+        # The built-ins' answers are known sound; everyone else's is checked whole.
+        problem = None if impl.info.trusted else odds_problem(odds, check_tree=True)
+        if problem:
+            log.warning("ruleset %s (plugin %s) returned malformed odds: %s",
+                        roll.ruleset, owner, problem)
+            self.host.record_failure(owner, f"malformed odds: {problem}")
             raise ProtocolError(
                 "plugin_error",
-                f"the ruleset '{roll.ruleset}' returned malformed odds",
-                fr=f"le jeu de règles « {roll.ruleset} » a rendu des chances invalides",
+                f"the ruleset '{roll.ruleset}' returned malformed odds: {problem}",
+                fr=f"le jeu de règles « {roll.ruleset} » a rendu des chances invalides : "
+                   f"{problem}",
                 details={"plugin": owner, "ruleset": roll.ruleset},
             )
-        odds = dict(odds)
-        odds["p_success"] = float(p_success)
-        odds["kinds"] = {kind: float(kinds.get(kind, 0.0)) for kind in KINDS}
-        return odds
+        answer = _own_copy(odds) if impl.info.trusted else deep_copy(odds)
+        kinds = odds["kinds"]
+        answer["p_success"] = float(odds["p_success"])
+        answer["kinds"] = {kind: float(kinds.get(kind, 0.0)) for kind in KINDS}
+        return answer

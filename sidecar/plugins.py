@@ -7,23 +7,27 @@ methods of :class:`PluginHost`, never ``pm.hook`` directly: the host calls third
 one implementation at a time so that a plugin that raises is contained (pluggy itself would
 stop the whole call, pluggy#419).
 
-Set ``SIDECAR_TRACE=1`` to log every hook call.
+What the host takes from pluggy, and what it refuses: implementations are called in
+pluggy's order (``tryfirst``/``trylast`` honoured); owner-only hooks (``sidecar_resolve``,
+``sidecar_odds``) go to the plugin whose ruleset it is; ``firstresult`` hooks stop at the
+first answer; hook wrappers (``wrapper=True``, ``hookwrapper=True``) are refused when the
+plugin is loaded, with a :class:`PluginLoadError` naming the plugin and the hook.
+
+Set ``SIDECAR_TRACE=1`` to log plugin registrations.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import dataclasses
-import functools
 import importlib.util
 import inspect
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -31,11 +35,10 @@ from typing import Any
 
 import pluggy
 
-from protocol.errors import ProtocolError
 from sidecar import hookspecs
 from sidecar.markers import PROJECT
-from sidecar.model import Outcome, Roll
 from sidecar.params import check_schema
+from sidecar.workers import DaemonWorkers
 
 log = logging.getLogger("sidecar.plugins")
 
@@ -51,7 +54,24 @@ class PluginLoadError(Exception):
 
 
 class PluginTimeout(Exception):
-    """A plugin call ran past its deadline (it is left running in its thread, ignored)."""
+    """A plugin call ran past its deadline (it is left running in its thread, ignored),
+    or held the event loop past it."""
+
+
+class PluginBusy(Exception):
+    """A plugin already holds as many worker threads as it may (calls past their deadline
+    that have not returned yet): further calls fail at once."""
+
+
+class PluginCrash(Exception):
+    """A plugin raised a ``BaseException`` that is not an ``Exception`` (``SystemExit``,
+    ``KeyboardInterrupt``, its own ``CancelledError``…): its failure, like any raise."""
+
+
+def _cancelling() -> bool:
+    """Whether the running task is being cancelled (by the server, not by a plugin)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 @dataclass
@@ -69,6 +89,8 @@ class PluginInfo:
     disabled: bool = False
     failures: collections.deque[float] = field(default_factory=collections.deque)
     last_error: str | None = None
+    #: Worker threads running one of its calls now (some may be past their deadline).
+    in_flight: int = 0
 
     @property
     def is_extension(self) -> bool:
@@ -76,6 +98,39 @@ class PluginInfo:
 
     def to_listing(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "description": self.description}
+
+
+@dataclass(slots=True)
+class Impl:
+    """One hook implementation, ready to call: whose, which hook, with which arguments."""
+
+    plugin: str
+    hook: str
+    function: Callable[..., Any]
+    argnames: tuple[str, ...]
+    is_async: bool
+    info: PluginInfo
+    #: Where its arguments are among the spec's (``None``: all of them, in order).
+    positions: tuple[int, ...] | None = None
+    #: Trusted and sync: the pipeline calls it directly, on the real objects (the host
+    #: rebuilds its implementations whenever a plugin is trusted or disabled).
+    inline: bool = False
+
+    def pick(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Its arguments, from the values of every argument of the spec, in spec order."""
+        positions = self.positions
+        return values if positions is None else tuple(values[i] for i in positions)
+
+
+@dataclass(slots=True)
+class InlinePlan:
+    """Every implementation a roll of one ruleset calls, when all are trusted and sync:
+    the pipeline then runs the whole roll as plain calls."""
+
+    modify_roll: list[Impl]
+    resolve: Impl
+    modify_outcome: list[Impl]
+    texts: list[Impl]
 
 
 @dataclass
@@ -95,16 +150,18 @@ def _first_doc_line(obj: Any) -> str:
     return ""
 
 
-def _hookimpl_names(plugin: Any) -> list[str]:
-    names = []
+def _hookimpls(plugin: Any) -> dict[str, dict[str, Any]]:
+    """The hooks a plugin implements (its ``specname`` when given) → their pluggy options."""
+    found = {}
     for attr in dir(plugin):
         try:
             value = getattr(plugin, attr)
         except Exception:  # a property that raises is not a hook
             continue
-        if callable(value) and hasattr(value, f"{PROJECT}_impl"):
-            names.append(attr)
-    return names
+        opts = getattr(value, f"{PROJECT}_impl", None) if callable(value) else None
+        if isinstance(opts, dict):
+            found[opts.get("specname") or attr] = opts
+    return found
 
 
 class PluginHost:
@@ -121,8 +178,14 @@ class PluginHost:
         self.max_failures = max_failures
         self.failure_window = failure_window
         self.disabled: set[str] = set()
-        self._pool: ThreadPoolExecutor | None = None
-        self._async_cache: dict[Any, bool] = {}
+        #: Worker threads one untrusted plugin may hold at once; more calls fail at once.
+        self.max_threads_per_plugin = 2
+        self._pool: DaemonWorkers | None = None
+        self._lock = threading.Lock()
+        self._impls: dict[str, list[Impl]] = {}
+        self._owned: dict[tuple[str, str], Impl | None] = {}
+        self._text_orders: dict[str, list[Impl]] = {}
+        self._plans: dict[str, InlinePlan | None] = {}
         #: ruleset name → (plugin name, description as sent in ``welcome``)
         self.rulesets: dict[str, tuple[str, dict[str, Any]]] = {}
         if os.environ.get("SIDECAR_TRACE"):
@@ -138,7 +201,7 @@ class PluginHost:
                 continue
             try:
                 plugin = ep.load()
-            except Exception as exc:
+            except BaseException as exc:  # sys.exit() at import is a broken plugin too
                 raise PluginLoadError(
                     f"plugin '{ep.name}' (entry point {ep.value}) failed to import: "
                     f"{type(exc).__name__}: {exc}"
@@ -167,7 +230,7 @@ class PluginHost:
             sys.modules[module_name] = module
             try:
                 spec.loader.exec_module(module)
-            except Exception as exc:
+            except BaseException as exc:  # sys.exit() at import is a broken plugin too
                 sys.modules.pop(module_name, None)
                 raise PluginLoadError(
                     f"plugin '{name}' ({file}) failed to import: {type(exc).__name__}: {exc}"
@@ -182,13 +245,22 @@ class PluginHost:
             raise PluginLoadError(
                 f"plugin name '{name}' is already taken by {self.plugins[name].source}"
             )
-        hooks = _hookimpl_names(plugin)
+        impls = _hookimpls(plugin)
+        hooks = list(impls)
         unknown = [hook for hook in hooks if hook not in HOOK_NAMES]
         if unknown:
             raise PluginLoadError(
                 f"plugin '{name}' implements unknown hook(s) {', '.join(unknown)}; "
                 f"known hooks: {', '.join(HOOK_NAMES)}"
             )
+        for hook, opts in impls.items():
+            if opts.get("wrapper") or opts.get("hookwrapper"):
+                # The host calls implementations one at a time to contain failures; a
+                # wrapper around the others would silently never run: refuse it.
+                raise PluginLoadError(
+                    f"plugin '{name}': {hook} is a hook wrapper (wrapper=True or "
+                    "hookwrapper=True), which sidecar does not run; implement the hook "
+                    "itself (tryfirst/trylast set the order)")
         try:
             self.pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
@@ -197,13 +269,16 @@ class PluginHost:
                           description=_first_doc_line(plugin), hooks=sorted(hooks),
                           trusted=trusted)
         self.plugins[name] = info
+        self._forget_calls()
         if "sidecar_rulesets" in hooks:
             self._collect_rulesets(plugin, info)
 
     def _collect_rulesets(self, plugin: Any, info: PluginInfo) -> None:
         try:
-            described = plugin.sidecar_rulesets()
-        except Exception as exc:
+            described = self.pm.hook.sidecar_rulesets.get_hookimpls()
+            function = next(i.function for i in described if i.plugin_name == info.name)
+            described = function()
+        except BaseException as exc:
             self._unregister(info.name)
             raise PluginLoadError(
                 f"plugin '{info.name}': sidecar_rulesets() raised {type(exc).__name__}: {exc}"
@@ -243,6 +318,7 @@ class PluginHost:
     def _unregister(self, name: str) -> None:
         self.pm.unregister(name=name)
         self.plugins.pop(name, None)
+        self._forget_calls()
 
     # -- what is loaded -----------------------------------------------------------------
 
@@ -257,6 +333,7 @@ class PluginHost:
             if name not in self.plugins:
                 raise PluginLoadError(f"cannot trust '{name}': no such plugin is loaded")
             self.plugins[name].trusted = True
+        self._forget_calls()
 
     def ruleset_listing(self) -> list[dict[str, Any]]:
         """The rulesets as ``welcome`` lists them."""
@@ -277,63 +354,177 @@ class PluginHost:
 
     # -- calling ------------------------------------------------------------------------
 
-    def implementations(self, hook: str) -> list[pluggy.HookImpl]:
-        """The implementations of ``hook`` in pluggy's call order, disabled plugins left out."""
-        caller = getattr(self.pm.hook, hook)
-        return [impl for impl in reversed(caller.get_hookimpls())
-                if impl.plugin_name not in self.disabled]
+    def implementations(self, hook: str) -> list[Impl]:
+        """The implementations of ``hook`` in pluggy's call order (``tryfirst`` first,
+        ``trylast`` last, otherwise the last registered first), disabled plugins left out."""
+        impls = self._impls.get(hook)
+        if impls is None:
+            caller = getattr(self.pm.hook, hook)
+            spec = tuple(caller.spec.argnames) if caller.spec is not None else ()
+            impls = self._impls[hook] = []
+            for impl in reversed(caller.get_hookimpls()):
+                if impl.plugin_name in self.disabled or impl.plugin_name not in self.plugins:
+                    continue
+                names = tuple(impl.argnames)
+                info = self.plugins[impl.plugin_name]
+                is_async = inspect.iscoroutinefunction(impl.function)
+                impls.append(Impl(impl.plugin_name, hook, impl.function, names, is_async, info,
+                                  None if names == spec else
+                                  tuple(spec.index(name) for name in names),
+                                  inline=info.trusted and not is_async))
+        return impls
 
-    @staticmethod
-    def call(impl: pluggy.HookImpl, **kwargs: Any) -> Any:
-        """Call one implementation inline with the arguments it names (no deadline)."""
-        return impl.function(*[kwargs[arg] for arg in impl.argnames])
+    def text_order(self, ruleset: str) -> list[Impl]:
+        """The ``sidecar_render_text`` implementations for a roll of ``ruleset``: its
+        owner's first, then the others in pluggy's order."""
+        impls = self._text_orders.get(ruleset)
+        if impls is None:
+            owner = self.ruleset_owner(ruleset)
+            impls = self._text_orders[ruleset] = sorted(self.implementations("sidecar_render_text"),
+                                              key=lambda impl: impl.plugin != owner)
+        return impls
 
-    async def acall(self, impl: pluggy.HookImpl, **kwargs: Any) -> Any:
-        """Call one implementation under the deadline, without blocking the event loop.
+    def _forget_calls(self) -> None:
+        """Drop the precomputed call lists (a plugin was added, removed, disabled, trusted)."""
+        self._impls.clear()
+        self._owned.clear()
+        self._text_orders.clear()
+        self._plans.clear()
 
-        Async hooks are awaited; sync hooks of third-party plugins run in a worker thread;
-        the built-in plugins (pure, fast, tested with the server) run inline. Raises
-        :class:`PluginTimeout` past :attr:`timeout` seconds.
+    def inline_plan(self, ruleset: str) -> InlinePlan | None:
+        """The calls of a roll of ``ruleset`` when every one is trusted and sync, else
+        ``None`` (then each untrusted call goes through :meth:`invoke` and a guard)."""
+        if ruleset in self._plans:
+            return self._plans[ruleset]
+        resolve = self.owner_implementation("sidecar_resolve", ruleset)
+        plan = InlinePlan(self.implementations("sidecar_modify_roll"), resolve,
+                          self.implementations("sidecar_modify_outcome"),
+                          self.text_order(ruleset)) if resolve is not None else None
+        if plan is not None and not all(
+                impl.inline for impl in (plan.resolve, *plan.modify_roll,
+                                         *plan.modify_outcome, *plan.texts)):
+            plan = None
+        self._plans[ruleset] = plan
+        return plan
+
+    def owner_implementation(self, hook: str, ruleset: str) -> Impl | None:
+        """The implementation of ``hook`` by the plugin that owns ``ruleset`` (the only
+        one an owner-only hook is called on), or ``None``."""
+        key = (hook, ruleset)
+        if key in self._owned:
+            return self._owned[key]
+        owner = self.ruleset_owner(ruleset)
+        found = next((impl for impl in self.implementations(hook) if impl.plugin == owner),
+                     None)
+        self._owned[key] = found
+        return found
+
+    async def invoke(self, impl: Impl, args: list[Any]) -> Any:
+        """Call one implementation under the host's guards and return its result.
+
+        Async hooks are awaited on the event loop under the deadline, and a call that holds
+        the loop past it (a blocking call inside ``async def``) is a failure too; sync hooks
+        of untrusted plugins run in a daemon worker thread, at most
+        :attr:`max_threads_per_plugin` at once per plugin; trusted sync hooks run inline.
+        Whatever the plugin raises comes out as an ``Exception`` — a ``BaseException``
+        (``SystemExit``, ``KeyboardInterrupt``, a ``CancelledError`` of its own) as
+        :class:`PluginCrash` —, so a plugin can never stop the server. Only the cancellation
+        of the calling task itself (the server shutting down) propagates as such.
         """
-        function = impl.function
-        args = [kwargs[arg] for arg in impl.argnames]
-        info = self.plugins.get(impl.plugin_name)
-        is_async = self._async_cache.get(function)
-        if is_async is None:
-            is_async = self._async_cache[function] = inspect.iscoroutinefunction(function)
         try:
-            if is_async:
-                return await asyncio.wait_for(function(*args), self.timeout)
-            if info is not None and info.trusted:
-                return function(*args)
-            # The thread gets copies: a call that misses its deadline keeps running and must
-            # not touch the real roll later. Its changes are taken back only in time.
-            copies = [_clone(arg) for arg in args]
-            loop = asyncio.get_running_loop()
-            result = await asyncio.wait_for(
-                loop.run_in_executor(self._executor(), functools.partial(function, *copies)),
-                self.timeout)
-            for original, copy_ in zip(args, copies, strict=True):
-                _take_back(original, copy_)
-            return result
+            if impl.is_async:
+                start = time.monotonic()
+                async with asyncio.timeout(self.timeout) as deadline:
+                    result = await impl.function(*args)
+                held = time.monotonic() - start
+                if held > self.timeout:
+                    raise PluginTimeout(f"held the event loop for {held:.2f} s (deadline "
+                                        f"{self.timeout:g} s): it blocks in an async hook")
+                return result
+            if impl.info.trusted:
+                return impl.function(*args)
+            return await self._in_thread(impl, args)
         except TimeoutError:
+            if impl.is_async and not deadline.expired():
+                raise  # the plugin's own TimeoutError: an ordinary failure
             raise PluginTimeout(f"took longer than {self.timeout:g} s") from None
+        except Exception:
+            raise
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError) and _cancelling():
+                raise  # the server's own task is being cancelled: not the plugin's doing
+            raise PluginCrash(f"{type(exc).__name__}: {exc}") from None
 
-    def _executor(self) -> ThreadPoolExecutor:
+    async def call_firstresult(self, hook: str, owner: str | None,
+                               on_failure: Callable[[HookFailure], None],
+                               **kwargs: Any) -> Any:
+        """Call ``hook`` like pluggy's ``firstresult``, one implementation at a time, for
+        hooks without a step of their own in the pipeline (e.g. ``sidecar_sheet``).
+
+        With ``owner`` given the hook is owner-only: only that plugin's implementation is
+        called, and its failure propagates. Otherwise a failing implementation is reported
+        through ``on_failure`` and skipped. Untrusted sync implementations get copies of
+        the roll and outcome (a late thread never touches the real ones).
+        """
+        from sidecar.guard import copy_outcome, copy_roll
+        from sidecar.model import Outcome, Roll
+
+        for impl in self.implementations(hook):
+            if owner is not None and impl.plugin != owner:
+                continue
+            args = [kwargs[name] for name in impl.argnames]
+            if not impl.inline:
+                args = [copy_roll(arg, arg.state) if isinstance(arg, Roll)
+                        else copy_outcome(arg) if isinstance(arg, Outcome) else arg
+                        for arg in args]
+            try:
+                result = await self.invoke(impl, args)
+            except Exception as exc:
+                if owner is not None:
+                    raise
+                on_failure(HookFailure(impl.plugin, hook, f"{type(exc).__name__}: {exc}"))
+                continue
+            if result is not None:
+                return result
+        return None
+
+    async def _in_thread(self, impl: Impl, args: list[Any]) -> Any:
+        info = impl.info
+        with self._lock:
+            if info.in_flight >= self.max_threads_per_plugin:
+                raise PluginBusy(f"already has {info.in_flight} calls running past their "
+                                 f"deadline (at most {self.max_threads_per_plugin})")
+            info.in_flight += 1
+
+        def call() -> Any:
+            try:
+                return impl.function(*args)
+            finally:
+                with self._lock:
+                    info.in_flight -= 1
+
+        try:
+            future = self._workers().submit(call)
+        except BaseException:
+            with self._lock:
+                info.in_flight -= 1
+            raise
+        async with asyncio.timeout(self.timeout):
+            return await asyncio.wrap_future(future)
+
+    def _workers(self) -> DaemonWorkers:
         if self._pool is None:
-            # Enough workers that a few stuck plugin calls (until their plugin is disabled)
-            # leave room for everyone else's.
-            self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="sidecar-plugin")
+            self._pool = DaemonWorkers()
         return self._pool
 
     def shutdown(self) -> None:
         """Stop the worker threads (a stuck plugin call is abandoned, not waited for)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown()
             self._pool = None
 
     def record_failure(self, plugin: str, why: str) -> None:
-        """Count a failure; disable a third-party plugin after too many in the window."""
+        """Count a failure; disable an untrusted plugin after too many in the window."""
         info = self.plugins.get(plugin)
         if info is None:
             return
@@ -346,66 +537,9 @@ class PluginHost:
                 and len(info.failures) >= self.max_failures):
             self.disabled.add(plugin)
             info.disabled = True
+            self._forget_calls()
             log.warning("plugin %s disabled for the rest of the run: %d failures in %gs "
                         "(last: %s)", plugin, len(info.failures), self.failure_window, why)
-
-    async def call_firstresult(
-        self,
-        hook: str,
-        owner: str | None,
-        on_failure: Callable[[HookFailure], None],
-        **kwargs: Any,
-    ) -> Any:
-        """Call ``hook`` like pluggy's ``firstresult``, one implementation at a time.
-
-        A failure of ``owner`` (the plugin whose ruleset this is) propagates; a failure of
-        any other plugin is reported through ``on_failure`` and skipped.
-        """
-        for impl in self.implementations(hook):
-            try:
-                result = await self.acall(impl, **kwargs)
-            except Exception as exc:
-                if impl.plugin_name == owner:
-                    raise
-                on_failure(HookFailure(impl.plugin_name, hook, f"{type(exc).__name__}: {exc}"))
-                continue
-            if result is not None:
-                return result
-        return None
-
-    async def call_each(
-        self,
-        hook: str,
-        before: Callable[[str], Any],
-        after: Callable[[str, Any], str | None],
-        undo: Callable[[str, Any], None],
-        on_failure: Callable[[HookFailure], None],
-        refusals: tuple[str, ...] = (),
-        **kwargs: Any,
-    ) -> None:
-        """Call every implementation of a modify hook, each isolated from the others.
-
-        ``before(plugin)`` snapshots what the plugin may change; ``after(plugin, snapshot)``
-        returns a problem description when the plugin left things invalid; ``undo(plugin,
-        snapshot)`` restores the snapshot. A plugin that raises, times out, or leaves a
-        problem, is undone and reported through ``on_failure``. A :class:`ProtocolError`
-        whose code is in ``refusals`` is a deliberate refusal of the request: it propagates.
-        """
-        for impl in self.implementations(hook):
-            snapshot = before(impl.plugin_name)
-            try:
-                await self.acall(impl, **kwargs)
-                problem = after(impl.plugin_name, snapshot)
-            except ProtocolError as exc:
-                if exc.code in refusals:
-                    undo(impl.plugin_name, snapshot)
-                    raise
-                problem = f"{type(exc).__name__}: {exc}"
-            except Exception as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-            if problem:
-                undo(impl.plugin_name, snapshot)
-                on_failure(HookFailure(impl.plugin_name, hook, problem))
 
     def status(self) -> list[dict[str, Any]]:
         """Every plugin with its hooks, rulesets, failures and whether it is disabled."""
@@ -419,26 +553,6 @@ class PluginHost:
                 for info in self.plugins.values()]
 
 
-def _clone(value: Any) -> Any:
-    """A copy of a roll or outcome for a call in another thread (others pass as they are)."""
-    if isinstance(value, (Roll, Outcome)):
-        return dataclasses.replace(value, **{f.name: deep_copy(getattr(value, f.name))
-                                             for f in dataclasses.fields(value)})
-    return value
-
-
-def _take_back(original: Any, copy_: Any) -> None:
-    """Apply a thread's changes to its copy back onto the real roll or outcome."""
-    if not isinstance(original, (Roll, Outcome)):
-        return
-    for f in dataclasses.fields(original):
-        if f.name == "state":  # the pipeline holds this map: keep its identity
-            original.state.clear()
-            original.state.update(copy_.state)
-        else:
-            setattr(original, f.name, getattr(copy_, f.name))
-
-
 def default_host(plugins_dir: str | Path | None = None, *,
                  disabled: tuple[str, ...] = ()) -> PluginHost:
     """A host with every installed plugin, and those of ``plugins_dir`` if given."""
@@ -447,14 +561,3 @@ def default_host(plugins_dir: str | Path | None = None, *,
     if plugins_dir is not None:
         host.load_directory(plugins_dir, disabled=disabled)
     return host
-
-
-def deep_copy(value: Any) -> Any:
-    """A deep copy of a JSON-like tree (maps and lists; other values are immutable or
-    refused later as not JSON-compatible). Several times faster than ``copy.deepcopy``,
-    and snapshots are taken around every extension call."""
-    if isinstance(value, dict):
-        return {key: deep_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [deep_copy(item) for item in value]
-    return value

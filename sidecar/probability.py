@@ -4,7 +4,8 @@ A :class:`Dist` maps each value to the number of equally likely ways it happens 
 ``total``; sums are convolutions, "keep the best" is a max, and probabilities are formed
 only at the edge (``count / total`` with Python integers is correctly rounded, far inside
 the contract's 1e-9). Rulesets build their odds from these pieces in their own plugin
-(``sidecar_odds``); :func:`odds` is the Python entry point.
+(``sidecar_odds``). Pure maths, no I/O: the Python entry point that loads the plugins and
+runs the pipeline is :func:`sidecar.api.odds`.
 
 Work is bounded: :func:`check_work` refuses with ``too_large`` any computation whose size
 estimate exceeds :data:`WORK_LIMIT`, so an odds request can never stall the server.
@@ -12,7 +13,6 @@ estimate exceeds :data:`WORK_LIMIT`, so an odds request can never stall the serv
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -115,48 +115,3 @@ def odds_reply(kind_ways: dict[str, int], total: int, of: str,
         "kinds": kinds,
         "distribution": {"of": of, "values": [[v, w / total] for v, w in sorted(values)]},
     }
-
-
-async def aodds(ruleset: str, params: dict[str, Any] | None = None,
-                options: dict[str, Any] | None = None, *, host: Any = None) -> dict[str, Any]:
-    """Exact odds of a roll, from async code. Extensions' roll changes apply, as on the
-    wire."""
-    from sidecar.pipeline import RollPipeline
-    from sidecar.plugins import default_host
-
-    pipeline = RollPipeline(host or _default_host(default_host))
-    roll = pipeline.prepare(ruleset, params or {}, options=options)
-    return await pipeline.odds(roll)
-
-
-def odds(ruleset: str, params: dict[str, Any] | None = None,
-         options: dict[str, Any] | None = None, *, host: Any = None) -> dict[str, Any]:
-    """Exact odds of a roll, in Python: ``sidecar.odds("oweens", {"dice": 4,
-    "difficulty": 3})``. From async code, ``await sidecar.probability.aodds(...)``."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return _runner().run_until_complete(aodds(ruleset, params, options, host=host))
-    raise RuntimeError("sidecar.odds() is for plain code; in async code use "
-                       "'await sidecar.probability.aodds(...)'")
-
-
-_LOOP: asyncio.AbstractEventLoop | None = None
-
-
-def _runner() -> asyncio.AbstractEventLoop:
-    # One private loop for the plain API: cheaper than asyncio.run() per call.
-    global _LOOP
-    if _LOOP is None or _LOOP.is_closed():
-        _LOOP = asyncio.new_event_loop()
-    return _LOOP
-
-
-_HOST: Any = None
-
-
-def _default_host(factory: Callable[[], Any]) -> Any:
-    global _HOST
-    if _HOST is None:
-        _HOST = factory()
-    return _HOST

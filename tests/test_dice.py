@@ -44,8 +44,7 @@ def test_secure_source_uses_os_urandom_and_never_the_random_module(monkeypatch):
         return real(n)
 
     monkeypatch.setattr(dice_module.os, "urandom", counting)
-    monkeypatch.setattr(SecureDice, "_pools", {})  # force a refill
-    faces = SecureDice().roll_many(100, 6)
+    faces = SecureDice().roll_many(100, 6)  # a new source: its own pools, empty
     assert calls and all(1 <= f <= 6 for f in faces)
 
 
@@ -84,3 +83,16 @@ def test_a_runaway_roll_is_too_large():
 
 def test_describe_dice():
     assert describe_dice([{"sides": 10}] * 3 + [{"sides": 6}]) == "d10 ×3, d6"
+
+
+def test_secure_pools_belong_to_their_source():
+    """Two sources (say, two plugin threads) never draw from one pool."""
+    a, b = SecureDice(), SecureDice()
+    a.roll(6)
+    assert 6 in a.pools and b.pools == {}
+    b.roll(6)
+    assert a.pools[6] is not b.pools[6]
+    shared: dict[int, list[int]] = {}
+    c, d = SecureDice(shared), SecureDice(shared)
+    c.roll(10)
+    assert d.pools is shared and len(shared[10]) > 0

@@ -94,13 +94,11 @@ def sidecar_rulesets():
 
 @hookimpl
 def sidecar_resolve(roll, dice):
-    if roll.ruleset == "bancal":
-        raise RuntimeError("cassé")
+    raise RuntimeError("cassé")
 
 @hookimpl
 def sidecar_odds(roll):
-    if roll.ruleset == "bancal":
-        return "beaucoup"
+    return "beaucoup"
 '''
 
 
@@ -108,12 +106,10 @@ def plugin_module(name: str):
     return sys.modules[f"sidecar_dir_plugin_{name}"]
 
 
-def p99(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-
-
 def test_blocking_sync_plugin_never_blocks_the_table(tmp_path, caplog):
+    """48 rolls from 4 tables while a sync plugin blocks its threads: every roll is
+    answered, the plugin holds at most its bound of threads, is disabled after 5 failures,
+    and the event loop answers other requests while the plugin is still blocked."""
     directory = write_plugins(tmp_path / "p", blocking=BLOCKING)
 
     async def scenario():
@@ -121,33 +117,34 @@ def test_blocking_sync_plugin_never_blocks_the_table(tmp_path, caplog):
             clients = [await Peer.open(server) for _ in range(5)]
             for i, peer in enumerate(clients):
                 await peer.join(table=f"t{i}", name=f"J{i}")
-            latencies: list[float] = []
+            info = server.host.plugins["blocking"]
+            outcomes: list[dict] = []
+            held: list[int] = []
 
             async def rolls(peer: Peer, count: int) -> None:
                 for _ in range(count):
-                    start = time.perf_counter()
                     outcome = await peer.roll()
-                    latencies.append(time.perf_counter() - start)
                     assert outcome["type"] == "outcome", outcome
-
-            # While the plugin blocks, a request that touches no plugin is answered at
-            # once: the event loop is free.
-            async def probe() -> float:
-                start = time.perf_counter()
-                reply = await clients[0].request({"type": "history", "id": "p"})
-                assert reply["type"] == "history"
-                return time.perf_counter() - start
+                    outcomes.append(outcome)
+                    held.append(info.in_flight)
 
             roll_task = asyncio.gather(*(rolls(peer, 12) for peer in clients[1:]))
-            await asyncio.sleep(0.05)
-            probe_time = await probe()
+            # While the plugin's threads are blocked, a request that touches no plugin is
+            # answered: the event loop is free.
+            while info.in_flight == 0:
+                await asyncio.sleep(0.01)
+            reply = await clients[0].request({"type": "history", "id": "p"})
+            assert reply["type"] == "history"
+            assert info.in_flight > 0 and not plugin_module("blocking").RELEASE.is_set()
             await roll_task
-            assert probe_time < 0.2, probe_time
-            assert len(latencies) == 48
-            assert p99(latencies) < 0.3, sorted(latencies)[-5:]
+            assert len(outcomes) == 48 and max(held) <= server.host.max_threads_per_plugin
+            blamed = [o for o in outcomes if any("blocking" in n for n in o["notes"])]
+            # Disabled at the 5th failure; rolls already past the host's list (one per
+            # other table at most) may still count one each.
+            assert 5 <= len(blamed) <= 5 + 3, len(blamed)
+            assert any("already has" in n for o in blamed for n in o["notes"])
             status = {p["name"]: p for p in server.host.status()}
             assert status["blocking"]["disabled"] is True
-            assert "took longer than" in status["blocking"]["last_error"]
             welcome = await (await Peer.open(server)).join(name="Late")
             assert "blocking" not in [e["name"] for e in welcome["extensions"]]
             for peer in clients:
@@ -170,9 +167,7 @@ def test_async_hook_that_never_finishes_is_skipped_and_noted(tmp_path):
         async with running_server(plugins_dir=str(directory)) as server, \
                 peers(server, 1) as (peer,):
             await peer.join()
-            start = time.perf_counter()
             outcome = await peer.roll()
-            assert time.perf_counter() - start < 1.0
             assert outcome["type"] == "outcome"
             assert any("stuck" in note and "took longer" in note for note in outcome["notes"])
             assert "async ok" in outcome["notes"] and outcome["applied"] == ["polite"]
@@ -269,3 +264,342 @@ def test_cli_plugins_url_shows_disabled_plugins(tmp_path):
         assert shown.returncode == 0
         line = next(line for line in shown.stdout.splitlines() if line.startswith("bancal"))
         assert "DISABLED" in line and "recent failures" in shown.stdout
+
+
+# -- issue 14: plugins that try to stop the server, hold the loop, or poison the journal ----
+
+EXITING = '''
+"""A sync extension that calls sys.exit() (in its worker thread)."""
+import sys
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    sys.exit(3)
+'''
+
+INTERRUPTING = '''
+"""An async extension raising KeyboardInterrupt on the event loop."""
+from sidecar import hookimpl
+
+@hookimpl
+async def sidecar_modify_outcome(roll, outcome):
+    raise KeyboardInterrupt("stop everything")
+'''
+
+CANCELLING = '''
+"""An async extension raising CancelledError of its own (nobody cancelled it)."""
+import asyncio
+from sidecar import hookimpl
+
+@hookimpl
+async def sidecar_modify_roll(roll):
+    raise asyncio.CancelledError()
+'''
+
+EXITING_RULESET = '''
+"""A ruleset whose resolve exits and whose text raises SystemExit inline."""
+import sys
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_rulesets():
+    return [{"name": "sortie", "params": {}}]
+
+@hookimpl
+async def sidecar_resolve(roll, dice):
+    raise SystemExit(0)
+'''
+
+
+class Remote:
+    """What ``Peer.open`` needs of a server: its URL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+
+async def status_of(peer: Peer) -> dict[str, dict]:
+    reply = await peer.request({"type": "plugins", "id": "status"})
+    return {p["name"]: p for p in reply["plugins"]}
+
+
+def test_no_exception_from_a_plugin_stops_a_real_server(tmp_path):
+    """sys.exit() in a sync hook, KeyboardInterrupt and CancelledError raised by async
+    hooks, SystemExit from a ruleset: each is that plugin's failure, noted and counted
+    until it is disabled; the server keeps running and the roller keeps its connection."""
+    from tests.test_cli import ServeProcess
+
+    directory = write_plugins(tmp_path / "p", exiting=EXITING, interrupting=INTERRUPTING,
+                              cancelling=CANCELLING, sortie=EXITING_RULESET)
+
+    async def scenario(url: str) -> None:
+        peer = await Peer.open(Remote(url))
+        await peer.join(role="gm", name="MJ")
+        for attempt in range(6):
+            outcome = await peer.roll(params={"pool": 2}, dice=[6, 7])
+            assert outcome["type"] == "outcome", outcome
+            assert outcome["result"]["net"] == 2  # nothing of theirs was kept
+            noted = " ".join(outcome["notes"])
+            for name, why in (("exiting", "SystemExit"), ("interrupting", "KeyboardInterrupt"),
+                              ("cancelling", "CancelledError")):
+                assert (name in noted and why in noted) == (attempt < 5), (attempt, noted)
+        refused = await peer.roll("sortie", {})
+        assert refused["code"] == "plugin_error" and "SystemExit" in refused["message"]
+        status = await status_of(peer)
+        for name in ("exiting", "interrupting", "cancelling"):
+            assert status[name]["disabled"] is True, status[name]
+            assert status[name]["recent_failures"] == 5
+        assert status["sortie"]["recent_failures"] == 1
+        assert (await peer.roll())["type"] == "outcome"  # same connection, still served
+        await peer.close()
+
+    with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
+        run(scenario(server.url))
+        assert server.proc.poll() is None  # still running
+        assert server.stop() == 0
+
+
+def test_only_the_servers_own_cancellation_propagates(tmp_path):
+    """Cancelling the task running a roll (the server shutting down) cancels it, and is
+    nobody's failure; a CancelledError raised by the plugin is the plugin's failure."""
+    waiting = ('import asyncio\nfrom sidecar import hookimpl\nARMED = []\n'
+               '@hookimpl\nasync def sidecar_modify_roll(roll):\n'
+               '    if ARMED:\n        ARMED[0].set()\n        await asyncio.sleep(30)\n')
+    from sidecar.pipeline import RollPipeline
+    from sidecar.plugins import default_host
+
+    # 'waiting' is registered after 'cancelling' (file names in order): it runs first.
+    directory = write_plugins(tmp_path / "p", waiting=waiting, cancelling=CANCELLING)
+    host = default_host(directory)
+    host.timeout = 60
+    pipeline = RollPipeline(host)
+
+    async def scenario():
+        started = asyncio.Event()
+        plugin_module("waiting").ARMED.append(started)
+        task = asyncio.create_task(pipeline.run(pipeline.prepare("bloodlust", {"pool": 2})))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert task.cancelled()
+        assert not host.plugins["waiting"].failures
+        assert not host.plugins["cancelling"].failures  # never reached
+        plugin_module("waiting").ARMED.clear()
+        resolution = await pipeline.run(pipeline.prepare("bloodlust", {"pool": 2}))
+        assert [f.plugin for f in resolution.failures] == ["cancelling"]
+        assert "CancelledError" in resolution.failures[0].error
+        assert len(host.plugins["cancelling"].failures) == 1
+
+    run(scenario())
+
+
+LOOP_BLOCKER = '''
+"""An async hook that blocks the event loop (time.sleep instead of await)."""
+import time
+from sidecar import hookimpl
+
+@hookimpl
+async def sidecar_modify_outcome(roll, outcome):
+    time.sleep(0.3)
+    outcome.notes.append("slept")
+'''
+
+
+def test_an_async_hook_that_blocks_the_loop_is_blamed_and_disabled(tmp_path):
+    directory = write_plugins(tmp_path / "p", sleeper=LOOP_BLOCKER)
+
+    async def scenario():
+        async with running_server(plugins_dir=str(directory), plugin_timeout=0.1) as server, \
+                peers(server, 1) as (peer,):
+            await peer.join()
+            notes = [(await peer.roll())["notes"] for _ in range(6)]
+            for roll_notes in notes[:5]:
+                assert "slept" not in roll_notes  # its changes are not kept
+                assert any("sleeper" in n and "held the event loop" in n for n in roll_notes)
+            assert notes[5] == []  # disabled: no longer called
+            assert server.host.plugins["sleeper"].disabled
+    run(scenario())
+
+
+SPINNER = '''
+"""A CPU-heavy sync hook that runs far past its deadline (until released)."""
+import threading
+from sidecar import hookimpl
+
+RELEASE = threading.Event()
+RUNNING = []
+
+@hookimpl
+def sidecar_odds(roll):
+    RUNNING.append(1)
+    try:
+        n = 0
+        while not RELEASE.is_set():
+            n += 1
+            if n % 10000 == 0:
+                RELEASE.wait(0.001)  # (a CPU hog that lets the test machine breathe)
+    finally:
+        RUNNING.pop()
+
+@hookimpl
+def sidecar_rulesets():
+    return [{"name": "lourd", "params": {}}]
+'''
+
+
+def test_a_plugin_holds_a_bounded_number_of_threads(tmp_path):
+    """Calls past their deadline keep their thread; past the bound further calls fail at
+    once, as that plugin's failures, without starting a thread."""
+    directory = write_plugins(tmp_path / "p", spinner=SPINNER)
+
+    async def scenario():
+        async with running_server(plugins_dir=str(directory), plugin_timeout=0.05,
+                                  rate_limit=0) as server, peers(server, 1) as (peer,):
+            await peer.join()
+            module = plugin_module("spinner")
+            bound = server.host.max_threads_per_plugin
+            replies = [await peer.request({"type": "odds", "id": i, "ruleset": "lourd"})
+                       for i in range(5)]
+            assert [r["code"] for r in replies] == ["plugin_error"] * 5
+            assert len(module.RUNNING) == bound == server.host.plugins["spinner"].in_flight
+            busy = [r for r in replies if "PluginBusy" in r["message"]]
+            assert len(busy) == 5 - bound
+            assert server.host.plugins["spinner"].disabled
+            module.RELEASE.set()
+            while server.host.plugins["spinner"].in_flight:
+                await asyncio.sleep(0.01)
+            assert module.RUNNING == []
+
+    try:
+        run(scenario())
+    finally:
+        plugin_module("spinner").RELEASE.set()
+
+
+STUCK_FOREVER = '''
+"""A sync hook that never returns."""
+import threading
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_roll(roll):
+    threading.Event().wait()
+'''
+
+
+def test_a_plugin_stuck_forever_does_not_hold_up_shutdown(tmp_path):
+    from tests.test_cli import ServeProcess
+
+    directory = write_plugins(tmp_path / "p", stuck=STUCK_FOREVER)
+
+    async def scenario(url: str) -> None:
+        peer = await Peer.open(Remote(url))
+        await peer.join()
+        outcome = await peer.roll()
+        assert any("stuck" in n and "took longer" in n for n in outcome["notes"])
+        await peer.close()
+
+    with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:",
+                      "--plugin-timeout", "0.1") as server:
+        run(scenario(server.url))
+        # SIGTERM: the stuck worker thread is abandoned, the process exits (stop() waits a
+        # bounded time and raises if it does not).
+        assert server.stop() == 0
+
+
+HUGE = '''
+"""Returns values that JSON takes but MessagePack cannot carry, or odds that are not."""
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_rulesets():
+    return [{"name": "enorme", "params": {"how": {"type": "string", "default": "result"}}}]
+
+@hookimpl
+def sidecar_resolve(roll, dice):
+    how = roll.params["how"]
+    result = {"success": True, "margin": 0, "kind": "success",
+              "label": {"fr": "oui", "en": "yes"}}
+    if how == "result":
+        result["extra"] = {"deep": [2 ** 64]}
+    if how == "margin":
+        result["margin"] = -(2 ** 63) - 1
+    if how == "state":
+        roll.state["n"] = 2 ** 70
+    if how == "dice":
+        return {"result": result, "dice": [{"sides": 6, "face": 2 ** 65}]}
+    if how == "notes":
+        return {"result": result, "notes": [2 ** 64]}
+    return {"result": result}
+
+@hookimpl
+def sidecar_odds(roll):
+    how = roll.params["how"]
+    if how == "text":
+        return {"p_success": 0.5, "kinds": {"success": "half"}}
+    if how == "huge":
+        return {"p_success": 0.5, "kinds": {"success": 10 ** 400}}
+    if how == "nan":
+        return {"p_success": float("nan"), "kinds": {}}
+    if how == "above":
+        return {"p_success": 0.5, "kinds": {"success": 1.5}}
+    if how == "distribution":
+        return {"p_success": 0.5, "kinds": {"success": 0.5}, "distribution": [2 ** 64]}
+    return {"p_success": 0.5, "kinds": {"success": 0.5, "failure": 0.5}}
+'''
+
+POISONING_EXTENSION = '''
+"""An extension that puts an integer above 2**64 into the result and into its state."""
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    if roll.options.get("poison") == "result":
+        outcome.result["big"] = 2 ** 64
+    if roll.options.get("poison") == "state":
+        roll.state["big"] = -(2 ** 64)
+'''
+
+
+def test_what_plugins_return_is_validated_before_it_is_stored(tmp_path):
+    """Integers outside MessagePack's range anywhere in result, dice, notes or state, and
+    malformed odds, are the plugin's failure (plugin_error or a note), never stored: the
+    table's history and resume keep working for MessagePack clients."""
+    from tests.test_cli import ServeProcess
+
+    # Two copies of the ruleset: each is disabled after its first 5 failures.
+    directory = write_plugins(tmp_path / "p", enorme=HUGE, poison=POISONING_EXTENSION,
+                              cotes=HUGE.replace('"enorme"', '"cotes"'))
+
+    async def scenario(url: str) -> None:
+        peer = await Peer.open(Remote(url))
+        await peer.join(role="gm", name="MJ")
+        for how in ("result", "margin", "state", "dice", "notes"):
+            reply = await peer.roll("enorme", {"how": how})
+            assert reply["type"] == "error" and reply["code"] == "plugin_error", (how, reply)
+        for how in ("text", "huge", "nan", "above", "distribution"):
+            reply = await peer.request({"type": "odds", "id": how, "ruleset": "cotes",
+                                        "params": {"how": how}})
+            assert reply["code"] == "plugin_error" and "invalides" in reply["message"], how
+        for poison in ("result", "state"):
+            outcome = await peer.roll(params={"pool": 2}, options={"poison": poison})
+            assert outcome["type"] == "outcome" and "big" not in outcome["result"]
+            assert any("poison" in n and "2**64" in n for n in outcome["notes"]), poison
+        status = await status_of(peer)
+        for name in ("enorme", "cotes"):
+            assert status[name]["recent_failures"] == 5 and status[name]["disabled"], name
+        assert status["poison"]["recent_failures"] == 2
+        history = await peer.request({"type": "history", "id": "h"})
+        assert history["type"] == "history", history
+        await peer.close()
+        again = await Peer.open(Remote(url))
+        await again.join(role="gm", name="MJ2", resume=0)
+        replayed = await again.recv_type("outcome")
+        assert replayed["seq"] == 1
+        await again.close()
+
+    with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
+        run(scenario(server.url))
+        assert server.stop() == 0

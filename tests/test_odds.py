@@ -17,7 +17,7 @@ import pytest
 import sidecar
 from protocol.errors import ProtocolError
 from protocol.messages import KINDS
-from sidecar.probability import WORK_LIMIT
+from sidecar.probability import WORK_LIMIT, check_work
 from tests.helpers import peers, run, running_server
 from tests.rules_helpers import PIPELINE, call, pipeline_result
 
@@ -138,14 +138,85 @@ def test_odds_refuse_what_a_roll_would_refuse():
     assert refused.value.details == {"param": "twin"}
 
 
-def test_work_budget_answers_too_large(monkeypatch):
-    monkeypatch.setattr("sidecar.probability.WORK_LIMIT", 1000)
-    from plugins import oweens
-    oweens.exact_odds.cache_clear()
+def test_the_work_budget_is_a_strict_bound():
+    check_work(WORK_LIMIT)  # at the budget: computed
     with pytest.raises(ProtocolError) as refused:
-        sidecar.odds("oweens", {"dice": 30, "difficulty": 3, "augmentations": 30})
+        check_work(WORK_LIMIT + 1)
     assert refused.value.code == "too_large"
-    assert WORK_LIMIT > 1000
+
+
+BUDGETED = [("oweens", {"dice": 12, "difficulty": 3, "augmentations": 8}),
+            ("bloodlust", {"pool": 12, "difficulty": 7}),
+            ("d6code", {"code": "6D+1", "difficulty": 20, "opponent": "5D"})]
+
+
+@pytest.mark.parametrize("ruleset,params", BUDGETED)
+def test_work_budget_answers_too_large(monkeypatch, ruleset, params):
+    """Each ruleset checks its own work estimate against the budget in force before
+    computing: at the estimate it answers, one step under it the server answers too_large
+    (and keeps serving)."""
+    import importlib
+
+    import sidecar.probability as engine
+
+    module = importlib.import_module(f"plugins.{ruleset}")
+    estimates: list[int] = []
+
+    def spy(estimate: int) -> None:
+        estimates.append(estimate)
+        engine.check_work(estimate)
+
+    monkeypatch.setattr(module, "check_work", spy)
+    _clear(module)
+    request = {"type": "odds", "ruleset": ruleset, "params": params}
+
+    async def scenario():
+        async with running_server() as server, peers(server, 1) as (peer,):
+            await peer.join()
+            first = await peer.request({**request, "id": 1})
+            assert first["type"] == "odds" and estimates, first
+            monkeypatch.setattr(engine, "WORK_LIMIT", max(estimates))
+            _clear(module)
+            assert (await peer.request({**request, "id": 2}))["type"] == "odds"
+            monkeypatch.setattr(engine, "WORK_LIMIT", max(estimates) - 1)
+            _clear(module)
+            refused = await peer.request({**request, "id": 3})
+            assert refused["type"] == "error" and refused["code"] == "too_large", refused
+            assert (await peer.roll())["type"] == "outcome"
+    run(scenario())
+
+
+def _clear(module) -> None:
+    for value in vars(module).values():
+        if hasattr(value, "cache_clear"):
+            value.cache_clear()
+
+
+def test_cached_odds_are_each_callers_own():
+    """A caller changing its answer (say, clearing the distribution) changes nobody
+    else's: the ruleset's cache is never handed out."""
+    from sidecar.plugins import default_host
+
+    host = default_host()
+    first = sidecar.odds("bloodlust", {"pool": 7}, host=host)
+    expected = sidecar.odds("bloodlust", {"pool": 7}, host=host)
+    first["distribution"]["values"].clear()
+    first["kinds"].clear()
+    first["distribution"]["of"] = "?"
+    assert sidecar.odds("bloodlust", {"pool": 7}, host=host) == expected
+    assert expected["distribution"]["values"]
+
+
+def test_the_maths_module_does_no_io():
+    """Importing the odds engine starts no event loop machinery and loads no plugin."""
+    import subprocess
+    import sys
+    code = ("import sys, sidecar.probability; "
+            "print(sorted(m for m in ('asyncio', 'sidecar.plugins', 'sidecar.pipeline') "
+            "if m in sys.modules))")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=30)
+    assert shown.stdout.strip() == "[]", shown.stdout + shown.stderr
 
 
 def test_repeats_are_served_from_the_cache():

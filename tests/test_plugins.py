@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import re
+import inspect
 import sys
 import textwrap
 from pathlib import Path
@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from sidecar import hookspecs
-from sidecar.dice import ManualDice
 from sidecar.pipeline import RollPipeline
-from sidecar.plugins import HOOK_NAMES, PluginHost, PluginLoadError, default_host
-from tests.helpers import peers, run, running_server
+from sidecar.plugins import HOOK_NAMES, PluginLoadError, default_host
+from tests.helpers import Peer, peers, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,11 +66,10 @@ def sidecar_rulesets():
 
 @hookimpl
 def sidecar_resolve(roll, dice):
-    if roll.ruleset == "cassé":
-        dice.roll(6)
-        if roll.params["n"] == 1:
-            raise ZeroDivisionError("oops")
-        return {"result": {"success": "maybe"}}
+    dice.roll(6)
+    if roll.params["n"] == 1:
+        raise ZeroDivisionError("oops")
+    return {"result": {"success": "maybe"}}
 '''
 
 COIN = '''
@@ -87,8 +85,6 @@ def sidecar_rulesets():
 
 @hookimpl
 def sidecar_resolve(roll, dice):
-    if roll.ruleset != "coin":
-        return None
     side = "pile" if dice.roll(2) == 1 else "face"
     won = side == roll.params["call"]
     return {"result": {"success": won, "margin": 0 if won else -1,
@@ -97,8 +93,7 @@ def sidecar_resolve(roll, dice):
 
 @hookimpl
 def sidecar_render_text(roll, outcome, locale):
-    if roll.ruleset == "coin":
-        return f"{roll.by['name']} lance une pièce : {outcome.result['label'][locale]}"
+    return f"{roll.by['name']} lance une pièce : {outcome.result['label'][locale]}"
 '''
 
 COUNTER = '''
@@ -264,19 +259,119 @@ def test_failing_ruleset_answers_plugin_error_and_server_keeps_serving(tmp_path)
     run(scenario())
 
 
-def test_a_raising_ruleset_does_not_break_other_rulesets(tmp_path):
-    """A third-party sidecar_resolve that raises on every roll, even not its own."""
-    source = ('from sidecar import hookimpl\n@hookimpl\ndef sidecar_resolve(roll, dice):\n'
-              '    raise RuntimeError("greedy")\n')
-    directory = tmp_path / "p"
-    directory.mkdir()
-    (directory / "greedy.py").write_text(source)
+GREEDY = '''
+"""A ruleset written without any 'if roll.ruleset != ...' guard: owner-only hooks must make
+that harmless. Its own hooks break on purpose if they are ever called for another ruleset."""
+from sidecar import hookimpl
+
+CALLS = []
+
+@hookimpl
+def sidecar_rulesets():
+    return [{"name": "greedy", "params": {}}]
+
+@hookimpl
+def sidecar_resolve(roll, dice):
+    CALLS.append(("resolve", roll.ruleset))
+    if roll.ruleset != "greedy":
+        raise RuntimeError("greedy resolved someone else's roll")
+    dice.roll(6)
+    return {"result": {"success": True, "margin": 0, "kind": "success",
+                       "label": {"fr": "à moi", "en": "mine"}}}
+
+@hookimpl
+def sidecar_odds(roll):
+    CALLS.append(("odds", roll.ruleset))
+    return {"p_success": 1.0, "kinds": {"success": 1.0}}
+
+@hookimpl
+def sidecar_render_text(roll, outcome, locale):
+    CALLS.append(("text", roll.ruleset))
+    return "GREEDY TEXT"
+'''
+
+
+def test_a_ruleset_without_guards_only_gets_its_own_rolls_on_a_real_server(tmp_path):
+    """`sidecar serve --plugins-dir` with a guard-less ruleset: bloodlust and oweens rolls
+    and odds are answered by their owners, with their own texts, and nobody is blamed."""
+    from tests.test_cli import ServeProcess
+
+    directory = write_plugins(tmp_path / "p", greedy=GREEDY)
+
+    async def scenario(url: str) -> None:
+        peer = await Peer.open(type("S", (), {"url": url}))
+        try:
+            await peer.join(role="gm", name="MJ")
+            blood = await peer.roll("bloodlust", {"pool": 2}, dice=[6, 6])
+            assert blood["type"] == "outcome" and blood["result"]["net"] == 2
+            assert blood["text"].startswith("MJ — 2d10 diff. 6") and blood["notes"] == []
+            oweens = await peer.roll("oweens", {"dice": 2, "difficulty": 1}, dice=[6, 3])
+            assert oweens["type"] == "outcome" and "GREEDY" not in oweens["text"]
+            assert oweens["notes"] == []
+            odds = await peer.request({"type": "odds", "id": "o", "ruleset": "bloodlust",
+                                       "params": {"pool": 3}})
+            assert odds["type"] == "odds" and odds["p_success"] < 1.0
+            mine = await peer.roll("greedy", {}, dice=[4])
+            assert mine["text"] == "GREEDY TEXT"
+            status = await peer.request({"type": "plugins", "id": "s"})
+            by_name = {p["name"]: p for p in status["plugins"]}
+            for name in ("greedy", "bloodlust", "oweens"):
+                assert by_name[name]["recent_failures"] == 0, by_name[name]
+        finally:
+            await peer.close()
+
+    with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
+        run(scenario(server.url))
+        assert server.stop() == 0
+
+
+def test_render_text_goes_to_the_owner_first_then_to_the_others(tmp_path):
+    """A plugin answering every render_text never replaces an owner's text; it writes the
+    text of a ruleset whose owner gives none."""
+    loud = ('from sidecar import hookimpl\n@hookimpl(tryfirst=True)\n'
+            'def sidecar_render_text(roll, outcome, locale):\n    return "LOUD " + locale\n')
+    silent = ('from sidecar import hookimpl\n@hookimpl\ndef sidecar_rulesets():\n'
+              '    return [{"name": "mute", "params": {}}]\n'
+              '@hookimpl\ndef sidecar_resolve(roll, dice):\n'
+              '    return {"result": {"success": True, "margin": 0, "kind": "success",'
+              ' "label": {"fr": "oui", "en": "yes"}}}\n'
+              '@hookimpl\ndef sidecar_render_text(roll, outcome, locale):\n    return None\n')
+    directory = write_plugins(tmp_path / "p", loud=loud, silent=silent)
     host = default_host(directory)
     pipeline = RollPipeline(host)
+    own = asyncio.run(pipeline.run(pipeline.prepare("bloodlust", {"pool": 2}), dice=[6, 6]))
+    assert own.text["fr"].startswith("? — 2d10 diff. 6") and "LOUD" not in own.text["en"]
+    other = asyncio.run(pipeline.run(pipeline.prepare("mute", {})))
+    assert other.text == {"fr": "LOUD fr", "en": "LOUD en"}
+
+
+@pytest.mark.parametrize("marker", ["wrapper=True", "hookwrapper=True"])
+def test_hook_wrappers_are_refused_at_load_naming_plugin_and_hook(tmp_path, marker):
+    """The host calls implementations one at a time: a wrapper would load and never run."""
+    source = (f'from sidecar import hookimpl\n@hookimpl({marker})\n'
+              'def sidecar_modify_outcome(roll, outcome):\n    return (yield)\n')
+    directory = write_plugins(tmp_path / "p", wrapping=source)
+    with pytest.raises(PluginLoadError) as refused:
+        default_host(directory)
+    assert "plugin 'wrapping'" in str(refused.value)
+    assert "sidecar_modify_outcome" in str(refused.value) and "wrapper" in str(refused.value)
+
+
+def test_tryfirst_and_trylast_set_the_order_of_extensions(tmp_path):
+    def source(tag: str, opts: str) -> str:
+        return (f'from sidecar import hookimpl\n@hookimpl({opts})\n'
+                'def sidecar_modify_outcome(roll, outcome):\n'
+                f'    outcome.notes.append("{tag}")\n')
+    # Registered in file-name order a, b, c: pluggy calls the last registered first,
+    # tryfirst before and trylast after everyone.
+    directory = write_plugins(tmp_path / "p", a=source("a-first", "tryfirst=True"),
+                              b=source("b", ""), c=source("c-last", "trylast=True"),
+                              d=source("d", ""))
+    pipeline = RollPipeline(default_host(directory))
     resolution = asyncio.run(pipeline.run(pipeline.prepare("bloodlust", {"pool": 2}),
-                                          dice=[6, 6]))
-    assert resolution.outcome.result["net"] == 2
-    assert any("greedy" in note for note in resolution.outcome.notes)
+                                          dice=[4, 4]))
+    mine = [n for n in resolution.outcome.notes if n in ("a-first", "b", "c-last", "d")]
+    assert mine == ["a-first", "d", "b", "c-last"]
 
 
 # -- per-table state ---------------------------------------------------------------------
@@ -318,23 +413,105 @@ def test_every_hook_is_documented_in_hookspecs_readme_and_protocol_doc():
         assert name in readme or name in spec, f"{name} is documented in neither doc"
 
 
-def test_every_hook_has_a_test():
-    tests = "".join(p.read_text() for p in (ROOT / "tests").glob("test_*.py"))
-    plugin_sources = "".join(p.read_text() for p in (ROOT / "plugins").glob("*.py"))
+RECORDER_ANSWERS = {
+    "sidecar_rulesets": [{"name": "probe", "params": {}}],
+    "sidecar_resolve": {"result": {"success": True, "margin": 1, "kind": "success",
+                                   "label": {"fr": "oui", "en": "yes"}}},
+    "sidecar_odds": {"p_success": 0.5, "kinds": {"success": 0.5, "failure": 0.5}},
+    "sidecar_render_text": "probe text",
+}
+
+
+def recorder_source() -> str:
+    """A plugin implementing every hook of hookspecs, with the spec's own arguments, that
+    records each call (and answers what the probe ruleset needs)."""
+    lines = ["from sidecar import hookimpl", "from tests.test_plugins import RECORDER_ANSWERS",
+             "CALLS = []"]
     for name in HOOK_NAMES:
-        # Either a test plugin implements it, or a test calls it through the host.
-        assert re.search(rf"def {name}\(", tests + plugin_sources), name
-        assert name in tests or name.replace("sidecar_", "") in tests, name
+        args = ", ".join(inspect.signature(getattr(hookspecs, name)).parameters)
+        lines += ["@hookimpl", f"def {name}({args}):", f"    CALLS.append({name!r})",
+                  f"    return RECORDER_ANSWERS.get({name!r})"]
+    return "\n".join(lines) + "\n"
 
 
-def test_host_calls_one_implementation_at_a_time():
-    host = PluginHost()
-    host.load_entry_points()
-    impls = host.implementations("sidecar_resolve")
-    assert {"oweens", "ladder", "bloodlust", "d6code", "seuil"} <= {
-        impl.plugin_name for impl in impls}
-    impls = [impl for impl in impls if impl.plugin_name == "bloodlust"]
-    source = ManualDice([4, 4])
-    outcome = host.call(impls[0], roll=RollPipeline(host).prepare("bloodlust", {"pool": 2}),
-                        dice=source)
-    assert outcome.result["kind"] == "failure"
+def test_every_hook_has_a_test(tmp_path):
+    """Every hook of hookspecs is called through the real host by a real server, driven
+    over the wire: a new hook nobody calls, or a hook the pipeline stops calling, fails."""
+    directory = write_plugins(tmp_path / "p", recorder=recorder_source())
+
+    async def scenario():
+        async with running_server(plugins_dir=str(directory)) as server, \
+                peers(server, 1) as (gm,):
+            await gm.join(role="gm")
+            outcome = await gm.roll("probe", {})
+            assert outcome["type"] == "outcome" and outcome["text"] == "probe text"
+            odds = await gm.request({"type": "odds", "id": "o", "ruleset": "probe"})
+            assert odds["type"] == "odds" and odds["p_success"] == 0.5
+            blood = await gm.roll("bloodlust", {"pool": 2})
+            assert blood["applied"] == [] and blood["notes"] == []
+
+    run(scenario())
+    calls = sys.modules["sidecar_dir_plugin_recorder"].CALLS
+    for name in HOOK_NAMES:
+        assert name in calls, f"{name} is never called through the host: drive it here"
+    # Owner-only hooks went to the recorder for its own ruleset only.
+    assert calls.count("sidecar_resolve") == 1 and calls.count("sidecar_odds") == 1
+
+
+SEQUENCE: list[str] = []
+
+
+def sequenced(tag: str, opts: str, fail: bool) -> str:
+    return (f'''
+import asyncio
+from sidecar import hookimpl
+from tests.test_plugins import SEQUENCE
+
+@hookimpl({opts})
+async def sidecar_modify_outcome(roll, outcome):
+    SEQUENCE.append("{tag} start")
+    outcome.notes.append("{tag} was here")
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    SEQUENCE.append("{tag} end")
+    if {fail}:
+        raise RuntimeError("{tag} breaks")
+''')
+
+
+def test_host_calls_one_implementation_at_a_time(tmp_path):
+    """Extensions run one after the other (never interleaved, even async), each isolated:
+    the first one's raise undoes only its own changes and does not stop the second."""
+    directory = write_plugins(tmp_path / "p", a=sequenced("a", "tryfirst=True", True),
+                              b=sequenced("b", "", False))
+    SEQUENCE.clear()
+    pipeline = RollPipeline(default_host(directory))
+    resolution = asyncio.run(pipeline.run(pipeline.prepare("bloodlust", {"pool": 2}),
+                                          dice=[4, 4]))
+    assert SEQUENCE == ["a start", "a end", "b start", "b end"]
+    notes = resolution.outcome.notes
+    assert "b was here" in notes and "a was here" not in notes
+    assert any("'a' failed" in note and "a breaks" in note for note in notes)
+    assert resolution.outcome.applied == ["b"]
+    assert [f.plugin for f in resolution.failures] == ["a"]
+
+
+def test_call_firstresult_is_owner_only_when_an_owner_is_given(tmp_path):
+    """For hooks without a pipeline step of their own: the owner alone, or the first
+    answer of the others, failures skipped and reported."""
+    directory = write_plugins(tmp_path / "p", greedy=GREEDY,
+                              loud='from sidecar import hookimpl\n@hookimpl\n'
+                                   'def sidecar_render_text(roll, outcome, locale):\n'
+                                   '    raise RuntimeError("loud")\n')
+    host = default_host(directory)
+    pipeline = RollPipeline(host)
+    roll = pipeline.prepare("bloodlust", {"pool": 2})
+    outcome = asyncio.run(pipeline.run(roll, dice=[6, 6])).outcome
+    failures = []
+    owned = asyncio.run(host.call_firstresult("sidecar_render_text", "bloodlust",
+                                              failures.append, roll=roll, outcome=outcome,
+                                              locale="en"))
+    assert owned.startswith("? — 2d10") and failures == []
+    anyone = asyncio.run(host.call_firstresult("sidecar_render_text", None, failures.append,
+                                               roll=roll, outcome=outcome, locale="en"))
+    assert isinstance(anyone, str) and [f.plugin for f in failures] == ["loud"]

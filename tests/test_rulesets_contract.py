@@ -1,12 +1,12 @@
 """What every ruleset owes clients and extensions: a form-ready description, common fields,
-texts in both languages, its documented dice order; and the boss package as a real
-third-party install."""
+texts in both languages, its documented dice order; and the boss package found as a
+third-party plugin is (through its entry point's metadata), without installing it."""
 
 from __future__ import annotations
 
 import importlib
-import subprocess
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -78,20 +78,28 @@ def test_rulesets_work_in_every_mode_over_the_protocol(ruleset):
 
 
 @pytest.fixture(scope="module")
-def boss_installed():
-    """pip-install examples/boss-weak-points into this test environment (once)."""
-    try:
-        metadata.distribution("sidecar-boss-weak-points")
-    except metadata.PackageNotFoundError:
-        # As a user installs a community plugin: pip builds it in its own isolated
-        # environment; --no-deps because vtt-sidecar itself is already here.
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                        str(ROOT / "examples" / "boss-weak-points")],
-                       check=True, timeout=300)
+def boss_installed(tmp_path_factory):
+    """The boss package as the host finds a third-party install — through the metadata of
+    its entry point — without installing anything: its source folder and metadata built
+    from its own pyproject.toml go on sys.path for this module only."""
+    example = ROOT / "examples" / "boss-weak-points"
+    project = tomllib.loads((example / "pyproject.toml").read_text())["project"]
+    site = tmp_path_factory.mktemp("boss-site")
+    dist = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
+                                   f"Version: {project['version']}\n")
+    entry_points = "".join(f"{name} = {target}\n"
+                           for name, target in project["entry-points"]["sidecar"].items())
+    (dist / "entry_points.txt").write_text(f"[sidecar]\n{entry_points}")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(example))
+        patch.syspath_prepend(str(site))
         importlib.invalidate_caches()
-    rules_helpers.restart()  # a server whose plugin host has found the new entry point
-    yield
-    # Left installed: other sessions of the suite reuse it; it only acts on options.boss.
+        rules_helpers.restart()  # the shared table's next server finds the plugin
+        yield
+        rules_helpers.restart()  # and the one after this module does not
+        sys.modules.pop("boss_weak_points", None)
 
 
 def test_boss_is_discovered_through_its_entry_point(boss_installed):
@@ -101,9 +109,9 @@ def test_boss_is_discovered_through_its_entry_point(boss_installed):
     eps = [ep for ep in metadata.entry_points(group="sidecar") if ep.name == "boss"]
     assert eps and eps[0].dist.name == "sidecar-boss-weak-points"
     assert "boss" in [e["name"] for e in host.extension_listing()]
-    # Installed as a package into site-packages, not imported from the examples folder.
+    # Imported from the example's own source, not from an install.
     import boss_weak_points
-    assert "site-packages" in Path(boss_weak_points.__file__).parts
+    assert Path(boss_weak_points.__file__).is_relative_to(ROOT / "examples")
 
 
 BOSS = {"armor": 2, "weak_points": {"oeil": 3}}

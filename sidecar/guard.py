@@ -1,0 +1,206 @@
+"""The guard around one call of an untrusted plugin: working copies, checks, commit.
+
+The data goes through once: pipeline → :class:`Guard` (copies what the plugin may touch)
+→ plugin (works on the copies, in a worker thread or on the event loop) → guard (checks
+the copies against the originals, which nobody touched) → pipeline (commits the copies, or
+drops them). Undoing a failed call is dropping its copies, and a thread that misses its
+deadline can only ever write into copies nobody reads again.
+
+The module also holds the checks of what plugins hand back (:func:`tree_problem`,
+:func:`result_problem`): what is stored must be storable, and sendable to every client.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from protocol.messages import KINDS
+from sidecar.model import Outcome, Roll
+
+LOCALES = ("fr", "en")
+#: MessagePack carries integers from -2**63 to 2**64-1; anything else poisons a table.
+INT_MIN, INT_MAX = -(2 ** 63), 2 ** 64 - 1
+#: The most values one plugin answer may hold (also what stops a self-referencing list).
+MAX_NODES = 200_000
+ROLL_FIELDS = tuple(f.name for f in dataclasses.fields(Roll))
+#: What no plugin may change about a roll (everything but its params and its own state).
+IDENTITY_FIELDS = tuple(name for name in ROLL_FIELDS if name not in ("params", "state"))
+
+
+def deep_copy(value: Any) -> Any:
+    """A deep copy of a JSON-like tree (maps and lists; other values are immutable or
+    refused later). Several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: deep_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [deep_copy(item) for item in value]
+    return value
+
+
+def tree_problem(value: Any) -> str | None:
+    """What keeps ``value`` from being stored as JSON and sent as MessagePack, or ``None``.
+
+    Maps with string keys, lists, strings, booleans, ``None``, finite floats and integers
+    within MessagePack's range (-2**63 … 2**64-1), at most :data:`MAX_NODES` values.
+    """
+    stack = [value]
+    seen = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > MAX_NODES:
+            return f"holds more than {MAX_NODES} values (or refers to itself)"
+        if item is None or isinstance(item, (str, bool)):
+            continue
+        if isinstance(item, int):
+            if not INT_MIN <= item <= INT_MAX:
+                return "holds an integer outside -2**63 … 2**64-1"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"holds the number {item}"
+        elif isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    return f"has a map key that is not a string ({type(key).__name__})"
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            return f"holds a {type(item).__name__}, which is not JSON-compatible"
+    return None
+
+
+def result_problem(result: Any) -> str | None:
+    """What is wrong with an outcome's ``result`` (``None`` when it is sound)."""
+    if not isinstance(result, dict):
+        return "result must be a map"
+    if not isinstance(result.get("success"), bool):
+        return "result.success must be a bool"
+    margin = result.get("margin")
+    if isinstance(margin, bool) or not isinstance(margin, int):
+        return "result.margin must be an integer"
+    if result.get("kind") not in KINDS:
+        return f"result.kind must be one of {', '.join(KINDS)}"
+    label = result.get("label")
+    if not (isinstance(label, dict) and all(isinstance(label.get(k), str) for k in LOCALES)):
+        return "result.label must be a map with 'fr' and 'en' strings"
+    problem = tree_problem(result)
+    return f"result {problem}" if problem else None
+
+
+def probability_problem(value: Any) -> str | None:
+    """Why ``value`` is not a probability (a finite number from 0 to 1), or ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"is a {type(value).__name__}, not a number"
+    # (Comparisons first: an integer like 10**400 has no float, and NaN compares false.)
+    if not 0 <= value <= 1:
+        return f"is {value!r:.40}, outside [0, 1]" if isinstance(value, float) \
+            else "is outside [0, 1]"
+    return None
+
+
+def odds_problem(odds: Any, *, check_tree: bool) -> str | None:
+    """What is wrong with the map ``sidecar_odds`` returned (``None`` when it is sound)."""
+    if not isinstance(odds, dict):
+        return f"expected a map, got {type(odds).__name__}"
+    problem = probability_problem(odds.get("p_success"))
+    if problem:
+        return f"p_success {problem}"
+    kinds = odds.get("kinds")
+    if not isinstance(kinds, dict):
+        return "kinds must be a map"
+    for kind in KINDS:
+        if kind in kinds:
+            problem = probability_problem(kinds[kind])
+            if problem:
+                return f"kinds.{kind} {problem}"
+    if check_tree:
+        problem = tree_problem(odds)
+        if problem:
+            return problem
+    return None
+
+
+def copy_roll(roll: Roll, state: dict[str, Any]) -> Roll:
+    """A copy of ``roll`` sharing nothing mutable with it, carrying a copy of ``state``."""
+    copy_ = Roll(**{name: deep_copy(getattr(roll, name)) for name in ROLL_FIELDS})
+    copy_.state = deep_copy(state)
+    return copy_
+
+
+def copy_outcome(outcome: Outcome) -> Outcome:
+    return Outcome(result=deep_copy(outcome.result), dice=deep_copy(outcome.dice),
+                   notes=list(outcome.notes), applied=list(outcome.applied))
+
+
+class Guard:
+    """One untrusted call: the copies the plugin works on, and what it is checked against.
+
+    ``roll``/``outcome``/``state`` are the originals (the plugin never sees them);
+    ``work_roll``/``work_outcome`` are what the plugin is given. After the call,
+    :meth:`roll_problem` and :meth:`outcome_problem` say what it broke; the pipeline then
+    commits the working copies or drops them.
+    """
+
+    __slots__ = ("plugin", "hook", "roll", "outcome", "state", "work_roll", "work_outcome")
+
+    def __init__(self, plugin: str, hook: str, roll: Roll, state: dict[str, Any],
+                 outcome: Outcome | None = None) -> None:
+        self.plugin = plugin
+        self.hook = hook
+        self.roll = roll
+        self.state = state
+        self.outcome = outcome
+        self.work_roll = copy_roll(roll, state)
+        self.work_outcome = copy_outcome(outcome) if outcome is not None else None
+
+    @property
+    def params_changed(self) -> bool:
+        return self.work_roll.params != self.roll.params
+
+    @property
+    def result_changed(self) -> bool:
+        assert self.outcome is not None and self.work_outcome is not None
+        return self.work_outcome.result != self.outcome.result
+
+    @property
+    def notes_added(self) -> list[Any]:
+        assert self.outcome is not None and self.work_outcome is not None
+        return self.work_outcome.notes[len(self.outcome.notes):]
+
+    def roll_problem(self) -> str | None:
+        """What the plugin changed about the roll that it may not, or left unstorable."""
+        work = self.work_roll
+        for name in IDENTITY_FIELDS:
+            if getattr(work, name) != getattr(self.roll, name):
+                return f"changed roll.{name}, which plugins may not change"
+        if not isinstance(work.params, dict):
+            return "roll.params is no longer a map"
+        if not isinstance(work.state, dict):
+            return "roll.state is no longer a map"
+        if work.state != self.state:
+            problem = tree_problem(work.state)
+            if problem:
+                return f"state {problem}"
+        return None
+
+    def outcome_problem(self) -> str | None:
+        """What the plugin changed about the outcome that it may not, or left invalid."""
+        work, original = self.work_outcome, self.outcome
+        assert work is not None and original is not None
+        if work.dice != original.dice:
+            return "changed outcome.dice, which extensions may not change"
+        if work.applied != original.applied:
+            return "changed outcome.applied, which the server keeps"
+        if not isinstance(work.notes, list) or work.notes[:len(original.notes)] != original.notes:
+            return "notes may only be appended to"
+        added = work.notes[len(original.notes):]
+        if not all(isinstance(note, str) for note in added):
+            return "notes must be strings"
+        if work.result != original.result:
+            problem = result_problem(work.result)
+            if problem:
+                return f"left an invalid result: {problem}"
+        return None
