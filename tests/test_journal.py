@@ -42,7 +42,7 @@ def test_appends_while_the_writer_is_busy_keep_their_order(tmp_path):
 
         seq = 0
         for _ in range(10):
-            journal._write_lock.acquire()  # the writer thread is mid-transaction
+            journal.writer._lock.acquire()  # the writer thread is mid-transaction
             seq += 1
             first = asyncio.create_task(append(seq))
             await asyncio.sleep(0)  # queued behind the busy writer
@@ -52,7 +52,7 @@ def test_appends_while_the_writer_is_busy_keep_their_order(tmp_path):
                 burst.append(asyncio.create_task(append(seq)))  # queued too: one is waiting
             await asyncio.sleep(0.01)
             assert not returned or returned[-1] < seq - 20  # none committed yet
-            journal._write_lock.release()
+            journal.writer._lock.release()
             await asyncio.gather(first, *burst)
             seq += 1
             await append(seq)  # alone again: inline
