@@ -42,6 +42,10 @@ log = logging.getLogger("sidecar.journal")
 #: Events between two checkpoints (each a few pages of WAL).
 CHECKPOINT_EVERY = 256
 
+INSERT_EVENT = "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+UPSERT_TABLE = ("INSERT INTO tables VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
+                "SET seq = excluded.seq, state = excluded.state")
+
 #: An append (a row) or a barrier (``None``), and the future settled when it is committed.
 Item = tuple[Row | None, asyncio.Future[None]]
 
@@ -123,12 +127,14 @@ class JournalWriter:
             if connection.in_transaction:  # left open by a failure SQLite did not undo
                 connection.execute("ROLLBACK")
             connection.execute("BEGIN")
-            connection.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                   [row[:8] for row in rows])
-            connection.executemany(
-                "INSERT INTO tables VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
-                "SET seq = excluded.seq, state = excluded.state",
-                [(row.table, row.seq, row.state) for row in rows])
+            if len(rows) == 1:  # the common case: execute costs less than executemany
+                row = rows[0]
+                connection.execute(INSERT_EVENT, row[:8])
+                connection.execute(UPSERT_TABLE, (row.table, row.seq, row.state))
+            else:
+                connection.executemany(INSERT_EVENT, [row[:8] for row in rows])
+                connection.executemany(UPSERT_TABLE,
+                                       [(row.table, row.seq, row.state) for row in rows])
             connection.execute("COMMIT")
         except BaseException:
             try:
