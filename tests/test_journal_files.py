@@ -143,7 +143,7 @@ def test_a_full_disk_stores_nothing_and_the_next_append_works(tmp_path):
             connection = journal.writer._connection
             pages = connection.execute("PRAGMA page_count").fetchone()[0]
             connection.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
-            big = {**event("t", 2), "label": "x" * 20_000}
+            big = {**event("t", 2, rid="once"), "label": "x" * 20_000}
             with pytest.raises(JournalError, match="full"):
                 await journal.append(big, {"p": {"n": 2}})
             with pytest.raises(JournalError, match="full"):  # a new table: no partial row
@@ -151,6 +151,7 @@ def test_a_full_disk_stores_nothing_and_the_next_append_works(tmp_path):
             assert not connection.in_transaction
             assert journal.table_meta("t") == (1, {"p": {"n": 1}})
             assert journal.tables() == [("t", 1)]
+            assert journal.find_request("t", "A", "player", "once") is None
             connection.execute("PRAGMA max_page_count = 1073741823")  # space again
             await journal.append(big, {"p": {"n": 2}})
             assert journal.table_meta("t") == (2, {"p": {"n": 2}})

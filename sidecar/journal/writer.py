@@ -180,6 +180,7 @@ class JournalWriter:
     def _commit_turn(self, loop: asyncio.AbstractEventLoop) -> None:
         """End of a loop turn: commit its appends here, or queue them behind the thread."""
         batch, self._turn = self._turn, []
+        self._committed_this_turn = False  # a new turn (even if _new_turn's loop is gone)
         if (self._handed == 0 and self._since_checkpoint < CHECKPOINT_EVERY
                 and self._lock.acquire(blocking=False)):
             try:
