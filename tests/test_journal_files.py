@@ -336,3 +336,31 @@ def test_unreadable_rows_are_reported_once(tmp_path, caplog):
         assert os.path.exists(path)
     finally:
         reader.close()
+
+
+def test_an_append_never_returns_before_an_earlier_one(tmp_path):
+    """Events are sent in the order their appends return: an append made while an earlier
+    one is committed but its caller not yet resumed must not return first (the lone-append
+    path would commit it at once)."""
+    async def scenario() -> None:
+        journal = Journal(tmp_path / "order.db")
+        returned: list[int] = []
+
+        async def append(seq: int, turns_later: int = 0) -> None:
+            for _ in range(turns_later):
+                await asyncio.sleep(0)
+            await journal.append(event("t", seq), {})
+            returned.append(seq)
+
+        try:
+            seq = 0
+            for _ in range(20):
+                # 1: committed at once; 2: grouped at the end of the turn; 3: appended in
+                # the next turn, after 2 was committed and before 2's caller resumed.
+                await asyncio.gather(append(seq + 1), append(seq + 2), append(seq + 3, 1),
+                                     append(seq + 4, 2), append(seq + 5, 3))
+                seq += 5
+            assert returned == list(range(1, seq + 1))
+        finally:
+            journal.close()
+    run(scenario())

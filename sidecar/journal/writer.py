@@ -76,6 +76,7 @@ class JournalWriter:
         self._turn: list[Item] = []  # this loop turn's appends, committed together
         self._handed = 0  # items given to the thread and not settled yet (loop side)
         self._committed_this_turn = False  # an append of this loop turn committed alone
+        self._waiting = 0  # appends queued whose callers have not resumed yet (loop side)
         self._since_checkpoint = 0
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="sidecar-journal", daemon=True)
@@ -221,12 +222,13 @@ class JournalWriter:
         if self._closed:
             raise JournalError("the journal is closed")
         loop = asyncio.get_running_loop()
-        if (row is not None and not self._committed_this_turn and not self._turn
-                and not self._handed and self._since_checkpoint < CHECKPOINT_EVERY
+        if (row is not None and not self._committed_this_turn and not self._waiting
+                and self._since_checkpoint < CHECKPOINT_EVERY
                 and self._lock.acquire(blocking=False)):
-            # The first append of a loop turn, with nothing before it on its way: commit it
-            # now (a lone roll pays no extra loop turn); the turn's later appends are
-            # grouped into one commit at its end.
+            # The first append of a loop turn, with no earlier append still to return (a
+            # committed one may not have resumed its caller yet; this one must not return
+            # first): commit it now, so a lone roll pays no extra loop turn. The turn's
+            # later appends are grouped into one commit at its end.
             self._committed_this_turn = True
             loop.call_soon(self._new_turn)
             try:
@@ -242,7 +244,13 @@ class JournalWriter:
         if not self._turn:
             loop.call_soon(self._commit_turn, loop)
         self._turn.append((row, future))
-        await future
+        # Futures settle in commit order and their callers resume in that order; counting
+        # the callers not resumed yet keeps the lone-append path from overtaking them.
+        self._waiting += 1
+        try:
+            await future
+        finally:
+            self._waiting -= 1
 
     # -- the writer thread --------------------------------------------------------------
 
