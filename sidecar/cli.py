@@ -385,7 +385,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             print(f"{count} events written to {args.output}", file=sys.stderr)
         return EXIT_OK
     except JournalError as exc:  # a damaged file: say how far it got
-        print(f"sidecar: {exc} (after {count} events)", file=sys.stderr)
+        print(f"sidecar: {exc} (after {count} events; `sqlite3 {args.db} .recover` may "
+              f"save more)", file=sys.stderr)
         return EXIT_ERROR
     finally:
         journal.close()

@@ -236,6 +236,9 @@ def test_a_database_with_corrupted_pages_is_refused_at_start(tmp_path):
     assert failed.returncode == 1
     assert "is damaged" in failed.stderr and "Traceback" not in failed.stderr
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before  # nothing written
+    saved = sidecar("export", "--table", "t", "--db", str(path))  # what can be read
+    assert saved.returncode == 1 and ".recover" in saved.stderr
+    assert "Traceback" not in saved.stderr and len(saved.stdout.splitlines()) >= 1
     lock = WriterLock(path)  # the refused start released the writer's lock
     lock.acquire()
     lock.release()
