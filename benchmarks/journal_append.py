@@ -6,9 +6,9 @@
 "concurrent": 50 tasks each append in a loop, as 50 clients rolling at once do (appends that
 arrive together may share a commit). Each case runs on a fresh journal file in a temporary
 folder, with outcome-sized events and a small plugin state, and reports appends/s and the
-commits it took (from the journal's counter when it has one). Figures, not assertions: the
-machine is shared and noisy, so each case runs ``--rounds`` times (best kept), and
-``--before REV`` measures the single-file journal of an older commit (``git show
+commits and checkpoints it took (from the journal's counters when it has them). Figures,
+not assertions: the machine is shared and noisy, so each case runs ``--rounds`` times (best
+kept), and ``--before REV`` measures the single-file journal of an older commit (``git show
 REV:sidecar/journal.py``) in the same rounds, interleaved, for a before/after.
 """
 
@@ -66,9 +66,9 @@ async def concurrent(journal: Journal, clients: int, each: int) -> float:
 
 
 def measure(count: int = 5000, clients: int = 50,
-            journal_class: type = Journal) -> dict[str, tuple[float, int | None]]:
+            journal_class: type = Journal) -> dict[str, tuple[float, str | None]]:
     """appends/s and commits for each case, on fresh journals."""
-    results: dict[str, tuple[float, int | None]] = {}
+    results: dict[str, tuple[float, str | None]] = {}
     cases = {"sequential": lambda j: sequential(j, count),
              f"concurrent ({clients} tasks)": lambda j: concurrent(j, clients, count // clients)}
     for name, case in cases.items():
@@ -76,7 +76,9 @@ def measure(count: int = 5000, clients: int = 50,
             journal = journal_class(Path(folder) / "bench.db")
             try:
                 rate = asyncio.run(case(journal))
-                commits = getattr(getattr(journal, "writer", None), "commits", None)
+                writer = getattr(journal, "writer", None)
+                commits = (f"{writer.commits} commits, {writer.checkpoints} checkpoints"
+                           if writer is not None else None)
             finally:
                 journal.close()
         results[name] = (rate, commits)
@@ -104,14 +106,14 @@ def main() -> None:
     versions = {"now": Journal}
     if args.before:
         versions = {f"before ({args.before})": journal_at(args.before), **versions}
-    best: dict[tuple[str, str], tuple[float, int | None]] = {}
+    best: dict[tuple[str, str], tuple[float, str | None]] = {}
     for _ in range(args.rounds):
         for version, journal_class in versions.items():
             for name, (rate, commits) in measure(journal_class=journal_class).items():
                 if rate > best.get((version, name), (0.0, None))[0]:
                     best[(version, name)] = (rate, commits)
     for (version, name), (rate, commits) in best.items():
-        extra = f", {commits} commits" if commits is not None else ""
+        extra = f", {commits}" if commits is not None else ""
         print(f"{version:>18} {name:>22}: {rate:>7.0f} appends/s{extra}")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.journal import CHECKPOINT_EVERY, Journal, JournalError
+from sidecar.journal import CHECKPOINT_PAGES, Journal, JournalError
 from sidecar.visibility import audience
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
 
@@ -82,17 +82,20 @@ async def wait_until(condition, what: str, timeout: float = 20) -> None:
 
 def test_the_wal_is_checkpointed_and_started_over(tmp_path):
     """Commits never checkpoint (that fsyncs); the writer thread does it every
-    CHECKPOINT_EVERY events, so the WAL keeps starting over and stays small."""
+    CHECKPOINT_PAGES pages committed, so the WAL keeps starting over and stays small."""
     path = tmp_path / "wal.db"
 
     async def scenario() -> None:
         journal = Journal(path)
         big = {"p": {"notes": "x" * 2000}}
-        count = 12 * CHECKPOINT_EVERY
+        # Each commit of one such event counts 2 pages (its text is under a page), so a
+        # checkpoint falls due every CHECKPOINT_PAGES / 2 appends.
+        every = CHECKPOINT_PAGES // 2
+        count = 12 * every
         try:
             for seq in range(1, count + 1):
                 await journal.append(event("t", seq), big)
-            due = (count - 1) // CHECKPOINT_EVERY  # the appends that found one due
+            due = (count - 1) // every  # the appends that found one due
             await wait_until(lambda: journal.writer.checkpoints >= due,
                              f"{due} checkpoints by the writer thread")
             # Each checkpoint but the last was followed by a commit, which restarted the WAL.

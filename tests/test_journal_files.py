@@ -203,6 +203,13 @@ def test_appends_in_one_loop_turn_share_a_commit(tmp_path):
             # the first commits at once, the 49 others together at the end of the turn
             assert journal.writer.commits - before == 2
             assert [e["seq"] for e in journal.all_events("t")] == list(range(1, 51))
+            for start in range(51, 601, 50):
+                await asyncio.gather(*(journal.append(event("t", seq), {})
+                                       for seq in range(start, start + 50)))
+            # 600 events in 24 commits write far fewer than CHECKPOINT_PAGES pages: no
+            # checkpoint (an fsync stall) is due yet, as it would be after 600 lone commits
+            assert journal.writer.commits - before == 24
+            assert journal.writer.checkpoints == 0
         finally:
             journal.close()
     run(scenario())

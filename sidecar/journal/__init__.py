@@ -11,7 +11,7 @@ from sidecar.journal.lock import WriterLock
 from sidecar.journal.reader import JournalReader
 from sidecar.journal.schema import JournalError, request_key
 from sidecar.journal.store import Journal
-from sidecar.journal.writer import CHECKPOINT_EVERY, JournalWriter
+from sidecar.journal.writer import CHECKPOINT_PAGES, JournalWriter
 
-__all__ = ["CHECKPOINT_EVERY", "Journal", "JournalError", "JournalReader", "JournalWriter",
+__all__ = ["CHECKPOINT_PAGES", "Journal", "JournalError", "JournalReader", "JournalWriter",
            "WriterLock", "request_key"]

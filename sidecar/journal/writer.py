@@ -10,9 +10,11 @@ waits for the disk or for another write: when the writer thread holds the connec
 checkpoint, or batches queued behind one), the turn's batch is queued to that thread, which
 commits everything queued in one transaction, and the appends' futures settle from there.
 
-Checkpoints are the only writes that ``fsync``; they run in the writer thread every
-:data:`CHECKPOINT_EVERY` events, holding the connection so no commit slips in: the WAL is
-then fully copied and the next commit starts it over, so it stays a few MiB.
+Checkpoints are the only writes that ``fsync``; they run in the writer thread once about
+:data:`CHECKPOINT_PAGES` pages were committed, holding the connection so no commit slips
+in: the WAL is then fully copied and the next commit starts it over, so it stays a few MiB.
+Pages, not events, are counted: a group commit of 50 events writes far fewer pages than 50
+commits of one, and should not pay 50 commits' share of checkpoints (each an fsync stall).
 
 An append that fails changes nothing: bad data (NaN, a lone surrogate, a missing field) is
 refused by :func:`~sidecar.journal.schema.encode` before any transaction; a batch that
@@ -39,8 +41,8 @@ from sidecar.journal.schema import SCHEMA, JournalError, Row, encode
 
 log = logging.getLogger("sidecar.journal")
 
-#: Events between two checkpoints (each a few pages of WAL).
-CHECKPOINT_EVERY = 256
+#: WAL pages (estimated) between two checkpoints: 2 MiB with 4 KiB pages.
+CHECKPOINT_PAGES = 512
 
 INSERT_EVENT = "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 UPSERT_TABLE = ("INSERT INTO tables VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
@@ -77,7 +79,7 @@ class JournalWriter:
         self._handed = 0  # items given to the thread and not settled yet (loop side)
         self._committed_this_turn = False  # an append of this loop turn committed alone
         self._waiting = 0  # appends queued whose callers have not resumed yet (loop side)
-        self._since_checkpoint = 0
+        self._since_checkpoint = 0  # WAL pages committed since the last checkpoint
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="sidecar-journal", daemon=True)
         self._thread.start()
@@ -104,6 +106,7 @@ class JournalWriter:
             connection.execute("PRAGMA wal_autocheckpoint = 0")
             connection.executescript(SCHEMA)
             connection.execute("SELECT COUNT(*) FROM tables").fetchone()
+            self._page_size = connection.execute("PRAGMA page_size").fetchone()[0]
         except JournalError:
             connection.close()
             raise
@@ -144,7 +147,10 @@ class JournalWriter:
                 pass  # SQLite already rolled it back (a full disk does)
             raise
         self.commits += 1
-        self._since_checkpoint += len(rows)
+        # What the commit added to the WAL: the tables page and the last events page, plus
+        # the pages the new text fills (an estimate: SQLite does not tell).
+        self._since_checkpoint += 2 + sum(len(row.body) + len(row.state)
+                                          for row in rows) // self._page_size
 
     def _commit(self, items: list[Item]) -> list[BaseException | None]:
         """Commit a batch; on failure, retry its events one by one. One error per item."""
@@ -182,7 +188,7 @@ class JournalWriter:
         """End of a loop turn: commit its appends here, or queue them behind the thread."""
         batch, self._turn = self._turn, []
         self._committed_this_turn = False  # a new turn (even if _new_turn's loop is gone)
-        if (self._handed == 0 and self._since_checkpoint < CHECKPOINT_EVERY
+        if (self._handed == 0 and self._since_checkpoint < CHECKPOINT_PAGES
                 and self._lock.acquire(blocking=False)):
             try:
                 errors = self._commit(batch)
@@ -223,7 +229,7 @@ class JournalWriter:
             raise JournalError("the journal is closed")
         loop = asyncio.get_running_loop()
         if (row is not None and not self._committed_this_turn and not self._waiting
-                and self._since_checkpoint < CHECKPOINT_EVERY
+                and self._since_checkpoint < CHECKPOINT_PAGES
                 and self._lock.acquire(blocking=False)):
             # The first append of a loop turn, with no earlier append still to return (a
             # committed one may not have resumed its caller yet; this one must not return
@@ -284,7 +290,7 @@ class JournalWriter:
                 except RuntimeError:
                     pass  # that loop is closed: nobody is waiting any more
                 start += len(batch)
-            if self._since_checkpoint >= CHECKPOINT_EVERY:
+            if self._since_checkpoint >= CHECKPOINT_PAGES:
                 self._checkpoint()
         self._checkpoint()
         self._connection.close()
