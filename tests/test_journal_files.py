@@ -330,18 +330,21 @@ def test_unreadable_table_state_starts_empty_and_says_so(tmp_path, caplog):
         reader.close()
 
 
-def test_unreadable_rows_are_reported_once(tmp_path, caplog):
+def test_unreadable_rows_are_reported_once_each(tmp_path, caplog):
     path = tmp_path / "once.db"
     fill(path, 3)
     with contextlib.closing(sqlite3.connect(path)) as file, file:
         file.execute("UPDATE events SET body = 'not json' WHERE seq = 2")
+        # valid JSON, but an outcome no view can show (no text)
+        file.execute("UPDATE events SET body = json_remove(body, '$.text') WHERE seq = 3")
     reader = JournalReader(str(path))
     try:
         with caplog.at_level(logging.WARNING, logger="sidecar.journal"):
             for _ in range(3):
-                assert [e["seq"] for e in reader.page("t", "A", "player", 0, None, 10)] \
-                    == [1, 2, 3]
-        assert sum("unreadable" in r.getMessage() for r in caplog.records) == 1
+                page = reader.page("t", "A", "player", 0, None, 10)
+                assert [e["seq"] for e in page] == [1, 2, 3]
+                assert [e.get("unreadable", False) for e in page] == [False, True, True]
+        assert sum("unreadable" in r.getMessage() for r in caplog.records) == 2
     finally:
         reader.close()
 

@@ -39,6 +39,11 @@ EVENT_COLUMNS = ("table_name, seq, type, mode, roller_name, roller_role, request
                  "CAST(body AS BLOB)")
 
 
+#: What an outcome must hold for ``sidecar.visibility.outcome_view`` to show it.
+OUTCOME_FIELDS = frozenset(("seq", "roll", "table", "by", "ruleset", "params", "label", "mode",
+                            "dice", "result", "applied", "notes", "text"))
+
+
 class JournalReader:
     """Read-only access to a journal file; safe to use from several threads."""
 
@@ -91,6 +96,10 @@ class JournalReader:
             event = json.loads(body)
             if not isinstance(event, dict) or event.get("seq") != seq:
                 raise ValueError("not this row's event")
+            if event.get("type") == "outcome" and not (
+                    OUTCOME_FIELDS <= event.keys() and isinstance(event["text"], dict)
+                    and "fr" in event["text"] and isinstance(event["by"], dict)):
+                raise ValueError("an outcome without the fields every view of it needs")
             return event
         except (ValueError, TypeError) as exc:  # bad JSON, or bytes that are not UTF-8
             if (table, seq) not in self._reported:
