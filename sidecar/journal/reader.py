@@ -5,9 +5,10 @@ lock: in WAL mode readers see the last commit and never wait for the writer, so
 ``sidecar export`` reads a table while ``sidecar serve`` keeps rolling on it. Each thread
 gets its own connection (reads run off the event loop, in worker threads).
 
-A row whose JSON cannot be read does not break its table: it is returned as a placeholder
-event (:func:`~sidecar.journal.schema.unreadable_event`) with the same ``seq``, roller and
-mode, and a warning is logged once per row. A table whose saved plugin state cannot be
+A row whose JSON cannot be read (or an outcome without the fields its views need) does
+not break its table: it is returned as a placeholder event
+(:func:`~sidecar.journal.schema.unreadable_event`) with the same ``seq``, roller and mode,
+and a warning is logged once per row. A table whose saved plugin state cannot be
 read is loaded with an empty state, logged as an error: the GM can keep playing (only the
 extensions' per-table memory, such as a used blank botch, is lost).
 """
