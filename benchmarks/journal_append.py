@@ -6,10 +6,11 @@
 "concurrent": 50 tasks each append in a loop, as 50 clients rolling at once do (appends that
 arrive together may share a commit). Each case runs on a fresh journal file in a temporary
 folder, with outcome-sized events and a small plugin state, and reports appends/s and the
-commits and checkpoints it took (from the journal's counters when it has them). Figures,
-not assertions: the machine is shared and noisy, so each case runs ``--rounds`` times (best
-kept), and ``--before REV`` measures the single-file journal of an older commit (``git show
-REV:sidecar/journal.py``) in the same rounds, interleaved, for a before/after.
+commits and checkpoints it took and the longest time a checkpoint made commits wait (from
+the journal's counters when it has them). Figures, not assertions: the machine is shared
+and noisy, so each case runs ``--rounds`` times (best kept), and ``--before REV`` measures
+the single-file journal of an older commit (``git show REV:sidecar/journal.py``) in the
+same rounds, interleaved, for a before/after.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def measure(count: int = 5000, clients: int = 50,
             try:
                 rate = asyncio.run(case(journal))
                 writer = getattr(journal, "writer", None)
-                commits = (f"{writer.commits} commits, {writer.checkpoints} checkpoints"
+                commits = (f"{writer.commits} commits, {writer.checkpoints} checkpoints, "
+                           f"longest stall {writer.longest_stall * 1000:.1f} ms"
                            if writer is not None else None)
             finally:
                 journal.close()

@@ -34,6 +34,7 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,9 @@ class JournalWriter:
         #: Transactions committed, and checkpoints run (figures for tests and benchmarks).
         self.commits = 0
         self.checkpoints = 0
+        #: The longest a checkpoint held the connection, in seconds (commits waited).
+        self.longest_stall = 0.0
+        self._checkpointer: sqlite3.Connection | None = None  # the writer thread's own
         self._connection = self._open()
         # One transaction at a time on the connection, whichever thread runs it.
         self._lock = threading.Lock()
@@ -293,19 +297,34 @@ class JournalWriter:
             if self._since_checkpoint >= CHECKPOINT_PAGES:
                 self._checkpoint()
         self._checkpoint()
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self._connection.close()
 
     def _checkpoint(self) -> None:
-        # Holding the lock, no commit slips in: the checkpoint copies the whole WAL, and
-        # the next commit starts it over. Appends made meanwhile queue up for this thread.
+        # In two steps, so commits wait only for the second. First, without the lock, on
+        # the thread's own connection: copy the WAL as it is now into the file and fsync it
+        # (most of the work; commits go on meanwhile, on the loop). Then, holding the lock
+        # so no commit slips in, copy the few pages committed during the first step: the
+        # WAL is then fully copied and the next commit starts it over.
+        self._since_checkpoint = 0
+        try:
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(Path(self.path).as_uri(), uri=True,
+                                                     timeout=2, isolation_level=None)
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as exc:
+            log.warning("journal checkpoint failed (retried later): %s", exc)
+            return
         with self._lock:
-            self._since_checkpoint = 0
+            started = time.perf_counter()
             try:
                 self._connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
             except sqlite3.Error as exc:
                 log.warning("journal checkpoint failed (retried later): %s", exc)
             else:
                 self.checkpoints += 1
+            self.longest_stall = max(self.longest_stall, time.perf_counter() - started)
 
     def close(self) -> None:
         """Commit what is queued, checkpoint, and close the connection."""
