@@ -11,8 +11,9 @@ checkpoint, or batches queued behind one), the turn's batch is queued to that th
 commits everything queued in one transaction, and the appends' futures settle from there.
 
 Checkpoints are the only writes that ``fsync``; they run in the writer thread once about
-:data:`CHECKPOINT_PAGES` pages were committed, holding the connection so no commit slips
-in: the WAL is then fully copied and the next commit starts it over, so it stays a few MiB.
+:data:`CHECKPOINT_PAGES` pages were committed: first beside the commits (on the thread's
+own connection), then holding the write connection for the few pages committed meanwhile,
+so the WAL is fully copied and the next commit starts it over: it stays a few MiB.
 Pages, not events, are counted: a group commit of 50 events writes far fewer pages than 50
 commits of one, and should not pay 50 commits' share of checkpoints (each an fsync stall).
 
