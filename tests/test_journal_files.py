@@ -125,6 +125,10 @@ def test_an_event_that_cannot_be_encoded_stores_nothing(tmp_path):
                     await journal.append(bad, {"p": {"n": 2}})
             with pytest.raises(JournalError, match="not stored"):
                 await journal.append(event("new", 1), {"p": {"bad": "\udfff"}})
+            loop_state: dict = {"p": {}}
+            loop_state["p"]["again"] = loop_state  # a structure that contains itself
+            with pytest.raises(JournalError, match="not stored"):
+                await journal.append(event("new", 1), loop_state)
             assert journal.table_meta("t") == (1, {"p": {"n": 1}})
             assert journal.tables() == [("t", 1)]  # no state row for the table "new"
             await journal.append(event("t", 2), {"p": {"n": 2}})  # the same seq, now fine

@@ -76,6 +76,10 @@ class Row(NamedTuple):
     state: str
 
 
+#: One encoder for every row (``json.dumps`` with arguments builds a new one per call).
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+
+
 def encode(event: dict[str, Any], state: dict[str, Any]) -> Row:
     """The row for ``event`` and its table's ``state``; JournalError if it cannot be stored.
 
@@ -86,16 +90,17 @@ def encode(event: dict[str, Any], state: dict[str, Any]) -> Row:
         by = event["by"]
         row = Row(event["table"], event["seq"], event["type"], event["mode"], by["name"],
                   by["role"], request_key(event.get("request_id")),
-                  json.dumps(event, ensure_ascii=False, allow_nan=False),
-                  json.dumps(state, ensure_ascii=False, allow_nan=False))
+                  _JSON.encode(event), _JSON.encode(state))
         # Encoding to UTF-8 is what SQLite would do on insert; done here, a bad string fails
         # only its own append, not a whole group commit.
         row.body.encode()
         row.state.encode()
-    except (KeyError, TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+    except (KeyError, TypeError, ValueError, RecursionError) as exc:
+        # UnicodeEncodeError is a ValueError; RecursionError: a structure that contains itself
         raise JournalError(f"event not stored, it cannot be encoded: {_short(exc)}") from None
-    if not (type(row.seq) is int and all(isinstance(value, str) for value in (
-            row.table, row.type, row.mode, row.roller_name, row.roller_role))):
+    if not (type(row.seq) is int and type(row.table) is str and type(row.type) is str
+            and type(row.mode) is str and type(row.roller_name) is str
+            and type(row.roller_role) is str):
         raise JournalError("event not stored: table, type, mode and by.name/role must be "
                            "text and seq an integer")
     return row
