@@ -140,10 +140,12 @@ class JournalWriter:
                 row = rows[0]
                 connection.execute(INSERT_EVENT, row[:8])
                 connection.execute(UPSERT_TABLE, (row.table, row.seq, row.state))
+                text = len(row.body) + len(row.state)
             else:
                 connection.executemany(INSERT_EVENT, [row[:8] for row in rows])
                 connection.executemany(UPSERT_TABLE,
                                        [(row.table, row.seq, row.state) for row in rows])
+                text = sum(len(row.body) + len(row.state) for row in rows)
             connection.execute("COMMIT")
         except BaseException:
             try:
@@ -154,8 +156,7 @@ class JournalWriter:
         self.commits += 1
         # What the commit added to the WAL: the tables page and the last events page, plus
         # the pages the new text fills (an estimate: SQLite does not tell).
-        self._since_checkpoint += 2 + sum(len(row.body) + len(row.state)
-                                          for row in rows) // self._page_size
+        self._since_checkpoint += 2 + text // self._page_size
 
     def _commit(self, items: list[Item]) -> list[BaseException | None]:
         """Commit a batch; on failure, retry its events one by one. One error per item."""
@@ -243,13 +244,13 @@ class JournalWriter:
             self._committed_this_turn = True
             loop.call_soon(self._new_turn)
             try:
-                error = self._commit([(row, None)])[0]  # type: ignore[list-item]
-            finally:
-                self._lock.release()
-            if error is not None:
+                self._transaction([row])
+            except Exception as error:
                 log.error("journal write failed (table %r, seq %s): %s", row.table, row.seq,
                           error)
-                raise JournalError(f"journal write failed: {error}")
+                raise JournalError(f"journal write failed: {error}") from None
+            finally:
+                self._lock.release()
             return
         future = loop.create_future()
         if not self._turn:
