@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.journal import CHECKPOINT_PAGES, Journal, JournalError
+from sidecar.journal import CHECKPOINT_PAGES, Journal, JournalError, JournalReader
 from sidecar.visibility import audience
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
 
@@ -59,8 +59,11 @@ def test_appends_while_the_writer_is_busy_keep_their_order(tmp_path):
         assert returned == list(range(1, seq + 1))
         assert journal.table_meta("t") == (seq, {"p": {"last": seq}})
         journal.close()
-        stored = [e["seq"] for e in Journal(tmp_path / "order.db").all_events("t")]
-        assert stored == list(range(1, seq + 1))
+        reader = JournalReader(str(tmp_path / "order.db"))
+        try:
+            assert [e["seq"] for e in reader.all_events("t")] == list(range(1, seq + 1))
+        finally:
+            reader.close()
     run(scenario())
 
 
