@@ -396,18 +396,16 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    # Read-only: works beside a server running on the same journal (it never takes the
+    # writer's lock). Unreadable rows come out as events marked "unreadable".
+    from sidecar.journal import JournalError, JournalReader
 
-    from sidecar.journal import Journal, JournalError
-
-    if not Path(args.db).exists():
-        print(f"sidecar: no journal at '{args.db}'", file=sys.stderr)
-        return EXIT_ERROR
     try:
-        journal = Journal(args.db)
+        journal = JournalReader(args.db)
     except JournalError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    count = 0
     try:
         known = dict(journal.tables())
         if args.table not in known:
@@ -416,7 +414,6 @@ def cmd_export(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return EXIT_ERROR
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-        count = 0
         try:
             for event in journal.all_events(args.table):
                 event.pop("request_id", None)
@@ -428,6 +425,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.output:
             print(f"{count} events written to {args.output}", file=sys.stderr)
         return EXIT_OK
+    except JournalError as exc:  # a damaged file: say how far it got
+        print(f"sidecar: {exc} (after {count} events; `sqlite3 {args.db} .recover` may "
+              f"save more)", file=sys.stderr)
+        return EXIT_ERROR
     finally:
         journal.close()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.journal import Journal, JournalError
+from sidecar.journal import CHECKPOINT_PAGES, Journal, JournalError, JournalReader
 from sidecar.visibility import audience
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
 
@@ -42,7 +42,7 @@ def test_appends_while_the_writer_is_busy_keep_their_order(tmp_path):
 
         seq = 0
         for _ in range(10):
-            journal._write_lock.acquire()  # the writer thread is mid-transaction
+            journal.writer._lock.acquire()  # the writer thread is mid-transaction
             seq += 1
             first = asyncio.create_task(append(seq))
             await asyncio.sleep(0)  # queued behind the busy writer
@@ -52,37 +52,66 @@ def test_appends_while_the_writer_is_busy_keep_their_order(tmp_path):
                 burst.append(asyncio.create_task(append(seq)))  # queued too: one is waiting
             await asyncio.sleep(0.01)
             assert not returned or returned[-1] < seq - 20  # none committed yet
-            journal._write_lock.release()
+            journal.writer._lock.release()
             await asyncio.gather(first, *burst)
             seq += 1
             await append(seq)  # alone again: inline
         assert returned == list(range(1, seq + 1))
         assert journal.table_meta("t") == (seq, {"p": {"last": seq}})
         journal.close()
-        stored = [e["seq"] for e in Journal(tmp_path / "order.db").all_events("t")]
-        assert stored == list(range(1, seq + 1))
+        reader = JournalReader(str(tmp_path / "order.db"))
+        try:
+            assert [e["seq"] for e in reader.all_events("t")] == list(range(1, seq + 1))
+        finally:
+            reader.close()
     run(scenario())
 
 
-def test_the_wal_is_checkpointed_off_the_event_loop(tmp_path):
-    """Commits never checkpoint (that fsyncs); the writer thread does, so the WAL stays
-    small however many rolls are appended."""
+def wal_restarts(path: Path) -> int:
+    """How many times SQLite started the WAL over: its header's checkpoint sequence number,
+    which grows by one each time a commit finds the previous WAL fully checkpointed."""
+    with open(f"{path}-wal", "rb") as wal:
+        return int.from_bytes(wal.read(32)[12:16], "big")
+
+
+async def wait_until(condition, what: str, timeout: float = 20) -> None:
+    """Poll ``condition`` until it holds (a state, not a duration); fail after ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"still waiting for {what}"
+        await asyncio.sleep(0.005)
+
+
+def test_the_wal_is_checkpointed_and_started_over(tmp_path):
+    """Commits never checkpoint (that fsyncs); the writer thread does it every
+    CHECKPOINT_PAGES pages committed, so the WAL keeps starting over and stays small."""
+    path = tmp_path / "wal.db"
+
     async def scenario() -> None:
-        journal = Journal(tmp_path / "wal.db")
+        journal = Journal(path)
         big = {"p": {"notes": "x" * 2000}}
-        for seq in range(1, 3001):
-            await journal.append(event("t", seq), big)
-        await asyncio.sleep(0.3)  # let the writer thread checkpoint
-        wal = tmp_path / "wal.db-wal"
-        size = wal.stat().st_size if wal.exists() else 0
-        journal.close()
-        # 3,000 commits of over 2 KiB of state each: without checkpoints the WAL would
-        # hold them all (over 12 MiB).
-        assert size < 6 * 1024 * 1024, size
-        with contextlib.closing(sqlite3.connect(tmp_path / "wal.db")) as db:
-            assert db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 3000
+        # Each commit of one such event counts 2 pages (its text is under a page), so a
+        # checkpoint falls due every CHECKPOINT_PAGES / 2 appends.
+        every = CHECKPOINT_PAGES // 2
+        count = 12 * every
+        try:
+            for seq in range(1, count + 1):
+                await journal.append(event("t", seq), big)
+            due = (count - 1) // every  # the appends that found one due
+            await wait_until(lambda: journal.writer.checkpoints >= due,
+                             f"{due} checkpoints by the writer thread")
+            # Each checkpoint but the last was followed by a commit, which restarted the WAL.
+            assert wal_restarts(path) >= due - 1
+            # 3,072 commits of over 2 KiB of state each: without restarts the WAL would
+            # hold them all (over 12 MiB).
+            size = (tmp_path / "wal.db-wal").stat().st_size
+            assert size < 6 * 1024 * 1024, size
+        finally:
+            journal.close()
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            assert db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == count
     run(scenario())
-
 
 
 def test_journal_appends_and_reads_back_after_reopening(tmp_path):

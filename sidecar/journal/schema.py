@@ -1,0 +1,135 @@
+"""What the journal's SQLite file holds, how an event becomes a row, and the journal's error.
+
+Shared by the writer (which creates the schema and encodes rows) and the reader (which
+decodes them). Encoding is strict — it is where bad data is refused, before any transaction
+begins — and decoding is forgiving: one unreadable row must not hide a table's history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    table_name TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    roller_name TEXT NOT NULL,
+    roller_role TEXT NOT NULL,
+    request_id TEXT,
+    body TEXT NOT NULL,
+    PRIMARY KEY (table_name, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS events_request
+    ON events (table_name, roller_name, roller_role, request_id)
+    WHERE request_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS tables (
+    name TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+"""
+
+#: What a member may see, as SQL over (mode, roller): mirrors sidecar.visibility.
+VISIBLE = """(mode = 'public'
+    OR (:role = 'gm' AND mode IN ('gm', 'blind'))
+    OR (roller_name = :name AND roller_role = :role AND mode IN ('gm', 'blind', 'self')))"""
+
+
+class JournalError(Exception):
+    """The journal cannot be opened, read or written; the message says why, for a person."""
+
+
+def request_key(request_id: Any) -> str | None:
+    """How a request id is stored: JSON, so the string "1" and the integer 1 differ."""
+    return None if request_id is None else json.dumps(request_id)
+
+
+def real_path(path: str | os.PathLike[str]) -> str:
+    """The one name of a database file, whatever symlinks or relative paths lead to it.
+
+    The writer's lock file and SQLite's ``-wal``/``-shm`` files are named after it, so two
+    spellings of one database are one database (hard links are not detected)."""
+    return os.path.realpath(os.fspath(path))
+
+
+def read_only_uri(path: str) -> str:
+    """SQLite URI of ``path`` opened read-only (WAL lets readers work beside the writer)."""
+    return Path(path).as_uri() + "?mode=ro"
+
+
+class Row(NamedTuple):
+    """One event encoded for the ``events`` table, and its table's state for ``tables``."""
+
+    table: str
+    seq: int
+    type: str
+    mode: str
+    roller_name: str
+    roller_role: str
+    request_id: str | None
+    body: str
+    state: str
+
+
+#: One encoder for every row (``json.dumps`` with arguments builds a new one per call).
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+
+
+def encode(event: dict[str, Any], state: dict[str, Any]) -> Row:
+    """The row for ``event`` and its table's ``state``; JournalError if it cannot be stored.
+
+    Refused here, before any transaction: values JSON cannot hold (NaN, objects), strings
+    that are not valid Unicode (a lone surrogate such as ``"\\ud800"`` cannot be written as
+    UTF-8), and events missing the fields the journal indexes."""
+    try:
+        by = event["by"]
+        row = Row(event["table"], event["seq"], event["type"], event["mode"], by["name"],
+                  by["role"], request_key(event.get("request_id")),
+                  _JSON.encode(event), _JSON.encode(state))
+        # Encoding to UTF-8 is what SQLite would do on insert; done here, a bad string fails
+        # only its own append, not a whole group commit.
+        row.body.encode()
+        row.state.encode()
+    except (KeyError, TypeError, ValueError, RecursionError) as exc:
+        # UnicodeEncodeError is a ValueError; RecursionError: a structure that contains itself
+        raise JournalError(f"event not stored, it cannot be encoded: {_short(exc)}") from None
+    if not (type(row.seq) is int and type(row.table) is str and type(row.type) is str
+            and type(row.mode) is str and type(row.roller_name) is str
+            and type(row.roller_role) is str):
+        raise JournalError("event not stored: table, type, mode and by.name/role must be "
+                           "text and seq an integer")
+    return row
+
+
+def unreadable_event(table: str, seq: int, type_: str, mode: str, name: str, role: str,
+                     request_id: str | None) -> dict[str, Any]:
+    """What the journal gives instead of an event whose stored JSON cannot be read.
+
+    A placeholder with the same ``seq`` (so history and resume stay contiguous and the
+    counts they announce hold), the same roller and mode (so visibility is unchanged), and
+    a result and text saying it is unreadable. ``unreadable: true`` marks it."""
+    try:
+        rid = json.loads(request_id) if request_id is not None else None
+    except ValueError:
+        rid = None
+    return {
+        "type": type_, "seq": seq, "roll": "", "table": table,
+        "by": {"name": name, "role": role}, "ruleset": "", "params": {}, "label": "",
+        "mode": mode, "dice": [],
+        "result": {"success": False, "margin": 0, "kind": "failure", "unreadable": True,
+                   "label": {"fr": "Événement illisible", "en": "Unreadable event"}},
+        "applied": [], "notes": [],
+        "text": {"fr": f"{name} — événement n° {seq} illisible dans le journal du serveur",
+                 "en": f"{name} — event #{seq} is unreadable in the server's journal"},
+        "request_id": rid, "unreadable": True,
+    }
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) <= 200 else text[:200] + "…"
