@@ -14,7 +14,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
-from sidecar.rules import name_params
+from sidecar.rules import heading, name_params
 
 __version__ = "1.0"
 
@@ -167,18 +167,17 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
-    who = roll.by.get("name", "?")
-    what = f"{roll.label} : " if roll.label else ""
+    start = heading(roll)
     verdict = r["label"][locale]
     if r.get("automatic"):
         if locale == "fr":
-            return f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}, sans lancer → {verdict}"
-        return f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}, no roll → {verdict}"
+            return f"{start}{p['pool']}d10 diff. {p['difficulty']}, sans lancer → {verdict}"
+        return f"{start}{p['pool']}d10 diff. {p['difficulty']}, no roll → {verdict}"
     will = (" + volonté" if locale == "fr" else " + willpower") if r.get("willpower") else ""
     if locale == "fr":
-        return (f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}{will} : "
+        return (f"{start}{p['pool']}d10 diff. {p['difficulty']}{will} : "
                 f"{r['successes']} succès, {r['ones']} × 1, {r['net']} net → {verdict}")
-    return (f"{who} — {what}{p['pool']}d10 diff. {p['difficulty']}{will}: "
+    return (f"{start}{p['pool']}d10 diff. {p['difficulty']}{will}: "
             f"{r['successes']} successes, {r['ones']} ones, {r['net']} net → {verdict}")
 
 

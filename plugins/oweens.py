@@ -15,7 +15,7 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
-from sidecar.rules import common, name_params, plural
+from sidecar.rules import common, heading, name_params, plural
 
 __version__ = "1.0"
 
@@ -247,12 +247,10 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
-    who = roll.by.get("name", "?")
-    what = f"{roll.label} " if roll.label else ""
     aug = r["augmentations_used"] + r["augmentations_bought"]
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     fr = locale == "fr"
-    line = (f"{who} — {what}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
+    line = (f"{heading(roll, colon=False)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
             f"{' : ' if fr else ': '}")
     line += plural(r["successes"], "réussite") if fr else plural(r["successes"], "success",
                                                                  "successes")

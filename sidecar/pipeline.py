@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.errors import ProtocolError
-from protocol.messages import KINDS
+from protocol.messages import KINDS, heading
 from sidecar.dice import DiceExhausted, DiceSource, ManualDice, SecureDice, describe_dice
 from sidecar.guard import (
     LOCALES,
@@ -591,9 +591,7 @@ class RollPipeline:
     @staticmethod
     def _text_or_default(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
         if not isinstance(text, str) or not text.strip():
-            who = roll.by.get("name", "?")
-            what = f"{roll.label} : " if roll.label else ""
-            text = f"{who} — {what}{outcome.result['label'][locale]}"
+            text = heading(roll.by.get("name", "?"), roll.label) + outcome.result["label"][locale]
         return text[:500]
 
     async def odds(self, roll: Roll) -> dict[str, Any]:
