@@ -130,6 +130,7 @@ class SidecarServer:
 
     async def start(self) -> None:
         """Bind and start accepting connections."""
+        self.assets.load()
         self.server = await serve(
             self._handle,
             self.config.host,

@@ -61,10 +61,18 @@ def _walk(folder: Traversable, prefix: str) -> dict[str, Traversable]:
 
 
 class WebAssets:
-    """Maps URL paths (``/``, ``/static/app.js``…) to shipped files, loaded on first use."""
+    """Maps URL paths (``/``, ``/static/app.js``…) to shipped files, all read into memory
+    when the server starts (about 80 KB): a running server never reads them again, so
+    reinstalling the package beside it (``pip install -e .`` replacing ``pip install .``
+    deletes the installed files) cannot break its page."""
 
     def __init__(self) -> None:
         self._assets: dict[str, Asset] | None = None
+
+    def load(self) -> None:
+        """Read every shipped file now (called when the server starts)."""
+        if self._assets is None:
+            self._assets = self._load()
 
     def _load(self) -> dict[str, Asset]:
         root = resources.files("sidecar").joinpath("web")

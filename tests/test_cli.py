@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from sidecar.cli import coerce_value, format_odds, parse_pairs
+from sidecar.cli import coerce_value, format_odds, main, parse_pairs
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,9 +255,13 @@ def test_readme_plugin_snippet_works(tmp_path):
 def test_readme_commands_are_the_ones_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    test_command = re.search(r"```sh\n(python3 -m venv .venv && .venv/bin/pip install -e "
-                             r"'\.\[test\]'.*?)\n```", readme, re.S).group(1)
+    test_command = re.search(r"```sh\n(python3 -m venv \.venv-test && \.venv-test/bin/pip "
+                             r"install -e '\.\[test\]'.*?)\n```", readme, re.S).group(1)
     assert test_command in ci
+    # The tests never install into the server's environment (.venv).
+    serve_command = re.search(r"```sh\n(python3 -m venv \.venv && .*?sidecar serve)\n```",
+                              readme, re.S).group(1)
+    assert ".venv-test" not in serve_command and ".venv/" not in test_command
 
 
 def test_example_client_runs_against_a_server():
@@ -330,3 +334,20 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     assert config.gm_token != config.player_token
     export = cli.build_parser().parse_args(["export", "--table", "t"])
     assert export.db == expected.db and cli.DEFAULT_URL.endswith(f":{expected.port}/ws")
+
+
+def test_serve_on_uvloop_rolls_like_on_asyncio():
+    pytest.importorskip("uvloop")  # installed with the test extra
+    with ServeProcess("--db", ":memory:", "--loop", "uvloop") as server:
+        assert any(line.strip() == "event loop: uvloop" for line in server.lines), server.lines
+        rolled = sidecar("roll", "bloodlust", "pool=3", "--url", server.url, "--table", "demo",
+                         "--name", "Aengus", "--token", PLAYER_TOKEN)
+        assert rolled.returncode == 0, rolled.stderr
+        assert rolled.stdout.startswith("#1 ")
+        assert server.stop() == 0
+
+
+def test_serve_says_how_to_get_uvloop_when_it_is_missing(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop now raises ImportError
+    assert main(["serve", "--loop", "uvloop", "--db", ":memory:", "--port", "0"]) == 2
+    assert "pip install 'vtt-sidecar[fast]'" in capsys.readouterr().err

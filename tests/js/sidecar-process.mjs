@@ -1,5 +1,5 @@
 // Starts a real sidecar (`python -m sidecar serve`) for the Node tests and stops it.
-// The Python comes from $SIDECAR_PYTHON (pytest sets it), else the repo's .venv, else python3.
+// The Python comes from $SIDECAR_PYTHON (pytest sets it), else the repo's .venv-test or .venv, else python3.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,8 +11,11 @@ export const PLAYER_TOKEN = "node-player-token";
 
 function python() {
   if (process.env.SIDECAR_PYTHON) return process.env.SIDECAR_PYTHON;
-  const venv = join(ROOT, ".venv", "bin", "python");
-  return existsSync(venv) ? venv : "python3";
+  for (const name of [".venv-test", ".venv"]) {
+    const venv = join(ROOT, name, "bin", "python");
+    if (existsSync(venv)) return venv;
+  }
+  return "python3";
 }
 
 /**
