@@ -21,11 +21,11 @@ from fractions import Fraction
 import icepool
 from icepool import Vector
 
-from plugins import bloodlust, d6code, ladder, oweens, seuil
-from plugins.oweens import best_gain
 from sidecar import api, probability
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
+from sidecar.rulesets import bloodlust, d6code, ladder, oweens, seuil
+from sidecar.rulesets.oweens import best_gain
 
 # The default install's plugins: the boss example, if installed here, would add a thread
 # hop per request (see benchmarks/README.md).

@@ -9,11 +9,11 @@ from functools import lru_cache
 from math import comb
 from typing import Any
 
-from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
+from sidecar.protocol.errors import invalid_param
 from sidecar.rules import heading, name_params
 
 __version__ = "1.0"

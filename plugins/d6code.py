@@ -11,11 +11,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
+from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
 
 __version__ = "1.0"

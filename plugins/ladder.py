@@ -9,11 +9,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import POINT, highest_of, odds_reply
+from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind
 
 __version__ = "1.0"

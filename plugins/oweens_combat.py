@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.errors import invalid_param
 from sidecar import hookimpl
 from sidecar.model import Outcome, Roll
 from sidecar.params import normalise_label
+from sidecar.protocol.errors import invalid_param
 
 __version__ = "1.0"
 

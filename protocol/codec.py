@@ -14,7 +14,7 @@ from typing import Any
 
 import msgpack
 
-from protocol.errors import ProtocolError
+from sidecar.protocol.errors import ProtocolError
 
 #: Largest frame accepted, in bytes (the server also refuses it at the transport, 1009).
 MAX_FRAME_BYTES = 64 * 1024

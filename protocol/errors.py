@@ -56,7 +56,7 @@ class ProtocolError(Exception):
 
     def to_message(self, *, locale: str = "en", request_id: Any = None) -> dict[str, Any]:
         """The ``error`` message for this failure, in the client's locale."""
-        from protocol.messages import error_message
+        from sidecar.protocol.messages import error_message
 
         text = self.message_fr if locale == "fr" and self.message_fr else self.message
         return error_message(self.code, text, details=self.details, request_id=request_id)

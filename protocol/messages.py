@@ -1,7 +1,7 @@
 """Message types of protocol v1 and the validation of client requests.
 
 ``parse_request`` turns a decoded map into one of the request dataclasses below, or raises
-a :class:`~protocol.errors.ProtocolError` naming the missing or ill-typed field. Unknown
+a :class:`~sidecar.protocol.errors.ProtocolError` naming the missing or ill-typed field. Unknown
 fields are ignored, as the contract requires. Server messages are plain maps built by the
 ``*_message`` helpers so that every producer spells them the same way.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.errors import ProtocolError, bad_field
+from sidecar.protocol.errors import ProtocolError, bad_field
 
 PROTOCOL_VERSION = 1
 ROLES = ("player", "gm", "observer")

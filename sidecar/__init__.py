@@ -1,15 +1,17 @@
 """vtt-sidecar: the authoritative dice and rules server that sits beside a virtual tabletop.
 
-Plugin authors need only ``from sidecar import hookimpl``; see ``sidecar.hookspecs``.
+Plugin authors need only ``from sidecar import hookimpl`` (and ``invalid_param`` or
+``ProtocolError`` to refuse a request); see ``sidecar.hookspecs``.
 """
 
 from typing import Any
 
 from sidecar.markers import hookimpl
+from sidecar.protocol.errors import ProtocolError, invalid_param
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "hookimpl", "odds"]
+__all__ = ["ProtocolError", "__version__", "hookimpl", "invalid_param", "odds"]
 
 
 def odds(ruleset: str, params: dict[str, Any] | None = None,
@@ -17,7 +19,7 @@ def odds(ruleset: str, params: dict[str, Any] | None = None,
     """Exact odds of a roll: ``sidecar.odds("bloodlust", {"pool": 5, "difficulty": 7})``.
 
     Returns ``p_success``, ``kinds`` (each kind's probability) and ``distribution`` (the
-    ruleset's main number). Raises :class:`protocol.errors.ProtocolError` on bad params.
+    ruleset's main number). Raises :class:`sidecar.protocol.errors.ProtocolError` on bad params.
     Pass ``host`` (a loaded :class:`sidecar.plugins.PluginHost`) to reuse it across calls.
     """
     from sidecar.api import odds as compute

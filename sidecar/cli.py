@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 import sidecar
-from protocol.messages import LOCALES, MODES, ROLES
 from sidecar.config import ServerConfig
+from sidecar.protocol.messages import LOCALES, MODES, ROLES
 
 #: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
 #: (tokens are random per run, so none is taken from here).
@@ -453,9 +453,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
-    from protocol.errors import ProtocolError
     from sidecar.api import aodds
     from sidecar.plugins import PluginLoadError, default_host
+    from sidecar.protocol.errors import ProtocolError
 
     try:
         host = default_host(args.plugins_dir)

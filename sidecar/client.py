@@ -29,8 +29,8 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from protocol.codec import decode, encode
-from protocol.messages import PROTOCOL_VERSION
+from sidecar.protocol.codec import decode, encode
+from sidecar.protocol.messages import PROTOCOL_VERSION
 
 #: Errors after which reconnecting cannot help: the server closed on purpose.
 FATAL_CODES = frozenset({"forbidden", "unsupported_protocol", "bad_message"})

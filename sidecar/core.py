@@ -28,8 +28,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from protocol.errors import ProtocolError
-from protocol.messages import (
+from sidecar.config import ServerConfig
+from sidecar.journal import request_key
+from sidecar.limits import check_strings, encoded_size
+from sidecar.model import Roll
+from sidecar.pipeline import Resolution
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import (
     Hello,
     HistoryRequest,
     OddsRequest,
@@ -41,11 +46,6 @@ from protocol.messages import (
     presence_message,
     welcome_message,
 )
-from sidecar.config import ServerConfig
-from sidecar.journal import request_key
-from sidecar.limits import check_strings, encoded_size
-from sidecar.model import Roll
-from sidecar.pipeline import Resolution
 from sidecar.table import Member, Table, Tables
 from sidecar.visibility import plan, view
 

@@ -13,7 +13,7 @@ import os
 import random
 from typing import Any
 
-from protocol.errors import ProtocolError
+from sidecar.protocol.errors import ProtocolError
 
 #: Most dice one roll may draw (a runaway ruleset or parameter is refused, not served).
 MAX_DRAWS = 500

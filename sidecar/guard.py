@@ -16,8 +16,8 @@ import dataclasses
 import math
 from typing import Any
 
-from protocol.messages import KINDS
 from sidecar.model import Outcome, Roll
+from sidecar.protocol.messages import KINDS
 
 LOCALES = ("fr", "en")
 #: MessagePack carries integers from -2**63 to 2**64-1; anything else poisons a table.

@@ -145,7 +145,7 @@ def sidecar_modify_roll(roll: Roll) -> None:
     leave ``roll.params`` invalid for the ruleset, your changes are undone for this roll.
 
     To refuse the roll because your own settings are wrong (e.g. a charge without the
-    initiative), raise ``protocol.errors.invalid_param("options.<name>.<field>", "why")``:
+    initiative), raise ``sidecar.protocol.errors.invalid_param("options.<name>.<field>", "why")``:
     the roller gets that ``invalid_params`` error and nothing is rolled. Check your settings
     here rather than in :func:`sidecar_modify_outcome`, before any die is drawn.
     """

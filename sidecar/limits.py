@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.codec import encode
-from protocol.errors import ProtocolError, invalid_param
+from sidecar.protocol.codec import encode
+from sidecar.protocol.errors import ProtocolError, invalid_param
 
 
 def _long_string(value: Any, limit: int, path: str) -> str | None:

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from typing import Any
 
-from protocol.errors import invalid_param
+from sidecar.protocol.errors import invalid_param
 
 TYPES = ("int", "bool", "string", "list")
 

@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.errors import ProtocolError
-from protocol.messages import KINDS, heading
 from sidecar.dice import DiceExhausted, DiceSource, ManualDice, SecureDice, describe_dice
 from sidecar.guard import (
     LOCALES,
@@ -38,6 +36,8 @@ from sidecar.guard import (
 from sidecar.model import Outcome, Roll
 from sidecar.params import validate_params
 from sidecar.plugins import HookFailure, Impl, InlinePlan, PluginCrash, PluginHost
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import KINDS, heading
 
 log = logging.getLogger("sidecar.pipeline")
 

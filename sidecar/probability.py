@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from protocol.errors import ProtocolError
-from protocol.messages import KINDS
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import KINDS
 
 #: The largest work estimate (elementary steps) an odds computation may take.
 WORK_LIMIT = 4_000_000

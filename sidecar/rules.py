@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.messages import heading as protocol_heading
 from sidecar.model import Roll
+from sidecar.protocol.messages import heading as protocol_heading
 
 
 def common(success: bool, margin: int, kind: str, fr: str, en: str,
@@ -46,7 +46,7 @@ KIND_LABELS = {
 
 def heading(roll: Roll, *, colon: bool = True) -> str:
     """``"Aengus — Escalade : "`` (or ``"Aengus — "`` without a label): the roll's
-    :func:`protocol.messages.heading`, which every one-line text starts with."""
+    :func:`sidecar.protocol.messages.heading`, which every one-line text starts with."""
     return protocol_heading(roll.by.get("name", "?"), roll.label, colon=colon)
 
 

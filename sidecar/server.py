@@ -29,17 +29,6 @@ from websockets.frames import Close
 from websockets.http11 import Request, Response
 
 import sidecar
-from protocol.codec import decode, encode
-from protocol.errors import ProtocolError
-from protocol.messages import (
-    Hello,
-    HistoryRequest,
-    OddsRequest,
-    PluginsRequest,
-    RollRequest,
-    parse_request,
-    request_id,
-)
 from sidecar.config import ServerConfig
 from sidecar.core import CLOSE_POLICY, Delivery, HistoryPage, RollTicket, TableCore
 from sidecar.journal import Journal, JournalError
@@ -48,6 +37,17 @@ from sidecar.logthrottle import LogThrottle
 from sidecar.outbox import CLOSE_TOO_SLOW, Outbox
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import PluginHost, default_host
+from sidecar.protocol.codec import decode, encode
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import (
+    Hello,
+    HistoryRequest,
+    OddsRequest,
+    PluginsRequest,
+    RollRequest,
+    parse_request,
+    request_id,
+)
 from sidecar.ratelimit import FailureGuard, TokenBucket
 from sidecar.table import Member, Table, Tables
 from sidecar.webassets import WebAssets, page_policy

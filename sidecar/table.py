@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.codec import encode
-from protocol.errors import ProtocolError
+from sidecar.protocol.codec import encode
+from sidecar.protocol.errors import ProtocolError
 
 
 @dataclass(eq=False)

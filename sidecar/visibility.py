@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeVar
 
-from protocol.messages import outcome_message
+from sidecar.protocol.messages import outcome_message
 
 FULL = "full"
 HIDDEN = "hidden"

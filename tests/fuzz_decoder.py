@@ -10,9 +10,9 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from protocol.codec import decode
-    from protocol.errors import ERROR_CODES, ProtocolError
-    from protocol.messages import parse_request
+    from sidecar.protocol.codec import decode
+    from sidecar.protocol.errors import ERROR_CODES, ProtocolError
+    from sidecar.protocol.messages import parse_request
 
 
 def one_input(data: bytes) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from protocol.codec import decode, encode
 from sidecar.config import ServerConfig
 from sidecar.plugins import PluginHost, default_host
+from sidecar.protocol.codec import decode, encode
 from sidecar.server import SidecarServer
 
 GM_TOKEN = "gm-secret-token"

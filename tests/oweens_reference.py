@@ -1,7 +1,7 @@
 """The first O'Ween's odds engine, kept as a reference for the fast one.
 
 It visits every (non-1 dice, cheap steps, natural successes) state one by one; it was
-checked against exhaustive enumeration of the real roll code. ``plugins.oweens.exact_odds``
+checked against exhaustive enumeration of the real roll code. ``sidecar.rulesets.oweens.exact_odds``
 must give exactly the same integers (tests/test_oweens_odds.py compares them).
 """
 

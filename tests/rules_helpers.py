@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from protocol.codec import decode, encode
-from protocol.errors import ProtocolError
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
+from sidecar.protocol.codec import decode, encode
+from sidecar.protocol.errors import ProtocolError
 from tests.helpers import GM_TOKEN
 from tests.live_server import LiveServer
 

@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import pytest
 
-from plugins import bloodlust
-from protocol.errors import ProtocolError
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
+from sidecar.protocol.errors import ProtocolError
+from sidecar.rulesets import bloodlust
 from tests.helpers import peers, run, running_server
 from tests.rules_helpers import pipeline_result
 from tests.rules_helpers import resolve as wire_resolve

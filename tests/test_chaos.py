@@ -27,7 +27,7 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from protocol.codec import decode, encode
+from sidecar.protocol.codec import decode, encode
 from sidecar.visibility import HIDDEN, audience
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
 

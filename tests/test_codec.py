@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol import ProtocolError, decode, encode, parse_request
-from protocol.codec import MAX_DEPTH
-from protocol.errors import ERROR_CODES
-from protocol.messages import Hello, OddsRequest, RollRequest
+from sidecar.protocol import ProtocolError, decode, encode, parse_request
+from sidecar.protocol.codec import MAX_DEPTH
+from sidecar.protocol.errors import ERROR_CODES
+from sidecar.protocol.messages import Hello, OddsRequest, RollRequest
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)

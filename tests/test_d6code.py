@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.d6code import extreme_recovery, parse_code
+from sidecar.rulesets.d6code import extreme_recovery, parse_code
 from tests.rules_helpers import refused, resolve, result
 
 

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from protocol.errors import ProtocolError
 from sidecar import dice as dice_module
 from sidecar.dice import DiceExhausted, ManualDice, SecureDice, SeededDice, describe_dice
+from sidecar.protocol.errors import ProtocolError
 
 
 @pytest.mark.parametrize("sides", [2, 4, 6, 10, 12, 20, 100, 300])

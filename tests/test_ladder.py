@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.ladder import dice_for
+from sidecar.rulesets.ladder import dice_for
 from tests.rules_helpers import refused, resolve, result
 
 LADDER = [(1, 4, 4), (2, 4, 6), (3, 6, 6), (4, 6, 8), (5, 8, 8), (6, 8, 10), (7, 10, 10),

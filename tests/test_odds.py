@@ -15,9 +15,9 @@ from fractions import Fraction
 import pytest
 
 import sidecar
-from protocol.errors import ProtocolError
-from protocol.messages import KINDS
 from sidecar.probability import WORK_LIMIT, check_work
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import KINDS
 from tests.helpers import peers, run, running_server
 from tests.rules_helpers import PIPELINE, call, pipeline_result
 
@@ -159,7 +159,7 @@ def test_work_budget_answers_too_large(monkeypatch, ruleset, params):
 
     import sidecar.probability as engine
 
-    module = importlib.import_module(f"plugins.{ruleset}")
+    module = importlib.import_module(f"sidecar.rulesets.{ruleset}")
     estimates: list[int] = []
 
     def spy(estimate: int) -> None:
@@ -220,7 +220,7 @@ def test_the_maths_module_does_no_io():
 
 
 def test_repeats_are_served_from_the_cache():
-    from plugins import bloodlust
+    from sidecar.rulesets import bloodlust
     bloodlust.exact_odds.cache_clear()
     sidecar.odds("bloodlust", {"pool": 7})
     sidecar.odds("bloodlust", {"pool": 7})

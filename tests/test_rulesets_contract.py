@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol.messages import KINDS
 from sidecar.plugins import default_host
+from sidecar.protocol.messages import KINDS
 from tests import rules_helpers
 from tests.helpers import peers, run, running_server
 from tests.rules_helpers import resolve

@@ -10,8 +10,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 import sidecar
-from protocol.errors import ERROR_CODES
 from sidecar.pipeline import RollPipeline
+from sidecar.protocol.errors import ERROR_CODES
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
 
 # -- §2 joining ----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.seuil import complication_level, dice_format, rank_name
+from sidecar.rulesets.seuil import complication_level, dice_format, rank_name
 from tests.rules_helpers import refused, resolve, result
 
 

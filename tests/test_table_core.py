@@ -10,9 +10,12 @@ import asyncio
 
 import pytest
 
-from protocol.codec import encode
-from protocol.errors import ProtocolError
-from protocol.messages import (
+from sidecar.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
+from sidecar.pipeline import RollPipeline
+from sidecar.plugins import default_host
+from sidecar.protocol.codec import encode
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import (
     Hello,
     HistoryRequest,
     OddsRequest,
@@ -20,9 +23,6 @@ from protocol.messages import (
     RollRequest,
     heading,
 )
-from sidecar.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
 from sidecar.visibility import view
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config
 
