@@ -316,18 +316,21 @@ def test_a_client_that_missed_ten_thousand_events_gets_them_all(tmp_path):
             await counter.join(name="Compteur", role="observer")
 
             # The watcher reads while the rolls are sent, as a live client does: one that
-            # stops reading is cut off by design.
-            async def count() -> None:
-                received = 0
-                while received < 10_000:
+            # stops reading is cut off by design. Rolls go in rounds of 400, each sent once
+            # the watcher has the previous round, so it never falls a megabyte behind.
+            received = 0
+
+            async def count_up_to(total: int) -> None:
+                nonlocal received
+                while received < total:
                     if (await counter.recv(timeout=30))["type"] == "outcome":
                         received += 1
-            counting = asyncio.create_task(count())
-            for peer in rollers:
-                for _ in range(2500):
-                    await peer.send({"type": "roll", "ruleset": "bloodlust",
-                                     "params": {"pool": 1}})
-            await counting
+            for round_ in range(25):
+                for peer in rollers:
+                    for _ in range(100):
+                        await peer.send({"type": "roll", "ruleset": "bloodlust",
+                                         "params": {"pool": 1}})
+                await count_up_to(400 * (round_ + 1))
             late = await Peer.open(server)
             welcome = await late.join(name="Retard", role="observer", resume=0)
             assert welcome["replayed"] == 10_000 and welcome["seq"] == 10_000

@@ -118,7 +118,7 @@ def test_an_event_that_cannot_be_encoded_stores_nothing(tmp_path):
         try:
             await journal.append(event("t", 1), {"p": {"n": 1}})
             for bad in ({**event("t", 2), "label": "\ud800"},        # lone surrogate
-                        {**event("t", 2), "result": {"x": float("nan")}},
+                        {**event("t", 2), "result": {1: "a key that is not text"}},
                         {**event("t", 2), "seq": "2"},
                         {k: v for k, v in event("t", 2).items() if k != "by"}):
                 with pytest.raises(JournalError, match="not stored"):
@@ -378,4 +378,35 @@ def test_an_append_never_returns_before_an_earlier_one(tmp_path):
             assert returned == list(range(1, seq + 1))
         finally:
             journal.close()
+    run(scenario())
+
+
+# -- the table's plugin state is written when it changes ---------------------------------------
+
+
+def test_a_state_is_written_only_when_it_changes_and_the_last_one_wins(tmp_path):
+    path = tmp_path / "states.db"
+
+    async def scenario() -> None:
+        journal = Journal(path)
+        try:
+            for seq in (1, 2, 3):  # the same state three times: one write
+                await journal.append(event("t", seq), {"p": {"n": 1}})
+            assert rows(path, "SELECT seq, state FROM tables") == [(1, '{"p":{"n":1}}')]
+            # In one loop turn: the first append commits at once, the other three together;
+            # in that batch the state changes twice and comes back: the last one wins.
+            await asyncio.gather(journal.append(event("t", 4), {"p": {"n": 2}}),
+                                 journal.append(event("t", 5), {"p": {"n": 5}}),
+                                 journal.append(event("t", 6), {"p": {"n": 6}}),
+                                 journal.append(event("t", 7), {"p": {"n": 2}}))
+            assert journal.table_meta("t") == (7, {"p": {"n": 2}})
+            await journal.append(event("t", 8), {"p": {"n": 4}})
+            assert journal.tables() == [("t", 8)]
+        finally:
+            journal.close()
+        reopened = Journal(path)  # a restart reads the last state and the events' seq
+        try:
+            assert reopened.table_meta("t") == (8, {"p": {"n": 4}})
+        finally:
+            reopened.close()
     run(scenario())

@@ -113,14 +113,14 @@ class JournalReader:
 
     def table_meta(self, table: str) -> tuple[int, dict[str, Any]]:
         """The last ``seq`` and the plugin state of a table (0 and {} when new)."""
-        rows = self._query("SELECT seq, CAST(state AS BLOB) FROM tables WHERE name = ?",
-                           (table,))
+        # The events hold the last seq (the tables row is written only when the plugin
+        # state changes, see JournalWriter).
+        seq = self._query("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_name = ?",
+                          (table,))[0][0]
+        rows = self._query("SELECT CAST(state AS BLOB) FROM tables WHERE name = ?", (table,))
         if not rows:
-            return 0, {}
-        seq, text = rows[0]
-        if type(seq) is not int:  # only a damaged file gets here; the events know
-            seq = self._query("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_name = ?",
-                              (table,))[0][0]
+            return seq, {}
+        text = rows[0][0]
         try:
             state = json.loads(text)
             if not isinstance(state, dict):
@@ -174,4 +174,8 @@ class JournalReader:
 
     def tables(self) -> list[tuple[str, int]]:
         """Every table in the journal with its last seq."""
-        return [tuple(row) for row in self._query("SELECT name, seq FROM tables ORDER BY name")]
+        # Every table has its row (written with its first event); the events hold its last
+        # seq, found by a descent of the primary key, not a scan.
+        return [tuple(row) for row in self._query(
+            "SELECT name, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_name = name) "
+            "FROM tables ORDER BY name")]

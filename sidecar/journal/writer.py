@@ -85,6 +85,8 @@ class JournalWriter:
         self._committed_this_turn = False  # an append of this loop turn committed alone
         self._waiting = 0  # appends queued whose callers have not resumed yet (loop side)
         self._since_checkpoint = 0  # WAL pages committed since the last checkpoint
+        #: Each table's plugin state as last committed here (JSON text), to skip rewriting it.
+        self._states: dict[str, str] = {}
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="sidecar-journal", daemon=True)
         self._thread.start()
@@ -135,17 +137,23 @@ class JournalWriter:
         try:
             if connection.in_transaction:  # left open by a failure SQLite did not undo
                 connection.execute("ROLLBACK")
+            # A table's plugin state is written only when it changed: most rolls leave it
+            # as it was, and the events already say the table's last seq.
+            latest = {row.table: (row.seq, row.state) for row in rows}  # the last one wins
+            states = {table: last for table, last in latest.items()
+                      if self._states.get(table) != last[1]}
             connection.execute("BEGIN")
             if len(rows) == 1:  # the common case: execute costs less than executemany
                 row = rows[0]
                 connection.execute(INSERT_EVENT, row[:8])
-                connection.execute(UPSERT_TABLE, (row.table, row.seq, row.state))
-                text = len(row.body) + len(row.state)
+                text = len(row.body)
             else:
                 connection.executemany(INSERT_EVENT, [row[:8] for row in rows])
-                connection.executemany(UPSERT_TABLE,
-                                       [(row.table, row.seq, row.state) for row in rows])
-                text = sum(len(row.body) + len(row.state) for row in rows)
+                text = sum(len(row.body) for row in rows)
+            if states:
+                connection.executemany(UPSERT_TABLE, [(table, seq, state)
+                                                      for table, (seq, state) in states.items()])
+                text += sum(len(state) for _, state in states.values())
             connection.execute("COMMIT")
         except BaseException:
             try:
@@ -153,6 +161,7 @@ class JournalWriter:
             except sqlite3.Error:
                 pass  # SQLite already rolled it back (a full disk does)
             raise
+        self._states.update((table, state) for table, (_, state) in states.items())
         self.commits += 1
         # What the commit added to the WAL: the tables page and the last events page, plus
         # the pages the new text fills (an estimate: SQLite does not tell).
