@@ -79,7 +79,7 @@ class ServerConfig:
     #: ``options``; longer is ``invalid_params`` / ``too_large``. Extensions copy such
     #: strings into notes and texts, so each one is paid several times per event.
     max_string_chars: int = 256
-    #: Largest encoded event (bytes, MessagePack) a roll may produce; larger is refused
+    #: Largest encoded event (bytes of JSON, as journaled) a roll may produce; larger is refused
     #: with ``too_large`` before it is numbered or stored.
     max_event_bytes: int = 16 * 1024
     #: Largest ``history`` page (bytes of its events, encoded); the page stops early with

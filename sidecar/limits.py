@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from sidecar.protocol.codec import encode
 from sidecar.protocol.errors import ProtocolError, invalid_param
 
@@ -59,7 +61,8 @@ def check_event_size(event: dict[str, Any], limit: int) -> int:
     """Refuse (``too_large``) an event larger than ``limit`` bytes once encoded; return its
     size."""
     try:
-        size = encoded_size(event)
+        # Measured as the journal stores it (JSON, by orjson: about a microsecond).
+        size = len(orjson.dumps(event))
     except (OverflowError, TypeError, ValueError) as exc:
         # What plugins return is validated elsewhere; here it only must not be stored.
         raise ProtocolError(

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidecar.protocol.codec import encode
+import orjson
+
 from sidecar.protocol.errors import ProtocolError
 
 
@@ -110,7 +111,7 @@ class Table:
         self.seq = event["seq"]
         self.state = state
         if key is not None:
-            size = len(encode(event, binary=True))
+            size = len(orjson.dumps(event))  # as the journal stores it, in a microsecond
             if (len(self.recent) >= self.MAX_RECENT
                     or self.recent_bytes + size > self.max_recent_bytes):
                 self.recent.clear()
