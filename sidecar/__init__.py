@@ -6,8 +6,12 @@ Plugin authors need only ``from sidecar import hookimpl`` (and ``invalid_param``
 
 from typing import Any
 
-from sidecar.markers import hookimpl
-from sidecar.protocol.errors import ProtocolError, invalid_param
+from sidecar import checkout
+
+checkout.install()  # before anything imports sidecar.protocol (see sidecar/checkout.py)
+
+from sidecar.markers import hookimpl  # noqa: E402
+from sidecar.protocol.errors import ProtocolError, invalid_param  # noqa: E402
 
 __version__ = "0.1.0"
 
