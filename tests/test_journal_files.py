@@ -410,3 +410,47 @@ def test_a_state_is_written_only_when_it_changes_and_the_last_one_wins(tmp_path)
         finally:
             reopened.close()
     run(scenario())
+
+
+def test_numbers_a_client_cannot_read_and_a_plugin_state_that_is_no_map_are_isolated(
+        tmp_path, caplog):
+    db = tmp_path / "numbers.db"
+
+    async def play() -> None:
+        async with running_server(db=str(db)) as server:
+            gm = await Peer.open(server)
+            await gm.join(name="MJ", role="gm")
+            for _ in range(3):
+                await gm.roll(options={"blank_botch": {}})
+            await gm.close()
+
+    run(play())
+    with contextlib.closing(sqlite3.connect(db)) as file, file:
+        # An infinity (1e999) and an integer past 64 bits, which MessagePack cannot carry.
+        file.execute("""UPDATE events SET body = replace(body, '"margin":',
+                        '"x":1e999,"margin":') WHERE seq = 1""")
+        file.execute("""UPDATE events SET body = replace(body, '"margin":',
+                        '"x":123456789012345678901234567890,"margin":') WHERE seq = 2""")
+        file.execute("""UPDATE tables SET state = '{"blank_botch": 5}' WHERE name = 't'""")
+
+    async def scenario() -> None:
+        async with running_server(db=str(db)) as server:
+            gm, back = await Peer.open(server), await Peer.open(server)  # MessagePack both
+            await gm.join(name="MJ", role="gm")
+            page = await gm.request({"type": "history", "id": "h", "limit": 50})
+            assert page["type"] == "history", page
+            assert [e["seq"] for e in page["events"]] == [1, 2, 3]
+            assert page["events"][0]["result"]["unreadable"] is True
+            assert page["events"][1]["result"]["x"] == float(123456789012345678901234567890)
+            welcome = await back.join(name="Brady", role="player", resume=0)
+            assert welcome["replayed"] == 3
+            assert [(await back.recv_type("outcome"))["seq"] for _ in range(3)] == [1, 2, 3]
+            rolled = await gm.roll(options={"blank_botch": {}})  # the table plays on
+            assert rolled["type"] == "outcome" and rolled["seq"] == 4, rolled
+            for peer in (gm, back):
+                await peer.close()
+
+    with caplog.at_level(logging.WARNING, logger="sidecar.journal"):
+        run(scenario())
+    assert any("'blank_botch'" in r.getMessage() and "not a map" in r.getMessage()
+               for r in caplog.records)

@@ -15,13 +15,14 @@ extensions' per-table memory, such as a used blank botch, is lost).
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from sidecar.journal.schema import (
     VISIBLE,
@@ -94,7 +95,9 @@ class JournalReader:
     def _event(self, row: tuple[Any, ...]) -> dict[str, Any]:
         table, seq, type_, mode, name, role, rid, body = row
         try:
-            event = json.loads(body)
+            # orjson refuses what would break a client later: infinities, lone surrogates
+            # (an integer past 64 bits comes back as a float, which every client reads).
+            event = orjson.loads(body)
             if not isinstance(event, dict) or event.get("seq") != seq:
                 raise ValueError("not this row's event")
             if event.get("type") == "outcome" and not (
@@ -122,7 +125,7 @@ class JournalReader:
             return seq, {}
         text = rows[0][0]
         try:
-            state = json.loads(text)
+            state = orjson.loads(text)
             if not isinstance(state, dict):
                 raise ValueError("not a JSON object")
         except (ValueError, TypeError) as exc:
@@ -130,7 +133,13 @@ class JournalReader:
                       "%.80r); the table starts with an EMPTY state — extensions forget what "
                       "they remembered for it (a used blank botch, for one)", self.given,
                       table, exc, text)
-            state = {}
+            return seq, {}
+        for plugin in [name for name, value in state.items() if not isinstance(value, dict)]:
+            # Each plugin's memory is a map; one that is not would fail every roll there.
+            log.error("journal '%s': the saved state of plugin %r at table %r is not a map "
+                      "(%.80r); that plugin starts with an EMPTY state there", self.given,
+                      plugin, table, state[plugin])
+            del state[plugin]
         return seq, state
 
     def find_request(self, table: str, name: str, role: str,
