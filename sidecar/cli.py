@@ -230,7 +230,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         allow_player_dice=args.allow_player_dice, origins=tuple(args.origin or ()),
         rate_limit=args.rate_limit, disabled_plugins=tuple(args.disable or ()),
         hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
-        trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers)
+        trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
+        max_connections_per_address=args.max_connections_per_address)
     # Unset tokens keep the random ones ServerConfig made.
     config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
     config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
@@ -542,6 +543,11 @@ def build_parser() -> argparse.ArgumentParser:
                        metavar="N",
                        help="observers per table, counted apart from players and GMs "
                             f"(default {DEFAULT.max_observers})")
+    group.add_argument("--max-connections-per-address", type=int,
+                       default=DEFAULT.max_connections_per_address, metavar="N",
+                       help="open connections one address may hold (0 = off; default "
+                            f"{DEFAULT.max_connections_per_address}; raise it behind a "
+                            "reverse proxy, where every client has the proxy's address)")
     group = serve.add_argument_group("speed")
     group.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
                        help="event loop: asyncio's own (default), or uvloop, faster with many "

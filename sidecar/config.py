@@ -64,6 +64,10 @@ class ServerConfig:
     #: refilling at that rate; past it that address's ``hello``s with a token are answered
     #: ``rate_limited`` and closed without the token being checked (0 turns it off).
     max_failed_hellos: float = 5.0
+    #: Open WebSocket connections one remote address may hold; past it the handshake is
+    #: answered 503 (each costs memory even before its ``hello``). Behind a reverse proxy
+    #: every client has the proxy's address: raise it there (0 turns it off).
+    max_connections_per_address: int = 500
     #: Most tables one server holds.
     max_tables: int = 1000
     #: Most players and GMs at one table.

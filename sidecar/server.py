@@ -14,6 +14,7 @@ client never has more than 17 requests in flight.
 from __future__ import annotations
 
 import asyncio
+import collections
 import http
 import ipaddress
 import logging
@@ -117,6 +118,8 @@ class SidecarServer:
         self.server: Server | None = None
         #: Each open connection's outbox, for fan-out to find (see sidecar.outbox).
         self.outboxes: dict[ServerConnection, Outbox] = {}
+        #: Open connections per remote address (see ``max_connections_per_address``).
+        self.per_address: collections.Counter[str] = collections.Counter()
         self.failed_hellos = FailureGuard(self.config.max_failed_hellos)
         self.log_throttle = LogThrottle(log, self.config.log_interval)
         self.assets = WebAssets()
@@ -215,6 +218,15 @@ class SidecarServer:
                                           f"Repeated {name} header / en-tête {name} répété\n")
         path = request.path.split("?", 1)[0]
         if path == WS_PATH:
+            address = connection.remote_address[0] if connection.remote_address else "?"
+            most = self.config.max_connections_per_address
+            if most and self.per_address[str(address)] >= most:
+                self.log_throttle.log(logging.INFO, "per address", "refused a connection "
+                                      "from %s: %d open already", address, most)
+                return connection.respond(
+                    http.HTTPStatus.SERVICE_UNAVAILABLE,
+                    f"Too many connections from your address ({most}) / trop de connexions "
+                    "depuis votre adresse\n")
             origin = request.headers.get("Origin")
             if origin is not None and not self._origin_allowed(origin, request.headers):
                 self.log_throttle.log(logging.INFO, "origin", "refused origin %s from %s",
@@ -335,6 +347,7 @@ class SidecarServer:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.socket_send_buffer)
         session = ClientSession(connection, self.config)
         self.outboxes[connection] = session.outbox
+        self.per_address[session.address] += 1
         # Connections that never join are logged once per interval (a connect/guess loop
         # must not fill the log); joins and leaves of members are always logged.
         self.log_throttle.log(logging.INFO, "connection", "connection from %s", session.peer)
@@ -345,6 +358,9 @@ class SidecarServer:
             pass
         finally:
             self.outboxes.pop(connection, None)
+            self.per_address[session.address] -= 1
+            if not self.per_address[session.address]:
+                del self.per_address[session.address]
             self._leave(session)
             if session.member and session.table:
                 log.info("closed %s (%s at %s)", session.peer, session.member.name,

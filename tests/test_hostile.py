@@ -356,3 +356,27 @@ def test_a_connect_and_guess_loop_does_not_write_a_log_line_per_connection(caplo
         run(scenario())
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("sidecar")]
     assert len(lines) < 10, lines
+
+
+def test_connections_per_address_are_bounded():
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    from tests.helpers import running_server
+
+    async def scenario():
+        async with running_server(max_connections_per_address=3) as server:
+            url = f"ws://127.0.0.1:{server.port}/ws"
+            held = [await connect(url) for _ in range(3)]  # not even a hello
+            with pytest.raises(InvalidStatus) as refused:
+                await connect(url)
+            assert refused.value.response.status_code == 503
+            await held.pop().close()
+            for _ in range(100):  # the server sees the close, then has room for one more
+                if server.per_address.get("127.0.0.1", 0) < 3:
+                    break
+                await asyncio.sleep(0.01)
+            again = await connect(url)
+            for ws in [*held, again]:
+                await ws.close()
+    run(scenario())
