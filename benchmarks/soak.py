@@ -12,7 +12,10 @@ clients' measurements, loops for ``--seconds``:
 - a player rolling with a 60 KB string in ``options`` and a 60 KB ``params`` string;
 - a flood of malformed frames, ``plugins`` requests and unknown types, replies unread;
 - a token guesser (one connection per guess) and an observer looping join/leave at the
-  honest table.
+  honest table;
+- a GM at its own table setting off four third-party trap plugins the server loads: one
+  calls ``sys.exit``, one holds the event loop, one spins the CPU in its thread, one
+  returns an integer past 64 bits (each is disabled after five failures).
 
 Meanwhile 10 honest clients (a GM and 9 players) roll at the honest table, one roll in
 flight each, about 4 rolls/s each, and two honest observers watch it. Printed: the server's
@@ -45,6 +48,50 @@ from _common import GM, PLAYER, ROOT, Process, free_port, percentile  # noqa: E4
 
 HONEST = "honnête"
 RSS_TARGET_MIB = 150
+
+#: Third-party plugins the soak's server loads (``--plugins-dir``); each misbehaves on rolls
+#: with its label: ends the process, holds the event loop, spins the CPU in its thread,
+#: returns an integer no client can read (issue 14, items 1, 7, 8).
+TRAPS = {"exit": "sortie", "gel": "gel", "spin": "toupie", "huge": "enorme"}
+TRAP_PLUGINS = {
+    "sortie": """
+import sys
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    if roll.label == "exit":
+        sys.exit("a plugin must not end the server")
+""",
+    "gel": """
+import time
+from sidecar import hookimpl
+
+@hookimpl
+async def sidecar_modify_roll(roll):
+    if roll.label == "gel":
+        time.sleep(0.5)  # holds the event loop
+""",
+    "toupie": """
+import time
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    if roll.label == "spin":
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            pass
+""",
+    "enorme": """
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    if roll.label == "huge":
+        outcome.result["x"] = 2 ** 70
+""",
+}
 
 
 # -- attackers (run in their own process: ``soak.py --attack PORT SECONDS``) ---------------
@@ -239,8 +286,26 @@ def attack(port: int, seconds: float) -> None:
                     pass
                 await asyncio.sleep(0.1)
 
-        chosen = [amplifier(), archive_table(), flood(), guesser(), join_leave()]
-        names = ["amplifier", "archive", "flood", "guesser", "join_leave"]
+        async def plugin_traps() -> None:
+            # Items 1, 7, 8: rolls whose labels set off the trap plugins the soak loads.
+            async with connect(url, compression=None, max_size=None) as ws:
+                await ws.send(msgpack.packb({"type": "hello", "protocol": 1, "table": "piège",
+                                             "name": "Piégeur", "role": "gm", "token": GM}))
+                await ws.recv()
+                n = 0
+                while time.monotonic() < stop:
+                    for label in TRAPS:
+                        n += 1
+                        await ws.send(msgpack.packb({"type": "roll", "ruleset": "bloodlust",
+                                                     "params": {"pool": 3}, "id": n,
+                                                     "label": label}))
+                        reply = await reply_to(ws, n)
+                        counter.add(f"trap {label} {reply.get('code', reply['type'])}")
+                    await asyncio.sleep(0.5)
+
+        chosen = [amplifier(), archive_table(), flood(), guesser(), join_leave(),
+                  plugin_traps()]
+        names = ["amplifier", "archive", "flood", "guesser", "join_leave", "plugins"]
         await asyncio.gather(*(coro for name, coro in zip(names, chosen, strict=True)
                                if wanted(name)) or [asyncio.sleep(0)])
         for name, coro in zip(names, chosen, strict=True):
@@ -294,10 +359,16 @@ async def honest_client(url: str, index: int, stop_at: float, latencies: list[fl
             await asyncio.sleep(0.25)
 
 
-async def watcher(url: str, name: str, done: asyncio.Event, seen: list[int]) -> None:
+async def watcher(url: str, name: str, done: asyncio.Event, seen: list[int],
+                  joined: asyncio.Event) -> None:
     async with connect(url, compression=None, max_size=None) as ws:
+        # With the player token: the first watcher opens the honest table (observers
+        # without a token may only watch a table that exists).
         await ws.send(msgpack.packb({"type": "hello", "protocol": 1, "table": HONEST,
-                                     "name": name, "role": "observer"}))
+                                     "name": name, "role": "observer", "token": PLAYER}))
+        welcome = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+        assert welcome["type"] == "welcome", welcome
+        joined.set()
         while not done.is_set():
             try:
                 message = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 0.5))
@@ -333,16 +404,24 @@ class RssSampler(threading.Thread):
 async def soak(seconds: float, attacks: bool = True) -> int:
     port = free_port()
     db = Path(tempfile.mkdtemp(prefix="sidecar-soak-")) / "soak.db"
+    traps = db.parent / "plugins"
+    traps.mkdir()
+    for name, source in TRAP_PLUGINS.items():
+        (traps / f"{name}.py").write_text(source)
     server = Process([sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port),
                       "--db", str(db), "--gm-token", GM, "--player-token", PLAYER,
-                      "--log-level", "warning"], ready=r"WebSocket ws://")
+                      "--log-level", "warning", "--plugins-dir", str(traps)],
+                     ready=r"WebSocket ws://")
     url = f"ws://127.0.0.1:{port}/ws"
     sampler = RssSampler(server)
     sampler.start()
     done = asyncio.Event()
     seen: list[list[int]] = [[], []]
-    watchers = [asyncio.create_task(watcher(url, f"W{i}", done, seen[i])) for i in range(2)]
-    await asyncio.sleep(0.5)
+    joined = [asyncio.Event(), asyncio.Event()]
+    watchers = [asyncio.create_task(watcher(url, f"W{i}", done, seen[i], joined[i]))
+                for i in range(2)]
+    for event in joined:  # the honest table is open before any attacker comes
+        await asyncio.wait_for(event.wait(), 10)
     attacker = subprocess.Popen([sys.executable, __file__, "--attack", str(port),
                                  str(seconds if attacks else 0)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, cwd=ROOT)
