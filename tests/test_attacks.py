@@ -325,6 +325,38 @@ def test_2_sigterm_stops_the_server_within_5_s_whatever_its_clients_and_plugins_
         assert code is not None, "sidecar serve still running 5 s after SIGTERM"
 
 
+LOOP_HOLDER = """
+    import time
+    from sidecar import hookimpl
+
+    @hookimpl
+    async def sidecar_modify_roll(roll):
+        if roll.label == "gel":
+            time.sleep(30)  # holds the event loop itself: no handler of the server can run
+"""
+
+
+def test_2_sigterm_stops_the_server_within_5_s_even_while_a_plugin_holds_the_loop(tmp_path):
+    with Serve(tmp_path, plugins={"glacier": LOOP_HOLDER}) as server:
+        async def scenario() -> None:
+            peer = await gm(server)
+            assert (await peer.roll())["type"] == "outcome"
+            await peer.send({"type": "roll", "ruleset": "bloodlust", "params": {"pool": 1},
+                             "label": "gel", "id": "gel"})
+            # the loop is held once the server stops answering pings (one sent with the
+            # roll may be answered before the hook runs)
+            for _ in range(5):
+                try:
+                    await asyncio.wait_for(await peer.ws.ping(), 1.0)
+                except TimeoutError:
+                    break
+            else:
+                raise AssertionError("the plugin never held the event loop")
+        run(scenario(), timeout=30)
+        code = server.stop_within(5)
+        assert code is not None, "sidecar serve still running 5 s after SIGTERM"
+
+
 # -- 3. amplification ---------------------------------------------------------------------
 
 def test_3_long_strings_big_events_and_big_history_pages_are_bounded(tmp_path):
