@@ -36,9 +36,10 @@ from typing import Any
 import pluggy
 
 from sidecar import hookspecs
+from sidecar.looptime import Timed
 from sidecar.markers import PROJECT
 from sidecar.params import check_schema
-from sidecar.workers import DaemonWorkers
+from sidecar.workers import Abandoned, Call, DaemonWorkers
 
 log = logging.getLogger("sidecar.plugins")
 
@@ -180,6 +181,13 @@ class PluginHost:
         self.disabled: set[str] = set()
         #: Worker threads one untrusted plugin may hold at once; more calls fail at once.
         self.max_threads_per_plugin = 2
+        #: Longest an async hook may hold the event loop in one step (between two awaits);
+        #: past it the hook is blamed, even within its deadline.
+        self.loop_hold_limit = 0.05
+        #: When a hook was last blamed for holding the loop; calls that timed out while it
+        #: did are excused (see :meth:`record_failure`).
+        self._held_at = float("-inf")
+        self._excused: collections.Counter[str] = collections.Counter()
         self._pool: DaemonWorkers | None = None
         self._lock = threading.Lock()
         self._impls: dict[str, list[Impl]] = {}
@@ -434,12 +442,13 @@ class PluginHost:
         try:
             if impl.is_async:
                 start = time.monotonic()
-                async with asyncio.timeout(self.timeout) as deadline:
-                    result = await impl.function(*args)
-                held = time.monotonic() - start
-                if held > self.timeout:
-                    raise PluginTimeout(f"held the event loop for {held:.2f} s (deadline "
-                                        f"{self.timeout:g} s): it blocks in an async hook")
+                timed = Timed(impl.function(*args))
+                try:
+                    async with asyncio.timeout(self.timeout) as deadline:
+                        result = await timed
+                finally:
+                    if not _cancelling():  # (the server's shutdown passes as it is)
+                        self._check_hold(impl, timed.longest)
                 return result
             if impl.info.trusted:
                 return impl.function(*args)
@@ -447,6 +456,12 @@ class PluginHost:
         except TimeoutError:
             if impl.is_async and not deadline.expired():
                 raise  # the plugin's own TimeoutError: an ordinary failure
+            if impl.is_async and self._held_at > start:
+                # Another plugin held the loop during this call (and is blamed for it):
+                # this one is left out of the roll, but not counted as failing.
+                self._excused[impl.plugin] += 1
+                raise PluginTimeout(f"took longer than {self.timeout:g} s while another "
+                                    "plugin held the event loop (not counted)") from None
             raise PluginTimeout(f"took longer than {self.timeout:g} s") from None
         except Exception:
             raise
@@ -488,6 +503,14 @@ class PluginHost:
                 return result
         return None
 
+    def _check_hold(self, impl: Impl, longest: float) -> None:
+        """Blame an async hook one of whose steps held the event loop too long."""
+        if longest > min(self.loop_hold_limit, self.timeout):
+            self._held_at = time.monotonic()
+            raise PluginTimeout(f"held the event loop for {longest:.2f} s in one step (at "
+                                f"most {min(self.loop_hold_limit, self.timeout):g} s): it "
+                                "blocks in an async hook")
+
     async def _in_thread(self, impl: Impl, args: list[Any]) -> Any:
         info = impl.info
         with self._lock:
@@ -496,21 +519,35 @@ class PluginHost:
                                  f"deadline (at most {self.max_threads_per_plugin})")
             info.in_flight += 1
 
-        def call() -> Any:
+        def run() -> Any:
             try:
                 return impl.function(*args)
-            finally:
-                with self._lock:
-                    info.in_flight -= 1
+            except Exception:
+                raise
+            except Abandoned:
+                raise
+            except BaseException as exc:  # GeneratorExit & co. must not cross threads
+                raise PluginCrash(f"{type(exc).__name__}: {exc}") from None
 
+        def finished(_: Any) -> None:
+            with self._lock:
+                info.in_flight -= 1
+
+        call = Call(run)
         try:
             future = self._workers().submit(call)
         except BaseException:
             with self._lock:
                 info.in_flight -= 1
             raise
-        async with asyncio.timeout(self.timeout):
-            return await asyncio.wrap_future(future)
+        future.add_done_callback(finished)
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await asyncio.wrap_future(future)
+        except TimeoutError:
+            # Abandoned: stop it, so it does not keep taking the interpreter's time.
+            call.interrupt()
+            raise
 
     def _workers(self) -> DaemonWorkers:
         if self._pool is None:
@@ -527,6 +564,10 @@ class PluginHost:
         """Count a failure; disable an untrusted plugin after too many in the window."""
         info = self.plugins.get(plugin)
         if info is None:
+            return
+        if self._excused[plugin]:  # it timed out while another plugin held the loop
+            self._excused[plugin] -= 1
+            info.last_error = why
             return
         now = time.monotonic()
         info.failures.append(now)

@@ -227,6 +227,31 @@ def test_1_plugin_calling_sys_exit_does_not_end_the_server(tmp_path):
         assert server.alive()
 
 
+GENERATOR_EXIT_PLUGIN = """
+    from sidecar import hookimpl
+
+    @hookimpl
+    def sidecar_modify_outcome(roll, outcome):
+        if roll.label == "fin":
+            raise GeneratorExit()
+"""
+
+
+def test_1_generator_exit_from_a_plugins_thread_is_its_failure(tmp_path):
+    with Serve(tmp_path, plugins={"generatrice": GENERATOR_EXIT_PLUGIN}) as server:
+        async def scenario() -> None:
+            peer = await gm(server)
+            outcome = await peer.roll(label="fin")
+            assert outcome["type"] == "outcome", outcome
+            assert any("generatrice" in note for note in outcome["notes"])
+            again = await peer.roll(label="calme")  # the same connection goes on
+            assert again["type"] == "outcome"
+            status = await peer.request({"type": "plugins", "id": "p"})
+            plugin = next(p for p in status["plugins"] if p["name"] == "generatrice")
+            assert plugin["recent_failures"] == 1 and "GeneratorExit" in plugin["last_error"]
+        run(scenario(), timeout=30)
+
+
 # -- 2. unbounded buffers, and a SIGTERM that hangs ----------------------------------------
 
 def test_2_resume_observer_that_never_reads_is_closed_and_memory_stays_bounded(tmp_path):
@@ -470,6 +495,53 @@ def test_7_an_async_hook_blocking_the_loop_is_blamed(tmp_path):
             status = await peer.request({"type": "plugins", "id": "p"})
             glace = next(p for p in status["plugins"] if p["name"] == "glace")
             assert glace["recent_failures"] >= 1 or glace["disabled"], glace
+        run(scenario(), timeout=30)
+
+
+PATIENT_PLUGIN = """
+    import asyncio
+    from sidecar import hookimpl
+
+    @hookimpl
+    async def sidecar_modify_roll(roll):
+        if roll.table == "b":
+            await asyncio.sleep(0.05)  # waits politely: never holds the loop
+"""
+
+BRIEF_BLOCKER_PLUGIN = """
+    import time
+    from sidecar import hookimpl
+
+    @hookimpl
+    async def sidecar_modify_outcome(roll, outcome):
+        if roll.table == "a":
+            time.sleep(0.4)  # holds the loop, past the deadline
+        elif roll.table == "c":
+            time.sleep(0.15)  # holds the loop, within the 0.25 s deadline
+"""
+
+
+def test_7_only_the_plugin_that_holds_the_loop_is_blamed_even_under_its_deadline(tmp_path):
+    with Serve(tmp_path, plugins={"patient": PATIENT_PLUGIN,
+                                  "bloqueur": BRIEF_BLOCKER_PLUGIN}) as server:
+        async def scenario() -> None:
+            at_b, at_a, at_c = [await gm(server, table=t) for t in "bac"]
+            # b's patient hook is waiting when a's roll blocks the loop past its deadline
+            await at_b.send({"type": "roll", "ruleset": "bloodlust", "params": {"pool": 1},
+                             "id": "b1"})
+            await asyncio.sleep(0.01)
+            await at_a.send({"type": "roll", "ruleset": "bloodlust", "params": {"pool": 1},
+                             "id": "a1"})
+            for peer, rid in ((at_b, "b1"), (at_a, "a1")):
+                while (reply := await peer.recv())["type"] == "presence":
+                    pass
+                assert reply["type"] == "outcome" and reply["id"] == rid, reply
+            blocked = await at_c.roll()  # under the deadline, still a hold on the loop
+            assert any("held the event loop" in note for note in blocked["notes"]), blocked
+            status = await at_c.request({"type": "plugins", "id": "p"})
+            by_name = {p["name"]: p for p in status["plugins"]}
+            assert by_name["patient"]["recent_failures"] == 0, by_name["patient"]
+            assert by_name["bloqueur"]["recent_failures"] == 2, by_name["bloqueur"]
         run(scenario(), timeout=30)
 
 
