@@ -24,6 +24,12 @@ LOCALES = ("fr", "en")
 INT_MIN, INT_MAX = -(2 ** 63), 2 ** 64 - 1
 #: The most values one plugin answer may hold (also what stops a self-referencing list).
 MAX_NODES = 200_000
+#: The deepest nesting a plugin answer may have (clients refuse frames nested past 16).
+MAX_DEPTH = 12
+#: The largest result, and the most notes, one extension may leave in an outcome (values
+#: plus characters of text), so that an extension cannot make every roll too large to
+#: store (an event is at most 16 KiB).
+MAX_ADDED_SIZE = 4096
 ROLL_FIELDS = tuple(f.name for f in dataclasses.fields(Roll))
 #: What no plugin may change about a roll (everything but its params and its own state).
 IDENTITY_FIELDS = tuple(name for name in ROLL_FIELDS if name not in ("params", "state"))
@@ -39,22 +45,34 @@ def deep_copy(value: Any) -> Any:
     return value
 
 
-def tree_problem(value: Any) -> str | None:
+def tree_problem(value: Any, max_size: int | None = None) -> str | None:
     """What keeps ``value`` from being stored as JSON and sent as MessagePack, or ``None``.
 
-    Maps with string keys, lists, strings, booleans, ``None``, finite floats and integers
-    within MessagePack's range (-2**63 … 2**64-1), at most :data:`MAX_NODES` values.
+    Maps with string keys, lists, strings that are valid Unicode (no lone surrogate),
+    booleans, ``None``, finite floats and integers within MessagePack's range (-2**63 …
+    2**64-1); at most :data:`MAX_NODES` values, nested at most :data:`MAX_DEPTH` deep, and,
+    with ``max_size``, a size (values plus characters of text) of at most that much: what
+    goes into every event must not make each roll too large to store.
     """
-    stack = [value]
-    seen = 0
+    stack = [(value, 0)]
+    seen = chars = 0
     while stack:
-        item = stack.pop()
+        item, depth = stack.pop()
         seen += 1
         if seen > MAX_NODES:
             return f"holds more than {MAX_NODES} values (or refers to itself)"
-        if item is None or isinstance(item, (str, bool)):
+        if depth > MAX_DEPTH:
+            return f"is nested deeper than {MAX_DEPTH} levels"
+        if item is None or isinstance(item, bool):
             continue
-        if isinstance(item, int):
+        if isinstance(item, str):
+            chars += len(item)
+            if not item.isascii():
+                try:
+                    item.encode()
+                except UnicodeEncodeError:
+                    return "holds text that is not valid Unicode (a lone surrogate)"
+        elif isinstance(item, int):
             if not INT_MIN <= item <= INT_MAX:
                 return "holds an integer outside -2**63 … 2**64-1"
         elif isinstance(item, float):
@@ -64,11 +82,14 @@ def tree_problem(value: Any) -> str | None:
             for key in item:
                 if not isinstance(key, str):
                     return f"has a map key that is not a string ({type(key).__name__})"
-            stack.extend(item.values())
+                chars += len(key)
+            stack.extend((child, depth + 1) for child in item.values())
         elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+            stack.extend((child, depth + 1) for child in item)
         else:
             return f"holds a {type(item).__name__}, which is not JSON-compatible"
+        if max_size is not None and chars + seen > max_size:
+            return f"is larger than {max_size} (values and characters of text)"
     return None
 
 
@@ -199,8 +220,14 @@ class Guard:
         added = work.notes[len(original.notes):]
         if not all(isinstance(note, str) for note in added):
             return "notes must be strings"
+        if added:
+            problem = tree_problem(added, MAX_ADDED_SIZE)
+            if problem:
+                return f"notes: {problem}"
         if work.result != original.result:
             problem = result_problem(work.result)
+            if not problem and tree_problem(original.result, MAX_ADDED_SIZE) is None:
+                problem = tree_problem(work.result, MAX_ADDED_SIZE)
             if problem:
                 return f"left an invalid result: {problem}"
         return None

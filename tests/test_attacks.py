@@ -572,6 +572,46 @@ def test_8_an_integer_above_2_64_from_a_plugin_does_not_poison_the_table(tmp_pat
         run(scenario(), timeout=30)
 
 
+SPOILER_PLUGIN = """
+    from sidecar import hookimpl
+
+    def deep(levels):
+        value = []
+        for _ in range(levels):
+            value = [value]
+        return value
+
+    @hookimpl
+    def sidecar_modify_outcome(roll, outcome):
+        if roll.label == "surrogate":
+            outcome.notes.append("\\ud800")
+        elif roll.label == "profond":
+            outcome.result["x"] = deep(300)
+        elif roll.label == "long":
+            outcome.notes.append("n" * 20_000)
+        elif roll.label == "liste":
+            outcome.result["x"] = list(range(5000))
+"""
+
+
+def test_8_an_extension_cannot_make_every_roll_fail_without_being_blamed(tmp_path):
+    with Serve(tmp_path, plugins={"gacheur": SPOILER_PLUGIN}) as server:
+        async def scenario() -> None:
+            peer = await gm(server)
+            for label in ("surrogate", "profond", "long", "liste"):
+                outcome = await peer.roll(label=label)
+                # the extension is left out of the roll, which goes on and is stored
+                assert outcome["type"] == "outcome", (label, outcome)
+                assert any("gacheur" in note for note in outcome["notes"]), outcome
+                assert "x" not in outcome["result"]
+            status = await peer.request({"type": "plugins", "id": "p"})
+            spoiler = next(p for p in status["plugins"] if p["name"] == "gacheur")
+            assert spoiler["recent_failures"] == 4, spoiler
+            page = await peer.request({"type": "history", "id": "h"})
+            assert [e["seq"] for e in page["events"]] == [1, 2, 3, 4]
+        run(scenario(), timeout=30)
+
+
 # -- 9. overflows and duplicate headers ----------------------------------------------------
 
 def test_9_history_after_past_2_63_is_answered_without_internal_error(tmp_path):
