@@ -122,10 +122,10 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
 
     Called after every extension has changed the outcome, so the line tells the final
     result. Called on the ruleset's owner first; only when it returns ``None`` (or does
-    not implement this hook) on the other plugins in pluggy's order, until one answers —
-    so an extension may write texts for rulesets that have none, never replace an
-    owner's. When nobody answers, the host writes ``"<name> — <label> : <result
-    label>"``.
+    not implement this hook) on the plugins that own no ruleset (extensions), in pluggy's
+    order, until one answers — so an extension may write texts for rulesets that have
+    none, never replace an owner's; a ruleset's plugin is asked for its own rulesets only.
+    When nobody answers, the host writes ``"<name> — <label> : <result label>"``.
     """
 
 

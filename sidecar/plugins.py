@@ -384,12 +384,15 @@ class PluginHost:
 
     def text_order(self, ruleset: str) -> list[Impl]:
         """The ``sidecar_render_text`` implementations for a roll of ``ruleset``: its
-        owner's first, then the others in pluggy's order."""
+        owner's first, then those of plugins that own no ruleset (extensions), in pluggy's
+        order. Another ruleset's plugin writes texts for its own rulesets only."""
         impls = self._text_orders.get(ruleset)
         if impls is None:
             owner = self.ruleset_owner(ruleset)
-            impls = self._text_orders[ruleset] = sorted(self.implementations("sidecar_render_text"),
-                                              key=lambda impl: impl.plugin != owner)
+            impls = self._text_orders[ruleset] = sorted(
+                (impl for impl in self.implementations("sidecar_render_text")
+                 if impl.plugin == owner or not self.plugins[impl.plugin].rulesets),
+                key=lambda impl: impl.plugin != owner)
         return impls
 
     def _forget_calls(self) -> None:

@@ -646,3 +646,35 @@ def test_what_plugins_return_is_validated_before_it_is_stored(tmp_path):
     with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
         run(scenario(server.url))
         assert server.stop() == 0
+
+
+TEXTLESS_RULESET = '''
+"""A third-party ruleset that writes no text of its own."""
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_rulesets():
+    return [{"name": "muet", "params": {}}]
+
+@hookimpl
+def sidecar_resolve(roll, dice):
+    face = dice.roll(6)
+    return {"result": {"success": face > 3, "margin": face - 4, "kind": "success"
+                       if face > 3 else "failure", "label": {"fr": "fait", "en": "done"}}}
+'''
+
+
+def test_a_ruleset_without_texts_gets_the_default_and_asks_no_other_ruleset(tmp_path):
+    directory = write_plugins(tmp_path / "p", muet=TEXTLESS_RULESET)
+
+    async def scenario():
+        async with running_server(plugins_dir=str(directory)) as server, \
+                peers(server, 1) as (peer,):
+            await peer.join(name="Aengus")
+            for _ in range(3):
+                outcome = await peer.roll("muet", {})
+                assert outcome["type"] == "outcome", outcome
+                assert outcome["text"] == "Aengus — fait" and outcome["notes"] == []
+            # the built-in rulesets were not asked for a text they cannot write
+            assert all(not info.failures for info in server.host.plugins.values())
+    run(scenario())
