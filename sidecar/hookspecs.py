@@ -20,7 +20,8 @@ ones a function names. A misspelled hook name is refused when the plugin is load
 **Who is called.** The ruleset hooks — :func:`sidecar_resolve`, :func:`sidecar_odds` — go
 to the plugin that owns the roll's ruleset (the one whose :func:`sidecar_rulesets` listed
 it) and to no other: no need to check ``roll.ruleset`` there. :func:`sidecar_render_text`
-goes to the owner first, then, only if it gives no text, to the other plugins in turn.
+goes to the owner first, then, only if it gives no text, to the plugins that own no
+ruleset (extensions) in turn.
 The extension hooks — :func:`sidecar_modify_roll`, :func:`sidecar_modify_outcome` — go to
 every plugin implementing them, for rolls of every ruleset, one plugin at a time in
 pluggy's order: ``@hookimpl(tryfirst=True)`` first, ``trylast=True`` last, otherwise the
@@ -36,14 +37,19 @@ Hooks may be plain functions or ``async def`` (except :func:`sidecar_rulesets`, 
 once at load). A third-party plugin's sync hooks run in a worker thread on copies of the
 roll and outcome (at most two such calls at once per plugin: more fail at once), its
 async hooks on the event loop on the same copies; either way under a deadline (``sidecar
-serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a raise,
-and an async hook that holds the event loop past it (``time.sleep``, heavy computing)
-counts as failing too; five failures within 60 s disable the plugin for the rest of the
-run. Never block the event loop from an async hook: use ``await``, or a sync hook.
+serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a raise
+(a sync call still running is then interrupted at its next Python instruction). An async
+hook that holds the event loop for more than 50 ms between two awaits
+(``time.sleep``, heavy computing) counts as failing even within its deadline — the whole
+server waits meanwhile; one that merely waited while another held the loop is not
+blamed. Five failures within 60 s disable the plugin for the rest of the run. Never
+block the event loop from an async hook: use ``await``, or a sync hook.
 
 What a plugin hands back is checked before it is stored: maps with string keys, lists,
-strings, booleans, finite numbers, integers from -2**63 to 2**64-1. Built-in plugins (and
-those the operator trusts with ``--trust``) run inline on the real roll, unchecked.
+valid Unicode strings, booleans, finite numbers, integers from -2**63 to 2**64-1, nested
+at most 12 deep; an extension's result, and the notes it adds, at most 4,096 in size
+(values plus characters). Built-in plugins (and those the operator trusts with
+``--trust``) run inline on the real roll, unchecked.
 """
 
 from __future__ import annotations
