@@ -63,7 +63,8 @@ class DiceSource:
             # One at a time: a manual source raises at the first face it lacks, with the
             # faces before it recorded.
             face = face_of(sides)
-            rolled.append({"sides": sides, "face": face, **info})
+            rolled.append({"sides": sides, "face": face, **info} if info
+                          else {"sides": sides, "face": face})
             faces.append(face)
         return faces
 
@@ -102,6 +103,18 @@ class SecureDice(DiceSource):
         while not pool:
             pool = self.pools[sides] = self._refill(sides)
         return pool.pop()
+
+    def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
+        """Draw ``count`` dice at once: the faces are cut from the end of the pool in one
+        slice (the same uniform faces :meth:`_face` pops one by one), then recorded."""
+        pool = self.pools.get(sides)
+        if (count <= 0 or info or pool is None or len(pool) < count
+                or len(self.rolled) + count > MAX_DRAWS or sides.__class__ is not int):
+            return super().roll_many(count, sides, **info)  # (checks, refills, extras)
+        faces = pool[-count:]
+        del pool[-count:]
+        self.rolled += [{"sides": sides, "face": face} for face in faces]
+        return faces
 
 
 class SeededDice(DiceSource):

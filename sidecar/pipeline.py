@@ -76,8 +76,12 @@ class TableStates:
         self.copies[plugin] = state
 
     def merged(self) -> dict[str, dict[str, Any]]:
-        """The table's state after this roll (unchanged maps are the table's own)."""
-        return {**self.table, **self.copies}
+        """The table's state after this roll (unchanged maps are the table's own; a plugin
+        that had no state and still has none gets no entry)."""
+        table = self.table
+        copies = {plugin: state for plugin, state in self.copies.items()
+                  if state or plugin in table}
+        return {**table, **copies} if copies else table
 
 
 def describe(exc: BaseException) -> str:
@@ -229,6 +233,8 @@ class RollPipeline:
                             failures: list[HookFailure], changed: list[str]) -> None:
         """A trusted ``sidecar_modify_roll``, on the real roll: a shallow record to undo a
         raise, params validated again only when they changed."""
+        if not impl.applies(roll):
+            return
         roll.state = state = states.of(impl.plugin)
         params, kept = dict(roll.params), dict(state)
         problem = None
@@ -436,6 +442,8 @@ class RollPipeline:
                                changed: list[str]) -> None:
         """A trusted ``sidecar_modify_outcome``, on the real outcome: a shallow record to
         undo a raise and to see whether it changed anything."""
+        if not impl.applies(roll):
+            return
         roll.state = state = states.of(impl.plugin)
         result, notes, kept = dict(outcome.result), len(outcome.notes), dict(state)
         try:
@@ -550,24 +558,32 @@ class RollPipeline:
         for impl in plan.modify_roll:
             self._modify_roll_inline(impl, roll, states, failures, changed)
         owner = plan.resolve
-        source = ManualDice(dice) if dice is not None else self._dice(True)
+        if dice is not None:
+            source: DiceSource = ManualDice(dice)
+        elif self.dice_factory is not None:
+            source = self.dice_factory()
+        else:
+            source = SecureDice(self._pools)
         roll.state = states.of(owner.plugin)
         try:
-            raw = owner.function(*owner.pick((roll, source)))
+            raw = (owner.function(roll, source) if owner.positions is None
+                   else owner.function(*owner.pick((roll, source))))
         except (ProtocolError, DiceExhausted):
             raise
         except BaseException as exc:  # a plugin can never stop the server
             raise self._ruleset_failed(roll, owner.plugin, describe(exc),
                                        "failed on this roll", "a échoué sur ce jet") from None
         outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
-        _check_all_used(source)
+        if dice is not None:
+            _check_all_used(source)
         outcome.applied = changed
-        changed = []
-        for impl in plan.modify_outcome:
-            self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
-        for plugin in changed:
-            if plugin not in outcome.applied:
-                outcome.applied.append(plugin)
+        if plan.modify_outcome:
+            changed = []
+            for impl in plan.modify_outcome:
+                self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
+            for plugin in changed:
+                if plugin not in outcome.applied:
+                    outcome.applied.append(plugin)
         for failure in failures:
             note = failure_note(failure)
             if note not in outcome.notes:
@@ -577,7 +593,8 @@ class RollPipeline:
             text = None
             for impl in plan.texts:
                 try:
-                    text = impl.function(*impl.pick((roll, outcome, locale)))
+                    text = (impl.function(roll, outcome, locale) if impl.positions is None
+                            else impl.function(*impl.pick((roll, outcome, locale))))
                 except BaseException as exc:  # a plugin can never stop the server
                     self._report(failures, impl.plugin, impl.hook, describe(exc))
                     text = None
