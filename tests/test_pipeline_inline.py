@@ -1,0 +1,86 @@
+"""The inline path of built-in rolls: declared extension scopes, bulk dice, table state."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sidecar import hookimpl
+from sidecar.dice import SecureDice
+from sidecar.pipeline import RollPipeline, TableStates
+from sidecar.plugins import default_host, scope
+
+BY = {"name": "A", "role": "gm"}
+
+
+class Scoped:
+    """Counts its calls; declared for bloodlust rolls whose options name it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    @hookimpl
+    @scope(rulesets=("bloodlust",), option="scoped")
+    def sidecar_modify_roll(self, roll):
+        self.calls.append(("roll", roll.ruleset))
+
+    @hookimpl
+    @scope(rulesets=("bloodlust",), option="scoped")
+    def sidecar_modify_outcome(self, roll, outcome):
+        self.calls.append(("outcome", roll.ruleset))
+
+
+def _rolls(trusted: bool) -> list[tuple[str, str]]:
+    host = default_host()
+    plugin = Scoped()
+    host.register(plugin, "scoped", trusted=trusted)
+    pipeline = RollPipeline(host)
+
+    async def scenario() -> None:
+        for ruleset, params, options in [
+                ("bloodlust", {"pool": 2}, {}),                     # not asked for
+                ("ladder", {"level": 1, "difficulty": 3}, {"scoped": True}),  # elsewhere
+                ("bloodlust", {"pool": 2}, {"scoped": True})]:      # in scope
+            roll = pipeline.prepare(ruleset, params, options=options, by=BY)
+            await pipeline.run(roll)
+    try:
+        asyncio.run(scenario())
+    finally:
+        host.shutdown()
+    return plugin.calls
+
+
+def test_a_trusted_extension_is_called_only_within_its_declared_scope():
+    assert _rolls(trusted=True) == [("roll", "bloodlust"), ("outcome", "bloodlust")]
+
+
+def test_a_third_party_extension_is_called_on_every_roll_whatever_it_declares():
+    calls = _rolls(trusted=False)
+    assert calls.count(("roll", "bloodlust")) == 2 and ("roll", "ladder") in calls
+    assert len(calls) == 6
+
+
+def test_secure_dice_drawn_in_bulk_come_from_the_pool_and_are_recorded():
+    pools = {10: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3, 4]}
+    source = SecureDice(pools)
+    faces = source.roll_many(5, 10)
+    assert sorted(faces) == [3, 4, 8, 9, 10] and len(pools[10]) == 7
+    assert source.rolled == [{"sides": 10, "face": f} for f in faces]
+    assert source.roll_many(3, 10, role="twin") and source.rolled[-1]["role"] == "twin"
+    many = source.roll_many(40, 10)  # more than the pool holds: refilled on the way
+    assert len(many) == 40 and all(1 <= f <= 10 for f in many)
+    assert len(source.rolled) == 48
+
+
+def test_table_state_after_a_roll_has_no_empty_maps_of_plugins_without_state():
+    host = default_host()
+    pipeline = RollPipeline(host)
+    roll = pipeline.prepare("bloodlust", {"pool": 3}, options={"blank_botch": {}}, by=BY)
+    resolution = asyncio.run(pipeline.run(roll, dice=[2, 3, 4],
+                                          table_state={"other": {"kept": 1}}))
+    assert resolution.state == {"other": {"kept": 1}}
+    botch = pipeline.prepare("bloodlust", {"pool": 1}, options={"blank_botch": {}}, by=BY)
+    resolution = asyncio.run(pipeline.run(botch, dice=[1], table_state={}))
+    assert resolution.state == {"blank_botch": {"used": True, "by": "A"}}
+    states = TableStates({"cleared": {"x": 1}})
+    states.of("cleared").clear()
+    assert states.merged() == {"cleared": {}}
