@@ -108,12 +108,13 @@ class SecureDice(DiceSource):
         """Draw ``count`` dice at once: the faces are cut from the end of the pool in one
         slice (the same uniform faces :meth:`_face` pops one by one), then recorded."""
         pool = self.pools.get(sides)
-        if (count <= 0 or info or pool is None or len(pool) < count
+        if (count <= 0 or pool is None or len(pool) < count
                 or len(self.rolled) + count > MAX_DRAWS or sides.__class__ is not int):
-            return super().roll_many(count, sides, **info)  # (checks, refills, extras)
+            return super().roll_many(count, sides, **info)  # (checks and refills)
         faces = pool[-count:]
         del pool[-count:]
-        self.rolled += [{"sides": sides, "face": face} for face in faces]
+        self.rolled += ([{"sides": sides, "face": face, **info} for face in faces] if info
+                        else [{"sides": sides, "face": face} for face in faces])
         return faces
 
 

@@ -158,7 +158,7 @@ class RollPipeline:
         self.on_failure = on_failure
         self._pools: dict[int, list[int]] = {}
         #: (ruleset, params key) → validated params: a repeated request is not re-validated.
-        self._validated: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
+        self._validated: dict[tuple[Any, ...], tuple[dict[str, Any], bool]] = {}
 
     # -- steps --------------------------------------------------------------------------
 
@@ -187,9 +187,9 @@ class RollPipeline:
         return Roll(
             ruleset=ruleset,
             params=self._validate(ruleset, params, schema),
-            options=dict(options or {}),
+            options=dict(options) if options else {},
             table=table,
-            by=dict(by or {}),
+            by=dict(by) if by else {},
             label=label,
             mode=mode,
             manual=manual,
@@ -197,21 +197,36 @@ class RollPipeline:
 
     def _validate(self, ruleset: str, params: dict[str, Any],
                   schema: dict[str, Any]) -> dict[str, Any]:
+        if params.__class__ is not dict:
+            return validate_params(params, schema)
+        values = tuple(params.values())
+        # Types are part of the key: ``True`` and ``1`` are equal but validate differently.
+        key: tuple[Any, ...] | None = (ruleset, tuple(params), tuple(map(type, values)),
+                                       values)
         try:
-            key = (ruleset, _params_key(params)) if isinstance(params, dict) else None
-            known = self._validated.get(key) if key is not None and key[1] is not None \
-                else None
-        except TypeError:  # an unhashable item in a list
-            key = known = None
+            known = self._validated.get(key)
+        except TypeError:  # a list among the values: the slower key, lists as tuples
+            listed = _params_key(params)
+            try:
+                key = (ruleset, listed)
+                known = self._validated.get(key) if listed is not None else None
+            except TypeError:  # an unhashable item in a list
+                key = known = None
+            if listed is None:
+                key = None
         if known is not None:  # the roll's own copy (lists are the only mutable values)
+            checked, has_list = known
+            if not has_list:
+                return checked.copy()
             return {name: list(value) if value.__class__ is list else value
-                    for name, value in known.items()}
+                    for name, value in checked.items()}
         checked = validate_params(params, schema)
-        if key is not None and key[1] is not None:
+        if key is not None:
             if len(self._validated) >= 4096:
                 self._validated.clear()
-            self._validated[key] = {name: list(value) if value.__class__ is list else value
-                                    for name, value in checked.items()}
+            has_list = any(value.__class__ is list for value in checked.values())
+            self._validated[key] = ({name: list(value) if value.__class__ is list else value
+                                     for name, value in checked.items()}, has_list)
         return checked
 
     def _report(self, failures: list[HookFailure], plugin: str, hook: str, error: str) -> None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from sidecar import hookimpl
 from sidecar.dice import SecureDice
 from sidecar.pipeline import RollPipeline, TableStates
 from sidecar.plugins import default_host, scope
+from sidecar.protocol.errors import ProtocolError
 
 BY = {"name": "A", "role": "gm"}
 
@@ -84,3 +87,18 @@ def test_table_state_after_a_roll_has_no_empty_maps_of_plugins_without_state():
     states = TableStates({"cleared": {"x": 1}})
     states.of("cleared").clear()
     assert states.merged() == {"cleared": {}}
+
+
+def test_validated_params_are_remembered_by_type_and_each_roll_gets_its_own():
+    pipeline = RollPipeline(default_host())
+    first = pipeline.prepare("bloodlust", {"pool": 5, "willpower": True}, by=BY)
+    first.params["pool"] = 99  # a roll's params are its own, not the remembered ones
+    again = pipeline.prepare("bloodlust", {"pool": 5, "willpower": True}, by=BY)
+    assert again.params["pool"] == 5 and again.params["willpower"] is True
+    with pytest.raises(ProtocolError) as refused:  # 1 == True, but not a bool
+        pipeline.prepare("bloodlust", {"pool": 5, "willpower": 1}, by=BY)
+    assert refused.value.code == "invalid_params"
+    seuil = {"level": 3, "threshold": 20, "factors": ["stress_bas"]}
+    listed = pipeline.prepare("seuil", seuil, by=BY)
+    listed.params["factors"].append("stress_eleve")  # its list is its own too
+    assert pipeline.prepare("seuil", seuil, by=BY).params["factors"] == ["stress_bas"]
