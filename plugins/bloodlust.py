@@ -128,8 +128,9 @@ def _result(net: int, successes: int, ones: int, *, automatic: bool,
     }
 
 
-def annotate(rolled: list[dict[str, Any]], difficulty: int) -> None:
-    """Mark each die: success, and which successes the 1s cancelled (lowest first)."""
+def annotate(rolled: list[dict[str, Any]], difficulty: int) -> tuple[int, int]:
+    """Mark each die: success, and which successes the 1s cancelled (lowest first).
+    Returns the count of successes and of 1s."""
     ones = []
     hits = 0
     for die in rolled:
@@ -144,6 +145,7 @@ def annotate(rolled: list[dict[str, Any]], difficulty: int) -> None:
         for one, cancelled in zip(ones, winners, strict=False):
             one["cancels"] = True
             cancelled["cancelled"] = True
+    return hits, len(ones)
 
 
 @hookimpl
@@ -176,9 +178,12 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         _check_automatic(p)
         net = 1 + (1 if p["willpower"] else 0)
         return Outcome(result=_result(net, 1, 0, automatic=True, willpower=p["willpower"]))
-    faces = dice.roll_many(p["pool"], 10)
-    annotate(dice.rolled, p["difficulty"])
-    return Outcome(result=judge(faces, p["difficulty"], p["willpower"]), dice=dice.rolled)
+    dice.roll_many(p["pool"], 10)
+    rolled = dice.rolled  # (the pool's dice only: what judge() would count, in one pass)
+    successes, ones = annotate(rolled, p["difficulty"])
+    net = max(0, successes - ones) + (1 if p["willpower"] else 0)
+    return Outcome(result=_result(net, successes, ones, automatic=False,
+                                  willpower=p["willpower"]), dice=rolled)
 
 
 @hookimpl

@@ -41,7 +41,8 @@ class DiceSource:
                 fr=f"un jet tire au plus {MAX_DRAWS} dés",
             )
         face = self._face(sides)
-        self.rolled.append({"sides": sides, "face": face, **info})
+        self.rolled.append({"sides": sides, "face": face, **info} if info
+                           else {"sides": sides, "face": face})
         return face
 
     def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
@@ -103,6 +104,18 @@ class SecureDice(DiceSource):
         while not pool:
             pool = self.pools[sides] = self._refill(sides)
         return pool.pop()
+
+    def roll(self, sides: int, **info: Any) -> int:
+        """One die, popped from its pool (the checks and refills of
+        :meth:`DiceSource.roll` when the pool is empty or the roll is at its limit)."""
+        pool = self.pools.get(sides)
+        rolled = self.rolled
+        if not pool or len(rolled) >= MAX_DRAWS or sides.__class__ is not int:
+            return super().roll(sides, **info)
+        face = pool.pop()
+        rolled.append({"sides": sides, "face": face, **info} if info
+                      else {"sides": sides, "face": face})
+        return face
 
     def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
         """Draw ``count`` dice at once: the faces are cut from the end of the pool in one

@@ -158,7 +158,7 @@ class RollPipeline:
         self.on_failure = on_failure
         self._pools: dict[int, list[int]] = {}
         #: (ruleset, params key) → validated params: a repeated request is not re-validated.
-        self._validated: dict[tuple[Any, ...], tuple[dict[str, Any], bool]] = {}
+        self._validated: dict[tuple[Any, ...], tuple[dict[str, Any], tuple[str, ...]]] = {}
 
     # -- steps --------------------------------------------------------------------------
 
@@ -215,18 +215,20 @@ class RollPipeline:
             if listed is None:
                 key = None
         if known is not None:  # the roll's own copy (lists are the only mutable values)
-            checked, has_list = known
-            if not has_list:
-                return checked.copy()
-            return {name: list(value) if value.__class__ is list else value
-                    for name, value in checked.items()}
+            checked, lists = known
+            copy = checked.copy()
+            for name in lists:
+                copy[name] = list(copy[name])
+            return copy
         checked = validate_params(params, schema)
         if key is not None:
             if len(self._validated) >= 4096:
                 self._validated.clear()
-            has_list = any(value.__class__ is list for value in checked.values())
-            self._validated[key] = ({name: list(value) if value.__class__ is list else value
-                                     for name, value in checked.items()}, has_list)
+            lists = tuple(name for name, value in checked.items() if value.__class__ is list)
+            kept = checked.copy()
+            for name in lists:
+                kept[name] = list(kept[name])
+            self._validated[key] = (kept, lists)
         return checked
 
     def _report(self, failures: list[HookFailure], plugin: str, hook: str, error: str) -> None:

@@ -72,6 +72,11 @@ def test_secure_dice_drawn_in_bulk_come_from_the_pool_and_are_recorded():
     many = source.roll_many(40, 10)  # more than the pool holds: refilled on the way
     assert len(many) == 40 and all(1 <= f <= 10 for f in many)
     assert len(source.rolled) == 48
+    one = SecureDice({4: [2, 3]})
+    assert one.roll(4, role="complication") == 3 and one.roll(4) == 2 and one.pools[4] == []
+    assert one.rolled == [{"sides": 4, "face": 3, "role": "complication"},
+                          {"sides": 4, "face": 2}]
+    assert 1 <= one.roll(4) <= 4 and len(one.pools[4]) > 0  # an empty pool is refilled
 
 
 def test_table_state_after_a_roll_has_no_empty_maps_of_plugins_without_state():
