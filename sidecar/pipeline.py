@@ -590,13 +590,19 @@ class RollPipeline:
         except BaseException as exc:  # a plugin can never stop the server
             raise self._ruleset_failed(roll, owner.plugin, describe(exc),
                                        "failed on this roll", "a échoué sur ce jet") from None
-        outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
+        if raw.__class__ is Outcome and raw.dice:  # (what _as_outcome would leave as is)
+            outcome = raw
+        else:
+            outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
         if dice is not None:
             _check_all_used(source)
         outcome.applied = changed
         if plan.modify_outcome:
             changed = []
+            options = roll.options
             for impl in plan.modify_outcome:
+                if impl.option is not None and impl.option not in options:
+                    continue  # (its rulesets were checked when the plan was made)
                 self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
             for plugin in changed:
                 if plugin not in outcome.applied:
@@ -618,7 +624,10 @@ class RollPipeline:
                     continue
                 if text is not None:
                     break
-            texts[locale] = self._text_or_default(text, roll, outcome, locale)
+            # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
+            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
+                             and not text.isspace()
+                             else self._text_or_default(text, roll, outcome, locale))
         return Resolution(roll=roll, outcome=outcome, text=texts, state=states.merged(),
                           failures=failures)
 
