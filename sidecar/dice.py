@@ -87,7 +87,7 @@ class SecureDice(DiceSource):
     BLOCK = 1024
 
     def __init__(self, pools: dict[int, list[int]] | None = None) -> None:
-        super().__init__()
+        self.rolled: list[dict[str, Any]] = []  # (DiceSource.__init__, without the call)
         self.pools: dict[int, list[int]] = {} if pools is None else pools
 
     @classmethod

@@ -79,9 +79,13 @@ class TableStates:
         """The table's state after this roll (unchanged maps are the table's own; a plugin
         that had no state and still has none gets no entry)."""
         table = self.table
-        copies = {plugin: state for plugin, state in self.copies.items()
-                  if state or plugin in table}
-        return {**table, **copies} if copies else table
+        merged = None
+        for plugin, state in self.copies.items():
+            if state or plugin in table:
+                if merged is None:
+                    merged = dict(table)
+                merged[plugin] = state
+        return table if merged is None else merged
 
 
 def describe(exc: BaseException) -> str:

@@ -422,8 +422,9 @@ class PluginHost:
     def inline_plan(self, ruleset: str) -> InlinePlan | None:
         """The calls of a roll of ``ruleset`` when every one is trusted and sync, else
         ``None`` (then each untrusted call goes through :meth:`invoke` and a guard)."""
-        if ruleset in self._plans:
-            return self._plans[ruleset]
+        plan = self._plans.get(ruleset, False)
+        if plan is not False:
+            return plan
         resolve = self.owner_implementation("sidecar_resolve", ruleset)
         # (Extensions declared for other rulesets are left out of the plan at once.)
         plan = InlinePlan(
