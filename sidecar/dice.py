@@ -9,6 +9,7 @@ tests). Every source records what was drawn in ``rolled``, which becomes the out
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from typing import Any
@@ -70,6 +71,15 @@ class DiceSource:
         return faces
 
 
+@functools.cache
+def _byte_tables(sides: int) -> tuple[bytes, bytes]:
+    """For a die of fewer than 256 sides: the bytes rejection sampling drops (at or above the
+    largest multiple of ``sides``), and the table mapping a byte ``b`` to ``b % sides + 1``."""
+    limit = 256 - 256 % sides
+    return bytes(range(limit, 256)), bytes(b % sides + 1 if b < limit else 0
+                                           for b in range(256))
+
+
 class SecureDice(DiceSource):
     """Faces from the operating system's CSPRNG (``os.urandom``), never ``random``.
 
@@ -92,9 +102,13 @@ class SecureDice(DiceSource):
 
     @classmethod
     def _refill(cls, sides: int) -> list[int]:
-        if sides <= 256:
-            limit = 256 - 256 % sides
-            return [b % sides + 1 for b in os.urandom(cls.BLOCK) if b < limit]
+        if sides < 256:  # (faces up to 255 fit in a byte)
+            # In C: drop the bytes at or above the limit, map each other byte b to
+            # b % sides + 1 (both tables are immutable, hence shareable).
+            rejected, faces = _byte_tables(sides)
+            return list(os.urandom(cls.BLOCK).translate(faces, rejected))
+        if sides == 256:
+            return [b + 1 for b in os.urandom(cls.BLOCK)]
         limit = 65536 - 65536 % sides
         words = memoryview(os.urandom(2 * cls.BLOCK)).cast("H")
         return [w % sides + 1 for w in words if w < limit]

@@ -107,3 +107,13 @@ def test_validated_params_are_remembered_by_type_and_each_roll_gets_its_own():
     listed = pipeline.prepare("seuil", seuil, by=BY)
     listed.params["factors"].append("stress_eleve")  # its list is its own too
     assert pipeline.prepare("seuil", seuil, by=BY).params["factors"] == ["stress_bas"]
+
+
+@pytest.mark.parametrize("sides", [1, 2, 3, 6, 7, 10, 12, 20, 100, 255, 256])
+def test_secure_dice_refill_keeps_rejection_sampling_exact(sides, monkeypatch):
+    """Every byte below the largest multiple of ``sides`` gives ``b % sides + 1``, every
+    byte at or above it is dropped (what keeps each face exactly equally likely)."""
+    block = bytes(range(256)) * (SecureDice.BLOCK // 256)
+    monkeypatch.setattr("sidecar.dice.os.urandom", lambda n: block[:n])
+    limit = 256 - 256 % sides
+    assert SecureDice._refill(sides) == [b % sides + 1 for b in block if b < limit]
