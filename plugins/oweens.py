@@ -108,9 +108,11 @@ def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
     used = 0
     for face in (3, 5):
         for index, value in enumerate(final):
-            if value == face and used < budget:
+            if value == face:
                 final[index] += 1
                 used += 1
+                if used == budget:  # (nothing below could place another step)
+                    return final, used
     while budget - used >= 2:
         candidates = [(value, index) for index, value in enumerate(final) if value in (2, 4)]
         if not candidates:
