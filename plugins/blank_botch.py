@@ -16,6 +16,7 @@ from typing import Any
 
 from sidecar import hookimpl
 from sidecar.model import Outcome, Roll, label
+from sidecar.plugins import scope
 
 __version__ = "1.0"
 
@@ -33,6 +34,7 @@ def enabled(options: dict[str, Any]) -> bool:
 
 
 @hookimpl
+@scope(rulesets=("bloodlust",), option=NAME)  # (exact: the first test below)
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     if roll.ruleset != "bloodlust" or not enabled(roll.options):
         return

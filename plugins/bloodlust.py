@@ -87,23 +87,33 @@ def kind_of(net: int, successes: int, ones: int) -> str:
 
 def judge(faces: list[int], difficulty: int, willpower: bool = False) -> dict[str, Any]:
     """The result of a rolled pool (the ruleset's whole logic, no dice drawn here)."""
-    successes = sum(1 for f in faces if f >= difficulty or f == 10)
-    ones = sum(1 for f in faces if f == 1)
+    successes = ones = 0
+    for face in faces:
+        if face >= difficulty or face == 10:
+            successes += 1
+        if face == 1:
+            ones += 1
     net = max(0, successes - ones) + (1 if willpower else 0)
     return _result(net, successes, ones, automatic=False, willpower=willpower)
+
+
+#: The label of each outcome, built once (each result gets its own copy).
+_SUCCESS_LABELS = {net: label(f"Réussite {fr}", f"{en.capitalize()} success")
+                   for net, (fr, en) in DEGREES.items()}
+_BOTCH_LABEL = label("Échec critique", "Critical failure (botch)")
+_FAILURE_LABEL = label("Échec", "Failure")
 
 
 def _result(net: int, successes: int, ones: int, *, automatic: bool,
             willpower: bool) -> dict[str, Any]:
     kind = kind_of(net, successes, ones)
     if net >= 1:
-        fr, en = degree(net)
-        text = label(f"Réussite {fr}", f"{en.capitalize()} success")
-        deg: str | None = fr
+        top = min(net, 5)
+        text, deg = dict(_SUCCESS_LABELS[top]), DEGREES[top][0]
     elif kind == "botch":
-        text, deg = label("Échec critique", "Critical failure (botch)"), None
+        text, deg = dict(_BOTCH_LABEL), None
     else:
-        text, deg = label("Échec", "Failure"), None
+        text, deg = dict(_FAILURE_LABEL), None
     return {
         "success": net >= 1,
         "margin": net - 1 if net >= 1 else -1,
@@ -118,15 +128,24 @@ def _result(net: int, successes: int, ones: int, *, automatic: bool,
     }
 
 
-def annotate(rolled: list[dict[str, Any]], difficulty: int) -> None:
-    """Mark each die: success, and which successes the 1s cancelled (lowest first)."""
+def annotate(rolled: list[dict[str, Any]], difficulty: int) -> tuple[int, int]:
+    """Mark each die: success, and which successes the 1s cancelled (lowest first).
+    Returns the count of successes and of 1s."""
+    ones = []
+    hits = 0
     for die in rolled:
-        die["success"] = die["face"] >= difficulty or die["face"] == 10
-    ones = [d for d in rolled if d["face"] == 1]
-    winners = sorted((d for d in rolled if d["success"]), key=lambda d: d["face"])
-    for one, cancelled in zip(ones, winners, strict=False):
-        one["cancels"] = True
-        cancelled["cancelled"] = True
+        face = die["face"]
+        hit = die["success"] = face >= difficulty or face == 10
+        if hit:
+            hits += 1
+        if face == 1:
+            ones.append(die)
+    if ones and hits:
+        winners = sorted((d for d in rolled if d["success"]), key=lambda d: d["face"])
+        for one, cancelled in zip(ones, winners, strict=False):
+            one["cancels"] = True
+            cancelled["cancelled"] = True
+    return hits, len(ones)
 
 
 @hookimpl
@@ -159,9 +178,12 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         _check_automatic(p)
         net = 1 + (1 if p["willpower"] else 0)
         return Outcome(result=_result(net, 1, 0, automatic=True, willpower=p["willpower"]))
-    faces = dice.roll_many(p["pool"], 10)
-    annotate(dice.rolled, p["difficulty"])
-    return Outcome(result=judge(faces, p["difficulty"], p["willpower"]), dice=dice.rolled)
+    dice.roll_many(p["pool"], 10)
+    rolled = dice.rolled  # (the pool's dice only: what judge() would count, in one pass)
+    successes, ones = annotate(rolled, p["difficulty"])
+    net = max(0, successes - ones) + (1 if p["willpower"] else 0)
+    return Outcome(result=_result(net, successes, ones, automatic=False,
+                                  willpower=p["willpower"]), dice=rolled)
 
 
 @hookimpl

@@ -87,6 +87,11 @@ def die_successes(face: int) -> int:
     return 0 if face <= 3 else (1 if face <= 5 else 2)
 
 
+#: :func:`die_successes` of each face 0…6, as a table (a roll counts faces by the dozen).
+_SUCCESSES = tuple(die_successes(face) for face in range(7))
+_count = _SUCCESSES.__getitem__
+
+
 def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
     """Raise faces with up to ``budget`` +1 steps to maximise successes.
 
@@ -103,9 +108,11 @@ def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
     used = 0
     for face in (3, 5):
         for index, value in enumerate(final):
-            if value == face and used < budget:
+            if value == face:
                 final[index] += 1
                 used += 1
+                if used == budget:  # (nothing below could place another step)
+                    return final, used
     while budget - used >= 2:
         candidates = [(value, index) for index, value in enumerate(final) if value in (2, 4)]
         if not candidates:
@@ -146,11 +153,11 @@ def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
           equipment: int = 0, reserve: int | None = None) -> dict[str, Any]:
     """The whole O'Ween's logic for rolled ``faces`` (bagage die included)."""
     target = difficulty + (1 if npc_bagage else 0)
-    ones = sum(1 for f in faces if f == 1)
-    natural = sum(die_successes(f) for f in faces)
+    ones = faces.count(1)
+    natural = sum(map(_count, faces))
     bourde = ones > natural  # Ruling: natural faces, before any augmentation
     free_faces, free_used = place_augmentations(faces, augmentations)
-    free_successes = sum(die_successes(f) for f in free_faces)
+    free_successes = sum(map(_count, free_faces))
     coup = free_successes >= 2 * target and free_successes > target and not bourde
     final_faces, bought, refused = free_faces, 0, False
     if buy_augmentations:
@@ -165,7 +172,7 @@ def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
             bought = max(0, joint_used - augmentations)
             if bought:
                 final_faces, free_used = joint_faces, joint_used - bought
-    successes = sum(die_successes(f) for f in final_faces)
+    successes = sum(map(_count, final_faces))
     augmented = [{"die": index, "from": natural_face, "to": final_face}
                  for index, (natural_face, final_face)
                  in enumerate(zip(faces, final_faces, strict=True))
@@ -227,11 +234,11 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
                    npc_bagage=p["npc_bagage"], equipment=p["equipment"],
                    reserve=p.get("reserve"))
     for die in dice.rolled:
-        die["successes"] = die_successes(die["face"])
+        die["successes"] = _SUCCESSES[die["face"]]
     for change in result["augmented"]:
         die = dice.rolled[change["die"]]
         die["raised_to"] = change["to"]
-        die["successes"] = die_successes(change["to"])
+        die["successes"] = _SUCCESSES[change["to"]]
     notes = []
     if result["purchase_refused"]:
         notes.append("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : aucun "

@@ -22,6 +22,7 @@ from typing import Any
 from sidecar import hookimpl
 from sidecar.model import Outcome, Roll
 from sidecar.params import normalise_label
+from sidecar.plugins import scope
 from sidecar.protocol.errors import invalid_param
 
 __version__ = "1.0"
@@ -106,6 +107,7 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
 
 
 @hookimpl
+@scope(rulesets=("oweens",), option=NAME)  # (exact: read_settings answers None elsewhere)
 def sidecar_modify_roll(roll: Roll) -> None:
     settings = read_settings(roll)
     if settings is None:
@@ -142,6 +144,7 @@ EFFECTS = {
 
 
 @hookimpl
+@scope(rulesets=("oweens",), option=NAME)
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     settings = read_settings(roll)
     if settings is None:

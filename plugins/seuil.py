@@ -132,28 +132,40 @@ def render_message(p: dict[str, Any], level_used: int, score_faces: list[int],
     """The seed's roll message, line by line."""
     count, fixed = SCORE_DICE[p["level"]]
     die = COMPLICATION_DIE[level_used]
-    factors = [f"{FACTORS[f][1]} {signed(FACTORS[f][0])}" for f in p["factors"]]
-    if p["complication"]:
-        factors.append(f"autres {signed(p['complication'])}")
-    threshold_name = next((k for k, v in THRESHOLDS.items() if v == p["threshold"]), None)
+    fmt = fmt or dice_format(p["level"], level_used, p["flat"])
+    head, middle, tail = _message_lines(
+        p["action"], p["characteristic"], p["level"], tuple(p["factors"]), p["complication"],
+        level_used, tuple(p["skills"]), p["flat"], fmt, p["threshold"])
     score_sum = sum(score_faces)
-    lines = [
-        f"Action : {p['action'] or '—'}",
-        f"Caractéristique utilisée : {p['characteristic'] or '—'} (niveau {p['level']})",
-        f"Dés de score : {count}D10{f' +{fixed}' if fixed else ''} → "
-        f"{', '.join(map(str, score_faces))} = {score_sum + fixed}",
-        f"Complications : {', '.join(factors) or 'aucune'} → niveau {level_used}",
-        "Dés de complication : "
-        + (f"{'+' if die > 0 else '-'}1D{abs(die)} → {comp_face}" if die else "aucun"),
-        "Compétences et bonus/malus : "
-        + (", ".join(_skill_text(s) for s in p["skills"]) or "—"),
-        f"Bonus/malus flat : {signed(p['flat'])}",
-        f"Format du dé : {fmt or dice_format(p['level'], level_used, p['flat'])}",
-        f"Seuil à atteindre : {p['threshold']}"
-        + (f" ({threshold_name})" if threshold_name else ""),
-        f"Score : {score} → {verdict}",
-    ]
-    return "\n".join(lines)
+    return (f"{head}\nDés de score : {count}D10{f' +{fixed}' if fixed else ''} → "
+            f"{', '.join(map(str, score_faces))} = {score_sum + fixed}\n{middle}\n"
+            "Dés de complication : "
+            + (f"{'+' if die > 0 else '-'}1D{abs(die)} → {comp_face}" if die else "aucun")
+            + f"\n{tail}\nScore : {score} → {verdict}")
+
+
+@lru_cache(maxsize=256)
+def _message_lines(action: str, characteristic: str, level: int, factors: tuple[str, ...],
+                   complication: int, level_used: int, skills: tuple[str, ...], flat: int,
+                   fmt: str, threshold: int) -> tuple[str, str, str]:
+    """The lines of :func:`render_message` that depend on the params only (built once per
+    set of params): before the score dice, between them and the complication die, after."""
+    named = [f"{FACTORS[f][1]} {signed(FACTORS[f][0])}" for f in factors]
+    if complication:
+        named.append(f"autres {signed(complication)}")
+    threshold_name = next((k for k, v in THRESHOLDS.items() if v == threshold), None)
+    head = "\n".join([
+        f"Action : {action or '—'}",
+        f"Caractéristique utilisée : {characteristic or '—'} (niveau {level})",
+    ])
+    middle = f"Complications : {', '.join(named) or 'aucune'} → niveau {level_used}"
+    tail = "\n".join([
+        "Compétences et bonus/malus : " + (", ".join(_skill_text(s) for s in skills) or "—"),
+        f"Bonus/malus flat : {signed(flat)}",
+        f"Format du dé : {fmt}",
+        f"Seuil à atteindre : {threshold}" + (f" ({threshold_name})" if threshold_name else ""),
+    ])
+    return head, middle, tail
 
 
 @hookimpl

@@ -9,6 +9,7 @@ tests). Every source records what was drawn in ``rolled``, which becomes the out
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from typing import Any
@@ -41,7 +42,8 @@ class DiceSource:
                 fr=f"un jet tire au plus {MAX_DRAWS} dés",
             )
         face = self._face(sides)
-        self.rolled.append({"sides": sides, "face": face, **info})
+        self.rolled.append({"sides": sides, "face": face, **info} if info
+                           else {"sides": sides, "face": face})
         return face
 
     def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
@@ -63,9 +65,19 @@ class DiceSource:
             # One at a time: a manual source raises at the first face it lacks, with the
             # faces before it recorded.
             face = face_of(sides)
-            rolled.append({"sides": sides, "face": face, **info})
+            rolled.append({"sides": sides, "face": face, **info} if info
+                          else {"sides": sides, "face": face})
             faces.append(face)
         return faces
+
+
+@functools.cache
+def _byte_tables(sides: int) -> tuple[bytes, bytes]:
+    """For a die of fewer than 256 sides: the bytes rejection sampling drops (at or above the
+    largest multiple of ``sides``), and the table mapping a byte ``b`` to ``b % sides + 1``."""
+    limit = 256 - 256 % sides
+    return bytes(range(limit, 256)), bytes(b % sides + 1 if b < limit else 0
+                                           for b in range(256))
 
 
 class SecureDice(DiceSource):
@@ -85,14 +97,18 @@ class SecureDice(DiceSource):
     BLOCK = 1024
 
     def __init__(self, pools: dict[int, list[int]] | None = None) -> None:
-        super().__init__()
+        self.rolled: list[dict[str, Any]] = []  # (DiceSource.__init__, without the call)
         self.pools: dict[int, list[int]] = {} if pools is None else pools
 
     @classmethod
     def _refill(cls, sides: int) -> list[int]:
-        if sides <= 256:
-            limit = 256 - 256 % sides
-            return [b % sides + 1 for b in os.urandom(cls.BLOCK) if b < limit]
+        if sides < 256:  # (faces up to 255 fit in a byte)
+            # In C: drop the bytes at or above the limit, map each other byte b to
+            # b % sides + 1 (both tables are immutable, hence shareable).
+            rejected, faces = _byte_tables(sides)
+            return list(os.urandom(cls.BLOCK).translate(faces, rejected))
+        if sides == 256:
+            return [b + 1 for b in os.urandom(cls.BLOCK)]
         limit = 65536 - 65536 % sides
         words = memoryview(os.urandom(2 * cls.BLOCK)).cast("H")
         return [w % sides + 1 for w in words if w < limit]
@@ -102,6 +118,31 @@ class SecureDice(DiceSource):
         while not pool:
             pool = self.pools[sides] = self._refill(sides)
         return pool.pop()
+
+    def roll(self, sides: int, **info: Any) -> int:
+        """One die, popped from its pool (the checks and refills of
+        :meth:`DiceSource.roll` when the pool is empty or the roll is at its limit)."""
+        pool = self.pools.get(sides)
+        rolled = self.rolled
+        if not pool or len(rolled) >= MAX_DRAWS or sides.__class__ is not int:
+            return super().roll(sides, **info)
+        face = pool.pop()
+        rolled.append({"sides": sides, "face": face, **info} if info
+                      else {"sides": sides, "face": face})
+        return face
+
+    def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
+        """Draw ``count`` dice at once: the faces are cut from the end of the pool in one
+        slice (the same uniform faces :meth:`_face` pops one by one), then recorded."""
+        pool = self.pools.get(sides)
+        if (count <= 0 or pool is None or len(pool) < count
+                or len(self.rolled) + count > MAX_DRAWS or sides.__class__ is not int):
+            return super().roll_many(count, sides, **info)  # (checks and refills)
+        faces = pool[-count:]
+        del pool[-count:]
+        self.rolled += ([{"sides": sides, "face": face, **info} for face in faces] if info
+                        else [{"sides": sides, "face": face} for face in faces])
+        return faces
 
 
 class SeededDice(DiceSource):

@@ -76,8 +76,16 @@ class TableStates:
         self.copies[plugin] = state
 
     def merged(self) -> dict[str, dict[str, Any]]:
-        """The table's state after this roll (unchanged maps are the table's own)."""
-        return {**self.table, **self.copies}
+        """The table's state after this roll (unchanged maps are the table's own; a plugin
+        that had no state and still has none gets no entry)."""
+        table = self.table
+        merged = None
+        for plugin, state in self.copies.items():
+            if state or plugin in table:
+                if merged is None:
+                    merged = dict(table)
+                merged[plugin] = state
+        return table if merged is None else merged
 
 
 def describe(exc: BaseException) -> str:
@@ -154,7 +162,7 @@ class RollPipeline:
         self.on_failure = on_failure
         self._pools: dict[int, list[int]] = {}
         #: (ruleset, params key) → validated params: a repeated request is not re-validated.
-        self._validated: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
+        self._validated: dict[tuple[Any, ...], tuple[dict[str, Any], tuple[str, ...]]] = {}
 
     # -- steps --------------------------------------------------------------------------
 
@@ -183,9 +191,9 @@ class RollPipeline:
         return Roll(
             ruleset=ruleset,
             params=self._validate(ruleset, params, schema),
-            options=dict(options or {}),
+            options=dict(options) if options else {},
             table=table,
-            by=dict(by or {}),
+            by=dict(by) if by else {},
             label=label,
             mode=mode,
             manual=manual,
@@ -193,21 +201,38 @@ class RollPipeline:
 
     def _validate(self, ruleset: str, params: dict[str, Any],
                   schema: dict[str, Any]) -> dict[str, Any]:
+        if params.__class__ is not dict:
+            return validate_params(params, schema)
+        values = tuple(params.values())
+        # Types are part of the key: ``True`` and ``1`` are equal but validate differently.
+        key: tuple[Any, ...] | None = (ruleset, tuple(params), tuple(map(type, values)),
+                                       values)
         try:
-            key = (ruleset, _params_key(params)) if isinstance(params, dict) else None
-            known = self._validated.get(key) if key is not None and key[1] is not None \
-                else None
-        except TypeError:  # an unhashable item in a list
-            key = known = None
+            known = self._validated.get(key)
+        except TypeError:  # a list among the values: the slower key, lists as tuples
+            listed = _params_key(params)
+            try:
+                key = (ruleset, listed)
+                known = self._validated.get(key) if listed is not None else None
+            except TypeError:  # an unhashable item in a list
+                key = known = None
+            if listed is None:
+                key = None
         if known is not None:  # the roll's own copy (lists are the only mutable values)
-            return {name: list(value) if value.__class__ is list else value
-                    for name, value in known.items()}
+            checked, lists = known
+            copy = checked.copy()
+            for name in lists:
+                copy[name] = list(copy[name])
+            return copy
         checked = validate_params(params, schema)
-        if key is not None and key[1] is not None:
+        if key is not None:
             if len(self._validated) >= 4096:
                 self._validated.clear()
-            self._validated[key] = {name: list(value) if value.__class__ is list else value
-                                    for name, value in checked.items()}
+            lists = tuple(name for name, value in checked.items() if value.__class__ is list)
+            kept = checked.copy()
+            for name in lists:
+                kept[name] = list(kept[name])
+            self._validated[key] = (kept, lists)
         return checked
 
     def _report(self, failures: list[HookFailure], plugin: str, hook: str, error: str) -> None:
@@ -229,6 +254,8 @@ class RollPipeline:
                             failures: list[HookFailure], changed: list[str]) -> None:
         """A trusted ``sidecar_modify_roll``, on the real roll: a shallow record to undo a
         raise, params validated again only when they changed."""
+        if not impl.applies(roll):
+            return
         roll.state = state = states.of(impl.plugin)
         params, kept = dict(roll.params), dict(state)
         problem = None
@@ -436,6 +463,8 @@ class RollPipeline:
                                changed: list[str]) -> None:
         """A trusted ``sidecar_modify_outcome``, on the real outcome: a shallow record to
         undo a raise and to see whether it changed anything."""
+        if not impl.applies(roll):
+            return
         roll.state = state = states.of(impl.plugin)
         result, notes, kept = dict(outcome.result), len(outcome.notes), dict(state)
         try:
@@ -550,24 +579,38 @@ class RollPipeline:
         for impl in plan.modify_roll:
             self._modify_roll_inline(impl, roll, states, failures, changed)
         owner = plan.resolve
-        source = ManualDice(dice) if dice is not None else self._dice(True)
+        if dice is not None:
+            source: DiceSource = ManualDice(dice)
+        elif self.dice_factory is not None:
+            source = self.dice_factory()
+        else:
+            source = SecureDice(self._pools)
         roll.state = states.of(owner.plugin)
         try:
-            raw = owner.function(*owner.pick((roll, source)))
+            raw = (owner.function(roll, source) if owner.positions is None
+                   else owner.function(*owner.pick((roll, source))))
         except (ProtocolError, DiceExhausted):
             raise
         except BaseException as exc:  # a plugin can never stop the server
             raise self._ruleset_failed(roll, owner.plugin, describe(exc),
                                        "failed on this roll", "a échoué sur ce jet") from None
-        outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
-        _check_all_used(source)
+        if raw.__class__ is Outcome and raw.dice:  # (what _as_outcome would leave as is)
+            outcome = raw
+        else:
+            outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
+        if dice is not None:
+            _check_all_used(source)
         outcome.applied = changed
-        changed = []
-        for impl in plan.modify_outcome:
-            self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
-        for plugin in changed:
-            if plugin not in outcome.applied:
-                outcome.applied.append(plugin)
+        if plan.modify_outcome:
+            changed = []
+            options = roll.options
+            for impl in plan.modify_outcome:
+                if impl.option is not None and impl.option not in options:
+                    continue  # (its rulesets were checked when the plan was made)
+                self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
+            for plugin in changed:
+                if plugin not in outcome.applied:
+                    outcome.applied.append(plugin)
         for failure in failures:
             note = failure_note(failure)
             if note not in outcome.notes:
@@ -577,14 +620,18 @@ class RollPipeline:
             text = None
             for impl in plan.texts:
                 try:
-                    text = impl.function(*impl.pick((roll, outcome, locale)))
+                    text = (impl.function(roll, outcome, locale) if impl.positions is None
+                            else impl.function(*impl.pick((roll, outcome, locale))))
                 except BaseException as exc:  # a plugin can never stop the server
                     self._report(failures, impl.plugin, impl.hook, describe(exc))
                     text = None
                     continue
                 if text is not None:
                     break
-            texts[locale] = self._text_or_default(text, roll, outcome, locale)
+            # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
+            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
+                             and not text.isspace()
+                             else self._text_or_default(text, roll, outcome, locale))
         return Resolution(roll=roll, outcome=outcome, text=texts, state=states.merged(),
                           failures=failures)
 

@@ -48,6 +48,22 @@ ENTRY_POINT_GROUP = "sidecar"
 TRUSTED_DISTRIBUTION = "vtt-sidecar"
 HOOK_NAMES = tuple(name for name in dir(hookspecs) if name.startswith("sidecar_"))
 EXTENSION_HOOKS = ("sidecar_modify_roll", "sidecar_modify_outcome")
+#: The attribute :func:`scope` sets on an extension hook.
+SCOPE_ATTRIBUTE = "sidecar_scope"
+
+
+def scope(*, rulesets: tuple[str, ...] | None = None,
+          option: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare that an extension hook does nothing outside ``rulesets``, or on a roll whose
+    ``options`` lack ``option``: a trusted plugin's hook is then not called at all there
+    (no call, no undo record). The declaration must be exact — the hook returns at once
+    on those rolls anyway —; third-party hooks are called regardless, under their guards.
+    """
+    def mark(function: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(function, SCOPE_ATTRIBUTE,
+                (frozenset(rulesets) if rulesets is not None else None, option))
+        return function
+    return mark
 
 
 class PluginLoadError(Exception):
@@ -116,6 +132,15 @@ class Impl:
     #: Trusted and sync: the pipeline calls it directly, on the real objects (the host
     #: rebuilds its implementations whenever a plugin is trusted or disabled).
     inline: bool = False
+    #: Declared with :func:`scope` (honoured for inline calls only): the rulesets it acts
+    #: on (``None``: all) and the key the roll's ``options`` must hold (``None``: none).
+    rulesets: frozenset[str] | None = None
+    option: str | None = None
+
+    def applies(self, roll: Any) -> bool:
+        """Whether an inline call on ``roll`` can do anything (see :func:`scope`)."""
+        return ((self.option is None or self.option in roll.options)
+                and (self.rulesets is None or roll.ruleset in self.rulesets))
 
     def pick(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
         """Its arguments, from the values of every argument of the spec, in spec order."""
@@ -376,10 +401,13 @@ class PluginHost:
                 names = tuple(impl.argnames)
                 info = self.plugins[impl.plugin_name]
                 is_async = inspect.iscoroutinefunction(impl.function)
+                inline = info.trusted and not is_async
+                rulesets, option = (getattr(impl.function, SCOPE_ATTRIBUTE, (None, None))
+                                    if inline and hook in EXTENSION_HOOKS else (None, None))
                 impls.append(Impl(impl.plugin_name, hook, impl.function, names, is_async, info,
                                   None if names == spec else
                                   tuple(spec.index(name) for name in names),
-                                  inline=info.trusted and not is_async))
+                                  inline=inline, rulesets=rulesets, option=option))
         return impls
 
     def text_order(self, ruleset: str) -> list[Impl]:
@@ -405,12 +433,17 @@ class PluginHost:
     def inline_plan(self, ruleset: str) -> InlinePlan | None:
         """The calls of a roll of ``ruleset`` when every one is trusted and sync, else
         ``None`` (then each untrusted call goes through :meth:`invoke` and a guard)."""
-        if ruleset in self._plans:
-            return self._plans[ruleset]
+        plan = self._plans.get(ruleset, False)
+        if plan is not False:
+            return plan
         resolve = self.owner_implementation("sidecar_resolve", ruleset)
-        plan = InlinePlan(self.implementations("sidecar_modify_roll"), resolve,
-                          self.implementations("sidecar_modify_outcome"),
-                          self.text_order(ruleset)) if resolve is not None else None
+        # (Extensions declared for other rulesets are left out of the plan at once.)
+        plan = InlinePlan(
+            [i for i in self.implementations("sidecar_modify_roll")
+             if i.rulesets is None or ruleset in i.rulesets], resolve,
+            [i for i in self.implementations("sidecar_modify_outcome")
+             if i.rulesets is None or ruleset in i.rulesets],
+            self.text_order(ruleset)) if resolve is not None else None
         if plan is not None and not all(
                 impl.inline for impl in (plan.resolve, *plan.modify_roll,
                                          *plan.modify_outcome, *plan.texts)):

@@ -478,19 +478,21 @@ class SidecarServer:
         session.outbox.held = 0
 
     async def _member_phase(self, session: ClientSession) -> None:
+        bucket, dispatch = session.bucket, self._dispatch
         async for frame in session.connection:
             message: dict[str, Any] = {}
             # Every frame counts, whatever it holds (malformed, unknown, plugins…).
-            allowed = session.bucket.allow()
+            allowed = bucket.rate <= 0 or bucket.allow()
             if not allowed and not session.refusals.allow():
                 self._close_flooder(session)
                 return
             try:
-                message = self._decode(frame, allowed)
-                if not allowed:
+                if allowed:
+                    message = decode(frame)
+                else:
+                    message = self._decode(frame, allowed)
                     raise self._rate_limited(session)
-                request = parse_request(message)
-                await self._dispatch(session, request)
+                await dispatch(session, parse_request(message))
             except ProtocolError as error:
                 await self._send_error(session, error, request_id(message))
             except ConnectionClosed:
@@ -503,6 +505,9 @@ class SidecarServer:
 
     async def _dispatch(self, session: ClientSession, request: Any) -> None:
         assert session.table is not None and session.member is not None
+        if request.__class__ is RollRequest:  # (the most frequent request first)
+            await self._roll(session, request)
+            return
         if isinstance(request, Hello):
             raise self.core.already_joined(session.table)
         if isinstance(request, PluginsRequest):

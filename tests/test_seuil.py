@@ -91,6 +91,15 @@ def test_rendered_message_follows_the_seed():
     ]
 
 
+def test_the_same_params_rolled_again_give_the_new_dice_in_the_message():
+    params = {"level": 3, "flat": 6, "factors": ["stress_eleve", "conseille"], "threshold": 22}
+    first = result("seuil", [4, 7, 9, 3], **params)["message"].splitlines()
+    second = result("seuil", [1, 2, 10, 1], **params)["message"].splitlines()
+    assert first[2] == "Dés de score : 3D10 → 4, 7, 9 = 20" and first[4].endswith("→ 3")
+    assert second[2] == "Dés de score : 3D10 → 1, 2, 10 = 13" and second[4].endswith("→ 1")
+    assert second[-1] == "Score : 18 → Échec" and first[:2] == second[:2]
+
+
 def test_text():
     text = resolve("seuil", [5, 5], level=2, flat=2, threshold=13, label="Escalade").text
     assert text["fr"] == "Aengus — Escalade : 2D10 +2 → 12 contre le seuil 13 → Échec"
