@@ -597,7 +597,9 @@ class RollPipeline:
         if raw.__class__ is Outcome and raw.dice:  # (what _as_outcome would leave as is)
             outcome = raw
         else:
-            outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=False)
+            # Not the built-ins' usual answer (a map, a plugin the operator trusts): checked
+            # whole, so a malformed one is that ruleset's plugin_error, not a server error.
+            outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=True)
         if dice is not None:
             _check_all_used(source)
         outcome.applied = changed

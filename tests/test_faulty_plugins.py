@@ -678,3 +678,37 @@ def test_a_ruleset_without_texts_gets_the_default_and_asks_no_other_ruleset(tmp_
             # the built-in rulesets were not asked for a text they cannot write
             assert all(not info.failures for info in server.host.plugins.values())
     run(scenario())
+
+
+TRUSTED_MAP_RULESET = '''
+"""A ruleset the operator trusts (--trust) that answers with maps, one of them malformed."""
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_rulesets():
+    return [{"name": "carte", "params": {"ok": {"type": "bool", "default": True}}}]
+
+@hookimpl
+def sidecar_resolve(roll, dice):
+    face = dice.roll(6)
+    if not roll.params["ok"]:
+        return {"result": "pas une carte"}
+    return {"result": {"success": True, "margin": face, "kind": "success",
+                       "label": {"fr": "oui", "en": "yes"}}}
+'''
+
+
+def test_a_trusted_ruleset_answering_a_malformed_map_gets_plugin_error(tmp_path):
+    directory = write_plugins(tmp_path / "p", carte=TRUSTED_MAP_RULESET)
+
+    async def scenario():
+        async with running_server(plugins_dir=str(directory),
+                                  trusted_plugins=("carte",)) as server, \
+                peers(server, 1) as (peer,):
+            await peer.join()
+            good = await peer.roll("carte", {})
+            assert good["type"] == "outcome" and good["dice"][0]["sides"] == 6, good
+            bad = await peer.roll("carte", {"ok": False})
+            assert bad["type"] == "error" and bad["code"] == "plugin_error", bad
+            assert (await peer.roll("carte", {}))["type"] == "outcome"  # and it goes on
+    run(scenario())
