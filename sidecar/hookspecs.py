@@ -41,7 +41,8 @@ serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a
 (a sync call still running is then interrupted at its next Python instruction). An async
 hook that holds the event loop for more than 50 ms between two awaits
 (``time.sleep``, heavy computing) counts as failing even within its deadline — the whole
-server waits meanwhile; one that merely waited while another held the loop is not
+server waits meanwhile (past its whole deadline in one step, it is disabled at once); one
+that merely waited while another held the loop is not
 blamed. Five failures within 60 s disable the plugin for the rest of the run. Never
 block the event loop from an async hook: use ``await``, or a sync hook.
 

@@ -543,6 +543,10 @@ class PluginHost:
         """Blame an async hook one of whose steps held the event loop too long."""
         if longest > min(self.loop_hold_limit, self.timeout):
             self._held_at = time.monotonic()
+            if longest > self.timeout and not impl.info.trusted:
+                # Past its whole deadline in one step, it froze every table that long:
+                # not five chances, it is disabled at once.
+                self._disable(impl.plugin, f"held the event loop for {longest:.2f} s")
             raise PluginTimeout(f"held the event loop for {longest:.2f} s in one step (at "
                                 f"most {min(self.loop_hold_limit, self.timeout):g} s): it "
                                 "blocks in an async hook")
@@ -612,11 +616,17 @@ class PluginHost:
             info.failures.popleft()
         if (not info.trusted and plugin not in self.disabled
                 and len(info.failures) >= self.max_failures):
-            self.disabled.add(plugin)
-            info.disabled = True
-            self._forget_calls()
-            log.warning("plugin %s disabled for the rest of the run: %d failures in %gs "
-                        "(last: %s)", plugin, len(info.failures), self.failure_window, why)
+            self._disable(plugin, f"{len(info.failures)} failures in "
+                                  f"{self.failure_window:g}s (last: {why})")
+
+    def _disable(self, plugin: str, why: str) -> None:
+        info = self.plugins[plugin]
+        if plugin in self.disabled:
+            return
+        self.disabled.add(plugin)
+        info.disabled = True
+        self._forget_calls()
+        log.warning("plugin %s disabled for the rest of the run: %s", plugin, why)
 
     def status(self) -> list[dict[str, Any]]:
         """Every plugin with its hooks, rulesets, failures and whether it is disabled."""

@@ -508,22 +508,30 @@ PATIENT_PLUGIN = """
             await asyncio.sleep(0.05)  # waits politely: never holds the loop
 """
 
-BRIEF_BLOCKER_PLUGIN = """
+LONG_BLOCKER_PLUGIN = """
     import time
     from sidecar import hookimpl
 
     @hookimpl
     async def sidecar_modify_outcome(roll, outcome):
         if roll.table == "a":
-            time.sleep(0.4)  # holds the loop, past the deadline
-        elif roll.table == "c":
+            time.sleep(0.4)  # holds the loop past the whole deadline: disabled at once
+"""
+
+BRIEF_BLOCKER_PLUGIN = """
+    import time
+    from sidecar import hookimpl
+
+    @hookimpl
+    async def sidecar_modify_outcome(roll, outcome):
+        if roll.table == "c":
             time.sleep(0.15)  # holds the loop, within the 0.25 s deadline
 """
 
 
 def test_7_only_the_plugin_that_holds_the_loop_is_blamed_even_under_its_deadline(tmp_path):
-    with Serve(tmp_path, plugins={"patient": PATIENT_PLUGIN,
-                                  "bloqueur": BRIEF_BLOCKER_PLUGIN}) as server:
+    with Serve(tmp_path, plugins={"patient": PATIENT_PLUGIN, "bloqueur": LONG_BLOCKER_PLUGIN,
+                                  "bref": BRIEF_BLOCKER_PLUGIN}) as server:
         async def scenario() -> None:
             at_b, at_a, at_c = [await gm(server, table=t) for t in "bac"]
             # b's patient hook is waiting when a's roll blocks the loop past its deadline
@@ -541,7 +549,9 @@ def test_7_only_the_plugin_that_holds_the_loop_is_blamed_even_under_its_deadline
             status = await at_c.request({"type": "plugins", "id": "p"})
             by_name = {p["name"]: p for p in status["plugins"]}
             assert by_name["patient"]["recent_failures"] == 0, by_name["patient"]
-            assert by_name["bloqueur"]["recent_failures"] == 2, by_name["bloqueur"]
+            assert by_name["bloqueur"]["disabled"], by_name["bloqueur"]  # at once
+            assert by_name["bref"]["recent_failures"] == 1, by_name["bref"]
+            assert not by_name["bref"]["disabled"]  # five chances under the deadline
         run(scenario(), timeout=30)
 
 
