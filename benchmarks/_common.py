@@ -69,8 +69,8 @@ def sidecar_server(port: int, *extra: str) -> Process:
     return Process([sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port),
                     "--db", str(db), "--gm-token", GM, "--player-token", PLAYER,
                     "--rate-limit", "0", "--log-level", "warning", "--disable", "boss",
-                    # Fan-out measures up to 500 observers at one table.
-                    "--max-observers", "1000",
+                    # Fan-out measures up to 500 observers at one table, all from loopback.
+                    "--max-observers", "1000", "--max-connections-per-address", "0",
                     *extra], ready=r"WebSocket ws://")
 
 
