@@ -39,12 +39,12 @@ roll and outcome (at most two such calls at once per plugin: more fail at once),
 async hooks on the event loop on the same copies; either way under a deadline (``sidecar
 serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a raise
 (a sync call still running is then interrupted at its next Python instruction). An async
-hook that holds the event loop for more than 50 ms between two awaits
-(``time.sleep``, heavy computing) counts as failing even within its deadline — the whole
-server waits meanwhile (past its whole deadline in one step, it is disabled at once); one
-that merely waited while another held the loop is not
-blamed. Five failures within 60 s disable the plugin for the rest of the run. Never
-block the event loop from an async hook: use ``await``, or a sync hook.
+hook that holds the event loop for more than 50 ms between two awaits (``time.sleep``,
+heavy computing) counts as failing even within its deadline, since the whole server waits
+meanwhile; past its whole deadline in one step, it is disabled at once. A hook that only
+waited while another held the loop is not blamed. Five failures within 60 s disable the
+plugin for the rest of the run. Never block the event loop from an async hook: use
+``await``, or a sync hook.
 
 What a plugin hands back is checked before it is stored: maps with string keys, lists,
 valid Unicode strings, booleans, finite numbers, integers from -2**63 to 2**64-1, nested
