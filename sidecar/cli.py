@@ -231,7 +231,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         rate_limit=args.rate_limit, disabled_plugins=tuple(args.disable or ()),
         hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
         trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
-        max_connections_per_address=args.max_connections_per_address)
+        max_connections_per_address=args.max_connections_per_address,
+        max_failed_hellos=args.max_failed_hellos)
     # Unset tokens keep the random ones ServerConfig made.
     config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
     config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
@@ -548,6 +549,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="open connections one address may hold (0 = off; default "
                             f"{DEFAULT.max_connections_per_address}; raise it behind a "
                             "reverse proxy, where every client has the proxy's address)")
+    group.add_argument("--max-failed-hellos", type=float,
+                       default=DEFAULT.max_failed_hellos, metavar="N",
+                       help="wrong tokens one address may send a minute before its joins are "
+                            f"refused for a while (0 = off; default {DEFAULT.max_failed_hellos:g})")
     group = serve.add_argument_group("speed")
     group.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
                        help="event loop: asyncio's own (default), or uvloop, faster with many "

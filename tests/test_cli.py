@@ -351,3 +351,19 @@ def test_serve_says_how_to_get_uvloop_when_it_is_missing(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop now raises ImportError
     assert main(["serve", "--loop", "uvloop", "--db", ":memory:", "--port", "0"]) == 2
     assert "pip install 'vtt-sidecar[fast]'" in capsys.readouterr().err
+
+
+def test_serve_limits_reach_the_server_config(monkeypatch):
+    from sidecar import cli
+
+    built = []
+
+    async def fake_serve(config, table):
+        built.append(config)
+        return 0
+    monkeypatch.setattr(cli, "_serve", fake_serve)
+    assert cli.main(["serve", "--max-failed-hellos", "0", "--max-connections-per-address",
+                     "7", "--max-observers", "3", "--rate-limit", "9"]) == 0
+    (config,) = built
+    assert (config.max_failed_hellos, config.max_connections_per_address,
+            config.max_observers, config.rate_limit) == (0, 7, 3, 9)
