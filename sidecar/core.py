@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from sidecar.config import ServerConfig
 from sidecar.journal import request_key
-from sidecar.limits import check_strings, encoded_size
+from sidecar.limits import check_event_size, check_strings, encoded_size
 from sidecar.model import Roll
 from sidecar.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError
@@ -100,6 +100,8 @@ class Pending:
     ticket: RollTicket
     event: dict[str, Any]
     state: dict[str, dict[str, Any]]
+    #: The event's size as the journal stores it (bytes of JSON).
+    size: int
 
 
 class TableCore:
@@ -218,10 +220,10 @@ class TableCore:
         """The journal event of a resolved roll, numbered after the table's committed seq.
 
         Nothing about the table changes until :meth:`commit`. The caller holds
-        ``table.turn`` from here to commit or abandon.
+        ``table.turn`` from here to commit or abandon. An event larger than
+        ``max_event_bytes`` is refused here (``too_large``), before anything is counted.
         """
         table = ticket.table
-        table.pending += 1
         roll, outcome = resolution.roll, resolution.outcome
         event = {
             "type": "outcome",
@@ -240,14 +242,16 @@ class TableCore:
             "text": resolution.text,
             "request_id": ticket.request_id,
         }
-        return Pending(ticket, event, resolution.state)
+        size = check_event_size(event, self.config.max_event_bytes)
+        table.pending += 1
+        return Pending(ticket, event, resolution.state, size)
 
     def commit(self, pending: Pending) -> list[Delivery]:
         """The journal stored the event: commit it to the table; who gets which view."""
         ticket = pending.ticket
         table = ticket.table
         table.pending -= 1
-        table.commit(pending.event, pending.state, ticket.key)
+        table.commit(pending.event, pending.state, ticket.key, pending.size)
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
             request_id=ticket.request_id)]

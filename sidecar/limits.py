@@ -75,12 +75,3 @@ def check_event_size(event: dict[str, Any], limit: int) -> int:
             fr=f"le résultat de ce jet ferait {size} octets (au plus {limit})",
             details={"bytes": size, "max_bytes": limit})
     return size
-
-
-def resolution_payload(resolution: Any) -> dict[str, Any]:
-    """The parts of a resolved roll that go into its event (what :func:`check_event_size`
-    measures before the event is numbered)."""
-    roll, outcome = resolution.roll, resolution.outcome
-    return {"params": roll.params, "label": roll.label, "dice": outcome.dice,
-            "result": outcome.result, "applied": outcome.applied, "notes": outcome.notes,
-            "text": resolution.text}

@@ -33,7 +33,6 @@ import sidecar
 from sidecar.config import ServerConfig
 from sidecar.core import CLOSE_POLICY, Delivery, HistoryPage, RollTicket, TableCore
 from sidecar.journal import Journal, JournalError
-from sidecar.limits import check_event_size, resolution_payload
 from sidecar.logthrottle import LogThrottle
 from sidecar.outbox import CLOSE_TOO_SLOW, Outbox
 from sidecar.pipeline import RollPipeline
@@ -536,7 +535,6 @@ class SidecarServer:
                 return
             resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
                                                  table_state=table.state)
-            check_event_size(resolution_payload(resolution), self.config.max_event_bytes)
             pending = self.core.number(ticket, resolution)
             try:
                 await self.journal.append(pending.event, pending.state)

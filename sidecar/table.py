@@ -13,8 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from sidecar.protocol.errors import ProtocolError
 
 
@@ -105,13 +103,13 @@ class Table:
         return self.loaded_seq > 0 or self.forgot
 
     def commit(self, event: dict[str, Any], state: dict[str, dict[str, Any]],
-               key: tuple[str, str, str] | None) -> None:
-        """Take an event the journal acknowledged: its seq, the state, its request id."""
+               key: tuple[str, str, str] | None, size: int) -> None:
+        """Take an event the journal acknowledged: its seq, the state, its request id
+        (``size``: the event's bytes, as measured when it was numbered)."""
         assert event["seq"] == self.seq + 1, "events are committed in order, without gaps"
         self.seq = event["seq"]
         self.state = state
         if key is not None:
-            size = len(orjson.dumps(event))  # as the journal stores it, in a microsecond
             if (len(self.recent) >= self.MAX_RECENT
                     or self.recent_bytes + size > self.max_recent_bytes):
                 self.recent.clear()

@@ -257,13 +257,15 @@ def test_failure_guard_blocks_an_address_after_its_burst_and_forgives_with_time(
 
 
 def test_remembered_request_ids_are_bounded_in_bytes():
+    import orjson
+
     from sidecar.table import Table
 
     table = Table("t", max_recent_bytes=64 * 1024)
     for number in range(200):
         event = {"type": "outcome", "seq": number + 1, "label": "x" * 200,
                  "notes": ["n" * 1000], "request_id": f"id{number}"}
-        table.commit(event, {}, ("A", "gm", f"id{number}"))
+        table.commit(event, {}, ("A", "gm", f"id{number}"), len(orjson.dumps(event)))
         assert table.recent_bytes <= 64 * 1024
     assert table.forgot and table.needs_journal_lookup()
     assert 0 < len(table.recent) < 60

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import orjson
 import pytest
 
 from sidecar.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
@@ -175,6 +176,21 @@ def test_numbering_is_tentative_until_commit():
     assert again.event["seq"] == 1 and again.event["roll"] != pending.event["roll"]
     core.commit(again)
     assert table.seq == 1 and table.remembered(again.ticket.key) is again.event
+
+
+def test_an_event_over_its_byte_bound_is_refused_before_it_counts():
+    core = make_core(max_event_bytes=300)  # a bloodlust event takes about 700 bytes
+    table, member = core.join(hello(), binary=True)
+    with pytest.raises(ProtocolError) as refused:
+        roll(core, table, member)
+    assert refused.value.code == "too_large"
+    assert refused.value.details["max_bytes"] == 300 and refused.value.details["bytes"] > 300
+    assert table.pending == 0 and table.seq == 0  # nothing numbered, nothing waiting
+    core.config.max_event_bytes = 16 * 1024
+    pending = roll(core, table, member)
+    assert pending.event["seq"] == 1 and pending.size == len(orjson.dumps(pending.event))
+    core.commit(pending)
+    assert table.recent_bytes == pending.size  # the size measured once serves both bounds
 
 
 def test_observers_cannot_roll_and_players_no_manual_dice_unless_allowed():
