@@ -21,6 +21,7 @@ id remembered.
 
 from __future__ import annotations
 
+import collections
 import hmac
 import logging
 import secrets
@@ -147,7 +148,7 @@ class TableCore:
                                 close=CLOSE_POLICY)
         member = Member(name=hello.name, role=hello.role, locale=hello.locale, binary=binary,
                         connection=connection,
-                        held=[] if hello.resume is not None else None)
+                        held=collections.deque() if hello.resume is not None else None)
         # Creating a table takes a token: observers without one only join existing tables.
         table = self.tables.join(hello.table, member, creator=token_ok)
         return table, member

@@ -256,7 +256,11 @@ class SidecarServer:
     async def _send(self, session: ClientSession, message: dict[str, Any]) -> None:
         """Write a message without waiting on the client; if that would leave more than
         ``max_pending_bytes`` unread, the connection is closed (1013) instead."""
-        if not session.outbox.write(encode(message, binary=session.binary)):
+        await self._send_frame(session, encode(message, binary=session.binary))
+
+    async def _send_frame(self, session: ClientSession, frame: bytes | str) -> None:
+        """:meth:`_send` for a message already encoded in the session's encoding."""
+        if not session.outbox.write(frame):
             if session.outbox.shed_reason is not None:
                 self._log_shed(session.outbox, session.peer)
             raise ConnectionClosedError(None, Close(CLOSE_TOO_SLOW, "too slow"))
@@ -313,7 +317,7 @@ class SidecarServer:
             # past its bound it is closed (1013) and can reconnect and resume.
             if member.held is not None:  # still replaying: keep live messages for after
                 if outbox is None or outbox.hold(len(frame)):
-                    member.held.append(message)
+                    member.held.append((message, frame))
                 else:
                     self._log_shed(outbox, member.name)
                 continue
@@ -466,13 +470,12 @@ class SidecarServer:
                 last = event["seq"]
         last = max(last, upto)
         while member.held:
-            message = member.held.pop(0)
-            frame = encode(message, binary=session.binary)
+            message, frame = member.held.popleft()
             session.outbox.release(len(frame))
             if message.get("type") == "outcome" and message["seq"] <= last:
                 continue  # already in the replay
             await session.outbox.room()
-            await self._send(session, message)
+            await self._send_frame(session, frame)
         member.held = None
         session.outbox.held = 0
 
@@ -512,9 +515,7 @@ class SidecarServer:
         if isinstance(request, PluginsRequest):
             await self._send(session, self.core.plugins(request))
             return
-        if isinstance(request, RollRequest):
-            await self._roll(session, request)
-        elif isinstance(request, OddsRequest):
+        if isinstance(request, OddsRequest):
             await self._odds(session, request)
         elif isinstance(request, HistoryRequest):
             await self._history(session, request)

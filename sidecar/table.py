@@ -9,6 +9,7 @@ server's registry: it seats members under the limits and forgets a table nobody 
 from __future__ import annotations
 
 import asyncio
+import collections
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,8 +26,9 @@ class Member:
     locale: str = "fr"
     binary: bool = True
     connection: Any = None
-    #: While a resume replay is streaming, live messages wait here (then None).
-    held: list[dict[str, Any]] | None = None
+    #: While a resume replay is streaming, live messages wait here, each with its frame
+    #: already encoded for this member (then None).
+    held: collections.deque[tuple[dict[str, Any], bytes | str]] | None = None
 
     @property
     def key(self) -> tuple[str, str]:
