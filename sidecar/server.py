@@ -85,8 +85,13 @@ class ClientSession:
     @property
     def address(self) -> str:
         """The remote IP address (what failed ``hello``s are counted by)."""
-        address = self.connection.remote_address
-        return str(address[0]) if address else "?"
+        return remote_ip(self.connection)
+
+
+def remote_ip(connection: ServerConnection) -> str:
+    """A connection's remote IP address, as the per-address limits count it."""
+    address = connection.remote_address
+    return str(address[0]) if address else "?"
 
 
 def _is_ip_or_localhost(host: str) -> bool:
@@ -217,9 +222,9 @@ class SidecarServer:
                                           f"Repeated {name} header / en-tête {name} répété\n")
         path = request.path.split("?", 1)[0]
         if path == WS_PATH:
-            address = connection.remote_address[0] if connection.remote_address else "?"
+            address = remote_ip(connection)
             most = self.config.max_connections_per_address
-            if most and self.per_address[str(address)] >= most:
+            if most and self.per_address[address] >= most:
                 self.log_throttle.log(logging.INFO, "per address", "refused a connection "
                                       "from %s: %d open already", address, most)
                 return connection.respond(
@@ -278,6 +283,17 @@ class SidecarServer:
     def _deliver(self, deliveries: list[Delivery]) -> None:
         for delivery in deliveries:
             self._fan_out(delivery.members, delivery.message)
+
+    def _admit(self, session: ClientSession) -> bool | None:
+        """Count one frame against the rate limit: ``True``, answer it; ``False``, answer
+        ``rate_limited``; ``None``, far past the rate: the connection is being closed."""
+        bucket = session.bucket
+        if bucket.rate <= 0 or bucket.allow():
+            return True
+        if session.refusals.allow():
+            return False
+        self._close_flooder(session)
+        return None
 
     def _close_flooder(self, session: ClientSession) -> None:
         self.log_throttle.log(logging.INFO, "flood", "disconnecting %s: far past the rate "
@@ -393,9 +409,8 @@ class SidecarServer:
                 return False
             session.binary = isinstance(frame, bytes)
             message: dict[str, Any] = {}
-            allowed = session.bucket.allow()
-            if not allowed and not session.refusals.allow():
-                self._close_flooder(session)
+            allowed = self._admit(session)
+            if allowed is None:
                 return False
             try:
                 message = self._decode(frame, allowed)
@@ -480,19 +495,16 @@ class SidecarServer:
         session.outbox.held = 0
 
     async def _member_phase(self, session: ClientSession) -> None:
-        bucket, dispatch = session.bucket, self._dispatch
+        admit, dispatch = self._admit, self._dispatch
         async for frame in session.connection:
             message: dict[str, Any] = {}
             # Every frame counts, whatever it holds (malformed, unknown, plugins…).
-            allowed = bucket.rate <= 0 or bucket.allow()
-            if not allowed and not session.refusals.allow():
-                self._close_flooder(session)
+            allowed = admit(session)
+            if allowed is None:
                 return
             try:
-                if allowed:
-                    message = decode(frame)
-                else:
-                    message = self._decode(frame, allowed)
+                message = self._decode(frame, allowed)
+                if not allowed:
                     raise self._rate_limited(session)
                 await dispatch(session, parse_request(message))
             except ProtocolError as error:
