@@ -513,7 +513,8 @@ class RollPipeline:
     async def render_text(self, roll: Roll, outcome: Outcome,
                           failures: list[HookFailure]) -> dict[str, str]:
         """The one-line summary in each locale: the owner's text; when it gives none, the
-        first other plugin's (pluggy order); else the host's own line."""
+        first extension's (a plugin owning no ruleset, pluggy order; see
+        :meth:`PluginHost.text_order`); else the host's own line."""
         ordered = self.host.text_order(roll.ruleset)
         copies: tuple[Roll, Outcome] | None = None
         texts = {}
