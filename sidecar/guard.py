@@ -153,7 +153,23 @@ def copy_roll(roll: Roll, state: dict[str, Any]) -> Roll:
 
 def copy_outcome(outcome: Outcome) -> Outcome:
     return Outcome(result=deep_copy(outcome.result), dice=deep_copy(outcome.dice),
-                   notes=list(outcome.notes), applied=list(outcome.applied))
+                   notes=list(outcome.notes), applied=list(outcome.applied),
+                   spend=dict(outcome.spend) if isinstance(outcome.spend, dict)
+                   else outcome.spend)
+
+
+def spend_problem(spend: Any) -> str | None:
+    """What is wrong with an outcome's ``spend`` (a map of field name to integer)."""
+    if not isinstance(spend, dict):
+        return "spend must be a map of sheet field to integer"
+    for name, amount in spend.items():
+        if not isinstance(name, str) or isinstance(amount, bool) or not isinstance(amount, int):
+            return "spend must be a map of sheet field to integer"
+        if not -2**31 <= amount < 2**31:
+            return f"spend of '{name[:40]}' is out of range"
+    if len(spend) > 64:
+        return "spend names more than 64 fields"
+    return None
 
 
 class Guard:
@@ -215,6 +231,10 @@ class Guard:
             return "changed outcome.dice, which extensions may not change"
         if work.applied != original.applied:
             return "changed outcome.applied, which the server keeps"
+        if work.spend != original.spend:
+            problem = spend_problem(work.spend)
+            if problem:
+                return problem
         if not isinstance(work.notes, list) or work.notes[:len(original.notes)] != original.notes:
             return "notes may only be appended to"
         added = work.notes[len(original.notes):]

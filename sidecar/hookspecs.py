@@ -110,6 +110,36 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | 
     """
 
 
+@hookspec
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    """Describe the character sheet of ``ruleset``: the values a character carries.
+
+    Called once per ruleset when the plugins are loaded (not async). The ruleset's owner
+    returns its sheet; an extension (a plugin owning no ruleset) may return fields to add
+    to the sheet of any ruleset it understands (``None`` for the others) — they must not
+    reuse a name the owner's sheet has.
+
+    :return: a map from field name to its description, like ``params`` in
+        :func:`sidecar_rulesets` (``type`` — ``int``, ``bool``, ``string``, ``list`` or
+        ``map`` —, ``default``, ``min``, ``max``, ``label``, ``description``), plus
+        ``resource: true`` on integer counters rolls may spend and ``refill: "turn"`` or
+        ``"rest"`` on counters that go back to their ``default`` at a new turn or after a
+        rest. A ``map`` field maps names to values of its ``values`` type (``int`` or
+        ``string``). A roll made as a character sees its values as ``roll.sheet``, and
+        spends with ``spend`` in its outcome (see :class:`~sidecar.model.Outcome`).
+
+    Example::
+
+        @hookimpl
+        def sidecar_sheet(ruleset):
+            if ruleset == "coin":
+                return {"luck": {"type": "int", "min": 0, "max": 3, "default": 3,
+                                 "resource": True, "refill": "rest",
+                                 "label": {"fr": "Chance", "en": "Luck"}}}
+            return None
+    """
+
+
 @hookspec(firstresult=True)
 def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
     """Compute the exact odds of a roll of a ruleset this plugin provides.

@@ -25,6 +25,8 @@ class Roll:
     mode: str = "public"
     manual: bool = False
     state: dict[str, Any] = field(default_factory=dict)
+    character: str | None = None
+    sheet: dict[str, Any] | None = None
 
 
 @dataclass
@@ -34,13 +36,16 @@ class Outcome:
     ``result`` holds the common fields (``success``, ``margin``, ``kind``, ``label``) and
     the ruleset's own; ``dice`` every die drawn, in consumption order, as maps with at least
     ``sides`` and ``face``; ``notes`` human-readable remarks; ``applied`` the extensions
-    that changed this roll (filled by the host).
+    that changed this roll (filled by the host); ``spend`` what the roll takes from the
+    character's sheet, ``{field: amount}`` (negative gives back), applied by the server in
+    the same journal write as the outcome (ignored for a roll without a character).
     """
 
     result: dict[str, Any]
     dice: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
+    spend: dict[str, int] = field(default_factory=dict)
 
 
 def label(fr: str, en: str) -> dict[str, str]:

@@ -15,7 +15,9 @@ from typing import Any
 
 from sidecar.protocol.errors import invalid_param
 
-TYPES = ("int", "bool", "string", "list")
+TYPES = ("int", "bool", "string", "list", "map")
+#: What a ``map`` field's values may be.
+MAP_VALUES = ("int", "string")
 
 
 def normalise_label(text: str) -> str:
@@ -96,6 +98,25 @@ def _check_list(name: str, value: Any, spec: dict[str, Any]) -> list[Any]:
     return list(value)
 
 
+def _check_map(name: str, value: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise invalid_param(name, "must be a map", fr="doit être un dictionnaire")
+    max_items = spec.get("max_items", 50)
+    if len(value) > max_items:
+        raise invalid_param(name, f"at most {max_items} items", fr=f"au plus {max_items} éléments")
+    kind = spec.get("values", "string")
+    checked = {}
+    for key, item in value.items():
+        if not isinstance(key, str) or not key or len(key) > 64:
+            raise invalid_param(name, "keys must be strings of 1 to 64 characters",
+                                fr="les clés doivent être des chaînes de 1 à 64 caractères")
+        if kind == "int":
+            checked[key] = _check_int(f"{name}.{key}", item, spec.get("item", {}))
+        else:
+            checked[key] = _check_string(f"{name}.{key}", item, spec.get("item", {}))
+    return checked
+
+
 def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Check ``params`` against ``schema``; return a new map with defaults filled in.
 
@@ -125,6 +146,8 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
             checked[name] = value
         elif kind == "list":
             checked[name] = _check_list(name, value, spec)
+        elif kind == "map":
+            checked[name] = _check_map(name, value, spec)
         else:
             checked[name] = _check_string(name, value, spec)
     return checked
@@ -140,4 +163,31 @@ def check_schema(schema: Any) -> list[str]:
             problems.append(f"parameter '{name}': description must be a map")
         elif spec.get("type", "string") not in TYPES:
             problems.append(f"parameter '{name}': type must be one of {', '.join(TYPES)}")
+    return problems
+
+
+#: The keys a sheet field's description may hold beyond those of a parameter.
+SHEET_KEYS = ("resource", "refill", "values", "item", "label", "extension")
+
+
+def check_sheet(sheet: Any) -> list[str]:
+    """Problems in a character sheet's description (empty when it is sound): a ``params``
+    description whose counters (``resource``, ``refill``) are integers with a default."""
+    problems = check_schema(sheet)
+    if problems:
+        return problems
+    for name, spec in sheet.items():
+        kind = spec.get("type", "string")
+        if spec.get("resource") and kind != "int":
+            problems.append(f"field '{name}': only an int can be a resource")
+        refill = spec.get("refill")
+        if refill is not None and (refill not in ("turn", "rest") or kind != "int"
+                                   or "default" not in spec):
+            problems.append(f"field '{name}': refill is 'turn' or 'rest', on an int with a "
+                            "default")
+        if kind == "map" and spec.get("values", "string") not in MAP_VALUES:
+            problems.append(f"field '{name}': a map's values are 'int' or 'string'")
+        if spec.get("required"):
+            problems.append(f"field '{name}': sheet fields are never required (give a "
+                            "default)")
     return problems

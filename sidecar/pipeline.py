@@ -30,6 +30,7 @@ from sidecar.guard import (
     copy_roll,
     deep_copy,
     odds_problem,
+    spend_problem,
     result_problem,
     tree_problem,
 )
@@ -432,7 +433,8 @@ class RollPipeline:
         if isinstance(raw, dict):
             notes = raw.get("notes", [])
             raw = Outcome(result=raw.get("result"), dice=raw.get("dice", []),
-                          notes=list(notes) if isinstance(notes, (list, tuple)) else notes)
+                          notes=list(notes) if isinstance(notes, (list, tuple)) else notes,
+                          spend=raw.get("spend") or {})
         if not isinstance(raw, Outcome):
             raise self._bad_outcome(roll, owner,
                                     f"expected an Outcome or a map, got {type(raw).__name__}")
@@ -451,6 +453,8 @@ class RollPipeline:
             if problem is None:
                 problem = tree_problem(raw.dice)
                 problem = f"dice {problem}" if problem else None
+            if problem is None and raw.spend:
+                problem = spend_problem(raw.spend)
             if problem:
                 raise self._bad_outcome(roll, owner, problem)
             # Nothing of the plugin's (a late thread) may change what is stored.
@@ -467,16 +471,18 @@ class RollPipeline:
             return
         roll.state = state = states.of(impl.plugin)
         result, notes, kept = dict(outcome.result), len(outcome.notes), dict(state)
+        spend = dict(outcome.spend)
         try:
             impl.function(*impl.pick((roll, outcome)))
         except BaseException as exc:  # a plugin can never stop the server
             outcome.result = result
+            outcome.spend = spend
             del outcome.notes[notes:]
             state.clear()
             state.update(kept)
             self._report(failures, impl.plugin, impl.hook, describe(exc))
             return
-        if len(outcome.notes) != notes or outcome.result != result:
+        if len(outcome.notes) != notes or outcome.result != result or outcome.spend != spend:
             changed.append(impl.plugin)
 
     async def modify_outcome(self, roll: Roll, outcome: Outcome,
@@ -502,9 +508,9 @@ class RollPipeline:
                 continue
             work = guard.work_outcome
             assert work is not None
-            if guard.result_changed or guard.notes_added:
+            if guard.result_changed or guard.notes_added or work.spend != outcome.spend:
                 changed.append(impl.plugin)
-            outcome.result, outcome.notes = work.result, work.notes
+            outcome.result, outcome.notes, outcome.spend = work.result, work.notes, work.spend
             states.replace(impl.plugin, guard.work_roll.state)
         for plugin in changed:
             if plugin not in outcome.applied:

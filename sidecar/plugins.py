@@ -38,7 +38,7 @@ import pluggy
 from sidecar import hookspecs
 from sidecar.looptime import Timed
 from sidecar.markers import PROJECT
-from sidecar.params import check_schema
+from sidecar.params import check_schema, check_sheet
 from sidecar.workers import Abandoned, Call, DaemonWorkers
 
 log = logging.getLogger("sidecar.plugins")
@@ -216,6 +216,8 @@ class PluginHost:
         self._pool: DaemonWorkers | None = None
         self._lock = threading.Lock()
         self._impls: dict[str, list[Impl]] = {}
+        #: ruleset → its character sheet (owner's fields, then extensions'), built once.
+        self._sheets: dict[str, dict[str, Any]] = {}
         self._owned: dict[tuple[str, str], Impl | None] = {}
         self._text_orders: dict[str, list[Impl]] = {}
         self._plans: dict[str, InlinePlan | None] = {}
@@ -369,8 +371,49 @@ class PluginHost:
         self._forget_calls()
 
     def ruleset_listing(self) -> list[dict[str, Any]]:
-        """The rulesets as ``welcome`` lists them."""
-        return [listing for _, listing in self.rulesets.values()]
+        """The rulesets as ``welcome`` lists them (with their character ``sheet``)."""
+        return [{**listing, "sheet": self.sheet_schema(name)}
+                for name, (_, listing) in self.rulesets.items()]
+
+    def sheet_schema(self, ruleset: str) -> dict[str, Any]:
+        """The character sheet of ``ruleset`` (``{}`` when it has none): its owner's
+        :func:`~sidecar.hookspecs.sidecar_sheet` fields, then those extensions add (marked
+        ``extension``). Built on first use and kept; a plugin whose description is
+        unusable is logged and left out, never a failure of the roll that asked."""
+        sheet = self._sheets.get(ruleset)
+        if sheet is not None:
+            return sheet
+        owner = self.ruleset_owner(ruleset)
+        sheet = {}
+        impls = self.pm.hook.sidecar_sheet.get_hookimpls()
+        # The owner first, so an extension never redefines one of its fields.
+        impls = sorted(impls, key=lambda impl: impl.plugin_name != owner)
+        for impl in impls:
+            name = impl.plugin_name
+            info = self.plugins.get(name)
+            if info is None or (name != owner and not info.is_extension and info.rulesets):
+                continue  # a ruleset's plugin describes its own rulesets' sheets only
+            try:
+                fields = impl.function(ruleset) if impl.argnames else impl.function()
+            except BaseException as exc:  # a plugin can never stop the server
+                log.error("plugin %s: sidecar_sheet(%r) raised %s: %s", name, ruleset,
+                          type(exc).__name__, exc)
+                continue
+            if fields is None:
+                continue
+            problems = check_sheet(fields)
+            if problems:
+                log.error("plugin %s: the sheet of %r is left out: %s", name, ruleset,
+                          "; ".join(problems))
+                continue
+            for field_name, spec in fields.items():
+                if field_name in sheet:
+                    log.error("plugin %s: sheet field %r of %r is already defined; left out",
+                              name, field_name, ruleset)
+                    continue
+                sheet[field_name] = spec if name == owner else {**spec, "extension": name}
+        self._sheets[ruleset] = sheet
+        return sheet
 
     def extension_listing(self) -> list[dict[str, Any]]:
         """The extensions as ``welcome`` lists them (disabled ones left out)."""
@@ -426,6 +469,7 @@ class PluginHost:
     def _forget_calls(self) -> None:
         """Drop the precomputed call lists (a plugin was added, removed, disabled, trusted)."""
         self._impls.clear()
+        self._sheets.clear()
         self._owned.clear()
         self._text_orders.clear()
         self._plans.clear()
