@@ -30,8 +30,8 @@ from sidecar.guard import (
     copy_roll,
     deep_copy,
     odds_problem,
-    spend_problem,
     result_problem,
+    spend_problem,
     tree_problem,
 )
 from sidecar.model import Outcome, Roll
