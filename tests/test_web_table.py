@@ -335,7 +335,7 @@ def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
     assert [(seq, kind) for seq, kind, _ in lines if kind == "secret"] == [
         (seq, "secret") for seq in hidden]
     assert [seq for seq, _, _ in lines] == list(range(first, last + 1))
-    assert all("jet secret de quelqu'un" in text for _, kind, text in lines if kind == "secret")
+    assert all("jet secret ou note du MJ" in text for _, kind, text in lines if kind == "secret")
     # A page joining later learns the same from the history, up to the join's seq: a hidden
     # roll after the last one it can see counts too.
     tail = server.roll(table, "MJ", "bloodlust", {"pool": 2}, mode="gm")["seq"]
@@ -344,7 +344,7 @@ def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
     assert [seq for seq, kind, _ in _log_lines(late) if kind == "secret"] == [*hidden, mine, tail]
     late.page.click("#lang")
     late.page.wait_for_selector(
-        f'#log .entry-secret[data-seq="{tail}"]:has-text("someone\'s secret roll")')
+        f'#log .entry-secret[data-seq="{tail}"]:has-text("a secret roll or GM note")')
     # A long run is one line with its count.
     run = [server.roll(table, "MJ", "bloodlust", {"pool": 1}, mode="self")["seq"]
            for _ in range(11)]
@@ -352,7 +352,7 @@ def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
     player.wait_for_entry(after)
     line = player.page.locator(f'#log .entry-secret[data-seq="{tail}"]')
     assert line.get_attribute("data-count") == "12"  # the gm roll and the 11 self rolls
-    assert "12 jets secrets" in line.text_content() and run[-1] == after - 1
+    assert "12 jets secrets ou notes du MJ" in line.text_content() and run[-1] == after - 1
     for page in (player, late):
         page.close()
 

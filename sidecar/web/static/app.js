@@ -1,112 +1,45 @@
-// The web table: join, a roll form built from the rulesets' `params` descriptions, exact
-// odds before rolling, the table's live log, reconnection with resume. French first.
+// The web table: join (from a seat's link too), a roll form built from the rulesets'
+// `params` descriptions, rolling as a character, exact odds before rolling, the table's live
+// log, reconnection with resume. French first.
 //
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
+import {
+  applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters, currentCharacter,
+  renderCharacterPanel, replaceCharacters, resetCharacters, sheetPlan,
+} from "./characters.js";
+import { buildField, fieldId as fieldIdIn, readFields, writeFields } from "./fields.js";
+import {
+  applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
+} from "./gm.js";
+import { $, describeError, el, fieldLabel, local, query, rulesetByName, state, t } from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
 
-const STRINGS = {
-  fr: {
-    "status.idle": "hors ligne", "status.connecting": "connexion…", "status.open": "connecté",
-    "status.reconnecting": "reconnexion…", "status.closed": "déconnecté",
-    "join.title": "Rejoindre la table", "join.name": "Votre nom", "join.table": "Table",
-    "join.role": "Rôle", "join.token": "Jeton", "join.submit": "Rejoindre",
-    "role.player": "Joueur", "role.gm": "MJ", "role.observer": "Spectateur",
-    "roll.title": "Lancer les dés", "roll.ruleset": "Jeu", "roll.label": "Ce que vous tentez",
-    "roll.label.placeholder": "Escalader le mur, convaincre le garde…",
-    "roll.mode": "Qui voit le jet", "roll.dice": "Dés physiques (facultatif)",
-    "roll.dice.placeholder": "ex. 3 5 6 1", "roll.options": "Options des extensions",
-    "roll.submit": "Lancer !",
-    "mode.public": "Tout le monde", "mode.gm": "Moi et le MJ", "mode.blind": "À l'aveugle (MJ seul)",
-    "mode.self": "Moi seul",
-    "odds.title": "Chances", "odds.success": "de réussite", "odds.missing": "Remplissez : ",
-    "odds.of": "Distribution : ",
-    "log.title": "Journal de la table", "log.empty": "Aucun jet pour l'instant.",
-    "log.hidden": "Jet à l'aveugle : seul le MJ voit le résultat.",
-    "log.manual": "dés physiques", "log.applied": "Extensions : ",
-    "dice.order": "Ordre des dés : ", "ext.list": "Extensions de la table : ",
-    "error.options": "Options : JSON invalide (un objet {\"extension\": {…}} est attendu).",
-    "error.dice": "Dés physiques : des nombres séparés par des espaces ou des virgules.",
-    "error.ended": "La table a fermé la connexion ; rejoignez-la à nouveau.",
-    "choice.none": "—", "labels.pick": "…ou un niveau",
-    "kind.botch": "Échec critique", "kind.failure": "Échec", "kind.narrow": "De justesse",
-    "kind.success": "Réussite", "kind.critical": "Éclatante",
-    "mode.badge.gm": "MJ", "mode.badge.blind": "aveugle", "mode.badge.self": "privé",
-    "log.secret": "jet secret de quelqu'un", "log.secrets": "jets secrets de quelqu'un",
-  },
-  en: {
-    "status.idle": "offline", "status.connecting": "connecting…", "status.open": "connected",
-    "status.reconnecting": "reconnecting…", "status.closed": "disconnected",
-    "join.title": "Join the table", "join.name": "Your name", "join.table": "Table",
-    "join.role": "Role", "join.token": "Token", "join.submit": "Join",
-    "role.player": "Player", "role.gm": "GM", "role.observer": "Observer",
-    "roll.title": "Roll the dice", "roll.ruleset": "Game", "roll.label": "What you attempt",
-    "roll.label.placeholder": "Climb the wall, talk the guard round…",
-    "roll.mode": "Who sees the roll", "roll.dice": "Physical dice (optional)",
-    "roll.dice.placeholder": "e.g. 3 5 6 1", "roll.options": "Extension options",
-    "roll.submit": "Roll!",
-    "mode.public": "Everyone", "mode.gm": "Me and the GM", "mode.blind": "Blind (GM only)",
-    "mode.self": "Only me",
-    "odds.title": "Odds", "odds.success": "to succeed", "odds.missing": "Fill in: ",
-    "odds.of": "Distribution: ",
-    "log.title": "Table log", "log.empty": "No roll yet.",
-    "log.hidden": "Blind roll: only the GM sees the result.",
-    "log.manual": "physical dice", "log.applied": "Extensions: ",
-    "dice.order": "Dice order: ", "ext.list": "Extensions at this table: ",
-    "error.options": "Options: invalid JSON (expected an object {\"extension\": {…}}).",
-    "error.dice": "Physical dice: numbers separated by spaces or commas.",
-    "error.ended": "The table closed the connection; join it again.",
-    "choice.none": "—", "labels.pick": "…or a level",
-    "kind.botch": "Critical failure", "kind.failure": "Failure", "kind.narrow": "Narrow",
-    "kind.success": "Success", "kind.critical": "Outstanding",
-    "mode.badge.gm": "GM", "mode.badge.blind": "blind", "mode.badge.self": "private",
-    "log.secret": "someone's secret roll", "log.secrets": "secret rolls by someone",
-  },
-};
+/**
+ * The JS client, telling the page of every message it gets: `sheet` and `seat` events (a
+ * character changed, a seat was made) as well as outcomes and presence.
+ */
+class TableClient extends SidecarClient {
+  _dispatch(message) {
+    if ((message.type === "sheet" || message.type === "seat") && !message.duplicate) {
+      // Their seq counts for resume like an outcome's: events come in order.
+      if (typeof message.seq === "number" && (this.lastSeq === null || message.seq > this.lastSeq)) {
+        this.lastSeq = message.seq;
+      }
+      this._emit(message.type, message);
+    }
+    super._dispatch(message);
+  }
+}
+
+/** The session's key: a seat link's token is kept here for this tab only, never in the URL. */
+const SESSION_KEY = "sidecar.session";
 
 const KINDS = ["botch", "failure", "narrow", "success", "critical"];
 const LOG_LIMIT = 200;
 const HISTORY_PAGE = 50;
 /** A longer run of seqs the page does not see is one line with its count, not a line each. */
 const SECRET_RUN = 10;
-
-const query = new URLSearchParams(location.search);
-const state = {
-  lang: query.get("lang") || localStorage.getItem("sidecar.lang") || "fr",
-  client: null,
-  welcome: null,
-  seen: new Set(),
-  outcomes: [],
-  // The seqs from `floor` + 1 to `horizon` all exist on the table (welcome.seq says how far
-  // it went at the join); those the page never gets are rolls hidden from it. Until the
-  // history before the join is in, `floor` is null and no gap is shown (it is not known yet).
-  floor: null,
-  horizon: 0,
-  logTable: null,
-  oddsTicket: 0,
-  oddsTimer: null,
-};
-
-const $ = (id) => document.getElementById(id);
-const t = (key) => STRINGS[state.lang]?.[key] ?? STRINGS.fr[key] ?? key;
-/** A `{fr, en}` map or a plain string, in the page's language. */
-const local = (value) => (value && typeof value === "object" ? value[state.lang] ?? value.fr ?? value.en ?? "" : value ?? "");
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 // -- language --------------------------------------------------------------------------------
 
@@ -121,6 +54,8 @@ function applyLanguage() {
   if (state.welcome) {
     const current = $("ruleset").value;
     fillRulesets(current);
+    renderCharacterPanel();
+    relabelGmPanel();
     renderLog();
   }
 }
@@ -151,14 +86,43 @@ function wsUrl() {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
 }
 
+/** The session kept for this tab (from a seat link): `{table, name, role, token, seat}`. */
+function savedSession() {
+  try {
+    return JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A token in the address (a seat's link: `?table=T&name=N#token=…`, or an older
+ * `?token=`) is read once, kept for this tab's session, and taken out of the address and
+ * its history entry: it is a key, not something to bookmark, share or leave in the history.
+ */
+function readTokenFromAddress() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const seatToken = fragment.get("token");
+  const token = seatToken || query.get("token");
+  if (!token) return null;
+  const session = { table: query.get("table") || "", name: query.get("name") || "",
+    role: seatToken ? "player" : query.get("role") || "player", token, seat: Boolean(seatToken) };
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  query.delete("token");
+  const search = query.toString();
+  history.replaceState(history.state, "", `${location.pathname}${search ? `?${search}` : ""}`);
+  return session;
+}
+
 function showJoin(message) {
   $("join").hidden = false;
   $("table").hidden = true;
-  $("join-name").value ||= query.get("name") || localStorage.getItem("sidecar.name") || "";
-  $("join-table").value ||= query.get("table") || "demo";
-  const role = query.get("role");
+  const session = state.session;
+  $("join-name").value ||= session?.name || query.get("name") || localStorage.getItem("sidecar.name") || "";
+  $("join-table").value ||= session?.table || query.get("table") || "demo";
+  const role = session?.role || query.get("role");
   if (role && !$("join-role").dataset.touched) $("join-role").value = role;
-  $("join-token").value ||= query.get("token") || "";
+  $("join-token").value ||= session?.token || "";
   $("join-token-label").hidden = $("join-role").value === "observer";
   const error = $("join-error");
   error.hidden = !message;
@@ -169,34 +133,41 @@ async function join(event) {
   event?.preventDefault();
   const name = $("join-name").value.trim();
   const table = $("join-table").value.trim();
+  const role = $("join-role").value;
   if (!name || !table) {
     showJoin(state.lang === "fr" ? "Indiquez un nom et une table." : "Give a name and a table.");
     return;
   }
   localStorage.setItem("sidecar.name", name);
+  const token = role === "observer" ? undefined : $("join-token").value.trim();
   if (state.logTable !== table) {
     // Another table: its seqs have nothing to do with the log shown so far.
     Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0 });
   }
   state.floor = null; // until this join's history is in
-  const role = $("join-role").value;
-  const client = new SidecarClient(wsUrl(), {
-    table, name, role, token: role === "observer" ? undefined : $("join-token").value.trim(),
-    locale: state.lang,
-  });
+  const client = new TableClient(wsUrl(), { table, name, role, token, locale: state.lang });
   client.on("state", (status) => {
     setStatus(status);
     if (status === "closed" && state.client === client) {
-      // The server refused us back (new tokens after a restart…): back to the join form.
+      // The server refused us back (new tokens after a restart, the seat removed or given
+      // a new link…): back to the join form.
       state.client = null;
       state.welcome = null;
-      showJoin(`${t("error.ended")} ${client.closedBy?.serverMessage ?? ""}`.trim());
+      const why = client.closedBy ? joinRefusal(client.closedBy, role) : "";
+      showJoin(`${t("error.ended")} ${why}`.trim());
     }
   });
   client.on("outcome", addOutcome);
   client.on("presence", renderPresence);
+  client.on("sheet", addNote);
+  client.on("seat", addNote);
   client.on("welcome", (welcome) => {
     state.welcome = welcome;
+    if (state.client === client) {
+      // A reconnection: the characters as they are now; resumed events follow it.
+      resetCharacters(welcome);
+      refreshSeats();
+    }
     scheduleOdds();
   });
   $("join-form").querySelector("button").disabled = true;
@@ -208,10 +179,19 @@ async function join(event) {
     loadRecentHistory(welcome.seq);
   } catch (error) {
     client.close();
-    showJoin(error.serverMessage || error.message);
+    showJoin(joinRefusal(error, role));
   } finally {
     $("join-form").querySelector("button").disabled = false;
   }
+}
+
+/** Why the table refused this page, and what to do: a seat's name needs its seat's link. */
+function joinRefusal(error, role) {
+  const message = describeError(error);
+  if (error?.code !== "forbidden" || role !== "player") return message;
+  const fromLink = state.session?.seat && state.session.token === $("join-token").value.trim();
+  if (fromLink) sessionStorage.removeItem(SESSION_KEY); // that link is dead: do not retry it
+  return `${message} ${t(fromLink ? "error.seat_link" : "error.seat_taken")}`;
 }
 
 async function loadRecentHistory(upTo) {
@@ -221,7 +201,10 @@ async function loadRecentHistory(upTo) {
   try {
     for (;;) {
       const page = await state.client.history({ after, limit: HISTORY_PAGE });
-      for (const outcome of page.events) addOutcome(outcome);
+      for (const event of page.events) {
+        if (event.type === "sheet" || event.type === "seat") addNote(event);
+        else addOutcome(event);
+      }
       if (!page.more || page.next > upTo) break;
       after = page.next;
     }
@@ -247,13 +230,15 @@ function enterTable(welcome) {
   $("extensions-list").textContent = extensions.length
     ? t("ext.list") + extensions.map((ext) => `${ext.name} — ${ext.description}`).join(" · ") : "";
   fillRulesets(query.get("ruleset") || localStorage.getItem("sidecar.ruleset"));
+  resetCharacters(welcome);
+  enterGmPanel();
+  applyCharacter();
 }
 
 // -- the roll form, built from `params` ------------------------------------------------------
 
-function rulesetByName(name) {
-  return state.welcome.rulesets.find((ruleset) => ruleset.name === name);
-}
+const PARAM_PREFIX = "param";
+const fieldId = (name) => fieldIdIn(PARAM_PREFIX, name);
 
 function fillRulesets(preferred) {
   const select = $("ruleset");
@@ -263,118 +248,87 @@ function fillRulesets(preferred) {
   buildParams();
 }
 
-function fieldId(name) {
-  return `param-${name}`;
+/** The plan of the form as it stands: the character rolled as and what its sheet gives. */
+function formPlan() {
+  const character = currentCharacter();
+  return { character, ...sheetPlan($("ruleset").value, character) };
 }
 
 function buildParams() {
   const ruleset = rulesetByName($("ruleset").value);
   if (!ruleset) return;
-  localStorage.setItem("sidecar.ruleset", ruleset.name);
+  if (!state.current) localStorage.setItem("sidecar.ruleset", ruleset.name);
+  const { character, supplied, pickers } = formPlan();
   const container = $("params");
   container.replaceChildren();
   for (const [name, spec] of Object.entries(ruleset.params ?? {})) {
-    container.append(buildField(name, spec));
+    // What the character's sheet gives is not asked for: the form keeps the rest.
+    if (supplied.has(name)) continue;
+    container.append(buildField(name, spec, PARAM_PREFIX, { choices: pickers.get(name) }));
   }
+  const roller = $("roll-as");
+  roller.hidden = !character;
+  roller.textContent = character ? t("roll.as", { name: character.character }) : "";
   $("dice-order").textContent = ruleset.dice_order ? t("dice.order") + local(ruleset.dice_order) : "";
   scheduleOdds();
 }
 
-function buildField(name, spec) {
-  const id = fieldId(name);
-  const help = local(spec.description);
-  const shown = local(spec.label) || name.replaceAll("_", " ");
-  const title = el("span", { class: "param-name", title: name }, shown,
-    spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
-  const wrap = el("div", { class: `param param-${spec.type}${spec.labels ? " has-labels" : ""}`,
-    "data-param": name });
-  if (spec.type === "bool") {
-    wrap.append(el("label", { class: "check" },
-      el("input", { type: "checkbox", id, checked: spec.default === true }),
-      el("span", {}, title, el("small", { class: "help", text: help }))));
-    return wrap;
+/**
+ * Roll as the chosen character (or as oneself): its ruleset is the form's, fixed while it
+ * is chosen.
+ */
+function applyCharacter() {
+  if (!state.welcome) return;
+  const character = currentCharacter();
+  const select = $("ruleset");
+  const kept = readForm();
+  if (character && rulesetByName(character.ruleset)) select.value = character.ruleset;
+  else if (!character && select.disabled) select.value = localStorage.getItem("sidecar.ruleset") || select.value;
+  select.disabled = Boolean(character);
+  buildParams();
+  if (kept.ruleset === select.value) restoreForm(kept);
+}
+
+/** A character's values changed (a spend, an adjustment): the pickers show the new ones. */
+function charactersChanged() {
+  renderCharacterAdmin();
+  if (!state.welcome) return;
+  const character = currentCharacter();
+  const fixed = $("ruleset").disabled;
+  if (Boolean(character) !== fixed || (character && character.ruleset !== $("ruleset").value)) {
+    applyCharacter();
+    return;
   }
-  let input;
-  if (spec.type === "int") {
-    input = el("input", { type: "number", id, inputmode: "numeric", min: spec.min, max: spec.max,
-      step: 1, value: spec.default ?? "", required: spec.required });
-  } else if (spec.type === "string" && spec.choices) {
-    input = el("select", { id },
-      spec.required ? null : el("option", { value: "", text: t("choice.none") }),
-      spec.choices.map((choice) => el("option", { value: choice, text: choice,
-        selected: spec.default === choice })));
-  } else if (spec.type === "list" && spec.choices) {
-    const defaults = new Set(spec.default ?? []);
-    input = el("div", { class: "choices", id },
-      spec.choices.map((choice) => el("label", { class: "chip" },
-        el("input", { type: "checkbox", value: choice, checked: defaults.has(choice) }),
-        el("span", { text: choice.replaceAll("_", " ") }))));
-  } else {
-    input = el("input", { type: "text", id, maxlength: spec.max_length ?? 200,
-      placeholder: spec.example ?? "", value: spec.type === "list" ? (spec.default ?? []).join(", ")
-        : spec.default ?? "", required: spec.required, autocomplete: "off" });
+  if (!character) return;
+  const { pickers } = formPlan();
+  for (const [name, choices] of pickers) {
+    const node = $(fieldId(name));
+    if (node?.tagName !== "SELECT") continue;
+    const value = node.value;
+    node.replaceChildren(...choices.map(([choice, shown]) => el("option", { value: choice, text: shown })));
+    if (choices.some(([choice]) => choice === value)) node.value = value;
   }
-  const row = el("div", { class: "param-input" }, input);
-  if (spec.labels) {
-    // Named levels ("Difficile" = 20): picking one fills the number.
-    const picker = el("select", { class: "labels", "aria-label": t("labels.pick") },
-      el("option", { value: "", text: t("labels.pick") }),
-      Object.entries(spec.labels).map(([label, value]) =>
-        el("option", { value: String(value), text: `${label} (${value})` })));
-    picker.addEventListener("change", () => {
-      if (picker.value !== "") input.value = picker.value;
-      picker.value = "";
-      scheduleOdds();
-    });
-    row.append(picker);
-  }
-  wrap.append(el("label", { for: id }, title), row, help ? el("small", { class: "help", text: help }) : null);
-  return wrap;
 }
 
 /**
  * The params as the form holds them: `{params, missing}`. Empty optional fields are left
- * out so the ruleset's defaults apply.
+ * out so the ruleset's defaults apply. Rolling as a character, what the sheet gives is left
+ * out and the server says what is still missing.
  */
 function readForm() {
   const ruleset = rulesetByName($("ruleset").value);
-  const params = {};
-  const missing = [];
-  for (const [name, spec] of Object.entries(ruleset?.params ?? {})) {
-    const node = $(fieldId(name));
-    if (!node) continue;
-    if (spec.type === "bool") {
-      params[name] = node.checked;
-    } else if (spec.type === "list") {
-      const values = spec.choices
-        ? [...node.querySelectorAll("input:checked")].map((box) => box.value)
-        : node.value.split(",").map((item) => item.trim()).filter(Boolean);
-      if (values.length || spec.required) params[name] = values;
-    } else {
-      const raw = node.value.trim();
-      if (raw === "") {
-        if (spec.required) missing.push(name);
-        continue;
-      }
-      params[name] = spec.type === "int" && /^-?\d+$/.test(raw) ? Number(raw) : raw;
-    }
-  }
-  return { ruleset: ruleset?.name, params, missing };
+  const { character, supplied } = formPlan();
+  const { values, missing } = readFields(ruleset?.params, PARAM_PREFIX,
+    { skip: supplied, relaxed: Boolean(character) });
+  return { ruleset: ruleset?.name, params: values, missing };
 }
 
 function restoreForm({ ruleset, params }) {
-  if (ruleset && rulesetByName(ruleset)) {
+  if (ruleset && rulesetByName(ruleset) && !$("ruleset").disabled) {
     $("ruleset").value = ruleset;
     buildParams();
   }
-  for (const [name, value] of Object.entries(params)) {
-    const node = $(fieldId(name));
-    if (!node) continue;
-    if (node.type === "checkbox") node.checked = value;
-    else if (node.classList.contains("choices")) {
-      for (const box of node.querySelectorAll("input")) box.checked = value.includes(box.value);
-    } else node.value = Array.isArray(value) ? value.join(", ") : value;
-  }
+  writeFields(rulesetByName(ruleset)?.params, PARAM_PREFIX, params);
   scheduleOdds();
 }
 
@@ -421,15 +375,18 @@ async function refreshOdds() {
     showOdds(null, t("error.options"));
     return;
   }
+  const character = currentCharacter();
   try {
-    const odds = await state.client.odds(ruleset, params, options);
+    const odds = character
+      ? await state.client.request({ type: "odds", ruleset, params, options, character: character.character })
+      : await state.client.odds(ruleset, params, options);
     if (ticket !== state.oddsTicket) return; // the form changed meanwhile
     markInvalid(null);
     showOdds(odds, "");
   } catch (error) {
     if (ticket !== state.oddsTicket) return;
     markInvalid(error.details?.param);
-    showOdds(null, error.serverMessage || error.message);
+    showOdds(null, describeError(error, ruleset));
   }
 }
 
@@ -510,13 +467,22 @@ async function roll(event) {
   const mode = document.querySelector('input[name="mode"]:checked')?.value ?? "public";
   const button = $("roll-button");
   button.disabled = true;
+  const label = $("roll-label").value.trim();
+  const character = currentCharacter();
   try {
-    await state.client.roll({ ruleset, params, options, dice, mode, label: $("roll-label").value.trim() });
+    if (character) {
+      // The same message as the client's roll(), with the character rolled as.
+      const message = { type: "roll", ruleset, params, label, mode, options, character: character.character };
+      if (dice !== undefined) message.dice = dice;
+      await state.client.request(message, { resend: true });
+    } else {
+      await state.client.roll({ ruleset, params, options, dice, mode, label });
+    }
     $("manual-dice").value = "";
     markInvalid(null);
   } catch (failure) {
     markInvalid(failure.details?.param);
-    error.textContent = failure.serverMessage || failure.message;
+    error.textContent = describeError(failure, ruleset);
     error.hidden = false;
   } finally {
     button.disabled = false;
@@ -537,6 +503,22 @@ function addOutcome(outcome) {
     if (state.floor !== null) state.floor = Math.max(state.floor, state.outcomes[0].seq - 1);
   }
   if (typeof outcome.seq === "number") state.horizon = Math.max(state.horizon, outcome.seq);
+  if (outcome.character && outcome.sheet) applyOutcomeSheet(outcome);
+  renderLog();
+}
+
+/** A `sheet` or `seat` event: a line of the log, and the character or seat it changes. */
+function addNote(event) {
+  if (typeof event.seq === "number") {
+    if (state.seen.has(event.seq)) return;
+    state.seen.add(event.seq);
+    state.horizon = Math.max(state.horizon, event.seq);
+  }
+  state.notes.push(event);
+  state.notes.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  if (state.notes.length > LOG_LIMIT) state.notes.splice(0, state.notes.length - LOG_LIMIT);
+  if (event.type === "sheet") applySheetEvent(event);
+  else applySeatEvent(event);
   renderLog();
 }
 
@@ -546,7 +528,7 @@ function addOutcome(outcome) {
  * secret roll happened, as Foundry does, rather than an unexplained jump in the numbers.
  */
 function logLines() {
-  if (state.floor === null) return state.outcomes.slice();
+  if (state.floor === null) return [...state.outcomes, ...state.notes].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   const lines = [];
   let next = state.floor + 1;
   const secrets = (upTo) => {
@@ -555,7 +537,9 @@ function logLines() {
     if (count > SECRET_RUN) lines.push({ secret: next, count });
     else for (let seq = next; seq <= upTo; seq += 1) lines.push({ secret: seq, count: 1 });
   };
-  for (const outcome of state.outcomes) {
+  const events = [...state.outcomes, ...state.notes.filter((note) => note.seq > state.floor)]
+    .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  for (const outcome of events) {
     if (typeof outcome.seq === "number") {
       secrets(outcome.seq - 1);
       next = Math.max(next, outcome.seq + 1);
@@ -567,7 +551,11 @@ function logLines() {
 }
 
 function renderLog() {
-  const items = logLines().reverse().map((line) => (line.secret ? renderSecret(line) : renderOutcome(line)));
+  const items = logLines().reverse().map((line) => {
+    if (line.secret) return renderSecret(line);
+    if (line.type === "sheet" || line.type === "seat") return renderNote(line);
+    return renderOutcome(line);
+  });
   $("log").replaceChildren(...items);
   $("log-empty").hidden = items.length > 0;
 }
@@ -631,6 +619,7 @@ function renderOutcome(outcome) {
     el("strong", { class: "who", text: outcome.by?.name ?? "?" }),
     outcome.by?.role === "gm" ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null,
     el("span", { class: "game", text: local(ruleset?.title)?.split(" — ")[0] || outcome.ruleset }),
+    outcome.character ? el("span", { class: "as", text: t("log.as", { name: outcome.character }) }) : null,
     outcome.label ? el("span", { class: "what", text: `« ${outcome.label} »` }) : null,
     outcome.mode && outcome.mode !== "public"
       ? el("span", { class: `badge mode-${outcome.mode}`, text: t(`mode.badge.${outcome.mode}`) }) : null,
@@ -649,14 +638,63 @@ function renderOutcome(outcome) {
       body.push(el("p", { class: "applied", text: t("log.applied") + outcome.applied.join(", ") }));
     }
   }
+  // What the roll took from the character, and what is left (a blind roll's roller gets
+  // neither: nothing is shown then).
+  const spent = Object.entries(outcome.spent ?? {}).filter(([, amount]) => amount !== 0);
+  if (spent.length && outcome.character) {
+    body.push(el("p", { class: "spent" }, el("span", { class: "spent-title", text: t("log.spent") }),
+      spent.map(([field, amount]) => el("span", { class: "spent-item", "data-field": field,
+        "data-amount": amount, "data-after": outcome.sheet?.[field] },
+      `${fieldLabel(outcome.ruleset, field)} ${amount > 0 ? "−" : "+"}${Math.abs(amount)}`,
+      outcome.sheet && field in outcome.sheet ? ` → ${outcome.sheet[field]}` : ""))));
+  }
   return el("li", { class: `entry entry-${kind}${mine ? " mine" : ""}`, "data-seq": outcome.seq,
     "data-kind": kind, "data-mode": outcome.mode }, head, ...body);
 }
 
+/** A character or seat change, as its line of the log: who did what, to what, and why. */
+function renderNote(event) {
+  const who = el("strong", { class: "who", text: event.by?.name ?? "?" });
+  let what;
+  let details = [];
+  if (event.type === "seat") {
+    what = t(`log.seat.${event.op}`);
+    details = [el("span", { class: "target", text: event.name })];
+  } else {
+    const created = event.op === "set" && Object.values(event.changed ?? {}).length
+      && Object.values(event.changed).every(([before]) => before === null || before === undefined);
+    what = t(event.removed ? "log.sheet.remove" : created ? "log.sheet.new" : `log.sheet.${event.op}`);
+    const changes = Object.entries(event.changed ?? {});
+    details = [el("span", { class: "target", text: event.character }),
+      changes.length ? el("span", { class: "changes" }, changes.slice(0, 6).map(([field, [before, after]]) =>
+        el("span", { class: "change", "data-field": field },
+          `${fieldLabel(event.ruleset, field)} ${shortValue(before)} → ${shortValue(after)}`)),
+      changes.length > 6 ? " …" : null) : null,
+      event.reason ? el("span", { class: "why", text: `« ${event.reason} »` }) : null];
+  }
+  return el("li", { class: `entry entry-note entry-${event.type}`, "data-seq": event.seq, "data-kind": event.type,
+    "data-op": event.op }, el("div", { class: "entry-head" }, who,
+    event.by?.role === "gm" ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null,
+    el("span", { class: "op", text: what }), ...details,
+    el("span", { class: "seq", text: `#${event.seq ?? ""}` })));
+}
+
+function shortValue(value) {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "object") {
+    const text = Array.isArray(value) ? value.join(", ") : Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ");
+    return text.length > 40 ? `${text.slice(0, 39)}…` : text || "—";
+  }
+  return String(value);
+}
+
 function renderPresence(presence) {
-  $("presence").replaceChildren(...(presence.members ?? []).map((member) =>
-    el("li", { class: `member role-${member.role}`, title: t(`role.${member.role}`) },
-      member.name)));
+  state.presence = presence.members ?? [];
+  $("presence").replaceChildren(...state.presence.map((member) =>
+    el("li", { class: `member role-${member.role}${member.seat ? " seat" : ""}`,
+      title: t(`role.${member.role}`) + (member.seat ? ` · ${t("role.seat")}` : "") },
+    member.name)));
+  refreshSeats(); // who is online at each seat
 }
 
 // -- start -----------------------------------------------------------------------------------
@@ -674,11 +712,34 @@ function start() {
   });
   $("roll-form").addEventListener("change", scheduleOdds);
   $("roll-form").addEventListener("submit", roll);
+  $("character-select").addEventListener("change", () => chooseCharacter($("character-select").value));
+  configureCharacters({
+    currentChanged: applyCharacter,
+    changed: charactersChanged,
+    quickRoll: (param, value) => {
+      // One tap: the entry picked from the sheet, the rest of the form as it stands.
+      if (param) {
+        const node = $(fieldId(param));
+        if (node) node.value = value;
+      }
+      $("roll-form").requestSubmit();
+    },
+  });
+  setupGmPanel();
   // Back from a dead Wi-Fi: no need to wait for the next scheduled try.
   window.addEventListener("online", () => state.client?.reconnectNow());
+  const fromAddress = readTokenFromAddress();
+  const saved = savedSession();
+  // The session of this tab (a seat link opened, then the page reloaded) if it is this
+  // address's table and name.
+  const matches = saved && (!query.get("table") || query.get("table") === saved.table)
+    && (!query.get("name") || query.get("name") === saved.name);
+  state.session = fromAddress ?? (matches ? saved : null);
   applyLanguage();
   showJoin("");
-  if (query.get("join") === "1" && $("join-name").value && $("join-table").value) join();
+  const ready = $("join-name").value && $("join-table").value;
+  // A seat's link joins at once: the player scanned it to sit down, not to fill a form.
+  if (ready && (query.get("join") === "1" || state.session?.seat)) join();
 }
 
 start();

@@ -1,0 +1,163 @@
+// Form fields built from a description (a ruleset's `params`, a character `sheet`): one
+// input per field, read back into the values the server expects.
+import { el, local, t } from "./page.js";
+
+/** The id of field `name`'s input in the form whose fields are prefixed with `prefix`. */
+export const fieldId = (prefix, name) => `${prefix}-${name}`;
+
+/** Tell the form that a field changed without a key being pressed (odds follow the form). */
+const changed = (node) => node.dispatchEvent(new Event("change", { bubbles: true }));
+
+/**
+ * One field: its label, its input, its help. `options.choices` overrides the choices of a
+ * string field (as `[[value, shown], …]`: a character's skills with their levels).
+ */
+export function buildField(name, spec, prefix, options = {}) {
+  const id = fieldId(prefix, name);
+  const help = local(spec.description);
+  const shown = local(spec.label) || name.replaceAll("_", " ");
+  const title = el("span", { class: "param-name", title: name }, shown,
+    spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
+  const wrap = el("div", { class: `param param-${spec.type ?? "string"}${spec.labels ? " has-labels" : ""}`,
+    "data-param": name });
+  if (spec.type === "bool") {
+    wrap.append(el("label", { class: "check" },
+      el("input", { type: "checkbox", id, checked: spec.default === true }),
+      el("span", {}, title, el("small", { class: "help", text: help }))));
+    return wrap;
+  }
+  let input;
+  const choices = options.choices ?? (spec.choices ? spec.choices.map((choice) => [choice, choice]) : null);
+  if (spec.type === "int") {
+    input = el("input", { type: "number", id, inputmode: "numeric", min: spec.min, max: spec.max,
+      step: 1, value: spec.default ?? "", required: spec.required });
+  } else if (spec.type === "map") {
+    input = buildMap(id, spec, spec.default ?? {});
+  } else if ((spec.type ?? "string") === "string" && choices) {
+    input = el("select", { id },
+      spec.required && !options.choices ? null : el("option", { value: "", text: t("choice.none") }),
+      choices.map(([value, text]) => el("option", { value, text, selected: spec.default === value })));
+  } else if (spec.type === "list" && spec.choices) {
+    const defaults = new Set(spec.default ?? []);
+    input = el("div", { class: "choices", id },
+      spec.choices.map((choice) => el("label", { class: "chip" },
+        el("input", { type: "checkbox", value: choice, checked: defaults.has(choice) }),
+        el("span", { text: choice.replaceAll("_", " ") }))));
+  } else {
+    input = el("input", { type: "text", id, maxlength: spec.max_length ?? 200,
+      placeholder: spec.example ?? "", value: spec.type === "list" ? (spec.default ?? []).join(", ")
+        : spec.default ?? "", required: spec.required, autocomplete: "off" });
+  }
+  const row = el("div", { class: "param-input" }, input);
+  if (spec.labels) {
+    // Named levels ("Difficile" = 20): picking one fills the number.
+    const picker = el("select", { class: "labels", "aria-label": t("labels.pick") },
+      el("option", { value: "", text: t("labels.pick") }),
+      Object.entries(spec.labels).map(([label, value]) =>
+        el("option", { value: String(value), text: `${label} (${value})` })));
+    picker.addEventListener("change", (event) => {
+      event.stopPropagation();
+      if (picker.value !== "") input.value = picker.value;
+      picker.value = "";
+      changed(input);
+    });
+    row.append(picker);
+  }
+  // A map's rows have their own labels; the field's name labels the group.
+  const heading = spec.type === "map"
+    ? el("span", { class: "map-title", id: `${id}-title` }, title)
+    : el("label", { for: id }, title);
+  if (spec.type === "map") input.setAttribute("aria-labelledby", `${id}-title`);
+  wrap.append(heading, row, help ? el("small", { class: "help", text: help }) : null);
+  return wrap;
+}
+
+/** A `map` field: editable rows of name → value, plus a button adding a row. */
+function buildMap(id, spec, values) {
+  const box = el("div", { class: "map", id, role: "group" });
+  const rows = el("div", { class: "map-rows" });
+  const add = el("button", { type: "button", class: "map-add", text: t("map.add") });
+  add.addEventListener("click", () => {
+    rows.append(mapRow(spec, "", ""));
+    rows.lastElementChild.querySelector("input").focus();
+  });
+  for (const [key, value] of Object.entries(values)) rows.append(mapRow(spec, key, value));
+  box.append(rows, add);
+  return box;
+}
+
+function mapRow(spec, key, value) {
+  const numeric = (spec.values ?? "string") === "int";
+  const row = el("div", { class: "map-row" },
+    el("input", { type: "text", class: "map-key", maxlength: 64, value: key, autocomplete: "off",
+      "aria-label": t("map.key"), placeholder: t("map.key") }),
+    el("input", { type: numeric ? "number" : "text", class: "map-value", value,
+      inputmode: numeric ? "numeric" : null, step: numeric ? 1 : null, autocomplete: "off",
+      min: numeric ? spec.item?.min : null, max: numeric ? spec.item?.max : null,
+      "aria-label": t("map.value"), placeholder: t("map.value") }));
+  const remove = el("button", { type: "button", class: "map-remove", "aria-label": t("map.remove"),
+    title: t("map.remove"), text: "×" });
+  remove.addEventListener("click", () => {
+    const box = row.closest(".map");
+    row.remove();
+    if (box) changed(box);
+  });
+  row.append(remove);
+  return row;
+}
+
+/**
+ * The values a form holds for `schema`: `{values, missing}`. Empty optional fields are left
+ * out so the defaults apply; `skip` names fields not to read (supplied by a sheet).
+ */
+export function readFields(schema, prefix, { skip = new Set(), relaxed = false } = {}) {
+  const values = {};
+  const missing = [];
+  for (const [name, spec] of Object.entries(schema ?? {})) {
+    if (skip.has(name)) continue;
+    const node = document.getElementById(fieldId(prefix, name));
+    if (!node) continue;
+    if (spec.type === "bool") {
+      values[name] = node.checked;
+    } else if (spec.type === "map") {
+      const numeric = (spec.values ?? "string") === "int";
+      const map = {};
+      for (const row of node.querySelectorAll(".map-row")) {
+        const key = row.querySelector(".map-key").value.trim();
+        const raw = row.querySelector(".map-value").value.trim();
+        if (!key) continue;
+        map[key] = numeric && /^-?\d+$/.test(raw) ? Number(raw) : raw;
+      }
+      values[name] = map;
+    } else if (spec.type === "list") {
+      const items = spec.choices
+        ? [...node.querySelectorAll("input:checked")].map((box) => box.value)
+        : node.value.split(",").map((item) => item.trim()).filter(Boolean);
+      if (items.length || spec.required) values[name] = items;
+    } else {
+      const raw = node.value.trim();
+      if (raw === "") {
+        if (spec.required && !relaxed) missing.push(name);
+        continue;
+      }
+      values[name] = spec.type === "int" && /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    }
+  }
+  return { values, missing };
+}
+
+/** Put `values` into the form's fields (those the form has). */
+export function writeFields(schema, prefix, values) {
+  for (const [name, value] of Object.entries(values ?? {})) {
+    const node = document.getElementById(fieldId(prefix, name));
+    if (!node) continue;
+    const spec = schema?.[name] ?? {};
+    if (node.type === "checkbox") node.checked = value === true;
+    else if (spec.type === "map" || node.classList.contains("map")) {
+      const rows = node.querySelector(".map-rows");
+      rows.replaceChildren(...Object.entries(value ?? {}).map(([key, item]) => mapRow(spec, key, item)));
+    } else if (node.classList.contains("choices")) {
+      for (const box of node.querySelectorAll("input")) box.checked = (value ?? []).includes(box.value);
+    } else node.value = Array.isArray(value) ? value.join(", ") : value ?? "";
+  }
+}

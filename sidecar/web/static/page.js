@@ -1,0 +1,106 @@
+// What every part of the web table shares: its state, its words, building elements.
+//
+// Everything shown comes from other people (names, labels, notes): it is always set as
+// text, never as HTML.
+import { STRINGS } from "./strings.js";
+
+export const query = new URLSearchParams(location.search);
+
+export const state = {
+  lang: query.get("lang") || localStorage.getItem("sidecar.lang") || "fr",
+  client: null,
+  welcome: null,
+  seen: new Set(),
+  outcomes: [],
+  // Sheet and seat events this page may see, shown in the log between the outcomes.
+  notes: [],
+  // The seqs from `floor` + 1 to `horizon` all exist on the table (welcome.seq says how far
+  // it went at the join); those the page never gets are rolls hidden from it. Until the
+  // history before the join is in, `floor` is null and no gap is shown (it is not known yet).
+  floor: null,
+  horizon: 0,
+  logTable: null,
+  oddsTicket: 0,
+  oddsTimer: null,
+  // Characters this page may see: name → {character, ruleset, owner, values, seq}.
+  characters: new Map(),
+  // The character the page rolls as ("" for a plain roll).
+  current: "",
+  // The GM's view of the seats: [{name, online, characters}] (`seat list`).
+  seats: [],
+  presence: [],
+};
+
+export const $ = (id) => document.getElementById(id);
+
+/** The page's words in its language, `{name}` filled from `values`. */
+export function t(key, values) {
+  const text = STRINGS[state.lang]?.[key] ?? STRINGS.fr[key] ?? key;
+  if (!values) return text;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+/** A `{fr, en}` map or a plain string, in the page's language. */
+export const local = (value) => (value && typeof value === "object"
+  ? value[state.lang] ?? value.fr ?? value.en ?? "" : value ?? "");
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export function rulesetByName(name) {
+  return state.welcome?.rulesets.find((ruleset) => ruleset.name === name);
+}
+
+/** The description of a ruleset's character sheet (`{}` when it has none). */
+export function sheetOf(ruleset) {
+  return rulesetByName(ruleset)?.sheet ?? {};
+}
+
+/** A sheet field's name for people: its label, else its name. */
+export function fieldLabel(ruleset, field) {
+  return local(sheetOf(ruleset)[field]?.label) || String(field).replaceAll("_", " ");
+}
+
+/** A button that asks for a second click before doing something that cannot be undone
+ * (no `confirm()`: it blocks the page and a phone shows it badly). */
+export function armedButton(label, confirmLabel, action, attrs = {}) {
+  const button = el("button", { type: "button", ...attrs, text: label });
+  button.addEventListener("click", () => {
+    if (button.dataset.armed !== "1") {
+      button.dataset.armed = "1";
+      button.textContent = confirmLabel;
+      return;
+    }
+    delete button.dataset.armed;
+    button.textContent = label;
+    action();
+  });
+  button.addEventListener("blur", () => {
+    delete button.dataset.armed;
+    button.textContent = label;
+  });
+  return button;
+}
+
+/** An error from the server as a sentence in the page's language. */
+export function describeError(error, ruleset) {
+  if (error?.code === "insufficient" && error.details?.field !== undefined) {
+    const { field, have, need } = error.details;
+    return t("error.insufficient", { field: ruleset ? fieldLabel(ruleset, field) : field,
+      have: have ?? "?", need: need ?? "?" });
+  }
+  return error?.serverMessage || error?.message || String(error);
+}
