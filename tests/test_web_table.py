@@ -106,8 +106,12 @@ def browser() -> Iterator[Any]:
 class TablePage:
     """One browser page joined to a table, with the errors it logged."""
 
-    def __init__(self, browser: Any, base: str, *, table: str, name: str, role: str,
-                 token: str | None, viewport: tuple[int, int] = (1200, 900)) -> None:
+    def __init__(self, browser: Any, base: str, *, table: str = "", name: str = "",
+                 role: str = "player", token: str | None = None,
+                 viewport: tuple[int, int] = (1200, 900), link: str | None = None,
+                 joined: bool = True) -> None:
+        """Open the page and join (``link``: a seat's link, which joins by itself);
+        ``joined=False`` leaves it where it stands (a refused join)."""
         self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         self.page = self.context.new_page()
         self.page.set_default_timeout(TIMEOUT_MS)
@@ -115,12 +119,16 @@ class TablePage:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.on("console", lambda message: self.errors.append(message.text)
                      if message.type == "error" else None)
-        query = {"table": table, "name": name, "role": role}
-        if token:
-            query["token"] = token
-        self.page.goto(f"{base}/?{urlencode(query)}")
-        self.page.click("#join-form button[type=submit]")
-        self.page.wait_for_selector("#table:not([hidden])")
+        if link is not None:
+            self.page.goto(link)
+        else:
+            query = {"table": table, "name": name, "role": role}
+            if token:
+                query["token"] = token
+            self.page.goto(f"{base}/?{urlencode(query)}")
+            self.page.click("#join-form button[type=submit]")
+        if joined:
+            self.page.wait_for_selector("#table:not([hidden])")
 
     def state(self, expression: str) -> Any:
         return self.page.evaluate(f"() => window.sidecarTable.{expression}")

@@ -83,29 +83,68 @@ export const currentCharacter = () => state.characters.get(state.current) ?? nul
 
 // -- how a character changes the roll form ---------------------------------------------------
 
-/** The entries a character's sheet can be asked for by name: its fields and its maps' keys. */
-function sheetEntries(ruleset, values) {
-  const schema = sheetOf(ruleset);
-  const entries = new Map();
-  for (const [field, spec] of Object.entries(schema)) {
-    if (spec.type === "map") {
-      for (const [key, value] of Object.entries(values?.[field] ?? {})) {
-        if (!entries.has(key)) entries.set(key, { shown: key, value, map: field });
+/** Words of a name or label, without accents, case or a plural's "s": to match a param
+ * to a sheet field ("characteristic" / « Caractéristique » ↔ `caracteristiques`). */
+function words(...texts) {
+  const found = new Set();
+  for (const text of texts) {
+    for (const value of text && typeof text === "object" ? Object.values(text) : [text]) {
+      if (typeof value !== "string") continue;
+      for (const word of value.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+        .split(/[^a-z0-9]+/)) {
+        if (word.length >= 4) found.add(word.replace(/s$/, ""));
       }
-    } else {
-      entries.set(field, { shown: fieldLabel(ruleset, field), value: values?.[field] });
     }
   }
-  return entries;
+  return found;
+}
+
+/** A param the sheet supplies: named like a sheet field, or described as needed only
+ * without a character (O'Ween's `dice`, the ladder's `level`, Bloodlust's `pool`…). */
+function supplies(name, spec, schema) {
+  if (name in schema) return true;
+  const text = `${spec.description?.en ?? ""} ${spec.description?.fr ?? ""}`;
+  return /required without a character|obligatoire sans personnage/i.test(text);
+}
+
+/**
+ * The entries of a character's sheet a param can name: a field (`PEP` → `pep`, matched
+ * without regard to case), or a key of a map field. Shown with their values.
+ */
+function fieldChoice(ruleset, schema, values, choice) {
+  const field = Object.keys(schema).find((name) => name.toLowerCase() === String(choice).toLowerCase());
+  if (!field || schema[field].type === "map") return null;
+  let shown = `${fieldLabel(ruleset, field)} : ${values?.[field] ?? "—"}`;
+  // Fields that go with it (O'Ween's `reserve_pep`) when they are not at their default.
+  for (const [other, spec] of Object.entries(schema)) {
+    if (other === field || spec.type !== "int" || !other.split("_").includes(field)) continue;
+    const value = values?.[other];
+    if (value !== undefined && value !== spec.default) shown += ` · ${fieldLabel(ruleset, other)} ${value}`;
+  }
+  return [choice, shown];
+}
+
+/** The map field of the sheet a free string param picks a key of, if one matches. */
+function mapFor(name, spec, schema) {
+  const mine = words(name, spec.label);
+  let best = null;
+  let score = 0;
+  for (const [field, fieldSpec] of Object.entries(schema)) {
+    if (fieldSpec.type !== "map") continue;
+    const theirs = words(field, fieldSpec.label);
+    const shared = [...mine].filter((word) => theirs.has(word)).length;
+    if (shared > score) [best, score] = [field, shared];
+  }
+  return best;
 }
 
 /**
  * What the roll form keeps when rolling as `character`: `supplied`, the params the sheet
- * gives (a param named like a sheet field), and `pickers`, params that name one of the
- * sheet's entries (a characteristic, a skill) — offered as that character's entries with
- * their values, `[[value, shown], …]`. A string param picks when its choices are all
- * entries of the sheet, or, free, when the sheet has a map named after it (`skill` →
- * `skills`).
+ * gives (left out: a param sent always wins over the sheet), and `pickers`, params that
+ * name one of the sheet's entries (a characteristic, a skill), offered as that
+ * character's entries with their values, `[[value, shown], …]`. A string param picks when
+ * its choices are all fields of the sheet, or, free, when a map of the sheet is named like
+ * it (« Groupement » ↔ `groupements`).
  */
 export function sheetPlan(ruleset, character) {
   const supplied = new Set();
@@ -113,21 +152,19 @@ export function sheetPlan(ruleset, character) {
   const params = rulesetByName(ruleset)?.params ?? {};
   if (!character) return { supplied, pickers };
   const schema = sheetOf(ruleset);
-  const entries = sheetEntries(ruleset, character.values);
-  const show = (key) => {
-    const entry = entries.get(key);
-    return entry && entry.value !== undefined && typeof entry.value !== "object"
-      ? `${entry.shown} (${entry.value})` : entry?.shown ?? key;
-  };
+  const values = character.values ?? {};
   for (const [name, spec] of Object.entries(params)) {
-    if (name in schema) {
+    const type = spec.type ?? "string";
+    if (supplies(name, spec, schema)) {
       supplied.add(name);
-    } else if ((spec.type ?? "string") === "string" && spec.choices?.length
-               && spec.choices.every((choice) => entries.has(choice))) {
-      pickers.set(name, spec.choices.map((choice) => [choice, show(choice)]));
-    } else if ((spec.type ?? "string") === "string" && !spec.choices) {
-      const map = [name, `${name}s`, `${name}es`].find((field) => schema[field]?.type === "map");
-      if (map) pickers.set(name, Object.keys(character.values?.[map] ?? {}).map((key) => [key, show(key)]));
+    } else if (type === "string" && spec.choices?.length) {
+      const choices = spec.choices.map((choice) => fieldChoice(ruleset, schema, values, choice));
+      if (choices.every(Boolean)) pickers.set(name, choices);
+    } else if (type === "string") {
+      const map = mapFor(name, spec, schema);
+      if (map) {
+        pickers.set(name, Object.entries(values[map] ?? {}).map(([key, value]) => [key, `${key} (${value})`]));
+      }
     }
   }
   return { supplied, pickers };
@@ -180,7 +217,7 @@ export function renderCharacterPanel(highlight = new Set()) {
   $("character-title").textContent = t(state.welcome.role === "gm" ? "character.titles" : "character.title");
   const select = $("character-select");
   select.replaceChildren(el("option", { value: "", text: t("character.none") }),
-    characters.map((character) => el("option", { value: character.character, selected: character.character === state.current,
+    ...characters.map((character) => el("option", { value: character.character, selected: character.character === state.current,
       text: `${character.character} · ${local(rulesetByName(character.ruleset)?.title)?.split(" — ")[0] || character.ruleset}` })));
   select.value = state.current;
   const character = currentCharacter();

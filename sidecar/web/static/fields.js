@@ -68,7 +68,8 @@ export function buildField(name, spec, prefix, options = {}) {
     ? el("span", { class: "map-title", id: `${id}-title` }, title)
     : el("label", { for: id }, title);
   if (spec.type === "map") input.setAttribute("aria-labelledby", `${id}-title`);
-  wrap.append(heading, row, help ? el("small", { class: "help", text: help }) : null);
+  wrap.append(heading, row);
+  if (help) wrap.append(el("small", { class: "help", text: help }));
   return wrap;
 }
 

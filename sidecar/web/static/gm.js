@@ -182,7 +182,7 @@ function renderOwners() {
     names.push(state.characters.get(editing).owner);
   }
   select.replaceChildren(el("option", { value: "", text: t("sheet.owner.none") }),
-    names.map((name) => el("option", { value: name, text: name })));
+    ...names.map((name) => el("option", { value: name, text: name })));
   select.value = names.includes(current) ? current : "";
 }
 
@@ -279,7 +279,7 @@ function renderAdjustTargets() {
   const current = select.value;
   const names = [...state.characters.keys()].sort();
   select.replaceChildren(el("option", { value: "", text: t("adjust.all") }),
-    names.map((name) => el("option", { value: name, text: name })));
+    ...names.map((name) => el("option", { value: name, text: name })));
   select.value = names.includes(current) ? current : (names.length === 1 ? names[0] : "");
   renderAdjustFields();
 }
