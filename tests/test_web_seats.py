@@ -238,7 +238,7 @@ def test_gm_adjusts_with_a_reason_and_the_player_sees_it(browser: Any,
     gm.page.fill("#adjust-delta", "5")
     gm.page.click("#adjust-form button[type=submit]")
     gm.page.wait_for_selector("#adjust-error:not([hidden])")
-    assert "Chance" in gm.page.text_content("#adjust-error")
+    assert "« Chance » ne peut dépasser son maximum" in gm.page.text_content("#adjust-error")
     assert shown_value(player, "luck") == "3"
     # A rest refills luck to its default for every character.
     gm.page.select_option("#adjust-character", "")

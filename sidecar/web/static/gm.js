@@ -358,6 +358,11 @@ export function relabelGmPanel() {
   if (!isGm()) return;
   if (!editing) $("sheet-form-title").textContent = t("sheet.new");
   else $("sheet-form-title").textContent = t("sheet.edit", { name: editing });
+  // The editor's fields in the new language, holding what was typed.
+  const schema = sheetOf($("sheet-ruleset").value);
+  const { values } = readFields(schema, SHEET_PREFIX, { relaxed: true });
+  buildSheetFields();
+  writeFields(schema, SHEET_PREFIX, values);
   renderCharacterAdmin();
   renderSeats();
 }

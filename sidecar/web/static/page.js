@@ -99,8 +99,14 @@ export function armedButton(label, confirmLabel, action, attrs = {}) {
 export function describeError(error, ruleset) {
   if (error?.code === "insufficient" && error.details?.field !== undefined) {
     const { field, have, need } = error.details;
-    return t("error.insufficient", { field: ruleset ? fieldLabel(ruleset, field) : field,
-      have: have ?? "?", need: need ?? "?" });
+    // Too little to take, or (a GM's adjustment) too much to add: the sheet's bounds say which.
+    const spec = ruleset ? sheetOf(ruleset)[field] ?? {} : {};
+    const low = typeof have === "number" && typeof need === "number" && typeof spec.min === "number"
+      && have - need < spec.min;
+    const high = !low && typeof have === "number" && typeof need === "number"
+      && typeof spec.max === "number" && have + need > spec.max;
+    return t(high ? "error.past_max" : "error.insufficient", {
+      field: ruleset ? fieldLabel(ruleset, field) : field, have: have ?? "?", need: need ?? "?" });
   }
   return error?.serverMessage || error?.message || String(error);
 }
