@@ -208,11 +208,13 @@ def test_a_seats_secret_roll_stays_with_the_seat_and_the_gm(browser: Any,
     seat.page.select_option("#ruleset", "jetons")
     seat.fill_params({"dice": 3})
     mine = seat.roll(mode="self")
-    gm.wait_for_entry(mine)
+    for_gm = seat.roll(mode="gm")
+    assert gm.entry(for_gm)["mode"] == "gm"
     marker = server.roll(table, "MJ", "jetons", {"dice": 1})["seq"]
     other.wait_for_entry(marker)
-    assert other.state(f"outcomes.some(o => o.seq === {mine})") is False
-    assert other.entry(mine)["kind"] == "secret"
+    for seq in (mine, for_gm):
+        assert other.state(f"outcomes.some(o => o.seq === {seq})") is False
+        assert other.entry(seq)["kind"] == "secret"
     assert seat.entry(mine)["mode"] == "self"
     for page in (seat, gm, other):
         page.close()
@@ -227,23 +229,24 @@ def test_gm_adjusts_with_a_reason_and_the_player_sees_it(browser: Any,
     wait_for_value(player, "luck", 1)
     gm.page.select_option("#adjust-character", "Brann")
     gm.page.select_option("#adjust-field", "luck")
-    gm.page.fill("#adjust-delta", "2")
+    gm.page.fill("#adjust-delta", "1")
     gm.page.fill("#adjust-reason", "Bonne idée")
     gm.page.click("#adjust-form button[type=submit]")
-    wait_for_value(player, "luck", 3)
+    wait_for_value(player, "luck", 2)
     note = player.page.locator('#log .entry-sheet[data-op="adjust"]')
     note.wait_for()
-    assert "Bonne idée" in note.text_content() and "Chance 1 → 3" in note.text_content()
+    assert "Bonne idée" in note.text_content() and "Chance 1 → 2" in note.text_content()
     # Past the maximum: `insufficient`, said plainly, nothing changed.
     gm.page.fill("#adjust-delta", "5")
     gm.page.click("#adjust-form button[type=submit]")
     gm.page.wait_for_selector("#adjust-error:not([hidden])")
     assert "« Chance » ne peut dépasser son maximum" in gm.page.text_content("#adjust-error")
-    assert shown_value(player, "luck") == "3"
-    # A rest refills luck to its default for every character.
+    assert shown_value(player, "luck") == "2"
+    # A rest refills luck to its default (3) for every character.
     gm.page.select_option("#adjust-character", "")
     gm.page.click("#adjust-rest")
     player.page.wait_for_selector('#log .entry-sheet[data-op="refill"]')
+    wait_for_value(player, "luck", 3)
     for page in (player, gm):
         page.close()
 

@@ -319,7 +319,7 @@ async function adjust(event) {
     await request(message);
     $("adjust-reason").value = "";
   } catch (failure) {
-    error.textContent = describeError(failure, state.characters.get(character)?.ruleset);
+    error.textContent = describeError(failure, state.characters.get(character)?.ruleset, { adding: delta > 0 });
     error.hidden = false;
   }
 }

@@ -95,16 +95,19 @@ export function armedButton(label, confirmLabel, action, attrs = {}) {
   return button;
 }
 
-/** An error from the server as a sentence in the page's language. */
-export function describeError(error, ruleset) {
+/**
+ * An error from the server as a sentence in the page's language. `adding`: whether the
+ * request added to the sheet (a GM's positive adjustment), when the page knows.
+ */
+export function describeError(error, ruleset, { adding } = {}) {
   if (error?.code === "insufficient" && error.details?.field !== undefined) {
     const { field, have, need } = error.details;
-    // Too little to take, or (a GM's adjustment) too much to add: the sheet's bounds say which.
+    // Too little to take, or too much to add: the request's direction says which, else the
+    // sheet's bounds.
     const spec = ruleset ? sheetOf(ruleset)[field] ?? {} : {};
-    const low = typeof have === "number" && typeof need === "number" && typeof spec.min === "number"
-      && have - need < spec.min;
-    const high = !low && typeof have === "number" && typeof need === "number"
-      && typeof spec.max === "number" && have + need > spec.max;
+    const numbers = typeof have === "number" && typeof need === "number";
+    const low = numbers && typeof spec.min === "number" && have - need < spec.min;
+    const high = adding ?? (!low && numbers && typeof spec.max === "number" && have + need > spec.max);
     return t(high ? "error.past_max" : "error.insufficient", {
       field: ruleset ? fieldLabel(ruleset, field) : field, have: have ?? "?", need: need ?? "?" });
   }
