@@ -355,3 +355,38 @@ def test_shared_token_players_have_no_character_panel(browser: Any, server: Live
                      token=PLAYER_TOKEN)
     assert page.page.is_hidden("#character") and page.page.is_hidden("#gm-panel")
     page.close()
+
+
+def test_gm_edits_then_removes_a_character_and_its_seat_follows(browser: Any,
+                                                               server: LiveServer) -> None:
+    table = "modifier"
+    gm = gm_page(browser, server.http, table)
+    player = TablePage(browser, server.http, link=add_seat(gm, "Iris"))
+    create_character(gm, "Iris", "Iris", {"force": 2}, skills={"nage": 1})
+    wait_for_value(player, "force", 2)
+    gm.page.click('#sheet-list .sheet-item[data-character="Iris"] button.edit')
+    # The editor holds the character as it is; only the ruleset and name are fixed.
+    assert gm.page.is_disabled("#sheet-ruleset")
+    assert gm.page.input_value("#sheet-force") == "2"
+    assert gm.page.input_value("#sheet-owner") == "Iris"
+    assert gm.page.locator("#sheet-skills .map-row .map-key").input_value() == "nage"
+    gm.page.fill("#sheet-force", "4")
+    gm.page.locator("#sheet-skills .map-row").first.get_by_label("valeur").fill("3")
+    gm.page.get_by_label("Raison (pour le journal)").fill("Entraînement")
+    gm.page.click("#sheet-form button[type=submit]")
+    wait_for_value(player, "force", 4)
+    player.page.wait_for_selector(
+        '#character-values .sheet-value[data-field="skills"] li[data-key="nage"]:has-text("3")')
+    # A value out of the sheet's bounds is refused on its field, nothing changed.
+    gm.page.fill("#sheet-force", "9")
+    gm.page.click("#sheet-form button[type=submit]")
+    gm.page.wait_for_selector('#sheet-fields .param.invalid[data-param="force"]')
+    assert shown_value(player, "force") == "4"
+    # Removed: gone from the seat's page, which rolls as nobody again.
+    remove = gm.page.locator('#sheet-list .sheet-item[data-character="Iris"] button.remove')
+    remove.click()
+    remove.click()
+    player.page.wait_for_selector("#character", state="hidden")
+    assert player.state("current") == "" and not player.page.is_disabled("#ruleset")
+    for page in (gm, player):
+        page.close()

@@ -6,7 +6,7 @@
 // text, never as HTML.
 import {
   applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters, currentCharacter,
-  renderCharacterPanel, replaceCharacters, resetCharacters, sheetPlan,
+  renderCharacterPanel, resetCharacters, sheetPlan,
 } from "./characters.js";
 import { buildField, fieldId as fieldIdIn, readFields, writeFields } from "./fields.js";
 import {
@@ -266,6 +266,11 @@ function buildParams() {
     if (supplied.has(name)) continue;
     container.append(buildField(name, spec, PARAM_PREFIX, { choices: pickers.get(name) }));
   }
+  // The first entry of the sheet the quick rolls pick from is chosen already: the odds
+  // show at once, and the big button rolls it.
+  const [first, choices] = pickers.entries().next().value ?? [];
+  const node = first ? $(fieldId(first)) : null;
+  if (node && !node.value && choices.length) node.value = choices[0][0];
   const roller = $("roll-as");
   roller.hidden = !character;
   roller.textContent = character ? t("roll.as", { name: character.character }) : "";
@@ -313,14 +318,19 @@ function charactersChanged() {
 /**
  * The params as the form holds them: `{params, missing}`. Empty optional fields are left
  * out so the ruleset's defaults apply. Rolling as a character, what the sheet gives is left
- * out and the server says what is still missing.
+ * out (a param sent would win over the sheet).
  */
 function readForm() {
   const ruleset = rulesetByName($("ruleset").value);
-  const { character, supplied } = formPlan();
-  const { values, missing } = readFields(ruleset?.params, PARAM_PREFIX,
-    { skip: supplied, relaxed: Boolean(character) });
+  const { supplied } = formPlan();
+  const { values, missing } = readFields(ruleset?.params, PARAM_PREFIX, { skip: supplied });
   return { ruleset: ruleset?.name, params: values, missing };
+}
+
+/** The names people know the missing params by (their labels). */
+function missingLabels(ruleset, missing) {
+  const params = rulesetByName(ruleset)?.params ?? {};
+  return missing.map((name) => local(params[name]?.label) || name).join(", ");
 }
 
 function restoreForm({ ruleset, params }) {
@@ -365,7 +375,7 @@ async function refreshOdds() {
   const ticket = ++state.oddsTicket;
   const { ruleset, params, missing } = readForm();
   if (missing.length) {
-    showOdds(null, t("odds.missing") + missing.join(", "));
+    showOdds(null, t("odds.missing") + missingLabels(ruleset, missing));
     return;
   }
   let options;
@@ -443,7 +453,7 @@ async function roll(event) {
   error.hidden = true;
   const { ruleset, params, missing } = readForm();
   if (missing.length) {
-    error.textContent = t("odds.missing") + missing.join(", ");
+    error.textContent = t("odds.missing") + missingLabels(ruleset, missing);
     error.hidden = false;
     markInvalid(missing[0]);
     return;

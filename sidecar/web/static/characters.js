@@ -20,6 +20,7 @@ export function resetCharacters(welcome) {
   for (const character of welcome.characters ?? []) {
     state.characters.set(character.character, { ...character, seq: welcome.seq ?? 0 });
   }
+  if (!state.characters.has(state.current)) state.current = "";
   pickDefault();
   changed();
 }
@@ -57,14 +58,6 @@ export function applyOutcomeSheet(outcome) {
   known.seq = outcome.seq;
   const moved = new Set(Object.keys(outcome.sheet).filter((field) => before?.[field] !== outcome.sheet[field]));
   changed(moved, outcome.character);
-}
-
-/** The characters of a `sheets` reply (`sheet list`): the whole current state. */
-export function replaceCharacters(list, seq) {
-  state.characters = new Map(list.map((character) => [character.character, { ...character, seq }]));
-  if (!state.characters.has(state.current)) state.current = "";
-  pickDefault();
-  changed();
 }
 
 /** A seat's own character is the one it rolls as unless it chose otherwise. */
