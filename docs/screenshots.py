@@ -3,8 +3,10 @@
     .venv/bin/python docs/screenshots.py
 
 Needs Debian's chromium and the test extra (playwright). A real sidecar runs on a loopback
-port; a GM and two players roll at one table, then a player's page is captured on a
-laptop-sized and a phone-sized screen.
+port; a GM and two players roll at one table; the GM gives Aengus a seat and an O'Ween's
+character; Aengus's page, joined from the seat's link, is captured on a laptop-sized and a
+phone-sized screen, and the GM's panel (the seat's link and QR code, the characters) in
+web-table-gm.png.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from tests.live_server import LiveServer  # noqa: E402
 from tests.test_web_table import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
@@ -32,27 +34,64 @@ ROLLS = [
 ]
 
 
+#: Aengus's character, as the GM's page sets it (fields the O'Ween's sheet lacks are left out).
+AENGUS = {"pep": 2, "ecl": 3, "enc": 3, "fla": 2, "reserve_ecl": -1, "bonbonus": 4,
+          "bagages": ["marin-pêcheur"], "blessures": 1}
+
+
+def seat_and_character(gm: Page) -> str:
+    """The GM adds Aengus's seat from the panel and gives him a character; returns the
+    seat's link."""
+    gm.click("#gm-seats summary")
+    gm.fill("#seat-name", "Aengus")
+    gm.click("#seat-form button[type=submit]")
+    link = gm.locator('.seat[data-seat="Aengus"] input.seat-link')
+    link.wait_for()
+    gm.evaluate("""(values) => {
+        const sheet = window.sidecarTable.welcome.rulesets.find(r => r.name === "oweens").sheet;
+        const known = Object.fromEntries(Object.entries(values).filter(([k]) => k in sheet));
+        return window.sidecarTable.client.request({type: "sheet", op: "set",
+            character: "Aengus", ruleset: "oweens", owner: "Aengus", values: known,
+            reason: "Création"});
+    }""", AENGUS)
+    gm.wait_for_selector('#sheet-list .sheet-item[data-character="Aengus"]', state="attached")
+    return link.input_value()
+
+
 def main() -> None:
     with LiveServer(rate_limit=0) as live, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         for name, ruleset, params, label, mode in ROLLS:
             live.roll("crypte", name, ruleset, params, role="gm" if name == "Morgane"
                       else "player", label=label, mode=mode)
+        gm = browser.new_page(viewport={"width": 1280, "height": 1300})
+        gm.goto(f"{live.http}/?table=crypte&name=Morgane&role=gm&token={live.config.gm_token}")
+        gm.click("#join-form button[type=submit]")
+        gm.wait_for_selector("#table:not([hidden])")
+        link = seat_and_character(gm)
+        contexts = []
         for size, path in (((1280, 860), "web-table.png"), ((390, 844), "web-table-phone.png")):
-            page = browser.new_page(viewport={"width": size[0], "height": size[1]},
-                                    device_scale_factor=2 if size[0] < 500 else 1)
-            page.goto(f"{live.http}/?table=crypte&name=Aengus&token={live.config.player_token}")
-            page.click("#join-form button[type=submit]")
+            context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                          device_scale_factor=2 if size[0] < 500 else 1)
+            contexts.append(context)
+            page = context.new_page()
+            page.goto(link)
+            page.wait_for_selector("#table:not([hidden])")
             page.wait_for_selector("#log .entry")
-            page.select_option("#ruleset", "oweens")
-            page.fill("#param-dice", "5")
-            page.fill("#param-difficulty", "4")
-            page.fill("#param-augmentations", "1")
+            page.wait_for_selector("#character:not([hidden])")
+            page.fill("#param-difficulty", "3")
             page.fill("#roll-label", "Forcer la porte")
             page.wait_for_selector("#odds:not(.stale) .bar")
+            page.evaluate("() => window.scrollTo(0, 0)")
             page.wait_for_timeout(500)
             page.screenshot(path=str(DOCS / path))
-            page.close()
+        # Aengus is at the table (his pages are open): the panel says so.
+        gm.click("#gm-characters summary")
+        gm.wait_for_selector('.seat[data-seat="Aengus"].online')
+        gm.wait_for_timeout(500)
+        gm.locator("#gm-panel").screenshot(path=str(DOCS / "web-table-gm.png"))
+        for context in contexts:
+            context.close()
         browser.close()
 
 

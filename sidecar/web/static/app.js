@@ -701,7 +701,7 @@ function shortValue(value) {
 function renderPresence(presence) {
   state.presence = presence.members ?? [];
   $("presence").replaceChildren(...state.presence.map((member) =>
-    el("li", { class: `member role-${member.role}${member.seat ? " seat" : ""}`,
+    el("li", { class: `member role-${member.role}${member.seat ? " member-seat" : ""}`,
       title: t(`role.${member.role}`) + (member.seat ? ` · ${t("role.seat")}` : "") },
     member.name)));
   refreshSeats(); // who is online at each seat

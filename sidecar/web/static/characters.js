@@ -108,13 +108,17 @@ function fieldChoice(ruleset, schema, values, choice) {
   const field = Object.keys(schema).find((name) => name.toLowerCase() === String(choice).toLowerCase());
   if (!field || schema[field].type === "map") return null;
   let shown = `${fieldLabel(ruleset, field)} : ${values?.[field] ?? "—"}`;
+  let short = `${choice} ${values?.[field] ?? "—"}`;
   // Fields that go with it (O'Ween's `reserve_pep`) when they are not at their default.
   for (const [other, spec] of Object.entries(schema)) {
     if (other === field || spec.type !== "int" || !other.split("_").includes(field)) continue;
     const value = values?.[other];
-    if (value !== undefined && value !== spec.default) shown += ` · ${fieldLabel(ruleset, other)} ${value}`;
+    if (value !== undefined && value !== spec.default) {
+      shown += ` · ${fieldLabel(ruleset, other)} ${value}`;
+      short += ` (${value > 0 ? "+" : ""}${value})`;
+    }
   }
-  return [choice, shown];
+  return [choice, shown, short];
 }
 
 /** The map field of the sheet a free string param picks a key of, if one matches. */
@@ -191,10 +195,13 @@ export function renderValues(ruleset, values, highlight = new Set()) {
       item.append(el("ul", { class: "map-values" }, rows.length ? rows.map(([key, item]) =>
         el("li", { "data-key": key }, el("span", { class: "map-key", text: key }),
           el("span", { class: "value", text: String(item) }))) : el("li", { class: "hint", text: "—" })));
-    } else if (spec.type === "int" && spec.resource && typeof spec.max === "number") {
-      item.append(el("span", { class: "value", text: formatValue(spec, value) }),
-        el("span", { class: "of", text: `/ ${spec.max}` }),
-        el("meter", { min: spec.min ?? 0, max: spec.max, value: value ?? 0, "aria-label": label }));
+    } else if (spec.type === "int" && spec.resource && typeof spec.max === "number"
+               && spec.max - (spec.min ?? 0) <= 20) {
+      // A small counter (luck, a reserve): how full it is. A reserve counted down from 0
+      // (O'Ween's) has no "out of" worth showing.
+      item.append(el("span", { class: "value", text: formatValue(spec, value) }));
+      if (spec.max > 0 && (spec.min ?? 0) >= 0) item.append(el("span", { class: "of", text: `/ ${spec.max}` }));
+      item.append(el("meter", { min: spec.min ?? 0, max: spec.max, value: value ?? 0, "aria-label": label }));
     } else {
       item.append(el("span", { class: "value", text: formatValue(spec, value) }));
     }
@@ -222,8 +229,8 @@ export function renderCharacterPanel(highlight = new Set()) {
   const { pickers } = sheetPlan(character.ruleset, character);
   const [param, choices] = pickers.entries().next().value ?? [null, null];
   const buttons = param
-    ? choices.map(([value, shown]) => el("button", { type: "button", class: "quick", "data-param": param,
-      "data-choice": value, text: shown, onclick: () => hooks.quickRoll(param, value) }))
+    ? choices.map(([value, shown, short]) => el("button", { type: "button", class: "quick", "data-param": param,
+      "data-choice": value, text: short ?? shown, title: shown, onclick: () => hooks.quickRoll(param, value) }))
     : [el("button", { type: "button", class: "quick", text: t("roll.as", { name: character.character }),
       onclick: () => hooks.quickRoll(null, null) })];
   quick.append(el("h3", { id: "quick-title", text: t("character.quick") }), el("div", { class: "quick-buttons" }, buttons));
