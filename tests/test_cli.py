@@ -367,3 +367,124 @@ def test_serve_limits_reach_the_server_config(monkeypatch):
     (config,) = built
     assert (config.max_failed_hellos, config.max_connections_per_address,
             config.max_observers, config.rate_limit) == (0, 7, 3, 9)
+
+
+# -- seats and characters: parsing and printing (PROTOCOL.md §7) ------------------------
+
+SHEET = {"pep": {"type": "int", "min": 0, "max": 6, "default": 2},
+         "bbplus": {"type": "int", "min": 0, "default": 0, "resource": True},
+         "bagage": {"type": "bool", "default": False},
+         "notes": {"type": "string", "default": ""},
+         "skills": {"type": "map", "values": "int", "default": {}},
+         "codes": {"type": "map", "values": "string", "default": {}}}
+
+
+def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
+    from sidecar.cli import parse_sheet_values
+
+    values = parse_sheet_values(["pep=3", "bagage=oui", "notes=42", "skills.Escalade=5",
+                                 "codes.Piloter=4D+2"], SHEET,
+                                current={"skills": {"Nager": 2}, "pep": 1})
+    assert values == {"pep": 3, "bagage": True, "notes": "42",
+                      "skills": {"Nager": 2, "Escalade": 5}, "codes": {"Piloter": "4D+2"}}
+    # The whole map as JSON replaces it; a new character starts from nothing.
+    assert parse_sheet_values(['skills={"Nager": 3}'], SHEET,
+                              current={"skills": {"Escalade": 5}}) == {"skills": {"Nager": 3}}
+    assert parse_sheet_values(["skills.Nager=1", "skills.Saut=2"], SHEET) == \
+        {"skills": {"Nager": 1, "Saut": 2}}
+    # Not understood: left as typed, for the server to name the field.
+    assert parse_sheet_values(["skills={oops", "pep=beaucoup"], SHEET) == \
+        {"skills": "{oops", "pep": "beaucoup"}
+    # Unknown fields, or a dot in a field that is no map: the key as it is.
+    assert parse_sheet_values(["pep.x=1", "luck=2"], SHEET) == {"pep.x": 1, "luck": 2}
+    with pytest.raises(ValueError):
+        parse_sheet_values(["pep"], SHEET)
+
+
+def test_adjustments_are_signed_integers():
+    from sidecar.cli import parse_delta
+
+    assert parse_delta(["bbplus=+2", "wounds=-1", "pep=3"]) == \
+        {"bbplus": 2, "wounds": -1, "pep": 3}
+    for bad in (["bbplus"], ["bbplus=deux"], ["=2"]):
+        with pytest.raises(ValueError, match="field=\\+N"):
+            parse_delta(bad)
+
+
+def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
+    from sidecar.cli import format_outcome
+
+    outcome = {"type": "outcome", "seq": 4, "text": "Aengus — Remorquer : réussite",
+               "result": {"kind": "success"}, "dice": [{"face": 5}], "character": "Aengus",
+               "spent": {"bbplus": 1, "reserve_pep": 2, "wounds": -1},
+               "sheet": {"bbplus": 2, "reserve_pep": 1, "wounds": 0,
+                         "skills": {"Escalade": 5}}}
+    text = format_outcome(outcome)
+    assert "personnage / character: Aengus" in text
+    assert "bbplus −1 → 2, reserve_pep −2 → 1, wounds +1 → 0" in text
+    assert "fiche / sheet: bbplus=2 reserve_pep=1 wounds=0 skills={Escalade: 5}" in text
+    nothing = format_outcome({**outcome, "spent": {}})
+    assert "spent: rien / nothing" in nothing
+    # A blind roll's roller sees neither (the server sends neither).
+    hidden = format_outcome({"seq": 5, "text": "Jet à l'aveugle", "result": {"hidden": True},
+                             "character": "Aengus"})
+    assert hidden == "#5 Jet à l'aveugle"
+
+
+def test_sheet_and_seat_events_print_as_what_changed_and_why():
+    from sidecar.cli import format_error, format_event
+
+    event = {"type": "sheet", "seq": 7, "op": "adjust", "character": "Aengus",
+             "ruleset": "oweens", "owner": "Aengus", "values": {"bbplus": 4},
+             "changed": {"bbplus": [2, 4]}, "reason": "belle scène",
+             "by": {"name": "Morgane", "role": "gm"}}
+    text = format_event(event)
+    assert text.startswith("#7 fiche / sheet adjust Aengus (oweens, place / seat: Aengus)")
+    assert "« belle scène »" in text and "par / by Morgane" in text
+    assert "bbplus 2 → 4" in text
+    removed = format_event({**event, "op": "remove", "removed": True, "owner": None})
+    assert "supprimé / removed" in removed and "seat: —" in removed
+    assert "fiche / sheet: " not in removed.split("\n", 1)[-1]
+    seat = format_event({"type": "seat", "seq": 3, "op": "add", "name": "Brann",
+                         "by": {"name": "Morgane"}})
+    assert seat == "#3 place / seat add Brann — par / by Morgane"
+    line = format_error("insufficient", "pas assez de BB+",
+                        {"field": "bbplus", "have": 1, "need": 2})
+    assert line == "sidecar: insufficient: pas assez de BB+ (bbplus: a / has 1, faut / needs 2)"
+    assert "\n" not in line
+
+
+def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
+    import io
+
+    import segno
+
+    from sidecar.cli import format_seat_link, format_seats, format_sheets, print_qr
+
+    link = "http://192.0.2.7:8765/?table=crypte&name=Aengus#token=abc"
+    out = io.StringIO()
+    print_qr(link, out)
+    drawn = out.getvalue()
+    # Read the drawing back (two rows a line; light modules drawn, dark ones blank, a
+    # 4-module quiet zone): it is the code of that very link.
+    halves = {"█": (0, 0), " ": (1, 1), "▀": (0, 1), "▄": (1, 0)}
+    rows: list[list[int]] = []
+    for line in drawn.splitlines():
+        pairs = [halves[char] for char in line]
+        rows += [[top for top, _ in pairs], [bottom for _, bottom in pairs]]
+    matrix = [list(row) for row in segno.make(link).matrix]
+    size = len(matrix)
+    assert [row[4:4 + size] for row in rows[4:4 + size]] == matrix
+    text = format_seat_link({"op": "add", "name": "Aengus", "table": "crypte", "link": link,
+                             "token": "abc"})
+    assert link in text and "jeton / token: abc" in text
+    assert "nouveau lien" in format_seat_link({"op": "rotate", "name": "A", "link": link,
+                                               "token": "t"})
+    assert "aucune place" in format_seats([])
+    listed = format_seats([{"name": "Aengus", "online": 2, "characters": ["Aengus", "Rex"]},
+                           {"name": "Brann", "online": 0, "characters": []}])
+    assert "en ligne / online (2)" in listed and "Aengus, Rex" in listed
+    assert "absent / offline" in listed
+    assert "skills={Nager: 2}" in format_sheets([{"character": "Aengus", "ruleset": "oweens",
+                                                  "owner": None,
+                                                  "values": {"skills": {"Nager": 2}}}])
