@@ -8,8 +8,8 @@ import { after, before, describe, test } from "node:test";
 import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
-  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility,
-  escapeHtml, parseCommand, renderCard, renderHelp, renderOdds,
+  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility, chooseCharacter,
+  escapeHtml, parseCommand, renderCard, renderHelp, renderOdds, renderSheets, renderSpent,
 } from "../scripts/sidecar-chat.js";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
@@ -39,7 +39,7 @@ describe("the /sc command", () => {
   test("a roll with params converted by the ruleset's description", () => {
     const command = parseCommand('/sc oweens dice=4 difficulty=3 bagage "Escalader le mur"', rulesets);
     assert.deepEqual(command, { action: "roll", ruleset: "oweens", label: "Escalader le mur", mode: null,
-                                dice: null, params: { dice: 4, difficulty: 3, bagage: true } });
+                                dice: null, character: null, params: { dice: 4, difficulty: 3, bagage: true } });
   });
 
   test("named levels, lists, booleans in words, flags", () => {
@@ -70,6 +70,64 @@ describe("the /sc command", () => {
     assert.throws(() => parseCommand("/sc oweens --mode partout", rulesets), /Mode inconnu/);
     assert.throws(() => parseCommand("/sc oweens --dice six", rulesets), /--dice/);
     assert.throws(() => parseCommand("/sc oweens --dice", rulesets), /attend une valeur/);
+  });
+});
+
+describe("rolling as a character", () => {
+  const characters = new Map([
+    ["Aengus", { character: "Aengus", ruleset: "oweens", owner: "Aengus", values: {} }],
+    ["Rex", { character: "Rex", ruleset: "bloodlust", owner: "Aengus", values: {} }],
+    ["Sire Brann", { character: "Sire Brann", ruleset: "oweens", owner: "Brann", values: {} }],
+  ]);
+
+  test("--character names one (quoted names too), - rolls as nobody", () => {
+    assert.equal(parseCommand('/sc oweens dice=4 --character "Sire Brann" Nager', rulesets).character, "Sire Brann");
+    assert.equal(parseCommand("/sc oweens dice=4 --perso Aengus", rulesets).character, "Aengus");
+    assert.equal(parseCommand("/sc oweens dice=4 --character -", rulesets).character, "");
+    assert.equal(parseCommand("/sc odds oweens dice=4 --character Aengus", rulesets).character, "Aengus");
+    assert.throws(() => parseCommand("/sc oweens --character", rulesets), /attend une valeur/);
+  });
+
+  test("/sc fiche (or sheet) asks for one's characters", () => {
+    assert.deepEqual(parseCommand("/sc fiche", rulesets), { action: "sheet" });
+    assert.deepEqual(parseCommand("/sc sheet", rulesets), { action: "sheet" });
+  });
+
+  test("who a roll is made as: flag, setting, assigned character, the seat's only one", () => {
+    const roll = (ruleset, character = null) => ({ ruleset, character });
+    const who = { setting: "", assigned: "", seat: "Aengus" };
+    assert.equal(chooseCharacter(roll("oweens", "Sire Brann"), characters, who), "Sire Brann");
+    assert.equal(chooseCharacter(roll("oweens", ""), characters, who), null);
+    assert.equal(chooseCharacter(roll("oweens"), characters, who), "Aengus");       // the seat's only oweens one
+    assert.equal(chooseCharacter(roll("bloodlust"), characters, who), "Rex");
+    assert.equal(chooseCharacter(roll("seuil"), characters, who), null);            // none for that game
+    assert.equal(chooseCharacter(roll("oweens"), characters, { ...who, setting: "Sire Brann" }), "Sire Brann");
+    assert.equal(chooseCharacter(roll("oweens"), characters, { seat: "", assigned: "Aengus" }), "Aengus");
+    // A setting or an assigned character of another game does not turn a quick roll into theirs.
+    assert.equal(chooseCharacter(roll("seuil"), characters, { setting: "Aengus", assigned: "Aengus" }), null);
+    // Two characters of the game rolled: the player says which.
+    const two = new Map([...characters, ["Aengus II", { character: "Aengus II", ruleset: "oweens", owner: "Aengus" }]]);
+    assert.equal(chooseCharacter(roll("oweens"), two, who), null);
+    assert.equal(chooseCharacter(roll("oweens"), new Map(), {}), null);
+  });
+
+  test("the card says what was spent, by the sheet's labels, and the values after", () => {
+    const sheet = { luck: { type: "int", label: { fr: "Chance", en: "Luck" } }, skills: { type: "map" } };
+    const outcome = { seq: 3, by: { name: "Aengus" }, ruleset: "luck", character: "Aengus",
+      spent: { luck: 2 }, sheet: { luck: 1, skills: { Nager: 2 } }, dice: [{ sides: 6, face: 4 }],
+      result: { kind: "success", label: { fr: "Réussite" } }, text: "Aengus — Nager" };
+    const html = renderCard(outcome, { sheet });
+    assertShownAsText(html, "Aengus", "dépensé : Chance −2 → 1", "Chance 1 · skills Nager 2");
+    assertShownAsText(renderSpent({ ...outcome, spent: {} }, { lang: "en", sheet }), "nothing spent", "Luck 1");
+    assert.equal(renderSpent({ ...outcome, character: undefined }), "");
+    // A blind roll's roller has neither spent nor sheet.
+    assert.equal(renderSpent({ character: "Aengus", result: { hidden: true } }), "");
+    const trick = "[[/r 1d20]]";
+    assertShownAsText(renderCard({ ...outcome, character: trick, spent: { [trick]: 1 }, sheet: { [trick]: trick } }), trick);
+    const listed = renderSheets([{ character: "Aengus", ruleset: "luck", owner: "Aengus", values: { luck: 3 } }],
+      [{ name: "luck", sheet }]);
+    assertShownAsText(listed, "Aengus", "place Aengus", "Chance 3");
+    assertShownAsText(renderSheets([], [], "en"), "no character");
   });
 });
 
@@ -266,7 +324,7 @@ describe("module.js inside a (faked) Foundry", () => {
     const notes = [];
     const hostile = '<img src=x onerror="alert(1)">';
     const values = new Map(Object.entries({ url: `ws://127.0.0.1:9/${hostile}/ws`, table: "t",
-      playerToken: "", gmToken: "", mirror: true }));
+      playerToken: "", gmToken: "", seatToken: "", seatName: "", character: "", mirror: true }));
     globalThis.Hooks = { once: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]), on: () => {} };
     globalThis.game = {
       settings: { register: () => {}, get: (_scope, key) => values.get(key) },
@@ -292,7 +350,7 @@ describe("module.js inside a (faked) Foundry", () => {
     const created = [];
     const notes = [];
     const values = new Map(Object.entries({ url: sidecar.url, table: "foundry-glue",
-      playerToken: PLAYER_TOKEN, gmToken: "", mirror: true }));
+      playerToken: PLAYER_TOKEN, gmToken: "", seatToken: "", seatName: "", character: "", mirror: true }));
     const registered = [];
     const user = { id: "u1", name: "Aengus", isGM: false };
     const module = {};
@@ -318,7 +376,8 @@ describe("module.js inside a (faked) Foundry", () => {
       await import("../scripts/module.js");
       for (const fn of hooks.get("init")) fn();
       assert.deepEqual(registered.map((r) => `${r.key}:${r.data.scope}`).sort(),
-        ["gmToken:client", "mirror:world", "playerToken:world", "table:world", "url:world"]);
+        ["character:client", "gmToken:client", "mirror:world", "playerToken:world", "seatName:client",
+         "seatToken:client", "table:world", "url:world"]);
       for (const fn of hooks.get("ready")) await fn();
       assert.deepEqual(notes.map(([level]) => level), ["info"], JSON.stringify(notes));
       assert.equal(module.api.client.state, "open");
