@@ -209,3 +209,28 @@ def test_a_seat_joins_with_its_own_token_and_rolls_as_its_character() -> None:
                 assert (await gm.remove_seat("Aengus"))["removed"] is True
                 assert await gm.seats() == []
     run(scenario())
+
+
+def test_characters_follow_the_journaled_events_each_once() -> None:
+    """Sheet events and rolls as a character update ``characters``; replays and duplicates
+    change nothing; ``events()`` yields them in order (offline: frames handed in)."""
+    client = SidecarClient("ws://127.0.0.1:9/ws", table="t", name="Aengus")
+    client.last_seq = 0
+    made = {"type": "sheet", "seq": 1, "op": "set", "character": "Aengus", "ruleset": "luck",
+            "owner": "Aengus", "values": {"luck": 3}, "changed": {}}
+    rolled = {"type": "outcome", "seq": 2, "ruleset": "luck", "character": "Aengus",
+              "spent": {"luck": 1}, "sheet": {"luck": 2}}
+    other = {"type": "outcome", "seq": 3, "ruleset": "luck", "character": "Rex",
+             "spent": {}, "sheet": {"luck": 3}}
+    for frame in (made, rolled, {**made, "duplicate": True}, made, other):
+        client._dispatch(frame)
+    assert client.characters["Aengus"] == {"character": "Aengus", "ruleset": "luck",
+                                           "owner": "Aengus", "values": {"luck": 2}}
+    assert client.characters["Rex"] == {"character": "Rex", "ruleset": "luck",
+                                        "values": {"luck": 3}}
+    client._dispatch({"type": "sheet", "seq": 4, "op": "remove", "character": "Aengus",
+                      "removed": True, "values": {"luck": 2}})
+    client._dispatch({"type": "seat", "seq": 5, "op": "add", "name": "Brann"})
+    assert "Aengus" not in client.characters and client.last_seq == 5
+    queued = [client._events.get_nowait()["seq"] for _ in range(client._events.qsize())]
+    assert queued == [1, 2, 3, 4, 5]
