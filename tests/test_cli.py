@@ -488,3 +488,108 @@ def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
     assert "skills={Nager: 2}" in format_sheets([{"character": "Aengus", "ruleset": "oweens",
                                                   "owner": None,
                                                   "values": {"skills": {"Nager": 2}}}])
+
+
+PLUGINS = str(ROOT / "tests" / "js" / "plugins")  # the `luck` ruleset, whose rolls spend
+
+
+def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
+    from urllib.parse import parse_qs, urlsplit
+    from urllib.request import urlopen
+
+    from sidecar.client import SidecarClient
+
+    with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
+        gm = ["--url", server.url, "--table", "crypte", "--token", GM_TOKEN, "--name", "Morgane"]
+        added = sidecar("seat", "add", "Aengus", *gm)
+        assert added.returncode == 0, added.stderr
+        link = re.search(r"(http://\S+#token=(\S+))", added.stdout)
+        assert link, added.stdout
+        assert "▄" in added.stdout or "▀" in added.stdout  # the QR code
+        # The link works: its page is served, and its token joins as the seat it names.
+        url, token = link.group(1), link.group(2)
+        parts = urlsplit(url)
+        query = parse_qs(parts.query)
+        assert query == {"table": ["crypte"], "name": ["Aengus"]}
+        with urlopen(url.split("#")[0], timeout=10) as page:
+            assert page.status == 200
+
+        async def join_with_the_link():
+            client = SidecarClient(server.url, table=query["table"][0], name=query["name"][0],
+                                   token=token)
+            welcome = await client.connect()
+            await client.close()
+            return welcome
+        assert run(join_with_the_link()).get("seat") is True
+
+        listed = sidecar("seat", "list", *gm)
+        assert listed.returncode == 0 and "Aengus" in listed.stdout
+        made = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "--owner", "Aengus",
+                       "level=3", "skills.Nager=2", "--reason", "création", *gm)
+        assert made.returncode == 0, made.stderr
+        assert "fiche / sheet set Aengus (luck, place / seat: Aengus)" in made.stdout
+        # Without --ruleset: the character's own; a map entry keeps the others.
+        more = sidecar("sheet", "set", "Aengus", "skills.Saut=1", "--json", *gm)
+        assert json.loads(more.stdout)["values"]["skills"] == {"Nager": 2, "Saut": 1}
+
+        seat = ["--url", server.url, "--table", "crypte", "--token", token, "--name", "Aengus"]
+        rolled = sidecar("roll", "luck", "push=1", "skill=Nager", "--character", "Aengus",
+                         "--label", "Nager", *seat)
+        assert rolled.returncode == 0, rolled.stderr
+        assert "personnage / character: Aengus — dépensé / spent: luck −1 → 2" in rolled.stdout
+        assert "fiche / sheet: level=3 luck=2" in rolled.stdout
+        short = sidecar("roll", "luck", "push=3", "--character", "Aengus", *seat)
+        assert short.returncode == 1 and short.stdout == ""
+        assert short.stderr.count("\n") == 1 and "Traceback" not in short.stderr
+        assert "insufficient" in short.stderr and "luck: a / has 2" in short.stderr
+        # The seat's token under another name: refused, one line.
+        other = sidecar("roll", "luck", "--url", server.url, "--table", "crypte",
+                        "--token", token, "--name", "Brann")
+        assert other.returncode == 1 and "forbidden" in other.stderr
+        assert "Traceback" not in other.stderr
+
+        given = sidecar("sheet", "adjust", "Aengus", "luck=+1", "--reason", "belle scène", *gm)
+        assert given.returncode == 0 and "luck 2 → 3" in given.stdout
+        assert "« belle scène »" in given.stdout
+        too_much = sidecar("sheet", "adjust", "Aengus", "luck=+5", *gm)
+        assert too_much.returncode == 1 and "insufficient" in too_much.stderr
+        spent = sidecar("roll", "luck", "push=2", "--character", "Aengus", *seat)
+        assert spent.returncode == 0 and "luck −2 → 1" in spent.stdout
+        rested = sidecar("sheet", "refill", "rest", "--reason", "nuit au camp", *gm)
+        assert rested.returncode == 0, rested.stderr
+        mine = sidecar("sheet", "list", "--role", "player", *seat)
+        assert mine.returncode == 0 and "Aengus (luck, place / seat: Aengus)" in mine.stdout
+        assert "luck=3" in mine.stdout
+        # The history shows the sheet's events with the rolls.
+        history = sidecar("history", "--role", "gm", *gm)
+        assert "fiche / sheet adjust Aengus" in history.stdout and "luck −1 → 2" in history.stdout
+
+        rotated = sidecar("seat", "rotate", "Aengus", "--no-qr", *gm)
+        assert rotated.returncode == 0 and "nouveau lien / new link" in rotated.stdout
+        assert "▄" not in rotated.stdout and token not in rotated.stdout
+        stale = sidecar("sheet", "list", "--role", "player", *seat)
+        assert stale.returncode == 1 and "forbidden" in stale.stderr
+        assert sidecar("sheet", "remove", "Aengus", *gm).returncode == 0
+        assert sidecar("seat", "remove", "Aengus", *gm).returncode == 0
+        assert "aucune place" in sidecar("seat", "list", *gm).stdout
+
+
+def test_sheet_commands_say_what_to_fix():
+    with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
+        gm = ["--url", server.url, "--table", "t", "--token", GM_TOKEN, "--name", "Morgane"]
+        new = sidecar("sheet", "set", "Nouveau", "level=2", *gm)
+        assert new.returncode == 2 and "--ruleset" in new.stderr
+        bad = sidecar("sheet", "adjust", "Nouveau", "luck=beaucoup", *gm)
+        assert bad.returncode == 2 and "field=+N" in bad.stderr
+        unknown = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "level=9", *gm)
+        assert unknown.returncode == 1 and "invalid_params" in unknown.stderr
+        assert "Traceback" not in unknown.stderr
+        owner = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "--owner", "Personne",
+                        *gm)
+        assert owner.returncode == 1 and "invalid_params" in owner.stderr
+        player = sidecar("seat", "add", "Aengus", "--role", "player", "--url", server.url,
+                         "--table", "t", "--token", PLAYER_TOKEN)
+        assert player.returncode == 1 and "forbidden" in player.stderr
+        twice = [sidecar("seat", "add", "Aengus", "--no-qr", *gm) for _ in range(2)]
+        assert twice[0].returncode == 0 and twice[1].returncode == 1
+        assert "bad_message" in twice[1].stderr
