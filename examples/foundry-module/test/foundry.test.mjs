@@ -3,10 +3,11 @@
 // only its Hooks/game/ChatMessage surface is).
 import assert from "node:assert/strict";
 import { register } from "node:module";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
-import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "../../../tests/js/sidecar-process.mjs";
+import { GM_TOKEN, PLAYER_TOKEN, ROOT, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
   CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility, chooseCharacter,
   escapeHtml, parseCommand, renderCard, renderHelp, renderOdds, renderSheets, renderSpent,
@@ -392,6 +393,124 @@ describe("module.js inside a (faked) Foundry", () => {
     } finally {
       await module.api?.client.close();
       for (const name of ["Hooks", "game", "ui", "ChatMessage"]) delete globalThis[name];
+    }
+  });
+});
+
+/**
+ * module.js in a faked Foundry: its hooks run, its chat messages and notifications are
+ * kept. `variant` makes each import a fresh copy of the module (ES modules are cached).
+ */
+async function fakeFoundry(variant, { settings, user }) {
+  const hooks = new Map();
+  const created = [];
+  const notes = [];
+  const module = {};
+  const add = (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]);
+  globalThis.Hooks = { once: add, on: add };
+  globalThis.game = {
+    settings: { register: () => {}, get: (scope, key) => (scope === "core" ? "publicroll" : settings[key]) },
+    i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${JSON.stringify(data)}` },
+    user, users: Object.assign([user], { activeGM: null }), modules: { get: () => module },
+  };
+  globalThis.ui = { notifications: { info: (m) => notes.push(["info", m]), warn: (m) => notes.push(["warn", m]),
+                                     error: (m) => notes.push(["error", m]) } };
+  globalThis.ChatMessage = { create: async (data) => { created.push(data); return data; },
+                             getSpeaker: () => ({ alias: user.name }) };
+  await import(`../scripts/module.js?${variant}`);
+  for (const fn of hooks.get("init")) fn();
+  for (const fn of hooks.get("ready")) await fn();
+  return {
+    hooks, created, notes, module,
+    /** Types a chat line; resolves with the card it posts. */
+    async chat(text) {
+      const before = created.length;
+      assert.equal(hooks.get("chatMessage")[0]({}, text), false);
+      while (created.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+      return created[before];
+    },
+    async close() {
+      await module.api?.client.close();
+      for (const name of ["Hooks", "game", "ui", "ChatMessage"]) delete globalThis[name];
+    },
+  };
+}
+
+describe("a Foundry player with a seat (against a real sidecar with the luck ruleset)", () => {
+  let seated;
+  let gm;
+  let seat;
+  const table = "foundry-seats";
+  const base = { url: "", table, playerToken: PLAYER_TOKEN, gmToken: "", seatToken: "", seatName: "",
+                 character: "", mirror: false };
+
+  before(async () => {
+    seated = await startSidecar({ extra: ["--plugins-dir", join(ROOT, "tests", "js", "plugins")] });
+    base.url = seated.url;
+    gm = new SidecarClient(seated.url, { table, name: "Morgane", role: "gm", token: GM_TOKEN, reconnect: false });
+    await gm.connect();
+    seat = await gm.addSeat("Aengus");
+    await gm.setSheet({ character: "Aengus", ruleset: "luck", owner: "Aengus", values: { level: 1 } });
+  });
+  after(async () => {
+    await gm.close();
+    await seated.stop();
+  });
+
+  test("the seat token setting joins as the seat; /sc rolls as its character and the card shows the spend", async () => {
+    const user = { id: "u1", name: "Aengus", isGM: false, character: null };
+    const foundry = await fakeFoundry("seat", { settings: { ...base, seatToken: ` ${seat.token} ` }, user });
+    try {
+      assert.deepEqual(foundry.notes.map(([level]) => level), ["info"], JSON.stringify(foundry.notes));
+      const { client } = foundry.module.api;
+      assert.equal(client.welcome.seat, true);
+      const card = await foundry.chat("/sc luck push=2 Nager");
+      assert.match(card.content, /sidecar-character/);
+      assert.match(card.content, /dépensé : Chance −2 → 1/);
+      assert.equal(client.characters.get("Aengus").values.luck, 1);
+      // --character - : a plain roll, nothing spent.
+      const plain = await foundry.chat("/sc luck push=1 --character -");
+      assert.doesNotMatch(plain.content, /sidecar-character/);
+      // Not enough luck: the refusal, to the roller only, nothing rolled.
+      const short = await foundry.chat("/sc luck push=3");
+      assert.equal(short.error, true);
+      assert.deepEqual(short.whisper, ["u1"]);
+      const sheet = await foundry.chat("/sc fiche");
+      assert.match(sheet.content, /Chance 1/);
+    } finally {
+      await foundry.close();
+    }
+  });
+
+  test("the seat's token under another name, and the seat's name with the shared token, are refused", async () => {
+    const other = await fakeFoundry("other", { settings: { ...base, seatToken: seat.token },
+                                               user: { id: "u2", name: "Brann", isGM: false } });
+    try {
+      assert.deepEqual(other.notes.map(([level]) => level), ["error"]);
+      assert.match(other.notes[0][1], /VTTSIDECAR.refused/);
+      assert.notEqual(other.module.api.client.state, "open");
+    } finally {
+      await other.close();
+    }
+    const shared = await fakeFoundry("shared", { settings: base, user: { id: "u3", name: "Aengus", isGM: false } });
+    try {
+      assert.match(shared.notes[0][1], /VTTSIDECAR.seatNeeded/); // says where the seat token goes
+    } finally {
+      await shared.close();
+    }
+  });
+
+  test("the Seat name setting joins a seat named otherwise than the Foundry user", async () => {
+    const user = { id: "u4", name: "Julien", isGM: false, character: { name: "Aengus" } };
+    const foundry = await fakeFoundry("named", { settings: { ...base, seatToken: seat.token, seatName: "Aengus" }, user });
+    try {
+      assert.equal(foundry.module.api.client.welcome.seat, true);
+      assert.equal(foundry.module.api.client.name, "Aengus");
+      await gm.adjustSheet({ character: "Aengus", delta: { luck: 2 }, reason: "belle scène" });
+      const card = await foundry.chat("/sc luck push=1");  // the assigned character's name
+      assert.match(card.content, /Chance −1/);
+    } finally {
+      await foundry.close();
     }
   });
 });
