@@ -507,7 +507,7 @@ describe("a Foundry player with a seat (against a real sidecar with the luck rul
       assert.equal(foundry.module.api.client.welcome.seat, true);
       assert.equal(foundry.module.api.client.name, "Aengus");
       await gm.adjustSheet({ character: "Aengus", delta: { luck: 2 }, reason: "belle scène" });
-      const card = await foundry.chat("/sc luck push=1");  // the assigned character's name
+      const card = await foundry.chat("/sc luck push=1");  // as the seat's character
       assert.match(card.content, /Chance −1/);
     } finally {
       await foundry.close();
