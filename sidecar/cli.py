@@ -847,7 +847,7 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--character", metavar="NAME",
                       help="roll as this character: the roll spends from its sheet (a "
                            "player: a character of your seat)")
-    roll.set_defaults(func=cmd_roll)
+    roll.set_defaults(func=cmd_roll, pairs="params")
 
     seat = sub.add_parser("seat", help="GM: players' own seats (each its token and link)")
     seats = seat.add_subparsers(dest="seat_command", required=True)
@@ -878,12 +878,12 @@ def build_parser() -> argparse.ArgumentParser:
     owner.add_argument("--owner", metavar="SEAT", help="give the character to this seat")
     owner.add_argument("--no-owner", action="store_true",
                        help="the GM's own character (no seat)")
-    set_.set_defaults(func=cmd_sheet)
+    set_.set_defaults(func=cmd_sheet, pairs="values")
     adjust = sheets.add_parser("adjust", help="add to or take from integer fields "
                                               "(a journaled adjustment, undone by its opposite)")
     adjust.add_argument("character", metavar="CHARACTER")
-    adjust.add_argument("delta", nargs="+", metavar="field=+N")
-    adjust.set_defaults(func=cmd_sheet)
+    adjust.add_argument("delta", nargs="*", metavar="field=+N")
+    adjust.set_defaults(func=cmd_sheet, pairs="delta")
     refill = sheets.add_parser("refill", help="a new turn or a rest: counters back to their "
                                               "default")
     refill.add_argument("what", choices=("turn", "rest"))
@@ -927,9 +927,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, ``key=value``s anywhere among the options."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # argparse takes `key=value`s only before the first option: those after it
+        # (`sheet set Aengus --ruleset oweens pep=3`) join the others, in order.
+        pairs = getattr(args, "pairs", None)
+        if not pairs or any("=" not in item or item.startswith("-") for item in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        getattr(args, pairs).extend(extra)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -401,6 +401,21 @@ def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
         parse_sheet_values(["pep"], SHEET)
 
 
+def test_key_values_may_follow_the_options():
+    from sidecar.cli import parse_args
+
+    args = parse_args(["sheet", "set", "Aengus", "pep=3", "--ruleset", "oweens", "ecl=2",
+                       "--owner", "Aengus", "skills.Nager=1"])
+    assert args.values == ["pep=3", "ecl=2", "skills.Nager=1"] and args.owner == "Aengus"
+    assert parse_args(["sheet", "adjust", "Aengus", "--reason", "soin", "wounds=-1"]).delta \
+        == ["wounds=-1"]
+    assert parse_args(["roll", "luck", "--character", "Aengus", "push=1"]).params == ["push=1"]
+    for stray in (["sheet", "set", "A", "--bogus"], ["seat", "list", "x=1"]):
+        with pytest.raises(SystemExit) as usage:
+            parse_args(stray)
+        assert usage.value.code == 2
+
+
 def test_adjustments_are_signed_integers():
     from sidecar.cli import parse_delta
 
