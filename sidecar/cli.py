@@ -129,6 +129,8 @@ def format_die(die: dict[str, Any]) -> str:
 
 def format_value(value: Any) -> str:
     """A sheet value, short: lists joined by commas, maps as ``{name: value, …}``."""
+    if value is None:  # before a character's creation
+        return "—"
     if isinstance(value, bool):
         return "oui/yes" if value else "non/no"
     if isinstance(value, list):
@@ -219,13 +221,8 @@ def format_event(event: dict[str, Any]) -> str:
 
 
 def format_error(code: str, message: str, details: dict[str, Any] | None = None) -> str:
-    """One line for a server error; ``insufficient`` also says what is lacking."""
-    line = f"sidecar: {code}: {message}"
-    details = details or {}
-    if code == "insufficient" and "field" in details:
-        line += (f" ({details['field']}: a / has {details.get('have', '?')}, "
-                 f"faut / needs {details.get('need', '?')})")
-    return line
+    """One line for a server error (its message says what is wrong, in ``--locale``)."""
+    return f"sidecar: {code}: {' '.join(message.split())}"
 
 
 def format_odds(odds: dict[str, Any], width: int = 30) -> str:
@@ -642,7 +639,12 @@ async def _sheet(args: argparse.Namespace) -> int:
             reply = await client.refill(args.what, args.character, reason=reason)
         else:
             reply = await client.remove_sheet(args.character, reason=reason)
-        print(json.dumps(reply, ensure_ascii=False) if args.json else format_sheet_event(reply))
+        if args.json:
+            print(json.dumps(reply, ensure_ascii=False))
+        elif reply.get("type") == "sheets":  # a refill of every character: all of them after
+            print(format_sheets(reply.get("characters") or []))
+        else:
+            print(format_sheet_event(reply))
         return EXIT_OK
 
 

@@ -290,8 +290,9 @@ class SidecarClient:
 
     async def refill(self, what: str = "turn", character: str | None = None, *,
                      reason: str | None = None, id: str | None = None) -> dict[str, Any]:
-        """A new ``"turn"`` or a ``"rest"``: counters marked so go back to their default,
-        for ``character`` or every character of the table (GM only)."""
+        """A new ``"turn"`` or a ``"rest"``: counters marked so go back to their default
+        (GM only). For ``character``, returns its sheet event; for every character of the
+        table, ``{type: "sheets", characters}`` after it (each change is its own event)."""
         message: dict[str, Any] = {"type": "sheet", "op": "refill", "what": what}
         if character is not None:
             message["character"] = character
