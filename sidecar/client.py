@@ -49,6 +49,12 @@ JOURNALED = frozenset({"outcome", "sheet", "seat"})
 KEEP: Any = object()
 
 
+def _once_only(message: dict[str, Any]) -> bool:
+    """A request whose answer carries a secret shown once (a seat's new token): never
+    re-sent after a drop, as a repeated id would answer it without the secret."""
+    return message.get("type") == "seat" and message.get("op") in ("add", "rotate")
+
+
 class SidecarError(Exception):
     """An ``error`` message from the server (``code``, ``message``, ``details``), or
     ``closed`` when the connection ended before a reply."""
@@ -124,7 +130,14 @@ class SidecarClient:
             self.last_seq = reply.get("seq", 0)
         # Rolls cut off by a drop: same id again, so the server answers without rerolling.
         for message, future in self._pending.values():
-            if not future.done():
+            if future.done():
+                continue
+            if _once_only(message):
+                # Its answer again would come without the token, shown once: fail it
+                # (a GM who lost a seat's link rotates the seat).
+                future.set_exception(SidecarError("closed", "connection lost before the "
+                                                  "reply (seat rotate gives a new link)"))
+            else:
                 await self._ws.send(encode(message, binary=self.binary))
         self._ready.set()
 

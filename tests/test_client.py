@@ -234,3 +234,25 @@ def test_characters_follow_the_journaled_events_each_once() -> None:
     assert "Aengus" not in client.characters and client.last_seq == 5
     queued = [client._events.get_nowait()["seq"] for _ in range(client._events.qsize())]
     assert queued == [1, 2, 3, 4, 5]
+
+
+def test_a_seat_add_cut_off_by_a_drop_is_not_sent_again() -> None:
+    """Its repeat would answer without the token (shown once): it fails, and the GM can
+    rotate the seat for a new link; rolls pending at the same time are still re-sent."""
+
+    async def scenario() -> None:
+        async with running_server() as server:
+            async with _client(server, "Morgane", role="gm", table="drop-seat",
+                               reconnect=True) as gm:
+                adding = asyncio.create_task(gm.add_seat("Aengus"))
+                rolling = asyncio.create_task(gm.roll("bloodlust", {"pool": 2}))
+                await asyncio.sleep(0)  # both frames are written…
+                await gm.drop()         # …and the connection dies under them
+                with pytest.raises(SidecarError) as lost:
+                    await asyncio.wait_for(adding, 10)
+                assert lost.value.code == "closed" and "rotate" in lost.value.message
+                assert (await asyncio.wait_for(rolling, 10))["type"] == "outcome"
+                made = [seat["name"] for seat in await gm.seats()]
+                fresh = await (gm.rotate_seat if made else gm.add_seat)("Aengus")
+                assert fresh["token"] and fresh["link"].endswith(fresh["token"])
+    run(scenario())
