@@ -128,6 +128,16 @@ def test_blind_roll_hides_spend_from_its_roller():
             assert "spent" not in out and "sheet" not in out
             full = await gm.recv_type("outcome")
             assert full["spent"] == {"luck": 1}
+            # Her sheet still shows what she last saw, the GM's the truth.
+            mine = await alice.request({"type": "sheet", "id": "l", "op": "list"})
+            assert mine["characters"][0]["values"]["luck"] == 3
+            theirs = await gm.request({"type": "sheet", "id": "l", "op": "list"})
+            assert theirs["characters"][0]["values"]["luck"] == 2
+            # A roll she sees whole shows the values whole again.
+            seen = await alice.roll("luck", {"cost": 0}, character="Ysolde")
+            assert seen["sheet"]["luck"] == 2
+            mine = await alice.request({"type": "sheet", "id": "l2", "op": "list"})
+            assert mine["characters"][0]["values"]["luck"] == 2
     run(scenario())
 
 
