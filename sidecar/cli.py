@@ -264,6 +264,10 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
         f"--token {config.player_token}",
         f"  Navigateur  : {page}/{query}&token={config.player_token}",
         f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
+        f"  Place / seat : sidecar seat add NOM --url {url} --table {table} "
+        f"--token {config.gm_token}",
+        "    (un jeton et un lien par joueur : seuls ses jets secrets restent à lui / "
+        "one token and link per player: only seats keep secret rolls private)",
     ]
     if config.host in ("0.0.0.0", "", "::"):
         port = server.port
