@@ -99,8 +99,8 @@ def parse_sheet_values(pairs: list[str], sheet: dict[str, Any] | None,
 
 
 def parse_delta(pairs: list[str]) -> dict[str, int]:
-    """``sheet adjust`` changes: ``["bbplus=+2", "wounds=-1"]`` →
-    ``{"bbplus": 2, "wounds": -1}``."""
+    """``sheet adjust`` changes: ``["bonbonus=+2", "wounds=-1"]`` →
+    ``{"bonbonus": 2, "wounds": -1}``."""
     delta: dict[str, int] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
@@ -145,7 +145,7 @@ def format_values(values: dict[str, Any]) -> str:
 
 
 def format_spent(spent: dict[str, int], sheet: dict[str, Any]) -> str:
-    """``{"bbplus": 1}`` and the values after → ``bbplus −1 → 2`` (a negative spend gives)."""
+    """``{"bonbonus": 1}`` and the values after → ``bonbonus −1 → 2`` (a negative spend gives)."""
     parts = []
     for field, amount in spent.items():
         change = f"−{amount}" if amount >= 0 else f"+{-amount}"
@@ -181,6 +181,8 @@ def format_sheet_event(event: dict[str, Any]) -> str:
     """One journaled sheet event: what changed, before → after, and why."""
     who = (event.get("by") or {}).get("name")
     head = f"#{event.get('seq', '?')} fiche / sheet {event.get('op', '?')}"
+    if event.get("what"):  # a refill: "turn" or "rest"
+        head += f" {event['what']}"
     if event.get("character"):
         head += f" {event['character']}"
     if event.get("ruleset"):
@@ -541,14 +543,13 @@ def print_qr(link: str, out: Any = None) -> None:
 
 
 def format_seat_link(reply: dict[str, Any]) -> str:
-    verb = "nouveau lien / new link" if reply.get("op") == "rotate" else "lien / link"
-    return "\n".join([
-        f"Place / seat « {reply['name']} » (table {reply.get('table', '?')}) — {verb} :",
-        f"  {reply['link']}",
-        f"  jeton / token: {reply['token']}",
-        "  (montré une seule fois : `sidecar seat rotate` en refait un / shown once: "
-        "`sidecar seat rotate` makes a new one)",
-    ])
+    """A seat's link and token, as ``seat add`` and ``seat rotate`` print them."""
+    name = reply["name"]
+    head = (f"Nouveau lien de {name} / {name}'s new link" if reply.get("op") == "rotate"
+            else f"Place de {name} / {name}'s seat")
+    return (f"{head}: {reply['link']}\n"
+            f"  jeton / token: {reply['token']} (montré une seule fois / shown once: "
+            "`sidecar seat rotate` en refait un / makes a new one)")
 
 
 def format_seats(seats: list[dict[str, Any]]) -> str:

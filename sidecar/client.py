@@ -296,7 +296,7 @@ class SidecarClient:
 
     async def adjust_sheet(self, character: str, delta: dict[str, int], *,
                            reason: str | None = None, id: str | None = None) -> dict[str, Any]:
-        """Add ``delta`` to integer fields (GM only): ``{"bbplus": 2}`` gives, ``-1`` takes;
+        """Add ``delta`` to integer fields (GM only): ``{"bonbonus": 2}`` gives, ``-1`` takes;
         ``insufficient`` when a value would leave its bounds."""
         return await self._sheet({"type": "sheet", "op": "adjust", "character": character,
                                   "delta": delta}, reason, id)

@@ -455,6 +455,8 @@ def test_sheet_and_seat_events_print_as_what_changed_and_why():
              "by": {"name": "Morgane", "role": "gm"}}
     text = format_event(event)
     assert text.startswith("#7 fiche / sheet adjust Aengus (oweens, place / seat: Aengus)")
+    assert format_event({**event, "op": "refill", "what": "rest"}).startswith(
+        "#7 fiche / sheet refill rest Aengus")
     assert "« belle scène »" in text and "par / by Morgane" in text
     assert "bbplus 2 → 4" in text
     removed = format_event({**event, "op": "remove", "removed": True, "owner": None})
@@ -494,8 +496,9 @@ def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
     text = format_seat_link({"op": "add", "name": "Aengus", "table": "crypte", "link": link,
                              "token": "abc"})
     assert link in text and "jeton / token: abc" in text
-    assert "nouveau lien" in format_seat_link({"op": "rotate", "name": "A", "link": link,
-                                               "token": "t"})
+    assert text.startswith(f"Place de Aengus / Aengus's seat: {link}\n")
+    assert "Nouveau lien de A / A's new link: " in format_seat_link(
+        {"op": "rotate", "name": "A", "link": link, "token": "t"})
     assert "aucune place" in format_seats([])
     listed = format_seats([{"name": "Aengus", "online": 2, "characters": ["Aengus", "Rex"]},
                            {"name": "Brann", "online": 0, "characters": []}])
@@ -583,7 +586,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         assert "fiche / sheet adjust Aengus" in history.stdout and "luck −1 → 2" in history.stdout
 
         rotated = sidecar("seat", "rotate", "Aengus", "--no-qr", *gm)
-        assert rotated.returncode == 0 and "nouveau lien / new link" in rotated.stdout
+        assert rotated.returncode == 0 and "Aengus's new link: http://" in rotated.stdout
         assert "▄" not in rotated.stdout and token not in rotated.stdout
         stale = sidecar("sheet", "list", "--role", "player", *seat)
         assert stale.returncode == 1 and "forbidden" in stale.stderr

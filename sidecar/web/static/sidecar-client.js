@@ -466,7 +466,7 @@ export class SidecarClient {
     return this._sheet(message, reason, id);
   }
 
-  /** Add `delta` to integer fields (GM only): `{bbplus: 2}` gives, `-1` takes. */
+  /** Add `delta` to integer fields (GM only): `{bonbonus: 2}` gives, `-1` takes. */
   adjustSheet({ character, delta, reason, id } = {}) {
     return this._sheet({ type: "sheet", op: "adjust", character, delta }, reason, id);
   }
