@@ -62,7 +62,7 @@ from sidecar.sheets import (
     refilled,
 )
 from sidecar.table import Member, Table, Tables
-from sidecar.visibility import plan, view
+from sidecar.visibility import FULL, audience, identity, plan, view
 
 log = logging.getLogger("sidecar.core")
 
@@ -219,9 +219,9 @@ class TableCore:
     def visible_characters(table: Table, member: Member) -> list[dict[str, Any]]:
         """The characters ``member`` may see: all for a GM, its own for a seat."""
         if member.role == "gm":
-            return [c.to_record() for c in table.characters.values()]
+            return [c.view(gm=True) for c in table.characters.values()]
         if member.seat:
-            return [c.to_record() for c in table.characters.values()
+            return [c.view(gm=False) for c in table.characters.values()
                     if c.owner == member.name]
         return []
 
@@ -364,11 +364,12 @@ class TableCore:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
         number field of the sheet. Nothing is changed yet."""
-        if not spend:
-            return {}, ()
         sheet = self.catalogue.sheet_schema(character.ruleset)
+        values = character.values
         try:
-            values, _ = apply_delta(sheet, character.values, spend, sign=-1, where="spend")
+            if spend:
+                values, _ = apply_delta(sheet, character.values, spend, sign=-1,
+                                        where="spend")
         except ProtocolError as error:
             if error.code != "invalid_params":
                 raise
@@ -381,7 +382,15 @@ class TableCore:
                 details={"ruleset": roll.ruleset, "spend": sorted(map(str, spend))[:10]},
             ) from None
         spent = {name: amount for name, amount in spend.items() if amount}
-        record = Character(character.name, character.ruleset, character.owner, values)
+        shown = None
+        if character.owner is not None and audience(
+                roll.mode, (character.owner, "seat"), identity(roll.by)) != FULL:
+            # The owner's seat will not see this outcome's sheet: it keeps seeing the
+            # values it last saw, until an event it sees shows them whole.
+            shown = character.shown if character.shown is not None else character.values
+        if values is character.values and shown == character.shown:
+            return spent, ()  # nothing changes: no record to write
+        record = Character(character.name, character.ruleset, character.owner, values, shown)
         return spent, (("character", character.name, record.to_record()),)
 
     def commit(self, pending: Pending) -> list[Delivery]:

@@ -28,16 +28,30 @@ class Character:
     ruleset: str
     owner: str | None
     values: dict[str, Any]
+    #: The values as the owner's seat last saw them, when a roll it could not see (a
+    #: GM's secret roll as this character, the seat's own blind roll) changed them since;
+    #: ``None`` when the owner knows the current values.
+    shown: dict[str, Any] | None = None
 
     def to_record(self) -> dict[str, Any]:
-        """How the journal keeps it (and how ``list`` and ``welcome`` show it)."""
+        """How the journal keeps it."""
+        record = {"character": self.name, "ruleset": self.ruleset, "owner": self.owner,
+                  "values": self.values}
+        if self.shown is not None:
+            record["shown"] = self.shown
+        return record
+
+    def view(self, *, gm: bool) -> dict[str, Any]:
+        """How ``list`` and ``welcome`` show it: a GM sees the values, the owner what it
+        has been shown of them (a blind roll's spend stays hidden like its result)."""
+        values = self.values if gm or self.shown is None else self.shown
         return {"character": self.name, "ruleset": self.ruleset, "owner": self.owner,
-                "values": self.values}
+                "values": values}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Character:
         return cls(record["character"], record["ruleset"], record.get("owner"),
-                   dict(record.get("values") or {}))
+                   dict(record.get("values") or {}), record.get("shown"))
 
 
 def prefixed(error: ProtocolError, prefix: str) -> ProtocolError:

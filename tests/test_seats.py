@@ -4,7 +4,10 @@ GMs, removal and re-keying at once and across restarts, hashes only in the journ
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
+import subprocess
+import sys
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from websockets.exceptions import ConnectionClosed
@@ -181,6 +184,15 @@ def test_remove_and_rotate_close_connections_and_last_across_restarts(tmp_path):
             "SELECT body FROM events UNION ALL SELECT body FROM records"))
     assert tokens["alice"] not in text
     assert hashlib.sha256(tokens["alice"].encode()).hexdigest() in text
+    # export: every seat event, with the hash and never the token.
+    exported = subprocess.run([sys.executable, "-m", "sidecar.cli", "export", "--table", "t",
+                               "--db", db], capture_output=True, text=True, check=True).stdout
+    seats = [json.loads(line) for line in exported.splitlines()
+             if json.loads(line)["type"] == "seat"]
+    assert [(e["op"], e["name"]) for e in seats] == [("add", "Alice"), ("add", "Bob"),
+                                                     ("rotate", "Alice"), ("remove", "Bob")]
+    assert seats[0]["token_sha256"] == hashlib.sha256(tokens["alice"].encode()).hexdigest()
+    assert tokens["alice"] not in exported
 
 
 def test_only_gms_manage_seats_and_bad_requests_are_named():
