@@ -15,23 +15,6 @@ import {
 import { $, describeError, el, fieldLabel, local, query, rulesetByName, state, t } from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
 
-/**
- * The JS client, telling the page of every message it gets: `sheet` and `seat` events (a
- * character changed, a seat was made) as well as outcomes and presence.
- */
-class TableClient extends SidecarClient {
-  _dispatch(message) {
-    if ((message.type === "sheet" || message.type === "seat") && !message.duplicate) {
-      // Their seq counts for resume like an outcome's: events come in order.
-      if (typeof message.seq === "number" && (this.lastSeq === null || message.seq > this.lastSeq)) {
-        this.lastSeq = message.seq;
-      }
-      this._emit(message.type, message);
-    }
-    super._dispatch(message);
-  }
-}
-
 /** The session's key: a seat link's token is kept here for this tab only, never in the URL. */
 const SESSION_KEY = "sidecar.session";
 
@@ -145,7 +128,7 @@ async function join(event) {
     Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0 });
   }
   state.floor = null; // until this join's history is in
-  const client = new TableClient(wsUrl(), { table, name, role, token, locale: state.lang });
+  const client = new SidecarClient(wsUrl(), { table, name, role, token, locale: state.lang });
   client.on("state", (status) => {
     setStatus(status);
     if (status === "closed" && state.client === client) {
@@ -387,9 +370,7 @@ async function refreshOdds() {
   }
   const character = currentCharacter();
   try {
-    const odds = character
-      ? await state.client.request({ type: "odds", ruleset, params, options, character: character.character })
-      : await state.client.odds(ruleset, params, options);
+    const odds = await state.client.odds(ruleset, params, options, { character: character?.character });
     if (ticket !== state.oddsTicket) return; // the form changed meanwhile
     markInvalid(null);
     showOdds(odds, "");
@@ -480,14 +461,7 @@ async function roll(event) {
   const label = $("roll-label").value.trim();
   const character = currentCharacter();
   try {
-    if (character) {
-      // The same message as the client's roll(), with the character rolled as.
-      const message = { type: "roll", ruleset, params, label, mode, options, character: character.character };
-      if (dice !== undefined) message.dice = dice;
-      await state.client.request(message, { resend: true });
-    } else {
-      await state.client.roll({ ruleset, params, options, dice, mode, label });
-    }
+    await state.client.roll({ ruleset, params, options, dice, mode, label, character: character?.character });
     $("manual-dice").value = "";
     markInvalid(null);
   } catch (failure) {

@@ -28,10 +28,6 @@ function saveLinks(map) {
 
 const isGm = () => state.welcome?.role === "gm";
 
-function request(message) {
-  return state.client.request(message);
-}
-
 // -- seats -----------------------------------------------------------------------------------
 
 /** Ask for the seats again soon (several events in a row make one request). */
@@ -41,8 +37,7 @@ export function refreshSeats() {
   listTimer = setTimeout(async () => {
     if (!state.client || state.client.state !== "open" || !isGm()) return;
     try {
-      const reply = await request({ type: "seat", op: "list" });
-      state.seats = reply.seats ?? [];
+      state.seats = (await state.client.seats()) ?? [];
       renderSeats();
     } catch {
       // The list comes back with the next event; nothing to tell the GM.
@@ -119,7 +114,7 @@ async function seatAction(op, name) {
   const error = $("seat-error");
   error.hidden = true;
   try {
-    const reply = await request({ type: "seat", op, name });
+    const reply = op === "rotate" ? await state.client.rotateSeat(name) : await state.client.removeSeat(name);
     applySeatEvent(reply);
   } catch (failure) {
     error.textContent = describeError(failure);
@@ -136,7 +131,7 @@ async function addSeat(event) {
   const error = $("seat-error");
   error.hidden = true;
   try {
-    const reply = await request({ type: "seat", op: "add", name });
+    const reply = await state.client.addSeat(name);
     applySeatEvent(reply);
     $("seat-name").value = "";
   } catch (failure) {
@@ -240,13 +235,11 @@ async function saveCharacter(event) {
   const character = $("sheet-name").value.trim();
   if (!character) return;
   const { values } = readFields(sheetOf(ruleset), SHEET_PREFIX, { relaxed: true });
-  const message = { type: "sheet", op: "set", character, ruleset, owner: $("sheet-owner").value || null, values };
-  const reason = $("sheet-reason").value.trim();
-  if (reason) message.reason = reason;
+  const reason = $("sheet-reason").value.trim() || undefined;
   const button = $("sheet-form").querySelector("button[type=submit]");
   button.disabled = true;
   try {
-    await request(message);
+    await state.client.setSheet({ character, ruleset, owner: $("sheet-owner").value || null, values, reason });
     $("sheet-reason").value = "";
     $("sheet-form-status").textContent = t("sheet.saved");
     if (!editing) newCharacter();
@@ -264,7 +257,7 @@ async function saveCharacter(event) {
 
 async function removeCharacter(character) {
   try {
-    await request({ type: "sheet", op: "remove", character });
+    await state.client.removeSheet({ character });
     if (editing === character) newCharacter();
   } catch (failure) {
     $("adjust-error").textContent = describeError(failure);
@@ -312,11 +305,9 @@ async function adjust(event) {
     return;
   }
   if (!Number.isInteger(delta) || delta === 0) return;
-  const message = { type: "sheet", op: "adjust", character, delta: { [field]: delta } };
-  const reason = $("adjust-reason").value.trim();
-  if (reason) message.reason = reason;
+  const reason = $("adjust-reason").value.trim() || undefined;
   try {
-    await request(message);
+    await state.client.adjustSheet({ character, delta: { [field]: delta }, reason });
     $("adjust-reason").value = "";
   } catch (failure) {
     error.textContent = describeError(failure, state.characters.get(character)?.ruleset, { adding: delta > 0 });
@@ -327,13 +318,10 @@ async function adjust(event) {
 async function refill(what) {
   const error = $("adjust-error");
   error.hidden = true;
-  const message = { type: "sheet", op: "refill", what };
-  const character = $("adjust-character").value;
-  if (character) message.character = character;
-  const reason = $("adjust-reason").value.trim();
-  if (reason) message.reason = reason;
+  const character = $("adjust-character").value || undefined;
+  const reason = $("adjust-reason").value.trim() || undefined;
   try {
-    await request(message);
+    await state.client.refill({ what, character, reason });
     $("adjust-reason").value = "";
   } catch (failure) {
     error.textContent = describeError(failure);
