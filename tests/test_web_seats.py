@@ -390,3 +390,25 @@ def test_gm_edits_then_removes_a_character_and_its_seat_follows(browser: Any,
     assert player.state("current") == "" and not player.page.is_disabled("#ruleset")
     for page in (gm, player):
         page.close()
+
+
+def test_every_control_of_the_new_panels_has_a_name(browser: Any, server: LiveServer) -> None:
+    """Labels for screen readers and voice control, on a phone-sized GM page too."""
+    table = "etiquettes"
+    gm = gm_page(browser, server.http, table)
+    gm.page.set_viewport_size({"width": 390, "height": 844})
+    add_seat(gm, "Jade")
+    create_character(gm, "Jade", "Jade", {"luck": 2}, skills={"nage": 1})
+    gm.page.select_option("#character-select", "Jade")
+    gm.page.click('#sheet-list .sheet-item[data-character="Jade"] button.edit')
+    unnamed = gm.page.evaluate("""() => [...document.querySelectorAll(
+        '#character input, #character select, #character button, #gm-panel input, '
+        + '#gm-panel select, #gm-panel button, #roller input, #roller select')]
+        .filter(n => n.offsetParent !== null && n.type !== 'radio' && n.type !== 'checkbox'
+                 && !(n.labels && n.labels.length) && !n.getAttribute('aria-label')
+                 && !n.getAttribute('aria-labelledby') && !n.textContent.trim())
+        .map(n => n.outerHTML.slice(0, 80))""")
+    assert unnamed == []
+    width = gm.page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the GM's panel scrolls sideways on a phone ({width}px)"
+    gm.close()
