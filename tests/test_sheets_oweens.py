@@ -178,3 +178,11 @@ def test_odds_from_the_sheet_are_the_explicit_odds(params, explicit):
     from_sheet = odds_as("oweens", params, hero)
     assert from_sheet == odds_as("oweens", explicit, None)
     assert from_sheet != odds_as("oweens", {**explicit, "dice": 3}, None)
+
+
+def test_odds_with_combat_options_paid_in_dice_from_the_sheet_are_the_explicit_odds():
+    options = {"combat": {"attack": "melee", "opponent_pep": 2, "options": ["viser"]}}
+    hero = new_sheet("oweens", pep=4, reserve_pep=-1)
+    from_sheet = odds_as("oweens", {"characteristic": "PEP"}, hero, options)
+    assert from_sheet == odds_as("oweens", {"dice": 3}, None, options)  # 3 − 1 for viser
+    assert from_sheet == odds_as("oweens", {"dice": 2, "difficulty": 2}, None)
