@@ -24,6 +24,8 @@ ERROR_CODES: tuple[str, ...] = (
     "plugin_error",
     "unsupported_protocol",
     "internal",
+    # Contract 1.1: a roll or an adjustment would take a sheet's counter past its bounds.
+    "insufficient",
 )
 
 

@@ -57,6 +57,7 @@ class RollRequest:
     options: dict[str, Any] = field(default_factory=dict)
     dice: list[int] | None = None
     id: RequestId = None
+    character: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,39 @@ class OddsRequest:
     ruleset: str
     params: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    id: RequestId = None
+    character: str | None = None
+
+
+SEAT_OPS = ("add", "remove", "rotate", "list")
+SHEET_OPS = ("set", "adjust", "refill", "remove", "list")
+REFILLS = ("turn", "rest")
+MAX_REASON_CHARS = 200
+
+
+@dataclass(frozen=True)
+class SeatRequest:
+    """A ``seat`` request (GM only): add, remove, rotate or list the table's seats."""
+
+    op: str
+    name: str | None = None
+    id: RequestId = None
+
+
+@dataclass(frozen=True)
+class SheetRequest:
+    """A ``sheet`` request: change a character (GM only) or list the characters."""
+
+    op: str
+    character: str | None = None
+    ruleset: str | None = None
+    #: ``owner`` was given (``None`` then means the GM's own character).
+    has_owner: bool = False
+    owner: str | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    delta: dict[str, Any] = field(default_factory=dict)
+    what: str | None = None
+    reason: str = ""
     id: RequestId = None
 
 
@@ -88,7 +122,8 @@ class PluginsRequest:
 #: Most events one ``history`` page returns.
 MAX_HISTORY_PAGE = 500
 
-Request = Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest
+Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest | SeatRequest
+           | SheetRequest)
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -233,7 +268,14 @@ def parse_roll(message: dict[str, Any]) -> RollRequest:
         mode=_choice(message, "mode", MODES, default="public"),
         options=_map(message, "options"),
         dice=_dice(message),
+        character=_optional_name(message, "character"),
     )
+
+
+def _optional_name(message: dict[str, Any], name: str) -> str | None:
+    if message.get(name) is None:
+        return None
+    return _string(message, name)
 
 
 def parse_odds(message: dict[str, Any]) -> OddsRequest:
@@ -243,7 +285,40 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
         ruleset=_string(message, "ruleset"),
         params=_map(message, "params"),
         options=_map(message, "options"),
+        character=_optional_name(message, "character"),
     )
+
+
+def parse_seat(message: dict[str, Any]) -> SeatRequest:
+    """Validate a ``seat`` request (``name`` is required but for ``list``)."""
+    rid = _id(message)
+    op = _choice(message, "op", SEAT_OPS)
+    name = None if op == "list" else _string(message, "name")
+    return SeatRequest(op=op, name=name, id=rid)
+
+
+def parse_sheet(message: dict[str, Any]) -> SheetRequest:
+    """Validate a ``sheet`` request's shape (the sheet's own checks come later)."""
+    rid = _id(message)
+    op = _choice(message, "op", SHEET_OPS)
+    character = None
+    if op in ("set", "adjust", "remove") or (op == "refill" and message.get("character")
+                                             is not None):
+        character = _string(message, "character")
+    ruleset = _string(message, "ruleset") if op == "set" else None
+    has_owner = op == "set" and "owner" in message
+    owner = _optional_name(message, "owner") if has_owner else None
+    values = _map(message, "values") if op == "set" else {}
+    delta = _map(message, "delta") if op == "adjust" else {}
+    if op == "adjust" and not delta:
+        raise bad_field("delta", "must name at least one field",
+                        fr="doit nommer au moins un champ")
+    what = _choice(message, "what", REFILLS) if op == "refill" else None
+    reason = _string(message, "reason", required=False, max_chars=MAX_REASON_CHARS,
+                     allow_empty=True)
+    return SheetRequest(op=op, character=character, ruleset=ruleset, has_owner=has_owner,
+                        owner=owner, values=values, delta=delta, what=what, reason=reason,
+                        id=rid)
 
 
 def parse_history(message: dict[str, Any]) -> HistoryRequest:
@@ -265,7 +340,8 @@ def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
 
 
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
-           "history": parse_history, "plugins": parse_plugins}
+           "history": parse_history, "plugins": parse_plugins, "seat": parse_seat,
+           "sheet": parse_sheet}
 
 
 def parse_request(message: dict[str, Any]) -> Request:
@@ -310,8 +386,10 @@ def heading(who: str, label: str = "", *, colon: bool = True) -> str:
 def welcome_message(*, table: str, role: str, seq: int, version: str,
                     rulesets: list[dict[str, Any]], extensions: list[dict[str, Any]],
                     manual_dice: bool, replayed: int | None = None,
-                    request_id: RequestId = None) -> dict[str, Any]:
-    """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume."""
+                    request_id: RequestId = None, seat: bool = False,
+                    characters: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
+    ``seat`` when the member sits on a seat; ``characters`` those it may see."""
     message: dict[str, Any] = {
         "type": "welcome",
         "protocol": PROTOCOL_VERSION,
@@ -322,7 +400,10 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
         "rulesets": rulesets,
         "extensions": extensions,
         "manual_dice": manual_dice,
+        "characters": characters or [],
     }
+    if seat:
+        message["seat"] = True
     if replayed is not None:
         message["replayed"] = replayed
     return _with_id(message, request_id)
@@ -358,6 +439,9 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         "mode": event["mode"],
     }
     _with_id(message, request_id)
+    character = event.get("character")
+    if character is not None:
+        message["character"] = character
     if hidden:
         message.update(
             dice=[],
@@ -374,9 +458,57 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
             notes=event["notes"],
             text=event["text"].get(locale) or event["text"]["fr"],
         )
+        if character is not None and "sheet" in event:
+            message["spent"] = event["spent"]
+            message["sheet"] = event["sheet"]
     if duplicate:
         message["duplicate"] = True
     return message
+
+
+def sheet_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                  request_id: RequestId = None, duplicate: bool = False) -> dict[str, Any]:
+    """A journaled ``sheet`` event (a character made, changed or removed) as its readers
+    (the GMs and the owner's seat) get it."""
+    message = {key: event[key] for key in SHEET_EVENT_FIELDS if key in event}
+    message["type"] = "sheet"
+    _with_id(message, request_id)
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+#: What a ``sheet`` event shows (never its audience or stored request id).
+SHEET_EVENT_FIELDS = ("seq", "table", "op", "character", "ruleset", "owner", "values",
+                      "changed", "reason", "by", "removed")
+
+
+def seat_event_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                       request_id: RequestId = None, duplicate: bool = False
+                       ) -> dict[str, Any]:
+    """A journaled ``seat`` event as the GMs get it: never the token's hash (the
+    requester's live copy adds the token, the link and the QR code)."""
+    message: dict[str, Any] = {"type": "seat", "seq": event["seq"], "table": event["table"],
+                               "op": event["op"], "name": event["name"], "by": event["by"]}
+    if event["op"] == "remove":
+        message["removed"] = True
+    _with_id(message, request_id)
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+def seats_message(table: str, seats: list[dict[str, Any]],
+                  request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``seat`` ``list``: each seat, its open connections, its characters."""
+    return _with_id({"type": "seats", "table": table, "seats": seats}, request_id)
+
+
+def sheets_message(table: str, characters: list[dict[str, Any]],
+                   request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``sheet`` ``list``: the characters the requester may see."""
+    return _with_id({"type": "sheets", "table": table, "characters": characters},
+                    request_id)
 
 
 def history_message(table: str, events: list[dict[str, Any]], *, more: bool, next: int,

@@ -130,6 +130,10 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
         f"--token {config.player_token}",
         f"  Navigateur  : {page}/{query}&token={config.player_token}",
         f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
+        f"  Place / seat : sidecar seat add NOM --url {url} --table {table} "
+        f"--token {config.gm_token}",
+        "    (un jeton et un lien par joueur : seuls ses jets secrets restent à lui / "
+        "one token and link per player: only seats keep secret rolls private)",
     ]
     if config.host in ("0.0.0.0", "", "::"):
         port = server.port
@@ -228,6 +232,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = ServerConfig(
         host=args.host, port=args.port, db=args.db, plugins_dir=args.plugins_dir,
         allow_player_dice=args.allow_player_dice, origins=tuple(args.origin or ()),
+        public_url=args.public_url or "",
         rate_limit=args.rate_limit, disabled_plugins=tuple(args.disable or ()),
         hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
         trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
@@ -510,6 +515,10 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; random if unset)")
     group.add_argument("--player-token",
                        help="player secret (or $SIDECAR_PLAYER_TOKEN; random if unset)")
+    group.add_argument("--public-url", metavar="URL",
+                       help="the web page's address as players reach it, where seat links "
+                            "point (default: this server's address; on 0.0.0.0 this "
+                            "machine's LAN address)")
     group.add_argument("--origin", action="append", metavar="ORIGIN",
                        help="allow this browser origin too (repeatable); the server's own "
                             "origin and localhost are always allowed")

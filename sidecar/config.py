@@ -27,6 +27,9 @@ class ServerConfig:
     gm_token: str = field(default_factory=new_token)
     #: Secret a client gives with ``role: "player"`` (the GM token is accepted too).
     player_token: str = field(default_factory=new_token)
+    #: Where seat links point (the web page's URL as players reach it); by default the
+    #: server's own address, on ``0.0.0.0`` this machine's LAN address.
+    public_url: str = ""
     #: Extra browser origins allowed to connect (exact, e.g. ``https://vtt.example.org``).
     #: The server's own origin and localhost are always allowed; clients sending no
     #: ``Origin`` (CLI, VTT servers) are always accepted.

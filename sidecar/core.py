@@ -26,29 +26,43 @@ import hmac
 import logging
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sidecar.config import ServerConfig
+from sidecar.guard import deep_copy
 from sidecar.journal import request_key
 from sidecar.limits import check_event_size, check_strings, encoded_size
 from sidecar.model import Roll
 from sidecar.pipeline import Resolution
-from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import (
     Hello,
     HistoryRequest,
     OddsRequest,
     PluginsRequest,
     RollRequest,
+    SeatRequest,
+    SheetRequest,
     history_message,
     odds_message,
     plugins_message,
     presence_message,
+    seats_message,
+    sheets_message,
     welcome_message,
 )
+from sidecar.seats import MAX_SEATS, new_token, qr_data_uri, seat_link, token_hash
+from sidecar.sheets import (
+    MAX_CHARACTERS,
+    Character,
+    apply_delta,
+    checked_values,
+    diff,
+    refilled,
+)
 from sidecar.table import Member, Table, Tables
-from sidecar.visibility import plan, view
+from sidecar.visibility import FULL, audience, identity, plan, view
 
 log = logging.getLogger("sidecar.core")
 
@@ -65,6 +79,7 @@ class Catalogue(Protocol):
     """What the core reports about the plugins (the plugin host provides it)."""
 
     def ruleset_listing(self) -> list[dict[str, Any]]: ...
+    def sheet_schema(self, ruleset: str) -> dict[str, Any]: ...
     def extension_listing(self) -> list[dict[str, Any]]: ...
     def status(self) -> list[dict[str, Any]]: ...
 
@@ -85,11 +100,12 @@ class Delivery:
 
 @dataclass
 class RollTicket:
-    """A roll accepted for resolution: the prepared roll and how to recognise a repeat."""
+    """A request accepted for an event (a roll, a seat or sheet change): the prepared
+    roll, if it is one, and how to recognise a repeat."""
 
     table: Table
     member: Member
-    roll: Roll
+    roll: Roll | None
     request_id: Any
     key: tuple[str, str, str] | None
 
@@ -103,6 +119,13 @@ class Pending:
     state: dict[str, dict[str, Any]]
     #: The event's size as the journal stores it (bytes of JSON).
     size: int
+    #: The table records (seats, characters) the event changes, written with it.
+    records: tuple[tuple[str, str, Any], ...] = ()
+    #: What the requester's copy alone adds (a new seat's token, link and QR code).
+    extra: dict[str, Any] | None = None
+    #: Connections to close once it is committed (a removed or re-keyed seat's).
+    closing: list[Member] = field(default_factory=list)
+    close_reason: str = ""
 
 
 class TableCore:
@@ -126,31 +149,58 @@ class TableCore:
 
     # -- joining ------------------------------------------------------------------------
 
-    def _token_ok(self, token: str | None, role: str) -> bool:
-        given = (token or "").encode()
-        accepted = [self.config.gm_token]
-        if role != "gm":
-            accepted.append(self.config.player_token)
-        # compare_digest against every candidate, so timing says nothing of which matched.
-        ok = False
-        for candidate in accepted:
-            ok |= hmac.compare_digest(given, candidate.encode())
-        return ok
+    @staticmethod
+    def _matches(token: str | None, secret: str) -> bool:
+        return hmac.compare_digest((token or "").encode(), secret.encode())
+
+    @staticmethod
+    def _refused(message: str, fr: str, **details: Any) -> ProtocolError:
+        return ProtocolError("forbidden", message, fr=fr, details=details or None,
+                             close=CLOSE_POLICY)
 
     def join(self, hello: Hello, *, binary: bool, connection: Any = None
              ) -> tuple[Table, Member]:
-        """Seat the sender of ``hello``; raises ``forbidden`` (wrong token: then close),
-        ``too_large`` (limits) or ``forbidden`` (an observer naming a new table)."""
-        token_ok = hello.token is not None and self._token_ok(hello.token, hello.role)
-        if hello.role != "observer" and not token_ok:
-            raise ProtocolError("forbidden", f"wrong token for the role '{hello.role}'",
-                                fr=f"jeton incorrect pour le rôle « {hello.role} »",
-                                close=CLOSE_POLICY)
-        member = Member(name=hello.name, role=hello.role, locale=hello.locale, binary=binary,
-                        connection=connection,
+        """Seat the sender of ``hello``; raises ``forbidden`` (a wrong token, a seat's name
+        without its token: then close), ``too_large`` (limits) or ``forbidden`` (an
+        observer naming a new table).
+
+        A name that has a seat at the table is joined with that seat's token only; a
+        seat's token joins under its own name only."""
+        # Both compared every time, so timing says nothing of which one matched.
+        gm_ok = hello.token is not None and self._matches(hello.token, self.config.gm_token)
+        player_ok = (hello.token is not None
+                     and self._matches(hello.token, self.config.player_token))
+        role = hello.role
+        if role == "gm" and not gm_ok:
+            raise self._refused("wrong token for the role 'gm'",
+                                "jeton incorrect pour le rôle « gm »")
+        table = self.tables.open(hello.table)
+        seat = False
+        if role == "player":
+            digest = token_hash(hello.token) if hello.token and table.seats else None
+            seat_name = table.seat_of(digest) if digest else None
+            if hello.name in table.seats:
+                if seat_name != hello.name:
+                    raise self._refused(
+                        f"'{hello.name}' has a seat at this table: join with the link the "
+                        "GM gave for it",
+                        f"« {hello.name} » a une place à cette table : rejoignez-la avec le "
+                        "lien donné par le MJ", seat=hello.name)
+                seat = True
+            elif seat_name is not None:
+                raise self._refused(
+                    f"this is the seat token of '{seat_name}': join under that name",
+                    f"ce jeton est celui de la place de « {seat_name} » : rejoignez sous "
+                    "ce nom", seat=seat_name)
+            elif not (player_ok or gm_ok):
+                raise self._refused("wrong token for the role 'player'",
+                                    "jeton incorrect pour le rôle « player »")
+        member = Member(name=hello.name, role=role, locale=hello.locale, binary=binary,
+                        connection=connection, seat=seat,
                         held=collections.deque() if hello.resume is not None else None)
         # Creating a table takes a token: observers without one only join existing tables.
-        table = self.tables.join(hello.table, member, creator=token_ok)
+        table = self.tables.join(hello.table, member, creator=gm_ok or player_ok,
+                                 table=table)
         return table, member
 
     def welcome(self, table: Table, member: Member, hello: Hello,
@@ -162,7 +212,18 @@ class TableCore:
             extensions=self.catalogue.extension_listing(),
             manual_dice=member.role == "gm" or self.config.allow_player_dice,
             replayed=replayed if hello.resume is not None else None,
-            request_id=hello.id)
+            request_id=hello.id, seat=member.seat,
+            characters=self.visible_characters(table, member))
+
+    @staticmethod
+    def visible_characters(table: Table, member: Member) -> list[dict[str, Any]]:
+        """The characters ``member`` may see: all for a GM, its own for a seat."""
+        if member.role == "gm":
+            return [c.view(gm=True) for c in table.characters.values()]
+        if member.seat:
+            return [c.view(gm=False) for c in table.characters.values()
+                    if c.owner == member.name]
+        return []
 
     def leave(self, table: Table, member: Member) -> None:
         """A member's connection ended; the table is forgotten if nobody is left."""
@@ -184,7 +245,8 @@ class TableCore:
         table.presence_sent = now
         if not table.members:
             return []
-        members = [{"name": m.name, "role": m.role} for m in table.members]
+        members = [{"name": m.name, "role": m.role, "seat": True} if m.seat
+                   else {"name": m.name, "role": m.role} for m in table.members]
         return [Delivery(list(table.members), presence_message(table.name, members))]
 
     # -- rolling ------------------------------------------------------------------------
@@ -200,14 +262,55 @@ class TableCore:
                 fr="seul le MJ peut saisir des dés physiques sur ce serveur",
                 details={"field": "dice"})
         check_strings(request.params, request.options, self.config.max_string_chars)
-        key = None
-        if request.id is not None:
-            key = (member.name, member.role, request_key(request.id) or "")
+        if request.character is not None:
+            self._character_for(table, member, request.character, request.ruleset)
         roll = self.preparer.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
-            by={"name": member.name, "role": member.role}, label=request.label,
-            mode=request.mode, manual=request.dice is not None)
-        return RollTicket(table, member, roll, request.id, key)
+            by=member.by, label=request.label, mode=request.mode,
+            manual=request.dice is not None)
+        roll.character = request.character
+        return RollTicket(table, member, roll, request.id, self._key(member, request.id))
+
+    @staticmethod
+    def _key(member: Member, request_id: Any) -> tuple[str, str, str] | None:
+        """How a request id is remembered: per member identity (a seat is its own)."""
+        if request_id is None:
+            return None
+        return (*member.key, request_key(request_id) or "")
+
+    @staticmethod
+    def _character_for(table: Table, member: Member, name: str,
+                       ruleset: str | None) -> Character:
+        """The character ``member`` may roll as: ``invalid_params`` if there is none of
+        that name (or of another ruleset), ``forbidden`` if it is not theirs."""
+        character = table.characters.get(name)
+        if character is None:
+            raise ProtocolError(
+                "invalid_params", f"no character '{name[:64]}' at this table",
+                fr=f"pas de personnage « {name[:64]} » à cette table",
+                details={"param": "character", "field": "character"})
+        if member.role != "gm" and not (member.seat and character.owner == member.name):
+            raise ProtocolError(
+                "forbidden", f"'{name[:64]}' is not your character",
+                fr=f"« {name[:64]} » n'est pas votre personnage",
+                details={"field": "character"})
+        if ruleset is not None and character.ruleset != ruleset:
+            raise ProtocolError(
+                "invalid_params",
+                f"'{name[:64]}' plays {character.ruleset}, not {ruleset[:40]}",
+                fr=f"« {name[:64]} » joue à {character.ruleset}, pas à {ruleset[:40]}",
+                details={"param": "character", "field": "character"})
+        return character
+
+    def attach_sheet(self, ticket: RollTicket) -> None:
+        """Give the roll its character's values, as they are now (the caller holds the
+        table's turn: no other event changes them until this roll is committed)."""
+        roll = ticket.roll
+        if roll is None or roll.character is None:
+            return
+        character = self._character_for(ticket.table, ticket.member, roll.character,
+                                        roll.ruleset)
+        roll.sheet = deep_copy(character.values)
 
     @staticmethod
     def repeat(member: Member, event: dict[str, Any]) -> dict[str, Any]:
@@ -226,12 +329,17 @@ class TableCore:
         """
         table = ticket.table
         roll, outcome = resolution.roll, resolution.outcome
+        records: tuple[tuple[str, str, Any], ...] = ()
+        character = table.characters.get(roll.character) if roll.character else None
+        spent: dict[str, int] = {}
+        if character is not None:
+            spent, records = self._spend(character, roll, outcome.spend)
         event = {
             "type": "outcome",
             "seq": table.seq + 1,
             "roll": secrets.token_hex(8),
             "table": table.name,
-            "by": {"name": roll.by["name"], "role": roll.by["role"]},
+            "by": ticket.member.by,
             "ruleset": roll.ruleset,
             "params": roll.params,
             "label": roll.label,
@@ -243,19 +351,59 @@ class TableCore:
             "text": resolution.text,
             "request_id": ticket.request_id,
         }
+        if character is not None:
+            event["character"] = character.name
+            event["spent"] = spent
+            event["sheet"] = records[0][2]["values"] if records else character.values
         size = check_event_size(event, self.config.max_event_bytes)
         table.pending += 1
-        return Pending(ticket, event, resolution.state, size)
+        return Pending(ticket, event, resolution.state, size, records)
+
+    def _spend(self, character: Character, roll: Roll, spend: Any
+               ) -> tuple[dict[str, int], tuple[tuple[str, str, Any], ...]]:
+        """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
+        would leave its bounds, ``plugin_error`` when the plugins spent what is not a
+        number field of the sheet. Nothing is changed yet."""
+        sheet = self.catalogue.sheet_schema(character.ruleset)
+        values = character.values
+        try:
+            if spend:
+                values, _ = apply_delta(sheet, character.values, spend, sign=-1,
+                                        where="spend")
+        except ProtocolError as error:
+            if error.code != "invalid_params":
+                raise
+            raise ProtocolError(
+                "plugin_error",
+                f"the roll spent what the sheet of {character.ruleset} does not have "
+                f"({error.message})",
+                fr=f"le jet a dépensé ce que la fiche de {character.ruleset} n'a pas "
+                   f"({error.message_fr or error.message})",
+                details={"ruleset": roll.ruleset, "spend": sorted(map(str, spend))[:10]},
+            ) from None
+        spent = {name: amount for name, amount in spend.items() if amount}
+        shown = None
+        if character.owner is not None and audience(
+                roll.mode, (character.owner, "seat"), identity(roll.by)) != FULL:
+            # The owner's seat will not see this outcome's sheet: it keeps seeing the
+            # values it last saw, until an event it sees shows them whole.
+            shown = character.shown if character.shown is not None else character.values
+        if values is character.values and shown == character.shown:
+            return spent, ()  # nothing changes: no record to write
+        record = Character(character.name, character.ruleset, character.owner, values, shown)
+        return spent, (("character", character.name, record.to_record()),)
 
     def commit(self, pending: Pending) -> list[Delivery]:
         """The journal stored the event: commit it to the table; who gets which view."""
         ticket = pending.ticket
         table = ticket.table
         table.pending -= 1
-        table.commit(pending.event, pending.state, ticket.key, pending.size)
+        table.commit(pending.event, pending.state, ticket.key, pending.size, pending.records)
+        for member in pending.closing:
+            table.leave(member)  # a removed or re-keyed seat sees nothing more from now
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
-            request_id=ticket.request_id)]
+            request_id=ticket.request_id, extra=pending.extra)]
         self.tables.forget_if_idle(table)
         return deliveries
 
@@ -267,14 +415,179 @@ class TableCore:
         return ProtocolError("internal", "the roll could not be stored; nothing was sent",
                              fr="le jet n'a pas pu être enregistré ; rien n'a été envoyé")
 
+    # -- seats and characters -------------------------------------------------------------
+
+    @staticmethod
+    def _gm_only(member: Member, what: str, fr: str) -> None:
+        if member.role != "gm":
+            raise ProtocolError("forbidden", f"only a GM may {what}",
+                                fr=f"seul un MJ peut {fr}")
+
+    def begin_change(self, table: Table, member: Member,
+                     request: SeatRequest | SheetRequest) -> RollTicket:
+        """Check that ``member`` may make this seat or sheet change (GMs only)."""
+        if isinstance(request, SeatRequest):
+            self._gm_only(member, "manage seats", "gérer les places")
+        else:
+            self._gm_only(member, "change characters", "modifier les personnages")
+            check_strings(request.values, request.delta, self.config.max_string_chars)
+        return RollTicket(table, member, None, request.id, self._key(member, request.id))
+
+    def _event(self, ticket: RollTicket, kind: str, audience: str, **fields: Any
+               ) -> dict[str, Any]:
+        event = {"type": kind, "seq": ticket.table.seq + 1, "table": ticket.table.name,
+                 **fields, "by": ticket.member.by, "mode": "gm", "audience": audience,
+                 "request_id": ticket.request_id}
+        return event
+
+    def _pending(self, ticket: RollTicket, event: dict[str, Any],
+                 records: tuple[tuple[str, str, Any], ...], **more: Any) -> Pending:
+        size = check_event_size(event, self.config.max_event_bytes)
+        ticket.table.pending += 1
+        return Pending(ticket, event, ticket.table.state, size, records, **more)
+
+    def seat_change(self, ticket: RollTicket, request: SeatRequest) -> Pending:
+        """The event of a seat ``add``, ``remove`` or ``rotate`` (the caller holds the
+        table's turn); the requester's copy alone gets the new token, link and QR code."""
+        table, name = ticket.table, request.name
+        assert name is not None
+        has = name in table.seats
+        if request.op == "add" and has:
+            raise bad_field("name", f"'{name}' already has a seat (rotate it for a new link)",
+                            fr=f"« {name} » a déjà une place (refaites son lien)")
+        if request.op != "add" and not has:
+            raise bad_field("name", f"'{name}' has no seat", fr=f"« {name} » n'a pas de place")
+        if request.op == "add" and len(table.seats) >= MAX_SEATS:
+            raise ProtocolError("too_large", f"a table has at most {MAX_SEATS} seats",
+                                fr=f"une table a au plus {MAX_SEATS} places")
+        if request.op == "remove":
+            event = self._event(ticket, "seat", "", op="remove", name=name)
+            return self._pending(ticket, event, (("seat", name, None),),
+                                 closing=table.seat_members(name), close_reason="seat removed")
+        token = new_token()
+        digest = token_hash(token)
+        event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest)
+        link = seat_link(self.public_url, table.name, name, token)
+        extra = {"token": token, "link": link, "qr": qr_data_uri(link)}
+        closing = table.seat_members(name) if request.op == "rotate" else []
+        return self._pending(ticket, event, (("seat", name, {"token_sha256": digest}),),
+                             extra=extra, closing=closing, close_reason="seat token changed")
+
+    #: Where seat links point: set by the server once it knows its address.
+    public_url = "http://127.0.0.1:8765/"
+
+    def seat_list(self, table: Table, member: Member, request: SeatRequest) -> dict[str, Any]:
+        """The answer to ``seat`` ``list`` (GMs only)."""
+        self._gm_only(member, "manage seats", "gérer les places")
+        seats = [{"name": name, "online": len(table.seat_members(name)),
+                  "characters": sorted(c.name for c in table.characters.values()
+                                       if c.owner == name)}
+                 for name in sorted(table.seats)]
+        return seats_message(table.name, seats, request.id)
+
+    def sheet_list(self, table: Table, member: Member, request: SheetRequest
+                   ) -> dict[str, Any]:
+        """The answer to ``sheet`` ``list``: the characters ``member`` may see."""
+        return sheets_message(table.name, self.visible_characters(table, member), request.id)
+
+    def refill_targets(self, table: Table, request: SheetRequest) -> list[str]:
+        """The characters a ``refill`` is about (one, or all of the table's)."""
+        if request.character is not None:
+            if request.character not in table.characters:
+                raise self._no_character(request.character)
+            return [request.character]
+        return sorted(table.characters)
+
+    @staticmethod
+    def _no_character(name: str) -> ProtocolError:
+        return ProtocolError("invalid_params", f"no character '{name[:64]}' at this table",
+                             fr=f"pas de personnage « {name[:64]} » à cette table",
+                             details={"param": "character", "field": "character"})
+
+    def sheet_change(self, ticket: RollTicket, request: SheetRequest,
+                     character_name: str | None = None) -> Pending | None:
+        """The event of a sheet ``set``, ``adjust``, ``refill`` or ``remove`` (the caller
+        holds the table's turn). ``character_name``: for a refill of every character,
+        the one this event is about; ``None`` then when it changes nothing."""
+        table = ticket.table
+        name = character_name or request.character
+        assert name is not None
+        current = table.characters.get(name)
+        reason = request.reason
+        if request.op == "set":
+            if current is None and len(table.characters) >= MAX_CHARACTERS:
+                raise ProtocolError(
+                    "too_large", f"a table has at most {MAX_CHARACTERS} characters",
+                    fr=f"une table a au plus {MAX_CHARACTERS} personnages")
+            assert request.ruleset is not None
+            if current is not None and current.ruleset != request.ruleset:
+                raise ProtocolError(
+                    "invalid_params",
+                    f"'{name}' plays {current.ruleset}; remove it to make a {request.ruleset[:40]} "
+                    "character of that name",
+                    fr=f"« {name} » joue à {current.ruleset} ; supprimez-le pour faire un "
+                       f"personnage {request.ruleset[:40]} de ce nom",
+                    details={"param": "ruleset", "field": "ruleset"})
+            if request.ruleset not in {r["name"] for r in self.catalogue.ruleset_listing()}:
+                raise ProtocolError(
+                    "unknown_ruleset", f"unknown ruleset '{request.ruleset[:40]}'",
+                    fr=f"jeu de règles inconnu « {request.ruleset[:40]} »",
+                    details={"ruleset": request.ruleset[:40]})
+            owner = current.owner if current is not None else None
+            if request.has_owner:
+                owner = request.owner
+                if owner is not None and owner not in table.seats:
+                    raise ProtocolError(
+                        "invalid_params", f"owner '{owner[:64]}' has no seat at this table",
+                        fr=f"« {owner[:64]} » n'a pas de place à cette table",
+                        details={"param": "owner", "field": "owner"})
+            sheet = self.catalogue.sheet_schema(request.ruleset)
+            before = current.values if current is not None else {}
+            values = checked_values(sheet, request.values, current.values if current else None)
+            changed = diff(before, values)
+            after = Character(name, request.ruleset, owner, values)
+        else:
+            if current is None:
+                raise self._no_character(name)
+            sheet = self.catalogue.sheet_schema(current.ruleset)
+            if request.op == "adjust":
+                values, changed = apply_delta(sheet, current.values, request.delta, sign=1,
+                                              where="delta")
+            elif request.op == "refill":
+                assert request.what is not None
+                values, changed = refilled(sheet, current.values, request.what)
+                if character_name is not None and not changed:
+                    return None
+            else:  # remove
+                values, changed = current.values, {}
+            after = Character(name, current.ruleset, current.owner, values)
+        fields: dict[str, Any] = {"op": request.op, "character": name,
+                                  "ruleset": after.ruleset, "owner": after.owner,
+                                  "values": after.values, "changed": changed,
+                                  "reason": reason}
+        if request.op == "refill":
+            fields["what"] = request.what
+        record: Any = after.to_record()
+        if request.op == "remove":
+            fields["removed"] = True
+            record = None
+        event = self._event(ticket, "sheet", after.owner or "", **fields)
+        return self._pending(ticket, event, (("character", name, record),))
+
     # -- other requests -----------------------------------------------------------------
 
     def prepare_odds(self, table: Table, member: Member, request: OddsRequest) -> Roll:
         """The roll whose exact odds are asked (nothing is rolled)."""
         check_strings(request.params, request.options, self.config.max_string_chars)
-        return self.preparer.prepare(
+        roll = self.preparer.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
-            by={"name": member.name, "role": member.role})
+            by=member.by)
+        if request.character is not None:
+            character = self._character_for(table, member, request.character,
+                                            request.ruleset)
+            roll.character = character.name
+            roll.sheet = deep_copy(character.values)
+        return roll
 
     @staticmethod
     def odds(request: OddsRequest, roll: Roll, odds: dict[str, Any]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from websockets.http11 import Request, Response
 
 import sidecar
 from sidecar.config import ServerConfig
-from sidecar.core import CLOSE_POLICY, Delivery, HistoryPage, RollTicket, TableCore
+from sidecar.core import CLOSE_POLICY, Delivery, HistoryPage, Pending, RollTicket, TableCore
 from sidecar.journal import Journal, JournalError
 from sidecar.logthrottle import LogThrottle
 from sidecar.outbox import CLOSE_TOO_SLOW, Outbox
@@ -45,6 +45,8 @@ from sidecar.protocol.messages import (
     OddsRequest,
     PluginsRequest,
     RollRequest,
+    SeatRequest,
+    SheetRequest,
     parse_request,
     request_id,
 )
@@ -94,6 +96,20 @@ def remote_ip(connection: ServerConnection) -> str:
     return str(address[0]) if address else "?"
 
 
+def lan_address() -> str:
+    """This machine's address on its local network (where a phone reaches it), else
+    127.0.0.1. A UDP socket "connected" to a private address sends nothing; it only makes
+    the system choose the interface that leads there."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.254.254.254", 9))
+        return str(probe.getsockname()[0])
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
+
+
 def _is_ip_or_localhost(host: str) -> bool:
     if host == "localhost":
         return True
@@ -118,7 +134,7 @@ class SidecarServer:
         self.pipeline = pipeline or RollPipeline(self.host)
         self.journal = Journal(self.config.db)
         self.core = TableCore(self.config, catalogue=self.host, preparer=self.pipeline,
-                              load=self.journal.table_meta, version=sidecar.__version__)
+                              load=self._load_table, version=sidecar.__version__)
         self.server: Server | None = None
         #: Each open connection's outbox, for fan-out to find (see sidecar.outbox).
         self.outboxes: dict[ServerConnection, Outbox] = {}
@@ -127,6 +143,10 @@ class SidecarServer:
         self.failed_hellos = FailureGuard(self.config.max_failed_hellos)
         self.log_throttle = LogThrottle(log, self.config.log_interval)
         self.assets = WebAssets()
+
+    def _load_table(self, name: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
+        seq, state = self.journal.table_meta(name)
+        return seq, state, self.journal.records(name) if seq else {}
 
     @property
     def tables(self) -> Tables:
@@ -152,6 +172,17 @@ class SidecarServer:
             close_timeout=5,
             server_header=f"vtt-sidecar/{sidecar.__version__}",
         )
+        self.core.public_url = self.config.public_url or self.page_url
+
+    @property
+    def page_url(self) -> str:
+        """The web page's URL as a phone on the LAN reaches it (seat links start so)."""
+        host = self.config.host
+        if host in ("0.0.0.0", "", "::"):
+            host = lan_address()
+        elif ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
 
     @property
     def port(self) -> int:
@@ -458,7 +489,7 @@ class SidecarServer:
             await self.journal.flush()
             upto = table.seq
             replayed = await asyncio.to_thread(self.journal.count_visible, table.name,
-                                               member.name, member.role, hello.resume, upto)
+                                               *member.key, hello.resume, upto)
         await self._send(session, self.core.welcome(table, member, hello, replayed))
         self._presence_changed(table)
         if hello.resume is not None and upto is not None:
@@ -472,8 +503,8 @@ class SidecarServer:
         assert table is not None and member is not None and member.held is not None
         last = after
         while last < upto:
-            page = await asyncio.to_thread(self.journal.page, table.name, member.name,
-                                           member.role, last, upto, self.REPLAY_PAGE)
+            page = await asyncio.to_thread(self.journal.page, table.name, *member.key,
+                                           last, upto, self.REPLAY_PAGE)
             if not page:
                 break
             for event in page:
@@ -531,6 +562,10 @@ class SidecarServer:
             await self._odds(session, request)
         elif isinstance(request, HistoryRequest):
             await self._history(session, request)
+        elif isinstance(request, SeatRequest):
+            await self._seat(session, request)
+        elif isinstance(request, SheetRequest):
+            await self._sheet(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -546,19 +581,79 @@ class SidecarServer:
                 # The same request resolved meanwhile (another device of this member).
                 await self._answer_repeat(session, ticket)
                 return
+            self.core.attach_sheet(ticket)
+            assert ticket.roll is not None
             resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
                                                  table_state=table.state)
             pending = self.core.number(ticket, resolution)
-            try:
-                await self.journal.append(pending.event, pending.state)
-            except JournalError as error:
-                log.error("roll %s at %s not journaled, not sent: %s", pending.event["seq"],
-                          table.name, error)
-                raise self.core.abandon(pending) from None
-            except BaseException:
-                self.core.abandon(pending)
-                raise
-            deliveries = self.core.commit(pending)
+            deliveries = await self._store(pending)
+        self._deliver(deliveries)
+
+    async def _store(self, pending: Pending) -> list[Delivery]:
+        """Journal a numbered event, then commit it (the caller holds the table's turn)."""
+        table = pending.ticket.table
+        try:
+            await self.journal.append(pending.event, pending.state, pending.records)
+        except JournalError as error:
+            log.error("event %s at %s not journaled, not sent: %s", pending.event["seq"],
+                      table.name, error)
+            raise self.core.abandon(pending) from None
+        except BaseException:
+            self.core.abandon(pending)
+            raise
+        deliveries = self.core.commit(pending)
+        for member in pending.closing:
+            # A removed or re-keyed seat: its connections end now (they may reconnect
+            # only with the new link).
+            outbox = self.outboxes.get(member.connection)
+            if outbox is not None:
+                outbox.shed(pending.close_reason, CLOSE_POLICY, pending.close_reason)
+        return deliveries
+
+    async def _seat(self, session: ClientSession, request: SeatRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.seat_list(table, member, request))
+            return
+        ticket = self.core.begin_change(table, member, request)
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return
+        async with table.turn:
+            if ticket.key is not None and table.remembered(ticket.key) is not None:
+                await self._answer_repeat(session, ticket)
+                return
+            deliveries = await self._store(self.core.seat_change(ticket, request))
+        log.info("seat %s %s at %s by %s", request.op, request.name, table.name, member.name)
+        self._deliver(deliveries)
+
+    async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.sheet_list(table, member, request))
+            return
+        ticket = self.core.begin_change(table, member, request)
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return
+        async with table.turn:
+            if ticket.key is not None and table.remembered(ticket.key) is not None:
+                await self._answer_repeat(session, ticket)
+                return
+            if request.op == "refill" and request.character is None:
+                # One event per character it changes, none of them carrying the id (a
+                # refill is idempotent: sent again, it changes nothing more); the
+                # requester's answer is the list of characters after it.
+                quiet = RollTicket(table, member, None, None, None)
+                for name in self.core.refill_targets(table, request):
+                    pending = self.core.sheet_change(quiet, request, name)
+                    if pending is not None:
+                        self._deliver(await self._store(pending))
+                await self._send(session, self.core.sheet_list(table, member, request))
+                return
+            pending = self.core.sheet_change(ticket, request)
+            assert pending is not None
+            deliveries = await self._store(pending)
         self._deliver(deliveries)
 
     async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
@@ -568,7 +663,7 @@ class SidecarServer:
         event = table.remembered(ticket.key)
         if event is None and table.needs_journal_lookup():
             event = await asyncio.to_thread(self.journal.find_request, table.name,
-                                            member.name, member.role, ticket.request_id)
+                                            *member.key, ticket.request_id)
         if event is None:
             return False
         log.info("repeat of request %r by %s at %s: original outcome #%s resent",
@@ -584,8 +679,8 @@ class SidecarServer:
         page = HistoryPage(table, member, request, binary=session.binary,
                            max_bytes=self.config.max_history_bytes)
         while (wanted := page.wanted()):
-            page.add(await asyncio.to_thread(self.journal.page, table.name, member.name,
-                                             member.role, page.last, table.seq, wanted + 1))
+            page.add(await asyncio.to_thread(self.journal.page, table.name, *member.key,
+                                             page.last, table.seq, wanted + 1))
         session.bucket.charge(page.size / HISTORY_BYTES_PER_TOKEN)
         await self._send(session, page.message())
         # Pages are paid in bytes: a connection in debt is not read until it is paid off

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hmac
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError
+from sidecar.sheets import Character
 
 
 @dataclass(eq=False)
@@ -29,11 +31,21 @@ class Member:
     #: While a resume replay is streaming, live messages wait here, each with its frame
     #: already encoded for this member (then None).
     held: collections.deque[tuple[dict[str, Any], bytes | str]] | None = None
+    #: Joined with a seat's own token (a player only).
+    seat: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
-        """The identity visibility rules use: (name, role)."""
-        return (self.name, self.role)
+        """The identity visibility rules use: (name, role), the role ``seat`` for a
+        player on a seat (someone else than a player of the same name without one)."""
+        return (self.name, "seat" if self.seat else self.role)
+
+    @property
+    def by(self) -> dict[str, Any]:
+        """How events name this member as their author."""
+        if self.seat:
+            return {"name": self.name, "role": self.role, "seat": True}
+        return {"name": self.name, "role": self.role}
 
 
 @dataclass(eq=False)
@@ -62,6 +74,10 @@ class Table:
     max_recent_bytes: int = 8 * 1024 * 1024
     #: Encoded bytes of the events in ``recent``.
     recent_bytes: int = 0
+    #: Seats: name → SHA-256 of its token (see sidecar.seats).
+    seats: dict[str, str] = field(default_factory=dict)
+    #: Characters by name.
+    characters: dict[str, Character] = field(default_factory=dict)
 
     MAX_RECENT = 100_000
 
@@ -104,13 +120,30 @@ class Table:
         """Whether a request id may have been resolved before this process knew it."""
         return self.loaded_seq > 0 or self.forgot
 
+    def seat_of(self, digest: str) -> str | None:
+        """The seat whose token has this hash, if any (every seat compared, in constant
+        time each)."""
+        found = None
+        for name, kept in self.seats.items():
+            if hmac.compare_digest(kept.encode(), digest.encode()):
+                found = name
+        return found
+
+    def seat_members(self, name: str) -> list[Member]:
+        """The connections sitting on seat ``name``."""
+        return [m for m in self.members if m.seat and m.name == name]
+
     def commit(self, event: dict[str, Any], state: dict[str, dict[str, Any]],
-               key: tuple[str, str, str] | None, size: int) -> None:
+               key: tuple[str, str, str] | None, size: int,
+               records: tuple[tuple[str, str, Any], ...] = ()) -> None:
         """Take an event the journal acknowledged: its seq, the state, its request id
-        (``size``: the event's bytes, as measured when it was numbered)."""
+        (``size``: the event's bytes, as measured when it was numbered) and the records it
+        changed (seats, characters)."""
         assert event["seq"] == self.seq + 1, "events are committed in order, without gaps"
         self.seq = event["seq"]
         self.state = state
+        for kind, name, value in records:
+            self.apply_record(kind, name, value)
         if key is not None:
             if (len(self.recent) >= self.MAX_RECENT
                     or self.recent_bytes + size > self.max_recent_bytes):
@@ -119,6 +152,20 @@ class Table:
                 self.forgot = True
             self.recent[key] = event
             self.recent_bytes += size
+
+
+    def apply_record(self, kind: str, name: str, value: Any) -> None:
+        """Take one record (as the journal keeps it; ``None``: deleted)."""
+        if kind == "seat":
+            if value is None:
+                self.seats.pop(name, None)
+            else:
+                self.seats[name] = value["token_sha256"]
+        elif kind == "character":
+            if value is None:
+                self.characters.pop(name, None)
+            else:
+                self.characters[name] = Character.from_record(value)
 
 
 class Tables:
@@ -130,7 +177,7 @@ class Tables:
 
     def __init__(self, *, max_tables: int = 1000, max_members: int = 1000,
                  max_observers: int = 200,
-                 load: Callable[[str], tuple[int, dict[str, Any]]] | None = None,
+                 load: Callable[[str], tuple[Any, ...]] | None = None,
                  max_recent_bytes: int = 8 * 1024 * 1024) -> None:
         self.tables: dict[str, Table] = {}
         self.max_recent_bytes = max_recent_bytes
@@ -145,32 +192,46 @@ class Tables:
     def __len__(self) -> int:
         return len(self.tables)
 
-    def join(self, name: str, member: Member, *, creator: bool = True) -> Table:
-        """Seat ``member`` at table ``name``, loading or creating the table if needed.
+    def open(self, name: str) -> Table:
+        """Table ``name`` as it is: in memory, or loaded from the journal, or new (``seq``
+        0). Not registered: :meth:`join` does that when a member sits at it."""
+        table = self.tables.get(name)
+        if table is not None:
+            return table
+        if len(self.tables) >= self.max_tables:
+            raise ProtocolError(
+                "too_large",
+                f"this server already holds {self.max_tables} tables",
+                fr=f"ce serveur a déjà {self.max_tables} tables",
+            )
+        loaded = self.load(name) if self.load else (0, {})
+        seq, state = loaded[0], loaded[1]
+        table = Table(name, seq=seq, state=state, loaded_seq=seq,
+                      max_recent_bytes=self.max_recent_bytes)
+        for kind, found in (loaded[2] if len(loaded) > 2 else {}).items():
+            for record_name, value in found.items():
+                table.apply_record(kind, record_name, value)
+        return table
+
+    def join(self, name: str, member: Member, *, creator: bool = True,
+             table: Table | None = None) -> Table:
+        """Seat ``member`` at table ``name``, loading or creating the table if needed
+        (``table``: what :meth:`open` gave for it).
 
         ``creator``: whether this member may create a table the journal does not know.
         """
-        table = self.tables.get(name)
-        if table is None:
-            if len(self.tables) >= self.max_tables:
-                raise ProtocolError(
-                    "too_large",
-                    f"this server already holds {self.max_tables} tables",
-                    fr=f"ce serveur a déjà {self.max_tables} tables",
-                )
-            seq, state = self.load(name) if self.load else (0, {})
-            if seq == 0 and not creator:
-                raise ProtocolError(
-                    "forbidden",
-                    f"there is no table '{name}' yet; observers join existing tables only "
-                    "(a GM or a player opens it, or give a token)",
-                    fr=f"la table « {name} » n'existe pas encore ; un observateur ne rejoint "
-                       "qu'une table existante (un MJ ou un joueur l'ouvre, ou donnez un "
-                       "jeton)",
-                    details={"table": name},
-                )
-            table = Table(name, seq=seq, state=state, loaded_seq=seq,
-                          max_recent_bytes=self.max_recent_bytes)
+        if table is None or self.tables.get(name) not in (None, table):
+            table = self.open(name)
+        if name not in self.tables and table.seq == 0 and not creator:
+            raise ProtocolError(
+                "forbidden",
+                f"there is no table '{name}' yet; observers join existing tables only "
+                "(a GM or a player opens it, or give a token)",
+                fr=f"la table « {name} » n'existe pas encore ; un observateur ne rejoint "
+                   "qu'une table existante (un MJ ou un joueur l'ouvre, ou donnez un "
+                   "jeton)",
+                details={"table": name},
+            )
         if member.role == "observer":
             if table.observers >= self.max_observers:
                 raise ProtocolError(

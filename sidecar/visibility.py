@@ -1,9 +1,17 @@
-"""Who may see what of an outcome, decided before anything leaves the server.
+"""Who may see what of an event, decided before anything leaves the server.
 
-``public``: everyone at the table. ``gm``: the roller and the GMs. ``blind``: the GMs see it
-all; the roller gets the outcome with ``result`` replaced by ``{"hidden": true}``, no dice,
-no notes and no extension names (they could give the result away); nobody else gets
-anything. ``self``: the roller only.
+Outcomes, by ``mode``: ``public``: everyone at the table. ``gm``: the roller and the GMs.
+``blind``: the GMs see it all; the roller gets the outcome with ``result`` replaced by
+``{"hidden": true}``, no dice, no notes, no extension names and nothing of the character's
+sheet (they could give the result away); nobody else gets anything. ``self``: the roller
+only.
+
+A member is known by its identity ``(name, role)``, where a player on a seat has the role
+``seat``: a player who joined with the shared token under the same display name is someone
+else, and sees none of the seat's secret rolls.
+
+Events with an ``audience`` (sheet and seat events) go to the GMs and to the seat of that
+name (``""``: the GMs only), whatever their mode.
 
 :func:`plan` is the one place that turns these rules into messages: live fan-out, replay,
 history and the answer to a repeated request all go through it. (The journal's SQL filter
@@ -12,17 +20,29 @@ history and the answer to a repeated request all go through it. (The journal's S
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from sidecar.protocol.messages import outcome_message
+from sidecar.protocol.messages import outcome_message, seat_event_message, sheet_message
 
 FULL = "full"
 HIDDEN = "hidden"
 
 
-def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str]) -> str | None:
-    """What ``viewer`` (name, role) may see of a roll by ``roller``: FULL, HIDDEN or None."""
+def identity(by: dict[str, Any]) -> tuple[str, str]:
+    """The identity of an event's author: ``(name, role)``, role ``seat`` for a seat."""
+    return (by["name"], "seat" if by.get("seat") else by["role"])
+
+
+def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
+             owner: str | None = None) -> str | None:
+    """What ``viewer`` may see of an event by ``roller``: FULL, HIDDEN or None.
+
+    ``owner``: the event's audience (sheet and seat events), else ``None``."""
+    if owner is not None:
+        if viewer[1] == "gm" or (viewer[1] == "seat" and viewer[0] == owner):
+            return FULL
+        return None
     is_roller = viewer == roller
     is_gm = viewer[1] == "gm"
     if mode == "public":
@@ -50,31 +70,46 @@ class Reader(Protocol):
 
 R = TypeVar("R", bound=Reader)
 
+Builder = Callable[..., dict[str, Any]]
+
+#: The message each journaled event type is shown as.
+BUILDERS: dict[str, Builder] = {
+    "outcome": outcome_message,
+    "sheet": sheet_message,
+    "seat": seat_event_message,
+}
+
 
 def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = None,
-         request_id: Any = None, duplicate: bool = False) -> list[tuple[list[R], dict[str, Any]]]:
-    """Who gets which ``outcome`` message for ``event``: groups sharing one message.
+         request_id: Any = None, duplicate: bool = False,
+         extra: dict[str, Any] | None = None) -> list[tuple[list[R], dict[str, Any]]]:
+    """Who gets which message for ``event``: groups sharing one message.
 
-    Readers that may see nothing of the roll are in no group. Readers in one group see the
-    same view in the same locale and encoding, so the message is encoded once per group.
-    Only ``requester``'s copy carries ``request_id`` (and ``duplicate``).
+    Readers that may see nothing of it are in no group. Readers in one group see the same
+    view in the same locale and encoding, so the message is encoded once per group. Only
+    ``requester``'s copy carries ``request_id`` (and ``duplicate``, and ``extra``: what
+    the requester alone is told, such as a new seat's token).
     """
-    roller = (event["by"]["name"], event["by"]["role"])
+    roller = identity(event["by"])
     mode = event["mode"]
+    owner = event.get("audience")
+    build = BUILDERS.get(event["type"], outcome_message)
     planned: list[tuple[list[R], dict[str, Any]]] = []
     groups: dict[tuple[str, str, bool], tuple[list[R], dict[str, Any]]] = {}
     for reader in readers:
-        view = audience(mode, reader.key, roller)
+        view = audience(mode, reader.key, roller, owner)
         if view is None:
             continue
         if reader is requester:
-            planned.append(([reader], outcome_message(
-                event, reader.locale, hidden=view == HIDDEN, request_id=request_id,
-                duplicate=duplicate)))
+            message = build(event, reader.locale, hidden=view == HIDDEN,
+                            request_id=request_id, duplicate=duplicate)
+            if extra:
+                message.update(extra)
+            planned.append(([reader], message))
             continue
         group = (view, reader.locale, reader.binary)
         if group not in groups:
-            groups[group] = ([], outcome_message(event, reader.locale, hidden=view == HIDDEN))
+            groups[group] = ([], build(event, reader.locale, hidden=view == HIDDEN))
         groups[group][0].append(reader)
     return planned + list(groups.values())
 
@@ -82,8 +117,8 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
 def view(event: dict[str, Any], reader: Reader, *, duplicate: bool = False
          ) -> dict[str, Any] | None:
     """The stored ``event`` as one reader may see it (replay, history, a repeated request):
-    their own rolls carry the id they sent. ``None`` when they may not see it."""
-    own = reader.key == (event["by"]["name"], event["by"]["role"])
+    their own requests carry the id they sent. ``None`` when they may not see it."""
+    own = reader.key == identity(event["by"])
     planned = plan(event, [reader], requester=reader if own else None,
                    request_id=event.get("request_id"), duplicate=duplicate)
     return planned[0][1] if planned else None

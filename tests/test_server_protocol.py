@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -625,9 +626,15 @@ def test_every_error_code_is_reachable(tmp_path):
         "unsupported_protocol": lambda s: first_error(s, {**hello, "protocol": 2},
                                                       join=False),
         "internal": internal,
+        "insufficient": lambda s: first_error(
+            s, {"type": "sheet", "id": "c", "op": "set", "character": "Zed", "ruleset": "luck",
+                "values": {"luck": 0}},
+            {"type": "roll", "id": "z", "ruleset": "luck", "params": {"cost": 1},
+             "character": "Zed"}),
     }
     assert set(provoke) == set(ERROR_CODES), "every code needs a way to reach it"
-    directory = write_plugins(tmp_path / "p", casse=BROKEN_RULESET)
+    sheet_plugin = (Path(__file__).parent / "sheet_plugin.py").read_text()
+    directory = write_plugins(tmp_path / "p", casse=BROKEN_RULESET, luck=sheet_plugin)
 
     async def scenario():
         async with running_server(plugins_dir=str(directory), rate_limit=1.0,
@@ -794,13 +801,13 @@ def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
             real = server.journal.append
             entered, release, failing = asyncio.Event(), asyncio.Event(), [True]
 
-            async def append(event, state):  # a full disk, for the first write only
+            async def append(event, state, records=()):  # a full disk, the first write only
                 if failing:
                     failing.pop()
                     entered.set()
                     await release.wait()
                     raise JournalError("database or disk is full")
-                await real(event, state)
+                await real(event, state, records)
             server.journal.append = append
 
             await a.send({"type": "roll", "id": "a", "ruleset": "bloodlust",

@@ -26,6 +26,7 @@ import orjson
 
 from sidecar.journal.schema import (
     VISIBLE,
+    VISIBLE_BEFORE_AUDIENCE,
     JournalError,
     read_only_uri,
     real_path,
@@ -69,6 +70,11 @@ class JournalReader:
                                              check_same_thread=False, isolation_level=None)
                 connection.execute("PRAGMA busy_timeout = 5000")
                 connection.execute("SELECT 1 FROM tables LIMIT 1").fetchall()
+                columns = [row[1] for row in connection.execute("PRAGMA table_info(events)")]
+                # A journal no server of this version has opened yet (read by export).
+                self._visible = VISIBLE if "audience" in columns else VISIBLE_BEFORE_AUDIENCE
+                self._has_records = bool(connection.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchall())
             except sqlite3.Error as exc:
                 raise JournalError(f"cannot read the journal '{self.given}': {exc}") from None
             self._local.connection = connection
@@ -142,6 +148,23 @@ class JournalReader:
             del state[plugin]
         return seq, state
 
+    def records(self, table: str) -> dict[str, dict[str, Any]]:
+        """A table's records (seats, characters), by kind then name; an unreadable one is
+        logged and left out."""
+        self._connection()
+        if not self._has_records:
+            return {}
+        found: dict[str, dict[str, Any]] = {}
+        for kind, name, body in self._query(
+                "SELECT kind, name, CAST(body AS BLOB) FROM records WHERE table_name = ?",
+                (table,)):
+            try:
+                found.setdefault(kind, {})[name] = orjson.loads(body)
+            except (ValueError, TypeError) as exc:
+                log.error("journal '%s': the %s %r of table %r is unreadable (%s); left out",
+                          self.given, kind, name, table, exc)
+        return found
+
     def find_request(self, table: str, name: str, role: str,
                      request_id: Any) -> dict[str, Any] | None:
         """The event a member's request id already produced, if any."""
@@ -155,7 +178,7 @@ class JournalReader:
         """How many events in (after, upto] the member (name, role) may see."""
         return self._query(
             f"SELECT COUNT(*) FROM events WHERE table_name = :table AND seq > :after "
-            f"AND seq <= :upto AND {VISIBLE}",
+            f"AND seq <= :upto AND {self._visible}",
             {"table": table, "after": after, "upto": upto, "name": name, "role": role})[0][0]
 
     def page(self, table: str, name: str, role: str, after: int, upto: int | None,
@@ -163,7 +186,7 @@ class JournalReader:
         """Up to ``limit`` events after ``after`` (and ≤ ``upto``) the member may see."""
         rows = self._query(
             f"SELECT {EVENT_COLUMNS} FROM events WHERE table_name = :table AND seq > :after "
-            f"AND seq <= :upto AND {VISIBLE} ORDER BY seq LIMIT :limit",
+            f"AND seq <= :upto AND {self._visible} ORDER BY seq LIMIT :limit",
             {"table": table, "after": after, "upto": upto if upto is not None else 2**62,
              "name": name, "role": role, "limit": limit})
         return [self._event(row) for row in rows]

@@ -24,6 +24,7 @@ CREATE TABLE IF NOT EXISTS events (
     roller_role TEXT NOT NULL,
     request_id TEXT,
     body TEXT NOT NULL,
+    audience TEXT,
     PRIMARY KEY (table_name, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_request
@@ -34,12 +35,37 @@ CREATE TABLE IF NOT EXISTS tables (
     seq INTEGER NOT NULL,
     state TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS records (
+    table_name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (table_name, kind, name)
+) WITHOUT ROWID;
 """
 
-#: What a member may see, as SQL over (mode, roller): mirrors sidecar.visibility.
+#: Added to ``events`` by this version: journals written by an earlier one get it when a
+#: server opens them (old rows keep NULL: their audience is their roller, by mode).
+MIGRATIONS = (("events", "audience", "ALTER TABLE events ADD COLUMN audience TEXT"),)
+
+#: What a member may see, as SQL over (mode, roller, audience): mirrors
+#: sidecar.visibility. ``:role`` is the member's identity role: ``seat`` for a player on a
+#: seat (the ``roller_role`` of their events too). An event with an ``audience`` (sheet
+#: and seat events) is seen by the GMs and by the seat of that name only.
 VISIBLE = """(mode = 'public'
     OR (:role = 'gm' AND mode IN ('gm', 'blind'))
+    OR (audience IS NULL AND roller_name = :name AND roller_role = :role
+        AND mode IN ('gm', 'blind', 'self'))
+    OR (:role = 'seat' AND audience = :name))"""
+#: :data:`VISIBLE` for a journal written before audiences existed (read-only tools).
+VISIBLE_BEFORE_AUDIENCE = """(mode = 'public'
+    OR (:role = 'gm' AND mode IN ('gm', 'blind'))
     OR (roller_name = :name AND roller_role = :role AND mode IN ('gm', 'blind', 'self')))"""
+
+
+def identity_role(by: dict[str, Any]) -> str:
+    """The role a journal row files its roller under: ``seat`` for a player on a seat."""
+    return "seat" if by.get("seat") else by["role"]
 
 
 class JournalError(Exception):
@@ -75,7 +101,10 @@ class Row(NamedTuple):
     roller_role: str
     request_id: str | None
     body: str
+    audience: str | None
     state: str
+    #: Table records written with the event: (kind, name, JSON body, or None to delete).
+    records: tuple[tuple[str, str, str | None], ...] = ()
 
 
 def _json(value: Any) -> str:
@@ -87,8 +116,12 @@ def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-def encode(event: dict[str, Any], state: dict[str, Any]) -> Row:
+def encode(event: dict[str, Any], state: dict[str, Any],
+           records: tuple[tuple[str, str, Any], ...] = ()) -> Row:
     """The row for ``event`` and its table's ``state``; JournalError if it cannot be stored.
+
+    ``records``: the table's records this event changes — (kind, name, value), ``None`` to
+    delete (a seat, a character's values) — written in the same transaction.
 
     Refused here, before any transaction: values JSON cannot hold (objects, keys that are
     not text), strings that are not valid Unicode (a lone surrogate such as ``"\\ud800"``
@@ -96,15 +129,19 @@ def encode(event: dict[str, Any], state: dict[str, Any]) -> Row:
     string thus fails only its own append, not a whole group commit."""
     try:
         by = event["by"]
+        audience = event.get("audience")
         row = Row(event["table"], event["seq"], event["type"], event["mode"], by["name"],
-                  by["role"], request_key(event.get("request_id")),
-                  _json(event), _json(state))
+                  identity_role(by), request_key(event.get("request_id")),
+                  _json(event), audience, _json(state),
+                  tuple((kind, name, None if value is None else _json(value))
+                        for kind, name, value in records))
     except (KeyError, TypeError, ValueError, RecursionError) as exc:
         # orjson's JSONEncodeError is a TypeError; RecursionError: from request_key
         raise JournalError(f"event not stored, it cannot be encoded: {_short(exc)}") from None
     if not (type(row.seq) is int and type(row.table) is str and type(row.type) is str
             and type(row.mode) is str and type(row.roller_name) is str
-            and type(row.roller_role) is str):
+            and type(row.roller_role) is str
+            and (row.audience is None or type(row.audience) is str)):
         raise JournalError("event not stored: table, type, mode and by.name/role must be "
                            "text and seq an integer")
     return row
@@ -121,9 +158,12 @@ def unreadable_event(table: str, seq: int, type_: str, mode: str, name: str, rol
         rid = json.loads(request_id) if request_id is not None else None
     except ValueError:
         rid = None
+    by: dict[str, Any] = {"name": name, "role": role}
+    if role == "seat":
+        by = {"name": name, "role": "player", "seat": True}
     return {
-        "type": type_, "seq": seq, "roll": "", "table": table,
-        "by": {"name": name, "role": role}, "ruleset": "", "params": {}, "label": "",
+        "type": "outcome", "seq": seq, "roll": "", "table": table,
+        "by": by, "ruleset": "", "params": {}, "label": "",
         "mode": mode, "dice": [],
         "result": {"success": False, "margin": 0, "kind": "failure", "unreadable": True,
                    "label": {"fr": "Événement illisible", "en": "Unreadable event"}},

@@ -49,12 +49,14 @@ class Journal:
 
     # -- writing (the event loop) --------------------------------------------------------
 
-    async def append(self, event: dict[str, Any], state: dict[str, Any]) -> None:
-        """Store an event and its table's plugin state; return once committed (in order).
+    async def append(self, event: dict[str, Any], state: dict[str, Any],
+                     records: tuple[tuple[str, str, Any], ...] = ()) -> None:
+        """Store an event and its table's plugin state, and the table records (seats,
+        characters) it changes, in one transaction; return once committed (in order).
 
         JournalError if it was not stored; then nothing of it was, and the next append
         works as usual."""
-        await self.writer.append(event, state)
+        await self.writer.append(event, state, records)
 
     async def flush(self) -> None:
         """Wait until everything appended so far is committed."""
@@ -65,6 +67,10 @@ class Journal:
     def table_meta(self, table: str) -> tuple[int, dict[str, Any]]:
         """The last ``seq`` and the plugin state of a table (0 and {} when new)."""
         return self.reader.table_meta(table)
+
+    def records(self, table: str) -> dict[str, dict[str, Any]]:
+        """A table's records (seats, characters), by kind then name."""
+        return self.reader.records(table)
 
     def find_request(self, table: str, name: str, role: str,
                      request_id: Any) -> dict[str, Any] | None:

@@ -39,14 +39,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sidecar.journal.schema import SCHEMA, JournalError, Row, encode
+from sidecar.journal.schema import MIGRATIONS, SCHEMA, JournalError, Row, encode
 
 log = logging.getLogger("sidecar.journal")
 
 #: WAL pages (estimated) between two checkpoints: 2 MiB with 4 KiB pages.
 CHECKPOINT_PAGES = 512
 
-INSERT_EVENT = "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_EVENT = ("INSERT INTO events (table_name, seq, type, mode, roller_name, roller_role, "
+                "request_id, body, audience) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+UPSERT_RECORD = ("INSERT INTO records VALUES (?, ?, ?, ?) ON CONFLICT(table_name, kind, name) "
+                 "DO UPDATE SET body = excluded.body")
+DELETE_RECORD = "DELETE FROM records WHERE table_name = ? AND kind = ? AND name = ?"
 UPSERT_TABLE = ("INSERT INTO tables VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
                 "SET seq = excluded.seq, state = excluded.state")
 
@@ -112,6 +116,10 @@ class JournalWriter:
             # inside a commit running on the event loop.
             connection.execute("PRAGMA wal_autocheckpoint = 0")
             connection.executescript(SCHEMA)
+            for table, column, sql in MIGRATIONS:
+                columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
+                if column not in columns:
+                    connection.execute(sql)
             connection.execute("SELECT COUNT(*) FROM tables").fetchone()
             self._page_size = connection.execute("PRAGMA page_size").fetchone()[0]
         except JournalError:
@@ -145,11 +153,18 @@ class JournalWriter:
             connection.execute("BEGIN")
             if len(rows) == 1:  # the common case: execute costs less than executemany
                 row = rows[0]
-                connection.execute(INSERT_EVENT, row[:8])
+                connection.execute(INSERT_EVENT, row[:9])
                 text = len(row.body)
             else:
-                connection.executemany(INSERT_EVENT, [row[:8] for row in rows])
+                connection.executemany(INSERT_EVENT, [row[:9] for row in rows])
                 text = sum(len(row.body) for row in rows)
+            for row in rows:
+                for kind, name, body in row.records:
+                    if body is None:
+                        connection.execute(DELETE_RECORD, (row.table, kind, name))
+                    else:
+                        connection.execute(UPSERT_RECORD, (row.table, kind, name, body))
+                        text += len(body)
             if states:
                 connection.executemany(UPSERT_TABLE, [(table, seq, state)
                                                       for table, (seq, state) in states.items()])
@@ -226,12 +241,14 @@ class JournalWriter:
         self._handed -= len(items)
         self._settle(items, errors)
 
-    async def append(self, event: dict[str, Any], state: dict[str, Any]) -> None:
-        """Store an event and its table's plugin state; return once committed.
+    async def append(self, event: dict[str, Any], state: dict[str, Any],
+                     records: tuple[tuple[str, str, Any], ...] = ()) -> None:
+        """Store an event, its table's plugin state and the table records it changes
+        (see :func:`~sidecar.journal.schema.encode`); return once committed.
 
         Appends return in the order they were made. JournalError if this event was not
         stored (then nothing of it was); the journal stays usable."""
-        row = encode(event, state)
+        row = encode(event, state, records)
         await self._enqueue(row)
 
     async def flush(self) -> None:

@@ -1,0 +1,46 @@
+"""Seats: a player's own key to a table — tokens, their hashes, join links, QR codes.
+
+A seat's token is made here, given once to the GM who made it (with its link and QR code)
+and then only its SHA-256 is kept: in memory, in the journal and in ``export``. Tokens
+are 32 random bytes, so a fast hash is enough (nothing to brute-force), and the hash is
+compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from urllib.parse import quote, urlencode
+
+import segno
+
+#: Most seats one table may have.
+MAX_SEATS = 200
+
+
+def new_token() -> str:
+    """A fresh seat token (32 random bytes, URL-safe text)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """What is kept of a token: its SHA-256, in hexadecimal."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def same_hash(a: str, b: str) -> bool:
+    """Two token hashes compared in constant time."""
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def seat_link(base_url: str, table: str, name: str, token: str) -> str:
+    """The web page's URL that joins ``table`` as seat ``name``: the token goes after
+    ``#``, which browsers never send to a server (nor write into its logs)."""
+    base = base_url.rstrip("/") + "/"
+    return f"{base}?{urlencode({'table': table, 'name': name})}#token={quote(token)}"
+
+
+def qr_data_uri(link: str) -> str:
+    """``link`` as a QR code: an SVG image in a ``data:`` URI, for an ``<img>``."""
+    return segno.make(link, error="m").svg_data_uri(scale=4, border=2)

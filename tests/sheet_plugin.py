@@ -1,0 +1,63 @@
+"""A small ruleset with a character sheet, for the tests of seats, sheets and spends.
+
+``luck``: a d6 against ``target``; rolled as a character, it spends ``cost`` points of
+``luck`` (the sheet's resource) and reads ``skill`` from the sheet when not given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar import hookimpl
+from sidecar.model import Outcome, label
+
+
+@hookimpl
+def sidecar_rulesets() -> list[dict[str, Any]]:
+    return [{"name": "luck", "title": "Luck", "version": "1.0", "params": {
+        "target": {"type": "int", "min": 1, "max": 12, "default": 4},
+        "skill": {"type": "int", "min": 0, "max": 6},
+        "cost": {"type": "int", "min": -3, "max": 5, "default": 1},
+    }}]
+
+
+@hookimpl
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    if ruleset != "luck":
+        return None
+    return {
+        "luck": {"type": "int", "min": 0, "max": 5, "default": 3, "resource": True,
+                 "refill": "rest", "label": {"fr": "Chance", "en": "Luck"}},
+        "focus": {"type": "int", "min": 0, "max": 1, "default": 1, "resource": True,
+                  "refill": "turn"},
+        "skill": {"type": "int", "min": 0, "max": 6, "default": 2},
+        "notes": {"type": "string", "default": ""},
+        "skills": {"type": "map", "values": "int", "default": {}},
+    }
+
+
+@hookimpl
+def sidecar_resolve(roll: Any, dice: Any) -> Outcome:
+    skill = roll.params.get("skill")
+    if skill is None:
+        skill = roll.sheet["skill"] if roll.sheet is not None else 0
+    face = dice.roll(6)
+    total = face + skill
+    success = total >= roll.params["target"]
+    spend = {"luck": roll.params["cost"]} if roll.sheet is not None else {}
+    return Outcome(result={"success": success, "margin": total - roll.params["target"],
+                           "kind": "success" if success else "failure",
+                           "label": label("Réussite", "Success") if success
+                           else label("Échec", "Failure"), "total": total},
+                   spend=spend)
+
+
+@hookimpl
+def sidecar_odds(roll: Any) -> dict[str, Any]:
+    skill = roll.params.get("skill")
+    if skill is None:
+        skill = roll.sheet["skill"] if roll.sheet is not None else 0
+    wins = sum(1 for face in range(1, 7) if face + skill >= roll.params["target"])
+    p = wins / 6
+    return {"p_success": p, "kinds": {"botch": 0.0, "failure": 1 - p, "narrow": 0.0,
+                                      "success": p, "critical": 0.0}}

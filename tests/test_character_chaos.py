@@ -1,0 +1,204 @@
+"""Characters under kill -9: spends and outcomes are one journal write.
+
+A real ``sidecar serve`` process (with a small sheet ruleset from ``--plugins-dir``) is
+killed with SIGKILL twice while two seats and a GM roll as characters, each roll spending
+or giving back points; clients reconnect and re-send their unanswered request with the
+same id. Afterwards every character's values equal what its journaled events add up to,
+in the journal's records and in what the server answers, and no request id was spent
+twice — re-sending one after the restart answers the original. Bounded: three short
+cycles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from sidecar.protocol.codec import decode, encode
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
+from tests.test_chaos import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+CHARACTERS = {"Ysolde": "Alice", "Brann": "Bob", "Gobelin": None}
+
+
+class Serve:
+    def __init__(self, port: int, db: Path, plugins: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--db",
+             str(db), "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
+             "--plugins-dir", str(plugins), "--rate-limit", "0", "--log-level", "warning"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if re.search(r"WebSocket ws://", line):
+                return
+            if not line:
+                break
+        raise RuntimeError("server did not start: " + self.proc.stderr.read())
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=20)
+        self.proc.stdout.close()
+        errors = self.proc.stderr.read()
+        self.proc.stderr.close()
+        assert "Traceback" not in errors, errors
+
+
+async def request(url: str, hello: dict, message: dict) -> dict:
+    async with connect(url, compression=None) as ws:
+        await ws.send(encode(hello, binary=True))
+        assert decode(await ws.recv())["type"] == "welcome"
+        await ws.send(encode(message, binary=True))
+        while True:
+            reply = decode(await asyncio.wait_for(ws.recv(), 5))
+            if reply.get("id") == message.get("id"):
+                return reply
+
+
+class Roller:
+    """Rolls as one character, reconnecting and re-sending its unanswered id."""
+
+    def __init__(self, url: str, hello: dict, character: str, seed: int) -> None:
+        self.url, self.hello, self.character = url, hello, character
+        self.random = random.Random(seed)
+        self.answered: dict[str, dict] = {}
+        self.counter = 0
+        self.pending: str | None = None
+
+    async def run(self, done: asyncio.Event) -> None:
+        while not done.is_set():
+            try:
+                ws = await connect(self.url, open_timeout=2, close_timeout=1,
+                                   compression=None)
+            except (OSError, InvalidHandshake, TimeoutError):
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                await ws.send(encode(self.hello, binary=True))
+                assert decode(await asyncio.wait_for(ws.recv(), 5))["type"] == "welcome"
+                while not done.is_set():
+                    if self.pending is None:
+                        self.pending = f"{self.character}-{self.counter}"
+                        self.counter += 1
+                        self.cost = self.random.choice((1, 1, -1, 2, -2))
+                    await ws.send(encode({"type": "roll", "id": self.pending,
+                                          "ruleset": "luck", "params": {"cost": self.cost},
+                                          "character": self.character}, binary=True))
+                    while True:
+                        reply = decode(await asyncio.wait_for(ws.recv(), 3))
+                        if reply.get("id") == self.pending:
+                            break
+                    assert reply["type"] in ("outcome", "error"), reply
+                    if reply["type"] == "error":
+                        assert reply["code"] == "insufficient", reply
+                    self.answered[self.pending] = reply
+                    self.pending = None
+            except (ConnectionClosed, OSError, TimeoutError):
+                pass
+            finally:
+                ws.transport.abort()
+            await asyncio.sleep(0.02)
+
+
+def fold(db: Path) -> tuple[dict[str, int], dict[str, int], list[str]]:
+    """Each character's luck as its events add up, as its record says, and the ids."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        bodies = [json.loads(row[0]) for row in connection.execute(
+            "SELECT body FROM events WHERE table_name = 'c' ORDER BY seq")]
+        records = {name: json.loads(body)["values"]["luck"] for name, body in
+                   connection.execute("SELECT name, body FROM records WHERE "
+                                      "table_name = 'c' AND kind = 'character'")}
+    finally:
+        connection.close()
+    luck: dict[str, int] = {}
+    ids = []
+    for event in bodies:
+        if event["type"] == "sheet":
+            luck[event["character"]] = event["values"]["luck"]
+        elif event["type"] == "outcome" and event.get("character"):
+            luck[event["character"]] -= event["spent"].get("luck", 0)
+            assert luck[event["character"]] == event["sheet"]["luck"]
+            ids.append(event["request_id"])
+    return luck, records, ids
+
+
+def test_spends_survive_kill_9_exactly_once(tmp_path):
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "luck_rules.py").write_text(
+        (Path(__file__).parent / "sheet_plugin.py").read_text())
+    db = tmp_path / "c.db"
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    gm_hello = {"type": "hello", "protocol": 1, "table": "c", "name": "MJ", "role": "gm",
+                "token": GM_TOKEN}
+
+    async def scenario():
+        server = Serve(port, db, plugins)
+        tokens = {}
+        for seat in ("Alice", "Bob"):
+            reply = await request(url, gm_hello, {"type": "seat", "id": f"s-{seat}",
+                                                  "op": "add", "name": seat})
+            tokens[seat] = reply["token"]
+        for character, owner in CHARACTERS.items():
+            reply = await request(url, gm_hello, {
+                "type": "sheet", "id": f"c-{character}", "op": "set",
+                "character": character, "ruleset": "luck", "owner": owner,
+                "values": {"luck": 3}})
+            assert reply["type"] == "sheet", reply
+        rollers = []
+        for seed, (character, owner) in enumerate(CHARACTERS.items()):
+            hello = (gm_hello if owner is None else
+                     {"type": "hello", "protocol": 1, "table": "c", "name": owner,
+                      "role": "player", "token": tokens[owner]})
+            rollers.append(Roller(url, hello, character, seed))
+        for _ in range(3):
+            done = asyncio.Event()
+            tasks = [asyncio.create_task(r.run(done)) for r in rollers]
+            target = sum(len(r.answered) for r in rollers) + 30
+            while sum(len(r.answered) for r in rollers) < target:
+                await asyncio.sleep(0.01)
+            server.kill()  # mid-load: rolls are in flight
+            await asyncio.sleep(0.1)
+            server = Serve(port, db, plugins)
+            target += 15
+            while sum(len(r.answered) for r in rollers) < target:
+                await asyncio.sleep(0.01)
+            done.set()
+            await asyncio.gather(*tasks)
+        # A request id re-sent after the restart answers the original, spends nothing.
+        roller = rollers[0]
+        rid, original = next((rid, reply) for rid, reply in roller.answered.items()
+                             if reply["type"] == "outcome")
+        before = (await request(url, gm_hello, {"type": "sheet", "id": "l1", "op": "list"}))
+        again = await request(url, roller.hello, {"type": "roll", "id": rid,
+                                                  "ruleset": "luck", "params": {"cost": 1},
+                                                  "character": roller.character})
+        assert again["duplicate"] is True and again["seq"] == original["seq"]
+        after = await request(url, gm_hello, {"type": "sheet", "id": "l2", "op": "list"})
+        assert after["characters"] == before["characters"]
+        server.kill()
+        return {c["character"]: c["values"]["luck"] for c in after["characters"]}
+
+    served = run(scenario(), timeout=180)
+    luck, records, ids = fold(db)
+    assert luck == records == served
+    assert len(ids) == len(set(ids)), "a request id was resolved twice"
+    assert len(ids) >= 90
