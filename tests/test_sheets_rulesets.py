@@ -4,6 +4,8 @@ change when a param comes from the sheet (RULES.md §2–5)."""
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from sidecar.params import check_sheet
@@ -26,6 +28,8 @@ def test_every_ruleset_has_a_sound_bilingual_sheet_listed_in_welcome(ruleset):
         assert "default" in spec, name
         if spec["type"] == "int":
             assert spec["min"] <= spec["default"] <= spec["max"], name
+    own = importlib.import_module(f"sidecar.rulesets.{ruleset}").SHEET
+    assert sheet == own  # each ruleset's own fields, no other ruleset's
     listing = next(r for r in HOST.ruleset_listing() if r["name"] == ruleset)
     assert listing["sheet"] == sheet
     assert not listing["params"][SUPPLIED[ruleset]].get("required")
@@ -265,6 +269,9 @@ def test_seuil_level_from_the_sheet_and_stress_and_wounds_as_complications():
      {"pool": 5, "difficulty": 7, "willpower": True}),
     ("d6code", {"skill": "PILOTAGE", "modifier": 3, "twin": True, "difficulty": 20},
      strengal, {"code": "4D+3", "modifier": 3, "twin": True, "difficulty": 20}),
+    ("d6code", {"skill": "CORPS À CORPS", "surcompetence": "serie", "style": "extreme",
+                "difficulty": 25}, strengal,
+     {"code": "3D+5", "surcompetence": "double", "style": "extreme", "difficulty": 25}),
     ("seuil", {"characteristic": "Force", "threshold": 22},
      lambda: climber(stress=2, blessures_handicapantes=1),
      {"level": 4, "threshold": 22, "factors": ["stress_eleve", "blessure_handicapante"]}),
