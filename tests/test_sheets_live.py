@@ -34,6 +34,14 @@ def test_the_towing_example_plays_through_a_real_server_from_sheets():
             assert made["values"]["reserve_ecl"] == 0
             await _character(gm, "Brady", None, ecl=3)
 
+            # Odds asked as the character are the odds of the same roll typed.
+            as_aengus = await player.request({"type": "odds", "id": "o1", "ruleset": "oweens",
+                                              "character": "Aengus",
+                                              "params": {"characteristic": "ECL",
+                                                         "difficulty": 4}})
+            typed = await player.request({"type": "odds", "id": "o2", "ruleset": "oweens",
+                                          "params": {"dice": 3, "difficulty": 4}})
+            assert as_aengus["type"] == "odds" and as_aengus["kinds"] == typed["kinds"]
             # River: D=3, reserve 3 (the GM's numbers, given once).
             river = await player.roll("oweens", {"characteristic": "ECL", "difficulty": 3,
                                                  "bagage": True, "adversity": "rivière",
