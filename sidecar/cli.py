@@ -1,4 +1,5 @@
-"""The ``sidecar`` command: ``serve``, ``plugins``, ``roll``, ``watch`` and ``odds``."""
+"""The ``sidecar`` command: ``serve``, ``plugins``, ``roll``, ``watch``, ``history``,
+``export``, ``odds``, and the GM's ``seat`` and ``sheet`` (seats and characters)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ def coerce_value(text: str, spec: dict[str, Any] | None) -> Any:
         return text
     if kind == "list":
         return [item.strip() for item in text.split(",") if item.strip()]
+    if kind == "map":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text  # the server names the field and what it expects
     if kind in ("int", None):
         try:
             return int(text)
@@ -61,6 +67,52 @@ def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[
     return params
 
 
+def _map_values_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The description of a ``map`` field's values (``values: "int"`` or a description)."""
+    values = spec.get("values", "int")
+    return values if isinstance(values, dict) else {"type": values}
+
+
+def parse_sheet_values(pairs: list[str], sheet: dict[str, Any] | None,
+                       current: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``sheet set`` values: ``["pep=3", "skills.Escalade=5", 'skills={"Nager": 2}']`` →
+    ``{"pep": 3, "skills": {…}}``, typed by the sheet description (``welcome.rulesets[].
+    sheet``). ``field.key=value`` sets one entry of a ``map`` field and keeps the others
+    the character already has (``current``: its values)."""
+    sheet = sheet or {}
+    current = current or {}
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"expected field=value, got '{pair}'")
+        key, text = (part.strip() for part in pair.split("=", 1))
+        field, dot, entry = key.partition(".")
+        spec = sheet.get(field) or {}
+        if dot and spec.get("type") == "map" and entry:
+            if not isinstance(values.get(field), dict):
+                known = current.get(field)
+                values[field] = dict(known) if isinstance(known, dict) else {}
+            values[field][entry] = coerce_value(text, _map_values_spec(spec))
+        else:
+            values[key] = coerce_value(text, sheet.get(key))
+    return values
+
+
+def parse_delta(pairs: list[str]) -> dict[str, int]:
+    """``sheet adjust`` changes: ``["bonbonus=+2", "wounds=-1"]`` →
+    ``{"bonbonus": 2, "wounds": -1}``."""
+    delta: dict[str, int] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        try:
+            if not sep or not key.strip():
+                raise ValueError
+            delta[key.strip()] = int(text.strip())
+        except ValueError:
+            raise ValueError(f"expected field=+N or field=-N, got '{pair}'") from None
+    return delta
+
+
 # -- printing ------------------------------------------------------------------------------
 
 KIND_MARKS = {"botch": "✗✗", "failure": "✗", "narrow": "≈", "success": "✓", "critical": "✓✓"}
@@ -73,6 +125,33 @@ def format_die(die: dict[str, Any]) -> str:
     if die.get("raised_to"):
         face = f"{face}→{die['raised_to']}"
     return face
+
+
+def format_value(value: Any) -> str:
+    """A sheet value, short: lists joined by commas, maps as ``{name: value, …}``."""
+    if value is None:  # before a character's creation
+        return "—"
+    if isinstance(value, bool):
+        return "oui/yes" if value else "non/no"
+    if isinstance(value, list):
+        return ",".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def format_values(values: dict[str, Any]) -> str:
+    return " ".join(f"{field}={format_value(value)}" for field, value in values.items())
+
+
+def format_spent(spent: dict[str, int], sheet: dict[str, Any]) -> str:
+    """``{"bonbonus": 1}`` and the values after → ``bonbonus −1 → 2`` (a negative spend gives)."""
+    parts = []
+    for field, amount in spent.items():
+        change = f"−{amount}" if amount >= 0 else f"+{-amount}"
+        after = f" → {format_value(sheet[field])}" if field in sheet else ""
+        parts.append(f"{field} {change}{after}")
+    return ", ".join(parts)
 
 
 def format_outcome(message: dict[str, Any]) -> str:
@@ -88,7 +167,64 @@ def format_outcome(message: dict[str, Any]) -> str:
         lines.append(f"   note: {note}")
     if message.get("mode", "public") != "public":
         lines.append(f"   mode: {message['mode']}")
+    if message.get("character"):
+        spent = message.get("spent") or {}
+        sheet = message.get("sheet") or {}
+        lines.append(f"   personnage / character: {message['character']} — dépensé / spent: "
+                     + (format_spent(spent, sheet) if spent else "rien / nothing"))
+        if sheet:
+            lines.append(f"   fiche / sheet: {format_values(sheet)}")
     return "\n".join(lines)
+
+
+def format_sheet_event(event: dict[str, Any]) -> str:
+    """One journaled sheet event: what changed, before → after, and why."""
+    who = (event.get("by") or {}).get("name")
+    head = f"#{event.get('seq', '?')} fiche / sheet {event.get('op', '?')}"
+    if event.get("what"):  # a refill: "turn" or "rest"
+        head += f" {event['what']}"
+    if event.get("character"):
+        head += f" {event['character']}"
+    if event.get("ruleset"):
+        owner = event.get("owner")
+        head += f" ({event['ruleset']}, place / seat: {owner if owner else '—'})"
+    if event.get("removed"):
+        head += " — supprimé / removed"
+    if event.get("reason"):
+        head += f" — « {event['reason']} »"
+    if who:
+        head += f" — par / by {who}"
+    lines = [head]
+    changed = event.get("changed") or {}
+    if changed:
+        lines.append("   " + ", ".join(f"{field} {format_value(pair[0])} → {format_value(pair[1])}"
+                                       for field, pair in changed.items()
+                                       if isinstance(pair, list | tuple) and len(pair) == 2))
+    if event.get("values") and not event.get("removed"):
+        lines.append(f"   fiche / sheet: {format_values(event['values'])}")
+    return "\n".join(lines)
+
+
+def format_seat_event(event: dict[str, Any]) -> str:
+    """A seat event as the GMs see it in the journal (never with its token)."""
+    who = (event.get("by") or {}).get("name")
+    line = f"#{event.get('seq', '?')} place / seat {event.get('op', '?')} {event.get('name', '')}"
+    return line + (f" — par / by {who}" if who else "")
+
+
+def format_event(event: dict[str, Any]) -> str:
+    """Any journaled event (``watch``, ``history``)."""
+    kind = event.get("type")
+    if kind == "sheet":
+        return format_sheet_event(event)
+    if kind == "seat":
+        return format_seat_event(event)
+    return format_outcome(event)
+
+
+def format_error(code: str, message: str, details: dict[str, Any] | None = None) -> str:
+    """One line for a server error (its message says what is wrong, in ``--locale``)."""
+    return f"sidecar: {code}: {' '.join(message.split())}"
 
 
 def format_odds(odds: dict[str, Any], width: int = 30) -> str:
@@ -333,7 +469,7 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     try:
         welcome = await client.connect()
     except SidecarError as exc:
-        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
         print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
@@ -341,7 +477,7 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     try:
         yield client, welcome
     except SidecarError as exc:
-        print(f"sidecar: {exc.code}: {exc.message}", file=sys.stderr)
+        print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     finally:
         await client.close()
@@ -368,7 +504,7 @@ async def _roll(args: argparse.Namespace) -> int:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
-                                    options=options, dice=dice)
+                                    options=options, dice=dice, character=args.character)
         print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome))
         return EXIT_OK
 
@@ -390,11 +526,135 @@ async def _watch(args: argparse.Namespace) -> int:
                     print(f"   à la table / at the table: {names}", flush=True)
                 continue
             print(json.dumps(event, ensure_ascii=False) if args.json
-                  else format_outcome(event), flush=True)
-            count += 1
+                  else format_event(event), flush=True)
+            count += event["type"] == "outcome"
             if args.count and count >= args.count:
                 break
         return EXIT_OK
+
+
+# -- seats and characters (PROTOCOL.md §7) ------------------------------------------------
+
+def print_qr(link: str, out: Any = None) -> None:
+    """The link as a QR code drawn in the terminal, for a phone to scan."""
+    import segno
+
+    segno.make(link).terminal(out=out or sys.stdout, compact=True)
+
+
+def format_seat_link(reply: dict[str, Any]) -> str:
+    """A seat's link and token, as ``seat add`` and ``seat rotate`` print them."""
+    name = reply["name"]
+    head = (f"Nouveau lien de {name} / {name}'s new link" if reply.get("op") == "rotate"
+            else f"Place de {name} / {name}'s seat")
+    return (f"{head}: {reply['link']}\n"
+            f"  jeton / token: {reply['token']} (montré une seule fois / shown once: "
+            "`sidecar seat rotate` en refait un / makes a new one)")
+
+
+def format_seats(seats: list[dict[str, Any]]) -> str:
+    if not seats:
+        return "aucune place / no seats"
+    lines = []
+    for seat in seats:
+        online = seat.get("online") or 0
+        state = f"en ligne / online ({online})" if online else "absent / offline"
+        characters = ", ".join(seat.get("characters") or []) or "—"
+        lines.append(f"{seat['name']:<20} {state:<24} personnages / characters: {characters}")
+    return "\n".join(lines)
+
+
+def format_sheets(characters: list[dict[str, Any]]) -> str:
+    if not characters:
+        return "aucun personnage / no characters"
+    lines = []
+    for entry in characters:
+        owner = entry.get("owner") or "—"
+        lines.append(f"{entry['character']} ({entry.get('ruleset', '?')}, place / seat: "
+                     f"{owner})")
+        lines.append(f"   {format_values(entry.get('values') or {})}")
+    return "\n".join(lines)
+
+
+def _usage(message: str) -> int:
+    print(f"sidecar: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+async def _seat(args: argparse.Namespace) -> int:
+    async with _joined(args) as (client, _):
+        if args.seat_command == "list":
+            seats = await client.seats()
+            print(json.dumps(seats, ensure_ascii=False) if args.json else format_seats(seats))
+            return EXIT_OK
+        call = {"add": client.add_seat, "remove": client.remove_seat,
+                "rotate": client.rotate_seat}[args.seat_command]
+        reply = await call(args.seat)
+        if args.json:
+            print(json.dumps(reply, ensure_ascii=False))
+        elif args.seat_command == "remove":
+            print(f"Place / seat « {reply['name']} » supprimée / removed (#{reply.get('seq')})")
+        else:
+            print(format_seat_link(reply), flush=True)
+            if not args.no_qr:
+                print_qr(reply["link"])
+        return EXIT_OK
+
+
+def cmd_seat(args: argparse.Namespace) -> int:
+    return _run(_seat(args))
+
+
+async def _sheet(args: argparse.Namespace) -> int:
+    async with _joined(args) as (client, welcome):
+        command = args.sheet_command
+        if command == "list":
+            characters = await client.sheets()
+            print(json.dumps(characters, ensure_ascii=False) if args.json
+                  else format_sheets(characters))
+            return EXIT_OK
+        reason = args.reason
+        if command == "set":
+            known = client.characters.get(args.character) or {}
+            ruleset = args.ruleset or known.get("ruleset")
+            if not ruleset:
+                return _usage(f"--ruleset: « {args.character} » est un nouveau personnage / "
+                              "is a new character")
+            sheet = next((r.get("sheet") for r in welcome.get("rulesets", [])
+                          if r.get("name") == ruleset), None)
+            try:
+                values = parse_sheet_values(args.values, sheet, known.get("values"))
+            except ValueError as exc:
+                return _usage(str(exc))
+            from sidecar.client import KEEP
+
+            # Neither --owner nor --no-owner: the owner stays as it is.
+            owner = None if args.no_owner else (args.owner or KEEP)
+            reply = await client.set_sheet(args.character, ruleset, values, owner=owner,
+                                           reason=reason)
+        elif command == "adjust":
+            try:
+                delta = parse_delta(args.delta)
+            except ValueError as exc:
+                return _usage(str(exc))
+            if not delta:
+                return _usage("sheet adjust: field=+N… ?")
+            reply = await client.adjust_sheet(args.character, delta, reason=reason)
+        elif command == "refill":
+            reply = await client.refill(args.what, args.character, reason=reason)
+        else:
+            reply = await client.remove_sheet(args.character, reason=reason)
+        if args.json:
+            print(json.dumps(reply, ensure_ascii=False))
+        elif reply.get("type") == "sheets":  # a refill of every character: all of them after
+            print(format_sheets(reply.get("characters") or []))
+        else:
+            print(format_sheet_event(reply))
+        return EXIT_OK
+
+
+def cmd_sheet(args: argparse.Namespace) -> int:
+    return _run(_sheet(args))
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -411,7 +671,7 @@ async def _history(args: argparse.Namespace) -> int:
             page = await client.request({"type": "history", "after": after, "limit": 500})
             for event in page["events"]:
                 print(json.dumps(event, ensure_ascii=False) if args.json
-                      else format_outcome(event))
+                      else format_event(event))
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK
@@ -591,7 +851,61 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     roll.add_argument("--option", action="append", default=[], metavar='EXT=JSON',
                       help='per-roll extension settings, e.g. blank_botch={}')
-    roll.set_defaults(func=cmd_roll)
+    roll.add_argument("--character", metavar="NAME",
+                      help="roll as this character: the roll spends from its sheet (a "
+                           "player: a character of your seat)")
+    roll.set_defaults(func=cmd_roll, pairs="params")
+
+    seat = sub.add_parser("seat", help="GM: players' own seats (each its token and link)")
+    seats = seat.add_subparsers(dest="seat_command", required=True)
+    for op, text in (("add", "give a player a seat; prints the join link and its QR code"),
+                     ("remove", "remove a seat (its token stops working, its connections "
+                                "close)"),
+                     ("rotate", "give a seat a new token and link (a lost link)")):
+        command = seats.add_parser(op, help=text)
+        command.add_argument("seat", metavar="SEAT", help="the player's name at the table")
+        _client_options(command, "gm")
+        if op != "remove":
+            command.add_argument("--no-qr", action="store_true",
+                                 help="print the link without its QR code")
+        command.set_defaults(func=cmd_seat)
+    command = seats.add_parser("list", help="the seats, who is online, their characters")
+    _client_options(command, "gm")
+    command.set_defaults(func=cmd_seat)
+
+    sheet = sub.add_parser("sheet", help="characters and their sheets (GM; `list` for anyone)")
+    sheets = sheet.add_subparsers(dest="sheet_command", required=True)
+    set_ = sheets.add_parser("set", help="create a character or change some values")
+    set_.add_argument("character", metavar="CHARACTER")
+    set_.add_argument("values", nargs="*", metavar="field=value",
+                      help="typed by the ruleset's sheet; a map entry as skills.Escalade=5 "
+                           "or the whole map as JSON")
+    set_.add_argument("--ruleset", help="the character's ruleset (needed to create one)")
+    owner = set_.add_mutually_exclusive_group()
+    owner.add_argument("--owner", metavar="SEAT", help="give the character to this seat")
+    owner.add_argument("--no-owner", action="store_true",
+                       help="the GM's own character (no seat)")
+    set_.set_defaults(func=cmd_sheet, pairs="values")
+    adjust = sheets.add_parser("adjust", help="add to or take from integer fields "
+                                              "(a journaled adjustment, undone by its opposite)")
+    adjust.add_argument("character", metavar="CHARACTER")
+    adjust.add_argument("delta", nargs="*", metavar="field=+N")
+    adjust.set_defaults(func=cmd_sheet, pairs="delta")
+    refill = sheets.add_parser("refill", help="a new turn or a rest: counters back to their "
+                                              "default")
+    refill.add_argument("what", choices=("turn", "rest"))
+    refill.add_argument("character", nargs="?", metavar="CHARACTER",
+                        help="default: every character of the table")
+    refill.set_defaults(func=cmd_sheet)
+    remove = sheets.add_parser("remove", help="delete a character (its events stay)")
+    remove.add_argument("character", metavar="CHARACTER")
+    remove.set_defaults(func=cmd_sheet)
+    for command in (set_, adjust, refill, remove):
+        _client_options(command, "gm")
+        command.add_argument("--reason", help="why (kept in the journal)")
+    listing = sheets.add_parser("list", help="the characters you may see (a seat: its own)")
+    _client_options(listing, "gm")
+    listing.set_defaults(func=cmd_sheet)
 
     watch = sub.add_parser("watch", help="print a table's outcomes as they arrive")
     _client_options(watch, "observer")
@@ -620,9 +934,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, ``key=value``s anywhere among the options."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # argparse takes `key=value`s only before the first option: those after it
+        # (`sheet set Aengus --ruleset oweens pep=3`) join the others, in order.
+        pairs = getattr(args, "pairs", None)
+        if not pairs or any("=" not in item or item.startswith("-") for item in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        getattr(args, pairs).extend(extra)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     try:
         return args.func(args)
     except KeyboardInterrupt:

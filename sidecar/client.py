@@ -1,4 +1,5 @@
-"""An async Python client for a sidecar table (what ``sidecar roll`` and ``watch`` use).
+"""An async Python client for a sidecar table (what ``sidecar roll``, ``watch``, ``seat`` and
+``sheet`` use).
 
 Example (``examples/roll_and_watch.py`` is a runnable version)::
 
@@ -9,6 +10,14 @@ Example (``examples/roll_and_watch.py`` is a runnable version)::
         print(f"{odds['p_success']:.0%} →", outcome["text"])
         async for outcome in client.outcomes():
             print(outcome["text"])
+
+Seats and characters (``protocol/PROTOCOL.md`` §7): a GM gives a player a seat
+(:meth:`SidecarClient.add_seat` returns its own token and join link) and a character
+(:meth:`SidecarClient.set_sheet`); the player joins with the seat's token under the seat's
+name and rolls as the character (``roll(..., character="Aengus")``): the outcome carries
+``spent`` and ``sheet``, and :attr:`SidecarClient.characters` follows every change this
+client may see. Not enough left to spend raises :class:`SidecarError` ``insufficient``
+(``details``: ``field``, ``have``, ``need``).
 
 With ``reconnect=True`` a dropped connection is reopened by itself (backing off up to 5 s)
 and joined with ``resume`` = the last ``seq`` seen: the server replays what was missed, in
@@ -34,6 +43,16 @@ from sidecar.protocol.messages import PROTOCOL_VERSION
 
 #: Errors after which reconnecting cannot help: the server closed on purpose.
 FATAL_CODES = frozenset({"forbidden", "unsupported_protocol", "bad_message"})
+#: Journaled events (they carry a ``seq``) that :meth:`SidecarClient.events` yields.
+JOURNALED = frozenset({"outcome", "sheet", "seat"})
+#: ``set_sheet(owner=KEEP)``: leave the character's owner as it is.
+KEEP: Any = object()
+
+
+def _once_only(message: dict[str, Any]) -> bool:
+    """A request whose answer carries a secret shown once (a seat's new token): never
+    re-sent after a drop, as a repeated id would answer it without the secret."""
+    return message.get("type") == "seat" and message.get("op") in ("add", "rotate")
 
 
 class SidecarError(Exception):
@@ -67,6 +86,9 @@ class SidecarClient:
         #: The last ``seq`` received; the next join resumes after it.
         self.last_seq: int | None = resume
         self.welcome: dict[str, Any] = {}
+        #: The characters this client may see, by name (``{character, ruleset, owner,
+        #: values}``): from ``welcome``, then every sheet event and outcome ``sheet``.
+        self.characters: dict[str, dict[str, Any]] = {}
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         # Request ids are idempotency keys the server remembers (across restarts): they
@@ -101,11 +123,21 @@ class SidecarClient:
             await self._ws.close()
             raise SidecarError(reply["code"], reply.get("message", ""), reply.get("details"))
         self.welcome = reply
+        self.characters = {entry["character"]: dict(entry)
+                           for entry in reply.get("characters") or ()
+                           if isinstance(entry, dict) and "character" in entry}
         if self.last_seq is None:
             self.last_seq = reply.get("seq", 0)
         # Rolls cut off by a drop: same id again, so the server answers without rerolling.
         for message, future in self._pending.values():
-            if not future.done():
+            if future.done():
+                continue
+            if _once_only(message):
+                # Its answer again would come without the token, shown once: fail it
+                # (a GM who lost a seat's link rotates the seat).
+                future.set_exception(SidecarError("closed", "connection lost before the "
+                                                  "reply (seat rotate gives a new link)"))
+            else:
                 await self._ws.send(encode(message, binary=self.binary))
         self._ready.set()
 
@@ -146,9 +178,10 @@ class SidecarClient:
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         seq = message.get("seq")
-        if kind == "outcome" and isinstance(seq, int) and not message.get("duplicate"):
+        if kind in JOURNALED and isinstance(seq, int) and not message.get("duplicate"):
             if self.last_seq is None or seq > self.last_seq:
                 self.last_seq = seq
+                self._track(message)
                 self._events.put_nowait(message)
         elif kind == "presence":
             self._events.put_nowait(message)
@@ -156,6 +189,24 @@ class SidecarClient:
         entry = self._pending.get(rid) if rid is not None else None
         if entry is not None and not entry[1].done():
             entry[1].set_result(message)
+
+    def _track(self, event: dict[str, Any]) -> None:
+        """Keep :attr:`characters` as the events say (in ``seq`` order, each once)."""
+        name = event.get("character")
+        if not isinstance(name, str):
+            return
+        if event["type"] == "sheet":
+            if event.get("removed") or event.get("op") == "remove":
+                self.characters.pop(name, None)
+            else:
+                self.characters[name] = {key: event.get(key) for key in
+                                         ("character", "ruleset", "owner", "values")}
+        elif event["type"] == "outcome" and isinstance(event.get("sheet"), dict):
+            # A roll seen without the sheet's events (a public roll of another seat's
+            # character): its values are known, its owner is not.
+            known = self.characters.setdefault(
+                name, {"character": name, "ruleset": event.get("ruleset")})
+            known["values"] = event["sheet"]
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -185,22 +236,99 @@ class SidecarClient:
     async def roll(self, ruleset: str, params: dict[str, Any] | None = None, *,
                    label: str = "", mode: str = "public",
                    options: dict[str, Any] | None = None,
-                   dice: list[int] | None = None, id: str | None = None) -> dict[str, Any]:
+                   dice: list[int] | None = None, id: str | None = None,
+                   character: str | None = None) -> dict[str, Any]:
         """Roll and return this client's copy of the outcome. ``id`` (optional) is the
-        request id: the same id never rolls twice."""
+        request id: the same id never rolls twice. ``character``: roll as that character
+        (the outcome carries ``spent`` and ``sheet``; ``insufficient`` when the sheet
+        lacks what the roll spends, and then nothing is rolled)."""
         message: dict[str, Any] = {"type": "roll", "ruleset": ruleset, "params": params or {},
                                    "label": label, "mode": mode, "options": options or {}}
         if dice is not None:
             message["dice"] = dice
         if id is not None:
             message["id"] = id
+        if character is not None:
+            message["character"] = character
         return await self.request(message)
 
     async def odds(self, ruleset: str, params: dict[str, Any] | None = None,
-                   options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The exact odds of a roll (nothing is rolled)."""
-        return await self.request({"type": "odds", "ruleset": ruleset,
-                                   "params": params or {}, "options": options or {}})
+                   options: dict[str, Any] | None = None, *,
+                   character: str | None = None) -> dict[str, Any]:
+        """The exact odds of a roll (nothing is rolled), as ``character`` if given."""
+        message: dict[str, Any] = {"type": "odds", "ruleset": ruleset,
+                                   "params": params or {}, "options": options or {}}
+        if character is not None:
+            message["character"] = character
+        return await self.request(message)
+
+    # -- seats (GM only) --------------------------------------------------------------------
+
+    async def add_seat(self, name: str) -> dict[str, Any]:
+        """Give a player a seat: the reply holds its ``token``, ``link`` and ``qr`` (shown
+        this once: a lost link is remade with :meth:`rotate_seat`)."""
+        return await self.request({"type": "seat", "op": "add", "name": name})
+
+    async def remove_seat(self, name: str) -> dict[str, Any]:
+        """Remove a seat: its token stops working and its connections close."""
+        return await self.request({"type": "seat", "op": "remove", "name": name})
+
+    async def rotate_seat(self, name: str) -> dict[str, Any]:
+        """Give a seat a new token and link (the old ones stop working at once)."""
+        return await self.request({"type": "seat", "op": "rotate", "name": name})
+
+    async def seats(self) -> list[dict[str, Any]]:
+        """The table's seats: ``[{name, online, characters}, …]``."""
+        return (await self.request({"type": "seat", "op": "list"}))["seats"]
+
+    # -- characters -------------------------------------------------------------------------
+
+    async def set_sheet(self, character: str, ruleset: str,
+                        values: dict[str, Any] | None = None, *, owner: Any = KEEP,
+                        reason: str | None = None, id: str | None = None) -> dict[str, Any]:
+        """Create a character or change the values given (GM only). ``owner``: a seat's
+        name, ``None`` for the GM's own character, or left out to keep it as it is."""
+        message: dict[str, Any] = {"type": "sheet", "op": "set", "character": character,
+                                   "ruleset": ruleset, "values": values or {}}
+        if owner is not KEEP:
+            message["owner"] = owner
+        return await self._sheet(message, reason, id)
+
+    async def adjust_sheet(self, character: str, delta: dict[str, int], *,
+                           reason: str | None = None, id: str | None = None) -> dict[str, Any]:
+        """Add ``delta`` to integer fields (GM only): ``{"bonbonus": 2}`` gives, ``-1`` takes;
+        ``insufficient`` when a value would leave its bounds."""
+        return await self._sheet({"type": "sheet", "op": "adjust", "character": character,
+                                  "delta": delta}, reason, id)
+
+    async def refill(self, what: str = "turn", character: str | None = None, *,
+                     reason: str | None = None, id: str | None = None) -> dict[str, Any]:
+        """A new ``"turn"`` or a ``"rest"``: counters marked so go back to their default
+        (GM only). For ``character``, returns its sheet event; for every character of the
+        table, ``{type: "sheets", characters}`` after it (each change is its own event)."""
+        message: dict[str, Any] = {"type": "sheet", "op": "refill", "what": what}
+        if character is not None:
+            message["character"] = character
+        return await self._sheet(message, reason, id)
+
+    async def remove_sheet(self, character: str, *, reason: str | None = None,
+                           id: str | None = None) -> dict[str, Any]:
+        """Delete a character (GM only; its events stay in the journal)."""
+        return await self._sheet({"type": "sheet", "op": "remove", "character": character},
+                                 reason, id)
+
+    async def sheets(self) -> list[dict[str, Any]]:
+        """The characters this client may see: ``[{character, ruleset, owner, values}, …]``
+        (all of them for a GM, the seat's own for a seat)."""
+        return (await self.request({"type": "sheet", "op": "list"}))["characters"]
+
+    async def _sheet(self, message: dict[str, Any], reason: str | None,
+                     id: str | None) -> dict[str, Any]:
+        if reason is not None:
+            message["reason"] = reason
+        if id is not None:
+            message["id"] = id
+        return await self.request(message)
 
     async def history(self, after: int = 0, limit: int = 100) -> dict[str, Any]:
         """One page of the table's journal as this client may see it
@@ -210,8 +338,9 @@ class SidecarClient:
     # -- streams ----------------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """Outcomes (each ``seq`` once, replayed ones included) and presence messages as
-        they arrive, until the connection closes for good."""
+        """Journaled events — outcomes, sheet events, seat events — (each ``seq`` once,
+        replayed ones included) and presence messages as they arrive, until the connection
+        closes for good."""
         while True:
             event = await self._events.get()
             if event is None:

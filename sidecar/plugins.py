@@ -383,6 +383,22 @@ class PluginHost:
         sheet = self._sheets.get(ruleset)
         if sheet is not None:
             return sheet
+        sheet = self._sheets[ruleset] = self._build_sheet(ruleset, strict=False)
+        return sheet
+
+    def check_sheets(self) -> None:
+        """Build every ruleset's sheet now, refusing (``PluginLoadError``, naming the
+        plugin and the field) a description that is unusable: run once the plugins are
+        loaded, so a mistake fails at start-up rather than at the first roll."""
+        for ruleset in self.rulesets:
+            self._sheets[ruleset] = self._build_sheet(ruleset, strict=True)
+
+    def _build_sheet(self, ruleset: str, *, strict: bool) -> dict[str, Any]:
+        def problem(text: str) -> None:
+            if strict:
+                raise PluginLoadError(text)
+            log.error("%s", text)
+
         owner = self.ruleset_owner(ruleset)
         sheet = {}
         impls = self.pm.hook.sidecar_sheet.get_hookimpls()
@@ -396,23 +412,26 @@ class PluginHost:
             try:
                 fields = impl.function(ruleset) if impl.argnames else impl.function()
             except BaseException as exc:  # a plugin can never stop the server
-                log.error("plugin %s: sidecar_sheet(%r) raised %s: %s", name, ruleset,
-                          type(exc).__name__, exc)
+                problem(f"plugin '{name}': sidecar_sheet({ruleset!r}) raised "
+                        f"{type(exc).__name__}: {exc}")
                 continue
             if fields is None:
                 continue
+            if inspect.isawaitable(fields):
+                fields.close()
+                problem(f"plugin '{name}': sidecar_sheet() must not be async")
+                continue
             problems = check_sheet(fields)
             if problems:
-                log.error("plugin %s: the sheet of %r is left out: %s", name, ruleset,
-                          "; ".join(problems))
+                problem(f"plugin '{name}': the sheet of '{ruleset}' is left out: "
+                        + "; ".join(problems))
                 continue
             for field_name, spec in fields.items():
                 if field_name in sheet:
-                    log.error("plugin %s: sheet field %r of %r is already defined; left out",
-                              name, field_name, ruleset)
+                    problem(f"plugin '{name}': sheet field '{field_name}' of '{ruleset}' is "
+                            "already defined by another plugin; left out")
                     continue
                 sheet[field_name] = spec if name == owner else {**spec, "extension": name}
-        self._sheets[ruleset] = sheet
         return sheet
 
     def extension_listing(self) -> list[dict[str, Any]]:
@@ -691,4 +710,5 @@ def default_host(plugins_dir: str | Path | None = None, *,
     host.load_entry_points(disabled=disabled)
     if plugins_dir is not None:
         host.load_directory(plugins_dir, disabled=disabled)
+    host.check_sheets()
     return host

@@ -4,6 +4,8 @@ changes, and values that always equal what their events add up to."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sidecar.plugins import default_host
@@ -205,3 +207,15 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
         run(scenario())
     finally:
         globals()["_table"] = original
+
+
+def test_an_unusable_sheet_description_fails_at_start_naming_plugin_and_field(tmp_path):
+    from sidecar.plugins import PluginLoadError
+    from tests.test_plugins import write_plugins
+
+    source = (Path(__file__).parent / "sheet_plugin.py").read_text().replace(
+        '"luck": {"type": "int", "min": 0, "max": 5, "default": 3, "resource": True,',
+        '"luck": {"type": "string", "default": "x", "resource": True,')
+    directory = write_plugins(tmp_path / "p", badsheet=source)
+    with pytest.raises(PluginLoadError, match="badsheet.*'luck': only an int"):
+        default_host(directory)

@@ -367,3 +367,250 @@ def test_serve_limits_reach_the_server_config(monkeypatch):
     (config,) = built
     assert (config.max_failed_hellos, config.max_connections_per_address,
             config.max_observers, config.rate_limit) == (0, 7, 3, 9)
+
+
+# -- seats and characters: parsing and printing (PROTOCOL.md §7) ------------------------
+
+SHEET = {"pep": {"type": "int", "min": 0, "max": 6, "default": 2},
+         "bbplus": {"type": "int", "min": 0, "default": 0, "resource": True},
+         "bagage": {"type": "bool", "default": False},
+         "notes": {"type": "string", "default": ""},
+         "skills": {"type": "map", "values": "int", "default": {}},
+         "codes": {"type": "map", "values": "string", "default": {}}}
+
+
+def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
+    from sidecar.cli import parse_sheet_values
+
+    values = parse_sheet_values(["pep=3", "bagage=oui", "notes=42", "skills.Escalade=5",
+                                 "codes.Piloter=4D+2"], SHEET,
+                                current={"skills": {"Nager": 2}, "pep": 1})
+    assert values == {"pep": 3, "bagage": True, "notes": "42",
+                      "skills": {"Nager": 2, "Escalade": 5}, "codes": {"Piloter": "4D+2"}}
+    # The whole map as JSON replaces it; a new character starts from nothing.
+    assert parse_sheet_values(['skills={"Nager": 3}'], SHEET,
+                              current={"skills": {"Escalade": 5}}) == {"skills": {"Nager": 3}}
+    assert parse_sheet_values(["skills.Nager=1", "skills.Saut=2"], SHEET) == \
+        {"skills": {"Nager": 1, "Saut": 2}}
+    # Not understood: left as typed, for the server to name the field.
+    assert parse_sheet_values(["skills={oops", "pep=beaucoup"], SHEET) == \
+        {"skills": "{oops", "pep": "beaucoup"}
+    # Unknown fields, or a dot in a field that is no map: the key as it is.
+    assert parse_sheet_values(["pep.x=1", "luck=2"], SHEET) == {"pep.x": 1, "luck": 2}
+    with pytest.raises(ValueError):
+        parse_sheet_values(["pep"], SHEET)
+
+
+def test_key_values_may_follow_the_options():
+    from sidecar.cli import parse_args
+
+    args = parse_args(["sheet", "set", "Aengus", "pep=3", "--ruleset", "oweens", "ecl=2",
+                       "--owner", "Aengus", "skills.Nager=1"])
+    assert args.values == ["pep=3", "ecl=2", "skills.Nager=1"] and args.owner == "Aengus"
+    assert parse_args(["sheet", "adjust", "Aengus", "--reason", "soin", "wounds=-1"]).delta \
+        == ["wounds=-1"]
+    assert parse_args(["roll", "luck", "--character", "Aengus", "push=1"]).params == ["push=1"]
+    for stray in (["sheet", "set", "A", "--bogus"], ["seat", "list", "x=1"]):
+        with pytest.raises(SystemExit) as usage:
+            parse_args(stray)
+        assert usage.value.code == 2
+
+
+def test_adjustments_are_signed_integers():
+    from sidecar.cli import parse_delta
+
+    assert parse_delta(["bbplus=+2", "wounds=-1", "pep=3"]) == \
+        {"bbplus": 2, "wounds": -1, "pep": 3}
+    for bad in (["bbplus"], ["bbplus=deux"], ["=2"]):
+        with pytest.raises(ValueError, match="field=\\+N"):
+            parse_delta(bad)
+
+
+def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
+    from sidecar.cli import format_outcome
+
+    outcome = {"type": "outcome", "seq": 4, "text": "Aengus — Remorquer : réussite",
+               "result": {"kind": "success"}, "dice": [{"face": 5}], "character": "Aengus",
+               "spent": {"bbplus": 1, "reserve_pep": 2, "wounds": -1},
+               "sheet": {"bbplus": 2, "reserve_pep": 1, "wounds": 0,
+                         "skills": {"Escalade": 5}}}
+    text = format_outcome(outcome)
+    assert "personnage / character: Aengus" in text
+    assert "bbplus −1 → 2, reserve_pep −2 → 1, wounds +1 → 0" in text
+    assert "fiche / sheet: bbplus=2 reserve_pep=1 wounds=0 skills={Escalade: 5}" in text
+    nothing = format_outcome({**outcome, "spent": {}})
+    assert "spent: rien / nothing" in nothing
+    # A blind roll's roller sees neither (the server sends neither).
+    hidden = format_outcome({"seq": 5, "text": "Jet à l'aveugle", "result": {"hidden": True},
+                             "character": "Aengus"})
+    assert hidden == "#5 Jet à l'aveugle"
+
+
+def test_sheet_and_seat_events_print_as_what_changed_and_why():
+    from sidecar.cli import format_error, format_event
+
+    event = {"type": "sheet", "seq": 7, "op": "adjust", "character": "Aengus",
+             "ruleset": "oweens", "owner": "Aengus", "values": {"bbplus": 4},
+             "changed": {"bbplus": [2, 4]}, "reason": "belle scène",
+             "by": {"name": "Morgane", "role": "gm"}}
+    text = format_event(event)
+    assert text.startswith("#7 fiche / sheet adjust Aengus (oweens, place / seat: Aengus)")
+    assert format_event({**event, "op": "refill", "what": "rest"}).startswith(
+        "#7 fiche / sheet refill rest Aengus")
+    assert "« belle scène »" in text and "par / by Morgane" in text
+    assert "bbplus 2 → 4" in text
+    removed = format_event({**event, "op": "remove", "removed": True, "owner": None})
+    assert "supprimé / removed" in removed and "seat: —" in removed
+    assert "fiche / sheet: " not in removed.split("\n", 1)[-1]
+    seat = format_event({"type": "seat", "seq": 3, "op": "add", "name": "Brann",
+                         "by": {"name": "Morgane"}})
+    assert seat == "#3 place / seat add Brann — par / by Morgane"
+    line = format_error("insufficient", "pas assez de BB+ :\nil en reste 1",
+                        {"field": "bbplus", "have": 1, "need": 2})
+    assert line == "sidecar: insufficient: pas assez de BB+ : il en reste 1"
+    created = format_event({**event, "op": "set", "changed": {"bbplus": [None, 4]}})
+    assert "bbplus — → 4" in created
+
+
+def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
+    import io
+
+    import segno
+
+    from sidecar.cli import format_seat_link, format_seats, format_sheets, print_qr
+
+    link = "http://192.0.2.7:8765/?table=crypte&name=Aengus#token=abc"
+    out = io.StringIO()
+    print_qr(link, out)
+    drawn = out.getvalue()
+    # Read the drawing back (two rows a line; light modules drawn, dark ones blank, a
+    # 4-module quiet zone): it is the code of that very link.
+    halves = {"█": (0, 0), " ": (1, 1), "▀": (0, 1), "▄": (1, 0)}
+    rows: list[list[int]] = []
+    for line in drawn.splitlines():
+        pairs = [halves[char] for char in line]
+        rows += [[top for top, _ in pairs], [bottom for _, bottom in pairs]]
+    matrix = [list(row) for row in segno.make(link).matrix]
+    size = len(matrix)
+    assert [row[4:4 + size] for row in rows[4:4 + size]] == matrix
+    text = format_seat_link({"op": "add", "name": "Aengus", "table": "crypte", "link": link,
+                             "token": "abc"})
+    assert link in text and "jeton / token: abc" in text
+    assert text.startswith(f"Place de Aengus / Aengus's seat: {link}\n")
+    assert "Nouveau lien de A / A's new link: " in format_seat_link(
+        {"op": "rotate", "name": "A", "link": link, "token": "t"})
+    assert "aucune place" in format_seats([])
+    listed = format_seats([{"name": "Aengus", "online": 2, "characters": ["Aengus", "Rex"]},
+                           {"name": "Brann", "online": 0, "characters": []}])
+    assert "en ligne / online (2)" in listed and "Aengus, Rex" in listed
+    assert "absent / offline" in listed
+    assert "skills={Nager: 2}" in format_sheets([{"character": "Aengus", "ruleset": "oweens",
+                                                  "owner": None,
+                                                  "values": {"skills": {"Nager": 2}}}])
+
+
+PLUGINS = str(ROOT / "tests" / "js" / "plugins")  # the `luck` ruleset, whose rolls spend
+
+
+def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
+    from urllib.parse import parse_qs, urlsplit
+    from urllib.request import urlopen
+
+    from sidecar.client import SidecarClient
+
+    with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
+        gm = ["--url", server.url, "--table", "crypte", "--token", GM_TOKEN, "--name", "Morgane"]
+        added = sidecar("seat", "add", "Aengus", *gm)
+        assert added.returncode == 0, added.stderr
+        link = re.search(r"(http://\S+#token=(\S+))", added.stdout)
+        assert link, added.stdout
+        assert "▄" in added.stdout or "▀" in added.stdout  # the QR code
+        # The link works: its page is served, and its token joins as the seat it names.
+        url, token = link.group(1), link.group(2)
+        parts = urlsplit(url)
+        query = parse_qs(parts.query)
+        assert query == {"table": ["crypte"], "name": ["Aengus"]}
+        with urlopen(url.split("#")[0], timeout=10) as page:
+            assert page.status == 200
+
+        async def join_with_the_link():
+            client = SidecarClient(server.url, table=query["table"][0], name=query["name"][0],
+                                   token=token)
+            welcome = await client.connect()
+            await client.close()
+            return welcome
+        assert run(join_with_the_link()).get("seat") is True
+
+        listed = sidecar("seat", "list", *gm)
+        assert listed.returncode == 0 and "Aengus" in listed.stdout
+        made = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "--owner", "Aengus",
+                       "level=3", "skills.Nager=2", "--reason", "création", *gm)
+        assert made.returncode == 0, made.stderr
+        assert "fiche / sheet set Aengus (luck, place / seat: Aengus)" in made.stdout
+        # Without --ruleset: the character's own; a map entry keeps the others.
+        more = sidecar("sheet", "set", "Aengus", "skills.Saut=1", "--json", *gm)
+        assert json.loads(more.stdout)["values"]["skills"] == {"Nager": 2, "Saut": 1}
+
+        seat = ["--url", server.url, "--table", "crypte", "--token", token, "--name", "Aengus"]
+        rolled = sidecar("roll", "luck", "push=1", "skill=Nager", "--character", "Aengus",
+                         "--label", "Nager", *seat)
+        assert rolled.returncode == 0, rolled.stderr
+        assert "personnage / character: Aengus — dépensé / spent: luck −1 → 2" in rolled.stdout
+        assert "fiche / sheet: level=3 luck=2" in rolled.stdout
+        short = sidecar("roll", "luck", "push=3", "--character", "Aengus", *seat)
+        assert short.returncode == 1 and short.stdout == ""
+        assert short.stderr.count("\n") == 1 and "Traceback" not in short.stderr
+        assert "insufficient" in short.stderr and "luck" in short.stderr
+        # The seat's token under another name: refused, one line.
+        other = sidecar("roll", "luck", "--url", server.url, "--table", "crypte",
+                        "--token", token, "--name", "Brann")
+        assert other.returncode == 1 and "forbidden" in other.stderr
+        assert "Traceback" not in other.stderr
+
+        given = sidecar("sheet", "adjust", "Aengus", "luck=+1", "--reason", "belle scène", *gm)
+        assert given.returncode == 0 and "luck 2 → 3" in given.stdout
+        assert "« belle scène »" in given.stdout
+        too_much = sidecar("sheet", "adjust", "Aengus", "luck=+5", *gm)
+        assert too_much.returncode == 1 and "insufficient" in too_much.stderr
+        spent = sidecar("roll", "luck", "push=2", "--character", "Aengus", *seat)
+        assert spent.returncode == 0 and "luck −2 → 1" in spent.stdout
+        rested = sidecar("sheet", "refill", "rest", "--reason", "nuit au camp", *gm)
+        assert rested.returncode == 0, rested.stderr
+        assert "Aengus (luck, place / seat: Aengus)" in rested.stdout  # all of them, after
+        assert "luck=3" in rested.stdout
+        mine = sidecar("sheet", "list", "--role", "player", *seat)
+        assert mine.returncode == 0 and "Aengus (luck, place / seat: Aengus)" in mine.stdout
+        assert "luck=3" in mine.stdout
+        # The history shows the sheet's events with the rolls.
+        history = sidecar("history", "--role", "gm", *gm)
+        assert "fiche / sheet adjust Aengus" in history.stdout and "luck −1 → 2" in history.stdout
+
+        rotated = sidecar("seat", "rotate", "Aengus", "--no-qr", *gm)
+        assert rotated.returncode == 0 and "Aengus's new link: http://" in rotated.stdout
+        assert "▄" not in rotated.stdout and token not in rotated.stdout
+        stale = sidecar("sheet", "list", "--role", "player", *seat)
+        assert stale.returncode == 1 and "forbidden" in stale.stderr
+        assert sidecar("sheet", "remove", "Aengus", *gm).returncode == 0
+        assert sidecar("seat", "remove", "Aengus", *gm).returncode == 0
+        assert "aucune place" in sidecar("seat", "list", *gm).stdout
+
+
+def test_sheet_commands_say_what_to_fix():
+    with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
+        gm = ["--url", server.url, "--table", "t", "--token", GM_TOKEN, "--name", "Morgane"]
+        new = sidecar("sheet", "set", "Nouveau", "level=2", *gm)
+        assert new.returncode == 2 and "--ruleset" in new.stderr
+        bad = sidecar("sheet", "adjust", "Nouveau", "luck=beaucoup", *gm)
+        assert bad.returncode == 2 and "field=+N" in bad.stderr
+        unknown = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "level=9", *gm)
+        assert unknown.returncode == 1 and "invalid_params" in unknown.stderr
+        assert "Traceback" not in unknown.stderr
+        owner = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "--owner", "Personne",
+                        *gm)
+        assert owner.returncode == 1 and "invalid_params" in owner.stderr
+        player = sidecar("seat", "add", "Aengus", "--role", "player", "--url", server.url,
+                         "--table", "t", "--token", PLAYER_TOKEN)
+        assert player.returncode == 1 and "forbidden" in player.stderr
+        twice = [sidecar("seat", "add", "Aengus", "--no-qr", *gm) for _ in range(2)]
+        assert twice[0].returncode == 0 and twice[1].returncode == 1
+        assert "bad_message" in twice[1].stderr

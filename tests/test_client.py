@@ -126,3 +126,133 @@ def test_without_reconnect_the_stream_ends_and_requests_fail() -> None:
             assert error.value.code == "closed"
             await client.close()
     run(scenario())
+
+
+# -- seats and characters (PROTOCOL.md §7) ------------------------------------------------
+
+#: A ruleset whose characters spend luck (``tests/js/plugins/luck.py``, shared with Node).
+PLUGINS = str(Path(__file__).resolve().parent / "js" / "plugins")
+
+
+async def _until(client: SidecarClient, predicate: Any, events: Any) -> dict[str, Any]:
+    """The next event of ``events`` (this client's stream) for which ``predicate`` holds."""
+    while True:
+        event = await _next(events)
+        if predicate(event):
+            return event
+
+
+def test_a_seat_joins_with_its_own_token_and_rolls_as_its_character() -> None:
+    async def scenario() -> None:
+        async with running_server(plugins_dir=PLUGINS) as server:
+            async with _client(server, "Morgane", role="gm", table="seats") as gm:
+                gm_events = gm.events()
+                seat = await gm.add_seat("Aengus")
+                assert seat["name"] == "Aengus" and seat["token"]
+                assert seat["link"].endswith(f"#token={seat['token']}")
+                assert seat["qr"].startswith("data:image/svg+xml")
+                # Its token is for its name only; its name takes its token only.
+                for name, token in (("Brann", seat["token"]), ("Aengus", PLAYER_TOKEN)):
+                    with pytest.raises(SidecarError) as refused:
+                        await _client(server, name, token=token, table="seats").connect()
+                    assert refused.value.code == "forbidden"
+                async with _client(server, "Aengus", token=seat["token"],
+                                   table="seats") as player:
+                    assert player.welcome.get("seat") is True
+                    events = player.events()
+                    made = await gm.set_sheet("Aengus", "luck",
+                                              {"level": 1, "skills": {"Nager": 1}},
+                                              owner="Aengus", reason="création")
+                    assert made["values"]["luck"] == 3 and made["owner"] == "Aengus"
+                    assert made["reason"] == "création" and isinstance(made["seq"], int)
+                    # The owner's seat sees the character arrive, live.
+                    seen = await _until(player, lambda e: e["type"] == "sheet", events)
+                    assert seen["seq"] == made["seq"] and "id" not in seen
+                    assert player.characters["Aengus"]["values"]["level"] == 1
+                    assert [c["character"] for c in await player.sheets()] == ["Aengus"]
+                    assert [s["name"] for s in await gm.seats()] == ["Aengus"]
+                    odds = await player.odds("luck", {"skill": "Nager"}, character="Aengus")
+                    assert odds["p_success"] == pytest.approx(3 / 6)  # d6 + level 1 + Nager 1
+                    outcome = await player.roll("luck", {"push": 2}, character="Aengus")
+                    assert outcome["character"] == "Aengus" and outcome["spent"] == {"luck": 2}
+                    assert outcome["sheet"]["luck"] == 1
+                    assert player.characters["Aengus"]["values"]["luck"] == 1
+                    # The GM sees the spend too, in the outcome the table gets.
+                    theirs = await _until(gm, lambda e: e.get("seq") == outcome["seq"],
+                                          gm_events)
+                    assert theirs["spent"] == {"luck": 2} and gm.characters["Aengus"][
+                        "values"]["luck"] == 1
+                    with pytest.raises(SidecarError) as short:
+                        await player.roll("luck", {"push": 2}, character="Aengus")
+                    assert short.value.code == "insufficient"
+                    assert short.value.details["field"] == "luck"
+                    assert short.value.details["have"] == 1
+                    given = await gm.adjust_sheet("Aengus", {"luck": 1}, reason="belle scène")
+                    assert given["changed"] == {"luck": [1, 2]}
+                    rested = await gm.refill("rest", "Aengus", reason="nuit au camp")
+                    assert rested["values"]["luck"] == 3
+                    seen = await _until(player, lambda e: e.get("seq") == rested["seq"], events)
+                    assert player.characters["Aengus"]["values"]["luck"] == 3
+                    # A player may not change a sheet, nor roll another seat's character.
+                    with pytest.raises(SidecarError) as refused:
+                        await player.adjust_sheet("Aengus", {"luck": 1})
+                    assert refused.value.code == "forbidden"
+                    # A new token closes the seat's connection: the old one stops working.
+                    rotated = await gm.rotate_seat("Aengus")
+                    assert rotated["token"] != seat["token"]
+                    assert [e async for e in events if e["type"] != "presence"] == []
+                with pytest.raises(SidecarError) as old:
+                    await _client(server, "Aengus", token=seat["token"], table="seats").connect()
+                assert old.value.code == "forbidden"
+                removed = await gm.remove_sheet("Aengus", reason="mort au combat")
+                assert removed.get("removed") is True and "Aengus" not in gm.characters
+                assert (await gm.remove_seat("Aengus"))["removed"] is True
+                assert await gm.seats() == []
+    run(scenario())
+
+
+def test_characters_follow_the_journaled_events_each_once() -> None:
+    """Sheet events and rolls as a character update ``characters``; replays and duplicates
+    change nothing; ``events()`` yields them in order (offline: frames handed in)."""
+    client = SidecarClient("ws://127.0.0.1:9/ws", table="t", name="Aengus")
+    client.last_seq = 0
+    made = {"type": "sheet", "seq": 1, "op": "set", "character": "Aengus", "ruleset": "luck",
+            "owner": "Aengus", "values": {"luck": 3}, "changed": {}}
+    rolled = {"type": "outcome", "seq": 2, "ruleset": "luck", "character": "Aengus",
+              "spent": {"luck": 1}, "sheet": {"luck": 2}}
+    other = {"type": "outcome", "seq": 3, "ruleset": "luck", "character": "Rex",
+             "spent": {}, "sheet": {"luck": 3}}
+    for frame in (made, rolled, {**made, "duplicate": True}, made, other):
+        client._dispatch(frame)
+    assert client.characters["Aengus"] == {"character": "Aengus", "ruleset": "luck",
+                                           "owner": "Aengus", "values": {"luck": 2}}
+    assert client.characters["Rex"] == {"character": "Rex", "ruleset": "luck",
+                                        "values": {"luck": 3}}
+    client._dispatch({"type": "sheet", "seq": 4, "op": "remove", "character": "Aengus",
+                      "removed": True, "values": {"luck": 2}})
+    client._dispatch({"type": "seat", "seq": 5, "op": "add", "name": "Brann"})
+    assert "Aengus" not in client.characters and client.last_seq == 5
+    queued = [client._events.get_nowait()["seq"] for _ in range(client._events.qsize())]
+    assert queued == [1, 2, 3, 4, 5]
+
+
+def test_a_seat_add_cut_off_by_a_drop_is_not_sent_again() -> None:
+    """Its repeat would answer without the token (shown once): it fails, and the GM can
+    rotate the seat for a new link; rolls pending at the same time are still re-sent."""
+
+    async def scenario() -> None:
+        async with running_server() as server:
+            async with _client(server, "Morgane", role="gm", table="drop-seat",
+                               reconnect=True) as gm:
+                adding = asyncio.create_task(gm.add_seat("Aengus"))
+                rolling = asyncio.create_task(gm.roll("bloodlust", {"pool": 2}))
+                await asyncio.sleep(0)  # both frames are written…
+                await gm.drop()         # …and the connection dies under them
+                with pytest.raises(SidecarError) as lost:
+                    await asyncio.wait_for(adding, 10)
+                assert lost.value.code == "closed" and "rotate" in lost.value.message
+                assert (await asyncio.wait_for(rolling, 10))["type"] == "outcome"
+                made = [seat["name"] for seat in await gm.seats()]
+                fresh = await (gm.rotate_seat if made else gm.add_seat)("Aengus")
+                assert fresh["token"] and fresh["link"].endswith(fresh["token"])
+    run(scenario())

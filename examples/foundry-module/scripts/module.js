@@ -3,6 +3,11 @@
  * table's sidecar (authoritative dice, exact odds, hidden rolls that stay hidden) and come
  * back as chat cards. The JS client is loaded from the sidecar itself, so the module and the
  * server always speak the same protocol version.
+ *
+ * A player with a seat (their own token, made by the GM with `sidecar seat add` or on the
+ * sidecar's page) puts it in the client-scoped *Seat token* setting: the module joins as
+ * that seat (under the Foundry user's name, or the *Seat name* setting), which keeps their
+ * secret rolls theirs, and `/sc` rolls as their character (see `chooseCharacter`).
  */
 import { SidecarChat, escapeHtml } from "./sidecar-chat.js";
 
@@ -30,6 +35,10 @@ Hooks.once("init", () => {
   // setting would be readable by every player).
   register("playerToken", { scope: "world", type: String, default: "" });
   register("gmToken", { scope: "client", type: String, default: "" });
+  // A seat's token is its player's alone: kept in that player's browser, like the GM's.
+  register("seatToken", { scope: "client", type: String, default: "" });
+  register("seatName", { scope: "client", type: String, default: "" });
+  register("character", { scope: "client", type: String, default: "" });
   register("mirror", { scope: "world", type: Boolean, default: true });
 });
 
@@ -50,9 +59,11 @@ Hooks.once("ready", async () => {
     return;
   }
   const isGM = game.user.isGM;
+  const seatToken = isGM ? "" : setting("seatToken").trim();
+  const name = (seatToken && setting("seatName").trim()) || game.user.name;
   const client = new SidecarClient(url, {
-    table: setting("table"), name: game.user.name, role: isGM ? "gm" : "player",
-    token: isGM ? setting("gmToken") : setting("playerToken"), locale: lang,
+    table: setting("table"), name, role: isGM ? "gm" : "player",
+    token: isGM ? setting("gmToken") : seatToken || setting("playerToken"), locale: lang,
   });
   const chat = new SidecarChat({
     client, lang, userId: game.user.id,
@@ -61,6 +72,9 @@ Hooks.once("ready", async () => {
     isResponsibleGM: () => game.user.isGM && (game.users.activeGM ?? game.user) === game.user,
     otherNames: () => game.users.map((user) => user.name),
     mirror: () => setting("mirror"),
+    character: () => setting("character").trim(),
+    assigned: () => game.user.character?.name ?? "",
+    seat: () => (seatToken ? name : ""),
     post: ({ content, whisper, blind, rollMode, seq }) => ChatMessage.create({
       content, whisper, blind, speaker: ChatMessage.getSpeaker(),
       flags: { [MODULE]: { seq: seq ?? null, rollMode: rollMode ?? null } },
@@ -79,7 +93,10 @@ Hooks.once("ready", async () => {
     await client.connect();
     ui.notifications.info(notice("VTTSIDECAR.connected", { table: setting("table") }));
   } catch (error) {
-    ui.notifications.error(notice("VTTSIDECAR.refused", { message: error.serverMessage ?? error.message }));
+    const message = error.serverMessage ?? error.message;
+    // A name that has a seat joins with its seat's token only: say where to put it.
+    const key = error.code === "forbidden" && !isGM && !seatToken ? "VTTSIDECAR.seatNeeded" : "VTTSIDECAR.refused";
+    ui.notifications.error(notice(key, { message }));
   }
   game.modules.get(MODULE).api = { client, chat };
 });

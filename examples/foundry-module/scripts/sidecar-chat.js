@@ -2,6 +2,10 @@
  * The Foundry module's logic, free of Foundry globals so it runs (and is tested) under Node:
  * the `/sc` chat command, the mapping between Foundry's roll modes and the sidecar's, and the
  * chat cards. `module.js` wires it into Foundry.
+ *
+ * Rolling as a character (PROTOCOL.md §7): `/sc … --character NAME` rolls as that
+ * character; without it, a roll is made as the user's character when there is one for the
+ * game rolled (see `chooseCharacter`), and `--character -` rolls without any.
  */
 
 /** Foundry's roll modes (CONST.DICE_ROLL_MODES) → the sidecar's `mode`. */
@@ -20,7 +24,7 @@ const STRINGS = {
   fr: {
     hidden: "Jet à l'aveugle : seul le MJ voit le résultat.",
     odds: "Chances", success: "de réussite", applied: "Extensions",
-    usage: "Usage : /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1]  ·  /sc odds <jeu> param=valeur…  ·  /sc help",
+    usage: "Usage : /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc help",
     unknownRuleset: (name, known) => `Jeu inconnu « ${name} ». Jeux de la table : ${known}.`,
     badMode: (mode) => `Mode inconnu « ${mode} » : public, gm, blind ou self.`,
     badDice: "--dice attend des faces séparées par des virgules, ex. --dice 6,6,1",
@@ -28,12 +32,14 @@ const STRINGS = {
     failed: "Le sidecar a refusé le jet",
     unreachable: "Le sidecar n'est pas joignable pour l'instant (connexion en cours ou perdue) ; réessayez dans un instant.",
     rulesets: "Jeux de la table",
+    spent: "dépensé", nothingSpent: "rien dépensé", noCharacters: "Vous n'avez aucun personnage à cette table.",
+    characters: "Vos personnages", seat: "place",
     kinds: { botch: "Échec critique", failure: "Échec", narrow: "De justesse", success: "Réussite", critical: "Éclatante" },
   },
   en: {
     hidden: "Blind roll: only the GM sees the result.",
     odds: "Odds", success: "to succeed", applied: "Extensions",
-    usage: "Usage: /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1]  ·  /sc odds <game> param=value…  ·  /sc help",
+    usage: "Usage: /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc help",
     unknownRuleset: (name, known) => `Unknown game "${name}". Games at this table: ${known}.`,
     badMode: (mode) => `Unknown mode "${mode}": public, gm, blind or self.`,
     badDice: "--dice wants faces separated by commas, e.g. --dice 6,6,1",
@@ -41,6 +47,8 @@ const STRINGS = {
     failed: "The sidecar refused the roll",
     unreachable: "The sidecar cannot be reached right now (connecting or connection lost); try again in a moment.",
     rulesets: "Games at this table",
+    spent: "spent", nothingSpent: "nothing spent", noCharacters: "You have no character at this table.",
+    characters: "Your characters", seat: "seat",
     kinds: { botch: "Critical failure", failure: "Failure", narrow: "Narrow", success: "Success", critical: "Outstanding" },
   },
 };
@@ -91,7 +99,9 @@ export function convertValue(raw, spec) {
 
 /**
  * Parses `/sc …`. Returns null when the text is not a sidecar command, else
- * `{action: "roll"|"odds"|"help", ruleset, params, label, mode, dice}`.
+ * `{action: "roll"|"odds", ruleset, params, label, mode, dice, character}` or
+ * `{action: "help"|"sheet"}`. `character` is null (not given: the bridge chooses), a name,
+ * or "" (`--character -`: roll as nobody).
  * Throws CommandError for what the user must fix.
  * @param {string} text  the chat line
  * @param {Array} rulesets  `welcome.rulesets` (to check the name and convert values)
@@ -105,6 +115,9 @@ export function parseCommand(text, rulesets = [], lang = "fr") {
   if (tokens.length === 0 || ["help", "aide", "?"].includes(tokens[0].value.toLowerCase())) {
     return { action: "help" };
   }
+  if (["sheet", "fiche", "sheets", "fiches"].includes(tokens[0].value.toLowerCase()) && tokens.length === 1) {
+    return { action: "sheet" };
+  }
   let action = "roll";
   if (tokens[0].value.toLowerCase() === "odds" || tokens[0].value.toLowerCase() === "chances") {
     action = "odds";
@@ -116,7 +129,8 @@ export function parseCommand(text, rulesets = [], lang = "fr") {
   if (rulesets.length && !ruleset) {
     throw new CommandError(say.unknownRuleset(name, rulesets.map((r) => r.name).join(", ")));
   }
-  const command = { action, ruleset: ruleset?.name ?? name, params: {}, label: "", mode: null, dice: null };
+  const command = { action, ruleset: ruleset?.name ?? name, params: {}, label: "", mode: null, dice: null,
+                    character: null };
   const labelParts = [];
   while (tokens.length) {
     const token = tokens.shift();
@@ -134,6 +148,8 @@ export function parseCommand(text, rulesets = [], lang = "fr") {
         command.dice = faces.map(Number);
       } else if (flag === "--label") {
         labelParts.push(value);
+      } else if (flag === "--character" || flag === "--perso") {
+        command.character = value === "-" ? "" : value;
       } else {
         throw new CommandError(say.usage);
       }
@@ -152,6 +168,29 @@ export function parseCommand(text, rulesets = [], lang = "fr") {
   }
   command.label = labelParts.join(" ").trim();
   return command;
+}
+
+/**
+ * The character a `/sc` roll is made as, by what a Foundry player expects: the one named
+ * with `--character` (`""`: none); else the one named in the module's *Character* setting,
+ * else the user's assigned Foundry character (by name), else the only character the user's
+ * seat owns — each only when the client knows that character and it plays the game rolled
+ * (a quick roll of another game stays a plain roll). Returns a name or null.
+ * @param {{ruleset: string, character: string|null}} command  from parseCommand
+ * @param {Map} characters  the client's `characters` (what this user may see)
+ * @param {{setting?: string, assigned?: string, seat?: string}} who
+ */
+export function chooseCharacter(command, characters, { setting, assigned, seat } = {}) {
+  if (command.character !== null && command.character !== undefined) return command.character || null;
+  const plays = (name) => Boolean(name) && characters?.get(name)?.ruleset === command.ruleset;
+  if (plays(setting)) return setting;
+  if (plays(assigned)) return assigned;
+  if (seat) {
+    const owned = [...(characters?.values() ?? [])]
+      .filter((entry) => entry.owner === seat && entry.ruleset === command.ruleset);
+    if (owned.length === 1) return owned[0].character;
+  }
+  return null;
 }
 
 /** Who sees the chat card, in Foundry's terms, for a sidecar mode. */
@@ -204,11 +243,56 @@ function dieHtml(die) {
   return `<span class="${classes.join(" ")}" title="d${escapeHtml(die.sides)}">${escapeText(die.face)}${role}</span>`;
 }
 
+/** A sheet value, short: lists joined, maps as `name: value`. */
+function sheetValue(value, lang) {
+  if (typeof value === "boolean") return lang === "fr" ? (value ? "oui" : "non") : (value ? "yes" : "no");
+  if (Array.isArray(value)) return value.join(", ");
+  if (value && typeof value === "object") return Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ");
+  return String(value ?? "");
+}
+
+/** A field's label from the sheet description (`welcome.rulesets[].sheet`), else its name. */
+function fieldLabel(sheet, field, lang) {
+  return local(sheet?.[field]?.label, lang) || field;
+}
+
+/**
+ * What a roll as a character spent and the values after: `Aengus : Chance −1 → 2 ·
+ * Niveau 2 · …` (escaped). Empty when the outcome has no character, or hides them (blind).
+ */
+export function renderSpent(outcome, { lang = "fr", sheet } = {}) {
+  if (!outcome.character || !outcome.sheet) return "";
+  const say = strings(lang);
+  const spent = Object.entries(outcome.spent ?? {}).map(([field, amount]) => {
+    const change = Number(amount) >= 0 ? `−${Number(amount)}` : `+${-Number(amount)}`;
+    return `${fieldLabel(sheet, field, lang)} ${change} → ${sheetValue(outcome.sheet[field], lang)}`;
+  });
+  const values = Object.entries(outcome.sheet)
+    .map(([field, value]) => `${fieldLabel(sheet, field, lang)} ${sheetValue(value, lang)}`);
+  return `<div class="sidecar-character"><strong>${escapeText(outcome.character)}</strong> · `
+    + `<span class="sidecar-spent">${escapeText(spent.length ? `${say.spent} : ${spent.join(", ")}` : say.nothingSpent)}</span>`
+    + `<p class="sidecar-sheet">${escapeText(values.join(" · "))}</p></div>`;
+}
+
+/** The `/sc fiche` card: the user's characters and their values. */
+export function renderSheets(characters, rulesets = [], lang = "fr") {
+  const say = strings(lang);
+  if (!characters.length) return `<div class="sidecar-card sidecar-sheets"><p>${escapeText(say.noCharacters)}</p></div>`;
+  const items = characters.map((entry) => {
+    const sheet = rulesets.find((ruleset) => ruleset.name === entry.ruleset)?.sheet;
+    const values = Object.entries(entry.values ?? {})
+      .map(([field, value]) => `${fieldLabel(sheet, field, lang)} ${sheetValue(value, lang)}`).join(" · ");
+    return `<li><strong>${escapeText(entry.character)}</strong> (${escapeText(entry.ruleset)}`
+      + (entry.owner ? `, ${escapeText(say.seat)} ${escapeText(entry.owner)}` : "") + `) : ${escapeText(values)}</li>`;
+  }).join("");
+  return `<div class="sidecar-card sidecar-sheets"><p>${escapeText(say.characters)} :</p><ul>${items}</ul></div>`;
+}
+
 /**
  * The chat card of an outcome, as HTML. `rulesetTitle` is the ruleset's `title` from
- * `welcome` (a string or {fr, en}).
+ * `welcome` (a string or {fr, en}); `sheet` its sheet description (field labels).
  */
-export function renderCard(outcome, { lang = "fr", rulesetTitle } = {}) {
+export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
   const say = strings(lang);
   const result = outcome.result ?? {};
   const game = local(rulesetTitle, lang).split(" — ")[0] || outcome.ruleset;
@@ -226,6 +310,7 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle } = {}) {
     + `<div class="sidecar-result"><span class="sidecar-kind">${escapeText(local(result.label, lang))}</span></div>`
     + `<p class="sidecar-text">${escapeText(outcome.text)}</p>`
     + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")
+    + renderSpent(outcome, { lang, sheet })
     + (outcome.applied?.length ? `<p class="sidecar-applied">${escapeText(say.applied)} : ${escapeText(outcome.applied.join(", "))}</p>` : "")
     + `<footer class="sidecar-foot">vtt-sidecar #${escapeText(outcome.seq)}</footer></div>`;
 }
@@ -267,9 +352,18 @@ export function renderHelp(rulesets, lang = "fr") {
  * to the GMs and blind, when the outcome reaches it.
  */
 export class SidecarChat {
+  /**
+   * `character()` names the character the user set in the module's settings (or ""),
+   * `assigned()` the user's assigned Foundry character's name, `seat()` the user's seat
+   * name when joined with a seat token (see `chooseCharacter`).
+   */
   constructor({ client, post, userId, gmIds, isResponsibleGM = () => false,
-                otherNames = () => [], mirror = () => false, lang = "fr" }) {
+                otherNames = () => [], mirror = () => false, lang = "fr",
+                character = () => "", assigned = () => "", seat = () => "" }) {
     this.client = client;
+    this.character = character;
+    this.assigned = assigned;
+    this.seat = seat;
     this.post = post;
     this.userId = userId;
     this.gmIds = gmIds;
@@ -290,6 +384,18 @@ export class SidecarChat {
     return this.rulesets.find((ruleset) => ruleset.name === name)?.title;
   }
 
+  /** What renderCard needs to know of an outcome's ruleset. */
+  cardOptions(name) {
+    const ruleset = this.rulesets.find((candidate) => candidate.name === name);
+    return { lang: this.lang, rulesetTitle: ruleset?.title, sheet: ruleset?.sheet };
+  }
+
+  /** The character a command rolls as (a name or null): see chooseCharacter. */
+  characterFor(command) {
+    return chooseCharacter(command, this.client.characters,
+      { setting: this.character(), assigned: this.assigned(), seat: this.seat() });
+  }
+
   /**
    * Handles a chat line. Returns false when it is not a `/sc` command (Foundry goes on as
    * usual), else a promise of the posted message's data.
@@ -308,26 +414,32 @@ export class SidecarChat {
     if (command.action === "help") {
       return this.post({ content: renderHelp(this.rulesets, this.lang), whisper: [this.userId], blind: false });
     }
+    if (command.action === "sheet") {
+      // The characters this user may see (a GM: all of them), to this user only.
+      return this.post({ content: renderSheets([...(this.client.characters?.values() ?? [])], this.rulesets, this.lang),
+                         whisper: [this.userId], blind: false });
+    }
     return this.run(command, rollMode);
   }
 
   async run(command, rollMode) {
     try {
+      const character = this.characterFor(command);
       if (command.action === "odds") {
-        const odds = await this.client.odds(command.ruleset, command.params);
+        const odds = await this.client.odds(command.ruleset, command.params, {}, { character: character ?? undefined });
         return await this.post({ content: renderOdds(odds, { lang: this.lang, rulesetTitle: this.titleOf(command.ruleset) }),
                                  whisper: [this.userId], blind: false });
       }
       const mode = command.mode ?? FOUNDRY_TO_SIDECAR[rollMode] ?? "public";
       const outcome = await this.client.roll({ ruleset: command.ruleset, params: command.params,
-        label: command.label, mode, dice: command.dice ?? undefined });
+        label: command.label, mode, dice: command.dice ?? undefined, character: character ?? undefined });
       const visibility = chatVisibility(mode, { userId: this.userId, gmIds: this.gmIds() });
       if (mode === "blind") {
         // Our copy is the hidden one: a note for ourselves; the GM's client posts the card.
         return await this.post({ content: renderCard(outcome, { lang: this.lang }), whisper: [this.userId],
                                  blind: false, rollMode: "selfroll", seq: outcome.seq });
       }
-      return await this.post({ content: renderCard(outcome, { lang: this.lang, rulesetTitle: this.titleOf(outcome.ruleset) }),
+      return await this.post({ content: renderCard(outcome, this.cardOptions(outcome.ruleset)),
                                ...visibility, rollMode: SIDECAR_TO_FOUNDRY[mode], seq: outcome.seq });
     } catch (error) {
       const say = strings(this.lang);
@@ -346,14 +458,14 @@ export class SidecarChat {
    * optionally rolls made outside Foundry (web table, CLI), mirrored into the chat. */
   async onOutcome(outcome) {
     if (outcome.id !== undefined || !this.isResponsibleGM()) return null; // our own: posted by run()
-    const title = this.titleOf(outcome.ruleset);
+    const options = this.cardOptions(outcome.ruleset);
     if (outcome.mode === "blind" && !outcome.result?.hidden) {
-      return this.post({ content: renderCard(outcome, { lang: this.lang, rulesetTitle: title }),
+      return this.post({ content: renderCard(outcome, options),
                          ...chatVisibility("blind", { userId: this.userId, gmIds: this.gmIds() }),
                          rollMode: "blindroll", seq: outcome.seq });
     }
     if (this.mirror() && !this.otherNames().includes(outcome.by?.name)) {
-      return this.post({ content: renderCard(outcome, { lang: this.lang, rulesetTitle: title }),
+      return this.post({ content: renderCard(outcome, options),
                          ...chatVisibility(outcome.mode, { userId: this.userId, gmIds: this.gmIds() }),
                          rollMode: SIDECAR_TO_FOUNDRY[outcome.mode], seq: outcome.seq });
     }

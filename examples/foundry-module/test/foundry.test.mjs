@@ -3,13 +3,14 @@
 // only its Hooks/game/ChatMessage surface is).
 import assert from "node:assert/strict";
 import { register } from "node:module";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
-import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "../../../tests/js/sidecar-process.mjs";
+import { GM_TOKEN, PLAYER_TOKEN, ROOT, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
-  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility,
-  escapeHtml, parseCommand, renderCard, renderHelp, renderOdds,
+  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility, chooseCharacter,
+  escapeHtml, parseCommand, renderCard, renderHelp, renderOdds, renderSheets, renderSpent,
 } from "../scripts/sidecar-chat.js";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
@@ -39,7 +40,7 @@ describe("the /sc command", () => {
   test("a roll with params converted by the ruleset's description", () => {
     const command = parseCommand('/sc oweens dice=4 difficulty=3 bagage "Escalader le mur"', rulesets);
     assert.deepEqual(command, { action: "roll", ruleset: "oweens", label: "Escalader le mur", mode: null,
-                                dice: null, params: { dice: 4, difficulty: 3, bagage: true } });
+                                dice: null, character: null, params: { dice: 4, difficulty: 3, bagage: true } });
   });
 
   test("named levels, lists, booleans in words, flags", () => {
@@ -70,6 +71,64 @@ describe("the /sc command", () => {
     assert.throws(() => parseCommand("/sc oweens --mode partout", rulesets), /Mode inconnu/);
     assert.throws(() => parseCommand("/sc oweens --dice six", rulesets), /--dice/);
     assert.throws(() => parseCommand("/sc oweens --dice", rulesets), /attend une valeur/);
+  });
+});
+
+describe("rolling as a character", () => {
+  const characters = new Map([
+    ["Aengus", { character: "Aengus", ruleset: "oweens", owner: "Aengus", values: {} }],
+    ["Rex", { character: "Rex", ruleset: "bloodlust", owner: "Aengus", values: {} }],
+    ["Sire Brann", { character: "Sire Brann", ruleset: "oweens", owner: "Brann", values: {} }],
+  ]);
+
+  test("--character names one (quoted names too), - rolls as nobody", () => {
+    assert.equal(parseCommand('/sc oweens dice=4 --character "Sire Brann" Nager', rulesets).character, "Sire Brann");
+    assert.equal(parseCommand("/sc oweens dice=4 --perso Aengus", rulesets).character, "Aengus");
+    assert.equal(parseCommand("/sc oweens dice=4 --character -", rulesets).character, "");
+    assert.equal(parseCommand("/sc odds oweens dice=4 --character Aengus", rulesets).character, "Aengus");
+    assert.throws(() => parseCommand("/sc oweens --character", rulesets), /attend une valeur/);
+  });
+
+  test("/sc fiche (or sheet) asks for one's characters", () => {
+    assert.deepEqual(parseCommand("/sc fiche", rulesets), { action: "sheet" });
+    assert.deepEqual(parseCommand("/sc sheet", rulesets), { action: "sheet" });
+  });
+
+  test("who a roll is made as: flag, setting, assigned character, the seat's only one", () => {
+    const roll = (ruleset, character = null) => ({ ruleset, character });
+    const who = { setting: "", assigned: "", seat: "Aengus" };
+    assert.equal(chooseCharacter(roll("oweens", "Sire Brann"), characters, who), "Sire Brann");
+    assert.equal(chooseCharacter(roll("oweens", ""), characters, who), null);
+    assert.equal(chooseCharacter(roll("oweens"), characters, who), "Aengus");       // the seat's only oweens one
+    assert.equal(chooseCharacter(roll("bloodlust"), characters, who), "Rex");
+    assert.equal(chooseCharacter(roll("seuil"), characters, who), null);            // none for that game
+    assert.equal(chooseCharacter(roll("oweens"), characters, { ...who, setting: "Sire Brann" }), "Sire Brann");
+    assert.equal(chooseCharacter(roll("oweens"), characters, { seat: "", assigned: "Aengus" }), "Aengus");
+    // A setting or an assigned character of another game does not turn a quick roll into theirs.
+    assert.equal(chooseCharacter(roll("seuil"), characters, { setting: "Aengus", assigned: "Aengus" }), null);
+    // Two characters of the game rolled: the player says which.
+    const two = new Map([...characters, ["Aengus II", { character: "Aengus II", ruleset: "oweens", owner: "Aengus" }]]);
+    assert.equal(chooseCharacter(roll("oweens"), two, who), null);
+    assert.equal(chooseCharacter(roll("oweens"), new Map(), {}), null);
+  });
+
+  test("the card says what was spent, by the sheet's labels, and the values after", () => {
+    const sheet = { luck: { type: "int", label: { fr: "Chance", en: "Luck" } }, skills: { type: "map" } };
+    const outcome = { seq: 3, by: { name: "Aengus" }, ruleset: "luck", character: "Aengus",
+      spent: { luck: 2 }, sheet: { luck: 1, skills: { Nager: 2 } }, dice: [{ sides: 6, face: 4 }],
+      result: { kind: "success", label: { fr: "Réussite" } }, text: "Aengus — Nager" };
+    const html = renderCard(outcome, { sheet });
+    assertShownAsText(html, "Aengus", "dépensé : Chance −2 → 1", "Chance 1 · skills Nager 2");
+    assertShownAsText(renderSpent({ ...outcome, spent: {} }, { lang: "en", sheet }), "nothing spent", "Luck 1");
+    assert.equal(renderSpent({ ...outcome, character: undefined }), "");
+    // A blind roll's roller has neither spent nor sheet.
+    assert.equal(renderSpent({ character: "Aengus", result: { hidden: true } }), "");
+    const trick = "[[/r 1d20]]";
+    assertShownAsText(renderCard({ ...outcome, character: trick, spent: { [trick]: 1 }, sheet: { [trick]: trick } }), trick);
+    const listed = renderSheets([{ character: "Aengus", ruleset: "luck", owner: "Aengus", values: { luck: 3 } }],
+      [{ name: "luck", sheet }]);
+    assertShownAsText(listed, "Aengus", "place Aengus", "Chance 3");
+    assertShownAsText(renderSheets([], [], "en"), "no character");
   });
 });
 
@@ -266,7 +325,7 @@ describe("module.js inside a (faked) Foundry", () => {
     const notes = [];
     const hostile = '<img src=x onerror="alert(1)">';
     const values = new Map(Object.entries({ url: `ws://127.0.0.1:9/${hostile}/ws`, table: "t",
-      playerToken: "", gmToken: "", mirror: true }));
+      playerToken: "", gmToken: "", seatToken: "", seatName: "", character: "", mirror: true }));
     globalThis.Hooks = { once: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]), on: () => {} };
     globalThis.game = {
       settings: { register: () => {}, get: (_scope, key) => values.get(key) },
@@ -292,7 +351,7 @@ describe("module.js inside a (faked) Foundry", () => {
     const created = [];
     const notes = [];
     const values = new Map(Object.entries({ url: sidecar.url, table: "foundry-glue",
-      playerToken: PLAYER_TOKEN, gmToken: "", mirror: true }));
+      playerToken: PLAYER_TOKEN, gmToken: "", seatToken: "", seatName: "", character: "", mirror: true }));
     const registered = [];
     const user = { id: "u1", name: "Aengus", isGM: false };
     const module = {};
@@ -318,7 +377,8 @@ describe("module.js inside a (faked) Foundry", () => {
       await import("../scripts/module.js");
       for (const fn of hooks.get("init")) fn();
       assert.deepEqual(registered.map((r) => `${r.key}:${r.data.scope}`).sort(),
-        ["gmToken:client", "mirror:world", "playerToken:world", "table:world", "url:world"]);
+        ["character:client", "gmToken:client", "mirror:world", "playerToken:world", "seatName:client",
+         "seatToken:client", "table:world", "url:world"]);
       for (const fn of hooks.get("ready")) await fn();
       assert.deepEqual(notes.map(([level]) => level), ["info"], JSON.stringify(notes));
       assert.equal(module.api.client.state, "open");
@@ -333,6 +393,124 @@ describe("module.js inside a (faked) Foundry", () => {
     } finally {
       await module.api?.client.close();
       for (const name of ["Hooks", "game", "ui", "ChatMessage"]) delete globalThis[name];
+    }
+  });
+});
+
+/**
+ * module.js in a faked Foundry: its hooks run, its chat messages and notifications are
+ * kept. `variant` makes each import a fresh copy of the module (ES modules are cached).
+ */
+async function fakeFoundry(variant, { settings, user }) {
+  const hooks = new Map();
+  const created = [];
+  const notes = [];
+  const module = {};
+  const add = (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]);
+  globalThis.Hooks = { once: add, on: add };
+  globalThis.game = {
+    settings: { register: () => {}, get: (scope, key) => (scope === "core" ? "publicroll" : settings[key]) },
+    i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${JSON.stringify(data)}` },
+    user, users: Object.assign([user], { activeGM: null }), modules: { get: () => module },
+  };
+  globalThis.ui = { notifications: { info: (m) => notes.push(["info", m]), warn: (m) => notes.push(["warn", m]),
+                                     error: (m) => notes.push(["error", m]) } };
+  globalThis.ChatMessage = { create: async (data) => { created.push(data); return data; },
+                             getSpeaker: () => ({ alias: user.name }) };
+  await import(`../scripts/module.js?${variant}`);
+  for (const fn of hooks.get("init")) fn();
+  for (const fn of hooks.get("ready")) await fn();
+  return {
+    hooks, created, notes, module,
+    /** Types a chat line; resolves with the card it posts. */
+    async chat(text) {
+      const before = created.length;
+      assert.equal(hooks.get("chatMessage")[0]({}, text), false);
+      while (created.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+      return created[before];
+    },
+    async close() {
+      await module.api?.client.close();
+      for (const name of ["Hooks", "game", "ui", "ChatMessage"]) delete globalThis[name];
+    },
+  };
+}
+
+describe("a Foundry player with a seat (against a real sidecar with the luck ruleset)", () => {
+  let seated;
+  let gm;
+  let seat;
+  const table = "foundry-seats";
+  const base = { url: "", table, playerToken: PLAYER_TOKEN, gmToken: "", seatToken: "", seatName: "",
+                 character: "", mirror: false };
+
+  before(async () => {
+    seated = await startSidecar({ extra: ["--plugins-dir", join(ROOT, "tests", "js", "plugins")] });
+    base.url = seated.url;
+    gm = new SidecarClient(seated.url, { table, name: "Morgane", role: "gm", token: GM_TOKEN, reconnect: false });
+    await gm.connect();
+    seat = await gm.addSeat("Aengus");
+    await gm.setSheet({ character: "Aengus", ruleset: "luck", owner: "Aengus", values: { level: 1 } });
+  });
+  after(async () => {
+    await gm.close();
+    await seated.stop();
+  });
+
+  test("the seat token setting joins as the seat; /sc rolls as its character and the card shows the spend", async () => {
+    const user = { id: "u1", name: "Aengus", isGM: false, character: null };
+    const foundry = await fakeFoundry("seat", { settings: { ...base, seatToken: ` ${seat.token} ` }, user });
+    try {
+      assert.deepEqual(foundry.notes.map(([level]) => level), ["info"], JSON.stringify(foundry.notes));
+      const { client } = foundry.module.api;
+      assert.equal(client.welcome.seat, true);
+      const card = await foundry.chat("/sc luck push=2 Nager");
+      assert.match(card.content, /sidecar-character/);
+      assert.match(card.content, /dépensé : Chance −2 → 1/);
+      assert.equal(client.characters.get("Aengus").values.luck, 1);
+      // --character - : a plain roll, nothing spent.
+      const plain = await foundry.chat("/sc luck push=1 --character -");
+      assert.doesNotMatch(plain.content, /sidecar-character/);
+      // Not enough luck: the refusal, to the roller only, nothing rolled.
+      const short = await foundry.chat("/sc luck push=3");
+      assert.match(short.content, /sidecar-error.*pas assez de luck/);
+      assert.deepEqual(short.whisper, ["u1"]);
+      const sheet = await foundry.chat("/sc fiche");
+      assert.match(sheet.content, /Chance 1/);
+    } finally {
+      await foundry.close();
+    }
+  });
+
+  test("the seat's token under another name, and the seat's name with the shared token, are refused", async () => {
+    const other = await fakeFoundry("other", { settings: { ...base, seatToken: seat.token },
+                                               user: { id: "u2", name: "Brann", isGM: false } });
+    try {
+      assert.deepEqual(other.notes.map(([level]) => level), ["error"]);
+      assert.match(other.notes[0][1], /VTTSIDECAR.refused/);
+      assert.notEqual(other.module.api.client.state, "open");
+    } finally {
+      await other.close();
+    }
+    const shared = await fakeFoundry("shared", { settings: base, user: { id: "u3", name: "Aengus", isGM: false } });
+    try {
+      assert.match(shared.notes[0][1], /VTTSIDECAR.seatNeeded/); // says where the seat token goes
+    } finally {
+      await shared.close();
+    }
+  });
+
+  test("the Seat name setting joins a seat named otherwise than the Foundry user", async () => {
+    const user = { id: "u4", name: "Julien", isGM: false, character: { name: "Aengus" } };
+    const foundry = await fakeFoundry("named", { settings: { ...base, seatToken: seat.token, seatName: "Aengus" }, user });
+    try {
+      assert.equal(foundry.module.api.client.welcome.seat, true);
+      assert.equal(foundry.module.api.client.name, "Aengus");
+      await gm.adjustSheet({ character: "Aengus", delta: { luck: 2 }, reason: "belle scène" });
+      const card = await foundry.chat("/sc luck push=1");  // as the seat's character
+      assert.match(card.content, /Chance −1/);
+    } finally {
+      await foundry.close();
     }
   });
 });

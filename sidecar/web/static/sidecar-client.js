@@ -14,6 +14,14 @@
  *   const outcome = await client.roll({ ruleset: "oweens", params: { dice: 4, difficulty: 3 } });
  *   const odds = await client.odds("oweens", { dice: 4, difficulty: 3 });
  *
+ * Seats and characters (PROTOCOL.md §7): a GM gives a player a seat (`addSeat(name)` →
+ * its own `token` and `link`) and a character (`setSheet({character, ruleset, owner,
+ * values})`); the player joins with the seat's token under the seat's name and rolls as
+ * the character (`roll({ruleset, params, character})`): the outcome carries `spent` and
+ * `sheet`, and `client.characters` follows every change this client may see (event
+ * `character`). Not enough left to spend rejects with the SidecarError `insufficient`
+ * (`details`: `field`, `have`, `need`).
+ *
  * After a dropped connection the client reconnects by itself and joins with
  * `resume: <last seq seen>`: the server replays what was missed, in order, exactly once.
  * Rolls left unanswered by the drop are re-sent with the same `id`; the server's idempotency
@@ -26,6 +34,8 @@ export const PROTOCOL = 1;
 
 /** Error codes after which reconnecting cannot help (the server closes the connection). */
 const FATAL_CODES = new Set(["forbidden", "unsupported_protocol", "bad_message"]);
+/** Journaled events: they carry a `seq`, each is delivered once. */
+const JOURNALED = new Set(["outcome", "sheet", "seat"]);
 
 /** An `error` message from the server, or a failure of the connection itself. */
 export class SidecarError extends Error {
@@ -56,6 +66,10 @@ function randomPrefix() {
  * - `outcome` (outcome) for every outcome this client may see, replayed ones included,
  *   each `seq` once;
  * - `presence` ({table, members}) when someone joins or leaves;
+ * - `sheet` (sheet event) for every character change this client may see (GMs, the
+ *   owner's seat), and `seat` (seat event, GMs only), each `seq` once;
+ * - `character` ({character, ruleset, owner, values}, or `{character, removed: true}`)
+ *   whenever `client.characters` changes: a sheet event, or a roll as a character;
  * - `state` ("connecting" | "open" | "reconnecting" | "closed");
  * - `error` (SidecarError) for an error that answers no request of this client.
  */
@@ -94,6 +108,8 @@ export class SidecarClient {
     this.lastSeq = options.resume ?? null;
     /** The last `welcome`. */
     this.welcome = null;
+    /** The characters this client may see, by name: `{character, ruleset, owner, values}`. */
+    this.characters = new Map();
     /** The SidecarError that ended the connection for good (a token changed…), if any. */
     this.closedBy = null;
     this.state = "idle";
@@ -191,6 +207,9 @@ export class SidecarClient {
             joined = true;
             this._attempt = 0;
             this.welcome = message;
+            this.characters = new Map((message.characters ?? [])
+              .filter((entry) => entry && typeof entry.character === "string")
+              .map((entry) => [entry.character, { ...entry }]));
             if (this.lastSeq === null) this.lastSeq = message.seq;
             this._setState("open");
             this._emit("welcome", message);
@@ -290,7 +309,7 @@ export class SidecarClient {
   }
 
   _dispatch(message) {
-    if (message.type === "outcome") {
+    if (JOURNALED.has(message.type)) {
       if (typeof message.seq === "number") {
         if (this.lastSeq !== null && message.seq <= this.lastSeq && !message.duplicate) {
           this._settle(message);
@@ -298,13 +317,39 @@ export class SidecarClient {
         }
         if (this.lastSeq === null || message.seq > this.lastSeq) this.lastSeq = message.seq;
       }
-      if (!message.duplicate) this._emit("outcome", message);
+      if (!message.duplicate) {
+        this._track(message);
+        this._emit(message.type, message);
+      }
     } else if (message.type === "presence") {
       this._emit("presence", message);
     } else if (message.type === "error" && !this._pending.has(message.id)) {
       this._emit("error", new SidecarError(message.code, message.message, message.details));
     }
     this._settle(message);
+  }
+
+  /** Keeps `characters` as the journaled events say (in `seq` order, each once). */
+  _track(event) {
+    const name = event.character;
+    if (typeof name !== "string") return;
+    let entry;
+    if (event.type === "sheet") {
+      if (event.removed || event.op === "remove") {
+        this.characters.delete(name);
+        this._emit("character", { character: name, removed: true });
+        return;
+      }
+      entry = { character: name, ruleset: event.ruleset, owner: event.owner, values: event.values };
+    } else if (event.type === "outcome" && event.sheet && typeof event.sheet === "object") {
+      // A roll seen without the sheet's events (another seat's public roll): its values
+      // are known, its owner may not be.
+      entry = { character: name, ruleset: event.ruleset, ...this.characters.get(name), values: event.sheet };
+    } else {
+      return;
+    }
+    this.characters.set(name, entry);
+    this._emit("character", entry);
   }
 
   _settle(message) {
@@ -363,19 +408,91 @@ export class SidecarClient {
 
   /**
    * Roll. Resolves with this client's copy of the outcome (carrying the request `id`).
+   * With `character`, roll as that character: the outcome carries `spent` and `sheet`; a
+   * sheet without enough to spend rejects with `insufficient` (nothing rolled).
    * @param {{ruleset: string, params?: object, label?: string,
-   *          mode?: "public"|"gm"|"blind"|"self", options?: object, dice?: number[]}} roll
+   *          mode?: "public"|"gm"|"blind"|"self", options?: object, dice?: number[],
+   *          character?: string}} roll
    */
-  roll({ ruleset, params = {}, label = "", mode = "public", options = {}, dice, id } = {}) {
+  roll({ ruleset, params = {}, label = "", mode = "public", options = {}, dice, id, character } = {}) {
     const message = { type: "roll", ruleset, params, label, mode, options };
     if (dice !== undefined && dice !== null) message.dice = dice;
     if (id !== undefined) message.id = id;
+    if (character !== undefined && character !== null) message.character = character;
     return this.request(message, { resend: true });
   }
 
-  /** The exact odds of a roll (nothing is rolled): `{p_success, kinds, distribution…}`. */
-  odds(ruleset, params = {}, options = {}) {
-    return this.request({ type: "odds", ruleset, params, options });
+  /**
+   * The exact odds of a roll (nothing is rolled): `{p_success, kinds, distribution…}`;
+   * `{character}` for a roll as that character.
+   */
+  odds(ruleset, params = {}, options = {}, { character } = {}) {
+    const message = { type: "odds", ruleset, params, options };
+    if (character !== undefined && character !== null) message.character = character;
+    return this.request(message);
+  }
+
+  // -- seats (GM only) ------------------------------------------------------------------------
+
+  /** Give a player a seat: resolves with its `token`, `link` and `qr` (shown this once). */
+  addSeat(name) {
+    return this.request({ type: "seat", op: "add", name });
+  }
+
+  /** Remove a seat: its token stops working and its connections close. */
+  removeSeat(name) {
+    return this.request({ type: "seat", op: "remove", name });
+  }
+
+  /** Give a seat a new token and link (the old ones stop working at once). */
+  rotateSeat(name) {
+    return this.request({ type: "seat", op: "rotate", name });
+  }
+
+  /** The table's seats: `[{name, online, characters}, …]`. */
+  async seats() {
+    return (await this.request({ type: "seat", op: "list" })).seats;
+  }
+
+  // -- characters -----------------------------------------------------------------------------
+
+  /**
+   * Create a character or change the values given (GM only). `owner`: a seat's name,
+   * `null` for the GM's own character, left out to keep it. Resolves with the sheet event.
+   */
+  setSheet({ character, ruleset, values = {}, owner, reason, id } = {}) {
+    const message = { type: "sheet", op: "set", character, ruleset, values };
+    if (owner !== undefined) message.owner = owner;
+    return this._sheet(message, reason, id);
+  }
+
+  /** Add `delta` to integer fields (GM only): `{bonbonus: 2}` gives, `-1` takes. */
+  adjustSheet({ character, delta, reason, id } = {}) {
+    return this._sheet({ type: "sheet", op: "adjust", character, delta }, reason, id);
+  }
+
+  /** A new `"turn"` or a `"rest"`: marked counters back to their default (GM only). */
+  refill({ what = "turn", character, reason, id } = {}) {
+    const message = { type: "sheet", op: "refill", what };
+    if (character !== undefined && character !== null) message.character = character;
+    return this._sheet(message, reason, id);
+  }
+
+  /** Delete a character (GM only; its events stay in the journal). */
+  removeSheet({ character, reason, id } = {}) {
+    return this._sheet({ type: "sheet", op: "remove", character }, reason, id);
+  }
+
+  /** The characters this client may see: `[{character, ruleset, owner, values}, …]`. */
+  async sheets() {
+    return (await this.request({ type: "sheet", op: "list" })).characters;
+  }
+
+  _sheet(message, reason, id) {
+    if (reason !== undefined && reason !== null) message.reason = reason;
+    if (id !== undefined) message.id = id;
+    // A sheet change is idempotent by its id, like a roll: re-sent after a drop.
+    return this.request(message, { resend: true });
   }
 
   /** A page of the table's journal as this client may see it: `{events, more, next}`. */
