@@ -1,6 +1,10 @@
 """Bloodlust: a pool of d10 against a difficulty, 1s cancel successes (RULES.md §3).
 
 Dice order: the pool's d10, in order.
+
+Character sheet (:data:`SHEET`): dice pools by name, Volonté points and the once-a-turn
+use of Volonté (a counter a new turn refills). Rolled as a character, the pool is the
+named one; spending Volonté takes a point and the turn's use.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import heading, name_params
+from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
 
 __version__ = "1.0"
 
@@ -23,8 +28,14 @@ MAX_POOL = 50
 
 PARAMS: dict[str, dict[str, Any]] = {
     "pool": {
-        "type": "int", "min": 1, "max": MAX_POOL, "required": True,
-        "description": label("Nombre de d10 de la réserve", "Number of d10 in the pool"),
+        "type": "int", "min": 1, "max": MAX_POOL,
+        "description": label("Nombre de d10 de la réserve (obligatoire sans personnage)",
+                             "Number of d10 in the pool (required without a character)"),
+    },
+    "skill": {
+        "type": "string", "max_length": 64,
+        "description": label("En tant que personnage : le groupement de dés de la fiche à "
+                             "lancer", "As a character: the sheet's dice pool to roll"),
     },
     "difficulty": {
         "type": "int", "min": 2, "max": 10, "default": 6,
@@ -58,7 +69,25 @@ name_params(PARAMS, {
     "willpower": ("Volonté", "Willpower"),
     "automatic": ("Réussite automatique", "Automatic success"),
     "tense": ("Situation tendue", "Tense situation"),
+    "skill": ("Groupement", "Pool"),
 })
+
+#: The character sheet of Bloodlust (RULES.md §3; seed 002).
+SHEET: dict[str, dict[str, Any]] = {
+    "groupements": field(
+        "map", "Groupements de dés", "Dice pools", "Les groupements de dés du personnage "
+        "(nom → nombre de d10)", "The character's dice pools (name → number of d10)",
+        values="int", default={}, item={"min": 1, "max": MAX_POOL}, max_items=50),
+    "volonte": counter(
+        "Volonté", "Willpower", "Points de volonté : un point donne un succès "
+        "automatique", "Willpower points: one gives an automatic success", default=3,
+        high=20),
+    "volonte_tour": counter(
+        "Volonté ce tour", "Willpower this turn", "Dépense de volonté encore permise ce "
+        "tour (une fois par tour ; un nouveau tour la rend)", "Willpower use still allowed "
+        "this turn (once per turn; a new turn gives it back)", default=1, high=1,
+        refill="turn"),
+}
 
 DEGREES = {
     1: ("marginale", "marginal"),
@@ -159,6 +188,38 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     }]
 
 
+@hookimpl
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    return SHEET if ruleset == NAME else None
+
+
+def pool_of(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:
+    """The pool: the request's, else the character's named one."""
+    if params.get("pool") is not None:
+        return params["pool"]
+    if sheet is None:
+        raise required_without_sheet("pool")
+    if not params.get("skill"):
+        raise invalid_param("skill", "choose the sheet's pool (or give the pool)",
+                            fr="choisissez le groupement de la fiche (ou indiquez la "
+                               "réserve)")
+    return pick(sheet, "groupements", params["skill"], "skill")
+
+
+def with_pool(roll: Roll) -> dict[str, Any]:
+    """The roll's params with its pool filled in (from the sheet when it gives it)."""
+    p = roll.params
+    return p if p.get("pool") is not None else {**p, "pool": pool_of(p, roll.sheet)}
+
+
+def spends(params: dict[str, Any], sheet: dict[str, Any] | None) -> dict[str, int]:
+    """Volonté: a point and the turn's one use (both the player's choice: a character
+    without them answers ``insufficient``)."""
+    if sheet is None or not params["willpower"]:
+        return {}
+    return {"volonte": 1, "volonte_tour": 1}
+
+
 def _check_automatic(params: dict[str, Any]) -> None:
     if params["tense"]:
         raise invalid_param("automatic", "no automatic success in a tense situation",
@@ -173,22 +234,27 @@ def _check_automatic(params: dict[str, Any]) -> None:
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
-    p = roll.params
+    p = with_pool(roll)
+    spend = spends(p, roll.sheet)
     if p["automatic"]:
         _check_automatic(p)
         net = 1 + (1 if p["willpower"] else 0)
-        return Outcome(result=_result(net, 1, 0, automatic=True, willpower=p["willpower"]))
+        result = _result(net, 1, 0, automatic=True, willpower=p["willpower"])
+        result["pool"] = p["pool"]
+        return Outcome(result=result, spend=spend)
     dice.roll_many(p["pool"], 10)
     rolled = dice.rolled  # (the pool's dice only: what judge() would count, in one pass)
     successes, ones = annotate(rolled, p["difficulty"])
     net = max(0, successes - ones) + (1 if p["willpower"] else 0)
-    return Outcome(result=_result(net, successes, ones, automatic=False,
-                                  willpower=p["willpower"]), dice=rolled)
+    result = _result(net, successes, ones, automatic=False, willpower=p["willpower"])
+    result["pool"] = p["pool"]
+    return Outcome(result=result, dice=rolled, spend=spend)
 
 
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
-    p, r = roll.params, outcome.result
+    r = outcome.result
+    p = {**roll.params, "pool": r.get("pool", roll.params.get("pool"))}
     start = heading(roll)
     verdict = r["label"][locale]
     if r.get("automatic"):
@@ -229,7 +295,7 @@ def exact_odds(pool: int, difficulty: int, willpower: bool = False,
 
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
-    p = roll.params
+    p = with_pool(roll)
     if p["automatic"]:
         _check_automatic(p)
     return exact_odds(p["pool"], p["difficulty"], p["willpower"], p["automatic"])

@@ -3,6 +3,11 @@
 Dice order: the N − 2 normal dice (or N without twins), then the 2 twin dice, then the 2
 twin reroll dice (only after a double), then the 2 style dice; for an opposed roll, the
 opponent's N dice come last.
+
+Character sheet (:data:`SHEET`): skill codes by name, style points (SP), SurCompétence
+points (SC) and the doubled short actions an SC point has left. Rolled as a character,
+the code is the named skill's; a style point is spent (less what extreme style gives
+back), an SC point is spent (a three-action SC spends one point for three rolls).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
+from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
 
 __version__ = "1.0"
 
@@ -29,10 +35,17 @@ DIFFICULTIES = {"Facile": 10, "Moyen": 15, "Difficile": 20, "Très difficile": 2
 
 PARAMS: dict[str, dict[str, Any]] = {
     "code": {
-        "type": "string", "required": True, "pattern": CODE_PATTERN, "example": "4D+3",
+        "type": "string", "pattern": CODE_PATTERN, "example": "4D+3",
         "max_length": 16,
-        "description": label("Code de compétence : ND, ND+M ou ND-M (ex. 4D+3)",
-                             "Skill code: ND, ND+M or ND-M (e.g. 4D+3)"),
+        "description": label("Code de compétence : ND, ND+M ou ND-M (ex. 4D+3 ; "
+                             "obligatoire sans personnage)", "Skill code: ND, ND+M or ND-M "
+                             "(e.g. 4D+3; required without a character)"),
+    },
+    "skill": {
+        "type": "string", "max_length": 64,
+        "description": label("En tant que personnage : la compétence de la fiche dont le "
+                             "code est lancé (ex. PILOTAGE)", "As a character: the sheet's "
+                             "skill whose code is rolled (e.g. PILOTAGE)"),
     },
     "modifier": {
         "type": "int", "min": -100, "max": 100, "default": 0,
@@ -62,10 +75,13 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "the regained SP is reinvested at once)"),
     },
     "surcompetence": {
-        "type": "string", "choices": ["auto", "double"],
-        "description": label("Point de SurCompétence : réussite automatique (action courte) "
-                             "ou score ×2", "SurCompetence point: automatic success (short "
-                             "action) or score ×2"),
+        "type": "string", "choices": ["auto", "double", "serie"],
+        "description": label("Point de SurCompétence : réussite automatique (action "
+                             "courte), score ×2 (action longue), ou score ×2 sur trois "
+                             "actions courtes successives (serie : un point pour les trois)",
+                             "SurCompetence point: automatic success (short action), score "
+                             "×2 (long action), or score ×2 on three successive short actions "
+                             "(serie: one point for the three)"),
     },
     "opponent": {
         "type": "string", "pattern": CODE_PATTERN, "example": "4D+1", "max_length": 16,
@@ -91,7 +107,34 @@ name_params(PARAMS, {
     "surcompetence": ("SurCompétence", "SurCompetence"),
     "opponent": ("Code de l'adversaire", "Opponent's code"),
     "opponent_modifier": ("Modificateur de l'adversaire", "Opponent's modifier"),
+    "skill": ("Compétence", "Skill"),
 })
+
+#: The character sheet of d6code (RULES.md §4; seed 003).
+SHEET: dict[str, dict[str, Any]] = {
+    "competences": field(
+        "map", "Compétences", "Skills", "Codes de compétence (nom → ND+M, ex. PILOTAGE "
+        "4D+3)", "Skill codes (name → ND+M, e.g. PILOTAGE 4D+3)", values="string",
+        default={}, item={"pattern": CODE_PATTERN, "example": "4D+3", "max_length": 16},
+        max_items=50),
+    "points_style": counter(
+        "Points de style (SP)", "Style points (SP)", "Un SP lance 2 dés de plus ; le "
+        "style extrême peut en rendre", "An SP rolls 2 more dice; extreme style may give "
+        "some back", default=1, high=99),
+    "points_surcompetence": counter(
+        "Points de SurCompétence (SC)", "SurCompetence points (SC)", "Un SC : réussite "
+        "automatique, score ×2 sur une action longue ou sur trois actions courtes",
+        "An SC: automatic success, score ×2 on a long action or on three short ones",
+        default=0, high=99),
+    "sc_serie": counter(
+        "Actions ×2 restantes (SC)", "×2 actions left (SC)", "Actions courtes encore "
+        "doublées par le dernier point de SurCompétence en série (même compétence)",
+        "Short actions still doubled by the last SurCompetence point spent as a series "
+        "(same skill)", default=0, high=2),
+}
+
+#: The SurCompétence choices that double the score.
+DOUBLING = ("double", "serie")
 
 
 def parse_code(code: str, param: str = "code") -> tuple[int, int]:
@@ -143,6 +186,51 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
                             "l'adversaire", "the N − 2 normal dice (or N), the 2 twins, the "
                             "2 rerolls after a double, the 2 style dice, then the opponent's"),
     }]
+
+
+@hookimpl
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    return SHEET if ruleset == NAME else None
+
+
+def code_of(params: dict[str, Any], sheet: dict[str, Any] | None) -> str:
+    """The skill code: the request's, else the character's named skill's."""
+    if params.get("code") is not None:
+        return params["code"]
+    if sheet is None:
+        raise required_without_sheet("code")
+    if not params.get("skill"):
+        raise invalid_param("skill", "choose the sheet's skill (or give the code)",
+                            fr="choisissez la compétence de la fiche (ou indiquez le code)")
+    return pick(sheet, "competences", params["skill"], "skill")
+
+
+def with_code(roll: Roll) -> dict[str, Any]:
+    """The roll's params with its code filled in (from the sheet when it gives it)."""
+    p = roll.params
+    return p if p.get("code") is not None else {**p, "code": code_of(p, roll.sheet)}
+
+
+def spends(params: dict[str, Any], result: dict[str, Any],
+           sheet: dict[str, Any]) -> dict[str, int]:
+    """What a roll made as a character takes from its sheet (all the player's choices: a
+    sheet without the point answers ``insufficient``): a style point, less the SP extreme
+    style gives back (a give-back when it is 2); an SC point — for a series, one point
+    for three doubled rolls: the first spends it and leaves 2 in ``sc_serie``, the next
+    two spend those."""
+    spend: dict[str, int] = {}
+    style = result.get("style")
+    if params.get("style"):
+        add_spend(spend, "points_style", 1 - ((style or {}).get("sp_recovered") or 0))
+    choice = params.get("surcompetence")
+    if choice == "serie" and sheet.get("sc_serie", 0) > 0:
+        add_spend(spend, "sc_serie", 1)
+    elif choice == "serie":
+        add_spend(spend, "points_surcompetence", 1)
+        add_spend(spend, "sc_serie", -2)
+    elif choice:
+        add_spend(spend, "points_surcompetence", 1)
+    return spend
 
 
 def _check(p: dict[str, Any]) -> tuple[int, int]:
@@ -199,14 +287,16 @@ LABELS = {**KIND_LABELS, "botch": ("Fiasco", "Fiasco (botch)")}
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
-    p = roll.params
+    p = with_code(roll)
     count, bonus = _check(p)
     difficulty = p.get("difficulty")
     if p.get("surcompetence") == "auto":
         fields = {"score": None, "difficulty": difficulty, "automatic": True,
-                  "twin": None, "style": None}
-        return Outcome(result=common(True, 0, "success", "Réussite automatique (SC)",
-                                     "Automatic success (SC)", **fields))
+                  "twin": None, "style": None, "code": p["code"]}
+        result = common(True, 0, "success", "Réussite automatique (SC)",
+                        "Automatic success (SC)", **fields)
+        return Outcome(result=result, spend=spends(p, result, roll.sheet)
+                       if roll.sheet is not None else {})
     normal = dice.roll_many(count - 2 if p["twin"] else count, 6, role="normal")
     score = sum(normal)
     twin = None
@@ -224,7 +314,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         style_faces = [dice.roll(6, role="style"), dice.roll(6, role="style")]
         score += sum(style_faces)
     score += bonus + p["modifier"]
-    if p.get("surcompetence") == "double":
+    if p.get("surcompetence") in DOUBLING:
         score *= 2
     opponent = None
     if p.get("opponent") is not None:
@@ -250,8 +340,9 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         fr, en = "Égalité", "Draw"
     result = common(success, margin, kind, fr, en, score=score, difficulty=difficulty,
                     automatic=False, twin=twin, style=style, opposed=opponent,
-                    doubled=p.get("surcompetence") == "double")
-    return Outcome(result=result, dice=dice.rolled)
+                    doubled=p.get("surcompetence") in DOUBLING, code=p["code"])
+    return Outcome(result=result, dice=dice.rolled,
+                   spend=spends(p, result, roll.sheet) if roll.sheet is not None else {})
 
 
 @hookimpl
@@ -259,7 +350,8 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
     fr = locale == "fr"
     verdict = r["label"]["fr" if fr else "en"]
-    code = p["code"].strip().upper() + (f" {signed(p['modifier'])}" if p["modifier"] else "")
+    code = ((p.get("code") or r.get("code") or "?").strip().upper()
+            + (f" {signed(p['modifier'])}" if p["modifier"] else ""))
     if r.get("automatic"):
         return f"{heading(roll)}{code} → {verdict}"
     parts = [code]
@@ -381,7 +473,7 @@ def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
 
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
-    p = roll.params
+    p = with_code(roll)
     count, bonus = _check(p)
     if p.get("surcompetence") == "auto":
         return odds_reply({"success": 1}, 1, "score", [])
@@ -390,4 +482,4 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
         opp_count, opp_bonus = parse_code(p["opponent"], "opponent")
         opponent = (opp_count, opp_bonus + p["opponent_modifier"])
     return exact_odds(count, bonus + p["modifier"], p["twin"], p.get("style") is not None,
-                      p.get("surcompetence") == "double", p.get("difficulty"), opponent)
+                      p.get("surcompetence") in DOUBLING, p.get("difficulty"), opponent)

@@ -2,6 +2,11 @@
 
 Dice order: the smaller die first, then the larger (for 2dS, either order); a reroll
 (point de chance) consumes a new pair in the same order.
+
+Character sheet (:data:`SHEET`): characteristics and métiers (maps of name → rating), the
+Chance characteristic, luck points and hit points. Rolled as a character, the level is
+the chosen characteristic plus the chosen métier; the reroll spends a luck point, the
+sacrifice a point of Chance, a "réussi, mais…" paid in hit points its loss.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import POINT, highest_of, odds_reply
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind
+from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
 
 __version__ = "1.0"
 
@@ -33,9 +39,24 @@ DIFFICULTIES = {"Facile": 3, "Modéré": 5, "Pas évident": 7, "Difficile": 9,
 
 PARAMS: dict[str, dict[str, Any]] = {
     "level": {
-        "type": "int", "min": -20, "max": 40, "required": True,
-        "description": label("Niveau : caractéristique + métier (déjà additionnés)",
-                             "Level: characteristic + profession (already added)"),
+        "type": "int", "min": -20, "max": 40,
+        "description": label("Niveau : caractéristique + métier (déjà additionnés ; "
+                             "obligatoire sans personnage)", "Level: characteristic + "
+                             "profession (already added; required without a character)"),
+    },
+    "characteristic": {
+        "type": "string", "max_length": 64,
+        "description": label("En tant que personnage : la caractéristique de la fiche qui "
+                             "s'ajoute au niveau (geste, acuité, chance…)", "As a character: "
+                             "the sheet's characteristic added to the level (geste, acuité, "
+                             "chance…)"),
+    },
+    "metier": {
+        "type": "string", "max_length": 64,
+        "description": label("En tant que personnage : le métier de la fiche qui s'ajoute "
+                             "au niveau (aucun si l'action ne correspond à aucun métier)",
+                             "As a character: the sheet's profession added to the level "
+                             "(none when the action fits no profession)"),
     },
     "advantages": {
         "type": "int", "min": 0, "max": 20, "default": 0,
@@ -74,6 +95,13 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("« Réussi, mais… » : le MJ accorde la réussite contre un coût",
                              "\"Success, but…\": the GM grants success at a cost"),
     },
+    "cost_in_hp": {
+        "type": "bool", "default": False,
+        "description": label("Le coût d'un « réussi, mais… » est payé en points de vie "
+                             "(perte mineure : 1 ; perte importante : le différentiel)",
+                             "The cost of a \"success, but…\" is paid in hit points (minor "
+                             "loss: 1; major loss: the differential)"),
+    },
 }
 
 
@@ -87,7 +115,37 @@ name_params(PARAMS, {
     "sacrifice_chance": ("Sacrifier 1 point de Chance", "Sacrifice 1 Chance point"),
     "chance": ("Chance actuelle", "Current Chance"),
     "success_at_cost": ("Réussi, mais…", "Success, but…"),
+    "characteristic": ("Caractéristique", "Characteristic"),
+    "metier": ("Métier", "Profession"),
+    "cost_in_hp": ("Coût en points de vie", "Cost in hit points"),
 })
+
+#: The character sheet of the ladder (RULES.md §2; seed 001).
+SHEET: dict[str, dict[str, Any]] = {
+    "caracteristiques": field(
+        "map", "Caractéristiques", "Characteristics", "Caractéristiques et leur score "
+        "(geste, acuité…) ; la Chance a son propre champ", "Characteristics and their "
+        "score (geste, acuité…); Chance has its own field", values="int", default={},
+        item={"min": 0, "max": 20}, max_items=20),
+    "metiers": field(
+        "map", "Métiers", "Professions", "Métiers et leur valeur (ex. Bandit de grand "
+        "chemin 4, Chanteur 1)", "Professions and their rating (e.g. Bandit de grand "
+        "chemin 4, Chanteur 1)", values="int", default={}, item={"min": 0, "max": 20},
+        max_items=20),
+    "chance": counter(
+        "Chance", "Chance", "Caractéristique Chance : en sacrifier 1 point fait réussir "
+        "une action (seulement à 2 ou plus ; à 0, le personnage devient un PNJ)", "Chance "
+        "characteristic: sacrificing 1 point makes an action succeed (only at 2 or more; "
+        "at 0 the character becomes an NPC)", default=2, high=20),
+    "points_chance": counter(
+        "Points de chance", "Luck points", "Points de chance : un point relance une "
+        "action (une relance par action)", "Luck points: one rerolls an action (one "
+        "reroll per action)", default=0, high=20),
+    "pv": counter(
+        "Points de vie", "Hit points", "Points de vie (la graine n'en donne pas le "
+        "nombre de départ)", "Hit points (the seed gives no starting number)",
+        default=10, high=99),
+}
 
 
 def dice_for(level: int) -> tuple[int, int, int, str]:
@@ -170,9 +228,43 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     }]
 
 
-def _check(params: dict[str, Any]) -> None:
+@hookimpl
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    return SHEET if ruleset == NAME else None
+
+
+def base_level(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:
+    """The level before advantages: the request's ``level``, else the character's chosen
+    characteristic plus its chosen métier (0 without one)."""
+    if params.get("level") is not None:
+        return params["level"]
+    if sheet is None:
+        raise required_without_sheet("level")
+    name = params.get("characteristic")
+    if not name:
+        raise invalid_param("characteristic", "choose the characteristic (or give the "
+                            "level)", fr="choisissez la caractéristique (ou indiquez le "
+                            "niveau)")
+    if name.casefold() == "chance" and "chance" not in {
+            k.casefold() for k in sheet.get("caracteristiques") or {}}:
+        level = sheet["chance"]
+    else:
+        level = pick(sheet, "caracteristiques", name, "characteristic")
+    if params.get("metier"):
+        level += pick(sheet, "metiers", params["metier"], "metier")
+    return level
+
+
+def chance_of(params: dict[str, Any], sheet: dict[str, Any] | None) -> int | None:
+    """The Chance characteristic: the request's, else the character's."""
+    if params.get("chance") is not None or sheet is None:
+        return params.get("chance")
+    return sheet.get("chance")
+
+
+def _check(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> None:
     if params["sacrifice_chance"]:
-        chance = params.get("chance")
+        chance = chance_of(params, sheet)
         if chance is None:
             raise invalid_param("chance", "is required to sacrifice a Chance point",
                                 fr="est obligatoire pour sacrifier un point de Chance")
@@ -184,8 +276,8 @@ def _check(params: dict[str, Any]) -> None:
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
-    _check(p)
-    level = max(0, p["level"] + p["advantages"] - p["disadvantages"])
+    _check(p, roll.sheet)
+    level = max(0, base_level(p, roll.sheet) + p["advantages"] - p["disadvantages"])
     small, large, bonus, tier = dice_for(level)
     score = 0
     if level > 0:
@@ -204,7 +296,30 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
                    sacrificed=p["sacrifice_chance"] and failed)
     if bonus:
         result["bonus"] = bonus
-    return Outcome(result=result, dice=dice.rolled)
+    spend: dict[str, int] = {}
+    if roll.sheet is not None:
+        spend = spends(p, result, roll.sheet, rerolled=p["reroll"] and level > 0)
+    return Outcome(result=result, dice=dice.rolled, spend=spend)
+
+
+def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any], *,
+           rerolled: bool) -> dict[str, int]:
+    """What a roll made as a character takes from its sheet: a luck point for the reroll,
+    a point of Chance when the sacrifice saved the roll (both the player's choice: a
+    sheet without one answers ``insufficient``), and, for a "réussi, mais…" paid in hit
+    points, the loss (1 for a minor loss, the differential for a major one), which stops
+    at 0 hit points."""
+    spend: dict[str, int] = {}
+    if rerolled:
+        add_spend(spend, "points_chance", 1)
+    if result["chance_sacrificed"]:
+        add_spend(spend, "chance", 1)
+    if params["cost_in_hp"] and result["success_at_cost"]:
+        loss = result.get("loss", 1 if result["consequence"]["fr"] == "perte mineure" else 0)
+        lost = min(loss, sheet.get("pv", 0))
+        add_spend(spend, "pv", lost)
+        result["hp_lost"] = lost
+    return spend
 
 
 @hookimpl
@@ -240,6 +355,6 @@ def exact_odds(level: int, difficulty: int, rescued: bool) -> dict[str, Any]:
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
-    _check(p)
-    level = max(0, p["level"] + p["advantages"] - p["disadvantages"])
+    _check(p, roll.sheet)
+    level = max(0, base_level(p, roll.sheet) + p["advantages"] - p["disadvantages"])
     return exact_odds(level, p["difficulty"], p["success_at_cost"] or p["sacrifice_chance"])

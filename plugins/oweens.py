@@ -1,6 +1,11 @@
 """O'Ween's: d6 success counting against a difficulty, with augmentations (RULES.md §1).
 
 Dice order: the action's d6, in order (one more d6 with a relevant bagage, at the end).
+
+Character sheet (:data:`SHEET`): the four characteristics, a reserve per characteristic
+(kept as its gap to the characteristic: 0 is a full reserve, so a rest refills it), the
+bonbonus wallet, bagages and wounds. Rolled as a character, a roll takes its dice from
+the chosen characteristic's reserve and spends what the rules spend (:func:`spends`).
 """
 
 from __future__ import annotations
@@ -16,18 +21,31 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import common, heading, name_params, plural
+from sidecar.rulesets.sheets import add_spend, counter, field, required_without_sheet
 
 __version__ = "1.0"
 
 NAME = "oweens"
 MAX_DICE = 30
+#: Named attacked reserves a table keeps (the least recently rolled against are dropped).
+MAX_ADVERSITIES = 50
 
 PARAMS: dict[str, dict[str, Any]] = {
     "dice": {
-        "type": "int", "min": 0, "max": MAX_DICE, "required": True,
+        "type": "int", "min": 0, "max": MAX_DICE,
         "description": label("Dés : la caractéristique (PEP, ECL, ENC, FLA) ou la valeur "
-                             "actuelle de la réserve", "Dice: the characteristic (PEP, ECL, "
-                             "ENC, FLA) or the reserve's current value"),
+                             "actuelle de la réserve (obligatoire sans personnage ; sinon "
+                             "la réserve de la caractéristique choisie)", "Dice: the "
+                             "characteristic (PEP, ECL, ENC, FLA) or the reserve's current "
+                             "value (required without a character; else the chosen "
+                             "characteristic's reserve)"),
+    },
+    "characteristic": {
+        "type": "string", "choices": ["PEP", "ECL", "ENC", "FLA"],
+        "description": label("Caractéristique utilisée : en tant que personnage, les dés "
+                             "sont sa réserve actuelle, et c'est cette réserve qui se vide",
+                             "Characteristic used: as a character, the dice are its current "
+                             "reserve, and that reserve is the one drained"),
     },
     "difficulty": {
         "type": "int", "min": 0, "max": 20, "default": 0,
@@ -66,6 +84,36 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Réserve attaquée (action complexe), facultatif",
                              "Attacked reserve (complex action), optional"),
     },
+    "adversity": {
+        "type": "string", "max_length": 64,
+        "description": label("Nom de la réserve attaquée, gardée par la table : avec "
+                             "« reserve », elle (re)commence à cette valeur ; sans, le jet "
+                             "reprend où le précédent l'a laissée (réserve commune aux "
+                             "participants)", "Name of the attacked reserve, kept by the "
+                             "table: with \"reserve\" it (re)starts at that value; without, "
+                             "the roll goes on from where the last one left it (one reserve "
+                             "shared by the participants)"),
+    },
+    "contest": {
+        "type": "bool", "default": False,
+        "description": label("Action complexe en opposition : sur un échec, la ME (la marge "
+                             "de l'adversaire) vide d'autant la réserve de la caractéristique "
+                             "utilisée (en tant que personnage)", "Opposed complex action: "
+                             "on a failure, the ME (the opponent's margin) drains the reserve "
+                             "of the characteristic used (as a character)"),
+    },
+    "keep_reserve": {
+        "type": "int", "min": 0, "max": MAX_DICE, "default": 0,
+        "description": label("Bonbonus dépensés pour éviter la perte de points de réserve "
+                             "(1 BB+ par point, facturés seulement pour les points perdus)",
+                             "Bonbonus spent to prevent the loss of reserve points (1 BB+ a "
+                             "point, charged only for points that would be lost)"),
+    },
+    "drinking": {
+        "type": "bool", "default": False,
+        "description": label("Se pinter (jet d'Encaisse) : un échec fait perdre 1 bonbonus",
+                             "Drinking (Encaisse roll): a failure loses 1 bonbonus"),
+    },
 }
 
 
@@ -79,7 +127,49 @@ name_params(PARAMS, {
     "npc_bagage": ("Bagage du PNJ", "NPC's bagage"),
     "equipment": ("Équipement", "Equipment"),
     "reserve": ("Réserve attaquée", "Reserve attacked"),
+    "characteristic": ("Caractéristique", "Characteristic"),
+    "adversity": ("Adversité", "Adversity"),
+    "contest": ("En opposition", "Opposed"),
+    "keep_reserve": ("BB+ pour garder la réserve", "BB+ to keep the reserve"),
+    "drinking": ("Se pinter", "Drinking"),
 })
+
+#: Characteristic → (sheet field, French name, English name).
+CHARACTERISTICS = {"PEP": ("pep", "Peps", "Peps"), "ECL": ("ecl", "Éclate", "Burst"),
+                   "ENC": ("enc", "Encaisse", "Endurance"), "FLA": ("fla", "Flair", "Flair")}
+MAX_SCORE = 10
+
+
+def _sheet() -> dict[str, dict[str, Any]]:
+    sheet: dict[str, dict[str, Any]] = {}
+    for short, (name, fr, en) in CHARACTERISTICS.items():
+        sheet[name] = counter(f"{fr} ({short})", f"{en} ({short})",
+                              f"Score de {fr} : les dés d'une action", f"{en} score: an "
+                              "action's dice", default=2, high=MAX_SCORE, resource=False)
+    for short, (name, fr, en) in CHARACTERISTICS.items():
+        sheet[f"reserve_{name}"] = counter(
+            f"Réserve {short}", f"{short} reserve",
+            f"Réserve de {fr}, comptée depuis le score : 0 = pleine, −2 = deux points "
+            "perdus ; les dés d'une action sont le score plus cette valeur ; un repos la "
+            "remet à 0", f"{en} reserve, counted from the score: 0 = full, −2 = two points "
+            "lost; an action's dice are the score plus this value; a rest sets it back to 0",
+            default=0, low=-MAX_SCORE, high=0, refill="rest")
+    sheet["bonbonus"] = counter(
+        "Bonbonus (BB+)", "Bonbonus (BB+)", "Portefeuille de bonbonus : augmentations "
+        "achetées, réserve préservée, options de combat, initiative",
+        "Bonbonus wallet: bought augmentations, reserve kept, combat options, initiative",
+        default=0, high=99)
+    sheet["bagages"] = field("list", "Bagages", "Bagages", "Bagages du personnage (un "
+                             "bagage adéquat : +1 dé, augmentations à 1 BB+)", "The "
+                             "character's bagages (a relevant one: +1 die, augmentations "
+                             "at 1 BB+)", default=[], max_items=20)
+    sheet["blessures"] = counter("Blessures", "Wounds", "Blessures reçues",
+                                 "Wounds taken", default=0, high=99, resource=False)
+    return sheet
+
+
+#: The character sheet of O'Ween's (RULES.md §1; seed 000).
+SHEET = _sheet()
 
 
 def die_successes(face: int) -> int:
@@ -217,22 +307,106 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     }]
 
 
-def dice_count(params: dict[str, Any]) -> int:
+@hookimpl
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    return SHEET if ruleset == NAME else None
+
+
+def reserve_now(sheet: dict[str, Any], characteristic: str) -> int:
+    """The current value of a characteristic's reserve on a sheet (never below 0)."""
+    name = CHARACTERISTICS[characteristic][0]
+    return max(0, sheet.get(name, 0) + sheet.get(f"reserve_{name}", 0))
+
+
+def base_dice(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:
+    """The roll's dice before the bagage die: the request's ``dice``, else the chosen
+    characteristic's current reserve on the character's sheet."""
+    if params.get("dice") is not None:
+        return params["dice"]
+    if sheet is not None and params.get("characteristic"):
+        return reserve_now(sheet, params["characteristic"])
+    if sheet is not None:
+        raise invalid_param("characteristic", "choose the characteristic to roll (PEP, ECL, "
+                            "ENC, FLA), or give dice", fr="choisissez la caractéristique à "
+                            "lancer (PEP, ECL, ENC, FLA), ou indiquez les dés")
+    raise required_without_sheet("dice")
+
+
+def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> int:
     """How many d6 the roll uses, refusing a characteristic at 0."""
-    if params["dice"] == 0:
+    dice = base_dice(params, sheet)
+    if dice == 0:
         raise invalid_param("dice", "a characteristic or reserve at 0 can no longer be used",
                             fr="une caractéristique ou réserve à 0 ne peut plus être utilisée")
-    return params["dice"] + (1 if params["bagage"] else 0)
+    return dice + (1 if params["bagage"] else 0)
+
+
+def spends(params: dict[str, Any], result: dict[str, Any],
+           sheet: dict[str, Any]) -> dict[str, int]:
+    """What a roll made as a character takes from its sheet (and notes it in ``result``).
+
+    - the bought augmentations' bonbonus (what the player chose: never reduced, so a
+      wallet too small is the server's ``insufficient``);
+    - in an opposed complex action (``contest``), a failure's ME — the opponent's margin
+      — from the reserve of the characteristic used, never below 0 (a reserve stops at
+      0), less the points the player keeps at 1 BB+ each (``keep_reserve``, charged only
+      for points that would really be lost);
+    - drinking (``drinking``): a failure loses 1 bonbonus, if the wallet has one left.
+    """
+    spend: dict[str, int] = {}
+    add_spend(spend, "bonbonus", result["bonbonus_spent"])
+    characteristic = params.get("characteristic")
+    if params["contest"] and not result["success"] and characteristic:
+        name = CHARACTERISTICS[characteristic][0]
+        have = reserve_now(sheet, characteristic)
+        lost = min(-result["margin"], have)
+        kept = min(params["keep_reserve"], lost)
+        add_spend(spend, f"reserve_{name}", lost - kept)
+        add_spend(spend, "bonbonus", kept)
+        result["reserve_drained"] = {"characteristic": characteristic, "before": have,
+                                     "lost": lost - kept, "kept": kept,
+                                     "after": have - lost + kept}
+    if params["drinking"] and not result["success"]:
+        left = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0)
+        lost = 1 if left >= 1 else 0
+        add_spend(spend, "bonbonus", lost)
+        result["drinking_bonbonus_lost"] = lost
+    return spend
+
+
+def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | None:
+    """The attacked reserve of the roll: ``reserve`` when given, else the table's current
+    value of the named ``adversity`` (what the last roll against it left)."""
+    if params.get("reserve") is not None or not params.get("adversity"):
+        return params.get("reserve")
+    reserves = state.get("adversities") or {}
+    if params["adversity"] not in reserves:
+        raise invalid_param("adversity", f"no reserve named '{params['adversity'][:40]}' at "
+                            "this table yet: give its starting reserve",
+                            fr=f"aucune réserve nommée « {params['adversity'][:40]} » à cette "
+                               "table : indiquez sa réserve de départ")
+    return reserves[params["adversity"]]
 
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
-    faces = dice.roll_many(dice_count(p), 6)
+    reserve = attacked_reserve(p, roll.state)
+    faces = dice.roll_many(dice_count(p, roll.sheet), 6)
     result = judge(faces, difficulty=p["difficulty"], augmentations=p["augmentations"],
                    buy_augmentations=p["buy_augmentations"], bagage=p["bagage"],
                    npc_bagage=p["npc_bagage"], equipment=p["equipment"],
-                   reserve=p.get("reserve"))
+                   reserve=reserve)
+    if reserve is not None:
+        result["reserve_before"] = reserve
+    if p.get("adversity"):
+        result["adversity"] = p["adversity"]
+        reserves = dict(roll.state.get("adversities") or {})
+        reserves.pop(p["adversity"], None)  # (re-inserted last: the oldest go first)
+        reserves[p["adversity"]] = result["reserve_after"]
+        while len(reserves) > MAX_ADVERSITIES:
+            del reserves[next(iter(reserves))]
+        roll.state["adversities"] = reserves
     for die in dice.rolled:
         die["successes"] = _SUCCESSES[die["face"]]
     for change in result["augmented"]:
@@ -248,7 +422,19 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         unused = p["buy_augmentations"] - result["augmentations_bought"]
         notes.append(f"{unused} augmentation(s) achetée(s) sans effet, non facturée(s). / "
                      f"{unused} bought augmentation(s) had no effect and were not charged.")
-    return Outcome(result=result, dice=dice.rolled, notes=notes)
+    if p.get("characteristic"):
+        result["characteristic"] = p["characteristic"]
+    spend: dict[str, int] = {}
+    if roll.sheet is not None:
+        spend = spends(p, result, roll.sheet)
+        drained = result.get("reserve_drained")
+        if drained:
+            notes.append(f"Réserve {drained['characteristic']} : {drained['before']} → "
+                         f"{drained['after']} (ME {-result['margin']}, {drained['kept']} "
+                         f"point(s) gardé(s) pour {drained['kept']} BB+). / "
+                         f"{drained['characteristic']} reserve: {drained['before']} → "
+                         f"{drained['after']}.")
+    return Outcome(result=result, dice=dice.rolled, notes=notes, spend=spend)
 
 
 @hookimpl
@@ -273,7 +459,8 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     else:
         line += f", ME {-r['margin']}"
     if "reserve_after" in r:
-        line += f", {'réserve' if fr else 'reserve'} {p['reserve']} → {r['reserve_after']}"
+        before = r.get("reserve_before", p.get("reserve"))
+        line += f", {'réserve' if fr else 'reserve'} {before} → {r['reserve_after']}"
     if r.get("wounds") is not None:
         line += f", {'blessures' if fr else 'wounds'} {r['wounds']}"
     return line
@@ -467,5 +654,5 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
-    return exact_odds(dice_count(p), p["difficulty"] + (1 if p["npc_bagage"] else 0),
+    return exact_odds(dice_count(p, roll.sheet), p["difficulty"] + (1 if p["npc_bagage"] else 0),
                       p["augmentations"], p["buy_augmentations"])

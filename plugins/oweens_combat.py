@@ -9,7 +9,8 @@ Built-in extension for ``oweens`` rolls (RULES.md §1, Combat). Per-roll setting
      "target_enc": 2, "target_ecl": 3, "attacker_pep": 4, "zone": "tête",
      "engaged": false, "initiative": true, "room": true}
 
-Costs are paid by rolling fewer dice (``pay: "dice"``, the default) or in bonbonus. Wounds
+Costs are paid by rolling fewer dice (``pay: "dice"``, the default) or in bonbonus (taken
+from the wallet of a roll made as a character: ``spend.bonbonus``). Wounds
 dealt are the MR; the outcome gets ``wounds`` (as counted) and ``combat`` (the effects).
 Ruling: Assommer, Immobiliser and Désarmer count no wound whatever happens (the seed says
 "aucune blessure n'est comptabilisée" of the option itself).
@@ -24,6 +25,8 @@ from sidecar.model import Outcome, Roll
 from sidecar.params import normalise_label
 from sidecar.plugins import scope
 from sidecar.protocol.errors import invalid_param
+from sidecar.rulesets.oweens import base_dice
+from sidecar.rulesets.sheets import add_spend
 
 __version__ = "1.0"
 
@@ -119,12 +122,14 @@ def sidecar_modify_roll(roll: Roll) -> None:
         worst = max(settings["ranged_modifiers"], default=0)
         roll.params["difficulty"] = RANGED_DIFFICULTY + max(0, worst)
     if settings["pay"] == "dice" and settings["cost"]:
-        if roll.params["dice"] - settings["cost"] < 1:
+        # A character's dice come from its sheet (the chosen characteristic's reserve).
+        dice = base_dice(roll.params, roll.sheet)
+        if dice - settings["cost"] < 1:
             raise _bad("pay", f"not enough dice to pay {settings['cost']} (have "
-                       f"{roll.params['dice']}); pay in bonbonus",
+                       f"{dice}); pay in bonbonus",
                        f"pas assez de dés pour payer {settings['cost']} (vous en avez "
-                       f"{roll.params['dice']}) ; payez en bonbonus")
-        roll.params["dice"] -= settings["cost"]
+                       f"{dice}) ; payez en bonbonus")
+        roll.params["dice"] = dice - settings["cost"]
 
 
 EFFECTS = {
@@ -183,6 +188,8 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                         "knocked_out": knocked_out, "knocked_down": knocked_down}
     if settings["pay"] == "bonbonus":
         result["bonbonus_spent"] = result.get("bonbonus_spent", 0) + settings["cost"]
+        if roll.sheet is not None:  # the player's choice: never reduced to the wallet
+            add_spend(outcome.spend, "bonbonus", settings["cost"])
     paid = (f"{settings['cost']} dé(s) en moins" if settings["pay"] == "dice"
             else f"{settings['cost']} BB+")
     if names:

@@ -1,6 +1,11 @@
 """Seuil: score dice against a threshold, with complication dice (RULES.md §5).
 
 Dice order: the score dice, then the complication die.
+
+Character sheet (:data:`SHEET`): characteristic levels, skill ranks, light and crippling
+wounds, stress. Rolled as a character, the level is the named characteristic's and the
+character's stress and wounds join the complication factors; the seed has no roll spend
+anything (wounds and stress are the GM's to change).
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import add, die, negate, odds_reply, sum_of
+from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind, signed
+from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
 
 __version__ = "1.0"
 
@@ -39,9 +46,11 @@ RANKS = [(13, "Maître"), (8, "Expert"), (4, "Compagnon"), (1, "Apprenti"), (0, 
 
 PARAMS: dict[str, dict[str, Any]] = {
     "level": {
-        "type": "int", "min": 1, "max": 5, "required": True,
-        "description": label("Niveau de la caractéristique (1 à 5)",
-                             "Characteristic level (1 to 5)"),
+        "type": "int", "min": 1, "max": 5,
+        "description": label("Niveau de la caractéristique (1 à 5 ; obligatoire sans "
+                             "personnage, sinon celui de la caractéristique nommée)",
+                             "Characteristic level (1 to 5; required without a character, "
+                             "else the named characteristic's)"),
     },
     "flat": {
         "type": "int", "min": -100, "max": 100, "default": 0,
@@ -72,8 +81,10 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "characteristic": {
         "type": "string", "default": "", "max_length": 100,
-        "description": label("Caractéristique utilisée (pour le message)",
-                             "Characteristic used (for the message)"),
+        "description": label("Caractéristique utilisée (pour le message ; en tant que "
+                             "personnage, son niveau est lu sur la fiche)",
+                             "Characteristic used (for the message; as a character, its "
+                             "level is read from the sheet)"),
     },
     "skills": {
         "type": "list", "default": [], "max_items": 20,
@@ -95,6 +106,73 @@ name_params(PARAMS, {
     "characteristic": ("Caractéristique", "Characteristic"),
     "skills": ("Compétences", "Skills"),
 })
+
+#: The character sheet of Seuil (RULES.md §5; seed 004).
+SHEET: dict[str, dict[str, Any]] = {
+    "caracteristiques": field(
+        "map", "Caractéristiques", "Characteristics", "Niveau de chaque caractéristique "
+        "(1 à 5)", "Each characteristic's level (1 to 5)", values="int", default={},
+        item={"min": 1, "max": 5}, max_items=20),
+    "competences": field(
+        "map", "Compétences", "Skills", "Rang de chaque compétence (Néophyte 0, Apprenti "
+        "1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", "Each skill's rank (Néophyte 0, "
+        "Apprenti 1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", values="int", default={},
+        item={"min": 0, "max": 30}, max_items=50),
+    "blessures_legeres": counter(
+        "Blessures légères", "Light wounds", "Blessures légères : +2 de complication "
+        "chacune", "Light wounds: +2 complication each", default=0, high=10,
+        resource=False),
+    "blessures_handicapantes": counter(
+        "Blessures handicapantes", "Crippling wounds", "Blessures handicapantes : +4 de "
+        "complication chacune", "Crippling wounds: +4 complication each", default=0,
+        high=10, resource=False),
+    "stress": counter(
+        "Stress", "Stress", "Niveau de stress : 0 aucun, 1 bas (+1 de complication), 2 "
+        "élevé (+3)", "Stress level: 0 none, 1 low (+1 complication), 2 high (+3)",
+        default=0, high=2, resource=False),
+}
+
+#: Sheet counter → the complication factor each unit of it adds (stress: by level).
+WOUND_FACTORS = {"blessures_legeres": "blessure_legere",
+                 "blessures_handicapantes": "blessure_handicapante"}
+STRESS_FACTORS = {1: "stress_bas", 2: "stress_eleve"}
+
+
+@hookimpl
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    return SHEET if ruleset == NAME else None
+
+
+def sheet_factors(factors: list[str], sheet: dict[str, Any]) -> list[str]:
+    """The character's stress and wounds as complication factors, after the request's
+    own; a kind of factor the request already names is the request's (it wins)."""
+    added = []
+    stress = STRESS_FACTORS.get(sheet.get("stress") or 0)
+    if stress and not {"stress_bas", "stress_eleve"} & set(factors):
+        added.append(stress)
+    for counter_name, factor in WOUND_FACTORS.items():
+        if factor not in factors:
+            added += [factor] * (sheet.get(counter_name) or 0)
+    return list(factors) + added
+
+
+def effective(roll: Roll) -> dict[str, Any]:
+    """The roll's params with what the character's sheet gives: the level of the named
+    characteristic (unless the request gives one), stress and wounds as factors."""
+    p, sheet = roll.params, roll.sheet
+    if sheet is None:
+        if p.get("level") is None:
+            raise required_without_sheet("level")
+        return p
+    p = dict(p)
+    if p.get("level") is None:
+        if not p.get("characteristic"):
+            raise invalid_param("characteristic", "name the sheet's characteristic (or give "
+                                "the level)", fr="nommez la caractéristique de la fiche (ou "
+                                "indiquez le niveau)")
+        p["level"] = pick(sheet, "caracteristiques", p["characteristic"], "characteristic")
+    p["factors"] = sheet_factors(p["factors"], sheet)
+    return p
 
 
 def rank_name(rank: int) -> str:
@@ -183,7 +261,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
-    p = roll.params
+    p = effective(roll)
     count, fixed = SCORE_DICE[p["level"]]
     faces = dice.roll_many(count, 10, role="score")
     level_used = complication_level(p["complication"], p["factors"])
@@ -195,6 +273,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     fmt = dice_format(p["level"], level_used, p["flat"])
     result = common(kind != "failure", score - p["threshold"], kind, fr, en, score=score,
                     complication=level_used, threshold=p["threshold"], format=fmt,
+                    level=p["level"], factors=list(p["factors"]),
                     message=render_message(p, level_used, faces, comp_face, score, fr, fmt))
     return Outcome(result=result, dice=dice.rolled)
 
@@ -222,6 +301,6 @@ def exact_odds(level: int, shift: int, complication: int, threshold: int) -> dic
 
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
-    p = roll.params
+    p = effective(roll)
     return exact_odds(p["level"], p["flat"], complication_level(p["complication"],
                                                                 p["factors"]), p["threshold"])

@@ -71,6 +71,16 @@ class OddsRequest:
     character: str | None = None
 
 
+@dataclass(frozen=True)
+class ReactRequest:
+    """A ``react`` request: decide on an open roll (the roller or a GM)."""
+
+    roll: str
+    choice: str
+    dice: list[int] | None = None
+    id: RequestId = None
+
+
 SEAT_OPS = ("add", "remove", "rotate", "list")
 SHEET_OPS = ("set", "adjust", "refill", "remove", "list")
 REFILLS = ("turn", "rest")
@@ -123,7 +133,7 @@ class PluginsRequest:
 MAX_HISTORY_PAGE = 500
 
 Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest | SeatRequest
-           | SheetRequest)
+           | SheetRequest | ReactRequest)
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -289,6 +299,12 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
     )
 
 
+def parse_react(message: dict[str, Any]) -> ReactRequest:
+    """Validate a ``react`` request (the roll's own checks come later)."""
+    return ReactRequest(id=_id(message), roll=_string(message, "roll"),
+                        choice=_string(message, "choice"), dice=_dice(message))
+
+
 def parse_seat(message: dict[str, Any]) -> SeatRequest:
     """Validate a ``seat`` request (``name`` is required but for ``list``)."""
     rid = _id(message)
@@ -341,7 +357,7 @@ def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
 
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
            "history": parse_history, "plugins": parse_plugins, "seat": parse_seat,
-           "sheet": parse_sheet}
+           "sheet": parse_sheet, "react": parse_react}
 
 
 def parse_request(message: dict[str, Any]) -> Request:
@@ -442,6 +458,20 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
     character = event.get("character")
     if character is not None:
         message["character"] = character
+    if "reacts_to" in event:
+        message["reacts_to"] = event["reacts_to"]
+        if not hidden:
+            message["choice"] = event["choice"]
+            message["reacted_by"] = event["reacted_by"]
+    if event.get("open"):
+        message["open"] = True
+        message["expires"] = event["expires"]
+        if not hidden:
+            # A blind roll's roller learns that a decision is pending, not which: the
+            # choices offered would tell how the dice went.
+            message["choices"] = event["choices"]
+            if event.get("default") is not None:
+                message["default"] = event["default"]
     if hidden:
         message.update(
             dice=[],

@@ -368,7 +368,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = ServerConfig(
         host=args.host, port=args.port, db=args.db, plugins_dir=args.plugins_dir,
         allow_player_dice=args.allow_player_dice, origins=tuple(args.origin or ()),
-        public_url=args.public_url or "",
+        public_url=args.public_url or "", react_timeout=args.react_timeout,
         rate_limit=args.rate_limit, disabled_plugins=tuple(args.disable or ()),
         hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
         trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
@@ -775,6 +775,10 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; random if unset)")
     group.add_argument("--player-token",
                        help="player secret (or $SIDECAR_PLAYER_TOKEN; random if unset)")
+    group.add_argument("--react-timeout", type=float, default=ServerConfig.react_timeout,
+                       metavar="SECONDS",
+                       help="how long an open roll waits for its roller's decision before "
+                            "taking its default (default: %(default)s)")
     group.add_argument("--public-url", metavar="URL",
                        help="the web page's address as players reach it, where seat links "
                             "point (default: this server's address; on 0.0.0.0 this "

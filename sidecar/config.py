@@ -27,6 +27,9 @@ class ServerConfig:
     gm_token: str = field(default_factory=new_token)
     #: Secret a client gives with ``role: "player"`` (the GM token is accepted too).
     player_token: str = field(default_factory=new_token)
+    #: Seconds an open roll waits for its roller's (or a GM's) decision before taking its
+    #: default choice (or closing as it stands).
+    react_timeout: float = 120.0
     #: Where seat links point (the web page's URL as players reach it); by default the
     #: server's own address, on ``0.0.0.0`` this machine's LAN address.
     public_url: str = ""

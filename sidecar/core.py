@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sidecar.config import ServerConfig
-from sidecar.guard import deep_copy
+from sidecar.guard import choices_problem, deep_copy
 from sidecar.journal import request_key
 from sidecar.limits import check_event_size, check_strings, encoded_size
-from sidecar.model import Roll
+from sidecar.model import Outcome, Roll
 from sidecar.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import (
@@ -41,6 +41,7 @@ from sidecar.protocol.messages import (
     HistoryRequest,
     OddsRequest,
     PluginsRequest,
+    ReactRequest,
     RollRequest,
     SeatRequest,
     SheetRequest,
@@ -111,6 +112,25 @@ class RollTicket:
 
 
 @dataclass
+class ReactTicket:
+    """A decision accepted on an open roll: the open outcome's event and the choice."""
+
+    table: Table
+    member: Member | None
+    event: dict[str, Any]
+    choice: str
+    dice: list[int] | None
+    #: The react request's id (echoed to the reactor) and the id stored with the event.
+    reply_id: Any
+    request_id: Any
+    key: tuple[str, str, str] | None
+
+    @property
+    def roll_id(self) -> str:
+        return str(self.event["roll"])
+
+
+@dataclass
 class Pending:
     """An event numbered tentatively, waiting for the journal: nothing is committed yet."""
 
@@ -126,6 +146,8 @@ class Pending:
     #: Connections to close once it is committed (a removed or re-keyed seat's).
     closing: list[Member] = field(default_factory=list)
     close_reason: str = ""
+    #: The id the requester's copy echoes when it is not the one stored (a GM's react).
+    reply_id: Any = None
 
 
 class TableCore:
@@ -320,12 +342,15 @@ class TableCore:
         assert message is not None, "a member always sees their own roll"
         return message
 
-    def number(self, ticket: RollTicket, resolution: Resolution) -> Pending:
+    def number(self, ticket: RollTicket, resolution: Resolution, *, now: float = 0.0,
+               reaction: ReactTicket | None = None) -> Pending:
         """The journal event of a resolved roll, numbered after the table's committed seq.
 
         Nothing about the table changes until :meth:`commit`. The caller holds
         ``table.turn`` from here to commit or abandon. An event larger than
         ``max_event_bytes`` is refused here (``too_large``), before anything is counted.
+        ``now`` (seconds since the epoch) dates an open roll's expiry; ``reaction``: the
+        event is the decision taken on that open roll.
         """
         table = ticket.table
         roll, outcome = resolution.roll, resolution.outcome
@@ -337,9 +362,9 @@ class TableCore:
         event = {
             "type": "outcome",
             "seq": table.seq + 1,
-            "roll": secrets.token_hex(8),
+            "roll": reaction.roll_id if reaction is not None else secrets.token_hex(8),
             "table": table.name,
-            "by": ticket.member.by,
+            "by": roll.by,
             "ruleset": roll.ruleset,
             "params": roll.params,
             "label": roll.label,
@@ -355,9 +380,111 @@ class TableCore:
             event["character"] = character.name
             event["spent"] = spent
             event["sheet"] = records[0][2]["values"] if records else character.values
+        if reaction is not None:
+            event["reacts_to"] = reaction.event["seq"]
+            event["choice"] = reaction.choice
+            event["reacted_by"] = reaction.member.by if reaction.member is not None else None
+            records += (("open", reaction.roll_id, None),)
+        if outcome.choices is not None:
+            problem = choices_problem(outcome.choices, outcome.default)
+            if problem:
+                raise ProtocolError(
+                    "plugin_error", f"the ruleset '{roll.ruleset}' offered bad choices: "
+                    f"{problem}", fr=f"le jeu de règles « {roll.ruleset} » a proposé des choix "
+                    f"invalides : {problem}", details={"ruleset": roll.ruleset})
+            event.update(open=True, choices=outcome.choices, default=outcome.default,
+                         expires=round(now + self.config.react_timeout, 3),
+                         options=roll.options, manual=roll.manual)
+            records = tuple(r for r in records if r[0] != "open")
+            records += (("open", event["roll"], event),)
         size = check_event_size(event, self.config.max_event_bytes)
         table.pending += 1
         return Pending(ticket, event, resolution.state, size, records)
+
+    # -- open rolls -----------------------------------------------------------------------
+
+    def begin_react(self, table: Table, member: Member | None, request: ReactRequest
+                    ) -> ReactTicket:
+        """Check a decision on an open roll: ``bad_message`` for an unknown or closed roll
+        or an unknown choice, ``forbidden`` for someone else's roll (GMs decide any),
+        ``bad_dice`` for manual faces that are not the choice's count. ``member`` ``None``:
+        the server itself, taking the default when nobody decided in time."""
+        event = table.open_rolls.get(request.roll)
+        if event is None:
+            raise bad_field("roll", "no open roll of that id at this table (unknown, or "
+                            "already decided)", fr="pas de jet ouvert de cet identifiant à "
+                            "cette table (inconnu, ou déjà décidé)")
+        if member is not None:
+            if member.role != "gm" and member.key != identity(event["by"]):
+                raise ProtocolError("forbidden", "only the roller or a GM decides on a roll",
+                                    fr="seuls l'auteur du jet ou un MJ décident d'un jet",
+                                    details={"field": "roll"})
+            if request.dice is not None and member.role != "gm" \
+                    and not self.config.allow_player_dice:
+                raise ProtocolError(
+                    "forbidden", "only the GM may enter physical dice on this server",
+                    fr="seul le MJ peut saisir des dés physiques sur ce serveur",
+                    details={"field": "dice"})
+        choice = next((c for c in event["choices"] if c["name"] == request.choice), None)
+        if choice is None:
+            known = ", ".join(c["name"] for c in event["choices"])
+            raise bad_field("choice", f"not offered by this roll (offered: {known})",
+                            fr=f"n'est pas proposé par ce jet (proposés : {known})")
+        wanted = choice.get("dice", 0)
+        if request.dice is not None and len(request.dice) != wanted:
+            raise ProtocolError(
+                "bad_dice", f"this choice draws {wanted} dice, {len(request.dice)} were given",
+                fr=f"ce choix tire {wanted} dés, {len(request.dice)} donnés",
+                details={"expected": wanted, "given": len(request.dice)})
+        key = None
+        request_id = None
+        if member is not None and member.key == identity(event["by"]):
+            # Stored with the event only when the roller decides: the journal's request ids
+            # are per roller, and a GM's id could collide with one of the roller's.
+            request_id = request.id
+            key = self._key(member, request.id)
+        return ReactTicket(table, member, event, request.choice, request.dice, request.id,
+                           request_id, key)
+
+    def reopen(self, ticket: ReactTicket) -> tuple[RollTicket, Roll, Outcome]:
+        """The roll and open outcome a decision is taken on, as the hooks see them (the
+        caller holds the table's turn: the sheet is read now)."""
+        event = ticket.event
+        roll = Roll(ruleset=event["ruleset"], params=deep_copy(event["params"]),
+                    options=deep_copy(event.get("options") or {}), table=event["table"],
+                    by=dict(event["by"]), label=event["label"], mode=event["mode"],
+                    manual=ticket.dice is not None, character=event.get("character"))
+        character = ticket.table.characters.get(roll.character) if roll.character else None
+        if character is not None:
+            roll.sheet = deep_copy(character.values)
+        elif roll.character is not None:
+            roll.character = None  # the character was removed meanwhile: nothing to spend
+        outcome = Outcome(result=deep_copy(event["result"]), dice=deep_copy(event["dice"]),
+                          notes=list(event["notes"]), applied=list(event["applied"]),
+                          choices=deep_copy(event["choices"]), default=event.get("default"))
+        member = ticket.member
+        reactor = member if member is not None else Member(
+            name=event["by"]["name"], role=event["by"]["role"], seat=bool(event["by"].get(
+                "seat")))
+        return (RollTicket(ticket.table, reactor, roll, ticket.request_id, ticket.key),
+                roll, outcome)
+
+    def close_open_roll(self, table: Table, roll_id: str) -> Pending:
+        """The event that closes an open roll without a default whose time ran out: its
+        result as it stands, no choice taken (the caller holds the table's turn)."""
+        event = table.open_rolls[roll_id]
+        react = ReactTicket(table, None, event, "", None, None, None, None)
+        ticket, roll, outcome = self.reopen(react)
+        outcome.choices = outcome.default = None
+        outcome.dice = []
+        text = {locale: f"{event['text'][locale]} — "
+                        f"{'temps écoulé' if locale == 'fr' else 'time is up'}"
+                for locale in ("fr", "en")}
+        resolution = Resolution(roll=roll, outcome=outcome, text=text, state=table.state)
+        pending = self.number(ticket, resolution, reaction=react)
+        pending.event["choice"] = None
+        return pending
+
 
     def _spend(self, character: Character, roll: Roll, spend: Any
                ) -> tuple[dict[str, int], tuple[tuple[str, str, Any], ...]]:
@@ -403,7 +530,8 @@ class TableCore:
             table.leave(member)  # a removed or re-keyed seat sees nothing more from now
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
-            request_id=ticket.request_id, extra=pending.extra)]
+            request_id=pending.reply_id if pending.reply_id is not None
+            else ticket.request_id, extra=pending.extra)]
         self.tables.forget_if_idle(table)
         return deliveries
 

@@ -155,7 +155,39 @@ def copy_outcome(outcome: Outcome) -> Outcome:
     return Outcome(result=deep_copy(outcome.result), dice=deep_copy(outcome.dice),
                    notes=list(outcome.notes), applied=list(outcome.applied),
                    spend=dict(outcome.spend) if isinstance(outcome.spend, dict)
-                   else outcome.spend)
+                   else outcome.spend, choices=deep_copy(outcome.choices),
+                   default=outcome.default)
+
+
+#: Most choices one open roll may offer.
+MAX_CHOICES = 12
+
+
+def choices_problem(choices: Any, default: Any) -> str | None:
+    """What is wrong with an outcome's ``choices`` and ``default`` (an open roll)."""
+    if choices is None:
+        return None if default is None else "a default without choices"
+    if not isinstance(choices, list) or not choices or len(choices) > MAX_CHOICES:
+        return f"choices must be a list of 1 to {MAX_CHOICES} maps"
+    names = set()
+    for choice in choices:
+        if not isinstance(choice, dict):
+            return "each choice must be a map"
+        name, label, dice = choice.get("name"), choice.get("label"), choice.get("dice", 0)
+        if not isinstance(name, str) or not 0 < len(name) <= 40 or name in names:
+            return "each choice needs a unique name of 1 to 40 characters"
+        names.add(name)
+        if not (isinstance(label, dict) and isinstance(label.get("fr"), str)
+                and isinstance(label.get("en"), str)
+                and len(label["fr"]) <= 200 and len(label["en"]) <= 200):
+            return f"choice '{name}' needs a label {{fr, en}} of at most 200 characters"
+        if isinstance(dice, bool) or not isinstance(dice, int) or not 0 <= dice <= 100:
+            return f"choice '{name}': dice must be an integer from 0 to 100"
+        if tree_problem(choice, MAX_ADDED_SIZE):
+            return f"choice '{name}' cannot be stored"
+    if default is not None and default not in names:
+        return "default must name one of the choices"
+    return None
 
 
 def spend_problem(spend: Any) -> str | None:
@@ -235,6 +267,8 @@ class Guard:
             problem = spend_problem(work.spend)
             if problem:
                 return problem
+        if work.choices != original.choices or work.default != original.default:
+            return "changed outcome.choices, which only the ruleset sets"
         if not isinstance(work.notes, list) or work.notes[:len(original.notes)] != original.notes:
             return "notes may only be appended to"
         added = work.notes[len(original.notes):]

@@ -110,6 +110,30 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | 
     """
 
 
+@hookspec(firstresult=True)
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource
+                  ) -> Outcome | dict[str, Any] | None:
+    """Resolve a decision taken after the dice: ``choice`` among the ``choices`` an
+    outcome of this plugin's ruleset offered (an *open roll*).
+
+    Called on the ruleset's owner only, when the roller or a GM answers with ``react``,
+    or with the outcome's ``default`` when nobody decided within ``--react-timeout``.
+    :func:`sidecar_resolve` opens a roll by returning ``choices`` — a list of ``{"name",
+    "label": {"fr", "en"}, "dice": <how many more faces the choice draws>}`` — and
+    optionally ``default`` (a choice's name) with its outcome.
+
+    :param roll: the roll as it was resolved (``params``, ``options``, ``label``,
+        ``mode``, ``roll.state`` as now, ``roll.sheet`` the character's values now).
+    :param outcome: the open outcome (``result``, ``dice``, ``notes``, ``choices``).
+    :param choice: the name of the choice taken.
+    :param dice: where the choice's new faces come from (``dice.roll(sides)``): the secure
+        source, or the faces the player entered with ``react``.
+    :return: what :func:`sidecar_resolve` returns: the outcome after the decision — its
+        ``dice`` at least the faces drawn now; ``spend`` what the decision costs (a Chance
+        point); new ``choices`` to keep the roll open.
+    """
+
+
 @hookspec
 def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
     """Describe the character sheet of ``ruleset``: the values a character carries.

@@ -46,6 +46,11 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
     spend: dict[str, int] = field(default_factory=dict)
+    #: An open roll: what the roller (or a GM) may decide after seeing the dice, each
+    #: ``{"name", "label": {"fr", "en"}, "dice": <faces it draws>}``; ``None`` when closed.
+    choices: list[dict[str, Any]] | None = None
+    #: The choice taken when nobody decides in time (``None``: the roll closes as it is).
+    default: str | None = None
 
 
 def label(fr: str, en: str) -> dict[str, str]:

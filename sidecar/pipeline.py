@@ -434,7 +434,8 @@ class RollPipeline:
             notes = raw.get("notes", [])
             raw = Outcome(result=raw.get("result"), dice=raw.get("dice", []),
                           notes=list(notes) if isinstance(notes, (list, tuple)) else notes,
-                          spend=raw.get("spend") or {})
+                          spend=raw.get("spend") or {}, choices=raw.get("choices"),
+                          default=raw.get("default"))
         if not isinstance(raw, Outcome):
             raise self._bad_outcome(roll, owner,
                                     f"expected an Outcome or a map, got {type(raw).__name__}")
@@ -649,6 +650,49 @@ class RollPipeline:
         if not isinstance(text, str) or not text.strip():
             text = heading(roll.by.get("name", "?"), roll.label) + outcome.result["label"][locale]
         return text[:500]
+
+    async def react(self, roll: Roll, outcome: Outcome, choice: str,
+                    dice: list[int] | None,
+                    table_state: dict[str, dict[str, Any]] | None = None) -> Resolution:
+        """Resolve a decision on an open roll: the owner's ``sidecar_react``, then the
+        extensions' ``sidecar_modify_outcome`` and the texts, as for a roll."""
+        states = TableStates(table_state)
+        failures: list[HookFailure] = []
+        owner = self._check_owner(roll.ruleset)
+        impl = self.host.owner_implementation("sidecar_react", roll.ruleset)
+        if impl is None or owner is None:
+            raise self._bad_outcome(roll, owner, "its plugin does not implement sidecar_react")
+        source: DiceSource = (ManualDice(dice) if dice is not None
+                              else self._dice(impl.info.trusted))
+        try:
+            raw, guard = await self._call_owner(impl, roll, states.of(owner),
+                                                (copy_outcome(outcome), choice, source))
+        except ProtocolError:
+            raise
+        except DiceExhausted:
+            raise ProtocolError(
+                "bad_dice", f"too few dice for this choice: {len(dice or [])} given",
+                fr=f"pas assez de dés pour ce choix : {len(dice or [])} donnés",
+                details={"given": len(dice or [])}) from None
+        except Exception as exc:
+            raise self._ruleset_failed(roll, owner, describe(exc), "failed on this decision",
+                                       "a échoué sur cette décision") from None
+        if guard is not None:
+            problem = guard.roll_problem()
+            if problem:
+                raise self._bad_outcome(roll, owner, problem)
+            states.replace(owner, guard.work_roll.state)
+        result = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
+        if dice is not None:
+            _check_all_used(source)
+        await self.modify_outcome(roll, result, states, failures)
+        for failure in failures:
+            note = failure_note(failure)
+            if note not in result.notes:
+                result.notes.append(note)
+        text = await self.render_text(roll, result, failures)
+        return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
+                          failures=failures)
 
     async def odds(self, roll: Roll) -> dict[str, Any]:
         """Exact odds of a prepared roll, with the extensions' roll changes applied.

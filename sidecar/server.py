@@ -20,6 +20,7 @@ import ipaddress
 import logging
 import re
 import socket
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -44,6 +45,7 @@ from sidecar.protocol.messages import (
     HistoryRequest,
     OddsRequest,
     PluginsRequest,
+    ReactRequest,
     RollRequest,
     SeatRequest,
     SheetRequest,
@@ -143,6 +145,9 @@ class SidecarServer:
         self.failed_hellos = FailureGuard(self.config.max_failed_hellos)
         self.log_throttle = LogThrottle(log, self.config.log_interval)
         self.assets = WebAssets()
+        #: Timers of open rolls waiting for a decision (cancelled at stop).
+        self.timers: set[asyncio.TimerHandle] = set()
+        self.expiring: set[asyncio.Task[None]] = set()
 
     def _load_table(self, name: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
         seq, state = self.journal.table_meta(name)
@@ -173,6 +178,12 @@ class SidecarServer:
             server_header=f"vtt-sidecar/{sidecar.__version__}",
         )
         self.core.public_url = self.config.public_url or self.page_url
+        # Open rolls left by the last run: their time to decide keeps running.
+        for name in await asyncio.to_thread(self.journal.tables_with, "open"):
+            table = self.tables.open(name)
+            self.tables.keep(table)
+            for event in list(table.open_rolls.values()):
+                self._arm(table, event)
 
     @property
     def page_url(self) -> str:
@@ -201,6 +212,11 @@ class SidecarServer:
 
     async def stop(self) -> None:
         """Close every connection with 1001 (going away) and stop listening."""
+        for timer in self.timers:
+            timer.cancel()
+        self.timers.clear()
+        for task in list(self.expiring):
+            task.cancel()
         if self.server is not None:
             self.server.close(close_connections=True)
             # Clients that don't read never take their close frame (and a close waits on
@@ -566,6 +582,8 @@ class SidecarServer:
             await self._seat(session, request)
         elif isinstance(request, SheetRequest):
             await self._sheet(session, request)
+        elif isinstance(request, ReactRequest):
+            await self._react(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -585,9 +603,11 @@ class SidecarServer:
             assert ticket.roll is not None
             resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
                                                  table_state=table.state)
-            pending = self.core.number(ticket, resolution)
+            pending = self.core.number(ticket, resolution, now=time.time())
             deliveries = await self._store(pending)
         self._deliver(deliveries)
+        if pending.event.get("open"):
+            self._arm(table, pending.event)
 
     async def _store(self, pending: Pending) -> list[Delivery]:
         """Journal a numbered event, then commit it (the caller holds the table's turn)."""
@@ -655,6 +675,66 @@ class SidecarServer:
             assert pending is not None
             deliveries = await self._store(pending)
         self._deliver(deliveries)
+
+    # -- open rolls ---------------------------------------------------------------------
+
+    def _arm(self, table: Table, event: dict[str, Any]) -> None:
+        """Take the default of an open roll once its time to decide is over."""
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, event["expires"] - time.time())
+        handle: asyncio.TimerHandle | None = None
+
+        def due() -> None:
+            self.timers.discard(handle)  # type: ignore[arg-type]
+            task = loop.create_task(self._expire(table, str(event["roll"])))
+            self.expiring.add(task)
+            task.add_done_callback(self.expiring.discard)
+        handle = loop.call_later(delay, due)
+        self.timers.add(handle)
+
+    async def _expire(self, table: Table, roll_id: str) -> None:
+        event = table.open_rolls.get(roll_id)
+        if event is None:
+            return  # decided meanwhile
+        try:
+            if event.get("default") is not None:
+                await self._decide(table, None, ReactRequest(roll=roll_id,
+                                                             choice=event["default"]))
+            else:
+                async with table.turn:
+                    if roll_id in table.open_rolls:
+                        pending = self.core.close_open_roll(table, roll_id)
+                        self._deliver(await self._store(pending))
+        except ProtocolError as error:
+            log.warning("open roll %s at %s could not take its default: %s", roll_id,
+                        table.name, error.message)
+        except Exception:
+            log.exception("open roll %s at %s: its default failed", roll_id, table.name)
+
+    async def _react(self, session: ClientSession, request: ReactRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.id is not None:
+            ticket = RollTicket(table, member, None, request.id,
+                                self.core._key(member, request.id))
+            if await self._answer_repeat(session, ticket):
+                return
+        await self._decide(table, member, request)
+
+    async def _decide(self, table: Table, member: Member | None,
+                      request: ReactRequest) -> None:
+        """A decision on an open roll, by ``member`` (``None``: the default, in time)."""
+        async with table.turn:
+            react = self.core.begin_react(table, member, request)
+            ticket, roll, outcome = self.core.reopen(react)
+            resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
+                                                   table.state)
+            pending = self.core.number(ticket, resolution, now=time.time(), reaction=react)
+            pending.reply_id = react.reply_id
+            deliveries = await self._store(pending)
+        self._deliver(deliveries)
+        if pending.event.get("open"):
+            self._arm(table, pending.event)
 
     async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
         """Resend the original outcome of a request id already resolved; True if so."""

@@ -78,6 +78,8 @@ class Table:
     seats: dict[str, str] = field(default_factory=dict)
     #: Characters by name.
     characters: dict[str, Character] = field(default_factory=dict)
+    #: Open rolls waiting for a decision: roll id → the open outcome's event.
+    open_rolls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     MAX_RECENT = 100_000
 
@@ -108,8 +110,9 @@ class Table:
 
     @property
     def idle(self) -> bool:
-        """Nobody connected and nothing on its way to the journal: safe to forget."""
-        return not self.members and self.pending == 0 and not (
+        """Nobody connected, no open roll waiting for its time to run out, and nothing on
+        its way to the journal: safe to forget."""
+        return not self.members and self.pending == 0 and not self.open_rolls and not (
             self._turn is not None and self._turn.locked())
 
     def remembered(self, key: tuple[str, str, str]) -> dict[str, Any] | None:
@@ -166,6 +169,11 @@ class Table:
                 self.characters.pop(name, None)
             else:
                 self.characters[name] = Character.from_record(value)
+        elif kind == "open":
+            if value is None:
+                self.open_rolls.pop(name, None)
+            else:
+                self.open_rolls[name] = value
 
 
 class Tables:
@@ -249,6 +257,10 @@ class Tables:
         self.tables[name] = table
         table.join(member)
         return table
+
+    def keep(self, table: Table) -> None:
+        """Hold ``table`` in memory with nobody at it (its open rolls' time runs)."""
+        self.tables.setdefault(table.name, table)
 
     def leave(self, table: Table, member: Member) -> None:
         """Unseat ``member``; forget the table if that left it idle."""

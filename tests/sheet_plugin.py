@@ -18,6 +18,8 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
         "target": {"type": "int", "min": 1, "max": 12, "default": 4},
         "skill": {"type": "int", "min": 0, "max": 6},
         "cost": {"type": "int", "min": -3, "max": 5, "default": 1},
+        "second_chance": {"type": "bool", "default": False},
+        "no_default": {"type": "bool", "default": False},
     }}]
 
 
@@ -45,11 +47,33 @@ def sidecar_resolve(roll: Any, dice: Any) -> Outcome:
     total = face + skill
     success = total >= roll.params["target"]
     spend = {"luck": roll.params["cost"]} if roll.sheet is not None else {}
-    return Outcome(result={"success": success, "margin": total - roll.params["target"],
-                           "kind": "success" if success else "failure",
-                           "label": label("Réussite", "Success") if success
-                           else label("Échec", "Failure"), "total": total},
-                   spend=spend)
+    outcome = Outcome(result=_result(total, roll.params["target"]), spend=spend)
+    if not success and roll.params["second_chance"]:
+        # An open roll: after a failure, the roller may reroll (1 die, 1 luck) or keep it.
+        outcome.choices = [{"name": "reroll", "label": label("Relancer", "Reroll"), "dice": 1},
+                           {"name": "keep", "label": label("Garder", "Keep"), "dice": 0}]
+        outcome.default = None if roll.params["no_default"] else "keep"
+    return outcome
+
+
+def _result(total: int, target: int) -> dict[str, Any]:
+    success = total >= target
+    return {"success": success, "margin": total - target,
+            "kind": "success" if success else "failure",
+            "label": label("Réussite", "Success") if success else label("Échec", "Failure"),
+            "total": total}
+
+
+@hookimpl
+def sidecar_react(roll: Any, outcome: Any, choice: str, dice: Any) -> Outcome:
+    if choice == "keep":
+        return Outcome(result=outcome.result)
+    skill = roll.params.get("skill")
+    if skill is None:
+        skill = roll.sheet["skill"] if roll.sheet is not None else 0
+    face = dice.roll(6)
+    spend = {"luck": 1} if roll.sheet is not None else {}
+    return Outcome(result=_result(face + skill, roll.params["target"]), spend=spend)
 
 
 @hookimpl

@@ -416,7 +416,11 @@ def test_every_hook_is_documented_in_hookspecs_readme_and_protocol_doc():
 RECORDER_ANSWERS = {
     "sidecar_rulesets": [{"name": "probe", "params": {}}],
     "sidecar_resolve": {"result": {"success": True, "margin": 1, "kind": "success",
-                                   "label": {"fr": "oui", "en": "yes"}}},
+                                   "label": {"fr": "oui", "en": "yes"}},
+                        "choices": [{"name": "ok", "label": {"fr": "ok", "en": "ok"},
+                                     "dice": 0}]},
+    "sidecar_react": {"result": {"success": True, "margin": 2, "kind": "success",
+                                 "label": {"fr": "oui", "en": "yes"}}},
     "sidecar_odds": {"p_success": 0.5, "kinds": {"success": 0.5, "failure": 0.5}},
     "sidecar_render_text": "probe text",
 }
@@ -445,6 +449,9 @@ def test_every_hook_has_a_test(tmp_path):
             await gm.join(role="gm")
             outcome = await gm.roll("probe", {})
             assert outcome["type"] == "outcome" and outcome["text"] == "probe text"
+            decided = await gm.request({"type": "react", "id": "k", "roll": outcome["roll"],
+                                        "choice": "ok"})
+            assert decided["result"]["margin"] == 2
             odds = await gm.request({"type": "odds", "id": "o", "ruleset": "probe"})
             assert odds["type"] == "odds" and odds["p_success"] == 0.5
             blood = await gm.roll("bloodlust", {"pool": 2})

@@ -165,6 +165,15 @@ class JournalReader:
                           self.given, kind, name, table, exc)
         return found
 
+    def tables_with(self, kind: str) -> list[str]:
+        """The tables that hold records of ``kind`` (e.g. open rolls)."""
+        self._connection()
+        if not self._has_records:
+            return []
+        return [row[0] for row in self._query(
+            "SELECT DISTINCT table_name FROM records WHERE kind = ? ORDER BY table_name",
+            (kind,))]
+
     def find_request(self, table: str, name: str, role: str,
                      request_id: Any) -> dict[str, Any] | None:
         """The event a member's request id already produced, if any."""

@@ -72,6 +72,10 @@ class Journal:
         """A table's records (seats, characters), by kind then name."""
         return self.reader.records(table)
 
+    def tables_with(self, kind: str) -> list[str]:
+        """The tables that hold records of ``kind`` (open rolls, at start-up)."""
+        return self.reader.tables_with(kind)
+
     def find_request(self, table: str, name: str, role: str,
                      request_id: Any) -> dict[str, Any] | None:
         """The event a member's request id already produced, if any."""

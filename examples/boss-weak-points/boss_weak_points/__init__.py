@@ -3,6 +3,12 @@
 Boss weak points for any vtt-sidecar ruleset whose outcome carries a margin (RULES.md,
 O'Ween's, "Boss weak points"). Settings per roll in ``options.boss``:
 ``{"armor": 2, "weak_points": {"oeil": 3}, "aim": "oeil"}``.
+
+A boss may also keep its armour and weak points on its character sheet (``armure``,
+``points_faibles``: fields this plugin adds to the built-in rulesets' sheets). A roll made
+*as the boss* with ``options.boss`` that gives neither ``armor`` nor ``weak_points`` is the
+boss's side of an opposed exchange: when it fails, the opponent's margin is the wounds the
+boss takes — its sheet's armour and weak points apply — and they go on its sheet.
 """
 
 from __future__ import annotations
@@ -16,6 +22,36 @@ from sidecar.protocol.errors import invalid_param
 __version__ = "1.0.0"
 
 NAME = "boss"
+
+#: The rulesets whose sheets get the boss's fields, and where each counts wounds taken:
+#: (field, +1 when wounds add to it, −1 when they take from it).
+WOUND_FIELDS: dict[str, tuple[str, int] | None] = {
+    "oweens": ("blessures", +1), "ladder": ("pv", -1), "bloodlust": None, "d6code": None,
+    "seuil": None}
+
+SHEET_FIELDS: dict[str, dict[str, Any]] = {
+    "armure": {
+        "type": "int", "min": 0, "max": 100, "default": 0,
+        "label": {"fr": "Armure (boss)", "en": "Armour (boss)"},
+        "description": {"fr": "Armure du boss : retirée des blessures qu'il reçoit, sauf "
+                              "sur un point faible visé",
+                        "en": "The boss's armour: taken off the wounds it receives, except "
+                              "on an aimed weak point"},
+    },
+    "points_faibles": {
+        "type": "map", "values": "int", "default": {}, "max_items": 20,
+        "item": {"min": 0, "max": 100},
+        "label": {"fr": "Points faibles (boss)", "en": "Weak points (boss)"},
+        "description": {"fr": "Points faibles du boss et leur bonus aux blessures",
+                        "en": "The boss's weak points and their bonus to wounds"},
+    },
+}
+
+
+@hookimpl
+def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
+    """Armour and weak points on the sheets of the rulesets this plugin knows."""
+    return SHEET_FIELDS if ruleset in WOUND_FIELDS else None
 
 
 def _bad(field: str, en: str, fr: str) -> Exception:
@@ -43,7 +79,23 @@ def read_settings(options: dict[str, Any]) -> dict[str, Any] | None:
     if aim is not None and not isinstance(aim, str):
         raise _bad("aim", "must be the name of a weak point",
                    "doit être le nom d'un point faible")
-    return {"armor": armor, "weak_points": weak_points, "aim": aim}
+    critical = raw.get("critical", False)
+    if not isinstance(critical, bool):
+        raise _bad("critical", "must be true or false", "doit être true ou false")
+    return {"armor": armor, "weak_points": weak_points, "aim": aim, "critical": critical,
+            "given": "armor" in raw or "weak_points" in raw}
+
+
+def boss_sheet(roll: Roll, settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The boss's own armour and weak points when the roll is made as a boss (its sheet
+    has them) and the settings do not give the target's: else None."""
+    sheet = roll.sheet
+    if sheet is None or settings["given"]:
+        return None
+    armor, weak_points = sheet.get("armure") or 0, sheet.get("points_faibles") or {}
+    if not armor and not weak_points:
+        return None
+    return {**settings, "armor": armor, "weak_points": weak_points}
 
 
 @hookimpl
@@ -62,10 +114,47 @@ def aimed_zone(settings: dict[str, Any], result: dict[str, Any]) -> str | None:
     return None
 
 
+def wounds_taken(settings: dict[str, Any], result: dict[str, Any]) -> tuple[int, bool]:
+    """Wounds a boss takes from ``before`` points of the opponent's margin: armour off,
+    or on the aimed weak point its bonus on (doubled by a critical)."""
+    before = 0 if result["success"] else max(0, -result["margin"])
+    zone = settings["aim"]
+    if before and zone in settings["weak_points"]:
+        wounds = before + settings["weak_points"][zone]
+        return (wounds * 2 if settings["critical"] else wounds), True
+    return max(0, before - settings["armor"]), False
+
+
+def take_wounds(roll: Roll, outcome: Outcome, settings: dict[str, Any]) -> None:
+    """The roll was the boss's side of an exchange: a failure is the opponent's margin."""
+    result = outcome.result
+    wounds, on_weak_point = wounds_taken(settings, result)
+    before = 0 if result["success"] else max(0, -result["margin"])
+    result["boss"] = {"side": "boss", "armor": settings["armor"],
+                      "weak_point": settings["aim"], "hit_weak_point": on_weak_point,
+                      "wounds_before": before, "wounds_taken": wounds}
+    target = WOUND_FIELDS.get(roll.ruleset)
+    if wounds and target is not None and roll.sheet is not None:
+        name, sign = target
+        have = roll.sheet.get(name) or 0
+        # Wounds are the rules' doing: a counter stops at its bounds (0 HP, 99 wounds).
+        amount = min(wounds, 99 - have) if sign > 0 else min(wounds, have)
+        if amount:
+            outcome.spend[name] = outcome.spend.get(name, 0) - sign * amount
+    outcome.notes.append(f"Boss : {before} blessure(s) de l'adversaire → {wounds} "
+                         f"reçue(s) (armure {settings['armor']}"
+                         + (f", point faible « {settings['aim']} »" if on_weak_point else "")
+                         + ").")
+
+
 @hookimpl(trylast=True)
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     settings = read_settings(roll.options)
     if settings is None:
+        return
+    own = boss_sheet(roll, settings)
+    if own is not None:
+        take_wounds(roll, outcome, own)
         return
     result = outcome.result
     combat = result.get("combat")

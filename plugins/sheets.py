@@ -1,0 +1,65 @@
+"""What the built-in rulesets share to describe character sheets and read them in a roll.
+
+A sheet field is described like a parameter (PROTOCOL.md §7.2); a roll made as a character
+sees the character's values as ``roll.sheet`` (``None`` without a character). A parameter
+the sheet can supply is optional in the params description (the host validates params
+before any character is known), so each ruleset asks here for the value: the request's
+own first, then the sheet's, else an ``invalid_params`` error naming the parameter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar.model import label
+from sidecar.protocol.errors import ProtocolError, invalid_param
+
+
+def field(kind: str, fr: str, en: str, fr_text: str, en_text: str,
+          **spec: Any) -> dict[str, Any]:
+    """One sheet field: its type, short label and description (French first), and the
+    rest of its description (``min``, ``max``, ``default``, ``resource``, ``refill``…)."""
+    return {"type": kind, "label": label(fr, en), "description": label(fr_text, en_text),
+            **spec}
+
+
+def counter(fr: str, en: str, fr_text: str, en_text: str, *, default: int, high: int,
+            low: int = 0, resource: bool = True, **spec: Any) -> dict[str, Any]:
+    """An integer counter of the sheet (a resource rolls may spend, by default)."""
+    described = field("int", fr, en, fr_text, en_text, min=low, max=high, default=default,
+                      **spec)
+    if resource:
+        described["resource"] = True
+    return described
+
+
+def required_without_sheet(param: str) -> ProtocolError:
+    """The error for a parameter neither the request nor a character gave."""
+    return invalid_param(param, "is required (or roll as a character whose sheet gives it)",
+                         fr="est obligatoire (ou lancez en tant que personnage dont la "
+                            "fiche le donne)")
+
+
+def pick(sheet: dict[str, Any], field_name: str, key: str, param: str) -> Any:
+    """The value of ``key`` in the sheet's map ``field_name``, else ``invalid_params`` on
+    ``param`` listing what the sheet has."""
+    entries = sheet.get(field_name) or {}
+    if key in entries:
+        return entries[key]
+    folded = {name.casefold(): value for name, value in entries.items()}
+    if key.casefold() in folded:
+        return folded[key.casefold()]
+    known = ", ".join(entries) or "—"
+    raise invalid_param(param, f"'{key[:40]}' is not on the character's sheet "
+                        f"({field_name}: {known})",
+                        fr=f"« {key[:40]} » n'est pas sur la fiche du personnage "
+                           f"({field_name} : {known})")
+
+
+def add_spend(spend: dict[str, int], field_name: str, amount: int) -> None:
+    """Add ``amount`` to what the roll spends of ``field_name`` (nothing when it nets 0)."""
+    total = spend.get(field_name, 0) + amount
+    if total:
+        spend[field_name] = total
+    else:
+        spend.pop(field_name, None)

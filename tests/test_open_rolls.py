@@ -1,0 +1,193 @@
+"""Open rolls (contract §7): decide after seeing the dice — choices, ``react``, the
+default taken when time runs out, visibility, and open rolls that survive a restart."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sidecar.plugins import default_host
+from tests import sheet_plugin
+from tests.helpers import Peer, run, running_server
+
+
+def _host():
+    host = default_host(None)
+    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
+    return host
+
+
+def _server(**overrides):
+    return running_server(host=_host(), **overrides)
+
+
+FAIL = {"target": 7, "skill": 0, "second_chance": True}  # a d6 never reaches 7
+
+
+async def _open_roll(peer, mode="public", **params):
+    out = await peer.roll("luck", {**FAIL, **params}, dice=[2], mode=mode)
+    assert out["type"] == "outcome", out
+    return out
+
+
+def test_a_failed_roll_offers_choices_and_react_decides_with_a_new_event():
+    async def scenario():
+        async with _server() as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            player = await Peer.open(server)
+            await player.join("t", "Aengus", token=None)
+            out = await _open_roll(gm)
+            assert out["open"] is True and out["default"] == "keep"
+            assert [c["name"] for c in out["choices"]] == ["reroll", "keep"]
+            assert out["expires"] > 0
+            seen = await player.recv_type("outcome")
+            assert seen["open"] is True and seen["roll"] == out["roll"]
+            decided = await gm.request({"type": "react", "id": "d1", "roll": out["roll"],
+                                        "choice": "reroll", "dice": [6]})
+            assert decided["type"] == "outcome", decided
+            assert decided["roll"] == out["roll"] and decided["reacts_to"] == out["seq"]
+            assert decided["seq"] == out["seq"] + 1 and "open" not in decided
+            assert decided["choice"] == "reroll"
+            assert decided["reacted_by"] == {"name": "MJ", "role": "gm"}
+            assert decided["result"]["total"] == 6
+            assert (await player.recv_type("outcome"))["reacts_to"] == out["seq"]
+            # Decided once: the roll is closed now.
+            again = await gm.request({"type": "react", "id": "d2", "roll": out["roll"],
+                                      "choice": "keep"})
+            assert again["code"] == "bad_message" and again["details"]["field"] == "roll"
+    run(scenario())
+
+
+def test_bad_reactions_are_refused_and_change_nothing():
+    async def scenario():
+        async with _server() as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            alice = await Peer.open(server)
+            await alice.join("t", "Alice")
+            bob = await Peer.open(server)
+            await bob.join("t", "Bob")
+            out = await _open_roll(gm)  # (a GM may give the dice)
+            mine = await alice.roll("luck", FAIL, mode="public")
+            while mine.get("result", {}).get("success") is not False:
+                mine = await alice.roll("luck", FAIL, mode="public")
+            cases = [
+                (bob, {"roll": mine["roll"], "choice": "keep"}, "forbidden"),
+                (alice, {"roll": "nope", "choice": "keep"}, "bad_message"),
+                (alice, {"roll": mine["roll"], "choice": "fly"}, "bad_message"),
+                (alice, {"roll": mine["roll"], "choice": "reroll", "dice": [3]}, "forbidden"),
+                (gm, {"roll": out["roll"], "choice": "reroll", "dice": [3, 4]}, "bad_dice"),
+                (gm, {"roll": out["roll"], "choice": "reroll", "dice": [9]}, "bad_dice"),
+            ]
+            for peer, fields, code in cases:
+                error = await peer.request({"type": "react", "id": "x", **fields})
+                assert error["code"] == code, (fields, error)
+            decided = await alice.request({"type": "react", "id": "ok", "roll": mine["roll"],
+                                           "choice": "keep"})
+            assert decided["reacts_to"] == mine["seq"]
+            # Nothing refused used a seq.
+            assert decided["seq"] == mine["seq"] + 1
+    run(scenario())
+
+
+def test_a_reaction_keeps_the_rolls_visibility_and_blind_hides_the_choices():
+    async def scenario():
+        async with _server(allow_player_dice=True) as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            alice = await Peer.open(server)
+            await alice.join("t", "Alice")
+            bob = await Peer.open(server)
+            await bob.join("t", "Bob")
+            out = await _open_roll(alice, mode="blind")
+            assert out["open"] is True and "choices" not in out
+            assert out["result"] == {"hidden": True}
+            full = await gm.recv_type("outcome")
+            assert full["choices"]
+            decided = await gm.request({"type": "react", "id": "g", "roll": out["roll"],
+                                        "choice": "reroll", "dice": [1]})
+            assert decided["choice"] == "reroll"
+            hidden = await alice.recv_type("outcome")
+            assert hidden["reacts_to"] == out["seq"] and hidden["result"] == {"hidden": True}
+            assert "choice" not in hidden
+            assert await bob.quiet() == []
+    run(scenario())
+
+
+def test_time_runs_out_default_taken_or_closed_as_it_stands():
+    async def scenario():
+        async with _server(react_timeout=0.2) as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            out = await _open_roll(gm)
+            decided = await gm.recv_type("outcome", timeout=5)
+            assert decided["reacts_to"] == out["seq"] and decided["choice"] == "keep"
+            assert decided["reacted_by"] is None
+            closing = await _open_roll(gm, no_default=True)
+            closed = await gm.recv_type("outcome", timeout=5)
+            assert closed["reacts_to"] == closing["seq"] and closed["choice"] is None
+            assert closed["result"] == closing["result"] and "open" not in closed
+    run(scenario())
+
+
+def test_open_rolls_survive_a_restart_and_their_time_keeps_running(tmp_path):
+    db = str(tmp_path / "j.db")
+
+    async def scenario():
+        async with _server(db=db, react_timeout=3600) as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            kept = await _open_roll(gm)
+            late = await _open_roll(gm)
+        async with _server(db=db, react_timeout=3600) as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm", resume=0)
+            decided = await gm.request({"type": "react", "id": "after", "roll": kept["roll"],
+                                        "choice": "reroll", "dice": [5]})
+            assert decided["reacts_to"] == kept["seq"]
+            assert decided["result"]["total"] == 5
+            await gm.close()
+        # The other one's time ran out while no server was up: taken when one starts.
+        import sqlite3
+        import json
+        with sqlite3.connect(db) as connection:
+            body = json.loads(connection.execute(
+                "SELECT body FROM records WHERE kind = 'open'").fetchone()[0])
+            body["expires"] = 0
+            connection.execute("UPDATE records SET body = ? WHERE kind = 'open'",
+                               (json.dumps(body),))
+        async with _server(db=db, react_timeout=3600) as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            page = await gm.request({"type": "history", "id": "h", "after": late["seq"]})
+            while not any(e.get("reacts_to") == late["seq"] for e in page["events"]):
+                await asyncio.sleep(0.05)
+                page = await gm.request({"type": "history", "id": "h", "after": late["seq"]})
+            [event] = [e for e in page["events"] if e.get("reacts_to") == late["seq"]]
+            assert event["choice"] == "keep"
+    run(scenario())
+
+
+def test_a_reaction_spends_from_the_sheet_and_a_repeated_id_decides_once():
+    async def scenario():
+        async with _server() as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            token = (await gm.request({"type": "seat", "id": "s", "op": "add",
+                                       "name": "Alice"}))["token"]
+            await gm.request({"type": "sheet", "id": "c", "op": "set", "character": "Ysolde",
+                              "ruleset": "luck", "owner": "Alice",
+                              "values": {"luck": 3, "skill": 0}})
+            alice = await Peer.open(server)
+            await alice.join("t", "Alice", token=token)
+            out = await alice.roll("luck", {**FAIL, "cost": 0}, character="Ysolde")
+            assert out["open"] is True
+            decided = await alice.request({"type": "react", "id": "r1", "roll": out["roll"],
+                                           "choice": "reroll"})
+            assert decided["spent"] == {"luck": 1} and decided["sheet"]["luck"] == 2
+            repeat = await alice.request({"type": "react", "id": "r1", "roll": out["roll"],
+                                          "choice": "reroll"})
+            assert repeat["duplicate"] is True and repeat["seq"] == decided["seq"]
+            listing = await alice.request({"type": "sheet", "id": "l", "op": "list"})
+            assert listing["characters"][0]["values"]["luck"] == 2
+    run(scenario())
