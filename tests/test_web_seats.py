@@ -86,9 +86,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 def add_seat(gm: TablePage, name: str) -> str:
     """The GM adds a seat from the panel; returns the link it shows."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     page = gm.page
     if not page.eval_on_selector("#gm-seats", "n => n.open"):
         page.click("#gm-seats summary")
+    try:
+        page.wait_for_selector("#seat-name", state="visible")
+    except PlaywrightTimeout:
+        pytest.fail(f"no seat form: table shown {page.is_visible('#table')}, join error "
+                    f"{page.text_content('#join-error')!r}, seats open "
+                    f"{page.eval_on_selector('#gm-seats', 'n => n.open')}, page errors "
+                    f"{gm.errors}")
     page.get_by_label("Nom du joueur").fill(name)
     page.get_by_label("Nom du joueur").press("Enter")  # the keyboard is enough
     link = page.locator(f'.seat[data-seat="{name}"] input.seat-link')

@@ -305,6 +305,9 @@ export class SidecarClient {
   }
 
   _sendRaw(message) {
+    // A socket already closing (its close frame is in, `onclose` has not run yet) sends
+    // nothing: a roll waits to be re-sent after the reconnection, other requests fail then.
+    if (this._ws?.readyState !== 1) return;
     this._ws.send(this.binary ? encode(message) : JSON.stringify(message));
   }
 
