@@ -123,9 +123,12 @@ class Pending:
     records: tuple[tuple[str, str, Any], ...] = ()
     #: What the requester's copy alone adds (a new seat's token, link and QR code).
     extra: dict[str, Any] | None = None
-    #: Connections to close once it is committed (a removed or re-keyed seat's).
-    closing: list[Member] = field(default_factory=list)
+    #: The seat whose connections close once it is committed (removed or re-keyed).
+    close_seat: str | None = None
     close_reason: str = ""
+    #: Those connections, found when it is committed (a join with the old token may
+    #: have slipped in while it was being journaled).
+    closing: list[Member] = field(default_factory=list)
 
 
 class TableCore:
@@ -313,6 +316,12 @@ class TableCore:
         roll.sheet = deep_copy(character.values)
 
     @staticmethod
+    def _seat_gone() -> ProtocolError:
+        return ProtocolError("forbidden", "your seat was removed or given a new link",
+                             fr="votre place a été supprimée ou a reçu un nouveau lien",
+                             close=CLOSE_POLICY)
+
+    @staticmethod
     def repeat(member: Member, event: dict[str, Any]) -> dict[str, Any]:
         """The answer to a request id already resolved: its original outcome, as
         ``member`` may see it, marked ``duplicate``."""
@@ -328,6 +337,9 @@ class TableCore:
         ``max_event_bytes`` is refused here (``too_large``), before anything is counted.
         """
         table = ticket.table
+        if ticket.member.gone:
+            # Its seat was removed or re-keyed while this roll waited for the table's turn.
+            raise self._seat_gone()
         roll, outcome = resolution.roll, resolution.outcome
         records: tuple[tuple[str, str, Any], ...] = ()
         character = table.characters.get(roll.character) if roll.character else None
@@ -399,8 +411,13 @@ class TableCore:
         table = ticket.table
         table.pending -= 1
         table.commit(pending.event, pending.state, ticket.key, pending.size, pending.records)
+        if pending.close_seat is not None:
+            # Found now, not when the event was numbered: a hello with the old token may
+            # have joined while the event was on its way to the journal.
+            pending.closing = table.seat_members(pending.close_seat)
         for member in pending.closing:
             table.leave(member)  # a removed or re-keyed seat sees nothing more from now
+            member.gone = True  # ...and nothing it already sent is acted on
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
             request_id=ticket.request_id, extra=pending.extra)]
@@ -463,15 +480,15 @@ class TableCore:
         if request.op == "remove":
             event = self._event(ticket, "seat", "", op="remove", name=name)
             return self._pending(ticket, event, (("seat", name, None),),
-                                 closing=table.seat_members(name), close_reason="seat removed")
+                                 close_seat=name, close_reason="seat removed")
         token = new_token()
         digest = token_hash(token)
         event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest)
         link = seat_link(self.public_url, table.name, name, token)
         extra = {"token": token, "link": link, "qr": qr_data_uri(link)}
-        closing = table.seat_members(name) if request.op == "rotate" else []
         return self._pending(ticket, event, (("seat", name, {"token_sha256": digest}),),
-                             extra=extra, closing=closing, close_reason="seat token changed")
+                             extra=extra, close_seat=name if request.op == "rotate" else None,
+                             close_reason="seat token changed")
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"

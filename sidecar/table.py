@@ -33,6 +33,9 @@ class Member:
     held: collections.deque[tuple[dict[str, Any], bytes | str]] | None = None
     #: Joined with a seat's own token (a player only).
     seat: bool = False
+    #: Its seat was removed or given a new token: the connection is being closed, and
+    #: nothing it sent (even already received) is acted on any more.
+    gone: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
