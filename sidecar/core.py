@@ -52,7 +52,15 @@ from sidecar.protocol.messages import (
     sheets_message,
     welcome_message,
 )
-from sidecar.seats import MAX_SEATS, new_token, qr_data_uri, seat_link, token_hash
+from sidecar.seats import (
+    MAX_SEATS,
+    folded,
+    lookalike,
+    new_token,
+    qr_data_uri,
+    seat_link,
+    token_hash,
+)
 from sidecar.sheets import (
     MAX_CHARACTERS,
     Character,
@@ -184,6 +192,10 @@ class TableCore:
             seat_name = table.seat_of(digest) if digest else None
             if hello.name in table.seats:
                 if seat_name != hello.name:
+                    if seat_name is None and not (player_ok or gm_ok):
+                        # No valid token at all: say nothing of which names have seats.
+                        raise self._refused("wrong token for the role 'player'",
+                                            "jeton incorrect pour le rôle « player »")
                     raise self._refused(
                         f"'{hello.name}' has a seat at this table: join with the link the "
                         "GM gave for it",
@@ -198,6 +210,13 @@ class TableCore:
             elif not (player_ok or gm_ok):
                 raise self._refused("wrong token for the role 'player'",
                                     "jeton incorrect pour le rôle « player »")
+            elif (near := lookalike(hello.name, table.seats)) is not None:
+                # Not the seat's identity, but the table would read it as the seat's name.
+                raise self._refused(
+                    f"'{hello.name}' looks like the name of the seat '{near}': join with "
+                    "its link, or under another name",
+                    f"« {hello.name} » ressemble au nom de la place « {near} » : rejoignez-la "
+                    "avec son lien, ou sous un autre nom", seat=near)
         member = Member(name=hello.name, role=role, locale=hello.locale, binary=binary,
                         connection=connection, seat=seat,
                         held=collections.deque() if hello.resume is not None else None)
@@ -286,6 +305,13 @@ class TableCore:
                        ruleset: str | None) -> Character:
         """The character ``member`` may roll as: ``invalid_params`` if there is none of
         that name (or of another ruleset), ``forbidden`` if it is not theirs."""
+        if member.role != "gm" and not member.seat:
+            # None can be theirs: answered before looking, so that it tells nothing of
+            # which characters (a GM's secret NPCs) exist.
+            raise ProtocolError(
+                "forbidden", "only a GM or a seat's player rolls as a character",
+                fr="seuls un MJ ou le joueur d'une place jouent un personnage",
+                details={"field": "character"})
         character = table.characters.get(name)
         if character is None:
             raise ProtocolError(
@@ -415,6 +441,12 @@ class TableCore:
             # Found now, not when the event was numbered: a hello with the old token may
             # have joined while the event was on its way to the journal.
             pending.closing = table.seat_members(pending.close_seat)
+        elif pending.event["type"] == "seat" and pending.event["op"] == "add":
+            # Players who took the new seat's name (or one like it) with the shared token
+            # leave: from now on that name is the seat's only.
+            key = folded(pending.event["name"])
+            pending.closing = [m for m in table.members if m.role == "player"
+                               and not m.seat and folded(m.name) == key]
         for member in pending.closing:
             table.leave(member)  # a removed or re-keyed seat sees nothing more from now
             member.gone = True  # ...and nothing it already sent is acted on
@@ -472,6 +504,9 @@ class TableCore:
         if request.op == "add" and has:
             raise bad_field("name", f"'{name}' already has a seat (rotate it for a new link)",
                             fr=f"« {name} » a déjà une place (refaites son lien)")
+        if request.op == "add" and (near := lookalike(name, table.seats)) is not None:
+            raise bad_field("name", f"'{name}' looks like the seat '{near}'",
+                            fr=f"« {name} » ressemble à la place « {near} »")
         if request.op != "add" and not has:
             raise bad_field("name", f"'{name}' has no seat", fr=f"« {name} » n'a pas de place")
         if request.op == "add" and len(table.seats) >= MAX_SEATS:
@@ -488,7 +523,8 @@ class TableCore:
         extra = {"token": token, "link": link, "qr": qr_data_uri(link)}
         return self._pending(ticket, event, (("seat", name, {"token_sha256": digest}),),
                              extra=extra, close_seat=name if request.op == "rotate" else None,
-                             close_reason="seat token changed")
+                             close_reason="seat token changed" if request.op == "rotate"
+                             else "name taken by a seat")
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"

@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 
 from sidecar.plugins import default_host
 from tests import sheet_plugin
-from tests.helpers import Peer, run, running_server
+from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
 
 
 def _host(*extra: tuple[Any, str]):
@@ -168,4 +168,105 @@ def test_a_join_with_the_old_token_while_the_seat_change_is_journaled_is_closed_
             # And the old token no longer joins.
             _, answer = await _hello(server, "Alice", token)
             assert answer["code"] == "forbidden"
+    run(scenario())
+
+
+# -- what a stranger learns -----------------------------------------------------------------
+
+def test_a_wrong_token_does_not_tell_which_names_have_a_seat():
+    """Without any valid token, ``hello`` under a seat's name answered "'Alice' has a seat
+    at this table" (with ``details.seat``), under another name "wrong token": anyone could
+    map out a table's seats (and whether the table exists) by guessing names."""
+    async def scenario():
+        async with running_server(host=_host(), max_failed_hellos=100) as server:
+            gm = await _gm(server)
+            await _seat(gm)
+            _, seat_name = await _hello(server, "Alice", "not-a-token")
+            _, free_name = await _hello(server, "Zed", "not-a-token")
+            assert seat_name["code"] == free_name["code"] == "forbidden"
+            assert (seat_name["message"], seat_name.get("details")) == \
+                (free_name["message"], free_name.get("details"))
+            # With the shared token the player may be told why (presence shows seats to
+            # everyone who holds it anyway).
+            _, told = await _hello(server, "Alice", PLAYER_TOKEN)
+            assert told["code"] == "forbidden" and told["details"]["seat"] == "Alice"
+    run(scenario())
+
+
+def test_a_member_without_a_seat_cannot_learn_which_characters_exist():
+    """A player without a seat (or an observer asking odds) got ``invalid_params`` for a
+    character that does not exist and ``forbidden`` for one that does: the GM's secret
+    NPCs could be found by guessing names. None can be theirs: ``forbidden`` for all."""
+    async def scenario():
+        async with running_server(host=_host()) as server:
+            gm = await _gm(server)
+            await _seat(gm)
+            await _character(gm, "Vampire", owner=None)
+            carol = await Peer.open(server)
+            await carol.join("t", "Carol")
+            watcher = await Peer.open(server)
+            await watcher.join("t", "Vue", "observer")
+            answers = []
+            for name in ("Vampire", "Nobody"):
+                rolled = await carol.roll("luck", {}, character=name)
+                carol_odds = await carol.request({"type": "odds", "id": f"o{name}",
+                                                  "ruleset": "luck", "character": name})
+                watched = await watcher.request({"type": "odds", "id": f"w{name}",
+                                                 "ruleset": "luck", "character": name})
+                answers.append([(a["code"], a["message"].replace(name, "X"))
+                                for a in (rolled, carol_odds, watched)])
+            assert answers[0] == answers[1], answers
+            assert {code for code, _ in answers[0]} == {"forbidden"}
+    run(scenario())
+
+
+# -- names that only look like a seat's ------------------------------------------------------
+
+LOOKALIKES = ["alice", "ALICE", "Alice ", " Alice", "Alice\t", "Al\u200bice", "\uff21lice",
+              "A\u00adlice", "Alice\u200d"]
+
+
+def test_a_name_that_only_looks_like_a_seats_name_is_refused_with_the_shared_token():
+    """Identities are exact (``"Alice "`` never sees Alice's secret rolls), but with the
+    shared token anyone could sit beside the seat "Alice" as "alice", "Alice " or
+    "Al\\u200bice" and roll in her name as the table reads it."""
+    async def scenario():
+        async with running_server(host=_host(), max_failed_hellos=100) as server:
+            gm = await _gm(server)
+            await _seat(gm)
+            await _seat(gm, "\u00c9lodie")  # NFC
+            refused = []
+            for name in [*LOOKALIKES, "E\u0301lodie", "\u00e9lodie"]:
+                _, answer = await _hello(server, name, PLAYER_TOKEN)
+                if answer["type"] == "error" and answer["code"] == "forbidden":
+                    refused.append(name)
+            assert refused == [*LOOKALIKES, "E\u0301lodie", "\u00e9lodie"]
+            # Names that differ for real still join with the shared token.
+            for name in ("Alicia", "Alice B", "Elodie"):
+                peer, answer = await _hello(server, name, PLAYER_TOKEN)
+                assert answer["type"] == "welcome", (name, answer)
+            # And a GM cannot make two seats that look the same.
+            twin = await gm.request({"type": "seat", "id": "twin", "op": "add",
+                                     "name": "ALICE "})
+            assert twin["code"] == "bad_message" and twin["details"]["field"] == "name"
+    run(scenario())
+
+
+def test_adding_a_seat_closes_the_shared_token_connections_under_its_name():
+    """A player who joined with the shared token as "Alice" (or "alice") before the GM
+    gave Alice a seat stayed at the table beside the seat, under her name."""
+    async def scenario():
+        async with running_server(host=_host()) as server:
+            gm = await _gm(server)
+            before = await Peer.open(server)
+            await before.join("t", "Alice")
+            lookalike = await Peer.open(server)
+            await lookalike.join("t", "alice")
+            other = await Peer.open(server)
+            await other.join("t", "Carol")
+            await _seat(gm)
+            assert await _closed_code(before) == 1008
+            assert await _closed_code(lookalike) == 1008
+            # Carol stays.
+            assert (await other.roll("luck", {}))["type"] == "outcome"
     run(scenario())
