@@ -402,6 +402,16 @@ class TableCore:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
         number field of the sheet. Nothing is changed yet."""
+        if not isinstance(spend, dict):
+            # A falsy non-map (None, [], 0, "") passes the outcome checks that look only
+            # at a spend that is there.
+            raise ProtocolError(
+                "plugin_error",
+                f"the roll's spend is not a map of sheet field to integer "
+                f"({type(spend).__name__})",
+                fr=f"la dépense du jet n'est pas une table de champ à entier "
+                   f"({type(spend).__name__})",
+                details={"ruleset": roll.ruleset})
         sheet = self.catalogue.sheet_schema(character.ruleset)
         values = character.values
         try:

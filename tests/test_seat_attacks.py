@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from sidecar import hookimpl
+from sidecar.model import Outcome, label
 from sidecar.plugins import default_host
 from tests import sheet_plugin
 from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
@@ -269,4 +271,79 @@ def test_adding_a_seat_closes_the_shared_token_connections_under_its_name():
             assert await _closed_code(lookalike) == 1008
             # Carol stays.
             assert (await other.roll("luck", {}))["type"] == "outcome"
+    run(scenario())
+
+
+# -- a third-party ruleset's spend ------------------------------------------------------------
+
+class Hostile:
+    """An untrusted ruleset (as loaded with --plugins-dir) whose ``spend`` is whatever its
+    ``how`` param says; its sheet has a counter without bounds."""
+
+    SPENDS: dict[str, Any] = {"none": None, "list": [], "zero": 0, "text": "",
+                              "one": {"luck": 1}}
+
+    @hookimpl
+    def sidecar_rulesets(self) -> list[dict[str, Any]]:
+        return [{"name": "hostile", "title": "Hostile", "version": "1.0", "params": {
+            "how": {"type": "string", "default": "one"}}}]
+
+    @hookimpl
+    def sidecar_sheet(self, ruleset: str) -> dict[str, Any] | None:
+        if ruleset != "hostile":
+            return None
+        return {"luck": {"type": "int", "min": 0, "max": 5, "default": 3, "resource": True},
+                "gold": {"type": "int", "default": 0}}
+
+    @hookimpl
+    def sidecar_resolve(self, roll: Any, dice: Any) -> Outcome:
+        face = dice.roll(6)
+        return Outcome(result={"success": True, "margin": face, "kind": "success",
+                               "label": label("Réussite", "Success"), "total": face},
+                       spend=self.SPENDS[roll.params["how"]])
+
+
+@pytest.mark.parametrize("how", ["none", "list", "zero", "text"])
+def test_a_spend_that_is_not_a_map_is_the_plugins_error_and_spends_nothing(how):
+    """A falsy ``spend`` that is not a map (None, [], 0, "") slipped past the check of
+    untrusted outcomes and crashed the server's spend (``internal``, a traceback in the
+    log) instead of being that plugin's ``plugin_error``."""
+    async def scenario():
+        async with running_server(host=_host((Hostile(), "hostile_rules"))) as server:
+            gm = await _gm(server)
+            await _seat(gm)
+            await gm.request({"type": "sheet", "id": "c", "op": "set", "character": "Y",
+                              "ruleset": "hostile", "owner": "Alice", "values": {}})
+            answer = await gm.roll("hostile", {"how": how}, character="Y")
+            assert answer["type"] == "error" and answer["code"] == "plugin_error", answer
+            assert answer["details"]["ruleset"] == "hostile"
+            page = await gm.request({"type": "history", "id": "h"})
+            assert [e["type"] for e in page["events"]] == ["seat", "sheet"]
+            # Without a character, spend is ignored whatever it is.
+            assert (await gm.roll("hostile", {"how": how}))["type"] == "outcome"
+    run(scenario())
+
+
+def test_an_adjustment_past_64_bits_is_insufficient_not_an_internal_error():
+    """On a counter without ``max``, a GM's ``adjust`` past the 64-bit range answered
+    ``internal`` ("this roll's outcome cannot be encoded"): it is a bound like any other."""
+    async def scenario():
+        async with running_server(host=_host((Hostile(), "hostile_rules"))) as server:
+            gm = await _gm(server)
+            await gm.request({"type": "sheet", "id": "c", "op": "set", "character": "Y",
+                              "ruleset": "hostile", "owner": None,
+                              "values": {"gold": 2**63 - 1}})
+            for rid, delta in (("up", 1), ("far", 2**64 - 1)):
+                answer = await gm.request({"type": "sheet", "id": rid, "op": "adjust",
+                                           "character": "Y", "delta": {"gold": delta}})
+                assert answer["code"] == "insufficient", answer
+                assert answer["details"] == {"field": "gold", "have": 2**63 - 1,
+                                             "need": delta}
+            await gm.request({"type": "sheet", "id": "low", "op": "set", "character": "Y",
+                              "ruleset": "hostile", "values": {"gold": -2**63}})
+            answer = await gm.request({"type": "sheet", "id": "down", "op": "adjust",
+                                       "character": "Y", "delta": {"gold": -1}})
+            assert answer["code"] == "insufficient", answer
+            listing = await gm.request({"type": "sheet", "id": "l", "op": "list"})
+            assert listing["characters"][0]["values"]["gold"] == -2**63
     run(scenario())
