@@ -442,3 +442,28 @@ def test_a_seat_added_again_under_a_removed_seats_name_does_not_read_its_secrets
             page = await second.request({"type": "history", "id": "h"})
             assert secret["seq"] not in [e["seq"] for e in page["events"]]
     run(scenario())
+
+
+@pytest.mark.xfail(strict=True, reason="a refill of every character journals its events "
+                   "without the request id (PROTOCOL.md §7.2): sent again after a lost "
+                   "answer, it refills what was spent in between")
+def test_a_refill_of_the_whole_table_sent_again_gives_nothing_back_twice():
+    """The GM's "new turn" (refill without ``character``) is lost on the way back and the
+    client sends it again, as ids are made for. Meanwhile Alice spent her once-per-turn
+    point: the second refill gives it back, and she spends it twice in one turn."""
+    async def scenario():
+        async with running_server(host=_host()) as server:
+            gm = await _gm(server)
+            alice = await Peer.open(server)
+            await alice.join("t", "Alice", token=await _seat(gm))
+            await _character(gm, focus=0)
+            refill = {"type": "sheet", "id": "turn-7", "op": "refill", "what": "turn"}
+            first = await gm.request(refill)
+            assert first["characters"][0]["values"]["focus"] == 1
+            await gm.request({"type": "sheet", "id": "spent", "op": "adjust",
+                              "character": "Ysolde", "delta": {"focus": -1},
+                              "reason": "Alice uses her point"})
+            await gm.request(refill)  # the same request, sent again
+            listing = await gm.request({"type": "sheet", "id": "l", "op": "list"})
+            assert listing["characters"][0]["values"]["focus"] == 0
+    run(scenario())
