@@ -71,6 +71,13 @@ async def _closed_code(peer: Peer) -> int | None:
         return closed.rcvd.code
 
 
+async def _reply(peer: Peer, rid: str) -> dict[str, Any]:
+    """The next message answering request ``rid``."""
+    while (message := await peer.recv())["type"] == "presence" or message.get("id") != rid:
+        pass
+    return message
+
+
 async def _hello(server, name, token, table="t", role="player"):
     """A raw ``hello``: the first answer (welcome or error)."""
     peer = await Peer.open(server)
@@ -466,4 +473,45 @@ def test_a_refill_of_the_whole_table_sent_again_gives_nothing_back_twice():
             await gm.request(refill)  # the same request, sent again
             listing = await gm.request({"type": "sheet", "id": "l", "op": "list"})
             assert listing["characters"][0]["values"]["focus"] == 0
+    run(scenario())
+
+
+# -- the same request twice ----------------------------------------------------------------
+
+def test_the_same_request_from_two_devices_spends_once_even_when_memory_is_trimmed(tmp_path):
+    """A seat's two devices send one roll id; the second waits for the table's turn
+    behind the first and behind other rolls. When the table's memory of request ids is
+    trimmed meanwhile (a bound in bytes), the second, checked against memory only, was
+    rolled and spent again."""
+    async def scenario():
+        async with running_server(host=_host(), db=str(tmp_path / "j.db"),
+                                  max_remembered_bytes=1) as server:
+            gm = await _gm(server)
+            token = await _seat(gm)
+            await _character(gm)
+            phone = await Peer.open(server)
+            await phone.join("t", "Alice", token=token)
+            laptop = await Peer.open(server)
+            await laptop.join("t", "Alice", token=token)
+            roll = {"type": "roll", "id": "once", "ruleset": "luck", "params": {"cost": 1},
+                    "character": "Ysolde"}
+            turn = server.tables.get("t").turn
+            await turn.acquire()
+            try:
+                await phone.send(roll)
+                await _until(lambda: len(turn._waiters or ()) == 1, "the first waits")
+                await gm.send({"type": "roll", "id": "other", "ruleset": "luck",
+                               "params": {}})
+                await _until(lambda: len(turn._waiters or ()) == 2, "the GM's waits")
+                await laptop.send(roll)
+                await _until(lambda: len(turn._waiters or ()) == 3, "the second waits")
+            finally:
+                turn.release()
+            first, second = await _reply(phone, "once"), await _reply(laptop, "once")
+            assert first["type"] == "outcome", first
+            # (It was "internal": the journal's unique index refused the second write.)
+            assert second["type"] == "outcome", second
+            assert second["seq"] == first["seq"] and second.get("duplicate") is True
+            listing = await gm.request({"type": "sheet", "id": "l", "op": "list"})
+            assert listing["characters"][0]["values"]["luck"] == 2
     run(scenario())
