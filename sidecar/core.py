@@ -162,7 +162,9 @@ class TableCore:
 
     @staticmethod
     def _matches(token: str | None, secret: str) -> bool:
-        return hmac.compare_digest((token or "").encode(), secret.encode())
+        # An empty secret is no secret: it lets nobody in (a server embedded with
+        # ``player_token=""`` takes seats only), never anyone who sends "".
+        return hmac.compare_digest((token or "").encode(), secret.encode()) and bool(secret)
 
     @staticmethod
     def _refused(message: str, fr: str, **details: Any) -> ProtocolError:

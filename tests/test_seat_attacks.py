@@ -515,3 +515,21 @@ def test_the_same_request_from_two_devices_spends_once_even_when_memory_is_trimm
             listing = await gm.request({"type": "sheet", "id": "l", "op": "list"})
             assert listing["characters"][0]["values"]["luck"] == 2
     run(scenario())
+
+
+def test_an_empty_configured_token_lets_nobody_in():
+    """A server embedded with ``player_token=""`` (meaning: seats only, no shared token)
+    let in anyone sending ``token: ""`` as a player under any free name; the same for an
+    empty GM token."""
+    async def scenario():
+        async with running_server(host=_host(), player_token="",
+                                  max_failed_hellos=100) as server:
+            _, answer = await _hello(server, "Carol", "")
+            assert answer["type"] == "error" and answer["code"] == "forbidden", answer
+        async with running_server(host=_host(), gm_token="",
+                                  max_failed_hellos=100) as server:
+            _, answer = await _hello(server, "MJ", "", role="gm")
+            assert answer["type"] == "error" and answer["code"] == "forbidden", answer
+            _, answer = await _hello(server, "Carol", "")
+            assert answer["type"] == "error" and answer["code"] == "forbidden", answer
+    run(scenario())
