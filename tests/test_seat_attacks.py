@@ -533,3 +533,63 @@ def test_an_empty_configured_token_lets_nobody_in():
             _, answer = await _hello(server, "Carol", "")
             assert answer["type"] == "error" and answer["code"] == "forbidden", answer
     run(scenario())
+
+
+# -- attacks that found the promise kept (kept as regressions) -------------------------------
+
+class Counter:
+    """An extension that counts a table's rolls in its per-table state and spends a point
+    of ``focus`` on every roll as a character."""
+
+    @hookimpl
+    def sidecar_modify_outcome(self, roll: Any, outcome: Any) -> None:
+        roll.state["rolls"] = roll.state.get("rolls", 0) + 1
+        outcome.notes.append(f"roll {roll.state['rolls']}")
+        if roll.sheet is not None:
+            outcome.spend["focus"] = outcome.spend.get("focus", 0) + 1
+
+
+def test_an_insufficient_roll_leaves_no_trace_in_plugin_state_or_ids():
+    async def scenario():
+        async with running_server(host=_host((Counter(), "counter"))) as server:
+            gm = await _gm(server)
+            alice = await Peer.open(server)
+            await alice.join("t", "Alice", token=await _seat(gm))
+            await _character(gm, focus=0)
+            refused = await alice.roll("luck", {"cost": 0}, character="Ysolde", id="r")
+            assert refused["code"] == "insufficient"
+            assert refused["details"] == {"field": "focus", "have": 0, "need": 1}
+            # The extension's count did not move; the same id may be tried again.
+            await gm.request({"type": "sheet", "id": "give", "op": "adjust",
+                              "character": "Ysolde", "delta": {"focus": 1}})
+            made = await alice.roll("luck", {"cost": 0}, character="Ysolde", id="r")
+            assert made["type"] == "outcome" and "duplicate" not in made
+            assert "roll 1" in made["notes"] and made["sheet"]["focus"] == 0
+    run(scenario())
+
+
+def test_a_roll_waiting_for_its_turn_when_its_character_changes_hands_is_refused():
+    async def scenario():
+        async with running_server(host=_host()) as server:
+            gm = await _gm(server)
+            alice = await Peer.open(server)
+            await alice.join("t", "Alice", token=await _seat(gm))
+            await _seat(gm, "Bob")
+            await _character(gm)
+            turn = server.tables.get("t").turn
+            await turn.acquire()
+            try:
+                await gm.send({"type": "sheet", "id": "give", "op": "set",
+                               "character": "Ysolde", "ruleset": "luck", "owner": "Bob",
+                               "values": {}})
+                await _until(lambda: len(turn._waiters or ()) == 1, "the change waits")
+                await alice.send({"type": "roll", "id": "r", "ruleset": "luck",
+                                  "params": {"cost": 2}, "character": "Ysolde"})
+                await _until(lambda: len(turn._waiters or ()) == 2, "the roll waits")
+            finally:
+                turn.release()
+            answer = await _reply(alice, "r")
+            assert answer["code"] == "forbidden", answer
+            listing = await gm.request({"type": "sheet", "id": "l", "op": "list"})
+            assert listing["characters"][0]["values"]["luck"] == 3
+    run(scenario())
