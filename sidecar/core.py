@@ -53,7 +53,15 @@ from sidecar.protocol.messages import (
     sheets_message,
     welcome_message,
 )
-from sidecar.seats import MAX_SEATS, new_token, qr_data_uri, seat_link, token_hash
+from sidecar.seats import (
+    MAX_SEATS,
+    folded,
+    lookalike,
+    new_token,
+    qr_data_uri,
+    seat_link,
+    token_hash,
+)
 from sidecar.sheets import (
     MAX_CHARACTERS,
     Character,
@@ -143,11 +151,14 @@ class Pending:
     records: tuple[tuple[str, str, Any], ...] = ()
     #: What the requester's copy alone adds (a new seat's token, link and QR code).
     extra: dict[str, Any] | None = None
-    #: Connections to close once it is committed (a removed or re-keyed seat's).
-    closing: list[Member] = field(default_factory=list)
+    #: The seat whose connections close once it is committed (removed or re-keyed).
+    close_seat: str | None = None
     close_reason: str = ""
     #: The id the requester's copy echoes when it is not the one stored (a GM's react).
     reply_id: Any = None
+    #: Those connections, found when it is committed (a join with the old token may
+    #: have slipped in while it was being journaled).
+    closing: list[Member] = field(default_factory=list)
 
 
 class TableCore:
@@ -173,7 +184,9 @@ class TableCore:
 
     @staticmethod
     def _matches(token: str | None, secret: str) -> bool:
-        return hmac.compare_digest((token or "").encode(), secret.encode())
+        # An empty secret is no secret: it lets nobody in (a server embedded with
+        # ``player_token=""`` takes seats only), never anyone who sends "".
+        return hmac.compare_digest((token or "").encode(), secret.encode()) and bool(secret)
 
     @staticmethod
     def _refused(message: str, fr: str, **details: Any) -> ProtocolError:
@@ -203,6 +216,10 @@ class TableCore:
             seat_name = table.seat_of(digest) if digest else None
             if hello.name in table.seats:
                 if seat_name != hello.name:
+                    if seat_name is None and not (player_ok or gm_ok):
+                        # No valid token at all: say nothing of which names have seats.
+                        raise self._refused("wrong token for the role 'player'",
+                                            "jeton incorrect pour le rôle « player »")
                     raise self._refused(
                         f"'{hello.name}' has a seat at this table: join with the link the "
                         "GM gave for it",
@@ -217,6 +234,13 @@ class TableCore:
             elif not (player_ok or gm_ok):
                 raise self._refused("wrong token for the role 'player'",
                                     "jeton incorrect pour le rôle « player »")
+            elif (near := lookalike(hello.name, table.seats)) is not None:
+                # Not the seat's identity, but the table would read it as the seat's name.
+                raise self._refused(
+                    f"'{hello.name}' looks like the name of the seat '{near}': join with "
+                    "its link, or under another name",
+                    f"« {hello.name} » ressemble au nom de la place « {near} » : rejoignez-la "
+                    "avec son lien, ou sous un autre nom", seat=near)
         member = Member(name=hello.name, role=role, locale=hello.locale, binary=binary,
                         connection=connection, seat=seat,
                         held=collections.deque() if hello.resume is not None else None)
@@ -305,6 +329,13 @@ class TableCore:
                        ruleset: str | None) -> Character:
         """The character ``member`` may roll as: ``invalid_params`` if there is none of
         that name (or of another ruleset), ``forbidden`` if it is not theirs."""
+        if member.role != "gm" and not member.seat:
+            # None can be theirs: answered before looking, so that it tells nothing of
+            # which characters (a GM's secret NPCs) exist.
+            raise ProtocolError(
+                "forbidden", "only a GM or a seat's player rolls as a character",
+                fr="seuls un MJ ou le joueur d'une place jouent un personnage",
+                details={"field": "character"})
         character = table.characters.get(name)
         if character is None:
             raise ProtocolError(
@@ -335,6 +366,12 @@ class TableCore:
         roll.sheet = deep_copy(character.values)
 
     @staticmethod
+    def _seat_gone() -> ProtocolError:
+        return ProtocolError("forbidden", "your seat was removed or given a new link",
+                             fr="votre place a été supprimée ou a reçu un nouveau lien",
+                             close=CLOSE_POLICY)
+
+    @staticmethod
     def repeat(member: Member, event: dict[str, Any]) -> dict[str, Any]:
         """The answer to a request id already resolved: its original outcome, as
         ``member`` may see it, marked ``duplicate``."""
@@ -353,6 +390,9 @@ class TableCore:
         event is the decision taken on that open roll.
         """
         table = ticket.table
+        if ticket.member.gone:
+            # Its seat was removed or re-keyed while this roll waited for the table's turn.
+            raise self._seat_gone()
         roll, outcome = resolution.roll, resolution.outcome
         records: tuple[tuple[str, str, Any], ...] = ()
         character = table.characters.get(roll.character) if roll.character else None
@@ -491,6 +531,16 @@ class TableCore:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
         number field of the sheet. Nothing is changed yet."""
+        if not isinstance(spend, dict):
+            # A falsy non-map (None, [], 0, "") passes the outcome checks that look only
+            # at a spend that is there.
+            raise ProtocolError(
+                "plugin_error",
+                f"the roll's spend is not a map of sheet field to integer "
+                f"({type(spend).__name__})",
+                fr=f"la dépense du jet n'est pas une table de champ à entier "
+                   f"({type(spend).__name__})",
+                details={"ruleset": roll.ruleset})
         sheet = self.catalogue.sheet_schema(character.ruleset)
         values = character.values
         try:
@@ -526,8 +576,19 @@ class TableCore:
         table = ticket.table
         table.pending -= 1
         table.commit(pending.event, pending.state, ticket.key, pending.size, pending.records)
+        if pending.close_seat is not None:
+            # Found now, not when the event was numbered: a hello with the old token may
+            # have joined while the event was on its way to the journal.
+            pending.closing = table.seat_members(pending.close_seat)
+        elif pending.event["type"] == "seat" and pending.event["op"] == "add":
+            # Players who took the new seat's name (or one like it) with the shared token
+            # leave: from now on that name is the seat's only.
+            key = folded(pending.event["name"])
+            pending.closing = [m for m in table.members if m.role == "player"
+                               and not m.seat and folded(m.name) == key]
         for member in pending.closing:
             table.leave(member)  # a removed or re-keyed seat sees nothing more from now
+            member.gone = True  # ...and nothing it already sent is acted on
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
             request_id=pending.reply_id if pending.reply_id is not None
@@ -583,6 +644,9 @@ class TableCore:
         if request.op == "add" and has:
             raise bad_field("name", f"'{name}' already has a seat (rotate it for a new link)",
                             fr=f"« {name} » a déjà une place (refaites son lien)")
+        if request.op == "add" and (near := lookalike(name, table.seats)) is not None:
+            raise bad_field("name", f"'{name}' looks like the seat '{near}'",
+                            fr=f"« {name} » ressemble à la place « {near} »")
         if request.op != "add" and not has:
             raise bad_field("name", f"'{name}' has no seat", fr=f"« {name} » n'a pas de place")
         if request.op == "add" and len(table.seats) >= MAX_SEATS:
@@ -591,15 +655,16 @@ class TableCore:
         if request.op == "remove":
             event = self._event(ticket, "seat", "", op="remove", name=name)
             return self._pending(ticket, event, (("seat", name, None),),
-                                 closing=table.seat_members(name), close_reason="seat removed")
+                                 close_seat=name, close_reason="seat removed")
         token = new_token()
         digest = token_hash(token)
         event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest)
         link = seat_link(self.public_url, table.name, name, token)
         extra = {"token": token, "link": link, "qr": qr_data_uri(link)}
-        closing = table.seat_members(name) if request.op == "rotate" else []
         return self._pending(ticket, event, (("seat", name, {"token_sha256": digest}),),
-                             extra=extra, closing=closing, close_reason="seat token changed")
+                             extra=extra, close_seat=name if request.op == "rotate" else None,
+                             close_reason="seat token changed" if request.op == "rotate"
+                             else "name taken by a seat")
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"

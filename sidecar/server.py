@@ -589,15 +589,15 @@ class SidecarServer:
         member, table = session.member, session.table
         assert member is not None and table is not None
         ticket = self.core.begin_roll(table, member, request)
+        trims = table.trims
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
         # One roll of a table at a time, from reading its plugin state to committing the
         # new one: two rolls resolved side by side would each start from the same state,
         # and the second commit would erase the first's changes.
         async with table.turn:
-            if ticket.key is not None and table.remembered(ticket.key) is not None:
+            if await self._repeated_meanwhile(session, ticket, trims):
                 # The same request resolved meanwhile (another device of this member).
-                await self._answer_repeat(session, ticket)
                 return
             self.core.attach_sheet(ticket)
             assert ticket.roll is not None
@@ -637,11 +637,11 @@ class SidecarServer:
             await self._send(session, self.core.seat_list(table, member, request))
             return
         ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
         async with table.turn:
-            if ticket.key is not None and table.remembered(ticket.key) is not None:
-                await self._answer_repeat(session, ticket)
+            if await self._repeated_meanwhile(session, ticket, trims):
                 return
             deliveries = await self._store(self.core.seat_change(ticket, request))
         log.info("seat %s %s at %s by %s", request.op, request.name, table.name, member.name)
@@ -654,11 +654,11 @@ class SidecarServer:
             await self._send(session, self.core.sheet_list(table, member, request))
             return
         ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
         async with table.turn:
-            if ticket.key is not None and table.remembered(ticket.key) is not None:
-                await self._answer_repeat(session, ticket)
+            if await self._repeated_meanwhile(session, ticket, trims):
                 return
             if request.op == "refill" and request.character is None:
                 # One event per character it changes, none of them carrying the id (a
@@ -735,6 +735,18 @@ class SidecarServer:
         self._deliver(deliveries)
         if pending.event.get("open"):
             self._arm(table, pending.event)
+
+    async def _repeated_meanwhile(self, session: ClientSession, ticket: RollTicket,
+                                  trims: int) -> bool:
+        """Inside the table's turn: whether the same request was resolved while this one
+        waited (another device of the member), then answered as a repeat. Memory knows,
+        unless the table's memory of request ids was trimmed since the first look
+        (``trims``): then the journal is asked again."""
+        table = ticket.table
+        if ticket.key is None or (table.remembered(ticket.key) is None
+                                  and table.trims == trims):
+            return False
+        return await self._answer_repeat(session, ticket)
 
     async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
         """Resend the original outcome of a request id already resolved; True if so."""

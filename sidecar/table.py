@@ -33,6 +33,9 @@ class Member:
     held: collections.deque[tuple[dict[str, Any], bytes | str]] | None = None
     #: Joined with a seat's own token (a player only).
     seat: bool = False
+    #: Its seat was removed or given a new token: the connection is being closed, and
+    #: nothing it sent (even already received) is acted on any more.
+    gone: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
@@ -63,6 +66,9 @@ class Table:
     recent: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     #: Whether ``recent`` was emptied to bound memory (then the journal is asked).
     forgot: bool = False
+    #: How many times ``recent`` was emptied (a request waiting for the turn meanwhile
+    #: must ask the journal again).
+    trims: int = 0
     #: Events numbered and not yet acknowledged or abandoned (0 or 1: see ``turn``).
     pending: int = 0
     #: Presence: when the last one was sent, and when the next is due (None: none due).
@@ -153,6 +159,7 @@ class Table:
                 self.recent.clear()
                 self.recent_bytes = 0
                 self.forgot = True
+                self.trims += 1
             self.recent[key] = event
             self.recent_bytes += size
 
