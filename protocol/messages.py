@@ -434,6 +434,15 @@ def presence_message(table: str, members: list[dict[str, str]]) -> dict[str, Any
 HIDDEN_TEXT = {"fr": "jet à l'aveugle, résultat caché", "en": "blind roll, result hidden"}
 
 
+def public_by(by: dict[str, Any]) -> dict[str, Any]:
+    """An event's author as messages show it: a seat's id stays in the journal (``seat:
+    true`` says the author sat on a seat)."""
+    seat = by.get("seat")
+    if seat is None or seat is True:
+        return by
+    return {**by, "seat": True}
+
+
 def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
                     request_id: RequestId = None, duplicate: bool = False) -> dict[str, Any]:
     """The ``outcome`` one reader gets for a journaled outcome ``event``.
@@ -448,7 +457,7 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         "seq": event["seq"],
         "roll": event["roll"],
         "table": event["table"],
-        "by": event["by"],
+        "by": public_by(event["by"]),
         "ruleset": event["ruleset"],
         "params": event["params"],
         "label": event["label"],
@@ -502,6 +511,7 @@ def sheet_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = F
     (the GMs and the owner's seat) get it."""
     message = {key: event[key] for key in SHEET_EVENT_FIELDS if key in event}
     message["type"] = "sheet"
+    message["by"] = public_by(event["by"])
     _with_id(message, request_id)
     if duplicate:
         message["duplicate"] = True
@@ -519,7 +529,8 @@ def seat_event_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
     """A journaled ``seat`` event as the GMs get it: never the token's hash (the
     requester's live copy adds the token, the link and the QR code)."""
     message: dict[str, Any] = {"type": "seat", "seq": event["seq"], "table": event["table"],
-                               "op": event["op"], "name": event["name"], "by": event["by"]}
+                               "op": event["op"], "name": event["name"],
+                               "by": public_by(event["by"])}
     if event["op"] == "remove":
         message["removed"] = True
     _with_id(message, request_id)

@@ -210,7 +210,7 @@ class TableCore:
             raise self._refused("wrong token for the role 'gm'",
                                 "jeton incorrect pour le rôle « gm »")
         table = self.tables.open(hello.table)
-        seat = False
+        seat = ""
         if role == "player":
             digest = token_hash(hello.token) if hello.token and table.seats else None
             seat_name = table.seat_of(digest) if digest else None
@@ -225,7 +225,7 @@ class TableCore:
                         "GM gave for it",
                         f"« {hello.name} » a une place à cette table : rejoignez-la avec le "
                         "lien donné par le MJ", seat=hello.name)
-                seat = True
+                seat = table.seat_ids.get(hello.name) or "0"
             elif seat_name is not None:
                 raise self._refused(
                     f"this is the seat token of '{seat_name}': join under that name",
@@ -504,8 +504,8 @@ class TableCore:
                           choices=deep_copy(event["choices"]), default=event.get("default"))
         member = ticket.member
         reactor = member if member is not None else Member(
-            name=event["by"]["name"], role=event["by"]["role"], seat=bool(event["by"].get(
-                "seat")))
+            name=event["by"]["name"], role=event["by"]["role"],
+            seat=str(event["by"].get("seat") or ""))
         return (RollTicket(ticket.table, reactor, roll, ticket.request_id, ticket.key),
                 roll, outcome)
 
@@ -658,10 +658,15 @@ class TableCore:
                                  close_seat=name, close_reason="seat removed")
         token = new_token()
         digest = token_hash(token)
-        event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest)
+        # A new seat is a new identity, even under a name a removed seat had: it reads
+        # none of that seat's secret rolls. A new token keeps the seat (and its id).
+        seat_id = table.seat_ids[name] if request.op == "rotate" else secrets.token_hex(6)
+        event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest,
+                            seat_id=seat_id)
         link = seat_link(self.public_url, table.name, name, token)
         extra = {"token": token, "link": link, "qr": qr_data_uri(link)}
-        return self._pending(ticket, event, (("seat", name, {"token_sha256": digest}),),
+        return self._pending(ticket, event, (("seat", name, {"token_sha256": digest,
+                                                             "id": seat_id}),),
                              extra=extra, close_seat=name if request.op == "rotate" else None,
                              close_reason="seat token changed" if request.op == "rotate"
                              else "name taken by a seat")

@@ -31,8 +31,9 @@ class Member:
     #: While a resume replay is streaming, live messages wait here, each with its frame
     #: already encoded for this member (then None).
     held: collections.deque[tuple[dict[str, Any], bytes | str]] | None = None
-    #: Joined with a seat's own token (a player only).
-    seat: bool = False
+    #: The id of the seat it joined with its own token (a player only); "" for none. A
+    #: seat removed and added again under the same name is a new seat, with a new id.
+    seat: str = ""
     #: Its seat was removed or given a new token: the connection is being closed, and
     #: nothing it sent (even already received) is acted on any more.
     gone: bool = False
@@ -41,13 +42,14 @@ class Member:
     def key(self) -> tuple[str, str]:
         """The identity visibility rules use: (name, role), the role ``seat`` for a
         player on a seat (someone else than a player of the same name without one)."""
-        return (self.name, "seat" if self.seat else self.role)
+        return (self.name, f"seat:{self.seat}" if self.seat else self.role)
 
     @property
     def by(self) -> dict[str, Any]:
         """How events name this member as their author."""
         if self.seat:
-            return {"name": self.name, "role": self.role, "seat": True}
+            # The seat's id is kept in the journal; messages say only ``seat: true``.
+            return {"name": self.name, "role": self.role, "seat": self.seat}
         return {"name": self.name, "role": self.role}
 
 
@@ -82,6 +84,8 @@ class Table:
     recent_bytes: int = 0
     #: Seats: name → SHA-256 of its token (see sidecar.seats).
     seats: dict[str, str] = field(default_factory=dict)
+    #: Seats: name → the seat's id (the same across new tokens, new when added again).
+    seat_ids: dict[str, str] = field(default_factory=dict)
     #: Characters by name.
     characters: dict[str, Character] = field(default_factory=dict)
     #: Open rolls waiting for a decision: roll id → the open outcome's event.
@@ -169,8 +173,10 @@ class Table:
         if kind == "seat":
             if value is None:
                 self.seats.pop(name, None)
+                self.seat_ids.pop(name, None)
             else:
                 self.seats[name] = value["token_sha256"]
+                self.seat_ids[name] = str(value.get("id") or "0")
         elif kind == "character":
             if value is None:
                 self.characters.pop(name, None)

@@ -30,8 +30,12 @@ HIDDEN = "hidden"
 
 
 def identity(by: dict[str, Any]) -> tuple[str, str]:
-    """The identity of an event's author: ``(name, role)``, role ``seat`` for a seat."""
-    return (by["name"], "seat" if by.get("seat") else by["role"])
+    """The identity of an event's author: ``(name, role)``, role ``seat:<id>`` for a
+    seat (see :meth:`sidecar.table.Member.key`)."""
+    seat = by.get("seat")
+    if not seat:
+        return (by["name"], by["role"])
+    return (by["name"], f"seat:{seat}" if isinstance(seat, str) else "seat")
 
 
 def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
@@ -40,7 +44,7 @@ def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
 
     ``owner``: the event's audience (sheet and seat events), else ``None``."""
     if owner is not None:
-        if viewer[1] == "gm" or (viewer[1] == "seat" and viewer[0] == owner):
+        if viewer[1] == "gm" or (viewer[1].startswith("seat") and viewer[0] == owner):
             return FULL
         return None
     is_roller = viewer == roller

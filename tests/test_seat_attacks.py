@@ -432,9 +432,6 @@ def test_an_insufficient_answer_does_not_depend_on_the_dice():
     run(scenario())
 
 
-@pytest.mark.xfail(strict=True, reason="a seat's identity is its name: a seat removed and "
-                   "added again under the same name (another player) reads the old seat's "
-                   "secret rolls and sheet events")
 def test_a_seat_added_again_under_a_removed_seats_name_does_not_read_its_secrets():
     async def scenario():
         async with running_server(host=_host()) as server:
