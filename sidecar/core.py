@@ -156,6 +156,9 @@ class Pending:
     close_reason: str = ""
     #: The id the requester's copy echoes when it is not the one stored (a GM's react).
     reply_id: Any = None
+    #: Whether the requester's copy echoes an id at all (not the events of a whole-table
+    #: refill, answered by the list after them).
+    echo: bool = True
     #: Those connections, found when it is committed (a join with the old token may
     #: have slipped in while it was being journaled).
     closing: list[Member] = field(default_factory=list)
@@ -591,8 +594,9 @@ class TableCore:
             member.gone = True  # ...and nothing it already sent is acted on
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
-            request_id=pending.reply_id if pending.reply_id is not None
-            else ticket.request_id, extra=pending.extra)]
+            request_id=None if not pending.echo else (
+                pending.reply_id if pending.reply_id is not None else ticket.request_id),
+            extra=pending.extra)]
         self.tables.forget_if_idle(table)
         return deliveries
 

@@ -661,14 +661,17 @@ class SidecarServer:
             if await self._repeated_meanwhile(session, ticket, trims):
                 return
             if request.op == "refill" and request.character is None:
-                # One event per character it changes, none of them carrying the id (a
-                # refill is idempotent: sent again, it changes nothing more); the
+                # One event per character it changes; the first one keeps the request id
+                # (a repeat finds it and changes nothing) but no copy echoes it: the
                 # requester's answer is the list of characters after it.
-                quiet = RollTicket(table, member, None, None, None)
                 for name in self.core.refill_targets(table, request):
-                    pending = self.core.sheet_change(quiet, request, name)
-                    if pending is not None:
-                        self._deliver(await self._store(pending))
+                    pending = self.core.sheet_change(ticket, request, name)
+                    if pending is None:
+                        continue
+                    pending.event["whole"] = True
+                    pending.echo = False
+                    self._deliver(await self._store(pending))
+                    ticket = RollTicket(table, member, None, None, None)
                 await self._send(session, self.core.sheet_list(table, member, request))
                 return
             pending = self.core.sheet_change(ticket, request)
@@ -760,6 +763,12 @@ class SidecarServer:
             return False
         log.info("repeat of request %r by %s at %s: original outcome #%s resent",
                  ticket.request_id, member.name, table.name, event["seq"])
+        if event.get("whole"):  # a refill of every character: answered by the list
+            answer = self.core.sheet_list(table, member, SheetRequest(op="list",
+                                                                      id=ticket.request_id))
+            answer["duplicate"] = True
+            await self._send(session, answer)
+            return True
         await self._send(session, self.core.repeat(member, event))
         return True
 

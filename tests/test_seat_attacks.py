@@ -448,9 +448,6 @@ def test_a_seat_added_again_under_a_removed_seats_name_does_not_read_its_secrets
     run(scenario())
 
 
-@pytest.mark.xfail(strict=True, reason="a refill of every character journals its events "
-                   "without the request id (PROTOCOL.md §7.2): sent again after a lost "
-                   "answer, it refills what was spent in between")
 def test_a_refill_of_the_whole_table_sent_again_gives_nothing_back_twice():
     """The GM's "new turn" (refill without ``character``) is lost on the way back and the
     client sends it again, as ids are made for. Meanwhile Alice spent her once-per-turn
