@@ -313,6 +313,15 @@ class TableCore:
         check_strings(request.params, request.options, self.config.max_string_chars)
         if request.character is not None:
             self._character_for(table, member, request.character, request.ruleset)
+            if request.mode == "self":
+                # The GMs keep the sheets: a spend no GM could see would leave them values
+                # their history of the character does not add up to.
+                raise ProtocolError(
+                    "invalid_params", "a roll as a character cannot be 'self': the GMs "
+                    "see what it spends (use 'gm' to keep it from the other players)",
+                    fr="un jet en tant que personnage ne peut pas être « self » : les MJ "
+                       "voient ce qu'il dépense (« gm » le cache aux autres joueurs)",
+                    details={"param": "mode", "field": "mode"})
         roll = self.preparer.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
             by=member.by, label=request.label, mode=request.mode,

@@ -529,9 +529,6 @@ def test_an_empty_configured_token_lets_nobody_in():
     run(scenario())
 
 
-@pytest.mark.xfail(strict=True, reason="a seat's `self` roll as its character spends in an "
-                   "event no GM may see: the GMs' history of the character no longer adds "
-                   "up to its values (needs a decision: show such spends to the GMs?)")
 def test_the_gms_history_of_a_character_adds_up_to_its_values():
     """A player rolls ``self`` as their character: only they see the outcome, so no GM
     sees its ``spent``, while the GMs' list shows the values it left. The GM cannot tell a
@@ -542,7 +539,10 @@ def test_the_gms_history_of_a_character_adds_up_to_its_values():
             alice = await Peer.open(server)
             await alice.join("t", "Alice", token=await _seat(gm))
             await _character(gm)
-            secret = await alice.roll("luck", {"cost": 2}, character="Ysolde", mode="self")
+            refused = await alice.roll("luck", {"cost": 2}, character="Ysolde", mode="self")
+            assert refused["code"] == "invalid_params"
+            assert refused["details"]["param"] == "mode"
+            secret = await alice.roll("luck", {"cost": 2}, character="Ysolde", mode="gm")
             assert secret["sheet"]["luck"] == 1
             page = await gm.request({"type": "history", "id": "h"})
             luck = None
