@@ -111,6 +111,9 @@ class SheetRequest:
     what: str | None = None
     reason: str = ""
     id: RequestId = None
+    #: ``list``: the page after this character name, of at most ``limit`` characters.
+    after: str = ""
+    limit: int = 100
 
 
 @dataclass(frozen=True)
@@ -332,9 +335,20 @@ def parse_sheet(message: dict[str, Any]) -> SheetRequest:
     what = _choice(message, "what", REFILLS) if op == "refill" else None
     reason = _string(message, "reason", required=False, max_chars=MAX_REASON_CHARS,
                      allow_empty=True)
+    after = ""
+    limit = 100
+    if op in ("list", "refill"):
+        if message.get("after") is not None:
+            after = _string(message, "after", allow_empty=True)
+        given = _int(message, "limit", required=False)
+        if given is not None:
+            if not 1 <= given <= MAX_HISTORY_PAGE:
+                raise bad_field("limit", f"must be 1 to {MAX_HISTORY_PAGE}",
+                                fr=f"doit être entre 1 et {MAX_HISTORY_PAGE}")
+            limit = given
     return SheetRequest(op=op, character=character, ruleset=ruleset, has_owner=has_owner,
                         owner=owner, values=values, delta=delta, what=what, reason=reason,
-                        id=rid)
+                        id=rid, after=after, limit=limit)
 
 
 def parse_history(message: dict[str, Any]) -> HistoryRequest:
@@ -402,8 +416,9 @@ def heading(who: str, label: str = "", *, colon: bool = True) -> str:
 def welcome_message(*, table: str, role: str, seq: int, version: str,
                     rulesets: list[dict[str, Any]], extensions: list[dict[str, Any]],
                     manual_dice: bool, replayed: int | None = None,
-                    request_id: RequestId = None, seat: bool = False,
-                    characters: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                    request_id: RequestId = None, seat: bool | str = False,
+                    characters: list[dict[str, Any]] | None = None,
+                    characters_more: bool = False) -> dict[str, Any]:
     """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
     ``seat`` when the member sits on a seat; ``characters`` those it may see."""
     message: dict[str, Any] = {
@@ -420,6 +435,8 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
     }
     if seat:
         message["seat"] = True
+    if characters_more:
+        message["characters_more"] = True
     if replayed is not None:
         message["replayed"] = replayed
     return _with_id(message, request_id)
@@ -546,10 +563,12 @@ def seats_message(table: str, seats: list[dict[str, Any]],
 
 
 def sheets_message(table: str, characters: list[dict[str, Any]],
-                   request_id: RequestId = None) -> dict[str, Any]:
-    """The answer to ``sheet`` ``list``: the characters the requester may see."""
-    return _with_id({"type": "sheets", "table": table, "characters": characters},
-                    request_id)
+                   request_id: RequestId = None, *, more: bool = False,
+                   next: str = "") -> dict[str, Any]:
+    """The answer to ``sheet`` ``list``: a page of the characters the requester may see
+    (``next``: the ``after`` of the following page, when ``more``)."""
+    return _with_id({"type": "sheets", "table": table, "characters": characters,
+                     "more": more, "next": next}, request_id)
 
 
 def history_message(table: str, events: list[dict[str, Any]], *, more: bool, next: int,

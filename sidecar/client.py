@@ -16,7 +16,9 @@ Seats and characters (``protocol/PROTOCOL.md`` §7): a GM gives a player a seat
 (:meth:`SidecarClient.set_sheet`); the player joins with the seat's token under the seat's
 name and rolls as the character (``roll(..., character="Aengus")``): the outcome carries
 ``spent`` and ``sheet``, and :attr:`SidecarClient.characters` follows every change this
-client may see. Not enough left to spend raises :class:`SidecarError` ``insufficient``
+client may see (it starts from the welcome's first page of characters: at a table of
+hundreds, ``welcome["characters_more"]`` says to call :meth:`SidecarClient.sheets` for
+all of them). Not enough left to spend raises :class:`SidecarError` ``insufficient``
 (``details``: ``field``, ``have``, ``need``).
 
 With ``reconnect=True`` a dropped connection is reopened by itself (backing off up to 5 s)
@@ -319,8 +321,15 @@ class SidecarClient:
 
     async def sheets(self) -> list[dict[str, Any]]:
         """The characters this client may see: ``[{character, ruleset, owner, values}, …]``
-        (all of them for a GM, the seat's own for a seat)."""
-        return (await self.request({"type": "sheet", "op": "list"}))["characters"]
+        (all of them for a GM, the seat's own for a seat), every page of them."""
+        characters: list[dict[str, Any]] = []
+        after = ""
+        while True:
+            page = await self.request({"type": "sheet", "op": "list", "after": after})
+            characters += page["characters"]
+            if not page.get("more"):
+                return characters
+            after = page["next"]
 
     async def _sheet(self, message: dict[str, Any], reason: str | None,
                      id: str | None) -> dict[str, Any]:

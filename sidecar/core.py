@@ -79,6 +79,9 @@ log = logging.getLogger("sidecar.core")
 CLOSE_PROTOCOL = 1002
 CLOSE_POLICY = 1008
 
+#: The most bytes of characters a ``welcome`` carries (the rest: ``sheet`` ``list``).
+WELCOME_BYTES = 24 * 1024
+
 #: Seconds between two presence messages of one table: joins and leaves in between are
 #: coalesced into the next one, which always carries the state at the time it is sent.
 PRESENCE_INTERVAL = 0.25
@@ -255,24 +258,43 @@ class TableCore:
     def welcome(self, table: Table, member: Member, hello: Hello,
                 replayed: int | None = None) -> dict[str, Any]:
         """The ``welcome`` for a member just seated (``replayed``: events to be resent)."""
+        # The first page only, in a welcome that stays small whatever the table holds.
+        characters, more = self.visible_characters(table, member, max_bytes=WELCOME_BYTES)
         return welcome_message(
             table=table.name, role=member.role, seq=table.seq, version=self.version,
             rulesets=self.catalogue.ruleset_listing(),
             extensions=self.catalogue.extension_listing(),
             manual_dice=member.role == "gm" or self.config.allow_player_dice,
             replayed=replayed if hello.resume is not None else None,
-            request_id=hello.id, seat=member.seat,
-            characters=self.visible_characters(table, member))
+            request_id=hello.id, seat=member.seat, characters=characters,
+            characters_more=more)
 
-    @staticmethod
-    def visible_characters(table: Table, member: Member) -> list[dict[str, Any]]:
-        """The characters ``member`` may see: all for a GM, its own for a seat."""
+    def visible_characters(self, table: Table, member: Member, *, after: str = "",
+                           limit: int = 100, max_bytes: int | None = None
+                           ) -> tuple[list[dict[str, Any]], bool]:
+        """A page of the characters ``member`` may see (all for a GM, its own for a seat),
+        by name after ``after``: at most ``limit`` and ``max_bytes`` encoded as the member
+        reads them (by default the history pages' bound). Returns the page and whether
+        more follow."""
         if member.role == "gm":
-            return [c.view(gm=True) for c in table.characters.values()]
-        if member.seat:
-            return [c.view(gm=False) for c in table.characters.values()
-                    if c.owner == member.name]
-        return []
+            names = sorted(name for name in table.characters if name > after)
+        elif member.seat:
+            names = sorted(name for name, c in table.characters.items()
+                           if c.owner == member.name and name > after)
+        else:
+            return [], False
+        bound = self.config.max_history_bytes if max_bytes is None else max_bytes
+        page: list[dict[str, Any]] = []
+        size = 0
+        for name in names:
+            if len(page) >= limit:
+                return page, True
+            view = table.characters[name].view(gm=member.role == "gm")
+            size += encoded_size(view, member.binary)
+            if page and size > bound:
+                return page, True
+            page.append(view)
+        return page, False
 
     def leave(self, table: Table, member: Member) -> None:
         """A member's connection ended; the table is forgotten if nobody is left."""
@@ -698,8 +720,12 @@ class TableCore:
 
     def sheet_list(self, table: Table, member: Member, request: SheetRequest
                    ) -> dict[str, Any]:
-        """The answer to ``sheet`` ``list``: the characters ``member`` may see."""
-        return sheets_message(table.name, self.visible_characters(table, member), request.id)
+        """The answer to ``sheet`` ``list``: a page of the characters ``member`` may see
+        (``more`` and ``next``: pass ``after: next`` for the following page)."""
+        page, more = self.visible_characters(table, member, after=request.after,
+                                             limit=request.limit)
+        return sheets_message(table.name, page, request.id, more=more,
+                              next=page[-1]["character"] if page else request.after)
 
     def refill_targets(self, table: Table, request: SheetRequest) -> list[str]:
         """The characters a ``refill`` is about (one, or all of the table's)."""

@@ -17,6 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from sidecar import hookimpl
 from sidecar.model import Outcome, label
 from sidecar.plugins import default_host
+from sidecar.protocol.codec import decode
 from tests import sheet_plugin
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run, running_server
 
@@ -358,9 +359,6 @@ def test_an_adjustment_past_64_bits_is_insufficient_not_an_internal_error():
 
 # -- holes described, not fixed here (strict xfail: they fail until fixed) --------------------
 
-@pytest.mark.xfail(strict=True, reason="welcome.characters and sheet list are not paged: "
-                   "past a few hundred characters the frame passes 64 KiB (and past 1 MiB "
-                   "the GM is shed with 1013 on joining)")
 def test_a_gm_joins_a_table_of_a_thousand_characters_within_the_frame_limit():
     """Every frame the server sends is meant to fit 64 KiB (history pages stop at 56 KiB);
     ``welcome.characters`` (and ``sheet list``, and a refill's answer) carry every
@@ -382,6 +380,23 @@ def test_a_gm_joins_a_table_of_a_thousand_characters_within_the_frame_limit():
             except ConnectionClosed as closed:
                 raise AssertionError(f"closed on joining: {closed}") from None
             assert len(frame) <= 64 * 1024, len(frame)
+            welcome = decode(frame)
+            assert welcome["characters_more"] is True
+            # Every character, page by page, each page within the frame limit.
+            seen, after = [], ""
+            while True:
+                await late.send({"type": "sheet", "id": "p", "op": "list", "after": after})
+                while True:
+                    frame = await asyncio.wait_for(late.ws.recv(), 10)
+                    page = decode(frame)
+                    if page.get("id") == "p":
+                        break
+                assert len(frame) <= 64 * 1024, len(frame)
+                seen += [c["character"] for c in page["characters"]]
+                if not page["more"]:
+                    break
+                after = page["next"]
+            assert seen == sorted(f"Personnage {i:04d}" for i in range(1000))
     run(scenario(), timeout=240)
 
 

@@ -484,8 +484,16 @@ export class SidecarClient {
   }
 
   /** The characters this client may see: `[{character, ruleset, owner, values}, …]`. */
+  /** Every character this client may see, page after page. */
   async sheets() {
-    return (await this.request({ type: "sheet", op: "list" })).characters;
+    const characters = [];
+    let after = "";
+    for (;;) {
+      const page = await this.request({ type: "sheet", op: "list", after });
+      characters.push(...page.characters);
+      if (!page.more) return characters;
+      after = page.next;
+    }
   }
 
   _sheet(message, reason, id) {
