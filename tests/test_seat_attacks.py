@@ -425,25 +425,29 @@ class DiceSpend:
                        spend={} if success else {"luck": 1})
 
 
-@pytest.mark.xfail(strict=True, reason="insufficient is decided after the dice: with a "
-                   "spend that depends on them, a refused roll can be rolled again until "
-                   "the dice spare the resource (needs a ruleset or contract decision)")
-def test_an_insufficient_answer_does_not_depend_on_the_dice():
-    """The dice are drawn, then the spend is checked: when what a roll spends depends on
-    its dice, ``insufficient`` ("nothing rolled, nothing spent, no seq") erases exactly the
-    bad rolls. A player with no luck left rolls again until a success, which alone is
-    journaled; the error's ``need`` even tells a blind roller how the dice fell."""
+def test_the_built_in_rulesets_never_refuse_what_the_dice_decide():
+    """``insufficient`` comes after the dice (the contract: nothing rolled, no seq): a spend
+    that depends on the dice, refused, would let a player roll again until the dice spare
+    the sheet. The built-in rulesets take what the dice decide only as far as the sheet
+    holds (O'Ween's reserve drained by the opponent's margin, the bonbonus that keeps a
+    reserve point, the drink's lost bonbonus): the failure stands, journaled. (Third-party
+    rulesets are told so in ``sidecar_resolve``'s documentation.)"""
     async def scenario():
-        host = _host((DiceSpend(), "drain_rules"))
-        async with running_server(host=host) as server:
+        async with running_server() as server:
             gm = await _gm(server)
-            await _seat(gm)
-            await gm.request({"type": "sheet", "id": "c", "op": "set", "character": "Y",
-                              "ruleset": "drain", "owner": "Alice", "values": {}})
-            failed = await gm.roll("drain", {}, character="Y", dice=[1])
-            succeeded = await gm.roll("drain", {}, character="Y", dice=[6])
-            assert succeeded["type"] == "outcome"
-            assert failed["type"] == "outcome", failed  # the failure stands, journaled
+            cases = {"Y1": {"characteristic": "PEP", "difficulty": 6, "contest": True,
+                            "keep_reserve": 3},
+                     "Y2": {"characteristic": "PEP", "difficulty": 6, "drinking": True}}
+            for name, params in cases.items():
+                await gm.request({"type": "sheet", "id": name, "op": "set", "character": name,
+                                  "ruleset": "oweens", "values": {"pep": 2, "bonbonus": 0}})
+                failed = await gm.roll("oweens", params, character=name, dice=[1, 1])
+                assert failed["type"] == "outcome", failed
+                assert failed["result"]["success"] is False
+            values = {c["character"]: c["values"] for c in (await gm.request(
+                {"type": "sheet", "id": "l", "op": "list"}))["characters"]}
+            assert values["Y1"]["bonbonus"] == 0 and values["Y1"]["reserve_pep"] == -2
+            assert values["Y2"]["bonbonus"] == 0
     run(scenario())
 
 
