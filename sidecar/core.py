@@ -58,7 +58,6 @@ from sidecar.seats import (
     folded,
     lookalike,
     new_token,
-    qr_data_uri,
     seat_link,
     token_hash,
 )
@@ -699,7 +698,7 @@ class TableCore:
         event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest,
                             seat_id=seat_id)
         link = seat_link(self.public_url, table.name, name, token)
-        extra = {"token": token, "link": link, "qr": qr_data_uri(link)}
+        extra = {"token": token, "link": link}  # (the server adds the QR code)
         return self._pending(ticket, event, (("seat", name, {"token_sha256": digest,
                                                              "id": seat_id}),),
                              extra=extra, close_seat=name if request.op == "rotate" else None,

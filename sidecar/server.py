@@ -53,6 +53,7 @@ from sidecar.protocol.messages import (
     request_id,
 )
 from sidecar.ratelimit import FailureGuard, TokenBucket
+from sidecar.seats import qr_data_uri
 from sidecar.table import Member, Table, Tables
 from sidecar.webassets import WebAssets, page_policy
 
@@ -429,7 +430,7 @@ class SidecarServer:
                 del self.per_address[session.address]
             self._leave(session)
             if session.member and session.table:
-                log.info("closed %s (%s at %s)", session.peer, session.member.name,
+                log.info("closed %s (%r at %r)", session.peer, session.member.name,
                          session.table.name)
             else:
                 self.log_throttle.log(logging.INFO, "closed unjoined",
@@ -479,7 +480,8 @@ class SidecarServer:
                     await session.connection.close(error.close, error.code)
                     return False
                 continue
-            log.info("%s joined table %s as %s (%s)", request.name, request.table,
+            # Names and tables are shown quoted: a newline in one cannot forge a log line.
+            log.info("%r joined table %r as %s (%s)", request.name, request.table,
                      request.role, session.peer)
             await self._welcome(session, request)
             return True
@@ -643,8 +645,13 @@ class SidecarServer:
         async with table.turn:
             if await self._repeated_meanwhile(session, ticket, trims):
                 return
-            deliveries = await self._store(self.core.seat_change(ticket, request))
-        log.info("seat %s %s at %s by %s", request.op, request.name, table.name, member.name)
+            pending = self.core.seat_change(ticket, request)
+            if pending.extra is not None:
+                # A QR code takes milliseconds (more for long names): not on the loop.
+                pending.extra["qr"] = await asyncio.to_thread(qr_data_uri,
+                                                              pending.extra["link"])
+            deliveries = await self._store(pending)
+        log.info("seat %s %r at %r by %r", request.op, request.name, table.name, member.name)
         self._deliver(deliveries)
 
     async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:
@@ -761,7 +768,7 @@ class SidecarServer:
                                             *member.key, ticket.request_id)
         if event is None:
             return False
-        log.info("repeat of request %r by %s at %s: original outcome #%s resent",
+        log.info("repeat of request %r by %r at %r: original outcome #%s resent",
                  ticket.request_id, member.name, table.name, event["seq"])
         if event.get("whole"):  # a refill of every character: answered by the list
             answer = self.core.sheet_list(table, member, SheetRequest(op="list",
