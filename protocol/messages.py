@@ -72,6 +72,14 @@ class OddsRequest:
 
 
 @dataclass(frozen=True)
+class SessionRequest:
+    """A ``session`` request (GM only): start a new game session at the table."""
+
+    op: str
+    id: RequestId = None
+
+
+@dataclass(frozen=True)
 class ReactRequest:
     """A ``react`` request: decide on an open roll (the roller or a GM)."""
 
@@ -136,7 +144,7 @@ class PluginsRequest:
 MAX_HISTORY_PAGE = 500
 
 Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest | SeatRequest
-           | SheetRequest | ReactRequest)
+           | SheetRequest | ReactRequest | SessionRequest)
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -302,6 +310,11 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
     )
 
 
+def parse_session(message: dict[str, Any]) -> SessionRequest:
+    """Validate a ``session`` request (``op``: ``start``)."""
+    return SessionRequest(id=_id(message), op=_choice(message, "op", ("start",)))
+
+
 def parse_react(message: dict[str, Any]) -> ReactRequest:
     """Validate a ``react`` request (the roll's own checks come later)."""
     return ReactRequest(id=_id(message), roll=_string(message, "roll"),
@@ -371,7 +384,7 @@ def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
 
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
            "history": parse_history, "plugins": parse_plugins, "seat": parse_seat,
-           "sheet": parse_sheet, "react": parse_react}
+           "sheet": parse_sheet, "react": parse_react, "session": parse_session}
 
 
 def parse_request(message: dict[str, Any]) -> Request:
@@ -550,6 +563,18 @@ def seat_event_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
                                "by": public_by(event["by"])}
     if event["op"] == "remove":
         message["removed"] = True
+    _with_id(message, request_id)
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                    request_id: RequestId = None, duplicate: bool = False
+                    ) -> dict[str, Any]:
+    """A journaled ``session`` event: a GM started game session ``number``."""
+    message = {"type": "session", "seq": event["seq"], "table": event["table"],
+               "number": event["number"], "by": public_by(event["by"])}
     _with_id(message, request_id)
     if duplicate:
         message["duplicate"] = True

@@ -44,6 +44,7 @@ from sidecar.protocol.messages import (
     ReactRequest,
     RollRequest,
     SeatRequest,
+    SessionRequest,
     SheetRequest,
     history_message,
     odds_message,
@@ -348,6 +349,7 @@ class TableCore:
             by=member.by, label=request.label, mode=request.mode,
             manual=request.dice is not None)
         roll.character = request.character
+        roll.session = table.session
         return RollTicket(table, member, roll, request.id, self._key(member, request.id))
 
     @staticmethod
@@ -526,7 +528,8 @@ class TableCore:
         roll = Roll(ruleset=event["ruleset"], params=deep_copy(event["params"]),
                     options=deep_copy(event.get("options") or {}), table=event["table"],
                     by=dict(event["by"]), label=event["label"], mode=event["mode"],
-                    manual=ticket.dice is not None, character=event.get("character"))
+                    manual=ticket.dice is not None, character=event.get("character"),
+                    session=ticket.table.session)
         character = ticket.table.characters.get(roll.character) if roll.character else None
         if character is not None:
             roll.sheet = deep_copy(character.values)
@@ -647,9 +650,11 @@ class TableCore:
                                 fr=f"seul un MJ peut {fr}")
 
     def begin_change(self, table: Table, member: Member,
-                     request: SeatRequest | SheetRequest) -> RollTicket:
+                     request: SeatRequest | SheetRequest | SessionRequest) -> RollTicket:
         """Check that ``member`` may make this seat or sheet change (GMs only)."""
-        if isinstance(request, SeatRequest):
+        if isinstance(request, SessionRequest):
+            self._gm_only(member, "start a session", "commencer une séance")
+        elif isinstance(request, SeatRequest):
             self._gm_only(member, "manage seats", "gérer les places")
         else:
             self._gm_only(member, "change characters", "modifier les personnages")
@@ -704,6 +709,15 @@ class TableCore:
                              extra=extra, close_seat=name if request.op == "rotate" else None,
                              close_reason="seat token changed" if request.op == "rotate"
                              else "name taken by a seat")
+
+    def session_start(self, ticket: RollTicket) -> Pending:
+        """The event of a new game session (the caller holds the table's turn): public,
+        numbered after the last one; what lasts "for the session" starts over."""
+        number = ticket.table.session + 1
+        event = {"type": "session", "seq": ticket.table.seq + 1, "table": ticket.table.name,
+                 "number": number, "by": ticket.member.by, "mode": "public",
+                 "request_id": ticket.request_id}
+        return self._pending(ticket, event, (("session", "current", {"number": number}),))
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"

@@ -48,6 +48,7 @@ from sidecar.protocol.messages import (
     ReactRequest,
     RollRequest,
     SeatRequest,
+    SessionRequest,
     SheetRequest,
     parse_request,
     request_id,
@@ -586,6 +587,8 @@ class SidecarServer:
             await self._sheet(session, request)
         elif isinstance(request, ReactRequest):
             await self._react(session, request)
+        elif isinstance(request, SessionRequest):
+            await self._session(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -652,6 +655,19 @@ class SidecarServer:
                                                               pending.extra["link"])
             deliveries = await self._store(pending)
         log.info("seat %s %r at %r by %r", request.op, request.name, table.name, member.name)
+        self._deliver(deliveries)
+
+    async def _session(self, session: ClientSession, request: SessionRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return
+        async with table.turn:
+            if await self._repeated_meanwhile(session, ticket, trims):
+                return
+            deliveries = await self._store(self.core.session_start(ticket))
         self._deliver(deliveries)
 
     async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:

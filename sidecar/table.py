@@ -88,6 +88,8 @@ class Table:
     seat_ids: dict[str, str] = field(default_factory=dict)
     #: Characters by name.
     characters: dict[str, Character] = field(default_factory=dict)
+    #: The current game session's number (0 until a GM starts one).
+    session: int = 0
     #: Open rolls waiting for a decision: roll id → the open outcome's event.
     open_rolls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -182,6 +184,8 @@ class Table:
                 self.characters.pop(name, None)
             else:
                 self.characters[name] = Character.from_record(value)
+        elif kind == "session":
+            self.session = int((value or {}).get("number", 0))
         elif kind == "open":
             if value is None:
                 self.open_rolls.pop(name, None)

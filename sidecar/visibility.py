@@ -23,7 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from sidecar.protocol.messages import outcome_message, seat_event_message, sheet_message
+from sidecar.protocol.messages import (
+    outcome_message,
+    seat_event_message,
+    session_message,
+    sheet_message,
+)
 
 FULL = "full"
 HIDDEN = "hidden"
@@ -81,6 +86,7 @@ BUILDERS: dict[str, Builder] = {
     "outcome": outcome_message,
     "sheet": sheet_message,
     "seat": seat_event_message,
+    "session": session_message,
 }
 
 
