@@ -58,6 +58,8 @@ class RollRequest:
     dice: list[int] | None = None
     id: RequestId = None
     character: str | None = None
+    #: The GM's ``ask`` this roll answers (its ruleset, params, label and mode apply).
+    answers: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,25 @@ class OddsRequest:
     options: dict[str, Any] = field(default_factory=dict)
     id: RequestId = None
     character: str | None = None
+
+
+#: Most seats or characters one ``ask`` may name.
+MAX_ASKED = 50
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """An ``ask`` request (GM only): ask seats or characters for a roll, or cancel one."""
+
+    op: str
+    to: tuple[str, ...] = ()
+    ruleset: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+    mode: str = "public"
+    options: dict[str, Any] = field(default_factory=dict)
+    ask: str | None = None
+    id: RequestId = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +165,7 @@ class PluginsRequest:
 MAX_HISTORY_PAGE = 500
 
 Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest | SeatRequest
-           | SheetRequest | ReactRequest | SessionRequest)
+           | SheetRequest | ReactRequest | SessionRequest | AskRequest)
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -290,6 +311,7 @@ def parse_roll(message: dict[str, Any]) -> RollRequest:
         options=_map(message, "options"),
         dice=_dice(message),
         character=_optional_name(message, "character"),
+        answers=_optional_name(message, "answers"),
     )
 
 
@@ -308,6 +330,30 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
         options=_map(message, "options"),
         character=_optional_name(message, "character"),
     )
+
+
+def parse_ask(message: dict[str, Any]) -> AskRequest:
+    """Validate an ``ask`` request (``open``: ``to``, ``ruleset``…; ``cancel``: ``ask``)."""
+    rid = _id(message)
+    op = _choice(message, "op", ("open", "cancel", "list"))
+    if op == "cancel":
+        return AskRequest(op=op, ask=_string(message, "ask"), id=rid)
+    if op == "list":
+        return AskRequest(op=op, id=rid)
+    to = message.get("to")
+    if (not isinstance(to, list) or not 1 <= len(to) <= MAX_ASKED
+            or not all(isinstance(name, str) and 0 < len(name) <= MAX_NAME_CHARS
+                       for name in to)):
+        raise bad_field("to", f"must be a list of 1 to {MAX_ASKED} seat or character names",
+                        fr=f"doit être une liste de 1 à {MAX_ASKED} noms de places ou de "
+                           "personnages")
+    return AskRequest(
+        op=op, to=tuple(dict.fromkeys(to)), ruleset=_string(message, "ruleset"),
+        params=_map(message, "params"),
+        label=_string(message, "label", required=False, max_chars=MAX_LABEL_CHARS,
+                      allow_empty=True),
+        mode=_choice(message, "mode", MODES, default="public"),
+        options=_map(message, "options"), id=rid)
 
 
 def parse_session(message: dict[str, Any]) -> SessionRequest:
@@ -384,7 +430,8 @@ def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
 
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
            "history": parse_history, "plugins": parse_plugins, "seat": parse_seat,
-           "sheet": parse_sheet, "react": parse_react, "session": parse_session}
+           "sheet": parse_sheet, "react": parse_react, "session": parse_session,
+           "ask": parse_ask}
 
 
 def parse_request(message: dict[str, Any]) -> Request:
@@ -431,7 +478,8 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
                     manual_dice: bool, replayed: int | None = None,
                     request_id: RequestId = None, seat: bool | str = False,
                     characters: list[dict[str, Any]] | None = None,
-                    characters_more: bool = False) -> dict[str, Any]:
+                    characters_more: bool = False,
+                    asks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
     ``seat`` when the member sits on a seat; ``characters`` those it may see."""
     message: dict[str, Any] = {
@@ -450,6 +498,8 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
         message["seat"] = True
     if characters_more:
         message["characters_more"] = True
+    if asks:
+        message["asks"] = asks
     if replayed is not None:
         message["replayed"] = replayed
     return _with_id(message, request_id)
@@ -497,6 +547,8 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
     character = event.get("character")
     if character is not None:
         message["character"] = character
+    if "answers" in event:
+        message["answers"] = event["answers"]
     if "reacts_to" in event:
         message["reacts_to"] = event["reacts_to"]
         if not hidden:
@@ -579,6 +631,32 @@ def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool =
     if duplicate:
         message["duplicate"] = True
     return message
+
+
+#: What an ``ask`` event shows.
+ASK_EVENT_FIELDS = ("seq", "table", "op", "ask", "to", "ruleset", "params", "label",
+                    "options")
+
+
+def ask_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                request_id: RequestId = None, duplicate: bool = False) -> dict[str, Any]:
+    """A journaled ``ask`` event: a GM asked seats (or characters) for a roll, or
+    cancelled such a request."""
+    message = {key: event[key] for key in ASK_EVENT_FIELDS if key in event}
+    message["type"] = "ask"
+    if "roll_mode" in event:
+        message["mode"] = event["roll_mode"]
+    message["by"] = public_by(event["by"])
+    _with_id(message, request_id)
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+def asks_message(table: str, asks: list[dict[str, Any]],
+                 request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``ask`` ``list``: the open asks (each with who answered)."""
+    return _with_id({"type": "asks", "table": table, "asks": asks}, request_id)
 
 
 def seats_message(table: str, seats: list[dict[str, Any]],

@@ -22,6 +22,7 @@ id remembered.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import hmac
 import logging
 import secrets
@@ -37,6 +38,7 @@ from sidecar.model import Outcome, Roll
 from sidecar.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import (
+    AskRequest,
     Hello,
     HistoryRequest,
     OddsRequest,
@@ -46,6 +48,8 @@ from sidecar.protocol.messages import (
     SeatRequest,
     SessionRequest,
     SheetRequest,
+    ask_message,
+    asks_message,
     history_message,
     odds_message,
     plugins_message,
@@ -120,6 +124,8 @@ class RollTicket:
     roll: Roll | None
     request_id: Any
     key: tuple[str, str, str] | None
+    #: The GM's ask this roll answers, if any.
+    answers: str | None = None
 
 
 @dataclass
@@ -267,7 +273,8 @@ class TableCore:
             manual_dice=member.role == "gm" or self.config.allow_player_dice,
             replayed=replayed if hello.resume is not None else None,
             request_id=hello.id, seat=member.seat, characters=characters,
-            characters_more=more)
+            characters_more=more,
+            asks=self.ask_list(table, member, AskRequest(op="list"))["asks"])
 
     def visible_characters(self, table: Table, member: Member, *, after: str = "",
                            limit: int = 100, max_bytes: int | None = None
@@ -333,6 +340,8 @@ class TableCore:
                 fr="seul le MJ peut saisir des dés physiques sur ce serveur",
                 details={"field": "dice"})
         check_strings(request.params, request.options, self.config.max_string_chars)
+        if request.answers is not None:
+            request = self._answering(table, member, request)
         if request.character is not None:
             self._character_for(table, member, request.character, request.ruleset)
             if request.mode == "self":
@@ -350,7 +359,113 @@ class TableCore:
             manual=request.dice is not None)
         roll.character = request.character
         roll.session = table.session
-        return RollTicket(table, member, roll, request.id, self._key(member, request.id))
+        return RollTicket(table, member, roll, request.id, self._key(member, request.id),
+                          answers=request.answers)
+
+    # -- asks: the GM asks seats for a roll ------------------------------------------------
+
+    @staticmethod
+    def _ask_target(table: Table, ask_id: str, member: Member) -> tuple[dict[str, Any],
+                                                                        dict[str, Any]]:
+        """The open ask and the target in it that ``member`` answers for."""
+        ask = table.asks.get(ask_id)
+        if ask is None:
+            raise bad_field("answers", "no open ask of that id at this table (unknown, "
+                            "cancelled or answered by all)", fr="pas de demande ouverte de "
+                            "cet identifiant à cette table (inconnue, annulée ou close)")
+        target = next((t for t in ask["event"]["to"] if member.seat
+                       and t["seat"] == member.name), None)
+        if target is None:
+            raise ProtocolError("forbidden", "this ask is not for you",
+                                fr="cette demande ne vous est pas adressée",
+                                details={"field": "answers"})
+        if member.name in ask["answered"]:
+            raise bad_field("answers", "you already answered this ask",
+                            fr="vous avez déjà répondu à cette demande")
+        return ask, target
+
+    def _answering(self, table: Table, member: Member, request: RollRequest) -> RollRequest:
+        """The roll an answer to an ask makes: the ask's ruleset, params, label, mode and
+        options (the player adds only physical dice, where allowed)."""
+        assert request.answers is not None
+        ask, target = self._ask_target(table, request.answers, member)
+        event = ask["event"]
+        return dataclasses.replace(
+            request, ruleset=event["ruleset"], params=deep_copy(event["params"]),
+            label=event["label"], mode=event["roll_mode"],
+            options=deep_copy(event.get("options") or {}),
+            character=target.get("character") or request.character)
+
+    def ask_open(self, ticket: RollTicket, request: AskRequest) -> Pending:
+        """The event of a GM's ask (the caller holds the table's turn): checked as a roll
+        would be; each name of ``to`` is a seat, or a character (its owner's seat rolls as
+        it)."""
+        table = ticket.table
+        if request.mode == "self":
+            raise ProtocolError(
+                "invalid_params", "an asked roll cannot be 'self': the GM would not see it",
+                fr="un jet demandé ne peut pas être « self » : le MJ ne le verrait pas",
+                details={"param": "mode", "field": "mode"})
+        check_strings(request.params, request.options, self.config.max_string_chars)
+        roll = self.preparer.prepare(request.ruleset, request.params, options=request.options,
+                                     table=table.name, by=ticket.member.by)
+        targets = []
+        for name in request.to:
+            if name in table.seats:
+                targets.append({"seat": name, "character": None})
+                continue
+            character = table.characters.get(name)
+            if character is None or character.owner not in table.seats:
+                raise ProtocolError(
+                    "invalid_params", f"'{name[:64]}' is neither a seat nor a character "
+                    "that a seat plays", fr=f"« {name[:64]} » n'est ni une place ni le "
+                    "personnage d'une place", details={"param": "to", "field": "to",
+                                                       "name": name[:64]})
+            if character.ruleset != roll.ruleset:
+                raise ProtocolError(
+                    "invalid_params", f"'{name[:64]}' plays {character.ruleset}",
+                    fr=f"« {name[:64]} » joue à {character.ruleset}",
+                    details={"param": "to", "field": "to", "name": name[:64]})
+            targets.append({"seat": character.owner, "character": name})
+        seats = [t["seat"] for t in targets]
+        if len(set(seats)) != len(seats):
+            raise ProtocolError("invalid_params", "a seat may be asked once per ask",
+                                fr="une place n'est demandée qu'une fois par demande",
+                                details={"param": "to", "field": "to"})
+        ask_id = secrets.token_hex(6)
+        event = self._event(ticket, "ask", "", op="open", ask=ask_id, to=targets,
+                            ruleset=roll.ruleset, params=roll.params, label=request.label,
+                            roll_mode=request.mode, options=roll.options)
+        event["mode"] = "public"  # everyone sees that the GM asked (not how it goes)
+        del event["audience"]
+        return self._pending(ticket, event, (("ask", ask_id, {"event": event,
+                                                               "answered": {}}),))
+
+    def ask_cancel(self, ticket: RollTicket, request: AskRequest) -> Pending:
+        """The event cancelling an open ask (the caller holds the table's turn)."""
+        table = ticket.table
+        assert request.ask is not None
+        if request.ask not in table.asks:
+            raise bad_field("ask", "no open ask of that id at this table",
+                            fr="pas de demande ouverte de cet identifiant à cette table")
+        event = self._event(ticket, "ask", "", op="cancel", ask=request.ask)
+        event["mode"] = "public"
+        del event["audience"]
+        return self._pending(ticket, event, (("ask", request.ask, None),))
+
+    @staticmethod
+    def ask_list(table: Table, member: Member, request: AskRequest) -> dict[str, Any]:
+        """The answer to ``ask`` ``list``: open asks — all for a GM, a seat's own."""
+        asks = []
+        for ask in table.asks.values():
+            event = ask["event"]
+            if member.role != "gm" and not (member.seat and any(
+                    t["seat"] == member.name for t in event["to"])):
+                continue
+            view = ask_message(event)
+            view["answered"] = dict(ask["answered"])
+            asks.append(view)
+        return asks_message(table.name, asks, request.id)
 
     @staticmethod
     def _key(member: Member, request_id: Any) -> tuple[str, str, str] | None:
@@ -434,6 +549,12 @@ class TableCore:
         spent: dict[str, int] = {}
         if character is not None:
             spent, records = self._spend(character, roll, outcome.spend)
+        if ticket.answers is not None:
+            ask, _ = self._ask_target(table, ticket.answers, ticket.member)
+            answered = {**ask["answered"], ticket.member.name: table.seq + 1}
+            done = len(answered) == len(ask["event"]["to"])
+            records += (("ask", ticket.answers, None if done
+                         else {"event": ask["event"], "answered": answered}),)
         event = {
             "type": "outcome",
             "seq": table.seq + 1,
@@ -451,6 +572,8 @@ class TableCore:
             "text": resolution.text,
             "request_id": ticket.request_id,
         }
+        if ticket.answers is not None:
+            event["answers"] = ticket.answers
         if character is not None:
             event["character"] = character.name
             event["spent"] = spent
@@ -650,9 +773,12 @@ class TableCore:
                                 fr=f"seul un MJ peut {fr}")
 
     def begin_change(self, table: Table, member: Member,
-                     request: SeatRequest | SheetRequest | SessionRequest) -> RollTicket:
+                     request: SeatRequest | SheetRequest | SessionRequest | AskRequest
+                     ) -> RollTicket:
         """Check that ``member`` may make this seat or sheet change (GMs only)."""
-        if isinstance(request, SessionRequest):
+        if isinstance(request, AskRequest):
+            self._gm_only(member, "ask for rolls", "demander des jets")
+        elif isinstance(request, SessionRequest):
             self._gm_only(member, "start a session", "commencer une séance")
         elif isinstance(request, SeatRequest):
             self._gm_only(member, "manage seats", "gérer les places")

@@ -41,6 +41,7 @@ from sidecar.plugins import PluginHost, default_host
 from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import (
+    AskRequest,
     Hello,
     HistoryRequest,
     OddsRequest,
@@ -589,6 +590,8 @@ class SidecarServer:
             await self._react(session, request)
         elif isinstance(request, SessionRequest):
             await self._session(session, request)
+        elif isinstance(request, AskRequest):
+            await self._ask(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -655,6 +658,24 @@ class SidecarServer:
                                                               pending.extra["link"])
             deliveries = await self._store(pending)
         log.info("seat %s %r at %r by %r", request.op, request.name, table.name, member.name)
+        self._deliver(deliveries)
+
+    async def _ask(self, session: ClientSession, request: AskRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.ask_list(table, member, request))
+            return
+        ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return
+        async with table.turn:
+            if await self._repeated_meanwhile(session, ticket, trims):
+                return
+            pending = (self.core.ask_open(ticket, request) if request.op == "open"
+                       else self.core.ask_cancel(ticket, request))
+            deliveries = await self._store(pending)
         self._deliver(deliveries)
 
     async def _session(self, session: ClientSession, request: SessionRequest) -> None:

@@ -90,6 +90,8 @@ class Table:
     characters: dict[str, Character] = field(default_factory=dict)
     #: The current game session's number (0 until a GM starts one).
     session: int = 0
+    #: A GM's open asks for rolls: ask id → {"event": the ask, "answered": {seat: seq}}.
+    asks: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Open rolls waiting for a decision: roll id → the open outcome's event.
     open_rolls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -184,6 +186,11 @@ class Table:
                 self.characters.pop(name, None)
             else:
                 self.characters[name] = Character.from_record(value)
+        elif kind == "ask":
+            if value is None:
+                self.asks.pop(name, None)
+            else:
+                self.asks[name] = value
         elif kind == "session":
             self.session = int((value or {}).get("number", 0))
         elif kind == "open":

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from sidecar.protocol.messages import (
+    ask_message,
     outcome_message,
     seat_event_message,
     session_message,
@@ -87,6 +88,7 @@ BUILDERS: dict[str, Builder] = {
     "sheet": sheet_message,
     "seat": seat_event_message,
     "session": session_message,
+    "ask": ask_message,
 }
 
 
