@@ -90,6 +90,11 @@ class AskRequest:
     options: dict[str, Any] = field(default_factory=dict)
     ask: str | None = None
     id: RequestId = None
+    #: An opposed roll: the answers are compared when all are in.
+    opposed: bool = False
+    #: Per seat or character of ``to``: params that differ from ``params`` (each side's
+    #: own difficulty…).
+    each: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -353,7 +358,17 @@ def parse_ask(message: dict[str, Any]) -> AskRequest:
         label=_string(message, "label", required=False, max_chars=MAX_LABEL_CHARS,
                       allow_empty=True),
         mode=_choice(message, "mode", MODES, default="public"),
-        options=_map(message, "options"), id=rid)
+        options=_map(message, "options"), id=rid, opposed=_bool(message, "opposed"),
+        each=_map(message, "each"))
+
+
+def _bool(message: dict[str, Any], name: str) -> bool:
+    value = message.get(name)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise bad_field(name, "must be true or false", fr="doit être true ou false")
+    return value
 
 
 def parse_session(message: dict[str, Any]) -> SessionRequest:
@@ -549,6 +564,8 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         message["character"] = character
     if "answers" in event:
         message["answers"] = event["answers"]
+        if "opposition" in event and not hidden:
+            message["opposition"] = event["opposition"]
     if "reacts_to" in event:
         message["reacts_to"] = event["reacts_to"]
         if not hidden:
@@ -635,7 +652,7 @@ def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool =
 
 #: What an ``ask`` event shows.
 ASK_EVENT_FIELDS = ("seq", "table", "op", "ask", "to", "ruleset", "params", "label",
-                    "options")
+                    "options", "opposed")
 
 
 def ask_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,

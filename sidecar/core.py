@@ -173,6 +173,20 @@ class Pending:
     closing: list[Member] = field(default_factory=list)
 
 
+def oppose(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
+    """Who wins an opposed roll, once every side answered: among the sides that succeeded
+    (all of them, in a pure opposition whose difficulty everyone reaches), the highest
+    margin; two at the top make a draw; nobody succeeding, everybody fails (d6code, seed
+    003: « c'est le personnage ayant réussi le meilleur jet qui sort vainqueur »)."""
+    standing = [side for side in sides if side["success"]]
+    if not standing:
+        return {"ask": ask, "sides": sides, "winner": None, "draw": False}
+    best = max(side["margin"] for side in standing)
+    top = [side for side in standing if side["margin"] == best]
+    return {"ask": ask, "sides": sides,
+            "winner": top[0]["seat"] if len(top) == 1 else None, "draw": len(top) > 1}
+
+
 class TableCore:
     """The tables of one server and every rule about them. Plain Python, no I/O.
 
@@ -391,7 +405,8 @@ class TableCore:
         ask, target = self._ask_target(table, request.answers, member)
         event = ask["event"]
         return dataclasses.replace(
-            request, ruleset=event["ruleset"], params=deep_copy(event["params"]),
+            request, ruleset=event["ruleset"],
+            params=deep_copy(target.get("params") or event["params"]),
             label=event["label"], mode=event["roll_mode"],
             options=deep_copy(event.get("options") or {}),
             character=target.get("character") or request.character)
@@ -409,10 +424,29 @@ class TableCore:
         check_strings(request.params, request.options, self.config.max_string_chars)
         roll = self.preparer.prepare(request.ruleset, request.params, options=request.options,
                                      table=table.name, by=ticket.member.by)
+        if request.opposed and len(request.to) < 2:
+            raise ProtocolError("invalid_params", "an opposed roll needs two sides or more",
+                                fr="une opposition demande au moins deux camps",
+                                details={"param": "to", "field": "to"})
+        unknown = [name for name in request.each if name not in request.to]
+        if unknown:
+            raise ProtocolError(
+                "invalid_params", f"'each' names '{unknown[0][:64]}', which 'to' does not",
+                fr=f"« each » nomme « {unknown[0][:64]} », absent de « to »",
+                details={"param": "each", "field": "each"})
         targets = []
         for name in request.to:
+            own = request.each.get(name)
+            if own is not None:
+                if not isinstance(own, dict):
+                    raise bad_field("each", "maps each name to its params",
+                                    fr="associe à chaque nom ses paramètres")
+                check_strings(own, {}, self.config.max_string_chars)
+                # Each side's own params (its own difficulty…), checked as a roll's.
+                own = self.preparer.prepare(request.ruleset, {**request.params, **own},
+                                            table=table.name, by=ticket.member.by).params
             if name in table.seats:
-                targets.append({"seat": name, "character": None})
+                targets.append({"seat": name, "character": None, "params": own})
                 continue
             character = table.characters.get(name)
             if character is None or character.owner not in table.seats:
@@ -426,16 +460,20 @@ class TableCore:
                     "invalid_params", f"'{name[:64]}' plays {character.ruleset}",
                     fr=f"« {name[:64]} » joue à {character.ruleset}",
                     details={"param": "to", "field": "to", "name": name[:64]})
-            targets.append({"seat": character.owner, "character": name})
+            targets.append({"seat": character.owner, "character": name, "params": own})
         seats = [t["seat"] for t in targets]
         if len(set(seats)) != len(seats):
             raise ProtocolError("invalid_params", "a seat may be asked once per ask",
                                 fr="une place n'est demandée qu'une fois par demande",
                                 details={"param": "to", "field": "to"})
         ask_id = secrets.token_hex(6)
+        for target in targets:
+            if target["params"] is None:
+                del target["params"]
         event = self._event(ticket, "ask", "", op="open", ask=ask_id, to=targets,
                             ruleset=roll.ruleset, params=roll.params, label=request.label,
-                            roll_mode=request.mode, options=roll.options)
+                            roll_mode=request.mode, options=roll.options,
+                            opposed=request.opposed)
         event["mode"] = "public"  # everyone sees that the GM asked (not how it goes)
         del event["audience"]
         return self._pending(ticket, event, (("ask", ask_id, {"event": event,
@@ -549,12 +587,19 @@ class TableCore:
         spent: dict[str, int] = {}
         if character is not None:
             spent, records = self._spend(character, roll, outcome.spend)
+        opposition = None
         if ticket.answers is not None:
-            ask, _ = self._ask_target(table, ticket.answers, ticket.member)
-            answered = {**ask["answered"], ticket.member.name: table.seq + 1}
+            ask, target = self._ask_target(table, ticket.answers, ticket.member)
+            side = {"seat": ticket.member.name, "character": target.get("character"),
+                    "seq": table.seq + 1, "success": bool(outcome.result.get("success")),
+                    "margin": outcome.result.get("margin", 0)}
+            answered = {**ask["answered"], ticket.member.name: side}
             done = len(answered) == len(ask["event"]["to"])
             records += (("ask", ticket.answers, None if done
                          else {"event": ask["event"], "answered": answered}),)
+            if done and ask["event"].get("opposed"):
+                opposition = oppose(ticket.answers, [answered[t["seat"]]
+                                                     for t in ask["event"]["to"]])
         event = {
             "type": "outcome",
             "seq": table.seq + 1,
@@ -574,6 +619,8 @@ class TableCore:
         }
         if ticket.answers is not None:
             event["answers"] = ticket.answers
+            if opposition is not None:
+                event["opposition"] = opposition
         if character is not None:
             event["character"] = character.name
             event["spent"] = spent

@@ -107,3 +107,56 @@ def test_an_ask_can_be_cancelled_and_bad_asks_are_refused(tmp_path):
                                       "ask": ask["ask"]})
             assert again["code"] == "bad_message"
     run(scenario())
+
+
+def test_an_opposed_roll_compares_the_sides_when_the_last_one_answers():
+    """Seed 003's two examples: Strengal 3D+5 rolls 11 → 16 against Krull 4D+1 rolling
+    13 → 14: Strengal wins; at difficulty 20 with handling +3, Strengal 4D+3 rolls 13 → 19
+    and fails, Krull 5D rolls 18 → 21: Krull wins. Each side has its own params."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            peers = {}
+            for name in ("Strengal", "Krull"):
+                token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
+                                           "name": name}))["token"]
+                peers[name] = await Peer.open(server)
+                await peers[name].join("t", name, token=token)
+
+            async def duel(rid, params, each, dice):
+                ask = await gm.request({"type": "ask", "id": rid, "op": "open",
+                                        "to": ["Strengal", "Krull"], "ruleset": "d6code",
+                                        "params": params, "each": each, "opposed": True})
+                assert ask["opposed"] is True, ask
+                first = await peers["Strengal"].roll("d6code", {}, answers=ask["ask"],
+                                                     dice=dice["Strengal"])
+                assert "opposition" not in first
+                last = await peers["Krull"].roll("d6code", {}, answers=ask["ask"],
+                                                 dice=dice["Krull"])
+                seen = await peers["Strengal"].recv_type("outcome")
+                while seen["seq"] != last["seq"]:
+                    seen = await peers["Strengal"].recv_type("outcome")
+                assert seen["opposition"] == last["opposition"]
+                return first, last
+
+            first, last = await duel(
+                "d1", {"difficulty": 0}, {"Strengal": {"code": "3D+5"},
+                                          "Krull": {"code": "4D+1"}},
+                {"Strengal": [3, 4, 4], "Krull": [4, 4, 3, 2]})
+            assert first["result"]["score"] == 16 and last["result"]["score"] == 14
+            assert last["opposition"]["winner"] == "Strengal"
+            first, last = await duel(
+                "d2", {"difficulty": 20, "modifier": 3},
+                {"Strengal": {"code": "4D+3"}, "Krull": {"code": "5D"}},
+                {"Strengal": [4, 3, 3, 3], "Krull": [4, 4, 4, 3, 3]})
+            assert first["result"]["score"] == 19 and last["result"]["score"] == 21
+            assert last["opposition"]["winner"] == "Krull"
+            assert [s["seat"] for s in last["opposition"]["sides"]] == ["Strengal", "Krull"]
+            # Nobody reaches the difficulty: everybody fails.
+            first, last = await duel(
+                "d3", {"difficulty": 30}, {"Strengal": {"code": "3D"}, "Krull": {"code": "3D"}},
+                {"Strengal": [1, 2, 3], "Krull": [2, 2, 2]})
+            assert last["opposition"]["winner"] is None
+            assert last["opposition"]["draw"] is False
+    run(scenario())
