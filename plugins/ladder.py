@@ -366,12 +366,13 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
 def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
     """A decision after a failed pair: ``reroll`` draws a new pair that replaces the
     score (1 luck point), ``sacrifice`` makes the action succeed (1 Chance), ``keep``
-    leaves the failure. As a character the sheet pays; without one, nothing is spent."""
+    leaves the failure. As a character the sheet pays; without one, nothing is spent.
+    The outcome carries every die of the roll (a replaced pair marked ``replaced``)."""
     p, old = roll.params, outcome.result
     level = old["level"]
     _, _, bonus, tier = dice_for(level)
     if choice == "keep":
-        return Outcome(result=old)
+        return Outcome(result=old, dice=outcome.dice)
     if choice == "sacrifice":
         chance = chance_of(p, roll.sheet)
         if chance is not None and chance < 2:  # the sheet changed since the roll
@@ -382,6 +383,8 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
                        sacrificed=True)
         spend = {"chance": 1} if roll.sheet is not None else {}
     else:  # reroll
+        for die in outcome.dice:
+            die["replaced"] = True
         score = _pair(dice, level, 2)
         result = judge(score, old["difficulty"], level=level, tier=tier)
         result["first_score"] = old["score"]
@@ -390,7 +393,9 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     for name in ("first_score", "bonus"):
         if name in old and name not in result:
             result[name] = old[name]
-    decided = Outcome(result=result, dice=dice.rolled, spend=spend)
+    # Every die of the roll as it now stands (a replaced pair marked so, the new one last),
+    # as a standing reroll shows them.
+    decided = Outcome(result=result, dice=outcome.dice + dice.rolled, spend=spend)
     if choice == "reroll":
         offer(decided, p, roll.sheet)  # the sacrifice may still save the new pair
     return decided

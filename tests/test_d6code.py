@@ -120,7 +120,22 @@ def test_surcompetence_auto_and_double():
     assert resolution.outcome.dice == [] and resolution.outcome.result["success"]
     r = result("d6code", [3, 4], code="2D+1", surcompetence="double", difficulty=15)
     assert r["score"] == 16 and r["doubled"]
-    refused("d6code", [], code="3D", surcompetence="auto", style="libre", difficulty=3)
+
+
+def test_bug_4_a_style_point_goes_with_an_automatic_success():
+    """Issue 12, bug 4: « il [est] par contre possible d'utiliser à la fois un Point de
+    Style et un Point de SurCompétence pour une même action » — refused as "pointless"
+    before. The style dice still decide what extreme style gives back."""
+    resolution = resolve("d6code", [6, 3], code="3D", surcompetence="auto", style="extreme",
+                         difficulty=30)
+    r = resolution.outcome.result
+    assert r["success"] and r["automatic"] and r["score"] is None
+    assert r["style"]["faces"] == [6, 3] and r["style"]["sp_recovered"] == 2
+    assert [d["role"] for d in resolution.outcome.dice] == ["style", "style"]
+    assert "style extreme 6+3" in resolution.text["fr"]
+    free = result("d6code", [1, 1], code="3D", surcompetence="auto", style="libre",
+                  difficulty=30)
+    assert free["style"]["gm_may_return"] and free["style"]["sp_recovered"] is None
 
 
 def test_sp_and_sc_combine():

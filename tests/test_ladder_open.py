@@ -48,7 +48,8 @@ def test_a_failed_pair_offers_reroll_sacrifice_and_keep_and_a_success_nothing():
 def test_the_reroll_draws_a_new_pair_that_replaces_the_score_even_if_worse():
     roll, failed = _roll({"level": 4, "difficulty": 7}, dice=[4, 3])  # d6, d8 → 4
     good = _react(roll, failed, "reroll", [2, 8])
-    assert [d["sides"] for d in good.dice] == [6, 8] and good.dice[1]["kept"]
+    assert [(d["sides"], d["face"], d.get("replaced", False)) for d in good.dice] == [
+        (6, 4, True), (8, 3, True), (6, 2, False), (8, 8, False)] and good.dice[3]["kept"]
     assert good.result["score"] == 8 and good.result["success"]
     assert good.result["rerolled"] and good.result["first_score"] == 4
     assert good.choices is None and good.spend == {}  # no character: nothing spent
@@ -60,7 +61,8 @@ def test_the_reroll_draws_a_new_pair_that_replaces_the_score_even_if_worse():
     assert saved.result["success"] and saved.result["chance_sacrificed"]
     assert saved.result["kind"] == "narrow" and saved.result["rerolled"]
     kept = _react(roll, failed, "keep")
-    assert kept.result == failed.result and kept.choices is None and kept.dice == []
+    assert kept.result == failed.result and kept.choices is None
+    assert kept.dice == failed.dice
 
 
 def test_the_sacrifice_needs_chance_two_and_the_reroll_a_luck_point_on_the_sheet():
