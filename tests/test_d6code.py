@@ -173,3 +173,22 @@ def test_text():
 ])
 def test_invalid_params(params, param):
     assert refused("d6code", None, **params).details == {"param": param}
+
+
+def test_ruling_surcompetence_doubles_the_whole_result_modifiers_included():
+    """Kept (issue 12 review): the seed doubles « des jets dont les résultats seront
+    multipliés par 2 », and calls the total with M a result: « un résultat de 16
+    (9+6+1) », « son résultat de 15 (13+2) »."""
+    r = result("d6code", [3, 4], code="2D+1", modifier=2, surcompetence="double",
+               difficulty=20)
+    assert r["score"] == (3 + 4 + 1 + 2) * 2 and r["success"] and r["kind"] == "narrow"
+
+
+def test_ruling_superieur_au_score_requis_means_reaching_it():
+    """Kept (issue 12 review): « Difficile, le score à atteindre est 20 » — reaching the
+    difficulty is enough, in an opposed roll as alone (« supérieur » read as ≥)."""
+    alone = result("d6code", [6, 6, 5], code="3D+3", difficulty=20)
+    assert alone["success"] and alone["margin"] == 0
+    opposed = result("d6code", [6, 6, 5, 6, 6, 6], code="3D+3", opponent="3D",
+                     difficulty=20)  # 20 reached; the opponent's 18 misses it
+    assert opposed["opposed"]["winner"] == "roller" and opposed["success"]
