@@ -73,6 +73,15 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Point de style : 2 dés en plus, style libre ou extrême",
                              "Style point: 2 extra dice, free or extreme style"),
     },
+    "style_if_needed": {
+        "type": "string", "choices": ["libre", "extreme"],
+        "description": label("Décidé d'avance : un point de style (libre ou extrême) "
+                             "seulement si le jet échoue ou fait égalité ; ses 2 dés sont "
+                             "tirés en dernier. Pour les chances : celles de ce choix",
+                             "Decided beforehand: a style point (free or extreme) only if "
+                             "the roll fails or draws; its 2 dice are drawn last. For odds: "
+                             "those of that play"),
+    },
     "combo": {
         "type": "int", "min": 1, "max": 1024, "default": 1,
         "description": label("Mise du combo de style (1, puis 2, 4… si le SP regagné est "
@@ -108,6 +117,7 @@ name_params(PARAMS, {
     "difficulty": ("Difficulté", "Difficulty"),
     "twin": ("Dés jumeaux", "Twin dice"),
     "style": ("Point de style", "Style point"),
+    "style_if_needed": ("Point de style si besoin", "Style point if needed"),
     "combo": ("Mise du combo", "Combo stake"),
     "surcompetence": ("SurCompétence", "SurCompetence"),
     "opponent": ("Code de l'adversaire", "Opponent's code"),
@@ -225,7 +235,7 @@ def spends(params: dict[str, Any], result: dict[str, Any],
     two spend those."""
     spend: dict[str, int] = {}
     style = result.get("style")
-    if params.get("style"):
+    if style:  # declared, or engaged by a standing order
         add_spend(spend, "points_style", 1 - ((style or {}).get("sp_recovered") or 0))
     choice = params.get("surcompetence")
     if choice == "serie" and sheet.get("sc_serie", 0) > 0:
@@ -249,7 +259,10 @@ def _check(p: dict[str, Any]) -> tuple[int, int]:
     if p.get("surcompetence") == "auto" and p.get("opponent") is not None:
         raise invalid_param("surcompetence", "no automatic success in an opposed roll",
                             fr="pas de réussite automatique en opposition")
-    if p["combo"] > 1 and p.get("style") is None:
+    if p.get("style") is not None and p.get("style_if_needed") is not None:
+        raise invalid_param("style_if_needed", "never two style points on one action",
+                            fr="jamais deux points de style pour une même action")
+    if p["combo"] > 1 and p.get("style") is None and p.get("style_if_needed") is None:
         raise invalid_param("combo", "a combo needs a style point",
                             fr="un combo demande un point de style")
     return count, bonus
@@ -343,15 +356,23 @@ def play(p: dict[str, Any], dice: DiceSource, *, await_reroll: bool = False
         opponent = {"code": p["opponent"], "faces": opp_faces,
                     "score": sum(opp_faces) + opp_bonus + p["opponent_modifier"]}
     fiasco = twin is not None and twin["state"] == "fiasco"
+    waiting = twin is not None and twin.get("awaiting_reroll", False)
     success, margin, kind, winner = judge(score, difficulty,
                                           opponent["score"] if opponent else None, fiasco)
+    if p.get("style_if_needed") and not waiting and (not success or winner == "draw"):
+        # A standing order: the point the player would engage after seeing the dice.
+        p = {**p, "style": p["style_if_needed"]}
+        style_faces = [dice.roll(6, role="style"), dice.roll(6, role="style")]
+        score += sum(style_faces) * (2 if p.get("surcompetence") in DOUBLING else 1)
+        success, margin, kind, winner = judge(
+            score, difficulty, opponent["score"] if opponent else None, fiasco)
     style = _style(p, style_faces, success) if style_faces else None
     if opponent is not None:
         opponent["winner"] = winner
     fr, en = LABELS[kind]
     if winner == "draw":
         fr, en = "Égalité", "Draw"
-    if twin is not None and twin.get("awaiting_reroll"):
+    if waiting:
         fr, en = "Double aux jumeaux : relance à lancer", "Twin double: reroll to roll"
     return common(success, margin, kind, fr, en, score=score, difficulty=difficulty,
                   automatic=False, twin=twin, style=style, opposed=opponent,
@@ -359,7 +380,7 @@ def play(p: dict[str, Any], dice: DiceSource, *, await_reroll: bool = False
 
 
 def _faces_after_twins(p: dict[str, Any]) -> int:
-    """How many faces a roll draws after its twins and their reroll."""
+    """How many faces a roll draws after its twins and their reroll (at least)."""
     after = 2 if p.get("style") else 0
     if p.get("opponent") is not None:
         after += parse_code(p["opponent"], "opponent")[0]
@@ -398,7 +419,7 @@ def offer(outcome: Outcome, p: dict[str, Any], sheet: dict[str, Any] | None) -> 
     if (r.get("twin") or {}).get("awaiting_reroll"):
         outcome.choices, outcome.default = [dict(CHOICES["twin_reroll"])], "twin_reroll"
         return
-    if r.get("automatic") or p.get("style") is not None:
+    if r.get("automatic") or r.get("style") is not None:
         return
     if r["success"] and (r.get("opposed") or {}).get("winner") != "draw":
         return
@@ -435,6 +456,10 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     if choice == "keep":
         return Outcome(result=old, dice=outcome.dice)
     p = {**roll.params, "code": old["code"]}  # the code rolled, even if the sheet changed
+    # A standing style order left undecided by awaited twins becomes the offered choice.
+    p.pop("style_if_needed", None)
+    if old.get("style") is not None:
+        p["style"] = old["style"]["mode"]
     by_role: dict[str, list[int]] = {}
     for die in outcome.dice:
         by_role.setdefault(die.get("role", "normal"), []).append(die["face"])
@@ -541,8 +566,10 @@ def _margin_kind(margin: int, fiasco: bool) -> str:
 
 @lru_cache(maxsize=1024)
 def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
-               difficulty: int | None, opponent: tuple[int, int] | None) -> dict[str, Any]:
-    """Exact odds of a d6code roll, opposed or not."""
+               difficulty: int | None, opponent: tuple[int, int] | None,
+               style_after: bool = False) -> dict[str, Any]:
+    """Exact odds of a d6code roll, opposed or not. ``style_after``: a style point is
+    engaged only when the roll fails or draws (the best play after the dice)."""
     check_work((count + 4) * 6 * 36 * 36 * (2 if opponent else 1))
     base = sum_of(count - 2 if twin else count, 6)
     parts = [(add(base, TWIN_CLEAN), False), (add(base, TWIN_FIASCO), True)] if twin \
@@ -551,6 +578,8 @@ def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
         parts = [(add(d, sum_of(2, 6)), f) for d, f in parts]
     parts = [(d.shift(bonus).map((lambda v: 2 * v) if double else (lambda v: v)), f)
              for d, f in parts]
+    if style_after:
+        return _odds_style_after(parts, double, difficulty, opponent)
     total = parts[0][0].total
     kinds: dict[str, int] = {}
     scores: dict[int, int] = {}
@@ -599,6 +628,35 @@ def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
                                                            for s, w in scores.items()])
 
 
+def _odds_style_after(parts: list[tuple[Dist, bool]], double: bool, difficulty: int | None,
+                      opponent: tuple[int, int] | None) -> dict[str, Any]:
+    """Exact odds when a style point is engaged only on a failure or a draw: each score
+    (and opponent's score) judged as the roll does, the failed ones again with every sum
+    of the 2 style dice."""
+    style = sum_of(2, 6).map((lambda v: 2 * v) if double else (lambda v: v))
+    opp = sum_of(opponent[0], 6).shift(opponent[1]) if opponent else Dist({None: 1}, 1)
+    check_work(sum(len(d.counts) for d, _ in parts) * len(opp.counts) * len(style.counts))
+    kinds: dict[str, int] = {}
+    scores: dict[int, int] = {}
+
+    def tally(score: int, kind: str, ways: int) -> None:
+        kinds[kind] = kinds.get(kind, 0) + ways
+        scores[score] = scores.get(score, 0) + ways
+
+    for dist, fiasco in parts:
+        for score, ways in dist.counts.items():
+            for opp_score, opp_ways in opp.counts.items():
+                success, _, kind, winner = judge(score, difficulty, opp_score, fiasco)
+                if success and winner != "draw":
+                    tally(score, kind, ways * opp_ways * style.total)
+                    continue
+                for extra, extra_ways in style.counts.items():
+                    tally(score + extra, judge(score + extra, difficulty, opp_score,
+                                               fiasco)[2], ways * opp_ways * extra_ways)
+    total = parts[0][0].total * opp.total * style.total
+    return odds_reply(kinds, total, "score", scores.items())
+
+
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = with_code(roll)
@@ -610,4 +668,5 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
         opp_count, opp_bonus = parse_code(p["opponent"], "opponent")
         opponent = (opp_count, opp_bonus + p["opponent_modifier"])
     return exact_odds(count, bonus + p["modifier"], p["twin"], p.get("style") is not None,
-                      p.get("surcompetence") in DOUBLING, p.get("difficulty"), opponent)
+                      p.get("surcompetence") in DOUBLING, p.get("difficulty"), opponent,
+                      p.get("style_if_needed") is not None)

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+import sidecar
+from sidecar.protocol.errors import ProtocolError
 from tests.helpers import Peer, run, running_server
 from tests.sheet_helpers import PIPELINE, after, new_sheet, prepared
 
@@ -155,3 +159,51 @@ def test_through_a_server_physical_twins_then_the_reroll_then_a_style_point():
             seen = await gm.recv_type("outcome")
             assert seen["roll"] == out["roll"]
     run(scenario())
+
+
+def test_a_standing_style_order_plays_only_on_a_failure_or_a_draw_its_dice_last():
+    needed = {"code": "2D+1", "difficulty": 12, "style_if_needed": "extreme"}
+    roll, out = _roll(needed, [3, 4, 1, 5], manual=False)
+    assert out.result["score"] == 14 and out.result["style"]["mode"] == "extreme"
+    assert out.result["style"]["sp_recovered"] == 0 and out.choices is None
+    _, fine = _roll(needed, [6, 5], manual=False)  # 12: no point engaged, no dice drawn
+    assert fine.result["style"] is None and len(fine.dice) == 2
+    duel = {"code": "2D", "opponent": "1D+1", "style_if_needed": "libre"}
+    _, out = _roll(duel, [3, 4, 6, 1, 1], manual=False)  # 7 vs 7: a draw, then the point
+    assert out.result["score"] == 9 and out.result["opposed"]["winner"] == "roller"
+    assert out.result["style"]["gm_may_return"]
+    sheet = new_sheet("d6code", competences={"ARMES BLANCHES": "2D+1"}, points_style=1)
+    _, out = _roll({"skill": "ARMES BLANCHES", "opponent": "4D+2",
+                    "style_if_needed": "extreme"}, [4, 5, 3, 3, 3, 4, 1, 5], sheet=sheet)
+    assert [d["role"] for d in out.dice][-2:] == ["style", "style"]
+    assert out.result["score"] == 16 and out.result["opposed"]["winner"] == "roller"
+    assert out.spend == {"points_style": 1}
+    _, won = _roll({"skill": "ARMES BLANCHES", "opponent": "1D",
+                    "style_if_needed": "extreme"}, [4, 5, 3], sheet=sheet)
+    assert won.spend == {} and won.result["style"] is None
+
+
+def test_a_standing_style_order_is_one_style_point():
+    with pytest.raises(ProtocolError) as refused:
+        _roll({"code": "2D", "difficulty": 9, "style": "libre", "style_if_needed": "libre"},
+              [1, 1, 1, 1])
+    assert refused.value.details == {"param": "style_if_needed"}
+
+
+@pytest.mark.parametrize("params", [
+    {"code": "1D+1", "difficulty": 5, "style_if_needed": "extreme"},
+    {"code": "1D+2", "difficulty": 12, "surcompetence": "double", "style_if_needed": "libre"},
+    {"code": "2D", "twin": True, "difficulty": 8, "style_if_needed": "libre"},
+    {"code": "1D", "opponent": "1D", "style_if_needed": "libre"},
+    {"code": "1D+1", "opponent": "1D", "difficulty": 4, "style_if_needed": "extreme"},
+])
+def test_odds_of_a_standing_style_order_match_the_roll_code(params):
+    from tests.test_odds import enumerate_real_rolls
+    odds = sidecar.odds("d6code", params)
+    kinds, scores = enumerate_real_rolls("d6code", params)
+    for kind, p in odds["kinds"].items():
+        assert abs(p - kinds.get(kind, 0)) < 1e-12, (kind, odds["kinds"], kinds)
+    for value, p in odds["distribution"]["values"]:
+        assert abs(p - scores.get(value, 0)) < 1e-12, value
+    plain = {k: v for k, v in params.items() if k != "style_if_needed"}
+    assert odds["p_success"] > sidecar.odds("d6code", plain)["p_success"]
