@@ -198,8 +198,13 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
         "params": PARAMS,
         "dice_order": label("les N − 2 dés normaux (ou N), les 2 jumeaux, les 2 relances "
                             "après un double, les 2 dés de style, puis les dés de "
-                            "l'adversaire", "the N − 2 normal dice (or N), the 2 twins, the "
-                            "2 rerolls after a double, the 2 style dice, then the opponent's"),
+                            "l'adversaire ; avec des dés physiques, les relances d'un double "
+                            "sont demandées après (react) ; un point de style « si besoin » "
+                            "tire ses 2 dés en dernier", "the N − 2 normal dice (or N), the 2 "
+                            "twins, the 2 rerolls after a double, the 2 style dice, then the "
+                            "opponent's; with physical dice, a double's rerolls are asked "
+                            "for afterwards (react); a style point \"if needed\" draws its 2 "
+                            "dice last"),
     }]
 
 
