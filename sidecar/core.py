@@ -587,23 +587,34 @@ class TableCore:
         spent: dict[str, int] = {}
         if character is not None:
             spent, records = self._spend(character, roll, outcome.spend)
+        roll_id = reaction.roll_id if reaction is not None else secrets.token_hex(8)
         opposition = None
         if ticket.answers is not None:
-            ask, target = self._ask_target(table, ticket.answers, ticket.member)
-            side = {"seat": ticket.member.name, "character": target.get("character"),
-                    "seq": table.seq + 1, "success": bool(outcome.result.get("success")),
-                    "margin": outcome.result.get("margin", 0)}
-            answered = {**ask["answered"], ticket.member.name: side}
-            done = len(answered) == len(ask["event"]["to"])
-            records += (("ask", ticket.answers, None if done
-                         else {"event": ask["event"], "answered": answered}),)
-            if done and ask["event"].get("opposed"):
-                opposition = oppose(ticket.answers, [answered[t["seat"]]
-                                                     for t in ask["event"]["to"]])
+            if reaction is None:
+                ask, target = self._ask_target(table, ticket.answers, ticket.member)
+                as_character = target.get("character")
+            else:  # a decision on an answer left open (a cancelled ask is left alone)
+                ask, as_character = table.asks.get(ticket.answers), roll.character
+            if ask is not None:
+                seat = roll.by["name"]
+                side = {"seat": seat, "character": as_character, "seq": table.seq + 1,
+                        "roll": roll_id, "open": outcome.choices is not None,
+                        "success": bool(outcome.result.get("success")),
+                        "margin": outcome.result.get("margin", 0)}
+                answered = {**ask["answered"], seat: side}
+                # Settled when every side answered and none still waits for a decision
+                # taken after its dice (the opposition is judged on the final results).
+                settled = (len(answered) == len(ask["event"]["to"])
+                           and not any(other["open"] for other in answered.values()))
+                records += (("ask", ticket.answers, None if settled
+                             else {"event": ask["event"], "answered": answered}),)
+                if settled and ask["event"].get("opposed"):
+                    opposition = oppose(ticket.answers, [answered[t["seat"]]
+                                                         for t in ask["event"]["to"]])
         event = {
             "type": "outcome",
             "seq": table.seq + 1,
-            "roll": reaction.roll_id if reaction is not None else secrets.token_hex(8),
+            "roll": roll_id,
             "table": table.name,
             "by": roll.by,
             "ruleset": roll.ruleset,
@@ -712,7 +723,8 @@ class TableCore:
         reactor = member if member is not None else Member(
             name=event["by"]["name"], role=event["by"]["role"],
             seat=str(event["by"].get("seat") or ""))
-        return (RollTicket(ticket.table, reactor, roll, ticket.request_id, ticket.key),
+        return (RollTicket(ticket.table, reactor, roll, ticket.request_id, ticket.key,
+                           answers=event.get("answers")),
                 roll, outcome)
 
     def close_open_roll(self, table: Table, roll_id: str) -> Pending:

@@ -124,7 +124,7 @@ def test_an_opposed_roll_compares_the_sides_when_the_last_one_answers():
                 peers[name] = await Peer.open(server)
                 await peers[name].join("t", name, token=token)
 
-            async def duel(rid, params, each, dice):
+            async def duel(rid, params, each, dice, decide=None):
                 ask = await gm.request({"type": "ask", "id": rid, "op": "open",
                                         "to": ["Strengal", "Krull"], "ruleset": "d6code",
                                         "params": params, "each": each, "opposed": True})
@@ -134,29 +134,50 @@ def test_an_opposed_roll_compares_the_sides_when_the_last_one_answers():
                 assert "opposition" not in first
                 last = await peers["Krull"].roll("d6code", {}, answers=ask["ask"],
                                                  dice=dice["Krull"])
-                seen = await peers["Strengal"].recv_type("outcome")
-                while seen["seq"] != last["seq"]:
-                    seen = await peers["Strengal"].recv_type("outcome")
-                assert seen["opposition"] == last["opposition"]
-                return first, last
+                final, watcher = last, "Strengal"
+                # A side whose roll offers a decision after its dice (d6code: a style
+                # point on a failure) is judged on its final result: the opposition
+                # comes with the event that settles the last side.
+                for seat, answer in (("Strengal", first), ("Krull", last)):
+                    if answer.get("open"):
+                        assert "opposition" not in final
+                        choice, faces = (decide or {}).get(seat, ("keep", None))
+                        react = {"type": "react", "id": f"{rid}-{seat}",
+                                 "roll": answer["roll"], "choice": choice}
+                        if faces is not None:
+                            react["dice"] = faces
+                        final = await peers[seat].request(react)
+                        watcher = "Krull" if seat == "Strengal" else "Strengal"
+                # The other side sees the same opposition.
+                seen = await peers[watcher].recv_type("outcome")
+                while seen["seq"] != final["seq"]:
+                    seen = await peers[watcher].recv_type("outcome")
+                assert seen["opposition"] == final["opposition"]
+                return first, last, final
 
-            first, last = await duel(
+            first, last, final = await duel(
                 "d1", {"difficulty": 0}, {"Strengal": {"code": "3D+5"},
                                           "Krull": {"code": "4D+1"}},
                 {"Strengal": [3, 4, 4], "Krull": [4, 4, 3, 2]})
             assert first["result"]["score"] == 16 and last["result"]["score"] == 14
-            assert last["opposition"]["winner"] == "Strengal"
-            first, last = await duel(
-                "d2", {"difficulty": 20, "modifier": 3},
-                {"Strengal": {"code": "4D+3"}, "Krull": {"code": "5D"}},
-                {"Strengal": [4, 3, 3, 3], "Krull": [4, 4, 4, 3, 3]})
+            assert final["opposition"]["winner"] == "Strengal"
+            duel_2 = ("d2", {"difficulty": 20, "modifier": 3},
+                      {"Strengal": {"code": "4D+3"}, "Krull": {"code": "5D"}},
+                      {"Strengal": [4, 3, 3, 3], "Krull": [4, 4, 4, 3, 3]})
+            first, last, final = await duel(*duel_2)
             assert first["result"]["score"] == 19 and last["result"]["score"] == 21
-            assert last["opposition"]["winner"] == "Krull"
-            assert [s["seat"] for s in last["opposition"]["sides"]] == ["Strengal", "Krull"]
+            assert final["opposition"]["winner"] == "Krull"
+            assert [s["seat"] for s in final["opposition"]["sides"]] == ["Strengal", "Krull"]
+            # The same duel, Strengal spending a style point after seeing his 19: 6 and 6
+            # make 31, and the opposition is his.
+            first, last, final = await duel("d2b", *duel_2[1:],
+                                            decide={"Strengal": ("style_libre", [6, 6])})
+            assert final["reacts_to"] == first["seq"] and final["result"]["score"] == 31
+            assert final["opposition"]["winner"] == "Strengal"
             # Nobody reaches the difficulty: everybody fails.
-            first, last = await duel(
+            first, last, final = await duel(
                 "d3", {"difficulty": 30}, {"Strengal": {"code": "3D"}, "Krull": {"code": "3D"}},
                 {"Strengal": [1, 2, 3], "Krull": [2, 2, 2]})
-            assert last["opposition"]["winner"] is None
-            assert last["opposition"]["draw"] is False
+            assert final["opposition"]["winner"] is None
+            assert final["opposition"]["draw"] is False
     run(scenario())
