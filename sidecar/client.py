@@ -21,6 +21,20 @@ hundreds, ``welcome["characters_more"]`` says to call :meth:`SidecarClient.sheet
 all of them). Not enough left to spend raises :class:`SidecarError` ``insufficient``
 (``details``: ``field``, ``have``, ``need``).
 
+Open rolls (decide after seeing the dice): an outcome may come back ``open`` with
+``choices`` (``[{name, label, dice}]``), a ``default`` and an ``expires`` time; the roller
+or a GM decides with :meth:`SidecarClient.react`, which returns the decision — a new
+outcome with ``reacts_to`` (the open outcome's ``seq``), ``choice`` and ``reacted_by``
+(``None`` when time ran out and the default was taken)::
+
+    outcome = await client.roll("luck", {"target": 7, "second_chance": True})
+    if outcome.get("open"):
+        decided = await client.react(outcome["roll"], "reroll")
+
+:meth:`SidecarClient.open_rolls` yields the open rolls this client may decide as they
+arrive (its own, or all of them for a GM), and :attr:`SidecarClient.open` holds those
+still waiting for a decision.
+
 With ``reconnect=True`` a dropped connection is reopened by itself (backing off up to 5 s)
 and joined with ``resume`` = the last ``seq`` seen: the server replays what was missed, in
 order, each event once, and :meth:`events` goes on as if nothing happened. Rolls left
@@ -49,6 +63,11 @@ FATAL_CODES = frozenset({"forbidden", "unsupported_protocol", "bad_message"})
 JOURNALED = frozenset({"outcome", "sheet", "seat"})
 #: ``set_sheet(owner=KEEP)``: leave the character's owner as it is.
 KEEP: Any = object()
+
+
+def is_open(outcome: dict[str, Any]) -> bool:
+    """An outcome that waits for a decision (``open``), whether or not its choices show."""
+    return outcome.get("type") == "outcome" and outcome.get("open") is True
 
 
 def _once_only(message: dict[str, Any]) -> bool:
@@ -91,6 +110,9 @@ class SidecarClient:
         #: The characters this client may see, by name (``{character, ruleset, owner,
         #: values}``): from ``welcome``, then every sheet event and outcome ``sheet``.
         self.characters: dict[str, dict[str, Any]] = {}
+        #: Open rolls seen and not decided yet, by ``roll`` id: their latest open outcome.
+        self.open: dict[str, dict[str, Any]] = {}
+        self._open_queues: list[asyncio.Queue[dict[str, Any] | None]] = []
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         # Request ids are idempotency keys the server remembers (across restarts): they
@@ -157,6 +179,8 @@ class SidecarClient:
         self._finished = True
         self._ready.set()  # nothing to wait for any more: requests fail at once
         self._events.put_nowait(None)
+        for queue in self._open_queues:
+            queue.put_nowait(None)
         for _, future in self._pending.values():
             if not future.done():
                 future.set_exception(SidecarError("closed", "connection closed"))
@@ -184,6 +208,7 @@ class SidecarClient:
             if self.last_seq is None or seq > self.last_seq:
                 self.last_seq = seq
                 self._track(message)
+                self._track_open(message)
                 self._events.put_nowait(message)
         elif kind == "presence":
             self._events.put_nowait(message)
@@ -209,6 +234,29 @@ class SidecarClient:
             known = self.characters.setdefault(
                 name, {"character": name, "ruleset": event.get("ruleset")})
             known["values"] = event["sheet"]
+
+    def _track_open(self, event: dict[str, Any]) -> None:
+        """Keep :attr:`open` as the outcomes say: an open outcome waits, its decision (the
+        next outcome of the same ``roll``) ends the wait unless it offers choices again."""
+        if event["type"] != "outcome" or not isinstance(event.get("roll"), str):
+            return
+        roll_id = event["roll"]
+        if is_open(event):
+            self.open[roll_id] = event
+            if self.may_decide(event):
+                for queue in self._open_queues:
+                    queue.put_nowait(event)
+        elif "reacts_to" in event:
+            self.open.pop(roll_id, None)
+
+    def may_decide(self, outcome: dict[str, Any]) -> bool:
+        """Whether this client may ``react`` to an open outcome: it shows its choices (a
+        blind roll's roller sees none), and this client is a GM or the roller."""
+        if not is_open(outcome) or not outcome.get("choices"):
+            return False
+        role = self.hello.get("role")
+        return role == "gm" or (role == "player"
+                                and (outcome.get("by") or {}).get("name") == self.hello["name"])
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -252,6 +300,24 @@ class SidecarClient:
             message["id"] = id
         if character is not None:
             message["character"] = character
+        return await self.request(message)
+
+    async def react(self, roll: str | dict[str, Any], choice: str,
+                    dice: list[int] | None = None, *, id: str | None = None) -> dict[str, Any]:
+        """Decide an open roll: ``roll`` is its ``roll`` id (or the open outcome itself),
+        ``choice`` the name of one of its ``choices``, ``dice`` the physical faces the choice
+        draws (exactly its ``dice`` count; rules as for :meth:`roll`). Returns this
+        client's copy of the decision: an outcome with ``reacts_to``, ``choice``,
+        ``reacted_by``, and ``open``/``choices`` again when the ruleset offers more.
+        ``bad_message`` for an unknown or already decided roll or an unknown choice,
+        ``forbidden`` for another player's roll, ``insufficient`` when the sheet lacks
+        what the choice spends (the roll stays open)."""
+        roll_id = roll["roll"] if isinstance(roll, dict) else roll
+        message: dict[str, Any] = {"type": "react", "roll": roll_id, "choice": choice}
+        if dice is not None:
+            message["dice"] = dice
+        if id is not None:
+            message["id"] = id
         return await self.request(message)
 
     async def odds(self, ruleset: str, params: dict[str, Any] | None = None,
@@ -362,6 +428,33 @@ class SidecarClient:
         async for event in self.events():
             if event.get("type") == "outcome":
                 yield event
+
+    def open_rolls(self) -> AsyncIterator[dict[str, Any]]:
+        """The open outcomes this client may decide (:meth:`may_decide`): those already in
+        :attr:`open`, then each as it arrives (replayed ones included), until the
+        connection closes for good. An outcome decided before it is taken from here (by a
+        GM, or its default at ``expires``) is skipped. It watches from this call on, and
+        runs beside :meth:`events`: neither takes from the other."""
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        for event in self.open.values():
+            if self.may_decide(event):
+                queue.put_nowait(event)
+        if self._finished:
+            queue.put_nowait(None)
+        self._open_queues.append(queue)
+        return self._open_stream(queue)
+
+    async def _open_stream(self, queue: asyncio.Queue[dict[str, Any] | None]
+                           ) -> AsyncIterator[dict[str, Any]]:
+        try:
+            while True:
+                event = await queue.get()
+                if event is None:
+                    return
+                if self.open.get(event["roll"]) is event:
+                    yield event
+        finally:
+            self._open_queues.remove(queue)
 
     async def drop(self) -> None:
         """Break the connection as a network failure would (it reconnects if enabled)."""
