@@ -45,6 +45,7 @@ sure they are never rolled twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import random
 import secrets
@@ -85,6 +86,34 @@ class SidecarError(Exception):
         self.code = code
         self.message = message
         self.details = details or {}
+
+
+class OpenRolls:
+    """What :meth:`SidecarClient.open_rolls` returns: an async iterator of open outcomes
+    this client may decide; ``aclose()`` stops watching."""
+
+    def __init__(self, client: SidecarClient) -> None:
+        self.client = client
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    def __aiter__(self) -> OpenRolls:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        while True:
+            event = await self.queue.get()
+            if event is None:
+                self.queue.put_nowait(None)  # ended: every later call ends too
+                await self.aclose()
+                raise StopAsyncIteration
+            if self.client.open.get(event["roll"]) is event:
+                return event
+
+    async def aclose(self) -> None:
+        """Stop watching (the iterator then ends)."""
+        with contextlib.suppress(ValueError):
+            self.client._open_queues.remove(self.queue)
+        self.queue.put_nowait(None)
 
 
 class SidecarClient:
@@ -429,32 +458,21 @@ class SidecarClient:
             if event.get("type") == "outcome":
                 yield event
 
-    def open_rolls(self) -> AsyncIterator[dict[str, Any]]:
+    def open_rolls(self) -> OpenRolls:
         """The open outcomes this client may decide (:meth:`may_decide`): those already in
         :attr:`open`, then each as it arrives (replayed ones included), until the
-        connection closes for good. An outcome decided before it is taken from here (by a
-        GM, or its default at ``expires``) is skipped. It watches from this call on, and
-        runs beside :meth:`events`: neither takes from the other."""
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        connection closes for good or the iterator's ``aclose()``. An outcome decided
+        before it is taken from here (by a GM, or its default at ``expires``) is skipped.
+        It watches from this call on, and runs beside :meth:`events`: neither takes from
+        the other."""
+        stream = OpenRolls(self)
         for event in self.open.values():
             if self.may_decide(event):
-                queue.put_nowait(event)
+                stream.queue.put_nowait(event)
         if self._finished:
-            queue.put_nowait(None)
-        self._open_queues.append(queue)
-        return self._open_stream(queue)
-
-    async def _open_stream(self, queue: asyncio.Queue[dict[str, Any] | None]
-                           ) -> AsyncIterator[dict[str, Any]]:
-        try:
-            while True:
-                event = await queue.get()
-                if event is None:
-                    return
-                if self.open.get(event["roll"]) is event:
-                    yield event
-        finally:
-            self._open_queues.remove(queue)
+            stream.queue.put_nowait(None)
+        self._open_queues.append(stream.queue)
+        return stream
 
     async def drop(self) -> None:
         """Break the connection as a network failure would (it reconnects if enabled)."""

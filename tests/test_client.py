@@ -360,3 +360,16 @@ def test_open_rolls_ends_when_the_connection_closes() -> None:
             assert [event async for event in stream] == []
             assert not alice._open_queues
     run(scenario())
+
+
+def test_open_rolls_stops_watching_when_closed() -> None:
+    async def scenario() -> None:
+        async with _luck_server() as server:
+            async with _client(server, "Alice") as alice:
+                stream = alice.open_rolls()
+                assert alice._open_queues == [stream.queue]
+                await stream.aclose()
+                assert alice._open_queues == []
+                await alice.roll("luck", FAIL, dice=[2])
+                assert [event async for event in stream] == []
+    run(scenario())
