@@ -186,8 +186,9 @@ def format_choices(message: dict[str, Any]) -> list[str]:
 def format_decision(message: dict[str, Any]) -> str:
     """What a decision answers: the open outcome's seq, the choice, who took it."""
     who = message.get("reacted_by")
+    # A blind roll's roller has neither the choice nor who took it.
     by = (f"par / by {who.get('name')} ({who.get('role')})" if isinstance(who, dict)
-          else "temps écoulé / time ran out")
+          else "temps écoulé / time ran out" if "reacted_by" in message else "")
     choice = message.get("choice")
     taken = (f"choix / choice: {choice}" if choice
              else "aucun choix / no choice" if "choice" in message else "")

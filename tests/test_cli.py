@@ -673,11 +673,26 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
         history = sidecar("history", *gm)
         assert history.stdout.count("1) reroll") == 2
         assert "choix / choice: keep — par / by Alice (player)" in history.stdout
-        # A blind roll's roller learns only that the GM decides.
-        blind = sidecar("roll", "luck", *OPEN, "--mode", "blind", *alice,
-                        stdin=subprocess.DEVNULL)
-        assert "en attente d'une décision du MJ" in blind.stdout
-        assert "reroll" not in blind.stdout and "Votre choix" not in blind.stdout
+        # A blind roll's roller learns only that the GM decides, and that it was decided
+        # (seen on her other connection: a seat's rolls reach every connection of the seat).
+        seat = json.loads(sidecar("seat", "add", "Cleo", "--json", *gm).stdout)
+        cleo = ["--url", server.url, "--table", "t", "--token", seat["token"], "--name", "Cleo",
+                "--role", "player"]
+        hers = subprocess.Popen([*SIDECAR, "watch", *cleo, "--count", "2"], cwd=ROOT,
+                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert "table t" in hers.stdout.readline()
+            blind = sidecar("roll", "luck", *OPEN, "--mode", "blind", *cleo,
+                            stdin=subprocess.DEVNULL)
+            assert "en attente d'une décision du MJ" in blind.stdout
+            assert "reroll" not in blind.stdout and "Votre choix" not in blind.stdout
+            seq = re.search(r"#(\d+)", blind.stdout).group(1)
+            full = json.loads(sidecar("history", *gm, "--json").stdout.splitlines()[-1])
+            assert sidecar("react", full["roll"], "keep", *gm).returncode == 0
+            watched, _ = hers.communicate(timeout=30)
+        finally:
+            hers.kill()
+        assert watched.splitlines()[-1] == f"   réagit à / reacts to #{seq}", watched
 
 
 def test_history_says_when_time_ran_out(tmp_path):
