@@ -1,7 +1,11 @@
-"""Échec critique blanc : le premier échec critique de la table compte comme un simple échec.
+"""Échec critique blanc : le premier échec critique de la séance compte comme un simple échec.
 
-Optional Bloodlust rule (RULES.md §3): the first botch of each table, whoever rolls it
-(players and GM alike), counts as a simple failure, once. A table playing with the rule
+Optional Bloodlust rule (RULES.md §3): the first botch of each game session at a table,
+whoever rolls it (players and GM alike), counts as a simple failure, once per session —
+the seed: « le Conteur peut donner à tous - aux joueurs comme aux personnages du Conteur -
+un échec critique "blanc". C'est-à-dire que le premier échec critique de la partie ne
+compte pas ». A GM starts a session with ``{type: "session", op: "start"}``; until one is
+started the table is in session 0. A table playing with the rule
 sends ``options: {"blank_botch": {}}`` with its bloodlust rolls; ``{"enabled": false}``
 (or no key) leaves a roll out.
 
@@ -33,6 +37,14 @@ def enabled(options: dict[str, Any]) -> bool:
     return bool(setting)
 
 
+def used_in(state: dict[str, Any]) -> int | None:
+    """The session whose blank botch was used (a table saved before sessions existed
+    used it in session 0), or ``None``."""
+    if "session" in state:
+        return int(state["session"])
+    return 0 if state.get("used") else None
+
+
 @hookimpl
 @scope(rulesets=("bloodlust",), option=NAME)  # (exact: the first test below)
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
@@ -40,9 +52,10 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
         return
     if roll.mode != "public":
         return  # the table-wide state must not carry news of a hidden roll
-    if outcome.result.get("kind") != "botch" or roll.state.get("used"):
+    if outcome.result.get("kind") != "botch" or used_in(roll.state) == roll.session:
         return
-    roll.state["used"] = True
+    roll.state.pop("used", None)
+    roll.state["session"] = roll.session
     roll.state["by"] = roll.by.get("name", "?")
     outcome.result.update(
         kind="failure",
@@ -50,6 +63,6 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
         blank_botch=True,
     )
     outcome.notes.append(
-        "Échec critique blanc : premier échec critique de la table, compté comme un simple "
-        "échec. / Blank botch: the table's first botch counts as a simple failure."
+        "Échec critique blanc : premier échec critique de la séance, compté comme un simple "
+        "échec. / Blank botch: the session's first botch counts as a simple failure."
     )

@@ -2,7 +2,12 @@
 
 Dice order: the N − 2 normal dice (or N without twins), then the 2 twin dice, then the 2
 twin reroll dice (only after a double), then the 2 style dice; for an opposed roll, the
-opponent's N dice come last.
+opponent's N dice come last. With physical dice (``roll.manual``) a double's reroll is
+asked for after the twins are seen: the roll opens (contract §7) with the choice
+``twin_reroll``, which draws those 2 faces; every other face keeps its place.
+
+Decided after the dice: a failed roll (or a draw) without a style point offers one
+(``style_libre``, ``style_extreme``: 2 dice) or ``keep``.
 
 Character sheet (:data:`SHEET`): skill codes by name, style points (SP), SurCompétence
 points (SC) and the doubled short actions an SC point has left. Rolled as a character,
@@ -17,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource
+from sidecar.dice import DiceSource, ManualDice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
@@ -68,6 +73,15 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Point de style : 2 dés en plus, style libre ou extrême",
                              "Style point: 2 extra dice, free or extreme style"),
     },
+    "style_if_needed": {
+        "type": "string", "choices": ["libre", "extreme"],
+        "description": label("Décidé d'avance : un point de style (libre ou extrême) "
+                             "seulement si le jet échoue ou fait égalité ; ses 2 dés sont "
+                             "tirés en dernier. Pour les chances : celles de ce choix",
+                             "Decided beforehand: a style point (free or extreme) only if "
+                             "the roll fails or draws; its 2 dice are drawn last. For odds: "
+                             "those of that play"),
+    },
     "combo": {
         "type": "int", "min": 1, "max": 1024, "default": 1,
         "description": label("Mise du combo de style (1, puis 2, 4… si le SP regagné est "
@@ -103,6 +117,7 @@ name_params(PARAMS, {
     "difficulty": ("Difficulté", "Difficulty"),
     "twin": ("Dés jumeaux", "Twin dice"),
     "style": ("Point de style", "Style point"),
+    "style_if_needed": ("Point de style si besoin", "Style point if needed"),
     "combo": ("Mise du combo", "Combo stake"),
     "surcompetence": ("SurCompétence", "SurCompetence"),
     "opponent": ("Code de l'adversaire", "Opponent's code"),
@@ -183,8 +198,13 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
         "params": PARAMS,
         "dice_order": label("les N − 2 dés normaux (ou N), les 2 jumeaux, les 2 relances "
                             "après un double, les 2 dés de style, puis les dés de "
-                            "l'adversaire", "the N − 2 normal dice (or N), the 2 twins, the "
-                            "2 rerolls after a double, the 2 style dice, then the opponent's"),
+                            "l'adversaire ; avec des dés physiques, les relances d'un double "
+                            "sont demandées après (react) ; un point de style « si besoin » "
+                            "tire ses 2 dés en dernier", "the N − 2 normal dice (or N), the 2 "
+                            "twins, the 2 rerolls after a double, the 2 style dice, then the "
+                            "opponent's; with physical dice, a double's rerolls are asked "
+                            "for afterwards (react); a style point \"if needed\" draws its 2 "
+                            "dice last"),
     }]
 
 
@@ -220,7 +240,7 @@ def spends(params: dict[str, Any], result: dict[str, Any],
     two spend those."""
     spend: dict[str, int] = {}
     style = result.get("style")
-    if params.get("style"):
+    if style:  # declared, or engaged by a standing order
         add_spend(spend, "points_style", 1 - ((style or {}).get("sp_recovered") or 0))
     choice = params.get("surcompetence")
     if choice == "serie" and sheet.get("sc_serie", 0) > 0:
@@ -241,15 +261,13 @@ def _check(p: dict[str, Any]) -> tuple[int, int]:
     if p["twin"] and count < 2:
         raise invalid_param("twin", "twin dice need at least 2 dice",
                             fr="les dés jumeaux demandent au moins 2 dés")
-    if p.get("surcompetence") == "auto":
-        if p.get("opponent") is not None:
-            raise invalid_param("surcompetence", "no automatic success in an opposed roll",
-                                fr="pas de réussite automatique en opposition")
-        if p.get("style") is not None:
-            raise invalid_param("style", "a style point is pointless with an automatic "
-                                "success", fr="un point de style est inutile avec une "
-                                "réussite automatique")
-    if p["combo"] > 1 and p.get("style") is None:
+    if p.get("surcompetence") == "auto" and p.get("opponent") is not None:
+        raise invalid_param("surcompetence", "no automatic success in an opposed roll",
+                            fr="pas de réussite automatique en opposition")
+    if p.get("style") is not None and p.get("style_if_needed") is not None:
+        raise invalid_param("style_if_needed", "never two style points on one action",
+                            fr="jamais deux points de style pour une même action")
+    if p["combo"] > 1 and p.get("style") is None and p.get("style_if_needed") is None:
         raise invalid_param("combo", "a combo needs a style point",
                             fr="un combo demande un point de style")
     return count, bonus
@@ -285,30 +303,50 @@ def judge(score: int, difficulty: int | None, opponent_score: int | None,
 LABELS = {**KIND_LABELS, "botch": ("Fiasco", "Fiasco (botch)")}
 
 
-@hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
-    p = with_code(roll)
-    count, bonus = _check(p)
+def _style(p: dict[str, Any], faces: list[int], success: bool) -> dict[str, Any]:
+    """The style point's part of a result: its dice and what it gives back."""
+    style: dict[str, Any] = {"mode": p["style"], "faces": faces, "stake": p["combo"]}
+    if p["style"] == "extreme":
+        style["sp_recovered"] = extreme_recovery(faces, success, p["combo"])
+    else:
+        style["sp_recovered"] = None  # style libre: the GM decides
+        style["gm_may_return"] = success
+    return style
+
+
+def play(p: dict[str, Any], dice: DiceSource, *, await_reroll: bool = False
+         ) -> dict[str, Any]:
+    """The result of a roll whose params (code filled in) are checked, drawing its faces
+    from ``dice`` in the documented order. ``await_reroll``: a double's reroll is not
+    drawn yet (physical dice): the twins count their two faces until it comes."""
+    count, bonus = parse_code(p["code"])
     difficulty = p.get("difficulty")
     if p.get("surcompetence") == "auto":
+        # Seed: « il [est] par contre possible d'utiliser à la fois un Point de Style et
+        # un Point de SurCompétence pour une même action »: the style dice still decide
+        # what extreme style gives back on the (automatic) success.
+        style = None
+        if p.get("style"):
+            style = _style(p, dice.roll_many(2, 6, role="style"), True)
         fields = {"score": None, "difficulty": difficulty, "automatic": True,
-                  "twin": None, "style": None, "code": p["code"]}
-        result = common(True, 0, "success", "Réussite automatique (SC)",
-                        "Automatic success (SC)", **fields)
-        return Outcome(result=result, spend=spends(p, result, roll.sheet)
-                       if roll.sheet is not None else {})
+                  "twin": None, "style": style, "code": p["code"]}
+        return common(True, 0, "success", "Réussite automatique (SC)",
+                      "Automatic success (SC)", **fields)
     normal = dice.roll_many(count - 2 if p["twin"] else count, 6, role="normal")
     score = sum(normal)
     twin = None
     if p["twin"]:
         a, b = dice.roll(6, role="twin"), dice.roll(6, role="twin")
         reroll = None
-        if a == b:
+        waiting = a == b and await_reroll
+        if a == b and not waiting:
             reroll = (dice.roll(6, role="twin_reroll"), dice.roll(6, role="twin_reroll"))
-        total, state = twin_value(a, b, reroll)
+        total, state = (a + b, "double") if waiting else twin_value(a, b, reroll)
         score += total
         twin = {"faces": [a, b], "state": state, "reroll": list(reroll) if reroll else [],
                 "total": total}
+        if waiting:
+            twin["awaiting_reroll"] = True
     style_faces: list[int] = []
     if p.get("style"):
         style_faces = [dice.roll(6, role="style"), dice.roll(6, role="style")]
@@ -323,26 +361,137 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         opponent = {"code": p["opponent"], "faces": opp_faces,
                     "score": sum(opp_faces) + opp_bonus + p["opponent_modifier"]}
     fiasco = twin is not None and twin["state"] == "fiasco"
+    waiting = twin is not None and twin.get("awaiting_reroll", False)
     success, margin, kind, winner = judge(score, difficulty,
                                           opponent["score"] if opponent else None, fiasco)
-    style = None
-    if style_faces:
-        style = {"mode": p["style"], "faces": style_faces, "stake": p["combo"]}
-        if p["style"] == "extreme":
-            style["sp_recovered"] = extreme_recovery(style_faces, success, p["combo"])
-        else:
-            style["sp_recovered"] = None  # style libre: the GM decides
-            style["gm_may_return"] = success
+    if p.get("style_if_needed") and not waiting and (not success or winner == "draw"):
+        # A standing order: the point the player would engage after seeing the dice.
+        p = {**p, "style": p["style_if_needed"]}
+        style_faces = [dice.roll(6, role="style"), dice.roll(6, role="style")]
+        score += sum(style_faces) * (2 if p.get("surcompetence") in DOUBLING else 1)
+        success, margin, kind, winner = judge(
+            score, difficulty, opponent["score"] if opponent else None, fiasco)
+    style = _style(p, style_faces, success) if style_faces else None
     if opponent is not None:
         opponent["winner"] = winner
     fr, en = LABELS[kind]
     if winner == "draw":
         fr, en = "Égalité", "Draw"
-    result = common(success, margin, kind, fr, en, score=score, difficulty=difficulty,
-                    automatic=False, twin=twin, style=style, opposed=opponent,
-                    doubled=p.get("surcompetence") in DOUBLING, code=p["code"])
-    return Outcome(result=result, dice=dice.rolled,
-                   spend=spends(p, result, roll.sheet) if roll.sheet is not None else {})
+    if waiting:
+        fr, en = "Double aux jumeaux : relance à lancer", "Twin double: reroll to roll"
+    return common(success, margin, kind, fr, en, score=score, difficulty=difficulty,
+                  automatic=False, twin=twin, style=style, opposed=opponent,
+                  doubled=p.get("surcompetence") in DOUBLING, code=p["code"])
+
+
+def _faces_after_twins(p: dict[str, Any]) -> int:
+    """How many faces a roll draws after its twins and their reroll (at least)."""
+    after = 2 if p.get("style") else 0
+    if p.get("opponent") is not None:
+        after += parse_code(p["opponent"], "opponent")[0]
+    return after
+
+
+def awaits_reroll(roll: Roll, p: dict[str, Any], dice: DiceSource) -> bool:
+    """Physical dice: a double's reroll is asked for once the twins are seen — unless the
+    faces entered already hold it (typed up front, as before open rolls: still taken)."""
+    if not roll.manual or not p["twin"]:
+        return False
+    entered = dice.unused if isinstance(dice, ManualDice) else 0
+    return entered < parse_code(p["code"])[0] + 2 + _faces_after_twins(p)
+
+
+#: What an open d6code roll may offer, by choice name.
+CHOICES: dict[str, dict[str, Any]] = {
+    "twin_reroll": {"name": "twin_reroll", "label": label(
+        "Relancer les jumeaux (double)", "Reroll the twins (double)"), "dice": 2},
+    "style_libre": {"name": "style_libre", "label": label(
+        "Point de style, style libre (2 dés)", "Style point, free style (2 dice)"),
+        "dice": 2},
+    "style_extreme": {"name": "style_extreme", "label": label(
+        "Point de style, style extrême (2 dés)", "Style point, extreme style (2 dice)"),
+        "dice": 2},
+    "keep": {"name": "keep", "label": label("Garder le résultat", "Keep the result"),
+             "dice": 0},
+}
+
+
+def offer(outcome: Outcome, p: dict[str, Any], sheet: dict[str, Any] | None) -> None:
+    """Open the roll when something is left to decide after the dice: a double's reroll
+    awaited (physical dice; taken by default: the rules always add it), else a style
+    point on a failed or drawn roll that has none (as a character, only with an SP)."""
+    r = outcome.result
+    if (r.get("twin") or {}).get("awaiting_reroll"):
+        outcome.choices, outcome.default = [dict(CHOICES["twin_reroll"])], "twin_reroll"
+        return
+    if r.get("automatic") or r.get("style") is not None:
+        return
+    if r["success"] and (r.get("opposed") or {}).get("winner") != "draw":
+        return
+    if sheet is not None and (sheet.get("points_style") or 0) < 1:
+        return
+    outcome.choices = [dict(CHOICES[name]) for name in ("style_libre", "style_extreme",
+                                                        "keep")]
+    outcome.default = "keep"
+
+
+@hookimpl
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+    p = with_code(roll)
+    _check(p)
+    result = play(p, dice, await_reroll=awaits_reroll(roll, p, dice))
+    outcome = Outcome(result=result, dice=dice.rolled,
+                      spend=spends(p, result, roll.sheet) if roll.sheet is not None else {})
+    offer(outcome, p, roll.sheet)
+    return outcome
+
+
+def _recovered(result: dict[str, Any]) -> int:
+    return ((result.get("style") or {}).get("sp_recovered")) or 0
+
+
+@hookimpl
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+    """A decision after the dice: ``twin_reroll`` draws the double's 2 reroll faces;
+    ``style_libre``/``style_extreme`` spend a style point and draw its 2 dice; ``keep``
+    leaves the result. The roll is played again with every face in the documented order,
+    so the result is exactly what the same faces typed up front would give; the outcome
+    carries all of them (the new ones in their place)."""
+    old = outcome.result
+    if choice == "keep":
+        return Outcome(result=old, dice=outcome.dice)
+    p = {**roll.params, "code": old["code"]}  # the code rolled, even if the sheet changed
+    # A standing style order left undecided by awaited twins becomes the offered choice.
+    p.pop("style_if_needed", None)
+    if old.get("style") is not None:
+        p["style"] = old["style"]["mode"]
+    by_role: dict[str, list[int]] = {}
+    for die in outcome.dice:
+        by_role.setdefault(die.get("role", "normal"), []).append(die["face"])
+    if choice == "twin_reroll":
+        by_role["twin_reroll"] = [dice.roll(6, role="twin_reroll"),
+                                  dice.roll(6, role="twin_reroll")]
+    else:
+        p["style"] = "libre" if choice == "style_libre" else "extreme"
+        by_role["style"] = [dice.roll(6, role="style"), dice.roll(6, role="style")]
+    faces = [face for role in ("normal", "twin", "twin_reroll", "style", "opponent")
+             for face in by_role.get(role, [])]
+    replay = ManualDice(faces)
+    result = play(p, replay)
+    spend: dict[str, int] = {}
+    if roll.sheet is not None:
+        if choice == "twin_reroll":
+            # The style point was paid with the roll; only what it gives back may change.
+            change = _recovered(old) - _recovered(result)
+        else:
+            change = 1 - _recovered(result)
+        if change:
+            spend["points_style"] = change
+    # Every die of the roll as it now stands, in the documented order: what a later
+    # decision on the same roll reads back.
+    decided = Outcome(result=result, dice=replay.rolled, spend=spend)
+    offer(decided, p, roll.sheet)
+    return decided
 
 
 @hookimpl
@@ -353,12 +502,21 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     code = ((p.get("code") or r.get("code") or "?").strip().upper()
             + (f" {signed(p['modifier'])}" if p["modifier"] else ""))
     if r.get("automatic"):
-        return f"{heading(roll)}{code} → {verdict}"
+        line = f"{heading(roll)}{code} → {verdict}"
+        style = r.get("style")
+        if style:
+            line += f", style {style['mode']} {'+'.join(map(str, style['faces']))}"
+            if style["mode"] == "extreme":
+                line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
+        return line
     parts = [code]
     twin = r.get("twin")
     if twin:
         faces = "-".join(map(str, twin["faces"]))
-        if twin["state"] == "double":
+        if twin.get("awaiting_reroll"):
+            parts.append(f"{'jumeaux' if fr else 'twins'} {faces} : "
+                         f"{'relance à lancer' if fr else 'reroll to roll'}")
+        elif twin["state"] == "double":
             parts.append(f"{'jumeaux' if fr else 'twins'} {faces} "
                          f"{'relancés' if fr else 'rerolled'} ({sum(twin['reroll'])})")
         elif twin["state"] == "fiasco":
@@ -413,8 +571,10 @@ def _margin_kind(margin: int, fiasco: bool) -> str:
 
 @lru_cache(maxsize=1024)
 def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
-               difficulty: int | None, opponent: tuple[int, int] | None) -> dict[str, Any]:
-    """Exact odds of a d6code roll, opposed or not."""
+               difficulty: int | None, opponent: tuple[int, int] | None,
+               style_after: bool = False) -> dict[str, Any]:
+    """Exact odds of a d6code roll, opposed or not. ``style_after``: a style point is
+    engaged only when the roll fails or draws (the best play after the dice)."""
     check_work((count + 4) * 6 * 36 * 36 * (2 if opponent else 1))
     base = sum_of(count - 2 if twin else count, 6)
     parts = [(add(base, TWIN_CLEAN), False), (add(base, TWIN_FIASCO), True)] if twin \
@@ -423,6 +583,8 @@ def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
         parts = [(add(d, sum_of(2, 6)), f) for d, f in parts]
     parts = [(d.shift(bonus).map((lambda v: 2 * v) if double else (lambda v: v)), f)
              for d, f in parts]
+    if style_after:
+        return _odds_style_after(parts, double, difficulty, opponent)
     total = parts[0][0].total
     kinds: dict[str, int] = {}
     scores: dict[int, int] = {}
@@ -471,6 +633,35 @@ def exact_odds(count: int, bonus: int, twin: bool, style: bool, double: bool,
                                                            for s, w in scores.items()])
 
 
+def _odds_style_after(parts: list[tuple[Dist, bool]], double: bool, difficulty: int | None,
+                      opponent: tuple[int, int] | None) -> dict[str, Any]:
+    """Exact odds when a style point is engaged only on a failure or a draw: each score
+    (and opponent's score) judged as the roll does, the failed ones again with every sum
+    of the 2 style dice."""
+    style = sum_of(2, 6).map((lambda v: 2 * v) if double else (lambda v: v))
+    opp = sum_of(opponent[0], 6).shift(opponent[1]) if opponent else Dist({None: 1}, 1)
+    check_work(sum(len(d.counts) for d, _ in parts) * len(opp.counts) * len(style.counts))
+    kinds: dict[str, int] = {}
+    scores: dict[int, int] = {}
+
+    def tally(score: int, kind: str, ways: int) -> None:
+        kinds[kind] = kinds.get(kind, 0) + ways
+        scores[score] = scores.get(score, 0) + ways
+
+    for dist, fiasco in parts:
+        for score, ways in dist.counts.items():
+            for opp_score, opp_ways in opp.counts.items():
+                success, _, kind, winner = judge(score, difficulty, opp_score, fiasco)
+                if success and winner != "draw":
+                    tally(score, kind, ways * opp_ways * style.total)
+                    continue
+                for extra, extra_ways in style.counts.items():
+                    tally(score + extra, judge(score + extra, difficulty, opp_score,
+                                               fiasco)[2], ways * opp_ways * extra_ways)
+    total = parts[0][0].total * opp.total * style.total
+    return odds_reply(kinds, total, "score", scores.items())
+
+
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = with_code(roll)
@@ -482,4 +673,5 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
         opp_count, opp_bonus = parse_code(p["opponent"], "opponent")
         opponent = (opp_count, opp_bonus + p["opponent_modifier"])
     return exact_odds(count, bonus + p["modifier"], p["twin"], p.get("style") is not None,
-                      p.get("surcompetence") in DOUBLING, p.get("difficulty"), opponent)
+                      p.get("surcompetence") in DOUBLING, p.get("difficulty"), opponent,
+                      p.get("style_if_needed") is not None)

@@ -3,6 +3,13 @@
 Dice order: the smaller die first, then the larger (for 2dS, either order); a reroll
 (point de chance) consumes a new pair in the same order.
 
+Luck is decided after the dice (the seed: « Utiliser un point de chance permet de relancer
+le jet d'une action »): a failed pair opens the roll (contract §7) with the choices
+``reroll`` (a new pair that replaces the score even if worse), ``sacrifice`` (1 point of
+Chance, while Chance ≥ 2: the action succeeds) and ``keep`` (the default). The params
+``reroll`` and ``sacrifice_chance`` remain as standing orders given before the dice: each
+is used only if the pair fails, as the player would after seeing it.
+
 Character sheet (:data:`SHEET`): characteristics and métiers (maps of name → rating), the
 Chance characteristic, luck points and hit points. Rolled as a character, the level is
 the chosen characteristic plus the chosen métier; the reroll spends a luck point, the
@@ -17,7 +24,7 @@ from typing import Any
 from sidecar import hookimpl
 from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
-from sidecar.probability import POINT, highest_of, odds_reply
+from sidecar.probability import POINT, Dist, highest_of, odds_reply
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind
 from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
@@ -75,15 +82,22 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "reroll": {
         "type": "bool", "default": False,
-        "description": label("Dépenser un point de chance : relancer une fois, le nouveau "
-                             "score remplace l'ancien", "Spend a luck point: reroll once, the "
-                             "new score replaces the old"),
+        "description": label("Décidé d'avance : si la paire échoue, dépenser un point de "
+                             "chance pour relancer (le nouveau score remplace l'ancien). "
+                             "Sans ce paramètre, la relance est proposée après un échec. "
+                             "Pour les chances : celles du joueur qui relance un échec",
+                             "Decided beforehand: if the pair fails, spend a luck point to "
+                             "reroll (the new score replaces the old). Without it, the "
+                             "reroll is offered after a failure. For odds: those of a "
+                             "player who rerolls a failure"),
     },
     "sacrifice_chance": {
         "type": "bool", "default": False,
-        "description": label("Sacrifier 1 point de Chance pour réussir (si le jet échoue ; "
-                             "Chance ≥ 2)", "Sacrifice 1 Chance point to succeed (if the roll "
-                             "fails; Chance ≥ 2)"),
+        "description": label("Décidé d'avance : sacrifier 1 point de Chance pour réussir si "
+                             "le jet échoue (Chance ≥ 2). Sans ce paramètre, le sacrifice "
+                             "est proposé après un échec", "Decided beforehand: sacrifice 1 "
+                             "Chance point to succeed if the roll fails (Chance ≥ 2). "
+                             "Without it, the sacrifice is offered after a failure"),
     },
     "chance": {
         "type": "int", "min": 0, "max": 20,
@@ -273,33 +287,118 @@ def _check(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> None:
                                 fr="permis seulement tant que la Chance est ≥ 2")
 
 
+def _pair(dice: DiceSource, level: int, attempt: int) -> int:
+    """Roll a level's pair (smaller die first), mark the kept die, return the score."""
+    small, large, bonus, _ = dice_for(level)
+    first = dice.roll(small, attempt=attempt)
+    second = dice.roll(large, attempt=attempt)
+    kept = dice.rolled[-2] if first >= second else dice.rolled[-1]
+    kept["kept"] = True
+    return max(first, second) + bonus
+
+
+#: What a failed pair offers (contract §7), by choice name.
+CHOICES: dict[str, dict[str, Any]] = {
+    "reroll": {"name": "reroll", "label": label(
+        "Relancer (1 point de chance ; le nouveau score remplace l'ancien)",
+        "Reroll (1 luck point; the new score replaces the old)"), "dice": 2},
+    "sacrifice": {"name": "sacrifice", "label": label(
+        "Sacrifier 1 point de Chance : l'action réussit",
+        "Sacrifice 1 Chance point: the action succeeds"), "dice": 0},
+    "keep": {"name": "keep", "label": label("Garder l'échec", "Keep the failure"),
+             "dice": 0},
+}
+
+
+def offer(outcome: Outcome, params: dict[str, Any], sheet: dict[str, Any] | None) -> None:
+    """Open a failed roll with what luck may still do: a reroll (one per action, not at
+    level 0, and as a character only with a luck point left) and the sacrifice (while
+    Chance ≥ 2; without a character and without ``chance`` the GM checks it by hand)."""
+    r = outcome.result
+    if r["success"]:
+        return
+    names = []
+    if r["level"] > 0 and not r.get("rerolled") and (
+            sheet is None or (sheet.get("points_chance") or 0) >= 1):
+        names.append("reroll")
+    chance = chance_of(params, sheet)
+    if (chance is None and sheet is None) or (chance is not None and chance >= 2):
+        names.append("sacrifice")
+    if names:
+        outcome.choices = [dict(CHOICES[name]) for name in (*names, "keep")]
+        outcome.default = "keep"
+
+
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     _check(p, roll.sheet)
     level = max(0, base_level(p, roll.sheet) + p["advantages"] - p["disadvantages"])
-    small, large, bonus, tier = dice_for(level)
+    _, _, bonus, tier = dice_for(level)
     score = 0
+    rerolled = False
+    first_score = None
     if level > 0:
-        for attempt in range(2 if p["reroll"] else 1):
-            first = dice.roll(small, attempt=attempt + 1)
-            second = dice.roll(large, attempt=attempt + 1)
-            score = max(first, second) + bonus
-            kept = dice.rolled[-2] if first >= second else dice.rolled[-1]
-            kept["kept"] = True
-        if p["reroll"]:
+        score = _pair(dice, level, 1)
+        if p["reroll"] and score < p["difficulty"]:
+            # A standing order: used only on a failed pair, as the player would decide.
             for die in dice.rolled[:2]:
                 die["replaced"] = True
+            first_score, score, rerolled = score, _pair(dice, level, 2), True
     failed = score < p["difficulty"]
     result = judge(score, p["difficulty"], level=level, tier=tier,
                    success_at_cost=p["success_at_cost"] and not p["sacrifice_chance"],
                    sacrificed=p["sacrifice_chance"] and failed)
+    result["rerolled"] = rerolled
+    if rerolled:
+        result["first_score"] = first_score
     if bonus:
         result["bonus"] = bonus
     spend: dict[str, int] = {}
     if roll.sheet is not None:
-        spend = spends(p, result, roll.sheet, rerolled=p["reroll"] and level > 0)
-    return Outcome(result=result, dice=dice.rolled, spend=spend)
+        spend = spends(p, result, roll.sheet, rerolled=rerolled)
+    outcome = Outcome(result=result, dice=dice.rolled, spend=spend)
+    offer(outcome, p, roll.sheet)
+    return outcome
+
+
+@hookimpl
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+    """A decision after a failed pair: ``reroll`` draws a new pair that replaces the
+    score (1 luck point), ``sacrifice`` makes the action succeed (1 Chance), ``keep``
+    leaves the failure. As a character the sheet pays; without one, nothing is spent.
+    The outcome carries every die of the roll (a replaced pair marked ``replaced``)."""
+    p, old = roll.params, outcome.result
+    level = old["level"]
+    _, _, bonus, tier = dice_for(level)
+    if choice == "keep":
+        return Outcome(result=old, dice=outcome.dice)
+    if choice == "sacrifice":
+        chance = chance_of(p, roll.sheet)
+        if chance is not None and chance < 2:  # the sheet changed since the roll
+            raise invalid_param("chance", "a Chance point is sacrificed only while Chance "
+                                "≥ 2", fr="un point de Chance ne se sacrifie que tant que "
+                                "la Chance est ≥ 2")
+        result = judge(old["score"], old["difficulty"], level=level, tier=tier,
+                       sacrificed=True)
+        spend = {"chance": 1} if roll.sheet is not None else {}
+    else:  # reroll
+        for die in outcome.dice:
+            die["replaced"] = True
+        score = _pair(dice, level, 2)
+        result = judge(score, old["difficulty"], level=level, tier=tier)
+        result["first_score"] = old["score"]
+        spend = {"points_chance": 1} if roll.sheet is not None else {}
+    result["rerolled"] = choice == "reroll" or bool(old.get("rerolled"))
+    for name in ("first_score", "bonus"):
+        if name in old and name not in result:
+            result[name] = old[name]
+    # Every die of the roll as it now stands (a replaced pair marked so, the new one last),
+    # as a standing reroll shows them.
+    decided = Outcome(result=result, dice=outcome.dice + dice.rolled, spend=spend)
+    if choice == "reroll":
+        offer(decided, p, roll.sheet)  # the sacrifice may still save the new pair
+    return decided
 
 
 def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any], *,
@@ -333,6 +432,9 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         pair = f"2d{small}" if small == large else f"d{small}/d{large}"
         dice_text = (f"{'meilleur de' if fr else 'best of'} {pair}"
                      + (f" +{bonus}" if bonus else ""))
+    if r.get("rerolled"):
+        dice_text += (f", {'relancé' if fr else 'rerolled'} "
+                      f"({r.get('first_score')} → {r['score']})")
     line = (f"{heading(roll)}{'niveau' if fr else 'level'} {r['level']} ({r['tier']}), "
             f"{dice_text} → {r['score']} {'contre' if fr else 'vs'} {r['difficulty']} → "
             f"{r['label']['fr' if fr else 'en']}")
@@ -342,12 +444,19 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
 
 
 @lru_cache(maxsize=1024)
-def exact_odds(level: int, difficulty: int, rescued: bool) -> dict[str, Any]:
-    """Exact odds of a ladder roll. A reroll replaces the score with a new pair's, so it
-    does not change them; ``rescued`` (Chance sacrificed or "réussi, mais…") turns every
-    failure into a narrow success."""
+def exact_odds(level: int, difficulty: int, rescued: bool,
+               reroll: bool = False) -> dict[str, Any]:
+    """Exact odds of a ladder roll. ``reroll``: the player spends a luck point on a failed
+    pair — the best play, since a success offers no reroll — so a failure is replaced by
+    a whole new pair's score; ``rescued`` (Chance sacrificed or "réussi, mais…") turns
+    every failure left into a narrow success."""
     small, large, bonus, _ = dice_for(level)
     scores = POINT if level == 0 else highest_of(small, large).shift(bonus)
+    if reroll and level > 0:
+        failed = sum(w for v, w in scores.counts.items() if v < difficulty)
+        counts = {v: (w * scores.total if v >= difficulty else 0) + failed * w
+                  for v, w in scores.counts.items()}
+        scores = Dist({v: w for v, w in counts.items() if w}, scores.total ** 2)
     kinds = scores.map(lambda score: kind_of(score, difficulty, rescued)).counts
     return odds_reply(kinds, scores.total, "score", scores.counts.items())
 
@@ -357,4 +466,5 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     _check(p, roll.sheet)
     level = max(0, base_level(p, roll.sheet) + p["advantages"] - p["disadvantages"])
-    return exact_odds(level, p["difficulty"], p["success_at_cost"] or p["sacrifice_chance"])
+    return exact_odds(level, p["difficulty"], p["success_at_cost"] or p["sacrifice_chance"],
+                      p["reroll"])

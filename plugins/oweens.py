@@ -350,7 +350,8 @@ def spends(params: dict[str, Any], result: dict[str, Any],
     - in an opposed complex action (``contest``), a failure's ME — the opponent's margin
       — from the reserve of the characteristic used, never below 0 (a reserve stops at
       0), less the points the player keeps at 1 BB+ each (``keep_reserve``, charged only
-      for points that would really be lost);
+      for points that would really be lost, and only as many as the wallet pays: what
+      the dice decide never makes a roll ``insufficient``, or it could be rolled again);
     - drinking (``drinking``): a failure loses 1 bonbonus, if the wallet has one left.
     """
     spend: dict[str, int] = {}
@@ -360,7 +361,10 @@ def spends(params: dict[str, Any], result: dict[str, Any],
         name = CHARACTERISTICS[characteristic][0]
         have = reserve_now(sheet, characteristic)
         lost = min(-result["margin"], have)
-        kept = min(params["keep_reserve"], lost)
+        # What the dice decide is never refused as insufficient (a refused roll could be
+        # rolled again until the dice spare the sheet): keep only what the wallet pays.
+        wallet = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0)
+        kept = max(0, min(params["keep_reserve"], lost, wallet))
         add_spend(spend, f"reserve_{name}", lost - kept)
         add_spend(spend, "bonbonus", kept)
         result["reserve_drained"] = {"characteristic": characteristic, "before": have,

@@ -58,6 +58,8 @@ class RollRequest:
     dice: list[int] | None = None
     id: RequestId = None
     character: str | None = None
+    #: The GM's ``ask`` this roll answers (its ruleset, params, label and mode apply).
+    answers: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,38 @@ class OddsRequest:
     options: dict[str, Any] = field(default_factory=dict)
     id: RequestId = None
     character: str | None = None
+
+
+#: Most seats or characters one ``ask`` may name.
+MAX_ASKED = 50
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """An ``ask`` request (GM only): ask seats or characters for a roll, or cancel one."""
+
+    op: str
+    to: tuple[str, ...] = ()
+    ruleset: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+    mode: str = "public"
+    options: dict[str, Any] = field(default_factory=dict)
+    ask: str | None = None
+    id: RequestId = None
+    #: An opposed roll: the answers are compared when all are in.
+    opposed: bool = False
+    #: Per seat or character of ``to``: params that differ from ``params`` (each side's
+    #: own difficulty…).
+    each: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    """A ``session`` request (GM only): start a new game session at the table."""
+
+    op: str
+    id: RequestId = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +145,9 @@ class SheetRequest:
     what: str | None = None
     reason: str = ""
     id: RequestId = None
+    #: ``list``: the page after this character name, of at most ``limit`` characters.
+    after: str = ""
+    limit: int = 100
 
 
 @dataclass(frozen=True)
@@ -133,7 +170,7 @@ class PluginsRequest:
 MAX_HISTORY_PAGE = 500
 
 Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest | SeatRequest
-           | SheetRequest | ReactRequest)
+           | SheetRequest | ReactRequest | SessionRequest | AskRequest)
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -279,6 +316,7 @@ def parse_roll(message: dict[str, Any]) -> RollRequest:
         options=_map(message, "options"),
         dice=_dice(message),
         character=_optional_name(message, "character"),
+        answers=_optional_name(message, "answers"),
     )
 
 
@@ -297,6 +335,45 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
         options=_map(message, "options"),
         character=_optional_name(message, "character"),
     )
+
+
+def parse_ask(message: dict[str, Any]) -> AskRequest:
+    """Validate an ``ask`` request (``open``: ``to``, ``ruleset``…; ``cancel``: ``ask``)."""
+    rid = _id(message)
+    op = _choice(message, "op", ("open", "cancel", "list"))
+    if op == "cancel":
+        return AskRequest(op=op, ask=_string(message, "ask"), id=rid)
+    if op == "list":
+        return AskRequest(op=op, id=rid)
+    to = message.get("to")
+    if (not isinstance(to, list) or not 1 <= len(to) <= MAX_ASKED
+            or not all(isinstance(name, str) and 0 < len(name) <= MAX_NAME_CHARS
+                       for name in to)):
+        raise bad_field("to", f"must be a list of 1 to {MAX_ASKED} seat or character names",
+                        fr=f"doit être une liste de 1 à {MAX_ASKED} noms de places ou de "
+                           "personnages")
+    return AskRequest(
+        op=op, to=tuple(dict.fromkeys(to)), ruleset=_string(message, "ruleset"),
+        params=_map(message, "params"),
+        label=_string(message, "label", required=False, max_chars=MAX_LABEL_CHARS,
+                      allow_empty=True),
+        mode=_choice(message, "mode", MODES, default="public"),
+        options=_map(message, "options"), id=rid, opposed=_bool(message, "opposed"),
+        each=_map(message, "each"))
+
+
+def _bool(message: dict[str, Any], name: str) -> bool:
+    value = message.get(name)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise bad_field(name, "must be true or false", fr="doit être true ou false")
+    return value
+
+
+def parse_session(message: dict[str, Any]) -> SessionRequest:
+    """Validate a ``session`` request (``op``: ``start``)."""
+    return SessionRequest(id=_id(message), op=_choice(message, "op", ("start",)))
 
 
 def parse_react(message: dict[str, Any]) -> ReactRequest:
@@ -332,9 +409,20 @@ def parse_sheet(message: dict[str, Any]) -> SheetRequest:
     what = _choice(message, "what", REFILLS) if op == "refill" else None
     reason = _string(message, "reason", required=False, max_chars=MAX_REASON_CHARS,
                      allow_empty=True)
+    after = ""
+    limit = 100
+    if op in ("list", "refill"):
+        if message.get("after") is not None:
+            after = _string(message, "after", allow_empty=True)
+        given = _int(message, "limit", required=False)
+        if given is not None:
+            if not 1 <= given <= MAX_HISTORY_PAGE:
+                raise bad_field("limit", f"must be 1 to {MAX_HISTORY_PAGE}",
+                                fr=f"doit être entre 1 et {MAX_HISTORY_PAGE}")
+            limit = given
     return SheetRequest(op=op, character=character, ruleset=ruleset, has_owner=has_owner,
                         owner=owner, values=values, delta=delta, what=what, reason=reason,
-                        id=rid)
+                        id=rid, after=after, limit=limit)
 
 
 def parse_history(message: dict[str, Any]) -> HistoryRequest:
@@ -357,7 +445,8 @@ def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
 
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
            "history": parse_history, "plugins": parse_plugins, "seat": parse_seat,
-           "sheet": parse_sheet, "react": parse_react}
+           "sheet": parse_sheet, "react": parse_react, "session": parse_session,
+           "ask": parse_ask}
 
 
 def parse_request(message: dict[str, Any]) -> Request:
@@ -402,8 +491,10 @@ def heading(who: str, label: str = "", *, colon: bool = True) -> str:
 def welcome_message(*, table: str, role: str, seq: int, version: str,
                     rulesets: list[dict[str, Any]], extensions: list[dict[str, Any]],
                     manual_dice: bool, replayed: int | None = None,
-                    request_id: RequestId = None, seat: bool = False,
-                    characters: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                    request_id: RequestId = None, seat: bool | str = False,
+                    characters: list[dict[str, Any]] | None = None,
+                    characters_more: bool = False,
+                    asks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
     ``seat`` when the member sits on a seat; ``characters`` those it may see."""
     message: dict[str, Any] = {
@@ -420,6 +511,10 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
     }
     if seat:
         message["seat"] = True
+    if characters_more:
+        message["characters_more"] = True
+    if asks:
+        message["asks"] = asks
     if replayed is not None:
         message["replayed"] = replayed
     return _with_id(message, request_id)
@@ -432,6 +527,15 @@ def presence_message(table: str, members: list[dict[str, str]]) -> dict[str, Any
 
 #: One-line text of a blind roll as its roller sees it (after the heading).
 HIDDEN_TEXT = {"fr": "jet à l'aveugle, résultat caché", "en": "blind roll, result hidden"}
+
+
+def public_by(by: dict[str, Any]) -> dict[str, Any]:
+    """An event's author as messages show it: a seat's id stays in the journal (``seat:
+    true`` says the author sat on a seat)."""
+    seat = by.get("seat")
+    if seat is None or seat is True:
+        return by
+    return {**by, "seat": True}
 
 
 def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
@@ -448,7 +552,7 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         "seq": event["seq"],
         "roll": event["roll"],
         "table": event["table"],
-        "by": event["by"],
+        "by": public_by(event["by"]),
         "ruleset": event["ruleset"],
         "params": event["params"],
         "label": event["label"],
@@ -458,6 +562,10 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
     character = event.get("character")
     if character is not None:
         message["character"] = character
+    if "answers" in event:
+        message["answers"] = event["answers"]
+        if "opposition" in event and not hidden:
+            message["opposition"] = event["opposition"]
     if "reacts_to" in event:
         message["reacts_to"] = event["reacts_to"]
         if not hidden:
@@ -502,6 +610,7 @@ def sheet_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = F
     (the GMs and the owner's seat) get it."""
     message = {key: event[key] for key in SHEET_EVENT_FIELDS if key in event}
     message["type"] = "sheet"
+    message["by"] = public_by(event["by"])
     _with_id(message, request_id)
     if duplicate:
         message["duplicate"] = True
@@ -519,13 +628,52 @@ def seat_event_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
     """A journaled ``seat`` event as the GMs get it: never the token's hash (the
     requester's live copy adds the token, the link and the QR code)."""
     message: dict[str, Any] = {"type": "seat", "seq": event["seq"], "table": event["table"],
-                               "op": event["op"], "name": event["name"], "by": event["by"]}
+                               "op": event["op"], "name": event["name"],
+                               "by": public_by(event["by"])}
     if event["op"] == "remove":
         message["removed"] = True
     _with_id(message, request_id)
     if duplicate:
         message["duplicate"] = True
     return message
+
+
+def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                    request_id: RequestId = None, duplicate: bool = False
+                    ) -> dict[str, Any]:
+    """A journaled ``session`` event: a GM started game session ``number``."""
+    message = {"type": "session", "seq": event["seq"], "table": event["table"],
+               "number": event["number"], "by": public_by(event["by"])}
+    _with_id(message, request_id)
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+#: What an ``ask`` event shows.
+ASK_EVENT_FIELDS = ("seq", "table", "op", "ask", "to", "ruleset", "params", "label",
+                    "options", "opposed")
+
+
+def ask_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                request_id: RequestId = None, duplicate: bool = False) -> dict[str, Any]:
+    """A journaled ``ask`` event: a GM asked seats (or characters) for a roll, or
+    cancelled such a request."""
+    message = {key: event[key] for key in ASK_EVENT_FIELDS if key in event}
+    message["type"] = "ask"
+    if "roll_mode" in event:
+        message["mode"] = event["roll_mode"]
+    message["by"] = public_by(event["by"])
+    _with_id(message, request_id)
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+def asks_message(table: str, asks: list[dict[str, Any]],
+                 request_id: RequestId = None) -> dict[str, Any]:
+    """The answer to ``ask`` ``list``: the open asks (each with who answered)."""
+    return _with_id({"type": "asks", "table": table, "asks": asks}, request_id)
 
 
 def seats_message(table: str, seats: list[dict[str, Any]],
@@ -535,10 +683,12 @@ def seats_message(table: str, seats: list[dict[str, Any]],
 
 
 def sheets_message(table: str, characters: list[dict[str, Any]],
-                   request_id: RequestId = None) -> dict[str, Any]:
-    """The answer to ``sheet`` ``list``: the characters the requester may see."""
-    return _with_id({"type": "sheets", "table": table, "characters": characters},
-                    request_id)
+                   request_id: RequestId = None, *, more: bool = False,
+                   next: str = "") -> dict[str, Any]:
+    """The answer to ``sheet`` ``list``: a page of the characters the requester may see
+    (``next``: the ``after`` of the following page, when ``more``)."""
+    return _with_id({"type": "sheets", "table": table, "characters": characters,
+                     "more": more, "next": next}, request_id)
 
 
 def history_message(table: str, events: list[dict[str, Any]], *, more: bool, next: int,

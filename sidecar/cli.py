@@ -1,5 +1,6 @@
-"""The ``sidecar`` command: ``serve``, ``plugins``, ``roll``, ``watch``, ``history``,
-``export``, ``odds``, and the GM's ``seat`` and ``sheet`` (seats and characters)."""
+"""The ``sidecar`` command: ``serve``, ``plugins``, ``roll``, ``react``, ``watch``,
+``history``, ``export``, ``odds``, and the GM's ``seat`` and ``sheet`` (seats and
+characters)."""
 
 from __future__ import annotations
 
@@ -154,11 +155,57 @@ def format_spent(spent: dict[str, int], sheet: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def format_label(label: Any) -> str:
+    """A ``{fr, en}`` label as ``fr / en`` (one of them when they read the same)."""
+    if isinstance(label, dict):
+        texts = [str(label[key]) for key in ("fr", "en") if label.get(key)]
+        return " / ".join(dict.fromkeys(texts))
+    return str(label or "")
+
+
+def format_choices(message: dict[str, Any]) -> list[str]:
+    """An open roll's choices, numbered as ``sidecar roll`` asks for them, its default and
+    how to decide; a blind roll's roller sees only that the roll waits."""
+    choices = message.get("choices")
+    if not choices:
+        return ["   ouvert / open: en attente d'une décision du MJ / waiting for the GM's "
+                "decision"]
+    lines = ["   choix / choices:"]
+    for number, choice in enumerate(choices, 1):
+        extra = f", {choice['dice']} dé(s) / dice" if choice.get("dice") else ""
+        default = " [défaut / default]" if choice["name"] == message.get("default") else ""
+        lines.append(f"     {number}) {choice['name']} — {format_label(choice.get('label'))}"
+                     f"{extra}{default}")
+    if message.get("default") is None:
+        lines.append("     (sans décision le jet reste tel quel / without a decision the roll "
+                     "stands as it is)")
+    lines.append(f"   décider / decide: sidecar react {message.get('roll')} CHOIX/CHOICE")
+    return lines
+
+
+def format_decision(message: dict[str, Any]) -> str:
+    """What a decision answers: the open outcome's seq, the choice, who took it."""
+    who = message.get("reacted_by")
+    # A blind roll's roller has neither the choice nor who took it.
+    by = (f"par / by {who.get('name')} ({who.get('role')})" if isinstance(who, dict)
+          else "temps écoulé / time ran out" if "reacted_by" in message else "")
+    choice = message.get("choice")
+    taken = (f"choix / choice: {choice}" if choice
+             else "aucun choix / no choice" if "choice" in message else "")
+    return "   " + " — ".join(part for part in (f"réagit à / reacts to #{message['reacts_to']}",
+                                                taken, by) if part)
+
+
 def format_outcome(message: dict[str, Any]) -> str:
-    """A readable block for one outcome."""
+    """A readable block for one outcome (an open roll's choices, a decision's answer)."""
     result = message.get("result", {})
     if result.get("hidden"):
-        return f"#{message['seq']} {message['text']}"
+        lines = [f"#{message['seq']} {message['text']}"]
+        if "reacts_to" in message:
+            lines.append(format_decision(message))
+        if message.get("open"):
+            lines += format_choices(message)
+        return "\n".join(lines)
     mark = KIND_MARKS.get(result.get("kind", ""), "")
     lines = [f"#{message['seq']} {mark} {message.get('text', '')}"]
     if message.get("dice"):
@@ -174,6 +221,10 @@ def format_outcome(message: dict[str, Any]) -> str:
                      + (format_spent(spent, sheet) if spent else "rien / nothing"))
         if sheet:
             lines.append(f"   fiche / sheet: {format_values(sheet)}")
+    if "reacts_to" in message:
+        lines.append(format_decision(message))
+    if message.get("open"):
+        lines += format_choices(message)
     return "\n".join(lines)
 
 
@@ -491,6 +542,13 @@ def _run(command: Any) -> int:
         return exit_.code
 
 
+def parse_dice(text: str | None) -> list[int] | None:
+    """``--dice 3,5,6`` (or spaces) → ``[3, 5, 6]``; ``None`` when not given."""
+    if text is None:
+        return None
+    return [int(x) for x in text.replace(" ", ",").split(",") if x]
+
+
 async def _roll(args: argparse.Namespace) -> int:
     async with _joined(args) as (client, welcome):
         schema = next((r["params"] for r in welcome["rulesets"] if r["name"] == args.ruleset),
@@ -498,15 +556,128 @@ async def _roll(args: argparse.Namespace) -> int:
         try:
             params = parse_pairs(args.params, schema)
             options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
-            dice = [int(x) for x in args.dice.replace(" ", ",").split(",") if x] \
-                if args.dice else None
+            dice = parse_dice(args.dice)
         except (ValueError, json.JSONDecodeError) as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
+        # Watch from before the roll: a decision taken elsewhere (a GM, the time) is seen.
+        outcomes = client.outcomes()
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
                                     options=options, dice=dice, character=args.character)
-        print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome))
+        print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome),
+              flush=True)
+        if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
+                and not args.json and sys.stdin.isatty()):
+            await _ask(client, outcome, outcomes, manual=dice is not None)
         return EXIT_OK
+
+
+async def _read_line(prompt: str) -> str:
+    """One line typed in the terminal ("" at its end), read off the event loop by a daemon
+    thread: a decision taken meanwhile elsewhere does not wait for the typist, and the
+    command may end while the thread still waits for a line."""
+    import threading
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def read() -> None:
+        try:
+            line = sys.stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line))
+
+    print(prompt, end="", flush=True)
+    threading.Thread(target=read, daemon=True).start()
+    return await future
+
+
+def pick_choice(answer: str, choices: list[dict[str, Any]],
+                default: str | None) -> dict[str, Any] | None:
+    """The choice an answer names: its number, its name, or Enter for the default;
+    ``None`` for what names none."""
+    answer = answer.strip()
+    if not answer:
+        answer = default or ""
+    if answer.isdigit() and 1 <= int(answer) <= len(choices):
+        return choices[int(answer) - 1]
+    return next((c for c in choices if c["name"].lower() == answer.lower()), None)
+
+
+async def _ask(client: Any, outcome: dict[str, Any], outcomes: AsyncIterator[dict[str, Any]],
+               *, manual: bool) -> None:
+    """Ask in the terminal which choice to take and send the ``react``; the roll may be
+    decided meanwhile (a GM, the default at ``expires``): then say so and stop."""
+    from sidecar.client import SidecarError
+
+    async def decided_elsewhere() -> dict[str, Any]:
+        async for event in outcomes:
+            if event.get("reacts_to") == outcome["seq"]:
+                return event
+        raise SidecarError("closed", "connection closed")
+
+    watcher = asyncio.create_task(decided_elsewhere())
+    try:
+        while outcome.get("open") and outcome.get("choices"):
+            choices, default = outcome["choices"], outcome.get("default")
+            hint = (f"Entrée / Enter = {default}" if default
+                    else "Entrée / Enter = laisser ouvert / leave it open")
+            reading = asyncio.ensure_future(_read_line(
+                f"Votre choix / your choice [1-{len(choices)}, {hint}]: "))
+            await asyncio.wait({reading, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            if watcher.done():
+                reading.cancel()
+                print("\nDécidé ailleurs / decided elsewhere:")
+                print(format_outcome(watcher.result()), flush=True)
+                return
+            answer = reading.result()
+            if answer == "" or (not answer.strip() and default is None):
+                # End of input, or Enter without a default: the roll waits for its time.
+                print(f"\nLe jet reste ouvert / the roll stays open: sidecar react "
+                      f"{outcome['roll']} CHOIX/CHOICE")
+                return
+            choice = pick_choice(answer, choices, default)
+            if choice is None:
+                print(f"« {answer.strip()} » ? 1-{len(choices)} "
+                      f"({', '.join(c['name'] for c in choices)})")
+                continue
+            faces = None
+            if manual and choice.get("dice"):
+                try:
+                    faces = parse_dice(await _read_line(
+                        f"Faces ({choice['dice']} dé(s) / dice): "))
+                except ValueError:
+                    print("faces: 3 ou / or 3,5")
+                    continue
+            try:
+                decided = await client.react(outcome["roll"], choice["name"], faces)
+            except SidecarError as exc:
+                if exc.code not in ("bad_dice", "insufficient", "invalid_params"):
+                    raise
+                print(format_error(exc.code, exc.message, exc.details))
+                continue  # the roll is still open: ask again
+            print(format_outcome(decided), flush=True)
+            outcome = decided  # new choices: ask again
+    finally:
+        watcher.cancel()
+
+
+async def _react(args: argparse.Namespace) -> int:
+    try:
+        dice = parse_dice(args.dice)
+    except ValueError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    async with _joined(args) as (client, _):
+        decided = await client.react(args.roll, args.choice, dice)
+        print(json.dumps(decided, ensure_ascii=False) if args.json else format_outcome(decided))
+        return EXIT_OK
+
+
+def cmd_react(args: argparse.Namespace) -> int:
+    return _run(_react(args))
 
 
 def cmd_roll(args: argparse.Namespace) -> int:
@@ -858,7 +1029,18 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--character", metavar="NAME",
                       help="roll as this character: the roll spends from its sheet (a "
                            "player: a character of your seat)")
+    roll.add_argument("--no-ask", action="store_true",
+                      help="an open roll: print its choices without asking which to take "
+                           "(asked only in a terminal)")
     roll.set_defaults(func=cmd_roll, pairs="params")
+
+    react = sub.add_parser("react", help="decide an open roll (its roller, or a GM): take "
+                                         "one of its choices")
+    react.add_argument("roll", metavar="ROLL", help="the open roll's id (its `roll`)")
+    react.add_argument("choice", metavar="CHOICE", help="the name of one of its choices")
+    _client_options(react, "player")
+    react.add_argument("--dice", help="physical dice for the faces the choice draws: 4 or 3,5")
+    react.set_defaults(func=cmd_react)
 
     seat = sub.add_parser("seat", help="GM: players' own seats (each its token and link)")
     seats = seat.add_subparsers(dest="seat_command", required=True)

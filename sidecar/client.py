@@ -16,8 +16,24 @@ Seats and characters (``protocol/PROTOCOL.md`` §7): a GM gives a player a seat
 (:meth:`SidecarClient.set_sheet`); the player joins with the seat's token under the seat's
 name and rolls as the character (``roll(..., character="Aengus")``): the outcome carries
 ``spent`` and ``sheet``, and :attr:`SidecarClient.characters` follows every change this
-client may see. Not enough left to spend raises :class:`SidecarError` ``insufficient``
+client may see (it starts from the welcome's first page of characters: at a table of
+hundreds, ``welcome["characters_more"]`` says to call :meth:`SidecarClient.sheets` for
+all of them). Not enough left to spend raises :class:`SidecarError` ``insufficient``
 (``details``: ``field``, ``have``, ``need``).
+
+Open rolls (decide after seeing the dice): an outcome may come back ``open`` with
+``choices`` (``[{name, label, dice}]``), a ``default`` and an ``expires`` time; the roller
+or a GM decides with :meth:`SidecarClient.react`, which returns the decision — a new
+outcome with ``reacts_to`` (the open outcome's ``seq``), ``choice`` and ``reacted_by``
+(``None`` when time ran out and the default was taken)::
+
+    outcome = await client.roll("luck", {"target": 7, "second_chance": True})
+    if outcome.get("open"):
+        decided = await client.react(outcome["roll"], "reroll")
+
+:meth:`SidecarClient.open_rolls` yields the open rolls this client may decide as they
+arrive (its own, or all of them for a GM), and :attr:`SidecarClient.open` holds those
+still waiting for a decision.
 
 With ``reconnect=True`` a dropped connection is reopened by itself (backing off up to 5 s)
 and joined with ``resume`` = the last ``seq`` seen: the server replays what was missed, in
@@ -29,6 +45,7 @@ sure they are never rolled twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import random
 import secrets
@@ -49,6 +66,11 @@ JOURNALED = frozenset({"outcome", "sheet", "seat"})
 KEEP: Any = object()
 
 
+def is_open(outcome: dict[str, Any]) -> bool:
+    """An outcome that waits for a decision (``open``), whether or not its choices show."""
+    return outcome.get("type") == "outcome" and outcome.get("open") is True
+
+
 def _once_only(message: dict[str, Any]) -> bool:
     """A request whose answer carries a secret shown once (a seat's new token): never
     re-sent after a drop, as a repeated id would answer it without the secret."""
@@ -64,6 +86,34 @@ class SidecarError(Exception):
         self.code = code
         self.message = message
         self.details = details or {}
+
+
+class OpenRolls:
+    """What :meth:`SidecarClient.open_rolls` returns: an async iterator of open outcomes
+    this client may decide; ``aclose()`` stops watching."""
+
+    def __init__(self, client: SidecarClient) -> None:
+        self.client = client
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    def __aiter__(self) -> OpenRolls:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        while True:
+            event = await self.queue.get()
+            if event is None:
+                self.queue.put_nowait(None)  # ended: every later call ends too
+                await self.aclose()
+                raise StopAsyncIteration
+            if self.client.open.get(event["roll"]) is event:
+                return event
+
+    async def aclose(self) -> None:
+        """Stop watching (the iterator then ends)."""
+        with contextlib.suppress(ValueError):
+            self.client._open_queues.remove(self.queue)
+        self.queue.put_nowait(None)
 
 
 class SidecarClient:
@@ -89,6 +139,9 @@ class SidecarClient:
         #: The characters this client may see, by name (``{character, ruleset, owner,
         #: values}``): from ``welcome``, then every sheet event and outcome ``sheet``.
         self.characters: dict[str, dict[str, Any]] = {}
+        #: Open rolls seen and not decided yet, by ``roll`` id: their latest open outcome.
+        self.open: dict[str, dict[str, Any]] = {}
+        self._open_queues: list[asyncio.Queue[dict[str, Any] | None]] = []
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         # Request ids are idempotency keys the server remembers (across restarts): they
@@ -155,6 +208,8 @@ class SidecarClient:
         self._finished = True
         self._ready.set()  # nothing to wait for any more: requests fail at once
         self._events.put_nowait(None)
+        for queue in self._open_queues:
+            queue.put_nowait(None)
         for _, future in self._pending.values():
             if not future.done():
                 future.set_exception(SidecarError("closed", "connection closed"))
@@ -182,6 +237,7 @@ class SidecarClient:
             if self.last_seq is None or seq > self.last_seq:
                 self.last_seq = seq
                 self._track(message)
+                self._track_open(message)
                 self._events.put_nowait(message)
         elif kind == "presence":
             self._events.put_nowait(message)
@@ -207,6 +263,29 @@ class SidecarClient:
             known = self.characters.setdefault(
                 name, {"character": name, "ruleset": event.get("ruleset")})
             known["values"] = event["sheet"]
+
+    def _track_open(self, event: dict[str, Any]) -> None:
+        """Keep :attr:`open` as the outcomes say: an open outcome waits, its decision (the
+        next outcome of the same ``roll``) ends the wait unless it offers choices again."""
+        if event["type"] != "outcome" or not isinstance(event.get("roll"), str):
+            return
+        roll_id = event["roll"]
+        if is_open(event):
+            self.open[roll_id] = event
+            if self.may_decide(event):
+                for queue in self._open_queues:
+                    queue.put_nowait(event)
+        elif "reacts_to" in event:
+            self.open.pop(roll_id, None)
+
+    def may_decide(self, outcome: dict[str, Any]) -> bool:
+        """Whether this client may ``react`` to an open outcome: it shows its choices (a
+        blind roll's roller sees none), and this client is a GM or the roller."""
+        if not is_open(outcome) or not outcome.get("choices"):
+            return False
+        role = self.hello.get("role")
+        return role == "gm" or (role == "player"
+                                and (outcome.get("by") or {}).get("name") == self.hello["name"])
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -250,6 +329,24 @@ class SidecarClient:
             message["id"] = id
         if character is not None:
             message["character"] = character
+        return await self.request(message)
+
+    async def react(self, roll: str | dict[str, Any], choice: str,
+                    dice: list[int] | None = None, *, id: str | None = None) -> dict[str, Any]:
+        """Decide an open roll: ``roll`` is its ``roll`` id (or the open outcome itself),
+        ``choice`` the name of one of its ``choices``, ``dice`` the physical faces the choice
+        draws (exactly its ``dice`` count; rules as for :meth:`roll`). Returns this
+        client's copy of the decision: an outcome with ``reacts_to``, ``choice``,
+        ``reacted_by``, and ``open``/``choices`` again when the ruleset offers more.
+        ``bad_message`` for an unknown or already decided roll or an unknown choice,
+        ``forbidden`` for another player's roll, ``insufficient`` when the sheet lacks
+        what the choice spends (the roll stays open)."""
+        roll_id = roll["roll"] if isinstance(roll, dict) else roll
+        message: dict[str, Any] = {"type": "react", "roll": roll_id, "choice": choice}
+        if dice is not None:
+            message["dice"] = dice
+        if id is not None:
+            message["id"] = id
         return await self.request(message)
 
     async def odds(self, ruleset: str, params: dict[str, Any] | None = None,
@@ -319,8 +416,15 @@ class SidecarClient:
 
     async def sheets(self) -> list[dict[str, Any]]:
         """The characters this client may see: ``[{character, ruleset, owner, values}, …]``
-        (all of them for a GM, the seat's own for a seat)."""
-        return (await self.request({"type": "sheet", "op": "list"}))["characters"]
+        (all of them for a GM, the seat's own for a seat), every page of them."""
+        characters: list[dict[str, Any]] = []
+        after = ""
+        while True:
+            page = await self.request({"type": "sheet", "op": "list", "after": after})
+            characters += page["characters"]
+            if not page.get("more"):
+                return characters
+            after = page["next"]
 
     async def _sheet(self, message: dict[str, Any], reason: str | None,
                      id: str | None) -> dict[str, Any]:
@@ -353,6 +457,22 @@ class SidecarClient:
         async for event in self.events():
             if event.get("type") == "outcome":
                 yield event
+
+    def open_rolls(self) -> OpenRolls:
+        """The open outcomes this client may decide (:meth:`may_decide`): those already in
+        :attr:`open`, then each as it arrives (replayed ones included), until the
+        connection closes for good or the iterator's ``aclose()``. An outcome decided
+        before it is taken from here (by a GM, or its default at ``expires``) is skipped.
+        It watches from this call on, and runs beside :meth:`events`: neither takes from
+        the other."""
+        stream = OpenRolls(self)
+        for event in self.open.values():
+            if self.may_decide(event):
+                stream.queue.put_nowait(event)
+        if self._finished:
+            stream.queue.put_nowait(None)
+        self._open_queues.append(stream.queue)
+        return stream
 
     async def drop(self) -> None:
         """Break the connection as a network failure would (it reconnects if enabled)."""

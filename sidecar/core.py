@@ -22,6 +22,7 @@ id remembered.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import hmac
 import logging
 import secrets
@@ -37,6 +38,7 @@ from sidecar.model import Outcome, Roll
 from sidecar.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import (
+    AskRequest,
     Hello,
     HistoryRequest,
     OddsRequest,
@@ -44,7 +46,10 @@ from sidecar.protocol.messages import (
     ReactRequest,
     RollRequest,
     SeatRequest,
+    SessionRequest,
     SheetRequest,
+    ask_message,
+    asks_message,
     history_message,
     odds_message,
     plugins_message,
@@ -53,7 +58,14 @@ from sidecar.protocol.messages import (
     sheets_message,
     welcome_message,
 )
-from sidecar.seats import MAX_SEATS, new_token, qr_data_uri, seat_link, token_hash
+from sidecar.seats import (
+    MAX_SEATS,
+    folded,
+    lookalike,
+    new_token,
+    seat_link,
+    token_hash,
+)
 from sidecar.sheets import (
     MAX_CHARACTERS,
     Character,
@@ -70,6 +82,9 @@ log = logging.getLogger("sidecar.core")
 #: Close codes that follow some errors (RFC 6455).
 CLOSE_PROTOCOL = 1002
 CLOSE_POLICY = 1008
+
+#: The most bytes of characters a ``welcome`` carries (the rest: ``sheet`` ``list``).
+WELCOME_BYTES = 24 * 1024
 
 #: Seconds between two presence messages of one table: joins and leaves in between are
 #: coalesced into the next one, which always carries the state at the time it is sent.
@@ -109,6 +124,8 @@ class RollTicket:
     roll: Roll | None
     request_id: Any
     key: tuple[str, str, str] | None
+    #: The GM's ask this roll answers, if any.
+    answers: str | None = None
 
 
 @dataclass
@@ -143,11 +160,31 @@ class Pending:
     records: tuple[tuple[str, str, Any], ...] = ()
     #: What the requester's copy alone adds (a new seat's token, link and QR code).
     extra: dict[str, Any] | None = None
-    #: Connections to close once it is committed (a removed or re-keyed seat's).
-    closing: list[Member] = field(default_factory=list)
+    #: The seat whose connections close once it is committed (removed or re-keyed).
+    close_seat: str | None = None
     close_reason: str = ""
     #: The id the requester's copy echoes when it is not the one stored (a GM's react).
     reply_id: Any = None
+    #: Whether the requester's copy echoes an id at all (not the events of a whole-table
+    #: refill, answered by the list after them).
+    echo: bool = True
+    #: Those connections, found when it is committed (a join with the old token may
+    #: have slipped in while it was being journaled).
+    closing: list[Member] = field(default_factory=list)
+
+
+def oppose(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
+    """Who wins an opposed roll, once every side answered: among the sides that succeeded
+    (all of them, in a pure opposition whose difficulty everyone reaches), the highest
+    margin; two at the top make a draw; nobody succeeding, everybody fails (d6code, seed
+    003: « c'est le personnage ayant réussi le meilleur jet qui sort vainqueur »)."""
+    standing = [side for side in sides if side["success"]]
+    if not standing:
+        return {"ask": ask, "sides": sides, "winner": None, "draw": False}
+    best = max(side["margin"] for side in standing)
+    top = [side for side in standing if side["margin"] == best]
+    return {"ask": ask, "sides": sides,
+            "winner": top[0]["seat"] if len(top) == 1 else None, "draw": len(top) > 1}
 
 
 class TableCore:
@@ -173,7 +210,9 @@ class TableCore:
 
     @staticmethod
     def _matches(token: str | None, secret: str) -> bool:
-        return hmac.compare_digest((token or "").encode(), secret.encode())
+        # An empty secret is no secret: it lets nobody in (a server embedded with
+        # ``player_token=""`` takes seats only), never anyone who sends "".
+        return hmac.compare_digest((token or "").encode(), secret.encode()) and bool(secret)
 
     @staticmethod
     def _refused(message: str, fr: str, **details: Any) -> ProtocolError:
@@ -197,18 +236,22 @@ class TableCore:
             raise self._refused("wrong token for the role 'gm'",
                                 "jeton incorrect pour le rôle « gm »")
         table = self.tables.open(hello.table)
-        seat = False
+        seat = ""
         if role == "player":
             digest = token_hash(hello.token) if hello.token and table.seats else None
             seat_name = table.seat_of(digest) if digest else None
             if hello.name in table.seats:
                 if seat_name != hello.name:
+                    if seat_name is None and not (player_ok or gm_ok):
+                        # No valid token at all: say nothing of which names have seats.
+                        raise self._refused("wrong token for the role 'player'",
+                                            "jeton incorrect pour le rôle « player »")
                     raise self._refused(
                         f"'{hello.name}' has a seat at this table: join with the link the "
                         "GM gave for it",
                         f"« {hello.name} » a une place à cette table : rejoignez-la avec le "
                         "lien donné par le MJ", seat=hello.name)
-                seat = True
+                seat = table.seat_ids.get(hello.name) or "0"
             elif seat_name is not None:
                 raise self._refused(
                     f"this is the seat token of '{seat_name}': join under that name",
@@ -217,6 +260,13 @@ class TableCore:
             elif not (player_ok or gm_ok):
                 raise self._refused("wrong token for the role 'player'",
                                     "jeton incorrect pour le rôle « player »")
+            elif (near := lookalike(hello.name, table.seats)) is not None:
+                # Not the seat's identity, but the table would read it as the seat's name.
+                raise self._refused(
+                    f"'{hello.name}' looks like the name of the seat '{near}': join with "
+                    "its link, or under another name",
+                    f"« {hello.name} » ressemble au nom de la place « {near} » : rejoignez-la "
+                    "avec son lien, ou sous un autre nom", seat=near)
         member = Member(name=hello.name, role=role, locale=hello.locale, binary=binary,
                         connection=connection, seat=seat,
                         held=collections.deque() if hello.resume is not None else None)
@@ -228,24 +278,44 @@ class TableCore:
     def welcome(self, table: Table, member: Member, hello: Hello,
                 replayed: int | None = None) -> dict[str, Any]:
         """The ``welcome`` for a member just seated (``replayed``: events to be resent)."""
+        # The first page only, in a welcome that stays small whatever the table holds.
+        characters, more = self.visible_characters(table, member, max_bytes=WELCOME_BYTES)
         return welcome_message(
             table=table.name, role=member.role, seq=table.seq, version=self.version,
             rulesets=self.catalogue.ruleset_listing(),
             extensions=self.catalogue.extension_listing(),
             manual_dice=member.role == "gm" or self.config.allow_player_dice,
             replayed=replayed if hello.resume is not None else None,
-            request_id=hello.id, seat=member.seat,
-            characters=self.visible_characters(table, member))
+            request_id=hello.id, seat=member.seat, characters=characters,
+            characters_more=more,
+            asks=self.ask_list(table, member, AskRequest(op="list"))["asks"])
 
-    @staticmethod
-    def visible_characters(table: Table, member: Member) -> list[dict[str, Any]]:
-        """The characters ``member`` may see: all for a GM, its own for a seat."""
+    def visible_characters(self, table: Table, member: Member, *, after: str = "",
+                           limit: int = 100, max_bytes: int | None = None
+                           ) -> tuple[list[dict[str, Any]], bool]:
+        """A page of the characters ``member`` may see (all for a GM, its own for a seat),
+        by name after ``after``: at most ``limit`` and ``max_bytes`` encoded as the member
+        reads them (by default the history pages' bound). Returns the page and whether
+        more follow."""
         if member.role == "gm":
-            return [c.view(gm=True) for c in table.characters.values()]
-        if member.seat:
-            return [c.view(gm=False) for c in table.characters.values()
-                    if c.owner == member.name]
-        return []
+            names = sorted(name for name in table.characters if name > after)
+        elif member.seat:
+            names = sorted(name for name, c in table.characters.items()
+                           if c.owner == member.name and name > after)
+        else:
+            return [], False
+        bound = self.config.max_history_bytes if max_bytes is None else max_bytes
+        page: list[dict[str, Any]] = []
+        size = 0
+        for name in names:
+            if len(page) >= limit:
+                return page, True
+            view = table.characters[name].view(gm=member.role == "gm")
+            size += encoded_size(view, member.binary)
+            if page and size > bound:
+                return page, True
+            page.append(view)
+        return page, False
 
     def leave(self, table: Table, member: Member) -> None:
         """A member's connection ended; the table is forgotten if nobody is left."""
@@ -284,14 +354,156 @@ class TableCore:
                 fr="seul le MJ peut saisir des dés physiques sur ce serveur",
                 details={"field": "dice"})
         check_strings(request.params, request.options, self.config.max_string_chars)
+        if request.answers is not None:
+            request = self._answering(table, member, request)
         if request.character is not None:
             self._character_for(table, member, request.character, request.ruleset)
+            if request.mode == "self":
+                # The GMs keep the sheets: a spend no GM could see would leave them values
+                # their history of the character does not add up to.
+                raise ProtocolError(
+                    "invalid_params", "a roll as a character cannot be 'self': the GMs "
+                    "see what it spends (use 'gm' to keep it from the other players)",
+                    fr="un jet en tant que personnage ne peut pas être « self » : les MJ "
+                       "voient ce qu'il dépense (« gm » le cache aux autres joueurs)",
+                    details={"param": "mode", "field": "mode"})
         roll = self.preparer.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
             by=member.by, label=request.label, mode=request.mode,
             manual=request.dice is not None)
         roll.character = request.character
-        return RollTicket(table, member, roll, request.id, self._key(member, request.id))
+        roll.session = table.session
+        return RollTicket(table, member, roll, request.id, self._key(member, request.id),
+                          answers=request.answers)
+
+    # -- asks: the GM asks seats for a roll ------------------------------------------------
+
+    @staticmethod
+    def _ask_target(table: Table, ask_id: str, member: Member) -> tuple[dict[str, Any],
+                                                                        dict[str, Any]]:
+        """The open ask and the target in it that ``member`` answers for."""
+        ask = table.asks.get(ask_id)
+        if ask is None:
+            raise bad_field("answers", "no open ask of that id at this table (unknown, "
+                            "cancelled or answered by all)", fr="pas de demande ouverte de "
+                            "cet identifiant à cette table (inconnue, annulée ou close)")
+        target = next((t for t in ask["event"]["to"] if member.seat
+                       and t["seat"] == member.name), None)
+        if target is None:
+            raise ProtocolError("forbidden", "this ask is not for you",
+                                fr="cette demande ne vous est pas adressée",
+                                details={"field": "answers"})
+        if member.name in ask["answered"]:
+            raise bad_field("answers", "you already answered this ask",
+                            fr="vous avez déjà répondu à cette demande")
+        return ask, target
+
+    def _answering(self, table: Table, member: Member, request: RollRequest) -> RollRequest:
+        """The roll an answer to an ask makes: the ask's ruleset, params, label, mode and
+        options (the player adds only physical dice, where allowed)."""
+        assert request.answers is not None
+        ask, target = self._ask_target(table, request.answers, member)
+        event = ask["event"]
+        return dataclasses.replace(
+            request, ruleset=event["ruleset"],
+            params=deep_copy(target.get("params") or event["params"]),
+            label=event["label"], mode=event["roll_mode"],
+            options=deep_copy(event.get("options") or {}),
+            character=target.get("character") or request.character)
+
+    def ask_open(self, ticket: RollTicket, request: AskRequest) -> Pending:
+        """The event of a GM's ask (the caller holds the table's turn): checked as a roll
+        would be; each name of ``to`` is a seat, or a character (its owner's seat rolls as
+        it)."""
+        table = ticket.table
+        if request.mode == "self":
+            raise ProtocolError(
+                "invalid_params", "an asked roll cannot be 'self': the GM would not see it",
+                fr="un jet demandé ne peut pas être « self » : le MJ ne le verrait pas",
+                details={"param": "mode", "field": "mode"})
+        check_strings(request.params, request.options, self.config.max_string_chars)
+        roll = self.preparer.prepare(request.ruleset, request.params, options=request.options,
+                                     table=table.name, by=ticket.member.by)
+        if request.opposed and len(request.to) < 2:
+            raise ProtocolError("invalid_params", "an opposed roll needs two sides or more",
+                                fr="une opposition demande au moins deux camps",
+                                details={"param": "to", "field": "to"})
+        unknown = [name for name in request.each if name not in request.to]
+        if unknown:
+            raise ProtocolError(
+                "invalid_params", f"'each' names '{unknown[0][:64]}', which 'to' does not",
+                fr=f"« each » nomme « {unknown[0][:64]} », absent de « to »",
+                details={"param": "each", "field": "each"})
+        targets = []
+        for name in request.to:
+            own = request.each.get(name)
+            if own is not None:
+                if not isinstance(own, dict):
+                    raise bad_field("each", "maps each name to its params",
+                                    fr="associe à chaque nom ses paramètres")
+                check_strings(own, {}, self.config.max_string_chars)
+                # Each side's own params (its own difficulty…), checked as a roll's.
+                own = self.preparer.prepare(request.ruleset, {**request.params, **own},
+                                            table=table.name, by=ticket.member.by).params
+            if name in table.seats:
+                targets.append({"seat": name, "character": None, "params": own})
+                continue
+            character = table.characters.get(name)
+            if character is None or character.owner not in table.seats:
+                raise ProtocolError(
+                    "invalid_params", f"'{name[:64]}' is neither a seat nor a character "
+                    "that a seat plays", fr=f"« {name[:64]} » n'est ni une place ni le "
+                    "personnage d'une place", details={"param": "to", "field": "to",
+                                                       "name": name[:64]})
+            if character.ruleset != roll.ruleset:
+                raise ProtocolError(
+                    "invalid_params", f"'{name[:64]}' plays {character.ruleset}",
+                    fr=f"« {name[:64]} » joue à {character.ruleset}",
+                    details={"param": "to", "field": "to", "name": name[:64]})
+            targets.append({"seat": character.owner, "character": name, "params": own})
+        seats = [t["seat"] for t in targets]
+        if len(set(seats)) != len(seats):
+            raise ProtocolError("invalid_params", "a seat may be asked once per ask",
+                                fr="une place n'est demandée qu'une fois par demande",
+                                details={"param": "to", "field": "to"})
+        ask_id = secrets.token_hex(6)
+        for target in targets:
+            if target["params"] is None:
+                del target["params"]
+        event = self._event(ticket, "ask", "", op="open", ask=ask_id, to=targets,
+                            ruleset=roll.ruleset, params=roll.params, label=request.label,
+                            roll_mode=request.mode, options=roll.options,
+                            opposed=request.opposed)
+        event["mode"] = "public"  # everyone sees that the GM asked (not how it goes)
+        del event["audience"]
+        return self._pending(ticket, event, (("ask", ask_id, {"event": event,
+                                                               "answered": {}}),))
+
+    def ask_cancel(self, ticket: RollTicket, request: AskRequest) -> Pending:
+        """The event cancelling an open ask (the caller holds the table's turn)."""
+        table = ticket.table
+        assert request.ask is not None
+        if request.ask not in table.asks:
+            raise bad_field("ask", "no open ask of that id at this table",
+                            fr="pas de demande ouverte de cet identifiant à cette table")
+        event = self._event(ticket, "ask", "", op="cancel", ask=request.ask)
+        event["mode"] = "public"
+        del event["audience"]
+        return self._pending(ticket, event, (("ask", request.ask, None),))
+
+    @staticmethod
+    def ask_list(table: Table, member: Member, request: AskRequest) -> dict[str, Any]:
+        """The answer to ``ask`` ``list``: open asks — all for a GM, a seat's own."""
+        asks = []
+        for ask in table.asks.values():
+            event = ask["event"]
+            if member.role != "gm" and not (member.seat and any(
+                    t["seat"] == member.name for t in event["to"])):
+                continue
+            view = ask_message(event)
+            view["answered"] = dict(ask["answered"])
+            asks.append(view)
+        return asks_message(table.name, asks, request.id)
 
     @staticmethod
     def _key(member: Member, request_id: Any) -> tuple[str, str, str] | None:
@@ -305,6 +517,13 @@ class TableCore:
                        ruleset: str | None) -> Character:
         """The character ``member`` may roll as: ``invalid_params`` if there is none of
         that name (or of another ruleset), ``forbidden`` if it is not theirs."""
+        if member.role != "gm" and not member.seat:
+            # None can be theirs: answered before looking, so that it tells nothing of
+            # which characters (a GM's secret NPCs) exist.
+            raise ProtocolError(
+                "forbidden", "only a GM or a seat's player rolls as a character",
+                fr="seuls un MJ ou le joueur d'une place jouent un personnage",
+                details={"field": "character"})
         character = table.characters.get(name)
         if character is None:
             raise ProtocolError(
@@ -335,6 +554,12 @@ class TableCore:
         roll.sheet = deep_copy(character.values)
 
     @staticmethod
+    def _seat_gone() -> ProtocolError:
+        return ProtocolError("forbidden", "your seat was removed or given a new link",
+                             fr="votre place a été supprimée ou a reçu un nouveau lien",
+                             close=CLOSE_POLICY)
+
+    @staticmethod
     def repeat(member: Member, event: dict[str, Any]) -> dict[str, Any]:
         """The answer to a request id already resolved: its original outcome, as
         ``member`` may see it, marked ``duplicate``."""
@@ -353,16 +578,43 @@ class TableCore:
         event is the decision taken on that open roll.
         """
         table = ticket.table
+        if ticket.member.gone:
+            # Its seat was removed or re-keyed while this roll waited for the table's turn.
+            raise self._seat_gone()
         roll, outcome = resolution.roll, resolution.outcome
         records: tuple[tuple[str, str, Any], ...] = ()
         character = table.characters.get(roll.character) if roll.character else None
         spent: dict[str, int] = {}
         if character is not None:
             spent, records = self._spend(character, roll, outcome.spend)
+        roll_id = reaction.roll_id if reaction is not None else secrets.token_hex(8)
+        opposition = None
+        if ticket.answers is not None:
+            if reaction is None:
+                ask, target = self._ask_target(table, ticket.answers, ticket.member)
+                as_character = target.get("character")
+            else:  # a decision on an answer left open (a cancelled ask is left alone)
+                ask, as_character = table.asks.get(ticket.answers), roll.character
+            if ask is not None:
+                seat = roll.by["name"]
+                side = {"seat": seat, "character": as_character, "seq": table.seq + 1,
+                        "roll": roll_id, "open": outcome.choices is not None,
+                        "success": bool(outcome.result.get("success")),
+                        "margin": outcome.result.get("margin", 0)}
+                answered = {**ask["answered"], seat: side}
+                # Settled when every side answered and none still waits for a decision
+                # taken after its dice (the opposition is judged on the final results).
+                settled = (len(answered) == len(ask["event"]["to"])
+                           and not any(other["open"] for other in answered.values()))
+                records += (("ask", ticket.answers, None if settled
+                             else {"event": ask["event"], "answered": answered}),)
+                if settled and ask["event"].get("opposed"):
+                    opposition = oppose(ticket.answers, [answered[t["seat"]]
+                                                         for t in ask["event"]["to"]])
         event = {
             "type": "outcome",
             "seq": table.seq + 1,
-            "roll": reaction.roll_id if reaction is not None else secrets.token_hex(8),
+            "roll": roll_id,
             "table": table.name,
             "by": roll.by,
             "ruleset": roll.ruleset,
@@ -376,6 +628,10 @@ class TableCore:
             "text": resolution.text,
             "request_id": ticket.request_id,
         }
+        if ticket.answers is not None:
+            event["answers"] = ticket.answers
+            if opposition is not None:
+                event["opposition"] = opposition
         if character is not None:
             event["character"] = character.name
             event["spent"] = spent
@@ -453,7 +709,8 @@ class TableCore:
         roll = Roll(ruleset=event["ruleset"], params=deep_copy(event["params"]),
                     options=deep_copy(event.get("options") or {}), table=event["table"],
                     by=dict(event["by"]), label=event["label"], mode=event["mode"],
-                    manual=ticket.dice is not None, character=event.get("character"))
+                    manual=ticket.dice is not None, character=event.get("character"),
+                    session=ticket.table.session)
         character = ticket.table.characters.get(roll.character) if roll.character else None
         if character is not None:
             roll.sheet = deep_copy(character.values)
@@ -464,9 +721,10 @@ class TableCore:
                           choices=deep_copy(event["choices"]), default=event.get("default"))
         member = ticket.member
         reactor = member if member is not None else Member(
-            name=event["by"]["name"], role=event["by"]["role"], seat=bool(event["by"].get(
-                "seat")))
-        return (RollTicket(ticket.table, reactor, roll, ticket.request_id, ticket.key),
+            name=event["by"]["name"], role=event["by"]["role"],
+            seat=str(event["by"].get("seat") or ""))
+        return (RollTicket(ticket.table, reactor, roll, ticket.request_id, ticket.key,
+                           answers=event.get("answers")),
                 roll, outcome)
 
     def close_open_roll(self, table: Table, roll_id: str) -> Pending:
@@ -491,6 +749,16 @@ class TableCore:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
         number field of the sheet. Nothing is changed yet."""
+        if not isinstance(spend, dict):
+            # A falsy non-map (None, [], 0, "") passes the outcome checks that look only
+            # at a spend that is there.
+            raise ProtocolError(
+                "plugin_error",
+                f"the roll's spend is not a map of sheet field to integer "
+                f"({type(spend).__name__})",
+                fr=f"la dépense du jet n'est pas une table de champ à entier "
+                   f"({type(spend).__name__})",
+                details={"ruleset": roll.ruleset})
         sheet = self.catalogue.sheet_schema(character.ruleset)
         values = character.values
         try:
@@ -526,12 +794,24 @@ class TableCore:
         table = ticket.table
         table.pending -= 1
         table.commit(pending.event, pending.state, ticket.key, pending.size, pending.records)
+        if pending.close_seat is not None:
+            # Found now, not when the event was numbered: a hello with the old token may
+            # have joined while the event was on its way to the journal.
+            pending.closing = table.seat_members(pending.close_seat)
+        elif pending.event["type"] == "seat" and pending.event["op"] == "add":
+            # Players who took the new seat's name (or one like it) with the shared token
+            # leave: from now on that name is the seat's only.
+            key = folded(pending.event["name"])
+            pending.closing = [m for m in table.members if m.role == "player"
+                               and not m.seat and folded(m.name) == key]
         for member in pending.closing:
             table.leave(member)  # a removed or re-keyed seat sees nothing more from now
+            member.gone = True  # ...and nothing it already sent is acted on
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
-            request_id=pending.reply_id if pending.reply_id is not None
-            else ticket.request_id, extra=pending.extra)]
+            request_id=None if not pending.echo else (
+                pending.reply_id if pending.reply_id is not None else ticket.request_id),
+            extra=pending.extra)]
         self.tables.forget_if_idle(table)
         return deliveries
 
@@ -552,9 +832,14 @@ class TableCore:
                                 fr=f"seul un MJ peut {fr}")
 
     def begin_change(self, table: Table, member: Member,
-                     request: SeatRequest | SheetRequest) -> RollTicket:
+                     request: SeatRequest | SheetRequest | SessionRequest | AskRequest
+                     ) -> RollTicket:
         """Check that ``member`` may make this seat or sheet change (GMs only)."""
-        if isinstance(request, SeatRequest):
+        if isinstance(request, AskRequest):
+            self._gm_only(member, "ask for rolls", "demander des jets")
+        elif isinstance(request, SessionRequest):
+            self._gm_only(member, "start a session", "commencer une séance")
+        elif isinstance(request, SeatRequest):
             self._gm_only(member, "manage seats", "gérer les places")
         else:
             self._gm_only(member, "change characters", "modifier les personnages")
@@ -583,6 +868,9 @@ class TableCore:
         if request.op == "add" and has:
             raise bad_field("name", f"'{name}' already has a seat (rotate it for a new link)",
                             fr=f"« {name} » a déjà une place (refaites son lien)")
+        if request.op == "add" and (near := lookalike(name, table.seats)) is not None:
+            raise bad_field("name", f"'{name}' looks like the seat '{near}'",
+                            fr=f"« {name} » ressemble à la place « {near} »")
         if request.op != "add" and not has:
             raise bad_field("name", f"'{name}' has no seat", fr=f"« {name} » n'a pas de place")
         if request.op == "add" and len(table.seats) >= MAX_SEATS:
@@ -591,15 +879,30 @@ class TableCore:
         if request.op == "remove":
             event = self._event(ticket, "seat", "", op="remove", name=name)
             return self._pending(ticket, event, (("seat", name, None),),
-                                 closing=table.seat_members(name), close_reason="seat removed")
+                                 close_seat=name, close_reason="seat removed")
         token = new_token()
         digest = token_hash(token)
-        event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest)
+        # A new seat is a new identity, even under a name a removed seat had: it reads
+        # none of that seat's secret rolls. A new token keeps the seat (and its id).
+        seat_id = table.seat_ids[name] if request.op == "rotate" else secrets.token_hex(6)
+        event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest,
+                            seat_id=seat_id)
         link = seat_link(self.public_url, table.name, name, token)
-        extra = {"token": token, "link": link, "qr": qr_data_uri(link)}
-        closing = table.seat_members(name) if request.op == "rotate" else []
-        return self._pending(ticket, event, (("seat", name, {"token_sha256": digest}),),
-                             extra=extra, closing=closing, close_reason="seat token changed")
+        extra = {"token": token, "link": link}  # (the server adds the QR code)
+        return self._pending(ticket, event, (("seat", name, {"token_sha256": digest,
+                                                             "id": seat_id}),),
+                             extra=extra, close_seat=name if request.op == "rotate" else None,
+                             close_reason="seat token changed" if request.op == "rotate"
+                             else "name taken by a seat")
+
+    def session_start(self, ticket: RollTicket) -> Pending:
+        """The event of a new game session (the caller holds the table's turn): public,
+        numbered after the last one; what lasts "for the session" starts over."""
+        number = ticket.table.session + 1
+        event = {"type": "session", "seq": ticket.table.seq + 1, "table": ticket.table.name,
+                 "number": number, "by": ticket.member.by, "mode": "public",
+                 "request_id": ticket.request_id}
+        return self._pending(ticket, event, (("session", "current", {"number": number}),))
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"
@@ -615,8 +918,12 @@ class TableCore:
 
     def sheet_list(self, table: Table, member: Member, request: SheetRequest
                    ) -> dict[str, Any]:
-        """The answer to ``sheet`` ``list``: the characters ``member`` may see."""
-        return sheets_message(table.name, self.visible_characters(table, member), request.id)
+        """The answer to ``sheet`` ``list``: a page of the characters ``member`` may see
+        (``more`` and ``next``: pass ``after: next`` for the following page)."""
+        page, more = self.visible_characters(table, member, after=request.after,
+                                             limit=request.limit)
+        return sheets_message(table.name, page, request.id, more=more,
+                              next=page[-1]["character"] if page else request.after)
 
     def refill_targets(self, table: Table, request: SheetRequest) -> list[str]:
         """The characters a ``refill`` is about (one, or all of the table's)."""

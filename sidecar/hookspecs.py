@@ -106,7 +106,16 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | 
         the ruleset's documented consumption order.
     :return: an :class:`~sidecar.model.Outcome`, or a map with at least ``result``
         (``success``, ``margin``, ``kind``, ``label``) — ``dice`` defaults to every die
-        drawn, ``notes`` to ``[]``.
+        drawn, ``notes`` to ``[]``; ``spend`` (a roll as a character) what it takes from
+        ``roll.sheet``; ``choices`` and ``default`` to leave the roll open (see
+        :func:`sidecar_react`).
+
+    **Spending.** A spend past a field's bounds makes the server refuse the whole roll
+    (``insufficient``: nothing rolled, nothing spent). That is right for what the player
+    chose before the dice (augmentations bought, a point of luck): spend it whole. But
+    what the dice decide (a reserve drained by the margin, a wound) must be taken only as
+    far as ``roll.sheet`` holds — clamp it — never refused: a roll refused after its dice
+    could be rolled again until the dice spare the sheet.
     """
 
 

@@ -27,6 +27,9 @@ class Roll:
     state: dict[str, Any] = field(default_factory=dict)
     character: str | None = None
     sheet: dict[str, Any] | None = None
+    #: The table's game session (0 until a GM starts one): what lasts "for the session"
+    #: (Bloodlust's blank botch) is kept per session number.
+    session: int = 0
 
 
 @dataclass

@@ -4,6 +4,9 @@ A seat's token is made here, given once to the GM who made it (with its link and
 and then only its SHA-256 is kept: in memory, in the journal and in ``export``. Tokens
 are 32 random bytes, so a fast hash is enough (nothing to brute-force), and the hash is
 compared in constant time.
+
+Identities are exact names, but a name that only looks like a seat's ("alice", "Alice ",
+"Al\u200bice") is kept off the table: see :func:`folded`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import unicodedata
+from collections.abc import Iterable
 from urllib.parse import quote, urlencode
 
 import segno
@@ -32,6 +37,21 @@ def token_hash(token: str) -> str:
 def same_hash(a: str, b: str) -> bool:
     """Two token hashes compared in constant time."""
     return hmac.compare_digest(a.encode(), b.encode())
+
+
+def folded(name: str) -> str:
+    """``name`` as a reader would tell it apart: compatibility-normalised (NFKC), without
+    invisible (format, control) characters, case-folded, spaces collapsed. Two names that
+    fold alike look like one name at the table ("Alice", "alice ", "Al\u200bice")."""
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Cc"))
+    return " ".join(unicodedata.normalize("NFKC", text.casefold()).split())
+
+
+def lookalike(name: str, seats: Iterable[str]) -> str | None:
+    """The seat among ``seats`` whose name looks like ``name`` (itself included)."""
+    key = folded(name)
+    return next((seat for seat in seats if folded(seat) == key), None)
 
 
 def seat_link(base_url: str, table: str, name: str, token: str) -> str:

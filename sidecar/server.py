@@ -41,6 +41,7 @@ from sidecar.plugins import PluginHost, default_host
 from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import (
+    AskRequest,
     Hello,
     HistoryRequest,
     OddsRequest,
@@ -48,11 +49,13 @@ from sidecar.protocol.messages import (
     ReactRequest,
     RollRequest,
     SeatRequest,
+    SessionRequest,
     SheetRequest,
     parse_request,
     request_id,
 )
 from sidecar.ratelimit import FailureGuard, TokenBucket
+from sidecar.seats import qr_data_uri
 from sidecar.table import Member, Table, Tables
 from sidecar.webassets import WebAssets, page_policy
 
@@ -429,7 +432,7 @@ class SidecarServer:
                 del self.per_address[session.address]
             self._leave(session)
             if session.member and session.table:
-                log.info("closed %s (%s at %s)", session.peer, session.member.name,
+                log.info("closed %s (%r at %r)", session.peer, session.member.name,
                          session.table.name)
             else:
                 self.log_throttle.log(logging.INFO, "closed unjoined",
@@ -479,7 +482,8 @@ class SidecarServer:
                     await session.connection.close(error.close, error.code)
                     return False
                 continue
-            log.info("%s joined table %s as %s (%s)", request.name, request.table,
+            # Names and tables are shown quoted: a newline in one cannot forge a log line.
+            log.info("%r joined table %r as %s (%s)", request.name, request.table,
                      request.role, session.peer)
             await self._welcome(session, request)
             return True
@@ -584,20 +588,24 @@ class SidecarServer:
             await self._sheet(session, request)
         elif isinstance(request, ReactRequest):
             await self._react(session, request)
+        elif isinstance(request, SessionRequest):
+            await self._session(session, request)
+        elif isinstance(request, AskRequest):
+            await self._ask(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
         assert member is not None and table is not None
         ticket = self.core.begin_roll(table, member, request)
+        trims = table.trims
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
         # One roll of a table at a time, from reading its plugin state to committing the
         # new one: two rolls resolved side by side would each start from the same state,
         # and the second commit would erase the first's changes.
         async with table.turn:
-            if ticket.key is not None and table.remembered(ticket.key) is not None:
+            if await self._repeated_meanwhile(session, ticket, trims):
                 # The same request resolved meanwhile (another device of this member).
-                await self._answer_repeat(session, ticket)
                 return
             self.core.attach_sheet(ticket)
             assert ticket.roll is not None
@@ -637,14 +645,50 @@ class SidecarServer:
             await self._send(session, self.core.seat_list(table, member, request))
             return
         ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
         async with table.turn:
-            if ticket.key is not None and table.remembered(ticket.key) is not None:
-                await self._answer_repeat(session, ticket)
+            if await self._repeated_meanwhile(session, ticket, trims):
                 return
-            deliveries = await self._store(self.core.seat_change(ticket, request))
-        log.info("seat %s %s at %s by %s", request.op, request.name, table.name, member.name)
+            pending = self.core.seat_change(ticket, request)
+            if pending.extra is not None:
+                # A QR code takes milliseconds (more for long names): not on the loop.
+                pending.extra["qr"] = await asyncio.to_thread(qr_data_uri,
+                                                              pending.extra["link"])
+            deliveries = await self._store(pending)
+        log.info("seat %s %r at %r by %r", request.op, request.name, table.name, member.name)
+        self._deliver(deliveries)
+
+    async def _ask(self, session: ClientSession, request: AskRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.ask_list(table, member, request))
+            return
+        ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return
+        async with table.turn:
+            if await self._repeated_meanwhile(session, ticket, trims):
+                return
+            pending = (self.core.ask_open(ticket, request) if request.op == "open"
+                       else self.core.ask_cancel(ticket, request))
+            deliveries = await self._store(pending)
+        self._deliver(deliveries)
+
+    async def _session(self, session: ClientSession, request: SessionRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return
+        async with table.turn:
+            if await self._repeated_meanwhile(session, ticket, trims):
+                return
+            deliveries = await self._store(self.core.session_start(ticket))
         self._deliver(deliveries)
 
     async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:
@@ -654,21 +698,24 @@ class SidecarServer:
             await self._send(session, self.core.sheet_list(table, member, request))
             return
         ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
         async with table.turn:
-            if ticket.key is not None and table.remembered(ticket.key) is not None:
-                await self._answer_repeat(session, ticket)
+            if await self._repeated_meanwhile(session, ticket, trims):
                 return
             if request.op == "refill" and request.character is None:
-                # One event per character it changes, none of them carrying the id (a
-                # refill is idempotent: sent again, it changes nothing more); the
+                # One event per character it changes; the first one keeps the request id
+                # (a repeat finds it and changes nothing) but no copy echoes it: the
                 # requester's answer is the list of characters after it.
-                quiet = RollTicket(table, member, None, None, None)
                 for name in self.core.refill_targets(table, request):
-                    pending = self.core.sheet_change(quiet, request, name)
-                    if pending is not None:
-                        self._deliver(await self._store(pending))
+                    pending = self.core.sheet_change(ticket, request, name)
+                    if pending is None:
+                        continue
+                    pending.event["whole"] = True
+                    pending.echo = False
+                    self._deliver(await self._store(pending))
+                    ticket = RollTicket(table, member, None, None, None)
                 await self._send(session, self.core.sheet_list(table, member, request))
                 return
             pending = self.core.sheet_change(ticket, request)
@@ -736,6 +783,18 @@ class SidecarServer:
         if pending.event.get("open"):
             self._arm(table, pending.event)
 
+    async def _repeated_meanwhile(self, session: ClientSession, ticket: RollTicket,
+                                  trims: int) -> bool:
+        """Inside the table's turn: whether the same request was resolved while this one
+        waited (another device of the member), then answered as a repeat. Memory knows,
+        unless the table's memory of request ids was trimmed since the first look
+        (``trims``): then the journal is asked again."""
+        table = ticket.table
+        if ticket.key is None or (table.remembered(ticket.key) is None
+                                  and table.trims == trims):
+            return False
+        return await self._answer_repeat(session, ticket)
+
     async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
         """Resend the original outcome of a request id already resolved; True if so."""
         table, member = ticket.table, ticket.member
@@ -746,8 +805,14 @@ class SidecarServer:
                                             *member.key, ticket.request_id)
         if event is None:
             return False
-        log.info("repeat of request %r by %s at %s: original outcome #%s resent",
+        log.info("repeat of request %r by %r at %r: original outcome #%s resent",
                  ticket.request_id, member.name, table.name, event["seq"])
+        if event.get("whole"):  # a refill of every character: answered by the list
+            answer = self.core.sheet_list(table, member, SheetRequest(op="list",
+                                                                      id=ticket.request_id))
+            answer["duplicate"] = True
+            await self._send(session, answer)
+            return True
         await self._send(session, self.core.repeat(member, event))
         return True
 

@@ -19,6 +19,10 @@ from sidecar.protocol.errors import ProtocolError, invalid_param
 #: Most characters one table may have.
 MAX_CHARACTERS = 1000
 
+#: The bounds of a counter whose sheet gives none: what every client can read (and the
+#: journal store) as an integer.
+INT_MIN, INT_MAX = -2**63, 2**63 - 1
+
 
 @dataclass
 class Character:
@@ -101,7 +105,8 @@ def apply_delta(sheet: dict[str, Any], values: dict[str, Any], delta: dict[str, 
 
     An amount that is not an integer, or a field that is not an integer field of the sheet,
     is ``invalid_params`` naming ``<where>.<field>``; a value it would leave past the
-    field's ``min`` or ``max`` is ``insufficient``. Nothing is changed in ``values``."""
+    field's ``min`` or ``max`` (without them, the 64-bit range) is ``insufficient``.
+    Nothing is changed in ``values``."""
     after = dict(values)
     changed: dict[str, list[Any]] = {}
     for name, amount in delta.items():
@@ -114,10 +119,11 @@ def apply_delta(sheet: dict[str, Any], values: dict[str, Any], delta: dict[str, 
                                 fr="doit être un entier")
         have = after.get(name, spec.get("default", 0))
         new = have + sign * amount
-        low, high = spec.get("min"), spec.get("max")
-        if low is not None and new < low:
+        low = INT_MIN if spec.get("min") is None else spec["min"]
+        high = INT_MAX if spec.get("max") is None else spec["max"]
+        if new < low:
             raise insufficient(name, have, abs(amount), low=True)
-        if high is not None and new > high:
+        if new > high:
             raise insufficient(name, have, abs(amount), low=False)
         if new != have:
             after[name] = new

@@ -31,20 +31,25 @@ class Member:
     #: While a resume replay is streaming, live messages wait here, each with its frame
     #: already encoded for this member (then None).
     held: collections.deque[tuple[dict[str, Any], bytes | str]] | None = None
-    #: Joined with a seat's own token (a player only).
-    seat: bool = False
+    #: The id of the seat it joined with its own token (a player only); "" for none. A
+    #: seat removed and added again under the same name is a new seat, with a new id.
+    seat: str = ""
+    #: Its seat was removed or given a new token: the connection is being closed, and
+    #: nothing it sent (even already received) is acted on any more.
+    gone: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
         """The identity visibility rules use: (name, role), the role ``seat`` for a
         player on a seat (someone else than a player of the same name without one)."""
-        return (self.name, "seat" if self.seat else self.role)
+        return (self.name, f"seat:{self.seat}" if self.seat else self.role)
 
     @property
     def by(self) -> dict[str, Any]:
         """How events name this member as their author."""
         if self.seat:
-            return {"name": self.name, "role": self.role, "seat": True}
+            # The seat's id is kept in the journal; messages say only ``seat: true``.
+            return {"name": self.name, "role": self.role, "seat": self.seat}
         return {"name": self.name, "role": self.role}
 
 
@@ -63,6 +68,9 @@ class Table:
     recent: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     #: Whether ``recent`` was emptied to bound memory (then the journal is asked).
     forgot: bool = False
+    #: How many times ``recent`` was emptied (a request waiting for the turn meanwhile
+    #: must ask the journal again).
+    trims: int = 0
     #: Events numbered and not yet acknowledged or abandoned (0 or 1: see ``turn``).
     pending: int = 0
     #: Presence: when the last one was sent, and when the next is due (None: none due).
@@ -76,8 +84,14 @@ class Table:
     recent_bytes: int = 0
     #: Seats: name → SHA-256 of its token (see sidecar.seats).
     seats: dict[str, str] = field(default_factory=dict)
+    #: Seats: name → the seat's id (the same across new tokens, new when added again).
+    seat_ids: dict[str, str] = field(default_factory=dict)
     #: Characters by name.
     characters: dict[str, Character] = field(default_factory=dict)
+    #: The current game session's number (0 until a GM starts one).
+    session: int = 0
+    #: A GM's open asks for rolls: ask id → {"event": the ask, "answered": {seat: seq}}.
+    asks: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Open rolls waiting for a decision: roll id → the open outcome's event.
     open_rolls: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -153,6 +167,7 @@ class Table:
                 self.recent.clear()
                 self.recent_bytes = 0
                 self.forgot = True
+                self.trims += 1
             self.recent[key] = event
             self.recent_bytes += size
 
@@ -162,13 +177,22 @@ class Table:
         if kind == "seat":
             if value is None:
                 self.seats.pop(name, None)
+                self.seat_ids.pop(name, None)
             else:
                 self.seats[name] = value["token_sha256"]
+                self.seat_ids[name] = str(value.get("id") or "0")
         elif kind == "character":
             if value is None:
                 self.characters.pop(name, None)
             else:
                 self.characters[name] = Character.from_record(value)
+        elif kind == "ask":
+            if value is None:
+                self.asks.pop(name, None)
+            else:
+                self.asks[name] = value
+        elif kind == "session":
+            self.session = int((value or {}).get("number", 0))
         elif kind == "open":
             if value is None:
                 self.open_rolls.pop(name, None)

@@ -23,15 +23,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from sidecar.protocol.messages import outcome_message, seat_event_message, sheet_message
+from sidecar.protocol.messages import (
+    ask_message,
+    outcome_message,
+    seat_event_message,
+    session_message,
+    sheet_message,
+)
 
 FULL = "full"
 HIDDEN = "hidden"
 
 
 def identity(by: dict[str, Any]) -> tuple[str, str]:
-    """The identity of an event's author: ``(name, role)``, role ``seat`` for a seat."""
-    return (by["name"], "seat" if by.get("seat") else by["role"])
+    """The identity of an event's author: ``(name, role)``, role ``seat:<id>`` for a
+    seat (see :meth:`sidecar.table.Member.key`)."""
+    seat = by.get("seat")
+    if not seat:
+        return (by["name"], by["role"])
+    return (by["name"], f"seat:{seat}" if isinstance(seat, str) else "seat")
 
 
 def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
@@ -40,7 +50,7 @@ def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
 
     ``owner``: the event's audience (sheet and seat events), else ``None``."""
     if owner is not None:
-        if viewer[1] == "gm" or (viewer[1] == "seat" and viewer[0] == owner):
+        if viewer[1] == "gm" or (viewer[1].startswith("seat") and viewer[0] == owner):
             return FULL
         return None
     is_roller = viewer == roller
@@ -77,6 +87,8 @@ BUILDERS: dict[str, Builder] = {
     "outcome": outcome_message,
     "sheet": sheet_message,
     "seat": seat_event_message,
+    "session": session_message,
+    "ask": ask_message,
 }
 
 

@@ -159,6 +159,41 @@ def test_blank_botch_turns_the_tables_first_botch_into_a_failure_once():
     run(scenario())
 
 
+def test_blank_botch_comes_back_with_each_new_session_started_by_a_gm(tmp_path):
+    """Seed 002: « le premier échec critique de la partie ne compte pas »: once per game
+    session, for the whole table. A GM starts a session (a public, journaled event); the
+    session number is kept across a restart."""
+    db = str(tmp_path / "j.db")
+    options = {"blank_botch": {}}
+
+    async def scenario():
+        async with running_server(db=db) as server, peers(server, 2) as (gm, player):
+            await gm.join(table="a", role="gm", name="MJ")
+            await player.join(table="a", name="Aengus")
+            first = await gm.roll(params={"pool": 1}, dice=[1], options=options)
+            assert first["result"].get("blank_botch") is True
+            again = await gm.roll(params={"pool": 1}, dice=[1], options=options)
+            assert again["result"]["kind"] == "botch"
+            refused = await player.request({"type": "session", "id": "p", "op": "start"})
+            assert refused["code"] == "forbidden"
+            started = await gm.request({"type": "session", "id": "s", "op": "start"})
+            assert started["type"] == "session" and started["number"] == 1
+            assert (await player.recv_type("session"))["seq"] == started["seq"]
+            new = await gm.roll(params={"pool": 1}, dice=[1], options=options)
+            assert new["result"].get("blank_botch") is True
+            page = await player.request({"type": "history", "id": "h"})
+            assert [e["number"] for e in page["events"] if e["type"] == "session"] == [1]
+        async with running_server(db=db) as server, peers(server, 1) as (gm,):
+            await gm.join(table="a", role="gm", name="MJ")
+            used = await gm.roll(params={"pool": 1}, dice=[1], options=options)
+            assert used["result"]["kind"] == "botch"  # session 1's was used before
+            started = await gm.request({"type": "session", "id": "s2", "op": "start"})
+            assert started["number"] == 2
+            fresh = await gm.roll(params={"pool": 1}, dice=[1], options=options)
+            assert fresh["result"].get("blank_botch") is True
+    run(scenario())
+
+
 @pytest.mark.parametrize("mode", ["self", "gm", "blind"])
 def test_blank_botch_keeps_hidden_rolls_out_of_the_tables_state(mode):
     """A hidden botch neither uses nor gets the blank botch: the next public botch is

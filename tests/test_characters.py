@@ -158,7 +158,7 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
                                          "character": "Ysolde", "delta": {"luck": 1}})
             assert too_much["code"] == "insufficient"
             out = await alice.roll("luck", {"cost": 1}, character="Ysolde", id="once",
-                                   mode="self")
+                                   mode="gm")
             assert out["sheet"]["luck"] == 4
             focus = await alice.roll("luck", {"cost": 0}, character="Ysolde")
             assert focus["type"] == "outcome"
@@ -172,7 +172,7 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
             alice = await Peer.open(server)
             await alice.join("t", "Alice", token=token_box[0])
             repeat = await alice.roll("luck", {"cost": 1}, character="Ysolde", id="once",
-                                      mode="self")
+                                      mode="gm")
             assert repeat["duplicate"] is True and repeat["seq"] == out["seq"]
             listing = await alice.request({"type": "sheet", "id": "l", "op": "list"})
             assert listing["characters"][0]["values"]["luck"] == 4

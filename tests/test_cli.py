@@ -614,3 +614,169 @@ def test_sheet_commands_say_what_to_fix():
         twice = [sidecar("seat", "add", "Aengus", "--no-qr", *gm) for _ in range(2)]
         assert twice[0].returncode == 0 and twice[1].returncode == 1
         assert "bad_message" in twice[1].stderr
+
+
+# -- open rolls: decide after seeing the dice ----------------------------------------------
+
+OPEN = ["target=7", "skill=0", "second_chance=true"]  # a d6 never reaches 7: choices
+
+
+def _luck_rules(tmp_path: Path) -> str:
+    """A plugins dir holding only the tests' small ``luck`` ruleset (``second_chance``)."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "sheet_plugin.py", folder / "luck_rules.py")
+    return str(folder)
+
+
+def _open_roll_id(output: str) -> str:
+    return re.search(r"sidecar react (\S+) CHOIX/CHOICE", output).group(1)
+
+
+def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
+    with ServeProcess("--db", ":memory:", "--plugins-dir", _luck_rules(tmp_path)) as server:
+        gm = ["--url", server.url, "--table", "t", "--role", "gm", "--token", GM_TOKEN,
+              "--name", "MJ"]
+        alice = ["--url", server.url, "--table", "t", "--token", PLAYER_TOKEN, "--name", "Alice"]
+        watch = subprocess.Popen([*SIDECAR, "watch", *gm, "--count", "2"], cwd=ROOT, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert "table t" in watch.stdout.readline()
+            # Not a terminal: the choices are printed, nothing is asked.
+            rolled = sidecar("roll", "luck", *OPEN, "--dice", "2", *gm, stdin=subprocess.DEVNULL)
+            assert rolled.returncode == 0, rolled.stderr
+            assert "1) reroll — Relancer / Reroll, 1 dé(s) / dice" in rolled.stdout
+            assert "2) keep — Garder / Keep [défaut / default]" in rolled.stdout
+            assert "Votre choix" not in rolled.stdout
+            roll = _open_roll_id(rolled.stdout)
+            decided = sidecar("react", roll, "reroll", "--dice", "6", *gm)
+            assert decided.returncode == 0, decided.stderr
+            assert "réagit à / reacts to #1 — choix / choice: reroll — par / by MJ (gm)" \
+                in decided.stdout
+            assert "dés/dice: 6" in decided.stdout and "choices" not in decided.stdout
+            again = sidecar("react", roll, "keep", *gm)
+            assert again.returncode == 1 and "bad_message" in again.stderr
+            watched, _ = watch.communicate(timeout=30)
+        finally:
+            watch.kill()
+        assert "1) reroll" in watched and "réagit à / reacts to #1" in watched
+        # A player's own roll: another player may not decide it, its roller may.
+        mine = sidecar("roll", "luck", *OPEN, "--no-ask", *alice)
+        assert mine.returncode == 0, mine.stderr
+        roll = _open_roll_id(mine.stdout)
+        bob = sidecar("react", roll, "keep", *alice[:-1], "Bob")
+        assert bob.returncode == 1 and "forbidden" in bob.stderr
+        unknown = sidecar("react", roll, "fly", *alice)
+        assert unknown.returncode == 1 and "bad_message" in unknown.stderr
+        kept = sidecar("react", roll, "keep", *alice, "--json")
+        assert json.loads(kept.stdout)["reacted_by"]["name"] == "Alice"
+        history = sidecar("history", *gm)
+        assert history.stdout.count("1) reroll") == 2
+        assert "choix / choice: keep — par / by Alice (player)" in history.stdout
+        # A blind roll's roller learns only that the GM decides, and that it was decided
+        # (seen on her other connection: a seat's rolls reach every connection of the seat).
+        seat = json.loads(sidecar("seat", "add", "Cleo", "--json", *gm).stdout)
+        cleo = ["--url", server.url, "--table", "t", "--token", seat["token"], "--name", "Cleo",
+                "--role", "player"]
+        hers = subprocess.Popen([*SIDECAR, "watch", *cleo, "--count", "2"], cwd=ROOT,
+                                text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert "table t" in hers.stdout.readline()
+            blind = sidecar("roll", "luck", *OPEN, "--mode", "blind", *cleo,
+                            stdin=subprocess.DEVNULL)
+            assert "en attente d'une décision du MJ" in blind.stdout
+            assert "reroll" not in blind.stdout and "Votre choix" not in blind.stdout
+            seq = re.search(r"#(\d+)", blind.stdout).group(1)
+            full = json.loads(sidecar("history", *gm, "--json").stdout.splitlines()[-1])
+            assert sidecar("react", full["roll"], "keep", *gm).returncode == 0
+            watched, _ = hers.communicate(timeout=30)
+        finally:
+            hers.kill()
+        assert watched.splitlines()[-1] == f"   réagit à / reacts to #{seq}", watched
+
+
+def test_history_says_when_time_ran_out(tmp_path):
+    with ServeProcess("--db", ":memory:", "--plugins-dir", _luck_rules(tmp_path),
+                      "--react-timeout", "0.1") as server:
+        gm = ["--url", server.url, "--table", "t", "--role", "gm", "--token", GM_TOKEN]
+        rolled = sidecar("roll", "luck", *OPEN, "no_default=true", "--no-ask", *gm)
+        assert "sans décision le jet reste tel quel" in rolled.stdout
+        for _ in range(100):
+            history = sidecar("history", *gm)
+            if "reacts to" in history.stdout:
+                break
+        assert "réagit à / reacts to #1 — aucun choix / no choice — temps écoulé / time ran " \
+            "out" in history.stdout
+
+
+def _in_a_terminal(*args: str) -> tuple[subprocess.Popen, int]:
+    """``sidecar …`` with a terminal (a pty) as its standard input; returns the process and
+    the terminal's end to type into."""
+    import pty
+
+    typist, terminal = pty.openpty()
+    proc = subprocess.Popen([*SIDECAR, *args], stdin=terminal, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    os.close(terminal)
+    return proc, typist
+
+
+def _read_until(proc: subprocess.Popen, text: str) -> str:
+    seen = b""
+    while text.encode() not in seen:
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, seen.decode() + proc.stderr.read().decode()
+        seen += chunk
+    return seen.decode()
+
+
+def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
+    with ServeProcess("--db", ":memory:", "--plugins-dir", _luck_rules(tmp_path)) as server:
+        gm = ["--url", server.url, "--table", "t", "--role", "gm", "--token", GM_TOKEN]
+        # Physical dice: the faces the choice draws are asked for too.
+        proc, typist = _in_a_terminal("roll", "luck", *OPEN, "--dice", "2", *gm)
+        try:
+            shown = _read_until(proc, "Votre choix / your choice [1-2, Entrée / Enter = keep]")
+            os.write(typist, b"3\n")  # no such choice: asked again
+            shown += _read_until(proc, "« 3 » ? 1-2 (reroll, keep)")
+            os.write(typist, b"1\n")
+            shown += _read_until(proc, "Faces (1 dé(s) / dice)")
+            os.write(typist, b"5\n")
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(typist)
+            proc.kill()
+        assert proc.returncode == 0, err
+        output = shown + out.decode()
+        assert "choix / choice: reroll — par / by" in output and "dés/dice: 5" in output
+        # Enter takes the default.
+        proc, typist = _in_a_terminal("roll", "luck", *OPEN, *gm)
+        try:
+            _read_until(proc, "Votre choix")
+            os.write(typist, b"\n")
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(typist)
+            proc.kill()
+        assert "choix / choice: keep — par / by" in out.decode(), err
+        # --no-ask: printed only, even in a terminal.
+        proc, typist = _in_a_terminal("roll", "luck", *OPEN, "--no-ask", *gm)
+        try:
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(typist)
+        assert proc.returncode == 0 and "Votre choix" not in out.decode(), err
+        assert "2) keep" in out.decode()
+        # Decided elsewhere while the prompt waits: said, and the command ends.
+        proc, typist = _in_a_terminal("roll", "luck", *OPEN, *gm)
+        try:
+            shown = _read_until(proc, "Votre choix")
+            decided = sidecar("react", _open_roll_id(shown), "keep", *gm, "--name", "Morgane")
+            assert decided.returncode == 0, decided.stderr
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(typist)
+            proc.kill()
+        assert proc.returncode == 0, err
+        assert "decided elsewhere" in out.decode() and "par / by Morgane" in out.decode()

@@ -256,3 +256,120 @@ def test_a_seat_add_cut_off_by_a_drop_is_not_sent_again() -> None:
                 fresh = await (gm.rotate_seat if made else gm.add_seat)("Aengus")
                 assert fresh["token"] and fresh["link"].endswith(fresh["token"])
     run(scenario())
+
+
+# -- open rolls: decide after seeing the dice ----------------------------------------------
+
+FAIL = {"target": 7, "skill": 0, "second_chance": True}  # a d6 never reaches 7
+
+
+def _luck_server(**overrides: Any) -> Any:
+    from sidecar.plugins import default_host
+    from tests import sheet_plugin
+
+    host = default_host(None)
+    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
+    return running_server(host=host, allow_player_dice=True, **overrides)
+
+
+def test_react_decides_an_open_roll_and_open_rolls_offers_it_to_who_may_decide() -> None:
+    async def scenario() -> None:
+        async with _luck_server() as server:
+            async with _client(server, "Alice") as alice, _client(server, "Bob") as bob, \
+                    _client(server, "MJ", role="gm") as gm:
+                mine, gms, everything = alice.open_rolls(), gm.open_rolls(), alice.outcomes()
+                out = await alice.roll("luck", FAIL, dice=[2])
+                assert out["open"] is True and out["default"] == "keep" and out["expires"] > 0
+                assert [c["name"] for c in out["choices"]] == ["reroll", "keep"]
+                assert (await _next(mine)) is alice.open[out["roll"]]
+                assert (await _next(gms))["seq"] == out["seq"]
+                # The open-roll iterator takes nothing from the events' stream.
+                assert (await _next(everything))["seq"] == out["seq"]
+                seen = await _next(bob.outcomes())
+                assert seen["open"] is True and out["roll"] in bob.open
+                assert not bob.may_decide(seen) and gm.may_decide(seen)
+                with pytest.raises(SidecarError) as error:
+                    await bob.react(out["roll"], "keep")
+                assert error.value.code == "forbidden"
+                with pytest.raises(SidecarError) as error:
+                    await alice.react(out, "fly")
+                assert error.value.code == "bad_message"
+                decided = await alice.react(out, "reroll", dice=[6])
+                assert decided["reacts_to"] == out["seq"] and decided["roll"] == out["roll"]
+                assert decided["choice"] == "reroll" and "open" not in decided
+                assert decided["reacted_by"] == {"name": "Alice", "role": "player"}
+                assert decided["result"]["total"] == 6
+                assert out["roll"] not in alice.open
+                assert (await _next(bob.outcomes()))["reacts_to"] == out["seq"]
+                assert out["roll"] not in bob.open
+                with pytest.raises(SidecarError) as error:
+                    await alice.react(out["roll"], "keep")
+                assert error.value.code == "bad_message"
+                assert error.value.details["field"] == "roll"
+    run(scenario())
+
+
+def test_a_blind_roll_is_decided_by_the_gm_and_a_decided_roll_is_not_offered() -> None:
+    async def scenario() -> None:
+        async with _luck_server() as server:
+            async with _client(server, "Alice") as alice, \
+                    _client(server, "MJ", role="gm") as gm:
+                out = await alice.roll("luck", FAIL, dice=[3], mode="blind")
+                assert out["open"] is True and "choices" not in out
+                assert not alice.may_decide(out) and out["roll"] in alice.open
+                # Opened after the roll: still offered, as it is still open.
+                stream = gm.open_rolls()
+                full = await _next(stream)
+                assert full["roll"] == out["roll"] and full["choices"]
+                decided = await gm.react(full, "keep")
+                assert decided["reacted_by"] == {"name": "MJ", "role": "gm"}
+                hidden = await _next(alice.outcomes(), 5)
+                while hidden.get("reacts_to") is None:
+                    hidden = await _next(alice.outcomes(), 5)
+                assert hidden["result"] == {"hidden": True} and not alice.open
+                # Two open rolls; the first decided before the iterator takes it: skipped.
+                first = await gm.roll("luck", FAIL, dice=[1])
+                second = await gm.roll("luck", FAIL, dice=[1])
+                later = gm.open_rolls()
+                await gm.react(first, "keep")
+                assert (await _next(later))["roll"] == second["roll"]
+                assert (await _next(stream))["roll"] == second["roll"]
+    run(scenario())
+
+
+def test_time_running_out_closes_the_open_roll_with_no_one_deciding() -> None:
+    async def scenario() -> None:
+        async with _luck_server(react_timeout=0.2) as server:
+            async with _client(server, "Alice") as alice:
+                events = alice.outcomes()
+                out = await alice.roll("luck", FAIL, dice=[2])
+                assert (await _next(events))["seq"] == out["seq"]
+                decided = await _next(events)
+                assert decided["reacts_to"] == out["seq"] and decided["choice"] == "keep"
+                assert decided["reacted_by"] is None and not alice.open
+    run(scenario())
+
+
+def test_open_rolls_ends_when_the_connection_closes() -> None:
+    async def scenario() -> None:
+        async with _luck_server() as server:
+            alice = _client(server, "Alice")
+            await alice.connect()
+            stream = alice.open_rolls()
+            await alice.close()
+            assert [event async for event in stream] == []
+            assert not alice._open_queues
+    run(scenario())
+
+
+def test_open_rolls_stops_watching_when_closed() -> None:
+    async def scenario() -> None:
+        async with _luck_server() as server:
+            async with _client(server, "Alice") as alice:
+                stream = alice.open_rolls()
+                assert alice._open_queues == [stream.queue]
+                await stream.aclose()
+                assert alice._open_queues == []
+                await alice.roll("luck", FAIL, dice=[2])
+                assert [event async for event in stream] == []
+    run(scenario())

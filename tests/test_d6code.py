@@ -120,7 +120,22 @@ def test_surcompetence_auto_and_double():
     assert resolution.outcome.dice == [] and resolution.outcome.result["success"]
     r = result("d6code", [3, 4], code="2D+1", surcompetence="double", difficulty=15)
     assert r["score"] == 16 and r["doubled"]
-    refused("d6code", [], code="3D", surcompetence="auto", style="libre", difficulty=3)
+
+
+def test_bug_4_a_style_point_goes_with_an_automatic_success():
+    """Issue 12, bug 4: « il [est] par contre possible d'utiliser à la fois un Point de
+    Style et un Point de SurCompétence pour une même action » — refused as "pointless"
+    before. The style dice still decide what extreme style gives back."""
+    resolution = resolve("d6code", [6, 3], code="3D", surcompetence="auto", style="extreme",
+                         difficulty=30)
+    r = resolution.outcome.result
+    assert r["success"] and r["automatic"] and r["score"] is None
+    assert r["style"]["faces"] == [6, 3] and r["style"]["sp_recovered"] == 2
+    assert [d["role"] for d in resolution.outcome.dice] == ["style", "style"]
+    assert "style extreme 6+3" in resolution.text["fr"]
+    free = result("d6code", [1, 1], code="3D", surcompetence="auto", style="libre",
+                  difficulty=30)
+    assert free["style"]["gm_may_return"] and free["style"]["sp_recovered"] is None
 
 
 def test_sp_and_sc_combine():
@@ -158,3 +173,22 @@ def test_text():
 ])
 def test_invalid_params(params, param):
     assert refused("d6code", None, **params).details == {"param": param}
+
+
+def test_ruling_surcompetence_doubles_the_whole_result_modifiers_included():
+    """Kept (issue 12 review): the seed doubles « des jets dont les résultats seront
+    multipliés par 2 », and calls the total with M a result: « un résultat de 16
+    (9+6+1) », « son résultat de 15 (13+2) »."""
+    r = result("d6code", [3, 4], code="2D+1", modifier=2, surcompetence="double",
+               difficulty=20)
+    assert r["score"] == (3 + 4 + 1 + 2) * 2 and r["success"] and r["kind"] == "narrow"
+
+
+def test_ruling_superieur_au_score_requis_means_reaching_it():
+    """Kept (issue 12 review): « Difficile, le score à atteindre est 20 » — reaching the
+    difficulty is enough, in an opposed roll as alone (« supérieur » read as ≥)."""
+    alone = result("d6code", [6, 6, 5], code="3D+3", difficulty=20)
+    assert alone["success"] and alone["margin"] == 0
+    opposed = result("d6code", [6, 6, 5, 6, 6, 6], code="3D+3", opponent="3D",
+                     difficulty=20)  # 20 reached; the opponent's 18 misses it
+    assert opposed["opposed"]["winner"] == "roller" and opposed["success"]

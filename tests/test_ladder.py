@@ -87,11 +87,22 @@ def test_success_at_cost_and_major_loss_equals_differential():
     assert r["label"]["fr"] == "Réussi, mais… (perte importante)"
 
 
-def test_luck_point_rerolls_and_the_new_score_replaces_the_old_even_if_worse():
-    resolution = resolve("ladder", [9, 1, 2, 3], level=7, difficulty=5, reroll=True)
+def test_a_standing_reroll_rerolls_a_failed_pair_and_the_new_score_replaces_it():
+    resolution = resolve("ladder", [3, 1, 2, 1], level=7, difficulty=5, reroll=True)
     dice = resolution.outcome.dice
     assert len(dice) == 4 and dice[0]["replaced"] and dice[1]["replaced"]
-    assert resolution.outcome.result["score"] == 3 and not resolution.outcome.result["success"]
+    r = resolution.outcome.result
+    assert r["score"] == 2 and r["first_score"] == 3 and r["rerolled"] and not r["success"]
+
+
+def test_bug_3_a_standing_reroll_leaves_a_successful_pair_alone():
+    """Issue 12, bug 3: level 3 vs 5, dice 6,2 then 1,2 with ``reroll`` gave 2, a failure,
+    though the first pair had succeeded. The reroll is for a failed pair only."""
+    r = result("ladder", [6, 2], level=3, difficulty=5, reroll=True)
+    assert r["score"] == 6 and r["success"] and not r["rerolled"]
+    # The second pair is not drawn: giving it is too many faces.
+    assert refused("ladder", [6, 2, 1, 2], "bad_dice", level=3, difficulty=5,
+                   reroll=True).details["expected"] == 2
 
 
 def test_sacrificing_chance_makes_a_failed_action_succeed_only_with_chance_two():

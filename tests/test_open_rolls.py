@@ -148,8 +148,8 @@ def test_open_rolls_survive_a_restart_and_their_time_keeps_running(tmp_path):
             assert decided["result"]["total"] == 5
             await gm.close()
         # The other one's time ran out while no server was up: taken when one starts.
-        import sqlite3
         import json
+        import sqlite3
         with sqlite3.connect(db) as connection:
             body = json.loads(connection.execute(
                 "SELECT body FROM records WHERE kind = 'open'").fetchone()[0])

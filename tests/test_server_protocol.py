@@ -769,7 +769,7 @@ def test_one_log_line_per_connection_and_per_error(caplog):
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("sidecar")]
     assert sum(line.startswith("connection from 127.0.0.1") for line in lines) == 1
     assert sum(line.startswith("error invalid_params") for line in lines) == 1
-    assert any("Aengus joined table t as player" in line for line in lines)
+    assert any("'Aengus' joined table 't' as player" in line for line in lines)
     assert not any("Traceback" in line for line in lines)
 
 

@@ -133,8 +133,10 @@ def test_chosen_spends_are_never_reduced_to_what_the_wallet_holds():
     assert not affordable(broke, bought.outcome.spend, "oweens")  # → insufficient
     keep = roll_as("oweens", {"characteristic": "ECL", "difficulty": 3, "contest": True,
                               "keep_reserve": 2}, new_sheet("oweens", ecl=3), [2, 2, 2])
-    # ME 3: 2 points kept for 2 BB+ the wallet (0) lacks — insufficient too.
-    assert keep.outcome.spend == {"reserve_ecl": 1, "bonbonus": 2}
+    # ME 3: keeping points is paid by what the wallet holds (0): the dice decide how many
+    # points are at stake, and what the dice decide is never refused as insufficient
+    # (a refused roll could be rolled again until the dice spare the sheet).
+    assert keep.outcome.spend == {"reserve_ecl": 3}
 
 
 def test_drinking_a_failure_loses_one_bonbonus_while_there_is_one():

@@ -49,14 +49,15 @@ CREATE TABLE IF NOT EXISTS records (
 MIGRATIONS = (("events", "audience", "ALTER TABLE events ADD COLUMN audience TEXT"),)
 
 #: What a member may see, as SQL over (mode, roller, audience): mirrors
-#: sidecar.visibility. ``:role`` is the member's identity role: ``seat`` for a player on a
-#: seat (the ``roller_role`` of their events too). An event with an ``audience`` (sheet
-#: and seat events) is seen by the GMs and by the seat of that name only.
+#: sidecar.visibility. ``:role`` is the member's identity role: ``seat:<id>`` for a player
+#: on a seat (the ``roller_role`` of their events too: a seat added again under a removed
+#: seat's name has a new id). An event with an ``audience`` (sheet and seat events) is
+#: seen by the GMs and by the seat of that name only.
 VISIBLE = """(mode = 'public'
     OR (:role = 'gm' AND mode IN ('gm', 'blind'))
     OR (audience IS NULL AND roller_name = :name AND roller_role = :role
         AND mode IN ('gm', 'blind', 'self'))
-    OR (:role = 'seat' AND audience = :name))"""
+    OR (:role LIKE 'seat%' AND audience = :name))"""
 #: :data:`VISIBLE` for a journal written before audiences existed (read-only tools).
 VISIBLE_BEFORE_AUDIENCE = """(mode = 'public'
     OR (:role = 'gm' AND mode IN ('gm', 'blind'))
@@ -65,7 +66,10 @@ VISIBLE_BEFORE_AUDIENCE = """(mode = 'public'
 
 def identity_role(by: dict[str, Any]) -> str:
     """The role a journal row files its roller under: ``seat`` for a player on a seat."""
-    return "seat" if by.get("seat") else by["role"]
+    seat = by.get("seat")
+    if not seat:
+        return by["role"]
+    return f"seat:{seat}" if isinstance(seat, str) else "seat"
 
 
 class JournalError(Exception):
@@ -159,8 +163,8 @@ def unreadable_event(table: str, seq: int, type_: str, mode: str, name: str, rol
     except ValueError:
         rid = None
     by: dict[str, Any] = {"name": name, "role": role}
-    if role == "seat":
-        by = {"name": name, "role": "player", "seat": True}
+    if role.startswith("seat"):
+        by = {"name": name, "role": "player", "seat": role[5:] or True}
     return {
         "type": "outcome", "seq": seq, "roll": "", "table": table,
         "by": by, "ruleset": "", "params": {}, "label": "",

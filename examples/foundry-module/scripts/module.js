@@ -8,8 +8,13 @@
  * sidecar's page) puts it in the client-scoped *Seat token* setting: the module joins as
  * that seat (under the Foundry user's name, or the *Seat name* setting), which keeps their
  * secret rolls theirs, and `/sc` rolls as their character (see `chooseCharacter`).
+ *
+ * An open roll's card carries its choices as buttons, kept for its roller and the GMs
+ * (`bindChoices` on `renderChatMessage`); once decided, the card loses them for a line
+ * saying what was decided (`closeChoices`), updated by its author, or by the responsible
+ * GM when the author is away.
  */
-import { SidecarChat, escapeHtml } from "./sidecar-chat.js";
+import { SidecarChat, bindChoices, closeChoices, escapeHtml } from "./sidecar-chat.js";
 
 const MODULE = "vtt-sidecar";
 
@@ -75,10 +80,26 @@ Hooks.once("ready", async () => {
     character: () => setting("character").trim(),
     assigned: () => game.user.character?.name ?? "",
     seat: () => (seatToken ? name : ""),
-    post: ({ content, whisper, blind, rollMode, seq }) => ChatMessage.create({
+    userIdOf: (sidecarName) => game.users.find((user) => user.name === sidecarName)?.id ?? null,
+    post: ({ content, whisper, blind, rollMode, seq, roll, open }) => ChatMessage.create({
       content, whisper, blind, speaker: ChatMessage.getSpeaker(),
-      flags: { [MODULE]: { seq: seq ?? null, rollMode: rollMode ?? null } },
+      flags: { [MODULE]: { seq: seq ?? null, rollMode: rollMode ?? null, roll: roll ?? null, open: open === true } },
     }),
+    close: async (roll, decision) => {
+      const responsible = game.user.isGM && (game.users.activeGM ?? game.user) === game.user;
+      for (const message of game.messages?.contents ?? game.messages ?? []) {
+        const flags = message.flags?.[MODULE];
+        if (flags?.roll !== roll || !flags.open) continue;
+        const author = message.author ?? message.user;
+        // One client changes each card: its author, or the responsible GM when it is away.
+        if (!(author?.id === game.user.id || (responsible && !author?.active))) continue;
+        await message.update({ content: closeChoices(message.content, decision, lang),
+                               [`flags.${MODULE}.open`]: false });
+      }
+    },
+  });
+  Hooks.on("renderChatMessage", (_message, html) => {
+    bindChoices(html?.[0] ?? html, chat);
   });
   client.on("state", (state) => {
     if (state === "reconnecting") ui.notifications.warn(game.i18n.localize("VTTSIDECAR.reconnecting"));

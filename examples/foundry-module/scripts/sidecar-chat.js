@@ -6,6 +6,13 @@
  * Rolling as a character (PROTOCOL.md §7): `/sc … --character NAME` rolls as that
  * character; without it, a roll is made as the user's character when there is one for the
  * game rolled (see `chooseCharacter`), and `--character -` rolls without any.
+ *
+ * Open rolls (decide after the dice): an outcome that offers `choices` gets them as buttons
+ * on its card (`renderChoices`); `module.js` keeps them for the roller and the GMs only
+ * (`SidecarChat.mayDecide`) and a click sends the `react` (`SidecarChat.decide`). The
+ * decision comes as a card of its own that follows, and the open card loses its buttons for
+ * a line saying what was decided (`closeChoices`). A blind roll's roller gets no choices
+ * from the server, hence no buttons: the GM decides on the GM's card.
  */
 
 /** Foundry's roll modes (CONST.DICE_ROLL_MODES) → the sidecar's `mode`. */
@@ -35,6 +42,9 @@ const STRINGS = {
     spent: "dépensé", nothingSpent: "rien dépensé", noCharacters: "Vous n'avez aucun personnage à cette table.",
     characters: "Vos personnages", seat: "place",
     kinds: { botch: "Échec critique", failure: "Échec", narrow: "De justesse", success: "Réussite", critical: "Éclatante" },
+    choose: "À vous de choisir", byDefault: "par défaut", dice: (n) => `${n} dé${n > 1 ? "s" : ""}`,
+    decided: (choice, by) => `Décidé : ${choice} — ${by}`, timeUp: "temps écoulé", noChoice: "tel quel",
+    reactsTo: (seq) => `en réponse au jet #${seq}`, refusedChoice: "Le sidecar a refusé ce choix",
   },
   en: {
     hidden: "Blind roll: only the GM sees the result.",
@@ -50,6 +60,9 @@ const STRINGS = {
     spent: "spent", nothingSpent: "nothing spent", noCharacters: "You have no character at this table.",
     characters: "Your characters", seat: "seat",
     kinds: { botch: "Critical failure", failure: "Failure", narrow: "Narrow", success: "Success", critical: "Outstanding" },
+    choose: "Your call", byDefault: "default", dice: (n) => `${n} ${n > 1 ? "dice" : "die"}`,
+    decided: (choice, by) => `Decided: ${choice} — ${by}`, timeUp: "time ran out", noChoice: "as it stands",
+    reactsTo: (seq) => `answering roll #${seq}`, refusedChoice: "The sidecar refused this choice",
   },
 };
 
@@ -289,6 +302,79 @@ export function renderSheets(characters, rulesets = [], lang = "fr") {
 }
 
 /**
+ * An open outcome's choices as buttons (HTML), or "" when it offers none (a closed roll, a
+ * blind roll's hidden copy). The block names the roll and its roller: `module.js` keeps it
+ * only for those who may decide and sends a click's `react`.
+ */
+export function renderChoices(outcome, lang = "fr") {
+  if (outcome.open !== true || !Array.isArray(outcome.choices) || !outcome.choices.length) return "";
+  const say = strings(lang);
+  const buttons = outcome.choices.map((choice) => {
+    const isDefault = choice.name === outcome.default;
+    const dice = Number(choice.dice) > 0 ? ` (${say.dice(Number(choice.dice))})` : "";
+    return `<button type="button" class="sidecar-choice${isDefault ? " sidecar-default" : ""}" `
+      + `data-choice="${escapeHtml(choice.name)}"${isDefault ? ` title="${escapeHtml(say.byDefault)}"` : ""}>`
+      + `${escapeText(local(choice.label, lang) || choice.name)}${escapeText(dice)}</button>`;
+  }).join("");
+  return `<div class="sidecar-choices" data-roll="${escapeHtml(outcome.roll)}" data-by="${escapeHtml(outcome.by?.name)}">`
+    + `<span>${escapeText(say.choose)} :</span>${buttons}</div>`;
+}
+
+/**
+ * Makes the choice buttons of a rendered chat card work (`renderChatMessage`): a block
+ * this user may not decide (another player's roll) is removed; a click disables the
+ * block's buttons and sends the `react` through `chat.decide` (buttons back on a refusal).
+ * `root` is the card's element (Foundry's `html[0]`). Returns the blocks kept.
+ */
+export function bindChoices(root, chat) {
+  const kept = [];
+  for (const block of root?.querySelectorAll?.(".sidecar-choices") ?? []) {
+    if (!chat.mayDecide(block.dataset.by)) {
+      block.remove();
+      continue;
+    }
+    kept.push(block);
+    const buttons = [...block.querySelectorAll(".sidecar-choice")];
+    for (const button of buttons) {
+      button.addEventListener("click", async (event) => {
+        event?.preventDefault?.();
+        for (const each of buttons) each.disabled = true;
+        try {
+          const posted = await chat.decide(block.dataset.roll, button.dataset.choice);
+          if (posted?.error) for (const each of buttons) each.disabled = false;
+        } catch (error) {
+          for (const each of buttons) each.disabled = false;
+          console.error("vtt-sidecar:", error);
+        }
+      });
+    }
+  }
+  return kept;
+}
+
+/** What a decision answers, as a line of its card: the open roll's seq, the choice, who. */
+function renderDecided(outcome, lang) {
+  if (outcome.reacts_to === undefined) return "";
+  const say = strings(lang);
+  const parts = [say.reactsTo(outcome.reacts_to)];
+  if (outcome.choice !== undefined) parts.push(outcome.choice ?? say.noChoice);
+  if (outcome.reacted_by !== undefined) parts.push(outcome.reacted_by?.name ?? say.timeUp);
+  return `<p class="sidecar-reacts">${escapeText(parts.join(" · "))}</p>`;
+}
+
+/**
+ * An open card's content once its roll is decided: the buttons give way to a line saying
+ * what was decided and by whom (the decision's own card follows it in the chat).
+ */
+export function closeChoices(content, decision, lang = "fr") {
+  const say = strings(lang);
+  const who = decision.reacted_by?.name ?? say.timeUp;
+  const line = `<p class="sidecar-decided">${escapeText(say.decided(decision.choice ?? say.noChoice, who))}`
+    + ` (#${escapeText(decision.seq)})</p>`;
+  return String(content).replace(/<div class="sidecar-choices"[^]*?<\/div>/, line);
+}
+
+/**
  * The chat card of an outcome, as HTML. `rulesetTitle` is the ruleset's `title` from
  * `welcome` (a string or {fr, en}); `sheet` its sheet description (field labels).
  */
@@ -300,7 +386,7 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
     + (outcome.label ? ` · « ${escapeText(outcome.label)} »` : "") + "</header>";
   if (result.hidden) {
     return `<div class="sidecar-card sidecar-hidden" data-seq="${escapeHtml(outcome.seq)}">${head}`
-      + `<p class="sidecar-text">${escapeText(say.hidden)}</p></div>`;
+      + `<p class="sidecar-text">${escapeText(say.hidden)}</p>${renderDecided(outcome, lang)}</div>`;
   }
   const kind = KINDS.includes(result.kind) ? result.kind : "failure";
   const dice = (outcome.dice ?? []).map(dieHtml).join("");
@@ -312,6 +398,8 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
     + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")
     + renderSpent(outcome, { lang, sheet })
     + (outcome.applied?.length ? `<p class="sidecar-applied">${escapeText(say.applied)} : ${escapeText(outcome.applied.join(", "))}</p>` : "")
+    + renderDecided(outcome, lang)
+    + renderChoices(outcome, lang)
     + `<footer class="sidecar-foot">vtt-sidecar #${escapeText(outcome.seq)}</footer></div>`;
 }
 
@@ -357,10 +445,18 @@ export class SidecarChat {
    * `assigned()` the user's assigned Foundry character's name, `seat()` the user's seat
    * name when joined with a seat token (see `chooseCharacter`).
    */
+  /**
+   * `close(roll, decision)` takes the buttons off the open cards of `roll` once decided
+   * (in Foundry: the chat messages of that roll this user may change); `userIdOf(name)` is
+   * the Foundry user of a sidecar name (who sees a decision taken by a GM on a `gm` roll).
+   */
   constructor({ client, post, userId, gmIds, isResponsibleGM = () => false,
                 otherNames = () => [], mirror = () => false, lang = "fr",
-                character = () => "", assigned = () => "", seat = () => "" }) {
+                character = () => "", assigned = () => "", seat = () => "",
+                close = async () => {}, userIdOf = () => null }) {
     this.client = client;
+    this.close = close;
+    this.userIdOf = userIdOf;
     this.character = character;
     this.assigned = assigned;
     this.seat = seat;
@@ -437,16 +533,49 @@ export class SidecarChat {
       if (mode === "blind") {
         // Our copy is the hidden one: a note for ourselves; the GM's client posts the card.
         return await this.post({ content: renderCard(outcome, { lang: this.lang }), whisper: [this.userId],
-                                 blind: false, rollMode: "selfroll", seq: outcome.seq });
+                                 blind: false, rollMode: "selfroll", seq: outcome.seq, roll: outcome.roll });
       }
       return await this.post({ content: renderCard(outcome, this.cardOptions(outcome.ruleset)),
-                               ...visibility, rollMode: SIDECAR_TO_FOUNDRY[mode], seq: outcome.seq });
+                               ...visibility, rollMode: SIDECAR_TO_FOUNDRY[mode], seq: outcome.seq,
+                               roll: outcome.roll, open: outcome.open === true });
     } catch (error) {
       const say = strings(this.lang);
       if (CONNECTION_CODES.has(error?.code)) return this.postError(say.unreachable);
       if (error?.code) return this.postError(`${say.failed} : ${error.serverMessage ?? error.message}`);
       throw error;
     }
+  }
+
+  /** Whether this user may take a choice of an open card rolled by `by` (a sidecar name):
+   * a GM, or its roller. */
+  mayDecide(by) {
+    return this.client.role === "gm" || (this.client.role === "player" && by === this.client.name);
+  }
+
+  /** A button of an open card was clicked: sends the `react`, posts the decision's card (a
+   * refusal: to this user only). Resolves with the posted message. */
+  async decide(roll, choice, dice) {
+    try {
+      return await this.postDecision(await this.client.react(roll, choice, dice));
+    } catch (error) {
+      const say = strings(this.lang);
+      if (CONNECTION_CODES.has(error?.code)) return this.postError(say.unreachable);
+      if (error?.code) return this.postError(`${say.refusedChoice} : ${error.serverMessage ?? error.message}`);
+      throw error;
+    }
+  }
+
+  /** A decision's card, seen by whom its roll is seen by (a blind one: the GMs, blind). */
+  postDecision(decision) {
+    const gmIds = this.gmIds();
+    const common = { content: renderCard(decision, this.cardOptions(decision.ruleset)), seq: decision.seq,
+                     roll: decision.roll, open: decision.open === true };
+    if (decision.mode === "blind") {
+      return this.post({ ...common, ...chatVisibility("blind", { userId: this.userId, gmIds }), rollMode: "blindroll" });
+    }
+    const userId = this.userIdOf(decision.by?.name) ?? this.userId;
+    return this.post({ ...common, ...chatVisibility(decision.mode, { userId, gmIds }),
+                       rollMode: SIDECAR_TO_FOUNDRY[decision.mode] });
   }
 
   postError(message) {
@@ -457,6 +586,7 @@ export class SidecarChat {
   /** Outcomes streamed from the table: the blind ones (for the responsible GM), and
    * optionally rolls made outside Foundry (web table, CLI), mirrored into the chat. */
   async onOutcome(outcome) {
+    if (outcome.reacts_to !== undefined) return this.onDecision(outcome);
     if (outcome.id !== undefined || !this.isResponsibleGM()) return null; // our own: posted by run()
     const options = this.cardOptions(outcome.ruleset);
     if (outcome.mode === "blind" && !outcome.result?.hidden) {
@@ -470,5 +600,18 @@ export class SidecarChat {
                          rollMode: SIDECAR_TO_FOUNDRY[outcome.mode], seq: outcome.seq });
     }
     return null;
+  }
+
+  /** A decision on an open roll: its open cards lose their buttons; its own card is posted
+   * by the client that decided (`decide`), else — time ran out, or decided outside Foundry
+   * — by the responsible GM's client, for a roll whose card is in the chat. */
+  async onDecision(decision) {
+    if (decision.result?.hidden) return null; // a blind roll's roller: nothing to show
+    await this.close(decision.roll, decision);
+    if (decision.id !== undefined || !this.isResponsibleGM()) return null;
+    const names = this.otherNames();
+    if (decision.reacted_by && names.includes(decision.reacted_by.name)) return null; // its client posts it
+    if (!(decision.mode === "blind" || this.mirror() || names.includes(decision.by?.name))) return null;
+    return this.postDecision(decision);
   }
 }

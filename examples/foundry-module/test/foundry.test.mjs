@@ -9,8 +9,8 @@ import { after, before, describe, test } from "node:test";
 import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, ROOT, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
-  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, chatVisibility, chooseCharacter,
-  escapeHtml, parseCommand, renderCard, renderHelp, renderOdds, renderSheets, renderSpent,
+  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, bindChoices, chatVisibility, chooseCharacter,
+  closeChoices, escapeHtml, parseCommand, renderCard, renderChoices, renderHelp, renderOdds, renderSheets, renderSpent,
 } from "../scripts/sidecar-chat.js";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
@@ -412,11 +412,26 @@ async function fakeFoundry(variant, { settings, user }) {
     settings: { register: () => {}, get: (scope, key) => (scope === "core" ? "publicroll" : settings[key]) },
     i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${JSON.stringify(data)}` },
     user, users: Object.assign([user], { activeGM: null }), modules: { get: () => module },
+    messages: { contents: created },
   };
   globalThis.ui = { notifications: { info: (m) => notes.push(["info", m]), warn: (m) => notes.push(["warn", m]),
                                      error: (m) => notes.push(["error", m]) } };
-  globalThis.ChatMessage = { create: async (data) => { created.push(data); return data; },
-                             getSpeaker: () => ({ alias: user.name }) };
+  // A chat message as Foundry keeps it: its author, and update() with Foundry's dotted keys.
+  globalThis.ChatMessage = {
+    create: async (data) => {
+      const message = { ...data, author: user, async update(changes) {
+        for (const [key, value] of Object.entries(changes)) {
+          const path = key.split(".");
+          let target = message;
+          for (const part of path.slice(0, -1)) target = target[part];
+          target[path.at(-1)] = value;
+        }
+      } };
+      created.push(message);
+      return message;
+    },
+    getSpeaker: () => ({ alias: user.name }),
+  };
   await import(`../scripts/module.js?${variant}`);
   for (const fn of hooks.get("init")) fn();
   for (const fn of hooks.get("ready")) await fn();
@@ -509,6 +524,222 @@ describe("a Foundry player with a seat (against a real sidecar with the luck rul
       await gm.adjustSheet({ character: "Aengus", delta: { luck: 2 }, reason: "belle scène" });
       const card = await foundry.chat("/sc luck push=1");  // as the seat's character
       assert.match(card.content, /Chance −1/);
+    } finally {
+      await foundry.close();
+    }
+  });
+});
+
+/**
+ * A rendered card's choice buttons, as much of the DOM as `bindChoices` uses (Node has no
+ * DOM): the `.sidecar-choices` block (dataset, remove) and its buttons (click, disabled).
+ */
+function fakeCard(html) {
+  const blocks = [];
+  const root = { querySelectorAll: (selector) => (selector === ".sidecar-choices" ? blocks.filter((b) => !b.removed) : []) };
+  const unescape = (text) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  for (const match of html.matchAll(/<div class="sidecar-choices" data-roll="([^"]*)" data-by="([^"]*)">([^]*?)<\/div>/g)) {
+    const buttons = [...match[3].matchAll(/<button [^>]*data-choice="([^"]*)"[^>]*>/g)].map((button) => {
+      const listeners = [];
+      return { dataset: { choice: unescape(button[1]) }, disabled: false,
+               addEventListener: (type, fn) => listeners.push(fn),
+               click: () => Promise.all(listeners.map((fn) => fn({ preventDefault() {} }))) };
+    });
+    const block = { dataset: { roll: unescape(match[1]), by: unescape(match[2]) }, removed: false, buttons,
+                    remove() { block.removed = true; },
+                    querySelectorAll: (selector) => (selector === ".sidecar-choice" ? buttons : []) };
+    blocks.push(block);
+  }
+  return { root, blocks, button: (choice) => blocks.flatMap((b) => b.buttons).find((b) => b.dataset.choice === choice) };
+}
+
+describe("open rolls: choices as buttons on the card", () => {
+  const open = { seq: 4, roll: "r-1", by: { name: "Aengus" }, ruleset: "luck", open: true, default: "keep",
+    choices: [{ name: "reroll", label: { fr: "Relancer", en: "Reroll" }, dice: 1 },
+              { name: "keep", label: { fr: "Garder", en: "Keep" }, dice: 0 }],
+    dice: [{ sides: 6, face: 2 }], result: { kind: "failure", label: { fr: "Échec" } }, text: "Aengus — Sauter" };
+
+  test("an open roll's card has one button per choice, the default marked; a closed one has none", () => {
+    const html = renderCard(open);
+    const card = fakeCard(html);
+    assert.equal(card.blocks.length, 1);
+    assert.deepEqual(card.blocks[0].dataset, { roll: "r-1", by: "Aengus" });
+    assert.deepEqual(card.blocks[0].buttons.map((b) => b.dataset.choice), ["reroll", "keep"]);
+    assertShownAsText(html, "Relancer (1 dé)", "Garder", "À vous de choisir");
+    assert.match(html, /class="sidecar-choice sidecar-default" data-choice="keep"/);
+    assertShownAsText(renderChoices(open, "en"), "Reroll (1 die)", "Your call");
+    assert.equal(renderChoices({ ...open, open: undefined }), "");
+    // A blind roll's roller: open, no choices, no buttons.
+    assert.doesNotMatch(renderCard({ ...open, choices: undefined, result: { hidden: true } }), /<button/);
+    const trick = '[[/r 1d20]]"><img src=x>';
+    const tricky = renderCard({ ...open, roll: trick, by: { name: trick },
+      choices: [{ name: trick, label: { fr: trick }, dice: 0 }] });
+    assertShownAsText(tricky, trick);
+    assert.ok(!tricky.includes("<img"));
+    assert.equal(fakeCard(tricky).blocks[0].buttons[0].dataset.choice, trick);
+  });
+
+  test("the decision's card says what it answers; the open card's buttons give way to the decision", () => {
+    const decision = { ...open, seq: 5, open: undefined, choices: undefined, reacts_to: 4, choice: "reroll",
+                       reacted_by: { name: "Morgane", role: "gm" } };
+    assertShownAsText(renderCard(decision), "en réponse au jet #4 · reroll · Morgane");
+    assertShownAsText(renderCard({ ...decision, reacted_by: null, choice: null }, { lang: "en" }),
+      "answering roll #4 · as it stands · time ran out");
+    const closed = closeChoices(renderCard(open), decision);
+    assert.doesNotMatch(closed, /<button/);
+    assertShownAsText(closed, "Décidé : reroll — Morgane (#5)", "Aengus — Sauter");
+    assertShownAsText(closeChoices(renderCard(open), { ...decision, reacted_by: null, choice: "keep" }, "en"),
+      "Decided: keep — time ran out");
+  });
+
+  test("buttons stay for the roller and the GMs only; a click decides, its buttons off meanwhile", async () => {
+    const decided = [];
+    const chat = (role, name) => new SidecarChat({ client: { on: () => () => {}, role, name }, userId: "u", gmIds: () => [] });
+    const player = chat("player", "Aengus");
+    player.decide = async (roll, choice) => {
+      decided.push([roll, choice, card.blocks[0].buttons.map((b) => b.disabled)]);
+      return { content: "" };
+    };
+    const card = fakeCard(renderCard(open));
+    assert.equal(bindChoices(card.root, player).length, 1);
+    await card.button("reroll").click();
+    assert.deepEqual(decided, [["r-1", "reroll", [true, true]]]);
+    // A refusal (posted as an error card) puts the buttons back.
+    player.decide = async () => ({ error: true });
+    await card.button("keep").click();
+    assert.deepEqual(card.blocks[0].buttons.map((b) => b.disabled), [false, false]);
+    for (const [role, name, kept] of [["gm", "Morgane", 1], ["player", "Brann", 0], ["observer", "Aengus", 0]]) {
+      const other = fakeCard(renderCard(open));
+      assert.equal(bindChoices(other.root, chat(role, name)).length, kept, `${role} ${name}`);
+      assert.equal(other.blocks[0].removed, kept === 0);
+    }
+  });
+});
+
+describe("open rolls in the chat, against a real sidecar with the luck ruleset", () => {
+  let luck;
+  const table = "foundry-open";
+  const posted = { player: [], gm: [] };
+  const closed = { player: [], gm: [] };
+  let player;
+  let gm;
+  const OPEN = "/sc luck target=7 second_chance=oui Sauter"; // a d6 never reaches 7: always open
+
+  before(async () => {
+    luck = await startSidecar({ extra: ["--plugins-dir", join(ROOT, "tests", "js", "plugins")] });
+    const connect = async (options) => {
+      const client = new SidecarClient(luck.url, { requestTimeout: 8000, reconnect: false, table, ...options });
+      clients.push(client);
+      await client.connect();
+      return client;
+    };
+    player = new SidecarChat({ client: await connect({ name: "Aengus", token: PLAYER_TOKEN }),
+      userId: "u-aengus", gmIds: () => ["u-morgane"],
+      close: async (roll, decision) => closed.player.push([roll, decision.seq]),
+      post: async (message) => { posted.player.push(message); return message; } });
+    gm = new SidecarChat({ client: await connect({ name: "Morgane", role: "gm", token: GM_TOKEN }),
+      userId: "u-morgane", gmIds: () => ["u-morgane"], isResponsibleGM: () => true,
+      otherNames: () => ["Aengus", "Morgane"], mirror: () => true,
+      userIdOf: (name) => ({ Aengus: "u-aengus", Morgane: "u-morgane" })[name] ?? null,
+      close: async (roll, decision) => closed.gm.push([roll, decision.seq]),
+      post: async (message) => { posted.gm.push(message); return message; } });
+  });
+  after(async () => { await luck.stop(); });
+
+  async function until(predicate) {
+    for (let i = 0; i < 500 && !predicate(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(predicate());
+  }
+
+  test("the roller clicks a choice: the react is sent, the decision's card follows, the open card closes", async () => {
+    const card = await player.handle(OPEN, "publicroll");
+    assert.equal(card.open, true);
+    const buttons = fakeCard(card.content);
+    assert.equal(buttons.blocks[0].dataset.roll, card.roll);
+    assert.equal(bindChoices(buttons.root, player).length, 1);
+    assert.equal(bindChoices(fakeCard(card.content).root, gm).length, 1); // the GM may decide too
+    const before = posted.player.length;
+    await buttons.button("reroll").click();
+    await until(() => posted.player.length > before);
+    const decision = posted.player[before];
+    assert.equal(decision.roll, card.roll);
+    assert.equal(decision.open, false);
+    assert.deepEqual(decision.whisper, []);
+    assertShownAsText(decision.content, `en réponse au jet #${card.seq} · reroll · Aengus`);
+    assert.equal((decision.content.match(/class="sidecar-die/g) ?? []).length, 1);
+    await until(() => closed.gm.some(([roll]) => roll === card.roll));
+    assert.deepEqual(closed.player, [[card.roll, decision.seq]]);
+    // The player's own Foundry client posted it: the GM's does not post it again.
+    assert.ok(!posted.gm.some((message) => message.seq === decision.seq));
+    // Clicked again (a stale card): refused, shown to the roller only.
+    const again = await player.decide(card.roll, "keep");
+    assert.equal(again.error, true);
+    assert.deepEqual(again.whisper, ["u-aengus"]);
+    assert.match(again.content, /refusé ce choix/);
+  });
+
+  test("a blind roll: no buttons for its roller; the GM decides on the GM's card, blind", async () => {
+    const before = posted.gm.length;
+    const note = await player.handle(`${OPEN} --mode blind`, "publicroll");
+    assert.doesNotMatch(note.content, /<button/);
+    await until(() => posted.gm.slice(before).some((message) => message.seq === note.seq));
+    const gmCard = posted.gm.slice(before).find((message) => message.seq === note.seq);
+    assert.equal(gmCard.blind, true);
+    const buttons = fakeCard(gmCard.content);
+    assert.equal(bindChoices(buttons.root, gm).length, 1);
+    const count = posted.gm.length;
+    const rollerSees = player.client.next("outcome", (outcome) => outcome.reacts_to === note.seq);
+    await buttons.button("keep").click();
+    await until(() => posted.gm.length > count);
+    const decision = posted.gm[count];
+    assert.equal(decision.blind, true);
+    assert.deepEqual(decision.whisper, ["u-morgane"]);
+    assertShownAsText(decision.content, `en réponse au jet #${note.seq} · keep · Morgane`);
+    // The roller's hidden copy of the decision posts nothing, closes nothing.
+    assert.deepEqual((await rollerSees).result, { hidden: true });
+    assert.ok(!closed.player.some(([roll]) => roll === note.roll));
+  });
+
+  test("a GM deciding from outside Foundry: the responsible GM's client posts the decision", async () => {
+    const web = new SidecarClient(luck.url, { table, name: "MJ (web)", role: "gm", token: GM_TOKEN, reconnect: false });
+    clients.push(web);
+    await web.connect();
+    const card = await player.handle(OPEN, "gmroll");
+    const before = posted.gm.length;
+    const decided = await web.react(card.roll, "keep");
+    await until(() => posted.gm.slice(before).some((message) => message.seq === decided.seq));
+    const decision = posted.gm.slice(before).find((message) => message.seq === decided.seq);
+    assert.deepEqual(decision.whisper, ["u-morgane", "u-aengus"]); // the roll's own audience
+    assertShownAsText(decision.content, "keep · MJ (web)");
+  });
+});
+
+describe("module.js: an open card's buttons and their closing in a (faked) Foundry", () => {
+  let luck;
+  before(async () => { luck = await startSidecar({ extra: ["--plugins-dir", join(ROOT, "tests", "js", "plugins")] }); });
+  after(async () => { await luck.stop(); });
+
+  test("renderChatMessage binds the buttons; a click decides and the open card is updated", async () => {
+    const user = { id: "u1", name: "Aengus", isGM: false, active: true };
+    const foundry = await fakeFoundry("open", { user, settings: { url: luck.url, table: "foundry-open-glue",
+      playerToken: PLAYER_TOKEN, gmToken: "", seatToken: "", seatName: "", character: "", mirror: false } });
+    try {
+      const card = await foundry.chat("/sc luck target=7 second_chance=oui");
+      assert.equal(card.flags["vtt-sidecar"].open, true);
+      assert.equal(typeof card.flags["vtt-sidecar"].roll, "string");
+      const rendered = fakeCard(card.content);
+      const [render] = foundry.hooks.get("renderChatMessage");
+      render(card, [rendered.root]); // Foundry v11–v12 passes jQuery
+      const before = foundry.created.length;
+      await rendered.button("reroll").click();
+      assert.equal(foundry.created.length, before + 1);
+      const decision = foundry.created[before];
+      assert.match(decision.content, /en réponse au jet/);
+      for (let i = 0; i < 500 && card.flags["vtt-sidecar"].open; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(card.flags["vtt-sidecar"].open, false);
+      assert.doesNotMatch(card.content, /<button/);
+      assertShownAsText(card.content, `Décidé : reroll — Aengus (#${decision.flags["vtt-sidecar"].seq})`);
     } finally {
       await foundry.close();
     }

@@ -22,6 +22,12 @@
  * `character`). Not enough left to spend rejects with the SidecarError `insufficient`
  * (`details`: `field`, `have`, `need`).
  *
+ * Open rolls (decide after the dice): an outcome may come back `open: true` with `choices`
+ * (`[{name, label, dice}]`), `default` and `expires`; the roller or a GM decides with
+ * `react(outcome, choice, dice)`, which resolves with the decision (an outcome with
+ * `reacts_to`, `choice`, `reacted_by`: null when time ran out). Event `open` fires for
+ * each outcome that offers choices; `mayDecide(outcome)` says whether this client may take one.
+ *
  * After a dropped connection the client reconnects by itself and joins with
  * `resume: <last seq seen>`: the server replays what was missed, in order, exactly once.
  * Rolls left unanswered by the drop are re-sent with the same `id`; the server's idempotency
@@ -65,6 +71,8 @@ function randomPrefix() {
  * - `welcome` (welcome message) after each join, reconnections included;
  * - `outcome` (outcome) for every outcome this client may see, replayed ones included,
  *   each `seq` once;
+ * - `open` (outcome) for every outcome that offers choices (an open roll, or a decision
+ *   that offers more), after its `outcome` event;
  * - `presence` ({table, members}) when someone joins or leaves;
  * - `sheet` (sheet event) for every character change this client may see (GMs, the
  *   owner's seat), and `seat` (seat event, GMs only), each `seq` once;
@@ -323,6 +331,9 @@ export class SidecarClient {
       if (!message.duplicate) {
         this._track(message);
         this._emit(message.type, message);
+        if (message.type === "outcome" && message.open === true && message.choices?.length) {
+          this._emit("open", message);
+        }
       }
     } else if (message.type === "presence") {
       this._emit("presence", message);
@@ -426,6 +437,25 @@ export class SidecarClient {
   }
 
   /**
+   * Decide an open roll: `roll` is its `roll` id or the open outcome, `choice` the name of
+   * one of its `choices`, `dice` the physical faces the choice draws (optional). Resolves
+   * with this client's copy of the decision; rejects with `bad_message` (unknown or decided
+   * roll, unknown choice), `forbidden` (another player's roll), `bad_dice`, `insufficient`.
+   */
+  react(roll, choice, dice) {
+    const message = { type: "react", roll: typeof roll === "object" ? roll.roll : roll, choice };
+    if (dice !== undefined && dice !== null) message.dice = dice;
+    return this.request(message, { resend: true });
+  }
+
+  /** Whether this client may decide an open outcome: it shows choices (a blind roll's
+   * roller sees none) and this client is a GM or its roller. */
+  mayDecide(outcome) {
+    if (outcome?.open !== true || !outcome.choices?.length) return false;
+    return this.role === "gm" || (this.role === "player" && outcome.by?.name === this.name);
+  }
+
+  /**
    * The exact odds of a roll (nothing is rolled): `{p_success, kinds, distribution…}`;
    * `{character}` for a roll as that character.
    */
@@ -487,8 +517,16 @@ export class SidecarClient {
   }
 
   /** The characters this client may see: `[{character, ruleset, owner, values}, …]`. */
+  /** Every character this client may see, page after page. */
   async sheets() {
-    return (await this.request({ type: "sheet", op: "list" })).characters;
+    const characters = [];
+    let after = "";
+    for (;;) {
+      const page = await this.request({ type: "sheet", op: "list", after });
+      characters.push(...page.characters);
+      if (!page.more) return characters;
+      after = page.next;
+    }
   }
 
   _sheet(message, reason, id) {
