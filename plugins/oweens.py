@@ -332,17 +332,20 @@ def base_dice(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:
     raise required_without_sheet("dice")
 
 
-def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> int:
-    """How many d6 the roll uses, refusing a characteristic at 0."""
+def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None,
+               paid: int = 0) -> int:
+    """How many d6 the roll uses, refusing a characteristic at 0. ``paid``: dice combat
+    options already took from ``dice`` (a characteristic they leave at 0 still throws
+    its bagage's die)."""
     dice = base_dice(params, sheet)
-    if dice == 0:
+    if dice + paid == 0:
         raise invalid_param("dice", "a characteristic or reserve at 0 can no longer be used",
                             fr="une caractéristique ou réserve à 0 ne peut plus être utilisée")
     return dice + (1 if params["bagage"] else 0)
 
 
-def spends(params: dict[str, Any], result: dict[str, Any],
-           sheet: dict[str, Any]) -> dict[str, int]:
+def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any],
+           spent_already: int = 0) -> dict[str, int]:
     """What a roll made as a character takes from its sheet (and notes it in ``result``).
 
     - the bought augmentations' bonbonus (what the player chose: never reduced, so a
@@ -353,6 +356,9 @@ def spends(params: dict[str, Any], result: dict[str, Any],
       for points that would really be lost, and only as many as the wallet pays: what
       the dice decide never makes a roll ``insufficient``, or it could be rolled again);
     - drinking (``drinking``): a failure loses 1 bonbonus, if the wallet has one left.
+
+    ``spent_already``: bonbonus the same outcome spends elsewhere (combat options), which
+    the wallet no longer holds for what the dice take.
     """
     spend: dict[str, int] = {}
     add_spend(spend, "bonbonus", result["bonbonus_spent"])
@@ -363,7 +369,7 @@ def spends(params: dict[str, Any], result: dict[str, Any],
         lost = min(-result["margin"], have)
         # What the dice decide is never refused as insufficient (a refused roll could be
         # rolled again until the dice spare the sheet): keep only what the wallet pays.
-        wallet = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0)
+        wallet = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0) - spent_already
         kept = max(0, min(params["keep_reserve"], lost, wallet))
         add_spend(spend, f"reserve_{name}", lost - kept)
         add_spend(spend, "bonbonus", kept)
@@ -371,7 +377,7 @@ def spends(params: dict[str, Any], result: dict[str, Any],
                                      "lost": lost - kept, "kept": kept,
                                      "after": have - lost + kept}
     if params["drinking"] and not result["success"]:
-        left = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0)
+        left = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0) - spent_already
         lost = 1 if left >= 1 else 0
         add_spend(spend, "bonbonus", lost)
         result["drinking_bonbonus_lost"] = lost
@@ -392,29 +398,123 @@ def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | Non
     return reserves[params["adversity"]]
 
 
-@hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def _combat_settings(roll: Roll) -> dict[str, Any] | None:
+    """The roll's combat options (the built-in extension ``combat``), or None."""
+    if "combat" not in roll.options:
+        return None
+    from sidecar.rulesets.oweens_combat import read_settings  # (it imports this module)
+    return read_settings(roll)
+
+
+def paid_dice(roll: Roll) -> int:
+    """Dice the roll's combat options took from its characteristic."""
+    if "combat" not in roll.options:
+        return 0
+    from sidecar.rulesets.oweens_combat import paid_dice as paid
+    return paid(roll)
+
+
+def _counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> int:
+    from sidecar.rulesets.oweens_combat import counted_wounds
+    return counted_wounds(settings, result)["counted"]
+
+
+def _verdict(result: dict[str, Any], fr: bool) -> str:
+    """"5 réussites, MR 1" — what a choice would make of the roll, for its label."""
+    count = (plural(result["successes"], "réussite") if fr
+             else plural(result["successes"], "success", "successes"))
+    if result["kind"] == "narrow":
+        return f"{count}, {'de justesse' if fr else 'narrowly'}"
+    if result["success"]:
+        return f"{count}, MR {result['margin']}"
+    return f"{count}, ME {-result['margin']}"
+
+
+def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, Any],
+                    wallet: int | None, reserve: int | None = None) -> list[dict[str, Any]]:
+    """The augmentations the player may still buy after seeing ``faces``: one choice per
+    success a purchase can add (the fewest augmentations reaching it), as far as the
+    rules allow (neither Bourde nor Coup d'éclat) and ``wallet`` pays (None: no limit),
+    at most 11, then ``keep``. Empty when no purchase can change the roll."""
+    if result["bourde"] or result["coup_d_eclat"]:
+        return []
+    price = 1 if params["bagage"] else 2
+    offers: list[dict[str, Any]] = []
+    best = result["successes"]
+    for steps in range(1, 5 * len(faces) + 1):
+        if best >= 2 * len(faces) or len(offers) == 11:
+            break
+        if wallet is not None and steps * price > wallet:
+            break
+        bought = judge(faces, difficulty=params["difficulty"],
+                       augmentations=params["augmentations"], buy_augmentations=steps,
+                       bagage=params["bagage"], npc_bagage=params["npc_bagage"],
+                       equipment=params["equipment"], reserve=reserve)
+        if bought["successes"] <= best:
+            continue
+        best = bought["successes"]
+        cost = steps * price
+        offers.append({"name": f"buy_{steps}", "dice": 0, "label": label(
+            f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
+            f"Buy {steps}A ({cost} BB+): {_verdict(bought, False)}")})
+    if offers:
+        offers.append({"name": "keep", "dice": 0, "label": label(
+            f"Garder ({_verdict(result, True)}, 0 BB+)",
+            f"Keep ({_verdict(result, False)}, 0 BB+)")})
+    return offers
+
+
+def reserve_offers(result: dict[str, Any], wallet: int) -> list[dict[str, Any]]:
+    """After a lost ``contest`` drained the reserve: keep 1…n of the points lost at 1 BB+
+    each, as far as ``wallet`` pays (at most 11), then ``none`` (the default)."""
+    drained = result.get("reserve_drained")
+    if not drained or drained["lost"] <= 0 or wallet <= 0:
+        return []
+    short = drained["characteristic"]
+    offers = [{"name": f"save_{n}", "dice": 0, "label": label(
+        f"Garder {n} point(s) de réserve {short} ({n} BB+)",
+        f"Keep {n} {short} reserve point(s) ({n} BB+)")}
+        for n in range(1, min(drained["lost"], wallet, 11) + 1)]
+    offers.append({"name": "none", "dice": 0, "label": label(
+        f"Perdre les {drained['lost']} point(s) de réserve {short}",
+        f"Lose the {drained['lost']} {short} reserve point(s)")})
+    return offers
+
+
+def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
+            reserve: int | None, *, bought: int, decided: bool,
+            adversity_was: int | None = None) -> Outcome:
+    """The outcome of ``faces``: the roll itself (``decided`` False), or the purchase
+    after the dice decided (``bought`` augmentations, ``decided`` True)."""
     p = roll.params
-    reserve = attacked_reserve(p, roll.state)
-    faces = dice.roll_many(dice_count(p, roll.sheet), 6)
     result = judge(faces, difficulty=p["difficulty"], augmentations=p["augmentations"],
-                   buy_augmentations=p["buy_augmentations"], bagage=p["bagage"],
-                   npc_bagage=p["npc_bagage"], equipment=p["equipment"],
-                   reserve=reserve)
+                   buy_augmentations=bought, bagage=p["bagage"],
+                   npc_bagage=p["npc_bagage"], equipment=p["equipment"], reserve=reserve)
+    combat = _combat_settings(roll)
+    if combat is not None and reserve is not None and result["success"]:
+        # The attacked reserve loses the wounds counted, as the options count them.
+        result["reserve_after"] = max(0, reserve - _counted_wounds(combat, result))
     if reserve is not None:
         result["reserve_before"] = reserve
     if p.get("adversity"):
         result["adversity"] = p["adversity"]
         reserves = dict(roll.state.get("adversities") or {})
-        reserves.pop(p["adversity"], None)  # (re-inserted last: the oldest go first)
-        reserves[p["adversity"]] = result["reserve_after"]
+        now = reserves.pop(p["adversity"], None)
+        if adversity_was is not None and now is not None:
+            # A decision after the dice moves the shared reserve by what it changed (other
+            # rolls may have moved it meanwhile).
+            value = max(0, now - (adversity_was - result["reserve_after"]))
+        else:
+            value = result["reserve_after"]
+        reserves[p["adversity"]] = value  # (re-inserted last: the oldest go first)
         while len(reserves) > MAX_ADVERSITIES:
             del reserves[next(iter(reserves))]
         roll.state["adversities"] = reserves
-    for die in dice.rolled:
+    for die in rolled:
+        die.pop("raised_to", None)
         die["successes"] = _SUCCESSES[die["face"]]
     for change in result["augmented"]:
-        die = dice.rolled[change["die"]]
+        die = rolled[change["die"]]
         die["raised_to"] = change["to"]
         die["successes"] = _SUCCESSES[change["to"]]
     notes = []
@@ -422,15 +522,34 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         notes.append("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : aucun "
                      "bonbonus dépensé. / Buying augmentations is refused on a Bourde or a "
                      "Coup d'éclat: no bonbonus spent.")
-    elif p["buy_augmentations"] > result["augmentations_bought"]:
-        unused = p["buy_augmentations"] - result["augmentations_bought"]
+    elif bought > result["augmentations_bought"]:
+        unused = bought - result["augmentations_bought"]
         notes.append(f"{unused} augmentation(s) achetée(s) sans effet, non facturée(s). / "
                      f"{unused} bought augmentation(s) had no effect and were not charged.")
+    if decided:
+        result["decided"] = True
+        result["bought_after_dice"] = result["augmentations_bought"]
+        if bought:
+            notes.append(f"{bought}A achetée(s) après les dés pour "
+                         f"{result['bonbonus_spent']} BB+. / {bought}A bought after the "
+                         f"dice for {result['bonbonus_spent']} BB+.")
     if p.get("characteristic"):
         result["characteristic"] = p["characteristic"]
-    spend: dict[str, int] = {}
+    outcome = Outcome(result=result, dice=rolled, notes=notes)
+    if not decided and not p["buy_augmentations"]:
+        spent = 0
+        if roll.sheet is not None and combat is not None and combat["pay"] == "bonbonus":
+            spent = combat["cost"]  # (the extension charges it once this returns)
+        wallet = None if roll.sheet is None else roll.sheet.get("bonbonus", 0) - spent
+        offers = purchase_offers(faces, p, result, wallet, reserve)
+        if offers:
+            # Decide after the dice (the seed's towing: « Il pioche donc 2 BB+ pour gagner
+            # une augmentation »): what the dice go on to cost is taken with the decision.
+            outcome.choices, outcome.default = offers, "keep"
+            return outcome
     if roll.sheet is not None:
-        spend = spends(p, result, roll.sheet)
+        outcome.spend = spends(p, result, roll.sheet, spent_already=0 if decided else (
+            combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0))
         drained = result.get("reserve_drained")
         if drained:
             notes.append(f"Réserve {drained['characteristic']} : {drained['before']} → "
@@ -438,7 +557,56 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
                          f"point(s) gardé(s) pour {drained['kept']} BB+). / "
                          f"{drained['characteristic']} reserve: {drained['before']} → "
                          f"{drained['after']}.")
-    return Outcome(result=result, dice=dice.rolled, notes=notes, spend=spend)
+            if not p["keep_reserve"]:
+                wallet = (roll.sheet.get("bonbonus", 0) - outcome.spend.get("bonbonus", 0)
+                          - (0 if decided else (combat["cost"] if combat is not None
+                                                and combat["pay"] == "bonbonus" else 0)))
+                offers = reserve_offers(result, wallet)
+                if offers:
+                    outcome.choices, outcome.default = offers, "none"
+    return outcome
+
+
+@hookimpl
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+    p = roll.params
+    reserve = attacked_reserve(p, roll.state)
+    faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)
+    return _settle(roll, faces, dice.rolled, reserve, bought=p["buy_augmentations"],
+                   decided=False)
+
+
+@hookimpl
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+    """A decision after the dice: ``buy_<n>`` (n augmentations bought with bonbonus) or
+    ``keep``; then, after a lost ``contest``, ``save_<n>`` (n reserve points kept at 1 BB+
+    each) or ``none``."""
+    opened = outcome.result
+    if choice == "none" or choice.startswith("save_"):
+        result = dict(opened)
+        result["decided"] = True
+        drained = dict(result["reserve_drained"])
+        kept = 0 if choice == "none" else int(choice[5:])
+        name = CHARACTERISTICS[drained["characteristic"]][0]
+        spend: dict[str, int] = {}
+        notes = []
+        if kept:
+            # « Dépenser un bonbonus permet de prévenir la perte d'un point de réserve »:
+            # the points the roll took come back, paid 1 BB+ each.
+            add_spend(spend, f"reserve_{name}", -kept)
+            add_spend(spend, "bonbonus", kept)
+            drained.update(lost=drained["lost"] - kept, kept=drained["kept"] + kept,
+                           after=drained["after"] + kept)
+            notes.append(f"{kept} point(s) de réserve {drained['characteristic']} gardé(s) "
+                         f"pour {kept} BB+ : {drained['before']} → {drained['after']}. / "
+                         f"{kept} {drained['characteristic']} reserve point(s) kept for "
+                         f"{kept} BB+.")
+        result["reserve_drained"] = drained
+        return Outcome(result=result, dice=outcome.dice, notes=notes, spend=spend)
+    bought = 0 if choice == "keep" else int(choice[4:])
+    faces = [die["face"] for die in outcome.dice]
+    return _settle(roll, faces, outcome.dice, opened.get("reserve_before"), bought=bought,
+                   decided=True, adversity_was=opened.get("reserve_after"))
 
 
 @hookimpl
@@ -658,5 +826,6 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
-    return exact_odds(dice_count(p, roll.sheet), p["difficulty"] + (1 if p["npc_bagage"] else 0),
+    return exact_odds(dice_count(p, roll.sheet, paid_dice(roll)),
+                      p["difficulty"] + (1 if p["npc_bagage"] else 0),
                       p["augmentations"], p["buy_augmentations"])

@@ -141,7 +141,7 @@ def test_chosen_spends_are_never_reduced_to_what_the_wallet_holds():
 
 def test_drinking_a_failure_loses_one_bonbonus_while_there_is_one():
     drunk = roll_as("oweens", {"characteristic": "ENC", "difficulty": 2, "drinking": True},
-                    new_sheet("oweens", enc=2, bonbonus=2), [2, 3])
+                    new_sheet("oweens", enc=2, bonbonus=2), [2, 2])
     assert drunk.outcome.spend == {"bonbonus": 1}
     dry = roll_as("oweens", {"characteristic": "ENC", "difficulty": 2, "drinking": True},
                   new_sheet("oweens", enc=2, bonbonus=0), [2, 3])
