@@ -111,8 +111,40 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "drinking": {
         "type": "bool", "default": False,
-        "description": label("Se pinter (jet d'Encaisse) : un échec fait perdre 1 bonbonus",
-                             "Drinking (Encaisse roll): a failure loses 1 bonbonus"),
+        "description": label("Se pinter (jet d'Encaisse) : un échec fait perdre 1 bonbonus, "
+                             "une Bourde manifeste la Honte, une Bourde avec un effet "
+                             "manifesté est le coma éthylique", "Drinking (Encaisse roll): a "
+                             "failure loses 1 bonbonus, a Bourde manifests Shame, a Bourde "
+                             "while an effect is manifested is an alcoholic coma"),
+    },
+    "drinks": {
+        "type": "int", "min": 0, "max": 30, "default": 0,
+        "description": label("Se pinter : numéro du verre (difficulté 1 au premier, +1 à "
+                             "chaque nouveau) ; 0 : compté par la fiche (personnage), sinon "
+                             "la difficulté donnée", "Drinking: the glass's number (difficulty "
+                             "1 for the first, +1 for each new one); 0: counted by the sheet "
+                             "(character), else the difficulty given"),
+    },
+    "hours_dry": {
+        "type": "int", "min": 0, "max": 48, "default": 0,
+        "description": label("Se pinter : heures passées sans boire avant ce verre (−1 à la "
+                             "difficulté chacune, et les effets de l'alcool cessent)",
+                             "Drinking: hours without a drink before this glass (−1 "
+                             "difficulty each, and the alcohol's effects end)"),
+    },
+    "manifested": {
+        "type": "bool", "default": False,
+        "description": label("Se pinter : un effet (Honte, Fierté) est déjà manifesté (la "
+                             "fiche le garde, en tant que personnage)", "Drinking: an effect "
+                             "(Shame, Pride) is already manifested (the sheet keeps it, as a "
+                             "character)"),
+    },
+    "emotion_bonbonus": {
+        "type": "string", "choices": ["honte", "fierte"],
+        "description": label("Se pinter : un bonbonus de Honte ou de Fierté claqué pour le "
+                             "jet (1 BB+) : l'effet associé se manifeste", "Drinking: a "
+                             "bonbonus of Shame or Pride spent on the roll (1 BB+): its "
+                             "effect manifests"),
     },
 }
 
@@ -132,6 +164,10 @@ name_params(PARAMS, {
     "contest": ("En opposition", "Opposed"),
     "keep_reserve": ("BB+ pour garder la réserve", "BB+ to keep the reserve"),
     "drinking": ("Se pinter", "Drinking"),
+    "drinks": ("Numéro du verre", "Glass number"),
+    "hours_dry": ("Heures sans boire", "Hours without a drink"),
+    "manifested": ("Effet manifesté", "Effect manifested"),
+    "emotion_bonbonus": ("Bonbonus d'émotion", "Emotion bonbonus"),
 })
 
 #: Characteristic → (sheet field, French name, English name).
@@ -163,6 +199,16 @@ def _sheet() -> dict[str, dict[str, Any]]:
                              "bagage adéquat : +1 dé, augmentations à 1 BB+)", "The "
                              "character's bagages (a relevant one: +1 die, augmentations "
                              "at 1 BB+)", default=[], max_items=20)
+    sheet["verres"] = counter(
+        "Verres", "Glasses", "Se pinter : verres de la beuverie en cours (la difficulté du "
+        "prochain est ce nombre + 1 ; chaque heure sans boire en retire un)", "Drinking: "
+        "glasses of the current binge (the next one's difficulty is this + 1; each hour "
+        "without a drink takes one off)", default=0, high=30, refill="rest")
+    sheet["effet_manifeste"] = counter(
+        "Effet manifesté", "Effect manifested", "Se pinter : 1 quand un effet (Honte, "
+        "Fierté) est manifesté ; une Bourde alors est le coma éthylique", "Drinking: 1 while "
+        "an effect (Shame, Pride) is manifested; a Bourde then is an alcoholic coma",
+        default=0, high=1, refill="rest")
     sheet["blessures"] = counter("Blessures", "Wounds", "Blessures reçues",
                                  "Wounds taken", default=0, high=99, resource=False)
     return sheet
@@ -345,7 +391,7 @@ def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None,
 
 
 def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any],
-           spent_already: int = 0) -> dict[str, int]:
+           spent_already: int = 0, decided: bool = False) -> dict[str, int]:
     """What a roll made as a character takes from its sheet (and notes it in ``result``).
 
     - the bought augmentations' bonbonus (what the player chose: never reduced, so a
@@ -357,11 +403,22 @@ def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any]
       the dice decide never makes a roll ``insufficient``, or it could be rolled again);
     - drinking (``drinking``): a failure loses 1 bonbonus, if the wallet has one left.
 
+    - drinking: the glasses counted (``verres`` becomes this glass's difficulty), the
+      effect manifested (``effet_manifeste``), the bonbonus of Honte or Fierté claimed.
+
     ``spent_already``: bonbonus the same outcome spends elsewhere (combat options), which
-    the wallet no longer holds for what the dice take.
+    the wallet no longer holds for what the dice take. ``decided``: a decision after the
+    dice, whose roll already paid what was chosen before them.
     """
     spend: dict[str, int] = {}
     add_spend(spend, "bonbonus", result["bonbonus_spent"])
+    drinking = result.get("drinking")
+    if drinking:
+        if params.get("emotion_bonbonus") and not decided:
+            add_spend(spend, "bonbonus", 1)  # (chosen before the dice: never reduced)
+        add_spend(spend, "verres", sheet.get("verres", 0) - drinking["glass"])
+        add_spend(spend, "effet_manifeste",
+                  sheet.get("effet_manifeste", 0) - (1 if drinking["manifested_after"] else 0))
     characteristic = params.get("characteristic")
     if params["contest"] and not result["success"] and characteristic:
         name = CHARACTERISTICS[characteristic][0]
@@ -382,6 +439,34 @@ def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any]
         add_spend(spend, "bonbonus", lost)
         result["drinking_bonbonus_lost"] = lost
     return spend
+
+
+def drinking_difficulty(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:
+    """The difficulty of a glass (« difficulté 1. La difficulté augmente de 1 à chaque
+    nouveau verre »; « Chaque heure passée sans boire réduit la difficulté … de 1 »): the
+    glass's number — ``drinks``, else a ``difficulty`` given, else the sheet's ``verres``
+    + 1, else 1 — less ``hours_dry``, never below 1."""
+    glass = params["drinks"] or params["difficulty"] or (
+        sheet.get("verres", 0) + 1 if sheet is not None else 1)
+    return max(1, glass - params["hours_dry"])
+
+
+def drinking_state(params: dict[str, Any], sheet: dict[str, Any] | None,
+                   result: dict[str, Any]) -> dict[str, Any]:
+    """What a glass did: ``manifested`` (an effect was, during the roll: the sheet's or the
+    request's, ended by any hour without a drink, or the emotion bonbonus just spent),
+    ``honte`` (a Bourde manifests Shame), ``coma`` (a Bourde while an effect is
+    manifested), ``manifested_after``."""
+    before = bool(params["manifested"] or (sheet or {}).get("effet_manifeste"))
+    if params["hours_dry"]:
+        before = False  # « A partir du moment où la difficulté baisse, les effets … cessent »
+    manifested = before or bool(params.get("emotion_bonbonus"))
+    coma = result["bourde"] and manifested
+    honte = result["bourde"] and not manifested
+    return {"glass": params["difficulty"], "hours_dry": params["hours_dry"],
+            "manifested": manifested, "honte": honte, "coma": coma,
+            "emotion": params.get("emotion_bonbonus"),
+            "manifested_after": manifested or honte}
 
 
 def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | None:
@@ -535,6 +620,15 @@ def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
                          f"dice for {result['bonbonus_spent']} BB+.")
     if p.get("characteristic"):
         result["characteristic"] = p["characteristic"]
+    if p["drinking"]:
+        state = result["drinking"] = drinking_state(p, roll.sheet, result)
+        if state["coma"]:
+            notes.append("Coma éthylique : hospitalisé, −1 définitif à une caractéristique au "
+                         "choix du joueur. / Alcoholic coma: hospitalised, −1 for good to a "
+                         "characteristic of the player's choice.")
+        elif state["honte"]:
+            notes.append("Bourde : la Honte du personnage se manifeste. / Bourde: the "
+                         "character's Shame manifests.")
     outcome = Outcome(result=result, dice=rolled, notes=notes)
     if not decided and not p["buy_augmentations"]:
         spent = 0
@@ -542,14 +636,27 @@ def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
             spent = combat["cost"]  # (the extension charges it once this returns)
         wallet = None if roll.sheet is None else roll.sheet.get("bonbonus", 0) - spent
         offers = purchase_offers(faces, p, result, wallet, reserve)
+        if p["drinking"] and p.get("emotion_bonbonus") and roll.sheet is not None and offers:
+            offers = purchase_offers(faces, p, result, wallet - 1, reserve)
         if offers:
             # Decide after the dice (the seed's towing: « Il pioche donc 2 BB+ pour gagner
             # une augmentation »): what the dice go on to cost is taken with the decision.
             outcome.choices, outcome.default = offers, "keep"
+            if p["drinking"] and p.get("emotion_bonbonus") and roll.sheet is not None:
+                outcome.spend = {"bonbonus": 1}  # (chosen before the dice: paid with them)
             return outcome
     if roll.sheet is not None:
         outcome.spend = spends(p, result, roll.sheet, spent_already=0 if decided else (
-            combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0))
+            combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0),
+            decided=decided)
+        if result.get("drinking", {}).get("coma"):
+            # Which characteristic loses its point is the player's choice: asked now, no
+            # default (left undecided, the GM adjusts the sheet).
+            outcome.choices = [{"name": f"lose_{short}", "dice": 0, "label": label(
+                f"−1 définitif en {fr} ({short})", f"−1 for good to {en} ({short})")}
+                for short, (_, fr, en) in CHARACTERISTICS.items()]
+            outcome.default = None
+            return outcome
         drained = result.get("reserve_drained")
         if drained:
             notes.append(f"Réserve {drained['characteristic']} : {drained['before']} → "
@@ -571,6 +678,8 @@ def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     reserve = attacked_reserve(p, roll.state)
+    if p["drinking"]:
+        p["difficulty"] = drinking_difficulty(p, roll.sheet)
     faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)
     return _settle(roll, faces, dice.rolled, reserve, bought=p["buy_augmentations"],
                    decided=False)
@@ -582,6 +691,14 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     ``keep``; then, after a lost ``contest``, ``save_<n>`` (n reserve points kept at 1 BB+
     each) or ``none``."""
     opened = outcome.result
+    if choice.startswith("lose_"):
+        result = dict(opened)
+        result["decided"] = True
+        result["drinking"] = {**result["drinking"], "lost": choice[5:]}
+        name = CHARACTERISTICS[choice[5:]][0]
+        return Outcome(result=result, dice=outcome.dice, spend={name: 1}, notes=[
+            f"Coma éthylique : {choice[5:]} −1 définitivement. / Alcoholic coma: "
+            f"{choice[5:]} −1 for good."])
     if choice == "none" or choice.startswith("save_"):
         result = dict(opened)
         result["decided"] = True
@@ -826,6 +943,7 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
+    difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     return exact_odds(dice_count(p, roll.sheet, paid_dice(roll)),
-                      p["difficulty"] + (1 if p["npc_bagage"] else 0),
+                      difficulty + (1 if p["npc_bagage"] else 0),
                       p["augmentations"], p["buy_augmentations"])

@@ -211,8 +211,8 @@ def test_a_drinking_failure_a_purchase_saves_costs_no_bonbonus():
     rolled = roll_as("oweens", {"characteristic": "ENC", "difficulty": 1,
                                 "drinking": True}, hero, [3, 2])
     assert names(rolled) == ["buy_1", "keep"] and rolled.outcome.spend == {}
-    assert react(rolled, "buy_1", hero).outcome.spend == {"bonbonus": 2}
-    assert react(rolled, "keep", hero).outcome.spend == {"bonbonus": 1}
+    assert react(rolled, "buy_1", hero).outcome.spend == {"bonbonus": 2, "verres": -1}
+    assert react(rolled, "keep", hero).outcome.spend == {"bonbonus": 1, "verres": -1}
 
 
 # -- reserve points kept after a lost contest ----------------------------------------------
