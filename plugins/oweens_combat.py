@@ -7,7 +7,11 @@ Built-in extension for ``oweens`` rolls (RULES.md §1, Combat). Per-roll setting
      "attack": "ranged", "ranged_modifiers": [1, 2], # ranged: difficulty 3 + the worst one
      "options": ["viser", "charger"], "pay": "dice" | "bonbonus",
      "target_enc": 2, "target_ecl": 3, "attacker_pep": 4, "zone": "tête",
-     "engaged": false, "initiative": true, "room": true}
+     "engaged": false, "initiative": true, "room": true,
+     "hold": true, "target_ecl": 2}                  # each turn a pinned target struggles
+
+A hold (Immobiliser, each turn the target struggles) is an ENC roll against the
+target's ECL: a failure frees it; it costs nothing and counts no wound.
 
 Costs are paid by rolling fewer dice (``pay: "dice"``, the default) or in bonbonus (taken
 from the wallet of a roll made as a character: ``spend.bonbonus``). Wounds
@@ -81,7 +85,14 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
                                 "zone": raw.get("zone") if isinstance(raw.get("zone"), str)
                                 else None}
     settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names)
-    settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names)
+    hold = raw.get("hold", False)
+    if not isinstance(hold, bool):
+        raise _bad("hold", "must be true or false", "doit être true ou false")
+    if hold and names:
+        raise _bad("hold", "a hold takes no combat option", "un maintien ne prend pas "
+                   "d'option de combat")
+    settings["hold"] = hold
+    settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names or hold)
     settings["attacker_pep"] = _int(raw, "attacker_pep", required="charger" in names)
     if "charger" in names:
         if raw.get("engaged") is True:
@@ -116,7 +127,14 @@ def sidecar_modify_roll(roll: Roll) -> None:
     settings = read_settings(roll)
     if settings is None:
         return
-    if settings["attack"] == "melee":
+    if settings["hold"]:
+        # Immobiliser, each turn the target struggles: « faites à chaque tour un jet d'ENC
+        # contre l'ECL de la cible. Si le jet est raté, la cible se libère. »
+        if roll.params.get("characteristic") not in (None, "ENC"):
+            raise _bad("hold", "holding a pinned target is an ENC roll",
+                       "maintenir une cible immobilisée est un jet d'ENC")
+        roll.params["difficulty"] = settings["target_ecl"]
+    elif settings["attack"] == "melee":
         roll.params["difficulty"] = settings["opponent_pep"]
     elif settings["attack"] == "ranged":
         # « si plusieurs modificateurs sont applicables, on ne prend en compte que le plus
@@ -158,7 +176,7 @@ EFFECTS = {
 def paid_dice(roll: Roll) -> int:
     """Dice the roll's combat options took (paid in dice), 0 without."""
     settings = read_settings(roll)
-    if settings is None or settings["pay"] != "dice":
+    if settings is None or settings["pay"] != "dice" or settings["hold"]:
         return 0
     return settings["cost"]
 
@@ -174,7 +192,7 @@ def counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> dict[str
         dealt += settings["attacker_pep"]
     knocked_out = hit and "assommer" in names and dealt > settings["target_enc"]
     knocked_down = hit and "renverser" in names and dealt > settings["target_ecl"]
-    no_wound = knocked_out or any(n in NO_WOUND for n in names)
+    no_wound = settings.get("hold") or knocked_out or any(n in NO_WOUND for n in names)
     counted = 0 if no_wound else (1 if knocked_down else dealt)
     return {"dealt": dealt, "counted": counted, "no_wound": no_wound,
             "knocked_out": knocked_out, "knocked_down": knocked_down}
@@ -190,6 +208,18 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     hit = result["success"]
     effects: list[dict[str, str]] = []
     names = settings["options"]
+    if settings["hold"]:
+        result["wounds"] = 0
+        held = bool(hit)
+        effect = ({"fr": "la cible reste immobilisée", "en": "the target stays pinned"}
+                  if held else {"fr": "la cible se libère", "en": "the target breaks free"})
+        result["combat"] = {"options": names, "pay": settings["pay"], "cost": 0,
+                            "effects": [effect], "no_wound": True, "hold": True,
+                            "held": held, "zone": None, "aimed": False, "wounds_dealt": 0,
+                            "knocked_out": False, "knocked_down": False}
+        outcome.notes.append(f"Immobilisation (jet d'ENC contre ECL "
+                             f"{settings['target_ecl']}) : {effect['fr']}.")
+        return
     zone = f" ({settings['zone']})" if settings["zone"] else ""
     wounding = counted_wounds(settings, result)
     wounds, knocked_out = wounding["dealt"], wounding["knocked_out"]

@@ -304,3 +304,26 @@ def test_the_towing_purchase_after_the_dice_plays_through_a_real_server():
                                       character="Aengus", dice=[5, 6, 6])
             assert "open" not in short
     run(scenario())
+
+
+# -- Immobiliser: the hold re-rolled each turn -----------------------------------------------
+
+def test_each_turn_a_pinned_target_struggles_an_enc_roll_against_its_ecl():
+    # « Si la cible se débat, faites à chaque tour un jet d'ENC contre l'ECL de la cible.
+    # Si le jet est raté, la cible se libère. Aucune blessure n'est comptabilisée. »
+    hold = {"combat": {"hold": True, "target_ecl": 2}}
+    held = roll_as("oweens", {"dice": 3, "reserve": 4}, None, [6, 4, 1], options=hold)
+    r = held.outcome.result
+    assert r["difficulty"] == 2 and r["combat"]["held"] and r["wounds"] == 0
+    assert r["reserve_after"] == 4 and "reste immobilisée" in held.outcome.notes[-1]
+    freed = roll_as("oweens", {"dice": 3}, None, [4, 2, 2], options=hold)
+    assert not freed.outcome.result["combat"]["held"]
+    assert "se libère" in freed.outcome.notes[-1]
+    hero = new_sheet("oweens", enc=3)
+    as_hero = roll_as("oweens", {"characteristic": "ENC"}, hero, [6, 6, 6], options=hold)
+    assert as_hero.outcome.result["combat"]["held"]
+    for bad in ({"hold": True}, {"hold": True, "target_ecl": 2, "options": ["viser"]}):
+        error = refused("oweens", [6], options={"combat": bad}, dice=3)
+        assert error.details["param"].startswith("options.combat.")
+    error = refused("oweens", [6, 6], options=hold, characteristic="PEP", dice=2)
+    assert error.details["param"] == "options.combat.hold"
