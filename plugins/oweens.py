@@ -11,7 +11,9 @@ the chosen characteristic's reserve and spends what the rules spend (:func:`spen
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
+from collections import Counter
+from fractions import Fraction
+from functools import cache, lru_cache
 from math import comb
 from typing import Any
 
@@ -146,6 +148,19 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "bonbonus of Shame or Pride spent on the roll (1 BB+): its "
                              "effect manifests"),
     },
+    "volley": {
+        "type": "bool", "default": False,
+        "description": label("Fléchettes (brouillon du jeu) : une volée, 3D6 en 3 lancers pour "
+                             "faire un triple ; les autres paramètres sont ignorés",
+                             "Darts (the game's draft): one volley, 3D6 in 3 throws to make a "
+                             "triple; the other params are ignored"),
+    },
+    "darts_bonus": {
+        "type": "int", "min": 0, "max": 60, "default": 0,
+        "description": label("Fléchettes : réussites du jet de FLA préalable, +1 à un dé "
+                             "chacune à chaque volée", "Darts: successes of the FLA roll made "
+                             "first, +1 to a die each per volley"),
+    },
 }
 
 
@@ -168,6 +183,8 @@ name_params(PARAMS, {
     "hours_dry": ("Heures sans boire", "Hours without a drink"),
     "manifested": ("Effet manifesté", "Effect manifested"),
     "emotion_bonbonus": ("Bonbonus d'émotion", "Emotion bonbonus"),
+    "volley": ("Volée de fléchettes", "Darts volley"),
+    "darts_bonus": ("Bonus aux fléchettes", "Darts bonus"),
 })
 
 #: Characteristic → (sheet field, French name, English name).
@@ -674,9 +691,108 @@ def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
     return outcome
 
 
+# -- darts: one volley (the seed's draft, docs/RULESETS.md) --------------------------------
+
+VOLLEY_DICE = 3
+VOLLEY_THROWS = 3
+NO_TRIPLE_POINTS = 7
+
+
+def volley_triple(faces: list[int] | tuple[int, ...], bonus: int) -> int | None:
+    """The triple ``faces`` make with up to ``bonus`` +1s (None without): the lowest one
+    reachable — the highest face, the others raised to it (fewer points is better)."""
+    top = max(faces)
+    return top if 3 * top - sum(faces) <= bonus else None
+
+
+def volley_policy(faces: list[int] | tuple[int, ...]) -> str:
+    """The dice the default choice rerolls (1-based indices as a string): all but those
+    showing the most frequent face (the highest among equals)."""
+    counts = Counter(faces)
+    kept = max(faces, key=lambda face: (counts[face], face))
+    return "".join(str(i + 1) for i, face in enumerate(faces) if face != kept)
+
+
+def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: int
+            ) -> Outcome:
+    bonus = roll.params["darts_bonus"]
+    value = volley_triple(faces, bonus)
+    points = value if value is not None else NO_TRIPLE_POINTS
+    fields = {"volley": {"faces": list(faces), "throw": throw, "triple": value,
+                         "points": points, "bonus_used": 3 * value - sum(faces)
+                         if value is not None else 0}}
+    if value is not None:
+        result = common(True, NO_TRIPLE_POINTS - value, "success", f"Triple de {value}",
+                        f"Triple {value}s", **fields)
+    else:
+        result = common(False, -1, "failure", "Pas de triple" if throw == VOLLEY_THROWS
+                        else "Pas encore de triple", "No triple" if throw == VOLLEY_THROWS
+                        else "No triple yet", **fields)
+    outcome = Outcome(result=result, dice=rolled)
+    if value is None and throw < VOLLEY_THROWS:
+        choices = []
+        for size in (1, 2, 3):
+            for which in itertools.combinations(range(VOLLEY_DICE), size):
+                name = "".join(str(i + 1) for i in which)
+                shown = ", ".join(str(faces[i]) for i in which)
+                choices.append({"name": f"reroll_{name}", "dice": size, "label": label(
+                    f"Relancer {shown} (dé(s) {name})", f"Reroll {shown} (die {name})")})
+        choices.append({"name": "stop", "dice": 0, "label": label(
+            f"S'arrêter : {NO_TRIPLE_POINTS} points", f"Stop: {NO_TRIPLE_POINTS} points")})
+        outcome.choices, outcome.default = choices, f"reroll_{volley_policy(faces)}"
+    return outcome
+
+
+def _volley_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+    state = outcome.result["volley"]
+    faces = list(state["faces"])
+    if choice == "stop":
+        return _volley(roll, faces, list(outcome.dice), VOLLEY_THROWS)
+    throw = state["throw"] + 1
+    for index in choice[len("reroll_"):]:
+        faces[int(index) - 1] = dice.roll(6)
+    for die in dice.rolled:
+        die["throw"] = throw
+    return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), throw)
+
+
+@lru_cache(maxsize=64)
+def volley_odds(bonus: int) -> dict[str, Any]:
+    """Exact odds of a volley played by its defaults (:func:`volley_policy` until a triple
+    or the third throw): every path weighs 1/6 per die drawn, 9 dice at most."""
+    @cache
+    def ending(faces: tuple[int, ...], throw: int) -> tuple[tuple[int, Fraction], ...]:
+        value = volley_triple(faces, bonus)
+        if value is not None:
+            return ((value, Fraction(1)),)
+        if throw == VOLLEY_THROWS:
+            return ((NO_TRIPLE_POINTS, Fraction(1)),)
+        which = [int(i) - 1 for i in volley_policy(faces)]
+        points: Counter[int] = Counter()
+        for new in itertools.product(range(1, 7), repeat=len(which)):
+            after = list(faces)
+            for index, face in zip(which, new, strict=True):
+                after[index] = face
+            for value, p in ending(tuple(after), throw + 1):
+                points[value] += p / 6 ** len(which)
+        return tuple(points.items())
+
+    total = 6 ** (VOLLEY_DICE * VOLLEY_THROWS)
+    ways: Counter[int] = Counter()
+    for first in itertools.product(range(1, 7), repeat=VOLLEY_DICE):
+        for value, p in ending(first, 1):
+            ways[value] += p / 6 ** VOLLEY_DICE
+    counts = {value: int(p * total) for value, p in ways.items()}
+    kinds = {"success": total - counts.get(NO_TRIPLE_POINTS, 0),
+             "failure": counts.get(NO_TRIPLE_POINTS, 0)}
+    return odds_reply(kinds, total, "points", list(counts.items()))
+
+
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
+    if p["volley"]:
+        return _volley(roll, dice.roll_many(VOLLEY_DICE, 6), dice.rolled, 1)
     reserve = attacked_reserve(p, roll.state)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
@@ -691,6 +807,8 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     ``keep``; then, after a lost ``contest``, ``save_<n>`` (n reserve points kept at 1 BB+
     each) or ``none``."""
     opened = outcome.result
+    if "volley" in opened:
+        return _volley_react(roll, outcome, choice, dice)
     if choice.startswith("lose_"):
         result = dict(opened)
         result["decided"] = True
@@ -729,6 +847,17 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
+    fr = locale == "fr"
+    if "volley" in r:
+        v = r["volley"]
+        faces = ", ".join(map(str, v["faces"]))
+        if fr:
+            return (f"{heading(roll, colon=False)}Volée, lancer {v['throw']} : {faces} — "
+                    + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
+                    + f", {v['points']} points")
+        return (f"{heading(roll, colon=False)}Volley, throw {v['throw']}: {faces} — "
+                + (f"triple {v['triple']}s" if v["triple"] else "no triple")
+                + f", {v['points']} points")
     aug = r["augmentations_used"] + r["augmentations_bought"]
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     fr = locale == "fr"
@@ -943,6 +1072,8 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
+    if p["volley"]:
+        return volley_odds(p["darts_bonus"])
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     return exact_odds(dice_count(p, roll.sheet, paid_dice(roll)),
                       difficulty + (1 if p["npc_bagage"] else 0),
