@@ -327,3 +327,22 @@ def test_each_turn_a_pinned_target_struggles_an_enc_roll_against_its_ecl():
         assert error.details["param"].startswith("options.combat.")
     error = refused("oweens", [6, 6], options=hold, characteristic="PEP", dice=2)
     assert error.details["param"] == "options.combat.hold"
+
+
+def test_a_late_purchase_moves_the_shared_reserve_by_what_it_changed():
+    # The towing is left open while Brady rolls against the same river: the purchase then
+    # takes one more point from where Brady left it, not from where the towing began.
+    hero = aengus()
+    start = roll_as("oweens", {"dice": 1, "difficulty": 3, "adversity": "rivière",
+                               "reserve": 4}, None, [1])
+    towing = roll_as("oweens", {"characteristic": "ECL", "difficulty": 4,
+                                "adversity": "rivière"}, hero, [5, 6, 6], state=start.state)
+    assert towing.state["oweens"]["adversities"]["rivière"] == 3
+    brady = roll_as("oweens", {"dice": 3, "difficulty": 4, "adversity": "rivière"}, None,
+                    [6, 6, 4], state=towing.state)
+    assert brady.state["oweens"]["adversities"]["rivière"] == 2
+    roll = towing.roll
+    roll.sheet = dict(hero)
+    decided = asyncio.run(PIPELINE.react(roll, towing.outcome, "buy_1", None, brady.state))
+    assert decided.outcome.result["margin"] == 2
+    assert decided.state["oweens"]["adversities"]["rivière"] == 1
