@@ -346,3 +346,35 @@ def test_a_late_purchase_moves_the_shared_reserve_by_what_it_changed():
     decided = asyncio.run(PIPELINE.react(roll, towing.outcome, "buy_1", None, brady.state))
     assert decided.outcome.result["margin"] == 2
     assert decided.state["oweens"]["adversities"]["rivière"] == 1
+
+
+def test_odds_follow_the_hold_and_the_favourable_ranged_modifier():
+    hold = {"combat": {"hold": True, "target_ecl": 2}}
+    assert odds_as("oweens", {"dice": 3}, None, hold) == odds_as(
+        "oweens", {"dice": 3, "difficulty": 2}, None)
+    ranged = {"combat": {"attack": "ranged", "ranged_modifiers": [-1, -2]}}
+    assert odds_as("oweens", {"dice": 3}, None, ranged) == odds_as(
+        "oweens", {"dice": 3, "difficulty": 2}, None)
+
+
+def test_keeping_reserve_points_after_a_lost_contest_through_a_real_server():
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm = await Peer.open(server)
+            await gm.join("pub", "MJ", "gm")
+            made = await gm.request({"type": "sheet", "id": "b", "op": "set",
+                                     "character": "Brady", "ruleset": "oweens",
+                                     "owner": None, "values": {"pep": 3, "bonbonus": 2}})
+            assert made["type"] == "sheet", made
+            lost = await gm.roll("oweens", {"characteristic": "PEP", "difficulty": 5,
+                                            "contest": True}, character="Brady",
+                                 dice=[4, 2, 1])
+            assert lost["open"] is True and lost["default"] == "none", lost
+            assert lost["spent"] == {"reserve_pep": 3}
+            assert [c["name"] for c in lost["choices"]] == ["save_1", "save_2", "none"]
+            saved = await gm.request({"type": "react", "id": "s", "roll": lost["roll"],
+                                      "choice": "save_1"})
+            assert saved["spent"] == {"reserve_pep": -1, "bonbonus": 1}, saved
+            assert (saved["sheet"]["reserve_pep"], saved["sheet"]["bonbonus"]) == (-2, 1)
+            assert saved["result"]["reserve_drained"]["after"] == 1
+    run(scenario())
