@@ -4,8 +4,14 @@ Dice order: the action's d6, in order (one more d6 with a relevant bagage, at th
 
 Character sheet (:data:`SHEET`): the four characteristics, a reserve per characteristic
 (kept as its gap to the characteristic: 0 is a full reserve, so a rest refills it), the
-bonbonus wallet, bagages and wounds. Rolled as a character, a roll takes its dice from
-the chosen characteristic's reserve and spends what the rules spend (:func:`spends`).
+bonbonus wallet, bagages, wounds, and the binge's glasses and manifested effect. Rolled
+as a character, a roll takes its dice from the chosen characteristic's reserve and spends
+what the rules spend (:func:`spends`).
+
+Decisions after the dice (open rolls, :func:`sidecar_react`): augmentations bought once
+the dice are seen (:func:`purchase_offers`), reserve points kept after a lost contest
+(:func:`reserve_offers`), the characteristic an alcoholic coma takes, and the rerolls of a
+darts volley (the seed's draft, :func:`_volley`).
 """
 
 from __future__ import annotations
@@ -533,7 +539,7 @@ def _verdict(result: dict[str, Any], fr: bool) -> str:
 
 
 def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, Any],
-                    wallet: int | None, reserve: int | None = None) -> list[dict[str, Any]]:
+                    wallet: int | None) -> list[dict[str, Any]]:
     """The augmentations the player may still buy after seeing ``faces``: one choice per
     success a purchase can add (the fewest augmentations reaching it), as far as the
     rules allow (neither Bourde nor Coup d'éclat) and ``wallet`` pays (None: no limit),
@@ -542,19 +548,28 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
         return []
     price = 1 if params["bagage"] else 2
     offers: list[dict[str, Any]] = []
+    free = params["augmentations"]
+    # Successes for a budget, in constant time (best_gain: the placement's closed form).
+    natural = sum(map(_count, faces))
+    cheap = sum(1 for face in faces if face in (3, 5))
+    medium = sum({2: 2, 3: 1, 4: 1}.get(face, 0) for face in faces)
+    ones = faces.count(1)
+    target = result["difficulty"]
     best = result["successes"]
     for steps in range(1, 5 * len(faces) + 1):
         if best >= 2 * len(faces) or len(offers) == 11:
             break
         if wallet is not None and steps * price > wallet:
             break
-        bought = judge(faces, difficulty=params["difficulty"],
-                       augmentations=params["augmentations"], buy_augmentations=steps,
-                       bagage=params["bagage"], npc_bagage=params["npc_bagage"],
-                       equipment=params["equipment"], reserve=reserve)
-        if bought["successes"] <= best:
+        successes = natural + best_gain(cheap, medium, ones, free + steps)[0]
+        if successes <= best:
             continue
-        best = bought["successes"]
+        best = successes
+        # What judge() would say (neither Bourde nor Coup d'éclat: those buy nothing).
+        over = successes - target
+        bought = {"successes": successes, "success": over >= 0,
+                  "kind": "narrow" if over == 0 else ("success" if over > 0 else "failure"),
+                  "margin": over + params["equipment"] if over > 0 else over}
         cost = steps * price
         offers.append({"name": f"buy_{steps}", "dice": 0, "label": label(
             f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
@@ -652,9 +667,9 @@ def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
         if roll.sheet is not None and combat is not None and combat["pay"] == "bonbonus":
             spent = combat["cost"]  # (the extension charges it once this returns)
         wallet = None if roll.sheet is None else roll.sheet.get("bonbonus", 0) - spent
-        offers = purchase_offers(faces, p, result, wallet, reserve)
+        offers = purchase_offers(faces, p, result, wallet)
         if p["drinking"] and p.get("emotion_bonbonus") and roll.sheet is not None and offers:
-            offers = purchase_offers(faces, p, result, wallet - 1, reserve)
+            offers = purchase_offers(faces, p, result, wallet - 1)
         if offers:
             # Decide after the dice (the seed's towing: « Il pioche donc 2 BB+ pour gagner
             # une augmentation »): what the dice go on to cost is taken with the decision.

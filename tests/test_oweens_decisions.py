@@ -378,3 +378,50 @@ def test_keeping_reserve_points_after_a_lost_contest_through_a_real_server():
             assert (saved["sheet"]["reserve_pep"], saved["sheet"]["bonbonus"]) == (-2, 1)
             assert saved["result"]["reserve_drained"]["after"] == 1
     run(scenario())
+
+
+def test_every_offer_says_what_judging_the_roll_with_that_purchase_says():
+    """The offers' closed form against the roll's own judge, every roll of up to 3 dice."""
+    import itertools
+
+    from sidecar.rulesets.oweens import judge, purchase_offers
+    for count in (1, 2, 3):
+        for faces in itertools.product(range(1, 7), repeat=count):
+            for difficulty, free, equipment, bagage in itertools.product(
+                    (0, 1, 2, 4), (0, 1), (0, 1), (False, True)):
+                params = {"difficulty": difficulty, "augmentations": free,
+                          "equipment": equipment, "bagage": bagage, "npc_bagage": False}
+                judged = judge(list(faces), difficulty=difficulty, augmentations=free,
+                               equipment=equipment, bagage=bagage)
+                offers = purchase_offers(list(faces), params, judged, None)
+                last = judged["successes"]
+                for offer in offers[:-1]:
+                    steps = int(offer["name"][4:])
+                    bought = judge(list(faces), difficulty=difficulty, augmentations=free,
+                                   buy_augmentations=steps, equipment=equipment,
+                                   bagage=bagage)
+                    assert bought["augmentations_bought"] == steps
+                    assert bought["successes"] > last
+                    # …and one augmentation fewer would not have reached it.
+                    fewer = judge(list(faces), difficulty=difficulty, augmentations=free,
+                                  buy_augmentations=steps - 1, bagage=bagage)
+                    assert fewer["successes"] < bought["successes"]
+                    price = (1 if bagage else 2) * steps
+                    assert offer["label"]["fr"] == (
+                        f"Acheter {steps}A ({price} BB+) : "
+                        + _verdict_fr(bought))
+                    last = bought["successes"]
+                if not offers:  # nothing to buy: no purchase could add a success
+                    more = judge(list(faces), difficulty=difficulty, augmentations=free,
+                                 buy_augmentations=15, bagage=bagage)
+                    assert judged["bourde"] or judged["coup_d_eclat"] or \
+                        more["successes"] == judged["successes"]
+
+
+def _verdict_fr(result):
+    count = f"{result['successes']} réussite" + ("s" if result["successes"] > 1 else "")
+    if result["kind"] == "narrow":
+        return f"{count}, de justesse"
+    if result["success"]:
+        return f"{count}, MR {result['margin']}"
+    return f"{count}, ME {-result['margin']}"
