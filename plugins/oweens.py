@@ -4,14 +4,22 @@ Dice order: the action's d6, in order (one more d6 with a relevant bagage, at th
 
 Character sheet (:data:`SHEET`): the four characteristics, a reserve per characteristic
 (kept as its gap to the characteristic: 0 is a full reserve, so a rest refills it), the
-bonbonus wallet, bagages and wounds. Rolled as a character, a roll takes its dice from
-the chosen characteristic's reserve and spends what the rules spend (:func:`spends`).
+bonbonus wallet, bagages, wounds, and the binge's glasses and manifested effect. Rolled
+as a character, a roll takes its dice from the chosen characteristic's reserve and spends
+what the rules spend (:func:`spends`).
+
+Decisions after the dice (open rolls, :func:`sidecar_react`): augmentations bought once
+the dice are seen (:func:`purchase_offers`), reserve points kept after a lost contest
+(:func:`reserve_offers`), the characteristic an alcoholic coma takes, and the rerolls of a
+darts volley (the seed's draft, :func:`_volley`).
 """
 
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
+from collections import Counter
+from fractions import Fraction
+from functools import cache, lru_cache
 from math import comb
 from typing import Any
 
@@ -111,8 +119,53 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "drinking": {
         "type": "bool", "default": False,
-        "description": label("Se pinter (jet d'Encaisse) : un échec fait perdre 1 bonbonus",
-                             "Drinking (Encaisse roll): a failure loses 1 bonbonus"),
+        "description": label("Se pinter (jet d'Encaisse) : un échec fait perdre 1 bonbonus, "
+                             "une Bourde manifeste la Honte, une Bourde avec un effet "
+                             "manifesté est le coma éthylique", "Drinking (Encaisse roll): a "
+                             "failure loses 1 bonbonus, a Bourde manifests Shame, a Bourde "
+                             "while an effect is manifested is an alcoholic coma"),
+    },
+    "drinks": {
+        "type": "int", "min": 0, "max": 30, "default": 0,
+        "description": label("Se pinter : numéro du verre (difficulté 1 au premier, +1 à "
+                             "chaque nouveau) ; 0 : compté par la fiche (personnage), sinon "
+                             "la difficulté donnée", "Drinking: the glass's number (difficulty "
+                             "1 for the first, +1 for each new one); 0: counted by the sheet "
+                             "(character), else the difficulty given"),
+    },
+    "hours_dry": {
+        "type": "int", "min": 0, "max": 48, "default": 0,
+        "description": label("Se pinter : heures passées sans boire avant ce verre (−1 à la "
+                             "difficulté chacune, et les effets de l'alcool cessent)",
+                             "Drinking: hours without a drink before this glass (−1 "
+                             "difficulty each, and the alcohol's effects end)"),
+    },
+    "manifested": {
+        "type": "bool", "default": False,
+        "description": label("Se pinter : un effet (Honte, Fierté) est déjà manifesté (la "
+                             "fiche le garde, en tant que personnage)", "Drinking: an effect "
+                             "(Shame, Pride) is already manifested (the sheet keeps it, as a "
+                             "character)"),
+    },
+    "emotion_bonbonus": {
+        "type": "string", "choices": ["honte", "fierte"],
+        "description": label("Se pinter : un bonbonus de Honte ou de Fierté claqué pour le "
+                             "jet (1 BB+) : l'effet associé se manifeste", "Drinking: a "
+                             "bonbonus of Shame or Pride spent on the roll (1 BB+): its "
+                             "effect manifests"),
+    },
+    "volley": {
+        "type": "bool", "default": False,
+        "description": label("Fléchettes (brouillon du jeu) : une volée, 3D6 en 3 lancers pour "
+                             "faire un triple ; les autres paramètres sont ignorés",
+                             "Darts (the game's draft): one volley, 3D6 in 3 throws to make a "
+                             "triple; the other params are ignored"),
+    },
+    "darts_bonus": {
+        "type": "int", "min": 0, "max": 60, "default": 0,
+        "description": label("Fléchettes : réussites du jet de FLA préalable, +1 à un dé "
+                             "chacune à chaque volée", "Darts: successes of the FLA roll made "
+                             "first, +1 to a die each per volley"),
     },
 }
 
@@ -132,6 +185,12 @@ name_params(PARAMS, {
     "contest": ("En opposition", "Opposed"),
     "keep_reserve": ("BB+ pour garder la réserve", "BB+ to keep the reserve"),
     "drinking": ("Se pinter", "Drinking"),
+    "drinks": ("Numéro du verre", "Glass number"),
+    "hours_dry": ("Heures sans boire", "Hours without a drink"),
+    "manifested": ("Effet manifesté", "Effect manifested"),
+    "emotion_bonbonus": ("Bonbonus d'émotion", "Emotion bonbonus"),
+    "volley": ("Volée de fléchettes", "Darts volley"),
+    "darts_bonus": ("Bonus aux fléchettes", "Darts bonus"),
 })
 
 #: Characteristic → (sheet field, French name, English name).
@@ -163,6 +222,16 @@ def _sheet() -> dict[str, dict[str, Any]]:
                              "bagage adéquat : +1 dé, augmentations à 1 BB+)", "The "
                              "character's bagages (a relevant one: +1 die, augmentations "
                              "at 1 BB+)", default=[], max_items=20)
+    sheet["verres"] = counter(
+        "Verres", "Glasses", "Se pinter : verres de la beuverie en cours (la difficulté du "
+        "prochain est ce nombre + 1 ; chaque heure sans boire en retire un)", "Drinking: "
+        "glasses of the current binge (the next one's difficulty is this + 1; each hour "
+        "without a drink takes one off)", default=0, high=30, refill="rest")
+    sheet["effet_manifeste"] = counter(
+        "Effet manifesté", "Effect manifested", "Se pinter : 1 quand un effet (Honte, "
+        "Fierté) est manifesté ; une Bourde alors est le coma éthylique", "Drinking: 1 while "
+        "an effect (Shame, Pride) is manifested; a Bourde then is an alcoholic coma",
+        default=0, high=1, refill="rest")
     sheet["blessures"] = counter("Blessures", "Wounds", "Blessures reçues",
                                  "Wounds taken", default=0, high=99, resource=False)
     return sheet
@@ -332,17 +401,20 @@ def base_dice(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:
     raise required_without_sheet("dice")
 
 
-def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> int:
-    """How many d6 the roll uses, refusing a characteristic at 0."""
+def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None,
+               paid: int = 0) -> int:
+    """How many d6 the roll uses, refusing a characteristic at 0. ``paid``: dice combat
+    options already took from ``dice`` (a characteristic they leave at 0 still throws
+    its bagage's die)."""
     dice = base_dice(params, sheet)
-    if dice == 0:
+    if dice + paid == 0:
         raise invalid_param("dice", "a characteristic or reserve at 0 can no longer be used",
                             fr="une caractéristique ou réserve à 0 ne peut plus être utilisée")
     return dice + (1 if params["bagage"] else 0)
 
 
-def spends(params: dict[str, Any], result: dict[str, Any],
-           sheet: dict[str, Any]) -> dict[str, int]:
+def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any],
+           spent_already: int = 0, decided: bool = False) -> dict[str, int]:
     """What a roll made as a character takes from its sheet (and notes it in ``result``).
 
     - the bought augmentations' bonbonus (what the player chose: never reduced, so a
@@ -353,9 +425,23 @@ def spends(params: dict[str, Any], result: dict[str, Any],
       for points that would really be lost, and only as many as the wallet pays: what
       the dice decide never makes a roll ``insufficient``, or it could be rolled again);
     - drinking (``drinking``): a failure loses 1 bonbonus, if the wallet has one left.
+
+    - drinking: the glasses counted (``verres`` becomes this glass's difficulty), the
+      effect manifested (``effet_manifeste``), the bonbonus of Honte or Fierté claimed.
+
+    ``spent_already``: bonbonus the same outcome spends elsewhere (combat options), which
+    the wallet no longer holds for what the dice take. ``decided``: a decision after the
+    dice, whose roll already paid what was chosen before them.
     """
     spend: dict[str, int] = {}
     add_spend(spend, "bonbonus", result["bonbonus_spent"])
+    drinking = result.get("drinking")
+    if drinking:
+        if params.get("emotion_bonbonus") and not decided:
+            add_spend(spend, "bonbonus", 1)  # (chosen before the dice: never reduced)
+        add_spend(spend, "verres", sheet.get("verres", 0) - drinking["glass"])
+        add_spend(spend, "effet_manifeste",
+                  sheet.get("effet_manifeste", 0) - (1 if drinking["manifested_after"] else 0))
     characteristic = params.get("characteristic")
     if params["contest"] and not result["success"] and characteristic:
         name = CHARACTERISTICS[characteristic][0]
@@ -363,7 +449,7 @@ def spends(params: dict[str, Any], result: dict[str, Any],
         lost = min(-result["margin"], have)
         # What the dice decide is never refused as insufficient (a refused roll could be
         # rolled again until the dice spare the sheet): keep only what the wallet pays.
-        wallet = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0)
+        wallet = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0) - spent_already
         kept = max(0, min(params["keep_reserve"], lost, wallet))
         add_spend(spend, f"reserve_{name}", lost - kept)
         add_spend(spend, "bonbonus", kept)
@@ -371,11 +457,39 @@ def spends(params: dict[str, Any], result: dict[str, Any],
                                      "lost": lost - kept, "kept": kept,
                                      "after": have - lost + kept}
     if params["drinking"] and not result["success"]:
-        left = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0)
+        left = sheet.get("bonbonus", 0) - spend.get("bonbonus", 0) - spent_already
         lost = 1 if left >= 1 else 0
         add_spend(spend, "bonbonus", lost)
         result["drinking_bonbonus_lost"] = lost
     return spend
+
+
+def drinking_difficulty(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:
+    """The difficulty of a glass (« difficulté 1. La difficulté augmente de 1 à chaque
+    nouveau verre »; « Chaque heure passée sans boire réduit la difficulté … de 1 »): the
+    glass's number — ``drinks``, else a ``difficulty`` given, else the sheet's ``verres``
+    + 1, else 1 — less ``hours_dry``, never below 1."""
+    glass = params["drinks"] or params["difficulty"] or (
+        sheet.get("verres", 0) + 1 if sheet is not None else 1)
+    return max(1, glass - params["hours_dry"])
+
+
+def drinking_state(params: dict[str, Any], sheet: dict[str, Any] | None,
+                   result: dict[str, Any]) -> dict[str, Any]:
+    """What a glass did: ``manifested`` (an effect was, during the roll: the sheet's or the
+    request's, ended by any hour without a drink, or the emotion bonbonus just spent),
+    ``honte`` (a Bourde manifests Shame), ``coma`` (a Bourde while an effect is
+    manifested), ``manifested_after``."""
+    before = bool(params["manifested"] or (sheet or {}).get("effet_manifeste"))
+    if params["hours_dry"]:
+        before = False  # « A partir du moment où la difficulté baisse, les effets … cessent »
+    manifested = before or bool(params.get("emotion_bonbonus"))
+    coma = result["bourde"] and manifested
+    honte = result["bourde"] and not manifested
+    return {"glass": params["difficulty"], "hours_dry": params["hours_dry"],
+            "manifested": manifested, "honte": honte, "coma": coma,
+            "emotion": params.get("emotion_bonbonus"),
+            "manifested_after": manifested or honte}
 
 
 def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | None:
@@ -392,29 +506,132 @@ def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | Non
     return reserves[params["adversity"]]
 
 
-@hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def _combat_settings(roll: Roll) -> dict[str, Any] | None:
+    """The roll's combat options (the built-in extension ``combat``), or None."""
+    if "combat" not in roll.options:
+        return None
+    from sidecar.rulesets.oweens_combat import read_settings  # (it imports this module)
+    return read_settings(roll)
+
+
+def paid_dice(roll: Roll) -> int:
+    """Dice the roll's combat options took from its characteristic."""
+    if "combat" not in roll.options:
+        return 0
+    from sidecar.rulesets.oweens_combat import paid_dice as paid
+    return paid(roll)
+
+
+def _counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> int:
+    from sidecar.rulesets.oweens_combat import counted_wounds
+    return counted_wounds(settings, result)["counted"]
+
+
+def _verdict(result: dict[str, Any], fr: bool) -> str:
+    """"5 réussites, MR 1" — what a choice would make of the roll, for its label."""
+    count = (plural(result["successes"], "réussite") if fr
+             else plural(result["successes"], "success", "successes"))
+    if result["kind"] == "narrow":
+        return f"{count}, {'de justesse' if fr else 'narrowly'}"
+    if result["success"]:
+        return f"{count}, MR {result['margin']}"
+    return f"{count}, ME {-result['margin']}"
+
+
+def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, Any],
+                    wallet: int | None) -> list[dict[str, Any]]:
+    """The augmentations the player may still buy after seeing ``faces``: one choice per
+    success a purchase can add (the fewest augmentations reaching it), as far as the
+    rules allow (neither Bourde nor Coup d'éclat) and ``wallet`` pays (None: no limit),
+    at most 11, then ``keep``. Empty when no purchase can change the roll."""
+    if result["bourde"] or result["coup_d_eclat"]:
+        return []
+    price = 1 if params["bagage"] else 2
+    offers: list[dict[str, Any]] = []
+    free = params["augmentations"]
+    # Successes for a budget, in constant time (best_gain: the placement's closed form).
+    natural = sum(map(_count, faces))
+    cheap = sum(1 for face in faces if face in (3, 5))
+    medium = sum({2: 2, 3: 1, 4: 1}.get(face, 0) for face in faces)
+    ones = faces.count(1)
+    target = result["difficulty"]
+    best = result["successes"]
+    for steps in range(1, 5 * len(faces) + 1):
+        if best >= 2 * len(faces) or len(offers) == 11:
+            break
+        if wallet is not None and steps * price > wallet:
+            break
+        successes = natural + best_gain(cheap, medium, ones, free + steps)[0]
+        if successes <= best:
+            continue
+        best = successes
+        # What judge() would say (neither Bourde nor Coup d'éclat: those buy nothing).
+        over = successes - target
+        bought = {"successes": successes, "success": over >= 0,
+                  "kind": "narrow" if over == 0 else ("success" if over > 0 else "failure"),
+                  "margin": over + params["equipment"] if over > 0 else over}
+        cost = steps * price
+        offers.append({"name": f"buy_{steps}", "dice": 0, "label": label(
+            f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
+            f"Buy {steps}A ({cost} BB+): {_verdict(bought, False)}")})
+    if offers:
+        offers.append({"name": "keep", "dice": 0, "label": label(
+            f"Garder ({_verdict(result, True)}, 0 BB+)",
+            f"Keep ({_verdict(result, False)}, 0 BB+)")})
+    return offers
+
+
+def reserve_offers(result: dict[str, Any], wallet: int) -> list[dict[str, Any]]:
+    """After a lost ``contest`` drained the reserve: keep 1…n of the points lost at 1 BB+
+    each, as far as ``wallet`` pays (at most 11), then ``none`` (the default)."""
+    drained = result.get("reserve_drained")
+    if not drained or drained["lost"] <= 0 or wallet <= 0:
+        return []
+    short = drained["characteristic"]
+    offers = [{"name": f"save_{n}", "dice": 0, "label": label(
+        f"Garder {n} point(s) de réserve {short} ({n} BB+)",
+        f"Keep {n} {short} reserve point(s) ({n} BB+)")}
+        for n in range(1, min(drained["lost"], wallet, 11) + 1)]
+    offers.append({"name": "none", "dice": 0, "label": label(
+        f"Perdre les {drained['lost']} point(s) de réserve {short}",
+        f"Lose the {drained['lost']} {short} reserve point(s)")})
+    return offers
+
+
+def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
+            reserve: int | None, *, bought: int, decided: bool,
+            adversity_was: int | None = None) -> Outcome:
+    """The outcome of ``faces``: the roll itself (``decided`` False), or the purchase
+    after the dice decided (``bought`` augmentations, ``decided`` True)."""
     p = roll.params
-    reserve = attacked_reserve(p, roll.state)
-    faces = dice.roll_many(dice_count(p, roll.sheet), 6)
     result = judge(faces, difficulty=p["difficulty"], augmentations=p["augmentations"],
-                   buy_augmentations=p["buy_augmentations"], bagage=p["bagage"],
-                   npc_bagage=p["npc_bagage"], equipment=p["equipment"],
-                   reserve=reserve)
+                   buy_augmentations=bought, bagage=p["bagage"],
+                   npc_bagage=p["npc_bagage"], equipment=p["equipment"], reserve=reserve)
+    combat = _combat_settings(roll)
+    if combat is not None and reserve is not None and result["success"]:
+        # The attacked reserve loses the wounds counted, as the options count them.
+        result["reserve_after"] = max(0, reserve - _counted_wounds(combat, result))
     if reserve is not None:
         result["reserve_before"] = reserve
     if p.get("adversity"):
         result["adversity"] = p["adversity"]
         reserves = dict(roll.state.get("adversities") or {})
-        reserves.pop(p["adversity"], None)  # (re-inserted last: the oldest go first)
-        reserves[p["adversity"]] = result["reserve_after"]
+        now = reserves.pop(p["adversity"], None)
+        if adversity_was is not None and now is not None:
+            # A decision after the dice moves the shared reserve by what it changed (other
+            # rolls may have moved it meanwhile).
+            value = max(0, now - (adversity_was - result["reserve_after"]))
+        else:
+            value = result["reserve_after"]
+        reserves[p["adversity"]] = value  # (re-inserted last: the oldest go first)
         while len(reserves) > MAX_ADVERSITIES:
             del reserves[next(iter(reserves))]
         roll.state["adversities"] = reserves
-    for die in dice.rolled:
+    for die in rolled:
+        die.pop("raised_to", None)
         die["successes"] = _SUCCESSES[die["face"]]
     for change in result["augmented"]:
-        die = dice.rolled[change["die"]]
+        die = rolled[change["die"]]
         die["raised_to"] = change["to"]
         die["successes"] = _SUCCESSES[change["to"]]
     notes = []
@@ -422,15 +639,56 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
         notes.append("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : aucun "
                      "bonbonus dépensé. / Buying augmentations is refused on a Bourde or a "
                      "Coup d'éclat: no bonbonus spent.")
-    elif p["buy_augmentations"] > result["augmentations_bought"]:
-        unused = p["buy_augmentations"] - result["augmentations_bought"]
+    elif bought > result["augmentations_bought"]:
+        unused = bought - result["augmentations_bought"]
         notes.append(f"{unused} augmentation(s) achetée(s) sans effet, non facturée(s). / "
                      f"{unused} bought augmentation(s) had no effect and were not charged.")
+    if decided:
+        result["decided"] = True
+        result["bought_after_dice"] = result["augmentations_bought"]
+        if bought:
+            notes.append(f"{bought}A achetée(s) après les dés pour "
+                         f"{result['bonbonus_spent']} BB+. / {bought}A bought after the "
+                         f"dice for {result['bonbonus_spent']} BB+.")
     if p.get("characteristic"):
         result["characteristic"] = p["characteristic"]
-    spend: dict[str, int] = {}
+    if p["drinking"]:
+        state = result["drinking"] = drinking_state(p, roll.sheet, result)
+        if state["coma"]:
+            notes.append("Coma éthylique : hospitalisé, −1 définitif à une caractéristique au "
+                         "choix du joueur. / Alcoholic coma: hospitalised, −1 for good to a "
+                         "characteristic of the player's choice.")
+        elif state["honte"]:
+            notes.append("Bourde : la Honte du personnage se manifeste. / Bourde: the "
+                         "character's Shame manifests.")
+    outcome = Outcome(result=result, dice=rolled, notes=notes)
+    if not decided and not p["buy_augmentations"]:
+        spent = 0
+        if roll.sheet is not None and combat is not None and combat["pay"] == "bonbonus":
+            spent = combat["cost"]  # (the extension charges it once this returns)
+        wallet = None if roll.sheet is None else roll.sheet.get("bonbonus", 0) - spent
+        offers = purchase_offers(faces, p, result, wallet)
+        if p["drinking"] and p.get("emotion_bonbonus") and roll.sheet is not None and offers:
+            offers = purchase_offers(faces, p, result, wallet - 1)
+        if offers:
+            # Decide after the dice (the seed's towing: « Il pioche donc 2 BB+ pour gagner
+            # une augmentation »): what the dice go on to cost is taken with the decision.
+            outcome.choices, outcome.default = offers, "keep"
+            if p["drinking"] and p.get("emotion_bonbonus") and roll.sheet is not None:
+                outcome.spend = {"bonbonus": 1}  # (chosen before the dice: paid with them)
+            return outcome
     if roll.sheet is not None:
-        spend = spends(p, result, roll.sheet)
+        outcome.spend = spends(p, result, roll.sheet, spent_already=0 if decided else (
+            combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0),
+            decided=decided)
+        if result.get("drinking", {}).get("coma"):
+            # Which characteristic loses its point is the player's choice: asked now, no
+            # default (left undecided, the GM adjusts the sheet).
+            outcome.choices = [{"name": f"lose_{short}", "dice": 0, "label": label(
+                f"−1 définitif en {fr} ({short})", f"−1 for good to {en} ({short})")}
+                for short, (_, fr, en) in CHARACTERISTICS.items()]
+            outcome.default = None
+            return outcome
         drained = result.get("reserve_drained")
         if drained:
             notes.append(f"Réserve {drained['characteristic']} : {drained['before']} → "
@@ -438,12 +696,183 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
                          f"point(s) gardé(s) pour {drained['kept']} BB+). / "
                          f"{drained['characteristic']} reserve: {drained['before']} → "
                          f"{drained['after']}.")
-    return Outcome(result=result, dice=dice.rolled, notes=notes, spend=spend)
+            if not p["keep_reserve"]:
+                wallet = (roll.sheet.get("bonbonus", 0) - outcome.spend.get("bonbonus", 0)
+                          - (0 if decided else (combat["cost"] if combat is not None
+                                                and combat["pay"] == "bonbonus" else 0)))
+                offers = reserve_offers(result, wallet)
+                if offers:
+                    outcome.choices, outcome.default = offers, "none"
+    return outcome
+
+
+# -- darts: one volley (the seed's draft, docs/RULESETS.md) --------------------------------
+
+VOLLEY_DICE = 3
+VOLLEY_THROWS = 3
+NO_TRIPLE_POINTS = 7
+
+
+def volley_triple(faces: list[int] | tuple[int, ...], bonus: int) -> int | None:
+    """The triple ``faces`` make with up to ``bonus`` +1s (None without): the lowest one
+    reachable — the highest face, the others raised to it (fewer points is better)."""
+    top = max(faces)
+    return top if 3 * top - sum(faces) <= bonus else None
+
+
+def volley_policy(faces: list[int] | tuple[int, ...]) -> str:
+    """The dice the default choice rerolls (1-based indices as a string): all but those
+    showing the most frequent face (the highest among equals)."""
+    counts = Counter(faces)
+    kept = max(faces, key=lambda face: (counts[face], face))
+    return "".join(str(i + 1) for i, face in enumerate(faces) if face != kept)
+
+
+def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: int
+            ) -> Outcome:
+    bonus = roll.params["darts_bonus"]
+    value = volley_triple(faces, bonus)
+    points = value if value is not None else NO_TRIPLE_POINTS
+    fields = {"volley": {"faces": list(faces), "throw": throw, "triple": value,
+                         "points": points, "bonus_used": 3 * value - sum(faces)
+                         if value is not None else 0}}
+    if value is not None:
+        result = common(True, NO_TRIPLE_POINTS - value, "success", f"Triple de {value}",
+                        f"Triple {value}s", **fields)
+    else:
+        result = common(False, -1, "failure", "Pas de triple" if throw == VOLLEY_THROWS
+                        else "Pas encore de triple", "No triple" if throw == VOLLEY_THROWS
+                        else "No triple yet", **fields)
+    outcome = Outcome(result=result, dice=rolled)
+    if value is None and throw < VOLLEY_THROWS:
+        choices = []
+        for size in (1, 2, 3):
+            for which in itertools.combinations(range(VOLLEY_DICE), size):
+                name = "".join(str(i + 1) for i in which)
+                shown = ", ".join(str(faces[i]) for i in which)
+                choices.append({"name": f"reroll_{name}", "dice": size, "label": label(
+                    f"Relancer {shown} (dé(s) {name})", f"Reroll {shown} (die {name})")})
+        choices.append({"name": "stop", "dice": 0, "label": label(
+            f"S'arrêter : {NO_TRIPLE_POINTS} points", f"Stop: {NO_TRIPLE_POINTS} points")})
+        outcome.choices, outcome.default = choices, f"reroll_{volley_policy(faces)}"
+    return outcome
+
+
+def _volley_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+    state = outcome.result["volley"]
+    faces = list(state["faces"])
+    if choice == "stop":
+        return _volley(roll, faces, list(outcome.dice), VOLLEY_THROWS)
+    throw = state["throw"] + 1
+    for index in choice[len("reroll_"):]:
+        faces[int(index) - 1] = dice.roll(6)
+    for die in dice.rolled:
+        die["throw"] = throw
+    return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), throw)
+
+
+@lru_cache(maxsize=64)
+def volley_odds(bonus: int) -> dict[str, Any]:
+    """Exact odds of a volley played by its defaults (:func:`volley_policy` until a triple
+    or the third throw): every path weighs 1/6 per die drawn, 9 dice at most."""
+    @cache
+    def ending(faces: tuple[int, ...], throw: int) -> tuple[tuple[int, Fraction], ...]:
+        value = volley_triple(faces, bonus)
+        if value is not None:
+            return ((value, Fraction(1)),)
+        if throw == VOLLEY_THROWS:
+            return ((NO_TRIPLE_POINTS, Fraction(1)),)
+        which = [int(i) - 1 for i in volley_policy(faces)]
+        points: Counter[int] = Counter()
+        for new in itertools.product(range(1, 7), repeat=len(which)):
+            after = list(faces)
+            for index, face in zip(which, new, strict=True):
+                after[index] = face
+            for value, p in ending(tuple(after), throw + 1):
+                points[value] += p / 6 ** len(which)
+        return tuple(points.items())
+
+    total = 6 ** (VOLLEY_DICE * VOLLEY_THROWS)
+    ways: Counter[int] = Counter()
+    for first in itertools.product(range(1, 7), repeat=VOLLEY_DICE):
+        for value, p in ending(first, 1):
+            ways[value] += p / 6 ** VOLLEY_DICE
+    counts = {value: int(p * total) for value, p in ways.items()}
+    kinds = {"success": total - counts.get(NO_TRIPLE_POINTS, 0),
+             "failure": counts.get(NO_TRIPLE_POINTS, 0)}
+    return odds_reply(kinds, total, "points", list(counts.items()))
+
+
+@hookimpl
+def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+    p = roll.params
+    if p["volley"]:
+        return _volley(roll, dice.roll_many(VOLLEY_DICE, 6), dice.rolled, 1)
+    reserve = attacked_reserve(p, roll.state)
+    if p["drinking"]:
+        p["difficulty"] = drinking_difficulty(p, roll.sheet)
+    faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)
+    return _settle(roll, faces, dice.rolled, reserve, bought=p["buy_augmentations"],
+                   decided=False)
+
+
+@hookimpl
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+    """A decision after the dice: ``buy_<n>`` (n augmentations bought with bonbonus) or
+    ``keep``; then, after a lost ``contest``, ``save_<n>`` (n reserve points kept at 1 BB+
+    each) or ``none``."""
+    opened = outcome.result
+    if "volley" in opened:
+        return _volley_react(roll, outcome, choice, dice)
+    if choice.startswith("lose_"):
+        result = dict(opened)
+        result["decided"] = True
+        result["drinking"] = {**result["drinking"], "lost": choice[5:]}
+        name = CHARACTERISTICS[choice[5:]][0]
+        return Outcome(result=result, dice=outcome.dice, spend={name: 1}, notes=[
+            f"Coma éthylique : {choice[5:]} −1 définitivement. / Alcoholic coma: "
+            f"{choice[5:]} −1 for good."])
+    if choice == "none" or choice.startswith("save_"):
+        result = dict(opened)
+        result["decided"] = True
+        drained = dict(result["reserve_drained"])
+        kept = 0 if choice == "none" else int(choice[5:])
+        name = CHARACTERISTICS[drained["characteristic"]][0]
+        spend: dict[str, int] = {}
+        notes = []
+        if kept:
+            # « Dépenser un bonbonus permet de prévenir la perte d'un point de réserve »:
+            # the points the roll took come back, paid 1 BB+ each.
+            add_spend(spend, f"reserve_{name}", -kept)
+            add_spend(spend, "bonbonus", kept)
+            drained.update(lost=drained["lost"] - kept, kept=drained["kept"] + kept,
+                           after=drained["after"] + kept)
+            notes.append(f"{kept} point(s) de réserve {drained['characteristic']} gardé(s) "
+                         f"pour {kept} BB+ : {drained['before']} → {drained['after']}. / "
+                         f"{kept} {drained['characteristic']} reserve point(s) kept for "
+                         f"{kept} BB+.")
+        result["reserve_drained"] = drained
+        return Outcome(result=result, dice=outcome.dice, notes=notes, spend=spend)
+    bought = 0 if choice == "keep" else int(choice[4:])
+    faces = [die["face"] for die in outcome.dice]
+    return _settle(roll, faces, outcome.dice, opened.get("reserve_before"), bought=bought,
+                   decided=True, adversity_was=opened.get("reserve_after"))
 
 
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
+    fr = locale == "fr"
+    if "volley" in r:
+        v = r["volley"]
+        faces = ", ".join(map(str, v["faces"]))
+        if fr:
+            return (f"{heading(roll, colon=False)}Volée, lancer {v['throw']} : {faces} — "
+                    + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
+                    + f", {v['points']} points")
+        return (f"{heading(roll, colon=False)}Volley, throw {v['throw']}: {faces} — "
+                + (f"triple {v['triple']}s" if v["triple"] else "no triple")
+                + f", {v['points']} points")
     aug = r["augmentations_used"] + r["augmentations_bought"]
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     fr = locale == "fr"
@@ -658,5 +1087,9 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
-    return exact_odds(dice_count(p, roll.sheet), p["difficulty"] + (1 if p["npc_bagage"] else 0),
+    if p["volley"]:
+        return volley_odds(p["darts_bonus"])
+    difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
+    return exact_odds(dice_count(p, roll.sheet, paid_dice(roll)),
+                      difficulty + (1 if p["npc_bagage"] else 0),
                       p["augmentations"], p["buy_augmentations"])

@@ -7,7 +7,11 @@ Built-in extension for ``oweens`` rolls (RULES.md §1, Combat). Per-roll setting
      "attack": "ranged", "ranged_modifiers": [1, 2], # ranged: difficulty 3 + the worst one
      "options": ["viser", "charger"], "pay": "dice" | "bonbonus",
      "target_enc": 2, "target_ecl": 3, "attacker_pep": 4, "zone": "tête",
-     "engaged": false, "initiative": true, "room": true}
+     "engaged": false, "initiative": true, "room": true,
+     "hold": true, "target_ecl": 2}                  # each turn a pinned target struggles
+
+A hold (Immobiliser, each turn the target struggles) is an ENC roll against the
+target's ECL: a failure frees it; it costs nothing and counts no wound.
 
 Costs are paid by rolling fewer dice (``pay: "dice"``, the default) or in bonbonus (taken
 from the wallet of a roll made as a character: ``spend.bonbonus``). Wounds
@@ -33,7 +37,8 @@ __version__ = "1.0"
 NAME = "combat"
 COSTS = {"assommer": 1, "viser": 1, "pousser": 1, "surprendre": 1, "immobiliser": 1,
          "renverser": 2, "charger": 2, "desarmer": 3}
-NO_WOUND = ("assommer", "immobiliser", "desarmer")
+#: Options that count no wound whatever happens (Assommer: only when it knocks out).
+NO_WOUND = ("immobiliser", "desarmer")
 RANGED_DIFFICULTY = 3
 
 
@@ -80,7 +85,14 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
                                 "zone": raw.get("zone") if isinstance(raw.get("zone"), str)
                                 else None}
     settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names)
-    settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names)
+    hold = raw.get("hold", False)
+    if not isinstance(hold, bool):
+        raise _bad("hold", "must be true or false", "doit être true ou false")
+    if hold and names:
+        raise _bad("hold", "a hold takes no combat option", "un maintien ne prend pas "
+                   "d'option de combat")
+    settings["hold"] = hold
+    settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names or hold)
     settings["attacker_pep"] = _int(raw, "attacker_pep", required="charger" in names)
     if "charger" in names:
         if raw.get("engaged") is True:
@@ -115,20 +127,33 @@ def sidecar_modify_roll(roll: Roll) -> None:
     settings = read_settings(roll)
     if settings is None:
         return
-    if settings["attack"] == "melee":
+    if settings["hold"]:
+        # Immobiliser, each turn the target struggles: « faites à chaque tour un jet d'ENC
+        # contre l'ECL de la cible. Si le jet est raté, la cible se libère. »
+        if roll.params.get("characteristic") not in (None, "ENC"):
+            raise _bad("hold", "holding a pinned target is an ENC roll",
+                       "maintenir une cible immobilisée est un jet d'ENC")
+        roll.params["difficulty"] = settings["target_ecl"]
+    elif settings["attack"] == "melee":
         roll.params["difficulty"] = settings["opponent_pep"]
     elif settings["attack"] == "ranged":
-        # Only the single worst modifier applies.
-        worst = max(settings["ranged_modifiers"], default=0)
-        roll.params["difficulty"] = RANGED_DIFFICULTY + max(0, worst)
+        # « si plusieurs modificateurs sont applicables, on ne prend en compte que le plus
+        # handicapant »: the single most handicapping one, even when all are favourable.
+        modifiers = settings["ranged_modifiers"]
+        worst = max(modifiers) if modifiers else 0
+        roll.params["difficulty"] = max(0, RANGED_DIFFICULTY + worst)
     if settings["pay"] == "dice" and settings["cost"]:
-        # A character's dice come from its sheet (the chosen characteristic's reserve).
+        # A character's dice come from its sheet (the chosen characteristic's reserve). The
+        # cost comes off the dice thrown, the bagage's die included.
         dice = base_dice(roll.params, roll.sheet)
-        if dice - settings["cost"] < 1:
+        thrown = dice + (1 if roll.params.get("bagage") else 0)
+        if dice == 0 or thrown - settings["cost"] < 1:
             raise _bad("pay", f"not enough dice to pay {settings['cost']} (have "
-                       f"{dice}); pay in bonbonus",
+                       f"{thrown}); pay in bonbonus",
                        f"pas assez de dés pour payer {settings['cost']} (vous en avez "
-                       f"{dice}) ; payez en bonbonus")
+                       f"{thrown}) ; payez en bonbonus")
+        # (A characteristic the options leave at 0 dice still throws its bagage's die:
+        # the ruleset knows from ``paid_dice`` that it was not at 0 to begin with.)
         roll.params["dice"] = dice - settings["cost"]
 
 
@@ -148,6 +173,31 @@ EFFECTS = {
 }
 
 
+def paid_dice(roll: Roll) -> int:
+    """Dice the roll's combat options took (paid in dice), 0 without."""
+    settings = read_settings(roll)
+    if settings is None or settings["pay"] != "dice" or settings["hold"]:
+        return 0
+    return settings["cost"]
+
+
+def counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The wounds an attack deals and counts with its options: ``dealt`` (the MR, + the
+    attacker's PEP on a charge), ``counted`` (what the target — or an attacked reserve —
+    loses), ``knocked_out``, ``knocked_down``."""
+    names = settings["options"]
+    hit = result["success"]
+    dealt = max(0, result["margin"]) if hit else 0
+    if hit and "charger" in names:
+        dealt += settings["attacker_pep"]
+    knocked_out = hit and "assommer" in names and dealt > settings["target_enc"]
+    knocked_down = hit and "renverser" in names and dealt > settings["target_ecl"]
+    no_wound = settings.get("hold") or knocked_out or any(n in NO_WOUND for n in names)
+    counted = 0 if no_wound else (1 if knocked_down else dealt)
+    return {"dealt": dealt, "counted": counted, "no_wound": no_wound,
+            "knocked_out": knocked_out, "knocked_down": knocked_down}
+
+
 @hookimpl
 @scope(rulesets=("oweens",), option=NAME)
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
@@ -156,20 +206,32 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
         return
     result = outcome.result
     hit = result["success"]
-    wounds = max(0, result["margin"]) if hit else 0
     effects: list[dict[str, str]] = []
     names = settings["options"]
+    if settings["hold"]:
+        result["wounds"] = 0
+        held = bool(hit)
+        effect = ({"fr": "la cible reste immobilisée", "en": "the target stays pinned"}
+                  if held else {"fr": "la cible se libère", "en": "the target breaks free"})
+        result["combat"] = {"options": names, "pay": settings["pay"], "cost": 0,
+                            "effects": [effect], "no_wound": True, "hold": True,
+                            "held": held, "zone": None, "aimed": False, "wounds_dealt": 0,
+                            "knocked_out": False, "knocked_down": False}
+        outcome.notes.append(f"Immobilisation (jet d'ENC contre ECL "
+                             f"{settings['target_ecl']}) : {effect['fr']}.")
+        return
     zone = f" ({settings['zone']})" if settings["zone"] else ""
-    if hit and "charger" in names:
-        wounds += settings["attacker_pep"]
-    knocked_out = hit and "assommer" in names and wounds > settings["target_enc"]
-    knocked_down = hit and "renverser" in names and wounds > settings["target_ecl"]
+    wounding = counted_wounds(settings, result)
+    wounds, knocked_out = wounding["dealt"], wounding["knocked_out"]
+    knocked_down = wounding["knocked_down"]
     for name in names:
         if name == "assommer":
             effects.append({"fr": "assommé : inconscient jusqu'à la fin de la scène ou des "
-                                  "soins" if knocked_out else "pas assommé (blessures ≤ ENC)",
-                            "en": "knocked out until the end of the scene or care"
-                                  if knocked_out else "not knocked out (wounds ≤ ENC)"})
+                                  "soins, aucune blessure comptée" if knocked_out
+                                  else "pas assommé (blessures ≤ ENC)",
+                            "en": "knocked out until the end of the scene or care, no "
+                                  "wound counted" if knocked_out
+                                  else "not knocked out (wounds ≤ ENC)"})
         elif name == "renverser":
             effects.append({"fr": "adversaire à terre, une seule blessure comptée"
                                   if knocked_down else "pas renversé (blessures ≤ ECL)",
@@ -179,8 +241,7 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
             fr, en = EFFECTS[name]
             effects.append({"fr": fr.format(zone=zone, pep=settings["attacker_pep"]),
                             "en": en.format(zone=zone, pep=settings["attacker_pep"])})
-    no_wound = any(n in NO_WOUND for n in names)
-    counted = 0 if no_wound else (1 if knocked_down else wounds)
+    no_wound, counted = wounding["no_wound"], wounding["counted"]
     result["wounds"] = counted
     result["combat"] = {"options": names, "pay": settings["pay"], "cost": settings["cost"],
                         "effects": effects, "no_wound": no_wound, "zone": settings["zone"],
@@ -188,7 +249,9 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                         "knocked_out": knocked_out, "knocked_down": knocked_down}
     if settings["pay"] == "bonbonus":
         result["bonbonus_spent"] = result.get("bonbonus_spent", 0) + settings["cost"]
-        if roll.sheet is not None:  # the player's choice: never reduced to the wallet
+        # The player's choice: never reduced to the wallet; paid once, with the roll (a
+        # decision taken after the dice, ``decided``, does not pay it again).
+        if roll.sheet is not None and not result.get("decided"):
             add_spend(outcome.spend, "bonbonus", settings["cost"])
     paid = (f"{settings['cost']} dé(s) en moins" if settings["pay"] == "dice"
             else f"{settings['cost']} BB+")

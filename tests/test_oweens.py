@@ -237,11 +237,12 @@ def test_costs(options, cost):
     assert outcome.result["combat"]["cost"] == cost and outcome.result["dice_count"] == 5 - cost
 
 
-def test_assommer_knocks_out_above_enc_and_counts_no_wound():
+def test_assommer_knocks_out_above_enc_and_counts_no_wound_then():
     out = combat([6, 6, 6], 4, difficulty=1, options=["assommer"], target_enc=3)
     assert out.result["combat"]["knocked_out"] and out.result["wounds"] == 0
+    # Not knocked out: the blow still lands, its wounds count (as Renverser's do).
     out = combat([6, 4, 2], 4, difficulty=1, options=["assommer"], target_enc=3)
-    assert not out.result["combat"]["knocked_out"] and out.result["wounds"] == 0
+    assert not out.result["combat"]["knocked_out"] and out.result["wounds"] == 2
 
 
 def test_renverser_above_ecl_counts_one_wound():

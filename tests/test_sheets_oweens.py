@@ -140,15 +140,17 @@ def test_chosen_spends_are_never_reduced_to_what_the_wallet_holds():
 
 
 def test_drinking_a_failure_loses_one_bonbonus_while_there_is_one():
+    # (The glass counts on the sheet too: "difficulty": 2 is the second glass.)
     drunk = roll_as("oweens", {"characteristic": "ENC", "difficulty": 2, "drinking": True},
-                    new_sheet("oweens", enc=2, bonbonus=2), [2, 3])
-    assert drunk.outcome.spend == {"bonbonus": 1}
+                    new_sheet("oweens", enc=2, bonbonus=2), [2, 2])
+    assert drunk.outcome.spend == {"bonbonus": 1, "verres": -2}
     dry = roll_as("oweens", {"characteristic": "ENC", "difficulty": 2, "drinking": True},
                   new_sheet("oweens", enc=2, bonbonus=0), [2, 3])
-    assert dry.outcome.spend == {} and dry.outcome.result["drinking_bonbonus_lost"] == 0
+    assert dry.outcome.spend == {"verres": -2}
+    assert dry.outcome.result["drinking_bonbonus_lost"] == 0
     fine = roll_as("oweens", {"characteristic": "ENC", "difficulty": 1, "drinking": True},
-                   new_sheet("oweens", enc=2, bonbonus=2), [4, 3])
-    assert fine.outcome.spend == {}
+                   new_sheet("oweens", enc=2, bonbonus=2), [4, 4])
+    assert fine.outcome.spend == {"verres": -1}
 
 
 def test_combat_options_paid_in_bonbonus_come_out_of_the_wallet():
