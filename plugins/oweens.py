@@ -72,6 +72,13 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Augmentations achetées (2 BB+ chacune, 1 avec un bagage)",
                              "Bought augmentations (2 BB+ each, 1 with a bagage)"),
     },
+    "buy_after": {
+        "type": "bool", "default": False,
+        "description": label("Sans personnage : proposer d'acheter des augmentations après "
+                             "les dés (un personnage le propose toujours, selon sa bourse)",
+                             "Without a character: offer to buy augmentations after the "
+                             "dice (a character always offers it, as its wallet allows)"),
+    },
     "bagage": {
         "type": "bool", "default": False,
         "description": label("Bagage adéquat : +1 dé, augmentations à 1 BB+",
@@ -176,6 +183,7 @@ name_params(PARAMS, {
     "difficulty": ("Difficulté", "Difficulty"),
     "augmentations": ("Augmentations gratuites", "Free augmentations"),
     "buy_augmentations": ("Augmentations achetées", "Bought augmentations"),
+    "buy_after": ("Acheter après les dés", "Buy after the dice"),
     "bagage": ("Bagage adéquat", "Relevant bagage"),
     "npc_bagage": ("Bagage du PNJ", "NPC's bagage"),
     "equipment": ("Équipement", "Equipment"),
@@ -207,7 +215,7 @@ def _sheet() -> dict[str, dict[str, Any]]:
                               "action's dice", default=2, high=MAX_SCORE, resource=False)
     for short, (name, fr, en) in CHARACTERISTICS.items():
         sheet[f"reserve_{name}"] = counter(
-            f"Réserve {short}", f"{short} reserve",
+            f"Réserve {short} (0 = pleine)", f"{short} reserve (0 = full)",
             f"Réserve de {fr}, comptée depuis le score : 0 = pleine, −2 = deux points "
             "perdus ; les dés d'une action sont le score plus cette valeur ; un repos la "
             "remet à 0", f"{en} reserve, counted from the score: 0 = full, −2 = two points "
@@ -662,7 +670,10 @@ def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
             notes.append("Bourde : la Honte du personnage se manifeste. / Bourde: the "
                          "character's Shame manifests.")
     outcome = Outcome(result=result, dice=rolled, notes=notes)
-    if not decided and not p["buy_augmentations"]:
+    # Opened when the wallet is known (a character) or asked for: a roll without a
+    # character, nobody's BB+ tracked, does not wait for a decision nobody asked for.
+    if not decided and not p["buy_augmentations"] and (roll.sheet is not None
+                                                        or p["buy_after"]):
         spent = 0
         if roll.sheet is not None and combat is not None and combat["pay"] == "bonbonus":
             spent = combat["cost"]  # (the extension charges it once this returns)

@@ -162,7 +162,10 @@ def test_with_a_bagage_an_augmentation_costs_one_bonbonus():
 
 def test_offers_one_choice_per_success_as_far_as_the_wallet_pays():
     # [3, 2, 2]: 3→4 for 1A, then each 2→4 or 4→6 for 2 more, up to three 6s.
-    free = roll_as("oweens", {"dice": 3, "difficulty": 3}, None, [3, 2, 2])
+    # Without a character the roll opens only when asked (nobody's wallet is tracked).
+    assert roll_as("oweens", {"dice": 3, "difficulty": 3}, None, [3, 2, 2]).outcome.choices \
+        is None
+    free = roll_as("oweens", {"dice": 3, "difficulty": 3, "buy_after": True}, None, [3, 2, 2])
     assert names(free) == ["buy_1", "buy_3", "buy_5", "buy_7", "buy_9", "buy_11", "keep"]
     rich = roll_as("oweens", {"characteristic": "ECL", "difficulty": 3},
                    aengus(bonbonus=6), [3, 2, 2])
