@@ -92,6 +92,8 @@ class AskRequest:
     id: RequestId = None
     #: An opposed roll: the answers are compared when all are in.
     opposed: bool = False
+    #: A cooperative roll: only the best answer counts.
+    cooperative: bool = False
     #: Per seat or character of ``to``: params that differ from ``params`` (each side's
     #: own difficulty…).
     each: dict[str, Any] = field(default_factory=dict)
@@ -359,7 +361,7 @@ def parse_ask(message: dict[str, Any]) -> AskRequest:
                       allow_empty=True),
         mode=_choice(message, "mode", MODES, default="public"),
         options=_map(message, "options"), id=rid, opposed=_bool(message, "opposed"),
-        each=_map(message, "each"))
+        cooperative=_bool(message, "cooperative"), each=_map(message, "each"))
 
 
 def _bool(message: dict[str, Any], name: str) -> bool:
@@ -566,6 +568,8 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         message["answers"] = event["answers"]
         if "opposition" in event and not hidden:
             message["opposition"] = event["opposition"]
+        if "cooperation" in event and not hidden:
+            message["cooperation"] = event["cooperation"]
     if "reacts_to" in event:
         message["reacts_to"] = event["reacts_to"]
         if not hidden:
@@ -652,7 +656,7 @@ def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool =
 
 #: What an ``ask`` event shows.
 ASK_EVENT_FIELDS = ("seq", "table", "op", "ask", "to", "ruleset", "params", "label",
-                    "options", "opposed")
+                    "options", "opposed", "cooperative")
 
 
 def ask_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,

@@ -187,6 +187,16 @@ def oppose(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
             "winner": top[0]["seat"] if len(top) == 1 else None, "draw": len(top) > 1}
 
 
+def cooperate(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a cooperative roll achieves, once every side answered: only the best roll
+    counts (O'Ween's, seed 000: « Dans le cas d'une action simple, on ne prend en compte
+    que le meilleur jet ») — a success before a failure, then the highest margin; the
+    first asked wins a tie."""
+    best = max(sides, key=lambda side: (side["success"], side["margin"]))
+    return {"ask": ask, "sides": sides, "best": best["seat"],
+            "success": best["success"], "margin": best["margin"]}
+
+
 class TableCore:
     """The tables of one server and every rule about them. Plain Python, no I/O.
 
@@ -424,7 +434,11 @@ class TableCore:
         check_strings(request.params, request.options, self.config.max_string_chars)
         roll = self.preparer.prepare(request.ruleset, request.params, options=request.options,
                                      table=table.name, by=ticket.member.by)
-        if request.opposed and len(request.to) < 2:
+        if request.opposed and request.cooperative:
+            raise ProtocolError("invalid_params", "an ask is opposed or cooperative, not both",
+                                fr="une demande est une opposition ou une coopération, pas "
+                                   "les deux", details={"param": "cooperative"})
+        if (request.opposed or request.cooperative) and len(request.to) < 2:
             raise ProtocolError("invalid_params", "an opposed roll needs two sides or more",
                                 fr="une opposition demande au moins deux camps",
                                 details={"param": "to", "field": "to"})
@@ -473,7 +487,7 @@ class TableCore:
         event = self._event(ticket, "ask", "", op="open", ask=ask_id, to=targets,
                             ruleset=roll.ruleset, params=roll.params, label=request.label,
                             roll_mode=request.mode, options=roll.options,
-                            opposed=request.opposed)
+                            opposed=request.opposed, cooperative=request.cooperative)
         event["mode"] = "public"  # everyone sees that the GM asked (not how it goes)
         del event["audience"]
         return self._pending(ticket, event, (("ask", ask_id, {"event": event,
@@ -588,7 +602,7 @@ class TableCore:
         if character is not None:
             spent, records = self._spend(character, roll, outcome.spend)
         roll_id = reaction.roll_id if reaction is not None else secrets.token_hex(8)
-        opposition = None
+        opposition = cooperation = None
         if ticket.answers is not None:
             if reaction is None:
                 ask, target = self._ask_target(table, ticket.answers, ticket.member)
@@ -611,6 +625,9 @@ class TableCore:
                 if settled and ask["event"].get("opposed"):
                     opposition = oppose(ticket.answers, [answered[t["seat"]]
                                                          for t in ask["event"]["to"]])
+                elif settled and ask["event"].get("cooperative"):
+                    cooperation = cooperate(ticket.answers, [answered[t["seat"]]
+                                                             for t in ask["event"]["to"]])
         event = {
             "type": "outcome",
             "seq": table.seq + 1,
@@ -632,6 +649,8 @@ class TableCore:
             event["answers"] = ticket.answers
             if opposition is not None:
                 event["opposition"] = opposition
+            if cooperation is not None:
+                event["cooperation"] = cooperation
         if character is not None:
             event["character"] = character.name
             event["spent"] = spent

@@ -181,3 +181,40 @@ def test_an_opposed_roll_compares_the_sides_when_the_last_one_answers():
             assert final["opposition"]["winner"] is None
             assert final["opposition"]["draw"] is False
     run(scenario())
+
+
+def test_a_cooperative_roll_counts_the_best_answer():
+    """Seed 000's door: « chaque participant gagne une augmentation par collaborateur.
+    Dans le cas d'une action simple, on ne prend en compte que le meilleur jet. » D=3, one
+    collaborator each: Aengus [5,5,3,6] + 1A (3→4) → S=5, MR 2; Brady [1,4,5] + 1A (5→6)
+    → S=3, narrow. The best roll, Aengus's, is what the table achieves."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            peers = {}
+            for name in ("Aengus", "Brady"):
+                token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
+                                           "name": name}))["token"]
+                peers[name] = await Peer.open(server)
+                await peers[name].join("t", name, token=token)
+            both = await gm.request({"type": "ask", "id": "x", "op": "open", "to": ["Aengus",
+                                     "Brady"], "ruleset": "oweens", "params": {"dice": 1},
+                                     "opposed": True, "cooperative": True})
+            assert both["code"] == "invalid_params"
+            ask = await gm.request({"type": "ask", "id": "door", "op": "open",
+                                    "to": ["Aengus", "Brady"], "ruleset": "oweens",
+                                    "params": {"difficulty": 3, "augmentations": 1},
+                                    "each": {"Aengus": {"dice": 4}, "Brady": {"dice": 3}},
+                                    "cooperative": True, "label": "La porte"})
+            assert ask["cooperative"] is True
+            aengus = await peers["Aengus"].roll("oweens", {}, answers=ask["ask"],
+                                                dice=[5, 5, 3, 6])
+            assert aengus["result"]["successes"] == 5 and "cooperation" not in aengus
+            brady = await peers["Brady"].roll("oweens", {}, answers=ask["ask"],
+                                              dice=[1, 4, 5])
+            assert brady["result"]["kind"] == "narrow"
+            assert brady["cooperation"]["best"] == "Aengus"
+            assert brady["cooperation"]["margin"] == 2
+            assert brady["cooperation"]["success"] is True
+    run(scenario())
