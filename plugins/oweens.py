@@ -1104,3 +1104,30 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     return exact_odds(dice_count(p, roll.sheet, paid_dice(roll)),
                       difficulty + (1 if p["npc_bagage"] else 0),
                       p["augmentations"], p["buy_augmentations"])
+
+
+def _initiative_key(entry: dict[str, Any]) -> tuple[int, int]:
+    # Highest Peps first; at equal Peps, a relevant bagage first.
+    return (-int(entry["sheet"].get("pep", 0)), 0 if entry.get("bagage") else 1)
+
+
+def _in_groups(entries: list[dict[str, Any]]) -> list[list[str]]:
+    groups: list[list[dict[str, Any]]] = []
+    for entry in sorted(entries, key=_initiative_key):
+        if groups and _initiative_key(groups[-1][0]) == _initiative_key(entry):
+            groups[-1].append(entry)  # still tied: they act together
+        else:
+            groups.append([entry])
+    return [[entry["character"] for entry in group] for group in groups]
+
+
+@hookimpl
+def sidecar_initiative(roll: Roll, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scene's initiative (RULES.md §1, seed 000): highest Peps first; at equal Peps
+    the one with a relevant bagage; still tied, together. A character whose player spends
+    a bonbonus takes the initiative (1 BB+ from its wallet); if several spend, the same
+    rules order them, before everyone else."""
+    claims = [entry for entry in entries if entry["claim"]]
+    others = [entry for entry in entries if not entry["claim"]]
+    return {"order": _in_groups(claims) + _in_groups(others),
+            "spend": {entry["character"]: {"bonbonus": 1} for entry in claims}}

@@ -100,6 +100,14 @@ class AskRequest:
 
 
 @dataclass(frozen=True)
+class InitiativeRequest:
+    """An ``initiative`` request (GM only): order characters for a scene."""
+
+    characters: tuple[dict[str, Any], ...]
+    id: RequestId = None
+
+
+@dataclass(frozen=True)
 class SessionRequest:
     """A ``session`` request (GM only): start a new game session at the table."""
 
@@ -172,7 +180,8 @@ class PluginsRequest:
 MAX_HISTORY_PAGE = 500
 
 Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest | SeatRequest
-           | SheetRequest | ReactRequest | SessionRequest | AskRequest)
+           | SheetRequest | ReactRequest | SessionRequest | AskRequest
+           | InitiativeRequest)
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -373,6 +382,32 @@ def _bool(message: dict[str, Any], name: str) -> bool:
     return value
 
 
+def parse_initiative(message: dict[str, Any]) -> InitiativeRequest:
+    """Validate an ``initiative`` request: ``characters``, each a name or ``{character,
+    claim?, bagage?}``."""
+    rid = _id(message)
+    given = message.get("characters")
+    if not isinstance(given, list) or not 1 <= len(given) <= MAX_ASKED:
+        raise bad_field("characters", f"must be a list of 1 to {MAX_ASKED} characters",
+                        fr=f"doit être une liste de 1 à {MAX_ASKED} personnages")
+    entries = []
+    for item in given:
+        if isinstance(item, str):
+            item = {"character": item}
+        if (not isinstance(item, dict) or not isinstance(item.get("character"), str)
+                or not 0 < len(item["character"]) <= MAX_NAME_CHARS):
+            raise bad_field("characters", "each is a character's name or {character, claim, "
+                            "bagage}", fr="chacun est un nom de personnage ou {character, "
+                            "claim, bagage}")
+        entries.append({"character": item["character"], "claim": _bool(item, "claim"),
+                        "bagage": _bool(item, "bagage")})
+    names = [entry["character"] for entry in entries]
+    if len(set(names)) != len(names):
+        raise bad_field("characters", "names a character twice",
+                        fr="nomme deux fois un personnage")
+    return InitiativeRequest(characters=tuple(entries), id=rid)
+
+
 def parse_session(message: dict[str, Any]) -> SessionRequest:
     """Validate a ``session`` request (``op``: ``start``)."""
     return SessionRequest(id=_id(message), op=_choice(message, "op", ("start",)))
@@ -448,7 +483,7 @@ def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
            "history": parse_history, "plugins": parse_plugins, "seat": parse_seat,
            "sheet": parse_sheet, "react": parse_react, "session": parse_session,
-           "ask": parse_ask}
+           "ask": parse_ask, "initiative": parse_initiative}
 
 
 def parse_request(message: dict[str, Any]) -> Request:
@@ -678,6 +713,20 @@ def asks_message(table: str, asks: list[dict[str, Any]],
                  request_id: RequestId = None) -> dict[str, Any]:
     """The answer to ``ask`` ``list``: the open asks (each with who answered)."""
     return _with_id({"type": "asks", "table": table, "asks": asks}, request_id)
+
+
+def initiative_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                       request_id: RequestId = None, duplicate: bool = False
+                       ) -> dict[str, Any]:
+    """A journaled ``initiative`` event: the acting order of a scene."""
+    message = {"type": "initiative", "seq": event["seq"], "table": event["table"],
+               "ruleset": event["ruleset"], "order": event["order"],
+               "claims": event["claims"], "spent": event["spent"],
+               "by": public_by(event["by"])}
+    _with_id(message, request_id)
+    if duplicate:
+        message["duplicate"] = True
+    return message
 
 
 def seats_message(table: str, seats: list[dict[str, Any]],

@@ -41,6 +41,7 @@ from sidecar.protocol.messages import (
     AskRequest,
     Hello,
     HistoryRequest,
+    InitiativeRequest,
     OddsRequest,
     PluginsRequest,
     ReactRequest,
@@ -852,9 +853,11 @@ class TableCore:
 
     def begin_change(self, table: Table, member: Member,
                      request: SeatRequest | SheetRequest | SessionRequest | AskRequest
-                     ) -> RollTicket:
+                     | InitiativeRequest) -> RollTicket:
         """Check that ``member`` may make this seat or sheet change (GMs only)."""
-        if isinstance(request, AskRequest):
+        if isinstance(request, InitiativeRequest):
+            self._gm_only(member, "order the initiative", "ordonner l'initiative")
+        elif isinstance(request, AskRequest):
             self._gm_only(member, "ask for rolls", "demander des jets")
         elif isinstance(request, SessionRequest):
             self._gm_only(member, "start a session", "commencer une séance")
@@ -913,6 +916,44 @@ class TableCore:
                              extra=extra, close_seat=name if request.op == "rotate" else None,
                              close_reason="seat token changed" if request.op == "rotate"
                              else "name taken by a seat")
+
+    def initiative_entries(self, table: Table, request: InitiativeRequest
+                           ) -> tuple[str, list[dict[str, Any]]]:
+        """The ruleset and the entries an initiative is asked for: known characters, all
+        of one ruleset (``invalid_params`` otherwise)."""
+        entries, rulesets = [], set()
+        for given in request.characters:
+            character = table.characters.get(given["character"])
+            if character is None:
+                raise self._no_character(given["character"])
+            rulesets.add(character.ruleset)
+            entries.append({**given, "sheet": deep_copy(character.values)})
+        if len(rulesets) != 1:
+            raise ProtocolError("invalid_params", "an initiative orders characters of one "
+                                "ruleset", fr="une initiative ordonne des personnages d'un "
+                                "même jeu", details={"param": "characters"})
+        return rulesets.pop(), entries
+
+    def initiative(self, ticket: RollTicket, ruleset: str, request: InitiativeRequest,
+                   answer: dict[str, Any]) -> Pending:
+        """The initiative event (the caller holds the table's turn): the order, and what
+        the claims spend, applied like a roll's spend, all or nothing."""
+        table = ticket.table
+        records: tuple[tuple[str, str, Any], ...] = ()
+        sheet = self.catalogue.sheet_schema(ruleset)
+        for name, amounts in answer["spend"].items():
+            character = table.characters.get(name)
+            if character is None:
+                raise self._no_character(name)
+            values, _ = apply_delta(sheet, character.values, amounts, sign=-1, where="spend")
+            after = Character(name, character.ruleset, character.owner, values)
+            records += (("character", name, after.to_record()),)
+        event = {"type": "initiative", "seq": table.seq + 1, "table": table.name,
+                 "ruleset": ruleset, "order": answer["order"],
+                 "claims": [e["character"] for e in request.characters if e["claim"]],
+                 "spent": answer["spend"], "by": ticket.member.by, "mode": "public",
+                 "request_id": ticket.request_id}
+        return self._pending(ticket, event, records)
 
     def session_start(self, ticket: RollTicket) -> Pending:
         """The event of a new game session (the caller holds the table's turn): public,

@@ -143,6 +143,23 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource
     """
 
 
+@hookspec(firstresult=True)
+def sidecar_initiative(roll: Roll, entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Order characters of this plugin's ruleset for the initiative of a scene.
+
+    Called on the ruleset's owner only, when a GM asks (``{type: "initiative"}``).
+
+    :param roll: who asks and where (``ruleset``, ``table``, ``by``); nothing is rolled.
+    :param entries: one map per character: ``character`` (its name), ``sheet`` (its
+        values, a copy), ``claim`` (whether its player spends to take the initiative),
+        ``bagage`` (whether the GM judges it has a relevant bagage).
+    :return: ``{"order": [[name, …], …], "spend": {name: {field: amount}}}`` — the
+        characters in acting order, each inner list acting together; what the claims cost
+        (checked and spent like a roll's spend, all or nothing). ``None``: this ruleset has
+        no initiative rule.
+    """
+
+
 @hookspec
 def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
     """Describe the character sheet of ``ruleset``: the values a character carries.

@@ -200,6 +200,16 @@ class RollPipeline:
             manual=manual,
         )
 
+    def prepare_plain(self, ruleset: str, *, table: str = "",
+                      by: dict[str, str] | None = None) -> Roll:
+        """A :class:`Roll` of ``ruleset`` with no params checked: what a hook needs to know
+        of who asks and where, when nothing is rolled (initiative)."""
+        if self.host.ruleset_schema(ruleset) is None:
+            raise ProtocolError("unknown_ruleset", f"unknown ruleset '{ruleset[:40]}'",
+                                fr=f"jeu de règles inconnu « {ruleset[:40]} »",
+                                details={"ruleset": ruleset[:40]})
+        return Roll(ruleset=ruleset, params={}, table=table, by=dict(by) if by else {})
+
     def _validate(self, ruleset: str, params: dict[str, Any],
                   schema: dict[str, Any]) -> dict[str, Any]:
         if params.__class__ is not dict:
@@ -693,6 +703,41 @@ class RollPipeline:
         text = await self.render_text(roll, result, failures)
         return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
                           failures=failures)
+
+    async def initiative(self, roll: Roll, entries: list[dict[str, Any]]
+                         ) -> dict[str, Any]:
+        """The owner's initiative order for ``entries`` (``sidecar_initiative``), checked:
+        every character once, spends as maps of field to integer."""
+        owner = self._check_owner(roll.ruleset)
+        impl = self.host.owner_implementation("sidecar_initiative", roll.ruleset)
+        none = ProtocolError(
+            "invalid_params", f"the ruleset '{roll.ruleset}' has no initiative rule",
+            fr=f"le jeu de règles « {roll.ruleset} » n'a pas de règle d'initiative",
+            details={"param": "characters", "ruleset": roll.ruleset})
+        if impl is None or owner is None:
+            raise none
+        try:
+            answer, _ = await self._call_owner(impl, roll, {}, (deep_copy(entries),))
+        except ProtocolError:
+            raise
+        except Exception as exc:
+            raise self._ruleset_failed(roll, owner, describe(exc), "failed on initiative",
+                                       "a échoué sur l'initiative") from None
+        if answer is None:
+            raise none
+        names = [entry["character"] for entry in entries]
+        order = answer.get("order") if isinstance(answer, dict) else None
+        spend = answer.get("spend", {}) if isinstance(answer, dict) else None
+        problem = None
+        if (not isinstance(order, list) or not all(isinstance(g, list) for g in order)
+                or sorted(name for group in order for name in group) != sorted(names)):
+            problem = "order must list every character once, in groups"
+        elif not isinstance(spend, dict) or any(
+                name not in names or spend_problem(amounts) for name, amounts in spend.items()):
+            problem = "spend must map characters to {field: integer}"
+        if problem:
+            raise self._bad_outcome(roll, owner, problem)
+        return {"order": deep_copy(order), "spend": deep_copy(spend)}
 
     async def odds(self, roll: Roll) -> dict[str, Any]:
         """Exact odds of a prepared roll, with the extensions' roll changes applied.

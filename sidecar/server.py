@@ -44,6 +44,7 @@ from sidecar.protocol.messages import (
     AskRequest,
     Hello,
     HistoryRequest,
+    InitiativeRequest,
     OddsRequest,
     PluginsRequest,
     ReactRequest,
@@ -592,6 +593,8 @@ class SidecarServer:
             await self._session(session, request)
         elif isinstance(request, AskRequest):
             await self._ask(session, request)
+        elif isinstance(request, InitiativeRequest):
+            await self._initiative(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -675,6 +678,23 @@ class SidecarServer:
                 return
             pending = (self.core.ask_open(ticket, request) if request.op == "open"
                        else self.core.ask_cancel(ticket, request))
+            deliveries = await self._store(pending)
+        self._deliver(deliveries)
+
+    async def _initiative(self, session: ClientSession, request: InitiativeRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_change(table, member, request)
+        trims = table.trims
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return
+        async with table.turn:
+            if await self._repeated_meanwhile(session, ticket, trims):
+                return
+            ruleset, entries = self.core.initiative_entries(table, request)
+            roll = self.pipeline.prepare_plain(ruleset, table=table.name, by=member.by)
+            answer = await self.pipeline.initiative(roll, entries)
+            pending = self.core.initiative(ticket, ruleset, request, answer)
             deliveries = await self._store(pending)
         self._deliver(deliveries)
 

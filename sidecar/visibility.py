@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 from sidecar.protocol.messages import (
     ask_message,
+    initiative_message,
     outcome_message,
     seat_event_message,
     session_message,
@@ -89,6 +90,7 @@ BUILDERS: dict[str, Builder] = {
     "seat": seat_event_message,
     "session": session_message,
     "ask": ask_message,
+    "initiative": initiative_message,
 }
 
 

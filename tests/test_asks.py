@@ -218,3 +218,51 @@ def test_a_cooperative_roll_counts_the_best_answer():
             assert brady["cooperation"]["margin"] == 2
             assert brady["cooperation"]["success"] is True
     run(scenario())
+
+
+def test_initiative_orders_characters_by_the_rulesets_rule_and_claims_spend():
+    """O'Ween's (RULES.md §1): highest Peps first; at equal Peps a relevant bagage first;
+    still tied, together; spending a bonbonus takes the initiative (the claims ordered by
+    the same rules, before everyone), paid from the wallet in the same write."""
+    async def scenario():
+        async with running_server() as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            for name, pep, bonbonus in (("Aengus", 3, 1), ("Brady", 3, 0), ("Cian", 2, 2),
+                                        ("Dara", 4, 0), ("Eogan", 2, 0)):
+                await gm.request({"type": "sheet", "id": f"c-{name}", "op": "set",
+                                  "character": name, "ruleset": "oweens",
+                                  "values": {"pep": pep, "bonbonus": bonbonus}})
+            player = await Peer.open(server)
+            await player.join("t", "Fiona")
+            refused = await player.request({"type": "initiative", "id": "p",
+                                             "characters": ["Aengus"]})
+            assert refused["code"] == "forbidden"
+            order = await gm.request({"type": "initiative", "id": "i", "characters": [
+                "Aengus", {"character": "Brady", "bagage": True},
+                {"character": "Cian", "claim": True}, "Dara", "Eogan"]})
+            assert order["type"] == "initiative", order
+            assert order["order"] == [["Cian"], ["Dara"], ["Brady"], ["Aengus"], ["Eogan"]]
+            assert order["claims"] == ["Cian"] and order["spent"] == {"Cian": {"bonbonus": 1}}
+            assert (await player.recv_type("initiative"))["seq"] == order["seq"]
+            tied = await gm.request({"type": "initiative", "id": "i2",
+                                     "characters": ["Aengus", "Brady"]})
+            assert tied["order"] == [["Aengus", "Brady"]]
+            broke = await gm.request({"type": "initiative", "id": "i3", "characters": [
+                {"character": "Brady", "claim": True}]})
+            assert broke["code"] == "insufficient"
+            values = {c["character"]: c["values"] for c in (await gm.request(
+                {"type": "sheet", "id": "l", "op": "list"}))["characters"]}
+            assert values["Cian"]["bonbonus"] == 1 and values["Brady"]["bonbonus"] == 0
+            mixed = await gm.request({"type": "sheet", "id": "c-x", "op": "set",
+                                      "character": "Gob", "ruleset": "bloodlust",
+                                      "values": {}})
+            assert mixed["type"] == "sheet"
+            for characters, code in ((["Aengus", "Gob"], "invalid_params"),
+                                     (["Gob"], "invalid_params"),
+                                     (["Nobody"], "invalid_params"),
+                                     (["Aengus", "Aengus"], "bad_message")):
+                error = await gm.request({"type": "initiative", "id": "e",
+                                          "characters": characters})
+                assert error["code"] == code, (characters, error)
+    run(scenario())

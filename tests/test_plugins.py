@@ -421,6 +421,7 @@ RECORDER_ANSWERS = {
                                      "dice": 0}]},
     "sidecar_react": {"result": {"success": True, "margin": 2, "kind": "success",
                                  "label": {"fr": "oui", "en": "yes"}}},
+    "sidecar_initiative": {"order": [["P"]], "spend": {}},
     "sidecar_odds": {"p_success": 0.5, "kinds": {"success": 0.5, "failure": 0.5}},
     "sidecar_render_text": "probe text",
 }
@@ -452,6 +453,11 @@ def test_every_hook_has_a_test(tmp_path):
             decided = await gm.request({"type": "react", "id": "k", "roll": outcome["roll"],
                                         "choice": "ok"})
             assert decided["result"]["margin"] == 2
+            made = await gm.request({"type": "sheet", "id": "c", "op": "set",
+                                     "character": "P", "ruleset": "probe", "values": {}})
+            assert made["type"] == "sheet", made
+            order = await gm.request({"type": "initiative", "id": "i", "characters": ["P"]})
+            assert order["order"] == [["P"]], order
             odds = await gm.request({"type": "odds", "id": "o", "ruleset": "probe"})
             assert odds["type"] == "odds" and odds["p_success"] == 0.5
             blood = await gm.roll("bloodlust", {"pool": 2})
