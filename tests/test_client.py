@@ -422,6 +422,17 @@ def test_a_gm_asks_seats_they_answer_and_the_gm_follows_the_answers() -> None:
                     assert by_bob["character"] == "Ysolde" and bob.asks == {}
                     await _until(gm, lambda e: e.get("seq") == by_bob["seq"], gm_events)
                     assert gm.asks == {}  # every seat answered: closed
+                    # An answer left open settles its side only once decided.
+                    later = await gm.ask("Alice", "luck", {"target": 7, "second_chance": True})
+                    await _until(alice, lambda e: e.get("seq") == later["seq"], events)
+                    opened = await alice.answer(later["ask"])
+                    assert opened["open"] is True and alice.asks == {}
+                    await _until(gm, lambda e: e.get("seq") == opened["seq"], gm_events)
+                    assert gm.asks[later["ask"]]["answered"]["Alice"]["open"] is True
+                    decided = await alice.react(opened, "keep")
+                    assert decided["answers"] == later["ask"]
+                    await _until(gm, lambda e: e.get("seq") == decided["seq"], gm_events)
+                    assert gm.asks == {}
                     # A cancelled ask leaves every client's list.
                     other = await gm.ask("Alice", "luck", {"target": 3})
                     await _until(alice, lambda e: e.get("seq") == other["seq"], events)
