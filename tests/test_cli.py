@@ -886,3 +886,33 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
         bad = sidecar("ask", "open", "Strengal", "--ruleset", "d6code", "--each", "Nobody",
                       "code=3D", *gm)
         assert bad.returncode == 2 and "--each Nobody" in bad.stderr
+
+
+def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
+    with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
+        base = ["--url", server.url, "--table", "t"]
+        gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
+        alice = [*base, "--token", _seat_token(gm, "Alice"), "--name", "Alice"]
+        first = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
+                                "Sauter", *gm).stdout)
+        second = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
+                                 "Nager", *gm).stdout)
+        proc, typist = _in_a_terminal("answer", *alice)
+        try:
+            shown = _read_until(proc, "Quelle demande / which ask [1-2]")
+            os.write(typist, b"7\n")  # no such ask: asked again
+            shown += _read_until(proc, "« 7 » ? 1-2")
+            number = re.search(rf"(\d)\) demande / ask {second}: luck « Nager »", shown)
+            assert number, shown
+            os.write(typist, number.group(1).encode() + b"\n")
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(typist)
+            proc.kill()
+        assert proc.returncode == 0, err
+        assert f"demande / ask {first}: luck « Sauter »" in shown
+        assert "Alice — Nager" in out.decode()
+        assert f"répond à la demande / answers ask {second}" in out.decode()
+        # The other one is left: without a terminal, the only one pending is answered.
+        left = sidecar("answer", *alice)
+        assert left.returncode == 0 and f"answers ask {first}" in left.stdout
