@@ -882,6 +882,33 @@ describe("asked rolls in the chat, against a real sidecar", () => {
     assert.doesNotMatch(gmCard.content, /en attente/);
   });
 
+  test("module.js: the asked card's button is bound on render, a click answers and the card is updated", async () => {
+    const gm = new SidecarClient(server.url, { table, name: "MJ (web)", role: "gm", token: GM_TOKEN, reconnect: false });
+    clients.push(gm);
+    await gm.connect();
+    const { token } = await gm.addSeat("Léa");
+    const user = { id: "u-lea", name: "Léa", isGM: false, active: true };
+    const foundry = await fakeFoundry("asks", { user, settings: { url: server.url, table, playerToken: PLAYER_TOKEN,
+      gmToken: "", seatToken: token, seatName: "", character: "", mirror: false } });
+    try {
+      const ask = await gm.ask({ to: ["Léa"], ruleset: "luck", label: "Grimper" });
+      for (let i = 0; i < 500 && !foundry.created.length; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      const card = foundry.created[0];
+      assert.equal(card.flags["vtt-sidecar"].ask, ask.ask);
+      assert.deepEqual(card.whisper, ["u-lea"]);
+      const rendered = fakeAnswerCard(card.content);
+      const render = foundry.hooks.get("renderChatMessage")[0];
+      render(card, [rendered.root]);
+      await rendered.blocks[0].button.click();
+      const answer = foundry.created[1];
+      assert.match(answer.content, /répond à la demande/);
+      assertShownAsText(card.content, `Répondu (#${answer.flags["vtt-sidecar"].seq})`);
+      assert.doesNotMatch(card.content, /<button/);
+    } finally {
+      await foundry.close();
+    }
+  });
+
   test("a cancelled ask says so on both cards; /sc session is announced to everyone", async () => {
     const gmCard = await chats.MJ.handle("/sc ask luck --to Alice");
     await until(() => posted.Alice.some((message) => message.ask === gmCard.ask));
