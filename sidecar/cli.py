@@ -1,6 +1,6 @@
 """The ``sidecar`` command: ``serve``, ``plugins``, ``roll``, ``react``, ``watch``,
-``history``, ``export``, ``odds``, and the GM's ``seat`` and ``sheet`` (seats and
-characters)."""
+``history``, ``export``, ``odds``, the GM's ``seat`` and ``sheet`` (seats and
+characters), asked rolls (the GM's ``ask``, a seat's ``answer``) and ``session``."""
 
 from __future__ import annotations
 
@@ -205,6 +205,7 @@ def format_outcome(message: dict[str, Any]) -> str:
             lines.append(format_decision(message))
         if message.get("open"):
             lines += format_choices(message)
+        lines += format_answer(message)
         return "\n".join(lines)
     mark = KIND_MARKS.get(result.get("kind", ""), "")
     lines = [f"#{message['seq']} {mark} {message.get('text', '')}"]
@@ -225,7 +226,18 @@ def format_outcome(message: dict[str, Any]) -> str:
         lines.append(format_decision(message))
     if message.get("open"):
         lines += format_choices(message)
+    lines += format_answer(message)
     return "\n".join(lines)
+
+
+def format_answer(message: dict[str, Any]) -> list[str]:
+    """What an answer to an ask adds: the ask it answers, an opposition's result."""
+    lines = []
+    if message.get("answers"):
+        lines.append(f"   répond à la demande / answers ask {message['answers']}")
+    if isinstance(message.get("opposition"), dict):
+        lines.append(format_opposition(message["opposition"]))
+    return lines
 
 
 def format_sheet_event(event: dict[str, Any]) -> str:
@@ -263,9 +275,83 @@ def format_seat_event(event: dict[str, Any]) -> str:
     return line + (f" — par / by {who}" if who else "")
 
 
+def format_params(params: dict[str, Any] | None) -> str:
+    """``key=value`` pairs as typed on the command line."""
+    return ", ".join(f"{key}={format_value(value)}" for key, value in (params or {}).items())
+
+
+def format_asked(side: dict[str, Any], common: dict[str, Any] | None = None) -> str:
+    """One asked side: its seat, its character, the params it has of its own (an opposed
+    roll's: those that differ from the ask's ``common`` params)."""
+    text = str(side.get("seat"))
+    if side.get("character"):
+        text += f" ({side['character']})"
+    own = {key: value for key, value in (side.get("params") or {}).items()
+           if (common or {}).get(key) != value}
+    if own:
+        text += f" [{format_params(own)}]"
+    return text
+
+
+def format_ask_event(event: dict[str, Any]) -> str:
+    """An ask as the table sees it: who is asked, for what roll; or its cancellation."""
+    who = (event.get("by") or {}).get("name")
+    by = f" — par / by {who}" if who else ""
+    seq = f"#{event['seq']} " if "seq" in event else ""
+    if event.get("op") == "cancel":
+        return f"{seq}demande / ask {event.get('ask')} annulée / cancelled{by}"
+    kind = "opposition / opposed roll" if event.get("opposed") else "demande / ask"
+    head = f"{seq}{kind} {event.get('ask')}: {event.get('ruleset')}"
+    if event.get("label"):
+        head += f" « {event['label']} »"
+    sides = [format_asked(side, event.get("params")) for side in event.get("to") or ()]
+    lines = [head + by, "   à / to: " + ", ".join(sides)]
+    if event.get("params"):
+        lines.append(f"   params: {format_params(event['params'])}")
+    if event.get("mode", "public") != "public":
+        lines.append(f"   mode: {event['mode']}")
+    answered = event.get("answered")
+    if answered:
+        lines.append("   ont répondu / answered: " + ", ".join(
+            f"{seat} (#{side.get('seq')}{', ouvert / open' if side.get('open') else ''})"
+            for seat, side in answered.items()))
+    return "\n".join(lines)
+
+
+def format_opposition(opposition: dict[str, Any]) -> str:
+    """An opposed roll's result: each side's success and margin, the winner."""
+    sides = []
+    for side in opposition.get("sides") or ():
+        name = side.get("seat")
+        if side.get("character"):
+            name += f" ({side['character']})"
+        mark = "réussite / success" if side.get("success") else "échec / failure"
+        margin = side.get("margin")
+        sides.append(f"{name} {mark}" + (f", marge / margin {margin}"
+                                         if margin is not None else ""))
+    if opposition.get("draw"):
+        verdict = "égalité / draw"
+    elif opposition.get("winner") is None:
+        verdict = "personne ne réussit / nobody succeeds"
+    else:
+        verdict = f"vainqueur / winner: {opposition['winner']}"
+    return f"   opposition {opposition.get('ask')}: {'; '.join(sides)} — {verdict}"
+
+
+def format_session_event(event: dict[str, Any]) -> str:
+    """A new game session."""
+    who = (event.get("by") or {}).get("name")
+    return (f"#{event.get('seq', '?')} nouvelle session / new session {event.get('number')}"
+            + (f" — par / by {who}" if who else ""))
+
+
 def format_event(event: dict[str, Any]) -> str:
     """Any journaled event (``watch``, ``history``)."""
     kind = event.get("type")
+    if kind == "ask":
+        return format_ask_event(event)
+    if kind == "session":
+        return format_session_event(event)
     if kind == "sheet":
         return format_sheet_event(event)
     if kind == "seat":
@@ -828,6 +914,117 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     return _run(_sheet(args))
 
 
+# -- asked rolls and sessions (PROTOCOL.md §7.4–7.5) ----------------------------------------
+
+def split_targets(items: list[str]) -> tuple[list[str], list[str]]:
+    """``ask open``'s words: names (seats or characters) and ``key=value`` params."""
+    names = [item for item in items if "=" not in item]
+    return names, [item for item in items if "=" in item]
+
+
+async def _ask_command(args: argparse.Namespace) -> int:
+    async with _joined(args) as (client, welcome):
+        command = args.ask_command
+        if command == "list":
+            asks = await client.asks()
+            if args.json:
+                print(json.dumps(asks, ensure_ascii=False))
+            elif not asks:
+                print("aucune demande ouverte / no open ask")
+            for ask in [] if args.json else asks:
+                print(format_ask_event(ask))
+            return EXIT_OK
+        if command == "cancel":
+            reply = await client.cancel_ask(args.ask)
+        else:
+            names, pairs = split_targets(args.targets)
+            if not names:
+                return _usage("ask open: SEAT_OR_CHARACTER… ?")
+            schema = next((r["params"] for r in welcome["rulesets"]
+                           if r["name"] == args.ruleset), {})
+            try:
+                params = parse_pairs(pairs, schema)
+                each = {}
+                for side in args.each:
+                    if side[0] not in names:
+                        return _usage(f"--each {side[0]}: pas parmi / not among "
+                                      f"{', '.join(names)}")
+                    each[side[0]] = parse_pairs(side[1:], schema)
+            except ValueError as exc:
+                return _usage(str(exc))
+            reply = await client.ask(names, args.ruleset, params, label=args.label,
+                                     mode=args.mode, opposed=args.opposed, each=each or None)
+        print(json.dumps(reply, ensure_ascii=False) if args.json else format_ask_event(reply))
+        return EXIT_OK
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    return _run(_ask_command(args))
+
+
+async def _pick_ask(client: Any) -> str | None:
+    """The ask to answer when none is named: the only one pending, or the one picked in
+    a terminal; ``None`` (and why, printed) otherwise."""
+    pending = list(client.asks.values())
+    if not pending:
+        print("sidecar: aucune demande à laquelle répondre / no ask to answer",
+              file=sys.stderr)
+        return None
+    if len(pending) == 1:
+        return pending[0]["ask"]
+    for number, ask in enumerate(pending, 1):
+        print(f"{number}) " + format_ask_event(ask).replace("\n", "\n   "))
+    if not sys.stdin.isatty():
+        print("sidecar: plusieurs demandes, laquelle ? / several asks: sidecar answer ASK_ID",
+              file=sys.stderr)
+        return None
+    while True:
+        line = (await _read_line(f"Quelle demande / which ask [1-{len(pending)}]: ")).strip()
+        if not line:
+            return None
+        if line.isdigit() and 1 <= int(line) <= len(pending):
+            return pending[int(line) - 1]["ask"]
+        if line in client.asks:
+            return line
+        print(f"« {line} » ? 1-{len(pending)}")
+
+
+async def _answer(args: argparse.Namespace) -> int:
+    try:
+        dice = parse_dice(args.dice)
+    except ValueError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    async with _joined(args) as (client, _):
+        ask_id = args.ask or await _pick_ask(client)
+        if ask_id is None:
+            return EXIT_USAGE
+        outcomes = client.outcomes()  # a decision taken elsewhere is seen
+        outcome = await client.answer(ask_id, dice)
+        print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome),
+              flush=True)
+        if (outcome.get("open") and client.may_decide(outcome) and not args.json
+                and sys.stdin.isatty()):
+            await _ask(client, outcome, outcomes, manual=dice is not None)
+        return EXIT_OK
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    return _run(_answer(args))
+
+
+async def _session(args: argparse.Namespace) -> int:
+    async with _joined(args) as (client, _):
+        reply = await client.start_session()
+        print(json.dumps(reply, ensure_ascii=False) if args.json
+              else format_session_event(reply))
+        return EXIT_OK
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    return _run(_session(args))
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     try:
         return _run(_watch(args))
@@ -1092,6 +1289,45 @@ def build_parser() -> argparse.ArgumentParser:
     listing = sheets.add_parser("list", help="the characters you may see (a seat: its own)")
     _client_options(listing, "gm")
     listing.set_defaults(func=cmd_sheet)
+
+    ask = sub.add_parser("ask", help="GM: ask seats or characters for a roll (an opposed "
+                                     "roll with --opposed)")
+    asks = ask.add_subparsers(dest="ask_command", required=True)
+    open_ = asks.add_parser("open", help="ask for a roll: sidecar ask open Alice Ysolde "
+                                         "--ruleset luck target=5")
+    open_.add_argument("targets", nargs="*", metavar="SEAT_OR_CHARACTER|key=value",
+                       help="the seats or characters asked, and the roll's params")
+    open_.add_argument("--ruleset", required=True)
+    open_.add_argument("--label", default="", help="what is attempted")
+    open_.add_argument("--mode", default=MODES[0], choices=[m for m in MODES if m != "self"])
+    open_.add_argument("--opposed", action="store_true",
+                       help="an opposed roll: the sides are compared when the last answers")
+    open_.add_argument("--each", nargs="+", action="append", default=[],
+                       metavar="NAME key=value",
+                       help="one side's own params (repeatable): --each Krull code=4D+1")
+    open_.set_defaults(func=cmd_ask, pairs="targets")
+    cancel = asks.add_parser("cancel", help="cancel an open ask")
+    cancel.add_argument("ask", metavar="ASK_ID")
+    cancel.set_defaults(func=cmd_ask)
+    listing = asks.add_parser("list", help="the open asks and who answered (a seat: its own)")
+    listing.set_defaults(func=cmd_ask)
+    for command in (open_, cancel):
+        _client_options(command, "gm")
+    _client_options(listing, "gm")
+
+    answer = sub.add_parser("answer", help="a seat: answer an ask (the asked roll; asks "
+                                           "which one in a terminal when no id is given)")
+    answer.add_argument("ask", nargs="?", metavar="ASK_ID")
+    _client_options(answer, "player")
+    answer.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
+    answer.set_defaults(func=cmd_answer)
+
+    session = sub.add_parser("session", help="GM: game sessions")
+    sessions = session.add_subparsers(dest="session_command", required=True)
+    start = sessions.add_parser("start", help="start a new game session (what lasts a "
+                                              "session starts over)")
+    _client_options(start, "gm")
+    start.set_defaults(func=cmd_session)
 
     watch = sub.add_parser("watch", help="print a table's outcomes as they arrive")
     _client_options(watch, "observer")

@@ -35,6 +35,21 @@ outcome with ``reacts_to`` (the open outcome's ``seq``), ``choice`` and ``reacte
 arrive (its own, or all of them for a GM), and :attr:`SidecarClient.open` holds those
 still waiting for a decision.
 
+Asked rolls and sessions (``protocol/PROTOCOL.md`` §7.4–7.5): a GM asks seats or
+characters for a roll (:meth:`SidecarClient.ask`, ``opposed=True`` for an opposed roll with
+``each`` side's own params), cancels it (:meth:`SidecarClient.cancel_ask`) and starts game
+sessions (:meth:`SidecarClient.start_session`); an asked seat answers with
+:meth:`SidecarClient.answer` (the ask's ruleset and params apply). :attr:`SidecarClient.asks`
+holds the open asks this client may answer (a GM: every open ask, its ``answered`` map
+filling as answers arrive)::
+
+    ask = await gm.ask(["Alice", "Ysolde"], "luck", {"target": 5}, label="Perception")
+    # … on Alice's side:
+    outcome = await alice.answer(ask["ask"])      # outcome["answers"] == ask["ask"]
+
+The outcome that settles an opposed roll's last side carries ``opposition`` (``sides``,
+``winner``, ``draw``).
+
 With ``reconnect=True`` a dropped connection is reopened by itself (backing off up to 5 s)
 and joined with ``resume`` = the last ``seq`` seen: the server replays what was missed, in
 order, each event once, and :meth:`events` goes on as if nothing happened. Rolls left
@@ -61,7 +76,7 @@ from sidecar.protocol.messages import PROTOCOL_VERSION
 #: Errors after which reconnecting cannot help: the server closed on purpose.
 FATAL_CODES = frozenset({"forbidden", "unsupported_protocol", "bad_message"})
 #: Journaled events (they carry a ``seq``) that :meth:`SidecarClient.events` yields.
-JOURNALED = frozenset({"outcome", "sheet", "seat"})
+JOURNALED = frozenset({"outcome", "sheet", "seat", "ask", "session"})
 #: ``set_sheet(owner=KEEP)``: leave the character's owner as it is.
 KEEP: Any = object()
 
@@ -116,6 +131,19 @@ class OpenRolls:
         self.queue.put_nowait(None)
 
 
+class Asks(dict[str, dict[str, Any]]):
+    """:attr:`SidecarClient.asks`: the open asks this client may answer, by ask id, kept
+    up to date from the events; calling it (``await client.asks()``) asks the server for
+    its list instead (each ask with ``answered``)."""
+
+    def __init__(self, client: SidecarClient) -> None:
+        super().__init__()
+        self._client = client
+
+    async def __call__(self) -> list[dict[str, Any]]:
+        return await self._client.list_asks()
+
+
 class SidecarClient:
     """One connection to one table. Requests are matched to replies by ``id``; everything
     the table streams (outcomes, presence) is available from :meth:`events`."""
@@ -142,6 +170,11 @@ class SidecarClient:
         #: Open rolls seen and not decided yet, by ``roll`` id: their latest open outcome.
         self.open: dict[str, dict[str, Any]] = {}
         self._open_queues: list[asyncio.Queue[dict[str, Any] | None]] = []
+        #: Open asks this client may answer, by ask id (a GM: every open ask), each the
+        #: ask as listed — with ``answered``: ``{seat: side}``, filled as answers arrive.
+        self.asks = Asks(self)
+        #: The table's game session number, when an event or the welcome told it.
+        self.session: int | None = None
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         # Request ids are idempotency keys the server remembers (across restarts): they
@@ -179,6 +212,12 @@ class SidecarClient:
         self.characters = {entry["character"]: dict(entry)
                            for entry in reply.get("characters") or ()
                            if isinstance(entry, dict) and "character" in entry}
+        self.asks.clear()
+        for entry in reply.get("asks") or ():
+            if isinstance(entry, dict) and isinstance(entry.get("ask"), str):
+                self._track_ask({**entry, "type": "ask", "op": "open"})
+        if isinstance(reply.get("session"), int):
+            self.session = reply["session"]
         if self.last_seq is None:
             self.last_seq = reply.get("seq", 0)
         # Rolls cut off by a drop: same id again, so the server answers without rerolling.
@@ -238,6 +277,7 @@ class SidecarClient:
                 self.last_seq = seq
                 self._track(message)
                 self._track_open(message)
+                self._track_ask(message)
                 self._events.put_nowait(message)
         elif kind == "presence":
             self._events.put_nowait(message)
@@ -277,6 +317,49 @@ class SidecarClient:
                     queue.put_nowait(event)
         elif "reacts_to" in event:
             self.open.pop(roll_id, None)
+
+    def _track_ask(self, event: dict[str, Any]) -> None:
+        """Keep :attr:`asks` as the events say: an ask opens (for this client when it is a
+        GM or one of the asked seats), is cancelled, is answered (a seat's own answer
+        ends its wait; a GM's ends when every side is settled)."""
+        kind = event.get("type")
+        if kind == "session" and isinstance(event.get("number"), int):
+            self.session = event["number"]
+        elif kind == "ask":
+            ask_id = event.get("ask")
+            if event.get("op") == "cancel":
+                self.asks.pop(ask_id, None)
+            elif event.get("op") == "open" and isinstance(ask_id, str):
+                entry = {key: value for key, value in event.items()
+                         if key not in ("id", "seq", "duplicate", "op", "type")}
+                entry.setdefault("answered", {})
+                if self._may_answer(entry):
+                    self.asks[ask_id] = entry
+        elif kind == "outcome" and event.get("answers") in self.asks:
+            ask_id = event["answers"]
+            entry = self.asks[ask_id]
+            seat = (event.get("by") or {}).get("name")
+            if self.hello.get("role") != "gm":
+                if seat == self.hello["name"]:
+                    self.asks.pop(ask_id, None)
+                return
+            result = event.get("result") or {}
+            entry["answered"][seat] = {
+                "seat": seat, "character": event.get("character"), "seq": event["seq"],
+                "roll": event.get("roll"), "open": is_open(event),
+                "success": result.get("success"), "margin": result.get("margin")}
+            settled = (len(entry["answered"]) >= len(entry.get("to") or ())
+                       and not any(side.get("open") for side in entry["answered"].values()))
+            if settled or "opposition" in event:
+                self.asks.pop(ask_id, None)
+
+    def _may_answer(self, ask: dict[str, Any]) -> bool:
+        """A GM follows every ask; a seat the asks naming it that it has not answered."""
+        if self.hello.get("role") == "gm":
+            return True
+        name = self.hello.get("name")
+        return (any(isinstance(t, dict) and t.get("seat") == name for t in ask.get("to") or ())
+                and name not in (ask.get("answered") or {}))
 
     def may_decide(self, outcome: dict[str, Any]) -> bool:
         """Whether this client may ``react`` to an open outcome: it shows its choices (a
@@ -345,6 +428,68 @@ class SidecarClient:
         message: dict[str, Any] = {"type": "react", "roll": roll_id, "choice": choice}
         if dice is not None:
             message["dice"] = dice
+        if id is not None:
+            message["id"] = id
+        return await self.request(message)
+
+    # -- asked rolls and sessions (GM asks, seats answer) ----------------------------------
+
+    async def ask(self, to: list[str] | str, ruleset: str,
+                  params: dict[str, Any] | None = None, *, label: str = "",
+                  mode: str = "public", options: dict[str, Any] | None = None,
+                  opposed: bool = False, each: dict[str, dict[str, Any]] | None = None,
+                  id: str | None = None) -> dict[str, Any]:
+        """Ask seats or characters (``to``: their names) for a roll (GM only). Returns the
+        ``ask`` event (``ask`` its id, ``to`` as ``[{seat, character}]``, params with their
+        defaults). ``opposed=True``: the sides are compared when the last one answers;
+        ``each`` gives a side (by its name in ``to``) its own params over ``params``."""
+        message: dict[str, Any] = {
+            "type": "ask", "op": "open", "to": [to] if isinstance(to, str) else list(to),
+            "ruleset": ruleset, "params": params or {}, "label": label, "mode": mode,
+            "options": options or {}}
+        if opposed:
+            message["opposed"] = True
+        if each:
+            message["each"] = each
+        if id is not None:
+            message["id"] = id
+        return await self.request(message)
+
+    async def cancel_ask(self, ask: str | dict[str, Any]) -> dict[str, Any]:
+        """Cancel an open ask (GM only): its ``cancel`` event; ``bad_message`` when it is
+        not open any more."""
+        ask_id = ask["ask"] if isinstance(ask, dict) else ask
+        return await self.request({"type": "ask", "op": "cancel", "ask": ask_id})
+
+    async def list_asks(self) -> list[dict[str, Any]]:
+        """The open asks as the server lists them (a GM: all; a seat: those naming it),
+        each with ``answered``: ``{seat: side}``."""
+        return (await self.request({"type": "ask", "op": "list"}))["asks"]
+
+    async def answer(self, ask: str | dict[str, Any], dice: list[int] | None = None, *,
+                     id: str | None = None) -> dict[str, Any]:
+        """Answer an ask as an asked seat: a roll carrying ``answers`` (the ask's ruleset,
+        params, label and mode apply; ``dice`` are physical faces where allowed). Returns
+        the outcome (``answers``, and ``opposition`` when it settles an opposed roll).
+        ``forbidden`` when this seat was not asked, ``bad_message`` once answered or when
+        the ask is closed."""
+        ask_id = ask["ask"] if isinstance(ask, dict) else ask
+        known = ask if isinstance(ask, dict) else self.asks.get(ask_id)
+        ruleset = (known or {}).get("ruleset")
+        if ruleset is None:  # not followed here (yet): the server's list says
+            listed = {a["ask"]: a for a in await self.list_asks()}
+            ruleset = (listed.get(ask_id) or {}).get("ruleset", "")
+        message: dict[str, Any] = {"type": "roll", "ruleset": ruleset, "params": {},
+                                   "answers": ask_id}
+        if dice is not None:
+            message["dice"] = dice
+        if id is not None:
+            message["id"] = id
+        return await self.request(message)
+
+    async def start_session(self, *, id: str | None = None) -> dict[str, Any]:
+        """Start a new game session (GM only): the public ``session`` event (``number``)."""
+        message: dict[str, Any] = {"type": "session", "op": "start"}
         if id is not None:
             message["id"] = id
         return await self.request(message)
@@ -442,7 +587,7 @@ class SidecarClient:
     # -- streams ----------------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """Journaled events — outcomes, sheet events, seat events — (each ``seq`` once,
+        """Journaled events — outcomes, sheet, seat, ask and session events — (each ``seq`` once,
         replayed ones included) and presence messages as they arrive, until the connection
         closes for good."""
         while True:

@@ -780,3 +780,139 @@ def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
             proc.kill()
         assert proc.returncode == 0, err
         assert "decided elsewhere" in out.decode() and "par / by Morgane" in out.decode()
+
+
+# -- asked rolls, opposed rolls, sessions (PROTOCOL.md §7.4–7.5) --------------------------
+
+def _ask_id(output: str) -> str:
+    found = re.search(r"(?:demande / ask|opposition / opposed roll) (\S+):", output)
+    assert found, output
+    return found.group(1)
+
+
+def _seat_token(gm: list[str], name: str) -> str:
+    added = sidecar("seat", "add", name, "--no-qr", *gm)
+    assert added.returncode == 0, added.stderr
+    return re.search(r"#token=(\S+)", added.stdout).group(1)
+
+
+def test_ask_answer_cancel_and_session_from_the_command_line():
+    with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS,
+                      "--allow-player-dice") as server:
+        base = ["--url", server.url, "--table", "t"]
+        gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
+        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+                 for name in ("Alice", "Bob")}
+        assert sidecar("sheet", "set", "Ysolde", "--ruleset", "luck", "--owner", "Bob",
+                       *gm).returncode == 0
+        opened = sidecar("ask", "open", "Alice", "Ysolde", "--ruleset", "luck", "target=5",
+                         "--label", "Perception", "--mode", "gm", *gm)
+        assert opened.returncode == 0, opened.stderr
+        ask = _ask_id(opened.stdout)
+        assert f"demande / ask {ask}: luck « Perception » — par / by Morgane" in opened.stdout
+        assert "à / to: Alice, Bob (Ysolde)" in opened.stdout
+        assert "target=5" in opened.stdout and "mode: gm" in opened.stdout
+        # Alice has one ask pending: `answer` without an id answers it.
+        answered = sidecar("answer", *seats["Alice"], "--dice", "4")
+        assert answered.returncode == 0, answered.stderr
+        assert f"répond à la demande / answers ask {ask}" in answered.stdout
+        assert "dés/dice: 4" in answered.stdout
+        twice = sidecar("answer", ask, *seats["Alice"])
+        assert twice.returncode == 1 and "bad_message" in twice.stderr
+        listed = sidecar("ask", "list", *gm)
+        assert listed.returncode == 0 and ask in listed.stdout
+        assert "ont répondu / answered: Alice (#" in listed.stdout
+        assert "Alice" in sidecar("ask", "list", "--role", "player", *seats["Bob"]).stdout
+        by_bob = sidecar("answer", ask, *seats["Bob"])
+        assert by_bob.returncode == 0 and "personnage / character: Ysolde" in by_bob.stdout
+        assert "no open ask" in sidecar("ask", "list", *gm).stdout
+        # Two asks pending and no terminal: which one is not guessed.
+        first = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", *gm).stdout)
+        second = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
+                                 "Nager", *gm).stdout)
+        unsure = sidecar("answer", *seats["Alice"])
+        assert unsure.returncode == 2 and "sidecar answer ASK_ID" in unsure.stderr
+        assert first in unsure.stdout and second in unsure.stdout
+        cancelled = sidecar("ask", "cancel", first, *gm)
+        assert cancelled.returncode == 0
+        assert f"demande / ask {first} annulée / cancelled — par / by Morgane" in \
+            cancelled.stdout
+        assert sidecar("ask", "cancel", first, *gm).returncode == 1
+        refused = sidecar("ask", "open", "Bob", "--ruleset", "luck", *seats["Alice"])
+        assert refused.returncode == 1 and "forbidden" in refused.stderr
+        nobody = sidecar("answer", *seats["Bob"])
+        assert nobody.returncode == 2 and "no ask to answer" in nobody.stderr
+        started = sidecar("session", "start", *gm)
+        assert started.returncode == 0 and "nouvelle session / new session 1" in started.stdout
+        # The history tells it all: asks, answers, the cancellation, the session.
+        history = sidecar("history", "--role", "gm", *gm).stdout
+        assert f"demande / ask {ask}: luck « Perception »" in history
+        assert history.count(f"répond à la demande / answers ask {ask}") == 2
+        assert f"demande / ask {first} annulée / cancelled" in history
+        assert "nouvelle session / new session 1 — par / by Morgane" in history
+
+
+def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
+    """Seed 003: Strengal 3D+5 rolls 11 → 16 against Krull 4D+1 rolling 13 → 14."""
+    with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
+        base = ["--url", server.url, "--table", "duel"]
+        gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
+        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+                 for name in ("Strengal", "Krull")}
+        watch = subprocess.Popen([*SIDECAR, "watch", "--count", "2", *base], cwd=ROOT,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert "table duel" in watch.stdout.readline()
+            opened = sidecar("ask", "open", "Strengal", "Krull", "--ruleset", "d6code",
+                             "difficulty=0", "--opposed", "--each", "Strengal", "code=3D+5",
+                             "--each", "Krull", "code=4D+1", *gm)
+            assert opened.returncode == 0, opened.stderr
+            assert "opposition / opposed roll" in opened.stdout
+            assert "à / to: Strengal [code=3D+5], Krull [code=4D+1]" in opened.stdout
+            ask = _ask_id(opened.stdout)
+            first = sidecar("answer", ask, "--dice", "3,4,4", *seats["Strengal"])
+            assert first.returncode == 0 and "opposition" not in first.stdout.replace(
+                "opposition / opposed", "")
+            last = sidecar("answer", "--dice", "4,4,3,2", *seats["Krull"])
+            assert last.returncode == 0, last.stderr
+            assert (f"opposition {ask}: Strengal réussite / success, marge / margin 16; "
+                    "Krull réussite / success, marge / margin 14 — vainqueur / winner: "
+                    "Strengal") in last.stdout
+            out, err = watch.communicate(timeout=30)
+        finally:
+            watch.kill()
+        assert "opposition / opposed roll" in out and "vainqueur / winner: Strengal" in out
+        assert out.count(f"répond à la demande / answers ask {ask}") == 2
+        bad = sidecar("ask", "open", "Strengal", "--ruleset", "d6code", "--each", "Nobody",
+                      "code=3D", *gm)
+        assert bad.returncode == 2 and "--each Nobody" in bad.stderr
+
+
+def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
+    with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
+        base = ["--url", server.url, "--table", "t"]
+        gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
+        alice = [*base, "--token", _seat_token(gm, "Alice"), "--name", "Alice"]
+        first = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
+                                "Sauter", *gm).stdout)
+        second = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
+                                 "Nager", *gm).stdout)
+        proc, typist = _in_a_terminal("answer", *alice)
+        try:
+            shown = _read_until(proc, "Quelle demande / which ask [1-2]")
+            os.write(typist, b"7\n")  # no such ask: asked again
+            shown += _read_until(proc, "« 7 » ? 1-2")
+            number = re.search(rf"(\d)\) demande / ask {second}: luck « Nager »", shown)
+            assert number, shown
+            os.write(typist, number.group(1).encode() + b"\n")
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(typist)
+            proc.kill()
+        assert proc.returncode == 0, err
+        assert f"demande / ask {first}: luck « Sauter »" in shown
+        assert "Alice — Nager" in out.decode()
+        assert f"répond à la demande / answers ask {second}" in out.decode()
+        # The other one is left: without a terminal, the only one pending is answered.
+        left = sidecar("answer", *alice)
+        assert left.returncode == 0 and f"answers ask {first}" in left.stdout

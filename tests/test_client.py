@@ -373,3 +373,121 @@ def test_open_rolls_stops_watching_when_closed() -> None:
                 await alice.roll("luck", FAIL, dice=[2])
                 assert [event async for event in stream] == []
     run(scenario())
+
+
+# -- asked rolls, opposed rolls, sessions (PROTOCOL.md §7.4–7.5) --------------------------
+
+def _luck_host() -> Any:
+    from sidecar.plugins import default_host
+    from tests import sheet_plugin
+
+    host = default_host(None)
+    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
+    return host
+
+
+def test_a_gm_asks_seats_they_answer_and_the_gm_follows_the_answers() -> None:
+    async def scenario() -> None:
+        async with running_server(host=_luck_host()) as server:
+            async with _client(server, "MJ", role="gm", table="asks") as gm:
+                tokens = {name: (await gm.add_seat(name))["token"] for name in ("Alice", "Bob")}
+                await gm.set_sheet("Ysolde", "luck", {"skill": 5}, owner="Bob")
+                async with _client(server, "Alice", token=tokens["Alice"],
+                                   table="asks") as alice, \
+                        _client(server, "Bob", token=tokens["Bob"], table="asks") as bob:
+                    events = alice.events()
+                    gm_events = gm.events()
+                    ask = await gm.ask(["Alice", "Ysolde"], "luck", {"target": 5},
+                                       label="Perception", mode="gm")
+                    assert ask["type"] == "ask" and ask["mode"] == "gm"
+                    assert ask["to"][1] == {"seat": "Bob", "character": "Ysolde"}
+                    seen = await _until(alice, lambda e: e["type"] == "ask", events)
+                    assert seen["ask"] == ask["ask"]
+                    # Each client follows the asks it may answer: both seats, the GM.
+                    assert list(alice.asks) == [ask["ask"]] == list(gm.asks)
+                    await _until(bob, lambda e: e["type"] == "ask", bob.events())
+                    assert bob.asks[ask["ask"]]["ruleset"] == "luck"
+                    assert [a["ask"] for a in await alice.asks()] == [ask["ask"]]
+                    answer = await alice.answer(ask["ask"])
+                    assert answer["answers"] == ask["ask"] and answer["label"] == "Perception"
+                    assert answer["params"]["target"] == 5 and answer["mode"] == "gm"
+                    assert alice.asks == {}  # answered: nothing left to answer
+                    with pytest.raises(SidecarError) as twice:
+                        await alice.answer(ask["ask"])
+                    assert twice.value.code == "bad_message"
+                    # The GM's copy of the ask fills as the answers arrive.
+                    await _until(gm, lambda e: e.get("answers") == ask["ask"], gm_events)
+                    assert gm.asks[ask["ask"]]["answered"]["Alice"]["seq"] == answer["seq"]
+                    by_bob = await bob.answer(bob.asks[ask["ask"]])
+                    assert by_bob["character"] == "Ysolde" and bob.asks == {}
+                    await _until(gm, lambda e: e.get("seq") == by_bob["seq"], gm_events)
+                    assert gm.asks == {}  # every seat answered: closed
+                    # An answer left open settles its side only once decided.
+                    later = await gm.ask("Alice", "luck", {"target": 7, "second_chance": True})
+                    await _until(alice, lambda e: e.get("seq") == later["seq"], events)
+                    opened = await alice.answer(later["ask"])
+                    assert opened["open"] is True and alice.asks == {}
+                    await _until(gm, lambda e: e.get("seq") == opened["seq"], gm_events)
+                    assert gm.asks[later["ask"]]["answered"]["Alice"]["open"] is True
+                    decided = await alice.react(opened, "keep")
+                    assert decided["answers"] == later["ask"]
+                    await _until(gm, lambda e: e.get("seq") == decided["seq"], gm_events)
+                    assert gm.asks == {}
+                    # A cancelled ask leaves every client's list.
+                    other = await gm.ask("Alice", "luck", {"target": 3})
+                    await _until(alice, lambda e: e.get("seq") == other["seq"], events)
+                    assert list(alice.asks) == [other["ask"]]
+                    cancel = await gm.cancel_ask(other)
+                    assert cancel["op"] == "cancel"
+                    await _until(alice, lambda e: e.get("seq") == cancel["seq"], events)
+                    assert alice.asks == {} and gm.asks == {}
+                    with pytest.raises(SidecarError) as closed:
+                        await alice.answer(other["ask"])
+                    assert closed.value.code == "bad_message"
+                    # A new session: a public event, its number kept by every client.
+                    session = await gm.start_session()
+                    assert session["type"] == "session" and session["number"] == 1
+                    seen = await _until(alice, lambda e: e["type"] == "session", events)
+                    assert seen["number"] == 1 and alice.session == 1
+                    with pytest.raises(SidecarError) as refused:
+                        await alice.start_session()
+                    assert refused.value.code == "forbidden"
+            # An open ask is in the welcome of the seat it names, and of a GM.
+            async with _client(server, "MJ", role="gm", table="asks") as gm:
+                pending = await gm.ask(["Alice"], "luck", {})
+                async with _client(server, "Alice", token=tokens["Alice"],
+                                   table="asks") as alice:
+                    assert list(alice.asks) == [pending["ask"]]
+                    assert alice.asks[pending["ask"]]["answered"] == {}
+                    assert (await alice.answer(pending["ask"]))["answers"] == pending["ask"]
+                async with _client(server, "Bob", token=tokens["Bob"], table="asks") as bob:
+                    assert bob.asks == {}  # not asked
+    run(scenario())
+
+
+def test_an_opposed_roll_surfaces_its_opposition_in_the_python_client() -> None:
+    """Seed 003: Strengal 3D+5 rolls 11 → 16 against Krull 4D+1 rolling 13 → 14."""
+    async def scenario() -> None:
+        async with running_server(allow_player_dice=True) as server:
+            async with _client(server, "MJ", role="gm", table="duel") as gm:
+                tokens = {n: (await gm.add_seat(n))["token"] for n in ("Strengal", "Krull")}
+                async with _client(server, "Strengal", token=tokens["Strengal"],
+                                   table="duel") as strengal, \
+                        _client(server, "Krull", token=tokens["Krull"], table="duel") as krull:
+                    events, gm_events = strengal.events(), gm.events()
+                    ask = await gm.ask(["Strengal", "Krull"], "d6code", {"difficulty": 0},
+                                       opposed=True, each={"Strengal": {"code": "3D+5"},
+                                                           "Krull": {"code": "4D+1"}})
+                    assert ask["opposed"] is True
+                    await _until(strengal, lambda e: e["type"] == "ask", events)
+                    first = await strengal.answer(ask["ask"], [3, 4, 4])
+                    assert "opposition" not in first and first["result"]["score"] == 16
+                    await _until(krull, lambda e: e["type"] == "ask", krull.events())
+                    last = await krull.answer(ask["ask"], dice=[4, 4, 3, 2])
+                    assert last["opposition"]["winner"] == "Strengal"
+                    assert last["opposition"]["draw"] is False
+                    seen = await _until(strengal, lambda e: e.get("seq") == last["seq"], events)
+                    assert seen["opposition"] == last["opposition"]
+                    await _until(gm, lambda e: e.get("seq") == last["seq"], gm_events)
+                    assert gm.asks == {}
+    run(scenario())

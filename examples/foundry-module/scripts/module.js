@@ -13,8 +13,13 @@
  * (`bindChoices` on `renderChatMessage`); once decided, the card loses them for a line
  * saying what was decided (`closeChoices`), updated by its author, or by the responsible
  * GM when the author is away.
+ *
+ * Asked rolls (`/sc ask …`, GM): the responsible GM's client posts the GM's card, which
+ * fills as answers arrive (an opposed roll's winner on it); each asked player's client
+ * posts that player's card with one button that answers (`bindAnswers`). `/sc session`
+ * starts a new game session.
  */
-import { SidecarChat, bindChoices, closeChoices, escapeHtml } from "./sidecar-chat.js";
+import { SidecarChat, bindAnswers, bindChoices, closeChoices, escapeHtml } from "./sidecar-chat.js";
 
 const MODULE = "vtt-sidecar";
 
@@ -81,10 +86,12 @@ Hooks.once("ready", async () => {
     assigned: () => game.user.character?.name ?? "",
     seat: () => (seatToken ? name : ""),
     userIdOf: (sidecarName) => game.users.find((user) => user.name === sidecarName)?.id ?? null,
-    post: ({ content, whisper, blind, rollMode, seq, roll, open }) => ChatMessage.create({
+    post: ({ content, whisper, blind, rollMode, seq, roll, open, ask }) => ChatMessage.create({
       content, whisper, blind, speaker: ChatMessage.getSpeaker(),
-      flags: { [MODULE]: { seq: seq ?? null, rollMode: rollMode ?? null, roll: roll ?? null, open: open === true } },
+      flags: { [MODULE]: { seq: seq ?? null, rollMode: rollMode ?? null, roll: roll ?? null, open: open === true,
+                           ask: ask ?? null } },
     }),
+    update: (message, content) => message?.update?.({ content }),
     close: async (roll, decision) => {
       const responsible = game.user.isGM && (game.users.activeGM ?? game.user) === game.user;
       for (const message of game.messages?.contents ?? game.messages ?? []) {
@@ -100,6 +107,7 @@ Hooks.once("ready", async () => {
   });
   Hooks.on("renderChatMessage", (_message, html) => {
     bindChoices(html?.[0] ?? html, chat);
+    bindAnswers(html?.[0] ?? html, chat);
   });
   client.on("state", (state) => {
     if (state === "reconnecting") ui.notifications.warn(game.i18n.localize("VTTSIDECAR.reconnecting"));

@@ -13,6 +13,12 @@
  * decision comes as a card of its own that follows, and the open card loses its buttons for
  * a line saying what was decided (`closeChoices`). A blind roll's roller gets no choices
  * from the server, hence no buttons: the GM decides on the GM's card.
+ *
+ * Asked rolls (PROTOCOL.md §7.5): `/sc ask <game> --to A,B …` (GM) asks seats or
+ * characters for a roll; the responsible GM's client posts the GM's card (`renderAskCard`),
+ * which fills as answers arrive, an opposed roll's winner on it; an asked player's client
+ * posts a card with one button (`renderAskedCard`, `bindAnswers`) that answers. `/sc ask
+ * cancel <id>` cancels; `/sc session` starts a new game session.
  */
 
 /** Foundry's roll modes (CONST.DICE_ROLL_MODES) → the sidecar's `mode`. */
@@ -31,7 +37,7 @@ const STRINGS = {
   fr: {
     hidden: "Jet à l'aveugle : seul le MJ voit le résultat.",
     odds: "Chances", success: "de réussite", applied: "Extensions",
-    usage: "Usage : /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc help",
+    usage: "Usage : /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc ask <jeu> --to Nom,Nom …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Jeu inconnu « ${name} ». Jeux de la table : ${known}.`,
     badMode: (mode) => `Mode inconnu « ${mode} » : public, gm, blind ou self.`,
     badDice: "--dice attend des faces séparées par des virgules, ex. --dice 6,6,1",
@@ -45,11 +51,18 @@ const STRINGS = {
     choose: "À vous de choisir", byDefault: "par défaut", dice: (n) => `${n} dé${n > 1 ? "s" : ""}`,
     decided: (choice, by) => `Décidé : ${choice} — ${by}`, timeUp: "temps écoulé", noChoice: "tel quel",
     reactsTo: (seq) => `en réponse au jet #${seq}`, refusedChoice: "Le sidecar a refusé ce choix",
+    askUsage: "Usage : /sc ask <jeu> --to Nom,Nom param=valeur… [\"ce qui est demandé\"] [--mode public|gm|blind] [--opposed] [--each Nom:param=valeur]  ·  /sc ask cancel <id>  ·  /sc session",
+    asked: "Demande de jet", opposed: "Jet en opposition", askedYou: "Le MJ vous demande un jet",
+    answerButton: "Lancer", answered: (seq) => `Répondu (#${seq})`, waiting: "en attente",
+    cancelled: "Demande annulée", answersAsk: "répond à la demande",
+    winner: (name) => `Vainqueur : ${name}`, draw: "Égalité", nobody: "Personne ne réussit",
+    session: (number) => `Nouvelle session de jeu : ${number}`, refusedAnswer: "Le sidecar a refusé la réponse",
+    badEach: "--each attend Nom:param=valeur, ex. --each Krull:code=4D+1",
   },
   en: {
     hidden: "Blind roll: only the GM sees the result.",
     odds: "Odds", success: "to succeed", applied: "Extensions",
-    usage: "Usage: /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc help",
+    usage: "Usage: /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc ask <game> --to Name,Name …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Unknown game "${name}". Games at this table: ${known}.`,
     badMode: (mode) => `Unknown mode "${mode}": public, gm, blind or self.`,
     badDice: "--dice wants faces separated by commas, e.g. --dice 6,6,1",
@@ -63,6 +76,13 @@ const STRINGS = {
     choose: "Your call", byDefault: "default", dice: (n) => `${n} ${n > 1 ? "dice" : "die"}`,
     decided: (choice, by) => `Decided: ${choice} — ${by}`, timeUp: "time ran out", noChoice: "as it stands",
     reactsTo: (seq) => `answering roll #${seq}`, refusedChoice: "The sidecar refused this choice",
+    askUsage: "Usage: /sc ask <game> --to Name,Name param=value… [\"what is asked\"] [--mode public|gm|blind] [--opposed] [--each Name:param=value]  ·  /sc ask cancel <id>  ·  /sc session",
+    asked: "Roll request", opposed: "Opposed roll", askedYou: "The GM asks you for a roll",
+    answerButton: "Roll", answered: (seq) => `Answered (#${seq})`, waiting: "waiting",
+    cancelled: "Request cancelled", answersAsk: "answers request",
+    winner: (name) => `Winner: ${name}`, draw: "Draw", nobody: "Nobody succeeds",
+    session: (number) => `New game session: ${number}`, refusedAnswer: "The sidecar refused the answer",
+    badEach: "--each wants Name:param=value, e.g. --each Krull:code=4D+1",
   },
 };
 
@@ -131,6 +151,9 @@ export function parseCommand(text, rulesets = [], lang = "fr") {
   if (["sheet", "fiche", "sheets", "fiches"].includes(tokens[0].value.toLowerCase()) && tokens.length === 1) {
     return { action: "sheet" };
   }
+  const first = tokens[0].value.toLowerCase();
+  if (first === "session" && tokens.length === 1) return { action: "session" };
+  if (first === "ask" || first === "demande") return parseAsk(tokens.slice(1), rulesets, say);
   let action = "roll";
   if (tokens[0].value.toLowerCase() === "odds" || tokens[0].value.toLowerCase() === "chances") {
     action = "odds";
@@ -179,6 +202,66 @@ export function parseCommand(text, rulesets = [], lang = "fr") {
       labelParts.push(token.value);
     }
   }
+  command.label = labelParts.join(" ").trim();
+  return command;
+}
+
+/**
+ * Parses what follows `/sc ask`: `cancel <id>`, or `<game> --to A,B param=value… "label"
+ * [--mode m] [--opposed] [--each Name:param=value]…` →
+ * `{action: "ask", ruleset, to, params, label, mode, opposed, each}`.
+ */
+function parseAsk(tokens, rulesets, say) {
+  if (tokens[0]?.value.toLowerCase() === "cancel" || tokens[0]?.value.toLowerCase() === "annuler") {
+    if (tokens.length !== 2) throw new CommandError(say.askUsage);
+    return { action: "cancelAsk", ask: tokens[1].value };
+  }
+  const name = tokens.shift()?.value;
+  if (!name) throw new CommandError(say.askUsage);
+  const ruleset = rulesets.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  if (rulesets.length && !ruleset) {
+    throw new CommandError(say.unknownRuleset(name, rulesets.map((r) => r.name).join(", ")));
+  }
+  const command = { action: "ask", ruleset: ruleset?.name ?? name, to: [], params: {}, label: "", mode: null,
+                    opposed: false, each: {} };
+  const labelParts = [];
+  const param = (raw, value, into) => {
+    const key = raw.slice(0, raw.indexOf("="));
+    into[key] = convertValue(value.slice(value.indexOf("=") + 1), ruleset?.params?.[key]);
+  };
+  while (tokens.length) {
+    const token = tokens.shift();
+    if (!token.quoted && token.value === "--opposed") {
+      command.opposed = true;
+      continue;
+    }
+    if (!token.quoted && token.value.startsWith("--")) {
+      const flag = token.value;
+      const value = tokens.shift()?.value;
+      if (value === undefined) throw new CommandError(say.missing(flag));
+      if (flag === "--to") {
+        command.to.push(...value.split(",").map((item) => item.trim()).filter(Boolean));
+      } else if (flag === "--mode") {
+        const mode = FOUNDRY_TO_SIDECAR[value] ?? value;
+        if (!["public", "gm", "blind"].includes(mode)) throw new CommandError(say.badMode(value));
+        command.mode = mode;
+      } else if (flag === "--each") {
+        const colon = value.indexOf(":");
+        if (colon < 1 || value.indexOf("=", colon) < 0) throw new CommandError(say.badEach);
+        const side = value.slice(0, colon);
+        command.each[side] ??= {};
+        param(value.slice(colon + 1), value.slice(colon + 1), command.each[side]);
+      } else if (flag === "--label") {
+        labelParts.push(value);
+      } else {
+        throw new CommandError(say.askUsage);
+      }
+      continue;
+    }
+    if (!token.quoted && token.raw.indexOf("=") > 0) param(token.raw, token.value, command.params);
+    else labelParts.push(token.value);
+  }
+  if (!command.to.length) throw new CommandError(say.askUsage);
   command.label = labelParts.join(" ").trim();
   return command;
 }
@@ -374,6 +457,95 @@ export function closeChoices(content, decision, lang = "fr") {
   return String(content).replace(/<div class="sidecar-choices"[^]*?<\/div>/, line);
 }
 
+/** What an answer to an ask adds to its card: the ask it answers, an opposition's result. */
+function renderAnswers(outcome, lang) {
+  if (!outcome.answers) return "";
+  const say = strings(lang);
+  return `<p class="sidecar-answers">${escapeText(`${say.answersAsk} ${outcome.answers}`)}</p>`
+    + (outcome.opposition ? renderOpposition(outcome.opposition, lang) : "");
+}
+
+/** An opposed roll's verdict: the winner, a draw, or nobody. */
+export function renderOpposition(opposition, lang = "fr") {
+  const say = strings(lang);
+  const verdict = opposition.draw ? say.draw
+    : opposition.winner === null || opposition.winner === undefined ? say.nobody : say.winner(opposition.winner);
+  return `<p class="sidecar-opposition" data-winner="${escapeHtml(opposition.winner ?? "")}">${escapeText(verdict)}</p>`;
+}
+
+function askedName(side) {
+  return side.character ? `${side.seat} (${side.character})` : side.seat;
+}
+
+/**
+ * The GM's card of an ask: who is asked, and each answer as it arrives (`answers`: seat →
+ * its latest outcome), an opposition's verdict once settled, or that it was cancelled.
+ */
+export function renderAskCard(ask, { lang = "fr", rulesetTitle, answers = {}, opposition = null, cancelled = false } = {}) {
+  const say = strings(lang);
+  const game = local(rulesetTitle, lang).split(" — ")[0] || ask.ruleset;
+  const rows = (ask.to ?? []).map((side) => {
+    const answer = answers[side.seat];
+    const kind = answer?.result?.kind;
+    const what = !answer ? say.waiting
+      : answer.result?.hidden ? say.hidden : `${local(answer.result?.label, lang)} — ${answer.text ?? ""} (#${answer.seq})`;
+    return `<li class="sidecar-asked-side${kind ? ` sidecar-${escapeHtml(kind)}` : ""}" data-seat="${escapeHtml(side.seat)}">`
+      + `<strong>${escapeText(askedName(side))}</strong> : ${escapeText(what)}</li>`;
+  }).join("");
+  return `<div class="sidecar-card sidecar-ask" data-ask="${escapeHtml(ask.ask)}">`
+    + `<header class="sidecar-head">${escapeText(ask.opposed ? say.opposed : say.asked)} · ${escapeText(game)}`
+    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + `</header><ul>${rows}</ul>`
+    + (opposition ? renderOpposition(opposition, lang) : "")
+    + (cancelled ? `<p class="sidecar-cancelled">${escapeText(say.cancelled)}</p>` : "")
+    + `<footer class="sidecar-foot">vtt-sidecar ${escapeText(ask.ask)}</footer></div>`;
+}
+
+/** The asked player's card: what the GM asks, and one button that answers it. */
+export function renderAskedCard(ask, { lang = "fr", rulesetTitle, seat } = {}) {
+  const say = strings(lang);
+  const game = local(rulesetTitle, lang).split(" — ")[0] || ask.ruleset;
+  return `<div class="sidecar-card sidecar-asked" data-ask="${escapeHtml(ask.ask)}">`
+    + `<header class="sidecar-head">${escapeText(say.askedYou)} · ${escapeText(game)}`
+    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + "</header>"
+    + `<div class="sidecar-answer" data-ask="${escapeHtml(ask.ask)}" data-seat="${escapeHtml(seat)}">`
+    + `<button type="button" class="sidecar-answer-button">${escapeText(say.answerButton)}</button></div></div>`;
+}
+
+/** An asked card once answered (or cancelled): its button gives way to a line. */
+export function closeAnswer(content, line) {
+  return String(content).replace(/<div class="sidecar-answer"[^]*?<\/div>/,
+    `<p class="sidecar-answered">${escapeText(line)}</p>`);
+}
+
+/**
+ * Makes the answer button of a rendered asked card work: kept for the asked seat only; a
+ * click disables it and answers through `chat.answerAsk` (back on a refusal).
+ */
+export function bindAnswers(root, chat) {
+  const kept = [];
+  for (const block of root?.querySelectorAll?.(".sidecar-answer") ?? []) {
+    if (!(chat.client.role === "player" && block.dataset.seat === chat.client.name)) {
+      block.remove();
+      continue;
+    }
+    kept.push(block);
+    for (const button of block.querySelectorAll(".sidecar-answer-button")) {
+      button.addEventListener("click", async (event) => {
+        event?.preventDefault?.();
+        button.disabled = true;
+        try {
+          const posted = await chat.answerAsk(block.dataset.ask);
+          if (posted?.error) button.disabled = false;
+        } catch (error) {
+          button.disabled = false;
+          console.error("vtt-sidecar:", error);
+        }
+      });
+    }
+  }
+  return kept;
+}
+
 /**
  * The chat card of an outcome, as HTML. `rulesetTitle` is the ruleset's `title` from
  * `welcome` (a string or {fr, en}); `sheet` its sheet description (field labels).
@@ -399,6 +571,7 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
     + renderSpent(outcome, { lang, sheet })
     + (outcome.applied?.length ? `<p class="sidecar-applied">${escapeText(say.applied)} : ${escapeText(outcome.applied.join(", "))}</p>` : "")
     + renderDecided(outcome, lang)
+    + renderAnswers(outcome, lang)
     + renderChoices(outcome, lang)
     + `<footer class="sidecar-foot">vtt-sidecar #${escapeText(outcome.seq)}</footer></div>`;
 }
@@ -453,8 +626,13 @@ export class SidecarChat {
   constructor({ client, post, userId, gmIds, isResponsibleGM = () => false,
                 otherNames = () => [], mirror = () => false, lang = "fr",
                 character = () => "", assigned = () => "", seat = () => "",
-                close = async () => {}, userIdOf = () => null }) {
+                close = async () => {}, userIdOf = () => null, update = async () => {} }) {
     this.client = client;
+    /** `update(message, content)` changes a posted card (Foundry: `message.update`). */
+    this.update = update;
+    /** Asks this client shows a card of: ask id → {ask, message (a promise), answers, opposition}. */
+    this.askCards = new Map();
+    this.posted = new Map();
     this.close = close;
     this.userIdOf = userIdOf;
     this.character = character;
@@ -467,9 +645,13 @@ export class SidecarChat {
     this.otherNames = otherNames;
     this.mirror = mirror;
     this.lang = lang;
-    this.unsubscribe = client.on("outcome", (outcome) => {
-      this.onOutcome(outcome).catch((error) => console.error("vtt-sidecar:", error));
-    });
+    const logged = (promise) => promise.catch((error) => console.error("vtt-sidecar:", error));
+    const unsubscribe = [
+      client.on("outcome", (outcome) => logged(this.onOutcome(outcome))),
+      client.on("ask", (ask) => logged(this.onAsk(ask))),
+      client.on("session", (session) => logged(this.onSession(session))),
+    ];
+    this.unsubscribe = () => unsubscribe.forEach((off) => off?.());
   }
 
   get rulesets() {
@@ -515,7 +697,120 @@ export class SidecarChat {
       return this.post({ content: renderSheets([...(this.client.characters?.values() ?? [])], this.rulesets, this.lang),
                          whisper: [this.userId], blind: false });
     }
+    if (command.action === "session") {
+      return this.guard((say) => say.failed, async () => {
+        const session = await this.client.startSession();
+        return (await this.posted.get(`session-${session.seq}`)) ?? null;
+      });
+    }
+    if (command.action === "cancelAsk") {
+      return this.guard((say) => say.failed, async () => {
+        await this.client.cancelAsk(command.ask);
+        return (await this.askCards.get(command.ask)?.message) ?? null;
+      });
+    }
+    if (command.action === "ask") {
+      return this.guard((say) => say.failed, async () => {
+        const each = Object.keys(command.each).length ? command.each : undefined;
+        const ask = await this.client.ask({ to: command.to, ruleset: command.ruleset, params: command.params,
+          label: command.label, mode: command.mode ?? "public", opposed: command.opposed, each });
+        return (await this.askCards.get(ask.ask)?.message) ?? null;
+      });
+    }
     return this.run(command, rollMode);
+  }
+
+  /** Runs a request, turning the server's refusal into an error card for this user. */
+  async guard(failed, work) {
+    try {
+      return await work();
+    } catch (error) {
+      const say = strings(this.lang);
+      if (CONNECTION_CODES.has(error?.code)) return this.postError(say.unreachable);
+      if (error?.code) return this.postError(`${failed(say)} : ${error.serverMessage ?? error.message}`);
+      throw error;
+    }
+  }
+
+  /**
+   * An ask event. Opened: the responsible GM's client posts the GM's card (to the GMs),
+   * an asked seat's client its card with the answer button (to its user). Cancelled:
+   * both cards say so.
+   */
+  async onAsk(ask) {
+    const say = strings(this.lang);
+    if (ask.op === "cancel") {
+      const card = this.askCards.get(ask.ask);
+      if (!card) return null;
+      card.cancelled = true;
+      const message = await card.message;
+      if (card.asked) return this.update(message, closeAnswer(message.content, say.cancelled));
+      return this.update(message, this.askContent(card));
+    }
+    if (ask.op !== "open") return null;
+    const options = this.cardOptions(ask.ruleset);
+    if (this.isResponsibleGM()) {
+      const card = { ask, answers: {}, opposition: null, cancelled: false };
+      card.message = this.post({ content: this.askContent(card), whisper: [...this.gmIds()], blind: false,
+                                 ask: ask.ask });
+      this.askCards.set(ask.ask, card);
+      return card.message;
+    }
+    const seat = this.client.role === "player"
+      ? (ask.to ?? []).find((side) => side.seat === this.client.name) : undefined;
+    if (!seat) return null;
+    const card = { ask, asked: true };
+    card.message = this.post({ content: renderAskedCard(ask, { ...options, seat: seat.seat }),
+                               whisper: [this.userId], blind: false, ask: ask.ask });
+    this.askCards.set(ask.ask, card);
+    return card.message;
+  }
+
+  askContent(card) {
+    return renderAskCard(card.ask, { ...this.cardOptions(card.ask.ruleset), answers: card.answers,
+                                     opposition: card.opposition, cancelled: card.cancelled });
+  }
+
+  /** An answer (or a decision on one) reaches the GM's card: it fills. */
+  async onAnswer(outcome) {
+    const card = [...this.askCards.values()].find((each) => !each.asked && (each.ask.ask === outcome.answers
+      || Object.values(each.answers).some((answer) => answer.roll === outcome.roll)));
+    if (!card || !outcome.by?.name) return null;
+    card.answers[outcome.by.name] = outcome;
+    if (outcome.opposition) card.opposition = outcome.opposition;
+    return this.update(await card.message, this.askContent(card));
+  }
+
+  /** Answers an ask from its card's button: the answer's card is posted like a roll's, and
+   * the asked card's button gives way to a line. */
+  async answerAsk(askId, dice) {
+    const say = strings(this.lang);
+    return this.guard((s) => s.refusedAnswer, async () => {
+      const outcome = await this.client.answer(askId, dice);
+      const card = this.askCards.get(askId);
+      if (card?.asked) {
+        const message = await card.message;
+        await this.update(message, closeAnswer(message.content, say.answered(outcome.seq)));
+      }
+      const visibility = chatVisibility(outcome.mode, { userId: this.userId, gmIds: this.gmIds() });
+      if (outcome.mode === "blind") {
+        return this.post({ content: renderCard(outcome, { lang: this.lang }), whisper: [this.userId],
+                           blind: false, rollMode: "selfroll", seq: outcome.seq, roll: outcome.roll });
+      }
+      return this.post({ content: renderCard(outcome, this.cardOptions(outcome.ruleset)), ...visibility,
+                         rollMode: SIDECAR_TO_FOUNDRY[outcome.mode], seq: outcome.seq, roll: outcome.roll,
+                         open: outcome.open === true });
+    });
+  }
+
+  /** A new game session: the responsible GM's client says so in the chat, to everyone. */
+  async onSession(session) {
+    if (!this.isResponsibleGM()) return null;
+    const say = strings(this.lang);
+    const message = this.post({ content: `<div class="sidecar-card sidecar-session">${escapeText(say.session(session.number))}</div>`,
+                                whisper: [], blind: false, seq: session.seq });
+    this.posted.set(`session-${session.seq}`, message);
+    return message;
   }
 
   async run(command, rollMode) {
@@ -586,6 +881,7 @@ export class SidecarChat {
   /** Outcomes streamed from the table: the blind ones (for the responsible GM), and
    * optionally rolls made outside Foundry (web table, CLI), mirrored into the chat. */
   async onOutcome(outcome) {
+    if (this.isResponsibleGM() && this.askCards.size) await this.onAnswer(outcome);
     if (outcome.reacts_to !== undefined) return this.onDecision(outcome);
     if (outcome.id !== undefined || !this.isResponsibleGM()) return null; // our own: posted by run()
     const options = this.cardOptions(outcome.ruleset);

@@ -9,8 +9,9 @@ import { after, before, describe, test } from "node:test";
 import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, ROOT, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
-  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, bindChoices, chatVisibility, chooseCharacter,
-  closeChoices, escapeHtml, parseCommand, renderCard, renderChoices, renderHelp, renderOdds, renderSheets, renderSpent,
+  CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, bindAnswers, bindChoices, chatVisibility,
+  chooseCharacter, closeAnswer, closeChoices, escapeHtml, parseCommand, renderAskCard, renderAskedCard, renderCard,
+  renderChoices, renderHelp, renderOdds, renderSheets, renderSpent,
 } from "../scripts/sidecar-chat.js";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
@@ -743,5 +744,183 @@ describe("module.js: an open card's buttons and their closing in a (faked) Found
     } finally {
       await foundry.close();
     }
+  });
+});
+
+/** A rendered asked card's answer button, as much of the DOM as `bindAnswers` uses. */
+function fakeAnswerCard(html) {
+  const blocks = [];
+  const root = { querySelectorAll: (selector) => (selector === ".sidecar-answer" ? blocks.filter((b) => !b.removed) : []) };
+  for (const match of html.matchAll(/<div class="sidecar-answer" data-ask="([^"]*)" data-seat="([^"]*)">/g)) {
+    const listeners = [];
+    const button = { disabled: false, addEventListener: (type, fn) => listeners.push(fn),
+                     click: () => Promise.all(listeners.map((fn) => fn({ preventDefault() {} }))) };
+    const block = { dataset: { ask: match[1], seat: match[2] }, removed: false, button,
+                    remove() { block.removed = true; },
+                    querySelectorAll: (selector) => (selector === ".sidecar-answer-button" ? [button] : []) };
+    blocks.push(block);
+  }
+  return { root, blocks };
+}
+
+describe("asked rolls: /sc ask, the cards", () => {
+  test("/sc ask, its options, /sc ask cancel and /sc session are parsed", () => {
+    const ask = parseCommand('/sc ask luck --to Alice,Ysolde target=5 "Perception" --mode gmroll', []);
+    assert.deepEqual(ask, { action: "ask", ruleset: "luck", to: ["Alice", "Ysolde"], params: { target: 5 },
+                            label: "Perception", mode: "gm", opposed: false, each: {} });
+    const duel = parseCommand("/sc ask d6code --to Strengal --to Krull difficulty=0 --opposed "
+      + "--each Strengal:code=3D+5 --each Krull:code=4D+1 --each Krull:difficulty=3", rulesets);
+    assert.equal(duel.opposed, true);
+    assert.deepEqual(duel.to, ["Strengal", "Krull"]);
+    assert.deepEqual(duel.each, { Strengal: { code: "3D+5" }, Krull: { code: "4D+1", difficulty: 3 } });
+    assert.deepEqual(parseCommand("/sc ask cancel 4f2a", rulesets), { action: "cancelAsk", ask: "4f2a" });
+    assert.deepEqual(parseCommand("/sc session", rulesets), { action: "session" });
+    assert.throws(() => parseCommand("/sc ask d6code code=3D", rulesets), /--to Nom/);      // nobody asked
+    assert.throws(() => parseCommand("/sc ask d6code --to A --mode self", rulesets), /Mode inconnu/);
+    assert.throws(() => parseCommand("/sc ask d6code --to A --each A", rulesets), /--each attend/);
+    assert.throws(() => parseCommand("/sc ask donjons --to A", rulesets), /Jeu inconnu/);
+  });
+
+  test("the GM's card lists the asked and fills; the player's card has one button, for that seat only", async () => {
+    const ask = { ask: "a-1", ruleset: "luck", label: "Perception", opposed: true,
+                  to: [{ seat: "Alice", character: null }, { seat: "Bob", character: "Ysolde" }] };
+    const waiting = renderAskCard(ask);
+    assertShownAsText(waiting, "Jet en opposition · luck · « Perception »", "Alice : en attente",
+                      "Bob (Ysolde) : en attente");
+    const filled = renderAskCard(ask, { answers: { Alice: { seq: 7, text: "Alice — 5",
+      result: { kind: "success", label: { fr: "Réussite" } } } }, opposition: { winner: "Alice", draw: false } });
+    assertShownAsText(filled, "Alice : Réussite — Alice — 5 (#7)", "Bob (Ysolde) : en attente", "Vainqueur : Alice");
+    assertShownAsText(renderAskCard(ask, { opposition: { winner: null, draw: true }, lang: "en" }), "Draw");
+    assertShownAsText(renderAskCard(ask, { opposition: { winner: null, draw: false } }), "Personne ne réussit");
+    assertShownAsText(renderAskCard(ask, { cancelled: true }), "Demande annulée");
+    const asked = renderAskedCard(ask, { seat: "Alice" });
+    assertShownAsText(asked, "Le MJ vous demande un jet · luck · « Perception »", "Lancer");
+    assertShownAsText(closeAnswer(asked, "Répondu (#7)"), "Répondu (#7)");
+    assert.doesNotMatch(closeAnswer(asked, "Répondu (#7)"), /<button/);
+    const answered = [];
+    const chat = (role, name) => ({ client: { role, name }, answerAsk: async (id) => { answered.push(id); return {}; } });
+    const card = fakeAnswerCard(asked);
+    assert.equal(bindAnswers(card.root, chat("player", "Alice")).length, 1);
+    await card.blocks[0].button.click();
+    assert.deepEqual(answered, ["a-1"]);
+    assert.equal(card.blocks[0].button.disabled, true);
+    for (const [role, name] of [["player", "Bob"], ["gm", "Alice"]]) {
+      const other = fakeAnswerCard(asked);
+      assert.equal(bindAnswers(other.root, chat(role, name)).length, 0);
+      assert.equal(other.blocks[0].removed, true);
+    }
+  });
+});
+
+describe("asked rolls in the chat, against a real sidecar", () => {
+  let server;
+  const table = "foundry-asks";
+  const posted = {};
+  const chats = {};
+
+  async function until(predicate) {
+    for (let i = 0; i < 500 && !predicate(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(predicate());
+  }
+
+  before(async () => {
+    server = await startSidecar({ extra: ["--plugins-dir", join(ROOT, "tests", "js", "plugins"),
+                                          "--allow-player-dice"] });
+    const connect = async (options) => {
+      const client = new SidecarClient(server.url, { requestTimeout: 8000, reconnect: false, table, ...options });
+      clients.push(client);
+      await client.connect();
+      return client;
+    };
+    const chat = (name, client, more = {}) => {
+      posted[name] = [];
+      chats[name] = new SidecarChat({ client, userId: `u-${name}`, gmIds: () => ["u-MJ"],
+        post: async (message) => { posted[name].push(message); return message; },
+        update: async (message, content) => { message.content = content; }, ...more });
+    };
+    const gm = await connect({ name: "MJ", role: "gm", token: GM_TOKEN });
+    chat("MJ", gm, { isResponsibleGM: () => true, otherNames: () => ["MJ", "Alice", "Strengal", "Krull"] });
+    for (const name of ["Alice", "Strengal", "Krull"]) {
+      const { token } = await gm.addSeat(name);
+      chat(name, await connect({ name, token }));
+    }
+  });
+  after(async () => { await server.stop(); });
+
+  test("the GM asks; the player's card answers with one click; the GM's card fills", async () => {
+    const gmCard = await chats.MJ.handle('/sc ask luck --to Alice target=5 "Perception"');
+    assertShownAsText(gmCard.content, "Demande de jet · Chance · « Perception »", "Alice : en attente");
+    assert.deepEqual(gmCard.whisper, ["u-MJ"]);
+    await until(() => posted.Alice.length === 1);
+    const asked = posted.Alice[0];
+    assert.deepEqual(asked.whisper, ["u-Alice"]);
+    const card = fakeAnswerCard(asked.content);
+    assert.equal(bindAnswers(card.root, chats.Alice).length, 1);
+    await card.blocks[0].button.click();
+    const answer = posted.Alice[1];
+    assert.match(answer.content, /répond à la demande/);
+    assert.doesNotMatch(asked.content, /<button/);
+    assertShownAsText(asked.content, `Répondu (#${answer.seq})`);
+    await until(() => gmCard.content.includes(`(#${answer.seq})`));
+    assert.doesNotMatch(gmCard.content, /en attente/);
+    // Clicked again (a stale card): refused, to the player only.
+    const again = await chats.Alice.answerAsk(asked.ask);
+    assert.equal(again.error, true);
+    assert.match(again.content, /refusé la réponse/);
+  });
+
+  test("an opposed duel: the winner on the GM's card and on the last answer's", async () => {
+    const gmCard = await chats.MJ.handle("/sc ask d6code --to Strengal,Krull difficulty=0 --opposed "
+      + "--each Strengal:code=3D+5 --each Krull:code=4D+1 Duel");
+    assertShownAsText(gmCard.content, "Jet en opposition", "Strengal : en attente", "Krull : en attente");
+    await until(() => posted.Strengal.length === 1 && posted.Krull.length === 1);
+    const id = posted.Strengal[0].ask;
+    await chats.Strengal.answerAsk(id, [3, 4, 4]);
+    const last = await chats.Krull.answerAsk(id, [4, 4, 3, 2]);
+    assertShownAsText(last.content, "Vainqueur : Strengal");
+    await until(() => gmCard.content.includes("Vainqueur : Strengal"));
+    assert.doesNotMatch(gmCard.content, /en attente/);
+  });
+
+  test("module.js: the asked card's button is bound on render, a click answers and the card is updated", async () => {
+    const gm = new SidecarClient(server.url, { table, name: "MJ (web)", role: "gm", token: GM_TOKEN, reconnect: false });
+    clients.push(gm);
+    await gm.connect();
+    const { token } = await gm.addSeat("Léa");
+    const user = { id: "u-lea", name: "Léa", isGM: false, active: true };
+    const foundry = await fakeFoundry("asks", { user, settings: { url: server.url, table, playerToken: PLAYER_TOKEN,
+      gmToken: "", seatToken: token, seatName: "", character: "", mirror: false } });
+    try {
+      const ask = await gm.ask({ to: ["Léa"], ruleset: "luck", label: "Grimper" });
+      for (let i = 0; i < 500 && !foundry.created.length; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      const card = foundry.created[0];
+      assert.equal(card.flags["vtt-sidecar"].ask, ask.ask);
+      assert.deepEqual(card.whisper, ["u-lea"]);
+      const rendered = fakeAnswerCard(card.content);
+      const render = foundry.hooks.get("renderChatMessage")[0];
+      render(card, [rendered.root]);
+      await rendered.blocks[0].button.click();
+      const answer = foundry.created[1];
+      assert.match(answer.content, /répond à la demande/);
+      assertShownAsText(card.content, `Répondu (#${answer.flags["vtt-sidecar"].seq})`);
+      assert.doesNotMatch(card.content, /<button/);
+    } finally {
+      await foundry.close();
+    }
+  });
+
+  test("a cancelled ask says so on both cards; /sc session is announced to everyone", async () => {
+    const gmCard = await chats.MJ.handle("/sc ask luck --to Alice");
+    await until(() => posted.Alice.some((message) => message.ask === gmCard.ask));
+    const asked = posted.Alice.find((message) => message.ask === gmCard.ask);
+    await chats.MJ.handle(`/sc ask cancel ${gmCard.ask}`);
+    assertShownAsText(gmCard.content, "Demande annulée");
+    await until(() => asked.content.includes("Demande annulée"));
+    assert.doesNotMatch(asked.content, /<button/);
+    const refused = await chats.Alice.handle("/sc ask luck --to Alice");
+    assert.equal(refused.error, true);
+    const session = await chats.MJ.handle("/sc session");
+    assertShownAsText(session.content, "Nouvelle session de jeu : 1");
+    assert.deepEqual(session.whisper, []);
   });
 });

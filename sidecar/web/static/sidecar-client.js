@@ -41,7 +41,7 @@ export const PROTOCOL = 1;
 /** Error codes after which reconnecting cannot help (the server closes the connection). */
 const FATAL_CODES = new Set(["forbidden", "unsupported_protocol", "bad_message"]);
 /** Journaled events: they carry a `seq`, each is delivered once. */
-const JOURNALED = new Set(["outcome", "sheet", "seat"]);
+const JOURNALED = new Set(["outcome", "sheet", "seat", "ask", "session"]);
 
 /** An `error` message from the server, or a failure of the connection itself. */
 export class SidecarError extends Error {
@@ -76,6 +76,8 @@ function randomPrefix() {
  * - `presence` ({table, members}) when someone joins or leaves;
  * - `sheet` (sheet event) for every character change this client may see (GMs, the
  *   owner's seat), and `seat` (seat event, GMs only), each `seq` once;
+ * - `ask` (ask event: a GM asked seats for a roll, `op: "open"`, or cancelled it) and
+ *   `session` (a GM started game session `number`), public, each `seq` once;
  * - `character` ({character, ruleset, owner, values}, or `{character, removed: true}`)
  *   whenever `client.characters` changes: a sheet event, or a roll as a character;
  * - `state` ("connecting" | "open" | "reconnecting" | "closed");
@@ -453,6 +455,49 @@ export class SidecarClient {
   mayDecide(outcome) {
     if (outcome?.open !== true || !outcome.choices?.length) return false;
     return this.role === "gm" || (this.role === "player" && outcome.by?.name === this.name);
+  }
+
+  /**
+   * Ask seats or characters (`to`: their names) for a roll (GM only). Resolves with the
+   * `ask` event (`ask`: its id; `to`: `[{seat, character}]`). `opposed: true` compares the
+   * sides when the last one answers; `each` gives a side (its name in `to`) its own params.
+   */
+  ask({ to, ruleset, params = {}, label = "", mode = "public", options = {}, opposed = false, each, id } = {}) {
+    const message = { type: "ask", op: "open", to: Array.isArray(to) ? to : [to], ruleset, params, label, mode, options };
+    if (opposed) message.opposed = true;
+    if (each) message.each = each;
+    if (id !== undefined) message.id = id;
+    return this.request(message);
+  }
+
+  /** Cancel an open ask (GM only): `ask` is its id or the ask event. */
+  cancelAsk(ask) {
+    return this.request({ type: "ask", op: "cancel", ask: typeof ask === "object" ? ask.ask : ask });
+  }
+
+  /** The open asks (a GM: all; a seat: those naming it), each with `answered: {seat: side}`. */
+  async asks() {
+    return (await this.request({ type: "ask", op: "list" })).asks;
+  }
+
+  /**
+   * Answer an ask as an asked seat: a roll carrying `answers` (the ask's ruleset, params,
+   * label and mode apply; `dice`: physical faces where allowed). Resolves with the outcome
+   * (`answers`, and `opposition` when it settles an opposed roll).
+   */
+  async answer(ask, dice) {
+    const askId = typeof ask === "object" ? ask.ask : ask;
+    let ruleset = typeof ask === "object" ? ask.ruleset : undefined;
+    ruleset ??= (this.welcome?.asks ?? []).find((known) => known.ask === askId)?.ruleset;
+    ruleset ??= (await this.asks()).find((known) => known.ask === askId)?.ruleset ?? "";
+    const message = { type: "roll", ruleset, params: {}, answers: askId };
+    if (dice !== undefined && dice !== null) message.dice = dice;
+    return this.request(message, { resend: true });
+  }
+
+  /** Start a new game session (GM only): resolves with the `session` event (`number`). */
+  startSession() {
+    return this.request({ type: "session", op: "start" });
   }
 
   /**
