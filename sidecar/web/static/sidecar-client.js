@@ -41,7 +41,7 @@ export const PROTOCOL = 1;
 /** Error codes after which reconnecting cannot help (the server closes the connection). */
 const FATAL_CODES = new Set(["forbidden", "unsupported_protocol", "bad_message"]);
 /** Journaled events: they carry a `seq`, each is delivered once. */
-const JOURNALED = new Set(["outcome", "sheet", "seat"]);
+const JOURNALED = new Set(["outcome", "sheet", "seat", "ask", "session"]);
 
 /** An `error` message from the server, or a failure of the connection itself. */
 export class SidecarError extends Error {
@@ -76,6 +76,8 @@ function randomPrefix() {
  * - `presence` ({table, members}) when someone joins or leaves;
  * - `sheet` (sheet event) for every character change this client may see (GMs, the
  *   owner's seat), and `seat` (seat event, GMs only), each `seq` once;
+ * - `ask` (an asked roll opened or cancelled, §7.5) and `session` (a new game session,
+ *   §7.4), public events, each `seq` once;
  * - `character` ({character, ruleset, owner, values}, or `{character, removed: true}`)
  *   whenever `client.characters` changes: a sheet event, or a roll as a character;
  * - `state` ("connecting" | "open" | "reconnecting" | "closed");
