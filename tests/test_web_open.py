@@ -23,10 +23,16 @@ ALWAYS_OPEN = {"target": 7, "skill": 0, "second_chance": True}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    plugins = tmp_path_factory.mktemp("plugins")
+def plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A plugins folder holding tests/sheet_plugin.py (the `luck` ruleset)."""
+    folder = tmp_path_factory.mktemp("plugins")
     source = Path(__file__).with_name("sheet_plugin.py").read_text()
-    (plugins / "luck_rules.py").write_text(source)
+    (folder / "luck_rules.py").write_text(source)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(plugins: Path) -> Iterator[LiveServer]:
     with LiveServer(plugins_dir=str(plugins), rate_limit=0) as live:
         yield live
 
@@ -158,6 +164,39 @@ def test_a_blind_rolls_roller_has_no_buttons(browser: Any, server: LiveServer) -
         page.close()
 
 
+def test_time_running_out_is_said_on_the_card(browser: Any, plugins: Path) -> None:
+    with LiveServer(plugins_dir=str(plugins), rate_limit=0, react_timeout=0.5) as live:
+        player = player_page(browser, live.http, "minuteur")
+        seq = roll_open(player)
+        player.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .decided')
+        assert card(player, seq).locator(".decided").text_content() == "Temps écoulé : Garder"
+        assert card(player, seq).locator("button.choice").count() == 0
+        player.close()
+
+
+def test_a_decision_the_sheet_cannot_pay_is_refused_plainly(browser: Any,
+                                                             server: LiveServer) -> None:
+    table = "sans-chance"
+    gm = gm_page(browser, server.http, table)
+    gm.page.evaluate("""() => window.sidecarTable.client.setSheet(
+        {character: "Nyx", ruleset: "luck", values: {luck: 0, skill: 0}})""")
+    gm.page.wait_for_selector('#character-select option[value="Nyx"]', state="attached")
+    gm.page.select_option("#character-select", "Nyx")
+    gm.page.wait_for_selector("#roll-as:not([hidden])")
+    gm.fill_params({"target": 7, "cost": 0, "second_chance": True})
+    seq = gm.roll()
+    # The reroll costs a luck point Nyx does not have: said plainly, the roll stays open.
+    card(gm, seq).locator('button.choice[data-choice="reroll"]').click()
+    faces = card(gm, seq).locator("input.faces")  # physical dice on: empty, the server rolls
+    faces.wait_for()
+    faces.press("Enter")
+    error = card(gm, seq).locator(".decide-error")
+    error.wait_for()
+    assert error.text_content() == "Pas assez de « Chance » : il y en a 0, il en faut 1."
+    assert card(gm, seq).locator("button.choice").count() == 2
+    gm.close()
+
+
 # -- asked rolls -----------------------------------------------------------------------------
 
 def test_the_gm_asks_a_roll_the_player_answers_from_the_card(browser: Any,
@@ -227,6 +266,14 @@ def test_a_new_session_shows_in_every_log(browser: Any, server: LiveServer) -> N
         note.wait_for()
         assert "séance n° 1 commencée" in note.text_content()
     assert gm.page.is_hidden("#gm-table-error")
+    # "Nouveau tour" refills what is once per turn (the sheet's `focus`) for every character.
+    gm.page.evaluate("""() => window.sidecarTable.client.setSheet(
+        {character: "Nyx", ruleset: "luck", values: {focus: 0}})""")
+    gm.page.wait_for_selector('#sheet-list .sheet-item[data-character="Nyx"]', state="attached")
+    gm.page.click("#turn-next")
+    refill = gm.page.locator('#log .entry-sheet[data-op="refill"]')
+    refill.wait_for()
+    assert "focus 0 → 1" in refill.text_content()
     for page in (player, gm):
         page.close()
 
