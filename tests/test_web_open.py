@@ -232,6 +232,38 @@ def test_the_gm_asks_a_roll_the_player_answers_from_the_card(browser: Any,
     gm.page.click(f'#asks .ask-card[data-ask="{second}"] button.ask-cancel')
     gm.page.wait_for_selector(f'#asks .ask-card[data-ask="{second}"][data-state="cancelled"]')
     player.page.wait_for_selector(f'#asks .ask-card[data-ask="{second}"]', state="detached")
+    # The GM removes the closed cards once read.
+    for ask_id_ in (second, ask_id):
+        gm.page.click(f'#asks .ask-card[data-ask="{ask_id_}"] button.ask-dismiss')
+    gm.page.wait_for_selector("#asks", state="hidden")
+    for page in (player, gm):
+        page.close()
+
+
+def test_a_character_is_asked_and_its_seat_answers_as_it_in_english(
+        browser: Any, server: LiveServer) -> None:
+    table = "demande-personnage"
+    gm = gm_page(browser, server.http, table)
+    player = TablePage(browser, server.http, link=add_seat(gm, "Bob"))
+    gm.page.evaluate("""() => window.sidecarTable.client.setSheet(
+        {character: "Ysolde", ruleset: "luck", owner: "Bob", values: {skill: 5}})""")
+    open_ask_form(gm)
+    ask_id = ask(gm, ["Ysolde"], "Perception", {"target": 6})
+    card_ = player.page.locator(f'#asks .ask-card[data-ask="{ask_id}"]')
+    card_.locator("button.ask-roll").wait_for()
+    assert "en tant que Ysolde" in card_.text_content()
+    # In English (the page rejoins to have the server speak it): the card in its words.
+    player.page.click("#lang")
+    button = card_.locator("button.ask-roll")
+    button.wait_for()
+    assert button.text_content() == "Roll: Perception"
+    button.click()
+    line = gm.page.locator(f'#asks .ask-card[data-ask="{ask_id}"] .ask-line[data-seat="Bob"]')
+    gm.page.wait_for_selector(
+        f'#asks .ask-card[data-ask="{ask_id}"] .ask-line[data-state="answered"]')
+    assert line.text_content().startswith("Ysolde (Bob) — ")
+    answer = gm.state(f"outcomes.find(o => o.answers === '{ask_id}')")
+    assert answer["character"] == "Ysolde" and answer["result"]["success"] is True  # 5 + d6 ≥ 6
     for page in (player, gm):
         page.close()
 

@@ -128,6 +128,10 @@ function renderCard(item) {
     if (!item.closed) {
       body.push(el("button", { type: "button", class: "ask-cancel danger", id: `ask-cancel-${id}`,
         text: t("ask.cancel"), onclick: () => cancel(id) }));
+    } else {
+      // A closed card stays until the GM has read it: the answers are in the log too.
+      body.push(el("button", { type: "button", class: "ask-dismiss", id: `ask-dismiss-${id}`,
+        text: t("ask.dismiss"), onclick: () => dismiss(id) }));
     }
   } else {
     const answer = item.answers.get(state.client?.name);
@@ -174,6 +178,13 @@ async function answer_(item) {
     busy.delete(id);
   }
   renderAsks();
+}
+
+function dismiss(id) {
+  state.asks.delete(id);
+  errors.delete(id);
+  renderAsks();
+  $("asks").firstElementChild?.querySelector("button")?.focus();
 }
 
 async function cancel(id) {

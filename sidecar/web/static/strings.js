@@ -78,7 +78,7 @@ export const STRINGS = {
     "ask.waiting": "en attente…", "ask.deciding": "décision en attente", "ask.margin": "marge {margin}",
     "ask.draw": "Égalité", "ask.nobody": "Personne ne réussit", "ask.winner": "Vainqueur : {name}",
     "ask.cancel": "Annuler la demande", "ask.roll": "Lancer : {what}", "ask.answered": "Jet envoyé.",
-    "ask.cancelled.player": "Le MJ a annulé cette demande.",
+    "ask.cancelled.player": "Le MJ a annulé cette demande.", "ask.dismiss": "Retirer la carte",
     "map.key": "nom", "map.value": "valeur", "map.add": "+ ligne", "map.remove": "Retirer la ligne",
   },
   en: {
@@ -158,7 +158,7 @@ export const STRINGS = {
     "ask.waiting": "waiting…", "ask.deciding": "decision pending", "ask.margin": "margin {margin}",
     "ask.draw": "Draw", "ask.nobody": "Nobody succeeds", "ask.winner": "Winner: {name}",
     "ask.cancel": "Cancel the request", "ask.roll": "Roll: {what}", "ask.answered": "Roll sent.",
-    "ask.cancelled.player": "The GM cancelled this request.",
+    "ask.cancelled.player": "The GM cancelled this request.", "ask.dismiss": "Remove the card",
     "map.key": "name", "map.value": "value", "map.add": "+ row", "map.remove": "Remove the row",
   },
 };
