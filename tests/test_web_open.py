@@ -235,7 +235,7 @@ def test_the_gm_asks_a_roll_the_player_answers_from_the_card(browser: Any,
     # The GM removes the closed cards once read.
     for ask_id_ in (second, ask_id):
         gm.page.click(f'#asks .ask-card[data-ask="{ask_id_}"] button.ask-dismiss')
-    gm.page.wait_for_selector("#asks", state="hidden")
+    gm.page.wait_for_selector("#asks-card", state="hidden")
     for page in (player, gm):
         page.close()
 

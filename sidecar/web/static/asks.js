@@ -158,7 +158,8 @@ export function renderAsks() {
     .sort((a, b) => (b.event.seq ?? 0) - (a.event.seq ?? 0))
     .map(renderCard);
   box.replaceChildren(...cards);
-  box.hidden = cards.length === 0;
+  // First on the page (a phone shows it before the roll form): what the GM asks for now.
+  $("asks-card").hidden = cards.length === 0;
   if (focused && box.contains(document.getElementById(focused))) document.getElementById(focused).focus();
 }
 

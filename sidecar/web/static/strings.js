@@ -79,6 +79,7 @@ export const STRINGS = {
     "ask.draw": "Égalité", "ask.nobody": "Personne ne réussit", "ask.winner": "Vainqueur : {name}",
     "ask.cancel": "Annuler la demande", "ask.roll": "Lancer : {what}", "ask.answered": "Jet envoyé.",
     "ask.cancelled.player": "Le MJ a annulé cette demande.", "ask.dismiss": "Retirer la carte",
+    "ask.cards": "Jets demandés",
     "map.key": "nom", "map.value": "valeur", "map.add": "+ ligne", "map.remove": "Retirer la ligne",
   },
   en: {
@@ -159,6 +160,7 @@ export const STRINGS = {
     "ask.draw": "Draw", "ask.nobody": "Nobody succeeds", "ask.winner": "Winner: {name}",
     "ask.cancel": "Cancel the request", "ask.roll": "Roll: {what}", "ask.answered": "Roll sent.",
     "ask.cancelled.player": "The GM cancelled this request.", "ask.dismiss": "Remove the card",
+    "ask.cards": "Asked rolls",
     "map.key": "name", "map.value": "value", "map.add": "+ row", "map.remove": "Remove the row",
   },
 };
