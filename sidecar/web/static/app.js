@@ -1,9 +1,12 @@
 // The web table: join (from a seat's link too), a roll form built from the rulesets'
 // `params` descriptions, rolling as a character, exact odds before rolling, the table's live
-// log, reconnection with resume. French first.
+// log (open rolls decided from their cards, asked rolls), reconnection with resume. French
+// first.
 //
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
+import { applyAsk, applyAskOutcome, renderAsks, resetAsks } from "./asks.js";
+import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import {
   applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters, currentCharacter,
   renderCharacterPanel, resetCharacters, sheetPlan,
@@ -40,6 +43,7 @@ function applyLanguage() {
     renderCharacterPanel();
     relabelGmPanel();
     renderLog();
+    renderAsks();
   }
 }
 
@@ -144,11 +148,14 @@ async function join(event) {
   client.on("presence", renderPresence);
   client.on("sheet", addNote);
   client.on("seat", addNote);
+  client.on("ask", addNote);
+  client.on("session", addNote);
   client.on("welcome", (welcome) => {
     state.welcome = welcome;
     if (state.client === client) {
       // A reconnection: the characters as they are now; resumed events follow it.
       resetCharacters(welcome);
+      resetAsks(welcome);
       refreshSeats();
     }
     scheduleOdds();
@@ -185,7 +192,7 @@ async function loadRecentHistory(upTo) {
     for (;;) {
       const page = await state.client.history({ after, limit: HISTORY_PAGE });
       for (const event of page.events) {
-        if (event.type === "sheet" || event.type === "seat") addNote(event);
+        if (NOTES.has(event.type)) addNote(event);
         else addOutcome(event);
       }
       if (!page.more || page.next > upTo) break;
@@ -214,6 +221,7 @@ function enterTable(welcome) {
     ? t("ext.list") + extensions.map((ext) => `${ext.name} — ${ext.description}`).join(" · ") : "";
   fillRulesets(query.get("ruleset") || localStorage.getItem("sidecar.ruleset"));
   resetCharacters(welcome);
+  resetAsks(welcome);
   enterGmPanel();
   applyCharacter();
 }
@@ -488,10 +496,14 @@ function addOutcome(outcome) {
   }
   if (typeof outcome.seq === "number") state.horizon = Math.max(state.horizon, outcome.seq);
   if (outcome.character && outcome.sheet) applyOutcomeSheet(outcome);
+  applyAskOutcome(outcome);
   renderLog();
 }
 
-/** A `sheet` or `seat` event: a line of the log, and the character or seat it changes. */
+/** The events shown as notes in the log (the others are outcomes). */
+const NOTES = new Set(["sheet", "seat", "ask", "session"]);
+
+/** A `sheet`, `seat`, `ask` or `session` event: a line of the log, and what it changes. */
 function addNote(event) {
   if (typeof event.seq === "number") {
     if (state.seen.has(event.seq)) return;
@@ -502,7 +514,8 @@ function addNote(event) {
   state.notes.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   if (state.notes.length > LOG_LIMIT) state.notes.splice(0, state.notes.length - LOG_LIMIT);
   if (event.type === "sheet") applySheetEvent(event);
-  else applySeatEvent(event);
+  else if (event.type === "seat") applySeatEvent(event);
+  else if (event.type === "ask") applyAsk(event);
   renderLog();
 }
 
@@ -535,13 +548,19 @@ function logLines() {
 }
 
 function renderLog() {
+  const decisions = decisionsBySeq(state.outcomes);
+  const bySeq = new Map(state.outcomes.map((outcome) => [outcome.seq, outcome]));
   const items = logLines().reverse().map((line) => {
     if (line.secret) return renderSecret(line);
-    if (line.type === "sheet" || line.type === "seat") return renderNote(line);
-    return renderOutcome(line);
+    if (NOTES.has(line.type)) return renderNote(line);
+    return renderOutcome(line, decisionParts(line, decisions, bySeq));
   });
+  // Drawn again on every event: the control that had the focus (a choice's faces being
+  // typed) gets it back, so a keyboard user is not thrown out by someone else's roll.
+  const focused = document.activeElement?.id;
   $("log").replaceChildren(...items);
   $("log-empty").hidden = items.length > 0;
+  if (focused && $("log").contains($(focused))) $(focused).focus();
 }
 
 function renderSecret({ secret, count }) {
@@ -593,7 +612,7 @@ function renderDie(die) {
     typeof die.successes === "number" && die.successes > 1 ? el("small", { class: "die-role", text: `×${die.successes}` }) : null);
 }
 
-function renderOutcome(outcome) {
+function renderOutcome(outcome, deciding = []) {
   const result = outcome.result ?? {};
   const hidden = result.hidden === true;
   const kind = hidden ? "hidden" : result.kind ?? "failure";
@@ -632,8 +651,10 @@ function renderOutcome(outcome) {
       `${fieldLabel(outcome.ruleset, field)} ${amount > 0 ? "−" : "+"}${Math.abs(amount)}`,
       outcome.sheet && field in outcome.sheet ? ` → ${outcome.sheet[field]}` : ""))));
   }
-  return el("li", { class: `entry entry-${kind}${mine ? " mine" : ""}`, "data-seq": outcome.seq,
-    "data-kind": kind, "data-mode": outcome.mode }, head, ...body);
+  body.push(...deciding);
+  return el("li", { class: `entry entry-${kind}${mine ? " mine" : ""}${outcome.open === true ? " open" : ""}`,
+    "data-seq": outcome.seq, "data-kind": kind, "data-mode": outcome.mode, "data-roll": outcome.roll,
+    "data-open": outcome.open === true ? "1" : null, "data-answers": outcome.answers }, head, ...body);
 }
 
 /** A character or seat change, as its line of the log: who did what, to what, and why. */
@@ -644,6 +665,13 @@ function renderNote(event) {
   if (event.type === "seat") {
     what = t(`log.seat.${event.op}`);
     details = [el("span", { class: "target", text: event.name })];
+  } else if (event.type === "session") {
+    what = t("log.session", { number: event.number });
+  } else if (event.type === "ask") {
+    what = t(`log.ask.${event.op}`);
+    const names = (event.to ?? []).map((target) => target.character || target.seat).join(", ");
+    details = [event.label ? el("span", { class: "target", text: `« ${event.label} »` }) : null,
+      names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null];
   } else {
     const created = event.op === "set" && Object.values(event.changed ?? {}).length
       && Object.values(event.changed).every(([before]) => before === null || before === undefined);
@@ -710,6 +738,7 @@ function start() {
     },
   });
   setupGmPanel();
+  configureDecisions({ changed: renderLog });
   // Back from a dead Wi-Fi: no need to wait for the next scheduled try.
   window.addEventListener("online", () => state.client?.reconnectNow());
   const fromAddress = readTokenFromAddress();

@@ -1,9 +1,11 @@
-// The GM's panel: the players' seats (links, QR codes, who is online) and the characters
-// (create, edit, adjust with a reason, refill, remove).
+// The GM's panel: the table (a new game session, a new turn), the players' seats (links, QR
+// codes, who is online) and the characters (create, edit, adjust with a reason, refill,
+// remove). Asking for rolls is in asks.js.
 //
 // A seat's link is shown once by the server, when it is made: the links this GM made are
 // kept in this tab's sessionStorage (gone with the tab), the others can only be remade.
 import { buildField, fieldId, readFields, writeFields } from "./fields.js";
+import { enterAskForm, renderAskTargets, setupAskForm } from "./asks.js";
 import { renderValues } from "./characters.js";
 import { $, armedButton, describeError, el, local, rulesetByName, sheetOf, state, t } from "./page.js";
 
@@ -84,6 +86,7 @@ function renderSeats() {
   }));
   $("seats-empty").hidden = state.seats.length > 0;
   renderOwners();
+  renderAskTargets();
 }
 
 function renderLink(name, { link, qr }) {
@@ -166,6 +169,7 @@ export function renderCharacterAdmin() {
   renderAdjustTargets();
   renderOwners();
   if (state.seats.length) renderSeats();
+  else renderAskTargets();
 }
 
 /** The editor's owner choices: the GM, or a seat of the table. */
@@ -329,6 +333,22 @@ async function refill(what) {
   }
 }
 
+// -- the table -------------------------------------------------------------------------------
+
+/** "Nouvelle séance" (§7.4: what lasts a session starts over) or "Nouveau tour" (every
+ * character's once-per-turn counters refilled). */
+async function tableAction(action) {
+  const error = $("gm-table-error");
+  error.hidden = true;
+  try {
+    if (action === "session") await state.client.request({ type: "session", op: "start" });
+    else await state.client.refill({ what: "turn" });
+  } catch (failure) {
+    error.textContent = describeError(failure);
+    error.hidden = false;
+  }
+}
+
 // -- wiring ----------------------------------------------------------------------------------
 
 /** Show the GM's panel (or hide it from others) after a `welcome`. */
@@ -338,6 +358,7 @@ export function enterGmPanel() {
   if (!gm) return;
   fillSheetRulesets();
   renderCharacterAdmin();
+  enterAskForm();
   refreshSeats();
 }
 
@@ -353,6 +374,7 @@ export function relabelGmPanel() {
   writeFields(schema, SHEET_PREFIX, values);
   renderCharacterAdmin();
   renderSeats();
+  enterAskForm();
 }
 
 export function setupGmPanel() {
@@ -365,4 +387,7 @@ export function setupGmPanel() {
   $("adjust-character").addEventListener("change", renderAdjustFields);
   $("adjust-turn").addEventListener("click", () => refill("turn"));
   $("adjust-rest").addEventListener("click", () => refill("rest"));
+  $("session-start").addEventListener("click", () => tableAction("session"));
+  $("turn-next").addEventListener("click", () => tableAction("turn"));
+  setupAskForm();
 }

@@ -29,6 +29,8 @@ export const state = {
   // The GM's view of the seats: [{name, online, characters}] (`seat list`).
   seats: [],
   presence: [],
+  // Asked rolls this page shows a card for: ask id → {event, answers, opposition, closed}.
+  asks: new Map(),
 };
 
 export const $ = (id) => document.getElementById(id);

@@ -1,0 +1,335 @@
+// Asked rolls (PROTOCOL.md §7.5): the GM's form asking seats or characters for a roll (an
+// opposition with each side's own params), and the cards of the open asks — an asked seat's
+// has one button that rolls as asked, the GM's fills as the answers arrive and can cancel.
+import { buildField, readFields, writeFields } from "./fields.js";
+import { $, describeError, el, local, rulesetByName, state, t } from "./page.js";
+
+const PREFIX = "askp";
+const sidePrefix = (index) => `asks${index}`;
+const isGm = () => state.welcome?.role === "gm";
+
+/** This page's errors on ask cards: ask id → message. */
+const errors = new Map();
+const busy = new Set();
+
+/** An ask as this page knows it: `{event, answers: Map(seat → outcome or side), opposition, closed}`. */
+function known(event) {
+  return { event, answers: new Map(Object.entries(event.answered ?? {})), opposition: null, closed: null };
+}
+
+/** Whether this page's seat is asked. */
+function asksMe(event) {
+  return Boolean(state.welcome?.seat) && (event.to ?? []).some((item) => item.seat === state.client?.name);
+}
+
+const shown = (event) => isGm() || asksMe(event);
+
+/** After a `welcome`: the open asks it lists; those this page had that are gone are closed. */
+export function resetAsks(welcome) {
+  const before = state.asks ?? new Map();
+  state.asks = new Map();
+  const open = new Set((welcome.asks ?? []).map((ask) => ask.ask));
+  for (const [id, item] of before) {
+    if (!open.has(id)) state.asks.set(id, { ...item, closed: item.closed ?? "done" });
+  }
+  for (const ask of welcome.asks ?? []) {
+    const item = known(ask);
+    const old = before.get(ask.ask);
+    if (old) for (const [seat, answer] of old.answers) if (!item.answers.has(seat)) item.answers.set(seat, answer);
+    state.asks.set(ask.ask, item);
+  }
+  renderAsks();
+}
+
+/** An `ask` event (open or cancel). Asks opened before the join come from `welcome.asks`. */
+export function applyAsk(event) {
+  const item = state.asks?.get(event.ask);
+  if (event.op === "open") {
+    if (item || !shown(event)) return;
+    if (typeof event.seq === "number" && event.seq <= (state.welcome?.seq ?? 0)) return; // closed since
+    state.asks.set(event.ask, known(event));
+  } else if (event.op === "cancel" && item) {
+    item.closed = "cancelled";
+  }
+  renderAsks();
+}
+
+/** An outcome: an answer fills its ask's card; an opposition's last side says who won. */
+export function applyAskOutcome(outcome) {
+  const id = outcome.answers ?? outcome.opposition?.ask;
+  const item = id ? state.asks?.get(id) : null;
+  if (!item) return;
+  const seat = outcome.by?.name;
+  const previous = item.answers.get(seat);
+  if (outcome.answers && (!previous || (previous.seq ?? 0) <= (outcome.seq ?? 0)
+      || previous.type !== "outcome")) {
+    item.answers.set(seat, outcome);
+  }
+  if (outcome.opposition) item.opposition = outcome.opposition;
+  const everyone = (item.event.to ?? []).every((target) => item.answers.has(target.seat));
+  if (everyone && !item.closed) item.closed = "done";
+  renderAsks();
+}
+
+function rulesetTitle(name) {
+  return local(rulesetByName(name)?.title)?.split(" — ")[0] || name;
+}
+
+/** What an ask asks for, for people: its label, else its game. */
+const askName = (event) => event.label || rulesetTitle(event.ruleset);
+
+/** A seat's answer on the GM's card: its result, or the side the ask recorded. */
+function answerText(answer) {
+  if (!answer) return t("ask.waiting");
+  if (answer.type === "outcome") {
+    const result = answer.result ?? {};
+    const pieces = [local(result.label) || result.kind || ""];
+    if (answer.text) pieces.push(answer.text);
+    if (answer.open === true) pieces.push(t("ask.deciding"));
+    return pieces.filter(Boolean).join(" — ");
+  }
+  const pieces = [answer.success ? t("kind.success") : t("kind.failure")];
+  if (typeof answer.margin === "number") pieces.push(t("ask.margin", { margin: answer.margin }));
+  if (answer.open) pieces.push(t("ask.deciding"));
+  return pieces.join(" · ");
+}
+
+function winnerText(opposition) {
+  if (opposition.draw) return t("ask.draw");
+  if (opposition.winner === null || opposition.winner === undefined) return t("ask.nobody");
+  const side = (opposition.sides ?? []).find((item) => item.seat === opposition.winner);
+  return t("ask.winner", { name: side?.character || opposition.winner });
+}
+
+function renderCard(item) {
+  const { event } = item;
+  const id = event.ask;
+  const who = (target) => (target.character ? `${target.character} (${target.seat})` : target.seat);
+  const head = el("div", { class: "entry-head" },
+    el("strong", { class: "who", text: isGm() ? t("ask.gm_title") : t("ask.player_title") }),
+    el("span", { class: "what", text: `« ${askName(event)} »` }),
+    event.opposed ? el("span", { class: "badge", text: t("ask.opposed.badge") }) : null,
+    event.mode && event.mode !== "public" ? el("span", { class: `badge mode-${event.mode}`,
+      text: t(`mode.badge.${event.mode}`) }) : null,
+    item.closed ? el("span", { class: "badge", text: t(`ask.${item.closed}`) }) : null);
+  const body = [];
+  if (isGm()) {
+    body.push(el("ul", { class: "ask-lines" }, (event.to ?? []).map((target) => {
+      const answer = item.answers.get(target.seat);
+      return el("li", { class: "ask-line", "data-seat": target.seat,
+        "data-state": answer ? "answered" : "waiting" },
+      el("strong", { text: who(target) }), " — ",
+      el("span", { class: "ask-answer", text: answerText(answer) }));
+    })));
+    if (item.opposition) {
+      body.push(el("p", { class: "ask-winner", "data-winner": item.opposition.winner ?? "",
+        text: winnerText(item.opposition) }));
+    }
+    if (!item.closed) {
+      body.push(el("button", { type: "button", class: "ask-cancel danger", id: `ask-cancel-${id}`,
+        text: t("ask.cancel"), onclick: () => cancel(id) }));
+    } else {
+      // A closed card stays until the GM has read it: the answers are in the log too.
+      body.push(el("button", { type: "button", class: "ask-dismiss", id: `ask-dismiss-${id}`,
+        text: t("ask.dismiss"), onclick: () => dismiss(id) }));
+    }
+  } else {
+    const answer = item.answers.get(state.client?.name);
+    if (answer) body.push(el("p", { class: "ask-done", text: t("ask.answered") }));
+    else if (item.closed === "cancelled") body.push(el("p", { class: "hint", text: t("ask.cancelled.player") }));
+    else {
+      const target = event.to.find((item_) => item_.seat === state.client?.name);
+      if (target?.character) body.push(el("p", { class: "hint", text: t("log.as", { name: target.character }) }));
+      body.push(el("button", { type: "button", class: "primary ask-roll", id: `ask-roll-${id}`,
+        disabled: busy.has(id), text: t("ask.roll", { what: askName(event) }), onclick: () => answer_(item) }));
+    }
+  }
+  if (errors.get(id)) body.push(el("p", { class: "error", role: "alert", text: errors.get(id) }));
+  return el("li", { class: "entry ask-card", "data-ask": id, "data-state": item.closed ?? "open" }, head, ...body);
+}
+
+/** The cards, newest first: the GM's all, a player's those asked of them still pending. */
+export function renderAsks() {
+  const box = $("asks");
+  if (!box) return;
+  const focused = document.activeElement?.id;
+  const cards = [...(state.asks ?? new Map()).values()]
+    .filter((item) => isGm() || !item.closed || errors.has(item.event.ask))
+    .sort((a, b) => (b.event.seq ?? 0) - (a.event.seq ?? 0))
+    .map(renderCard);
+  box.replaceChildren(...cards);
+  // First on the page (a phone shows it before the roll form): what the GM asks for now.
+  $("asks-card").hidden = cards.length === 0;
+  if (focused && box.contains(document.getElementById(focused))) document.getElementById(focused).focus();
+}
+
+async function answer_(item) {
+  const { event } = item;
+  const id = event.ask;
+  errors.delete(id);
+  busy.add(id);
+  renderAsks();
+  try {
+    // The ask's ruleset, params, label and mode apply whatever the roll says.
+    await state.client.request({ type: "roll", ruleset: event.ruleset, params: {}, answers: id,
+      label: event.label ?? "", mode: event.mode ?? "public", options: {} }, { resend: true });
+  } catch (failure) {
+    errors.set(id, describeError(failure, event.ruleset));
+  } finally {
+    busy.delete(id);
+  }
+  renderAsks();
+}
+
+function dismiss(id) {
+  state.asks.delete(id);
+  errors.delete(id);
+  renderAsks();
+  $("asks").firstElementChild?.querySelector("button")?.focus();
+}
+
+async function cancel(id) {
+  errors.delete(id);
+  try {
+    await state.client.request({ type: "ask", op: "cancel", ask: id });
+  } catch (failure) {
+    errors.set(id, describeError(failure));
+  }
+  renderAsks();
+}
+
+// -- the GM's form ---------------------------------------------------------------------------
+
+/** Who may be asked: the seats, and the characters that have one. */
+function targets() {
+  const names = state.seats.map((seat) => ({ name: seat.name, hint: t("ask.seat") }));
+  for (const character of [...state.characters.values()].sort((a, b) => a.character.localeCompare(b.character))) {
+    if (character.owner) names.push({ name: character.character, hint: t("ask.character_of", { seat: character.owner }) });
+  }
+  return names;
+}
+
+const checked = () => [...document.querySelectorAll("#ask-targets input:checked")].map((box) => box.value);
+
+/** The checkboxes of who may be asked (what was ticked stays ticked). */
+export function renderAskTargets() {
+  if (!isGm() || !$("ask-targets")) return;
+  const ticked = new Set(checked());
+  const list = targets();
+  $("ask-targets").replaceChildren(...list.map(({ name, hint }) => el("label", { class: "chip" },
+    el("input", { type: "checkbox", value: name, checked: ticked.has(name) }),
+    el("span", { text: name }), el("small", { class: "hint", text: ` ${hint}` }))));
+  $("ask-targets-empty").hidden = list.length > 0;
+  buildSides();
+}
+
+function schema() {
+  return rulesetByName($("ask-ruleset").value)?.params ?? {};
+}
+
+function buildParams() {
+  const params = schema();
+  const kept = readFields(params, PREFIX, { relaxed: true }).values;
+  $("ask-params").replaceChildren(...Object.entries(params).map(([name, spec]) => buildField(name, spec, PREFIX)));
+  writeFields(params, PREFIX, kept);
+  buildSides();
+}
+
+/** In an opposition, each side's own params (its own difficulty, its own code…). */
+function buildSides() {
+  const opposed = $("ask-opposed").checked;
+  $("ask-params").hidden = opposed;
+  const box = $("ask-sides");
+  box.hidden = !opposed;
+  if (!opposed) {
+    box.replaceChildren();
+    delete box.dataset.ruleset;
+    return;
+  }
+  const params = schema();
+  const names = checked();
+  const sides = [...box.querySelectorAll("fieldset[data-side]")].map((set) => set.dataset.side);
+  if (box.dataset.ruleset === $("ask-ruleset").value && sides.join("\n") === names.join("\n")
+      && (names.length || box.childElementCount)) return; // as it stands: keep what is typed
+  box.dataset.ruleset = $("ask-ruleset").value;
+  const before = new Map([...box.querySelectorAll("fieldset[data-side]")].map((set) =>
+    [set.dataset.side, readFields(params, set.dataset.prefix, { relaxed: true }).values]));
+  const common = readFields(params, PREFIX, { relaxed: true }).values;
+  box.replaceChildren(...names.map((name, index) => el("fieldset", { class: "ask-side params",
+    "data-side": name, "data-prefix": sidePrefix(index) },
+  el("legend", { text: t("ask.side", { name }) }),
+  Object.entries(params).map(([param, spec]) => buildField(param, spec, sidePrefix(index))))));
+  names.forEach((name, index) => writeFields(params, sidePrefix(index), before.get(name) ?? common));
+  if (!names.length) box.append(el("p", { class: "hint", text: t("ask.pick") }));
+}
+
+async function submitAsk(event) {
+  event.preventDefault();
+  const error = $("ask-error");
+  error.hidden = true;
+  const to = checked();
+  const ruleset = $("ask-ruleset").value;
+  const opposed = $("ask-opposed").checked;
+  const fail = (text) => {
+    error.textContent = text;
+    error.hidden = false;
+  };
+  if (!to.length || (opposed && to.length < 2)) {
+    fail(t(opposed ? "ask.pick_two" : "ask.pick"));
+    return;
+  }
+  const message = { type: "ask", op: "open", to, ruleset, label: $("ask-label").value.trim(),
+    mode: $("ask-mode").value, options: {} };
+  const params = schema();
+  if (opposed) {
+    message.opposed = true;
+    message.each = {};
+    for (const [index, name] of to.entries()) {
+      const { values, missing } = readFields(params, sidePrefix(index));
+      if (missing.length) {
+        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${missing.join(", ")}`);
+        return;
+      }
+      message.each[name] = values;
+    }
+    message.params = message.each[to[0]];
+  } else {
+    const { values, missing } = readFields(params, PREFIX);
+    if (missing.length) {
+      fail(t("odds.missing") + missing.join(", "));
+      return;
+    }
+    message.params = values;
+  }
+  const button = $("ask-form").querySelector("button[type=submit]");
+  button.disabled = true;
+  try {
+    const reply = await state.client.request(message);
+    applyAsk(reply);
+    $("ask-status").textContent = t("ask.sent");
+  } catch (failure) {
+    fail(describeError(failure, ruleset));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** The form after a `welcome` (GM only): the rulesets and who may be asked. */
+export function enterAskForm() {
+  if (!isGm()) return;
+  const select = $("ask-ruleset");
+  const current = select.value;
+  select.replaceChildren(...state.welcome.rulesets.map((ruleset) =>
+    el("option", { value: ruleset.name, text: rulesetTitle(ruleset.name) })));
+  if (current && rulesetByName(current)) select.value = current;
+  buildParams();
+  renderAskTargets();
+}
+
+export function setupAskForm() {
+  $("ask-form").addEventListener("submit", submitAsk);
+  $("ask-ruleset").addEventListener("change", buildParams);
+  $("ask-opposed").addEventListener("change", buildSides);
+  $("ask-targets").addEventListener("change", buildSides);
+  $("ask-form").addEventListener("input", () => { $("ask-status").textContent = ""; });
+}
