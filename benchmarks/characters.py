@@ -6,7 +6,10 @@ memory of 1,000 characters at a table.
 Targets: a roll as a character costs at most 1.2× a plain roll of the same ruleset, in
 process and end to end; 1,000 characters at a table add at most 20 MiB of server RSS.
 
-* **In process**: the server's whole path for one roll without a socket — the table
+* **Pipeline, in process** (as ``benchmarks/pipeline.py`` measures a roll): preparing the
+  roll (params checked; as a character, the sheet read and copied) and running it through
+  the plugins, no journal, no socket.
+* **Whole server path, in process**: one roll's whole path without a socket — the table
   core's ``begin_roll``, reading the sheet, the pipeline, numbering, the journal's append
   (a real SQLite file) and the commit — in batches of plain rolls and of rolls as a
   character (which also read the sheet, apply a spend and write the character's record in
@@ -60,6 +63,37 @@ def configure(ruleset: str, plain: dict, values: dict, as_character: list[dict])
 
 
 # -- in process ---------------------------------------------------------------------------
+
+async def pipeline_only(batches: int = 41, per_batch: int = 90) -> dict[str, float]:
+    config = ServerConfig(gm_token=GM, player_token="p")
+    host = default_host()
+    pipeline = RollPipeline(host)
+    core = TableCore(config, catalogue=host, preparer=pipeline, load=lambda name: (0, {}))
+    table, gm = core.join(Hello(table="bench", name="MJ", role="gm", token=GM), binary=True)
+    request = SheetRequest(op="set", character="Bench", ruleset=RULESET,
+                           values=CHARACTER_VALUES)
+    core.commit(core.sheet_change(core.begin_change(table, gm, request), request))
+
+    async def batch(character: bool) -> tuple[float, float]:
+        start, cpu = time.perf_counter(), time.thread_time()
+        for index in range(per_batch):
+            params = AS_CHARACTER[index % len(AS_CHARACTER)] if character else PLAIN
+            ticket = core.begin_roll(table, gm, RollRequest(
+                ruleset=RULESET, params=params, character="Bench" if character else None))
+            core.attach_sheet(ticket)
+            await pipeline.run(ticket.roll, table_state=table.state)
+        return ((time.perf_counter() - start) / per_batch * 1e6,
+                (time.thread_time() - cpu) / per_batch * 1e6)
+
+    await batch(False)
+    await batch(True)
+    plain, as_character = [], []
+    for _ in range(batches):
+        plain.append(await batch(False))
+        as_character.append(await batch(True))
+    host.shutdown()
+    return _figures(plain, as_character)
+
 
 async def in_process(batches: int = 31, per_batch: int = 90) -> dict[str, float]:
     folder = tempfile.mkdtemp(prefix="sidecar-bench-")
@@ -208,8 +242,15 @@ async def characters_memory(url: str, server: Any, count: int = 1000) -> dict[st
 
 
 def main() -> None:
+    figures = asyncio.run(pipeline_only())
+    print(f"pipeline in process ({RULESET}): plain {figures['plain_us']:.1f} µs, as a "
+          f"character {figures['character_us']:.1f} µs → ×{figures['ratio']:.2f} (median); "
+          f"best batch CPU {figures['best_plain_cpu_us']:.1f} vs "
+          f"{figures['best_character_cpu_us']:.1f} µs → ×{figures['best_ratio']:.2f} "
+          f"(target ≤ ×1.20)")
     figures = asyncio.run(in_process())
-    print(f"in process ({RULESET}): plain {figures['plain_us']:.1f} µs, as a character "
+    print(f"whole server path in process ({RULESET}): plain {figures['plain_us']:.1f} µs, "
+          "as a character "
           f"{figures['character_us']:.1f} µs → ×{figures['ratio']:.2f} (median); best "
           f"batch CPU {figures['best_plain_cpu_us']:.1f} vs "
           f"{figures['best_character_cpu_us']:.1f} µs → ×{figures['best_ratio']:.2f} "

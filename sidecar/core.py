@@ -566,7 +566,7 @@ class TableCore:
             return
         character = self._character_for(ticket.table, ticket.member, roll.character,
                                         roll.ruleset)
-        roll.sheet = deep_copy(character.values)
+        roll.sheet = character.copy_values()
 
     @staticmethod
     def _seat_gone() -> ProtocolError:
@@ -733,7 +733,7 @@ class TableCore:
                     session=ticket.table.session)
         character = ticket.table.characters.get(roll.character) if roll.character else None
         if character is not None:
-            roll.sheet = deep_copy(character.values)
+            roll.sheet = character.copy_values()
         elif roll.character is not None:
             roll.character = None  # the character was removed meanwhile: nothing to spend
         outcome = Outcome(result=deep_copy(event["result"]), dice=deep_copy(event["dice"]),
@@ -927,7 +927,7 @@ class TableCore:
             if character is None:
                 raise self._no_character(given["character"])
             rulesets.add(character.ruleset)
-            entries.append({**given, "sheet": deep_copy(character.values)})
+            entries.append({**given, "sheet": character.copy_values()})
         if len(rulesets) != 1:
             raise ProtocolError("invalid_params", "an initiative orders characters of one "
                                 "ruleset", fr="une initiative ordonne des personnages d'un "
@@ -1081,7 +1081,7 @@ class TableCore:
             character = self._character_for(table, member, request.character,
                                             request.ruleset)
             roll.character = character.name
-            roll.sheet = deep_copy(character.values)
+            roll.sheet = character.copy_values()
         return roll
 
     @staticmethod

@@ -52,10 +52,20 @@ class Character:
         return {"character": self.name, "ruleset": self.ruleset, "owner": self.owner,
                 "values": values}
 
+    def copy_values(self) -> dict[str, Any]:
+        """A copy of the values that shares nothing mutable with them: what a roll's hooks
+        get as ``roll.sheet``. Sheet values nest one level at most (a ``list`` of strings,
+        a ``map`` of numbers or strings), so a copy of each container is a deep copy —
+        several times cheaper than a general one, on every roll as a character."""
+        return {name: value.copy() if value.__class__ in (dict, list) else value
+                for name, value in self.values.items()}
+
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Character:
+        # (The record is the journal's or a new one made for this change: the values are
+        # this character's own, never shared with an event a plugin could change.)
         return cls(record["character"], record["ruleset"], record.get("owner"),
-                   dict(record.get("values") or {}), record.get("shown"))
+                   record.get("values") or {}, record.get("shown"))
 
 
 def prefixed(error: ProtocolError, prefix: str) -> ProtocolError:
