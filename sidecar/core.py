@@ -28,6 +28,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from sidecar.config import ServerConfig
@@ -566,7 +567,10 @@ class TableCore:
             return
         character = self._character_for(ticket.table, ticket.member, roll.character,
                                         roll.ruleset)
-        roll.sheet = character.copy_values()
+        # Read-only, not a copy (on every roll as a character): a character's values are
+        # never changed in place (each change makes new ones), and a third-party plugin
+        # works on the guard's own deep copy anyway.
+        roll.sheet = MappingProxyType(character.values)
 
     @staticmethod
     def _seat_gone() -> ProtocolError:

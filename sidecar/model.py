@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ class Roll:
     manual: bool = False
     state: dict[str, Any] = field(default_factory=dict)
     character: str | None = None
-    sheet: dict[str, Any] | None = None
+    sheet: Mapping[str, Any] | None = None
     #: The table's game session (0 until a GM starts one): what lasts "for the session"
     #: (Bloodlust's blank botch) is kept per session number.
     session: int = 0
