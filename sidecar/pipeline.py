@@ -101,6 +101,14 @@ def failure_note(failure: HookFailure) -> str:
     )
 
 
+def _note_failures(outcome: Outcome, failures: list[HookFailure]) -> None:
+    """Say in the outcome's notes which plugin failed on it (each once)."""
+    for failure in failures:
+        note = failure_note(failure)
+        if note not in outcome.notes:
+            outcome.notes.append(note)
+
+
 def _check_all_used(source: DiceSource) -> None:
     """Refuse manual faces the roll did not consume (``bad_dice``)."""
     if isinstance(source, ManualDice) and source.unused:
@@ -398,14 +406,20 @@ class RollPipeline:
         except Exception as exc:
             raise self._ruleset_failed(roll, owner, describe(exc), "failed on this roll",
                                        "a échoué sur ce jet") from None
+        self._keep_owner_state(guard, roll, owner, states)
+        outcome = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
+        _check_all_used(source)
+        return outcome
+
+    def _keep_owner_state(self, guard: Guard | None, roll: Roll, owner: str,
+                          states: TableStates) -> None:
+        """After an untrusted owner's call: refuse what it changed that it may not, and
+        keep its state (a trusted owner worked on the real roll and state)."""
         if guard is not None:
             problem = guard.roll_problem()
             if problem:
                 raise self._bad_outcome(roll, owner, problem)
             states.replace(owner, guard.work_roll.state)
-        outcome = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
-        _check_all_used(source)
-        return outcome
 
     async def _too_few_dice(self, roll: Roll, impl: Impl, faces: list[int]) -> ProtocolError:
         # Replay with the missing faces padded to learn the whole sequence of dice.
@@ -580,10 +594,7 @@ class RollPipeline:
         outcome = await self.resolve(roll, dice, states, failures)
         outcome.applied = changed
         await self.modify_outcome(roll, outcome, states, failures)
-        for failure in failures:
-            note = failure_note(failure)
-            if note not in outcome.notes:
-                outcome.notes.append(note)
+        _note_failures(outcome, failures)
         text = await self.render_text(roll, outcome, failures)
         return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
                           failures=failures)
@@ -631,10 +642,8 @@ class RollPipeline:
             for plugin in changed:
                 if plugin not in outcome.applied:
                     outcome.applied.append(plugin)
-        for failure in failures:
-            note = failure_note(failure)
-            if note not in outcome.notes:
-                outcome.notes.append(note)
+        if failures:  # (the usual roll has none: no call on the hot path)
+            _note_failures(outcome, failures)
         texts = {}
         for locale in LOCALES:
             text = None
@@ -687,19 +696,12 @@ class RollPipeline:
         except Exception as exc:
             raise self._ruleset_failed(roll, owner, describe(exc), "failed on this decision",
                                        "a échoué sur cette décision") from None
-        if guard is not None:
-            problem = guard.roll_problem()
-            if problem:
-                raise self._bad_outcome(roll, owner, problem)
-            states.replace(owner, guard.work_roll.state)
+        self._keep_owner_state(guard, roll, owner, states)
         result = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
         if dice is not None:
             _check_all_used(source)
         await self.modify_outcome(roll, result, states, failures)
-        for failure in failures:
-            note = failure_note(failure)
-            if note not in result.notes:
-                result.notes.append(note)
+        _note_failures(result, failures)
         text = await self.render_text(roll, result, failures)
         return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
                           failures=failures)
