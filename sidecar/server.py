@@ -21,6 +21,7 @@ import logging
 import re
 import socket
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -641,12 +642,17 @@ class SidecarServer:
                 outbox.shed(pending.close_reason, CLOSE_POLICY, pending.close_reason)
         return deliveries
 
-    async def _seat(self, session: ClientSession, request: SeatRequest) -> None:
+    async def _journal_change(
+            self, session: ClientSession,
+            request: SeatRequest | SheetRequest | AskRequest | InitiativeRequest
+            | SessionRequest,
+            build: Callable[[RollTicket], Awaitable[list[Delivery]]]) -> None:
+        """A GM's change to the table (seat, sheet, ask, initiative, session): checked,
+        answered as a repeat when its id was already resolved (before or while it waited
+        for the table's turn), else built, journaled and committed by ``build`` under the
+        table's turn; what it returns is then delivered."""
         member, table = session.member, session.table
         assert member is not None and table is not None
-        if request.op == "list":
-            await self._send(session, self.core.seat_list(table, member, request))
-            return
         ticket = self.core.begin_change(table, member, request)
         trims = table.trims
         if ticket.key is not None and await self._answer_repeat(session, ticket):
@@ -654,14 +660,27 @@ class SidecarServer:
         async with table.turn:
             if await self._repeated_meanwhile(session, ticket, trims):
                 return
+            deliveries = await build(ticket)
+        self._deliver(deliveries)
+
+    async def _seat(self, session: ClientSession, request: SeatRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.seat_list(table, member, request))
+            return
+
+        async def build(ticket: RollTicket) -> list[Delivery]:
             pending = self.core.seat_change(ticket, request)
             if pending.extra is not None:
                 # A QR code takes milliseconds (more for long names): not on the loop.
                 pending.extra["qr"] = await asyncio.to_thread(qr_data_uri,
                                                               pending.extra["link"])
             deliveries = await self._store(pending)
-        log.info("seat %s %r at %r by %r", request.op, request.name, table.name, member.name)
-        self._deliver(deliveries)
+            log.info("seat %s %r at %r by %r", request.op, request.name, table.name,
+                     member.name)
+            return deliveries
+        await self._journal_change(session, request, build)
 
     async def _ask(self, session: ClientSession, request: AskRequest) -> None:
         member, table = session.member, session.table
@@ -669,47 +688,25 @@ class SidecarServer:
         if request.op == "list":
             await self._send(session, self.core.ask_list(table, member, request))
             return
-        ticket = self.core.begin_change(table, member, request)
-        trims = table.trims
-        if ticket.key is not None and await self._answer_repeat(session, ticket):
-            return
-        async with table.turn:
-            if await self._repeated_meanwhile(session, ticket, trims):
-                return
-            pending = (self.core.ask_open(ticket, request) if request.op == "open"
-                       else self.core.ask_cancel(ticket, request))
-            deliveries = await self._store(pending)
-        self._deliver(deliveries)
+
+        async def build(ticket: RollTicket) -> list[Delivery]:
+            return await self._store(self.core.ask_open(ticket, request) if request.op == "open"
+                                     else self.core.ask_cancel(ticket, request))
+        await self._journal_change(session, request, build)
 
     async def _initiative(self, session: ClientSession, request: InitiativeRequest) -> None:
-        member, table = session.member, session.table
-        assert member is not None and table is not None
-        ticket = self.core.begin_change(table, member, request)
-        trims = table.trims
-        if ticket.key is not None and await self._answer_repeat(session, ticket):
-            return
-        async with table.turn:
-            if await self._repeated_meanwhile(session, ticket, trims):
-                return
+        async def build(ticket: RollTicket) -> list[Delivery]:
+            table, member = ticket.table, ticket.member
             ruleset, entries = self.core.initiative_entries(table, request)
             roll = self.pipeline.prepare_plain(ruleset, table=table.name, by=member.by)
             answer = await self.pipeline.initiative(roll, entries)
-            pending = self.core.initiative(ticket, ruleset, request, answer)
-            deliveries = await self._store(pending)
-        self._deliver(deliveries)
+            return await self._store(self.core.initiative(ticket, ruleset, request, answer))
+        await self._journal_change(session, request, build)
 
     async def _session(self, session: ClientSession, request: SessionRequest) -> None:
-        member, table = session.member, session.table
-        assert member is not None and table is not None
-        ticket = self.core.begin_change(table, member, request)
-        trims = table.trims
-        if ticket.key is not None and await self._answer_repeat(session, ticket):
-            return
-        async with table.turn:
-            if await self._repeated_meanwhile(session, ticket, trims):
-                return
-            deliveries = await self._store(self.core.session_start(ticket))
-        self._deliver(deliveries)
+        async def build(ticket: RollTicket) -> list[Delivery]:
+            return await self._store(self.core.session_start(ticket))
+        await self._journal_change(session, request, build)
 
     async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:
         member, table = session.member, session.table
@@ -717,13 +714,8 @@ class SidecarServer:
         if request.op == "list":
             await self._send(session, self.core.sheet_list(table, member, request))
             return
-        ticket = self.core.begin_change(table, member, request)
-        trims = table.trims
-        if ticket.key is not None and await self._answer_repeat(session, ticket):
-            return
-        async with table.turn:
-            if await self._repeated_meanwhile(session, ticket, trims):
-                return
+
+        async def build(ticket: RollTicket) -> list[Delivery]:
             if request.op == "refill" and request.character is None:
                 # One event per character it changes; the first one keeps the request id
                 # (a repeat finds it and changes nothing) but no copy echoes it: the
@@ -737,11 +729,11 @@ class SidecarServer:
                     self._deliver(await self._store(pending))
                     ticket = RollTicket(table, member, None, None, None)
                 await self._send(session, self.core.sheet_list(table, member, request))
-                return
+                return []
             pending = self.core.sheet_change(ticket, request)
             assert pending is not None
-            deliveries = await self._store(pending)
-        self._deliver(deliveries)
+            return await self._store(pending)
+        await self._journal_change(session, request, build)
 
     # -- open rolls ---------------------------------------------------------------------
 
