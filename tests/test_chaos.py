@@ -44,11 +44,11 @@ def free_port() -> int:
 class ServerProcess:
     """One run of ``sidecar serve`` on the given port and journal."""
 
-    def __init__(self, port: int, db: Path) -> None:
+    def __init__(self, port: int, db: Path, *extra: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--db",
              str(db), "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
-             "--rate-limit", "0", "--log-level", "warning"],
+             "--rate-limit", "0", "--log-level", "warning", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.monotonic() + 20

@@ -13,51 +13,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import re
 import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
-from tests.test_chaos import free_port
+from tests.helpers import GM_TOKEN, run
+from tests.test_chaos import ServerProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARACTERS = {"Ysolde": "Alice", "Brann": "Bob", "Gobelin": None}
 
 
-class Serve:
-    def __init__(self, port: int, db: Path, plugins: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--db",
-             str(db), "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
-             "--plugins-dir", str(plugins), "--rate-limit", "0", "--log-level", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if re.search(r"WebSocket ws://", line):
-                return
-            if not line:
-                break
-        raise RuntimeError("server did not start: " + self.proc.stderr.read())
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=20)
-        self.proc.stdout.close()
-        errors = self.proc.stderr.read()
-        self.proc.stderr.close()
-        assert "Traceback" not in errors, errors
+def serve(port: int, db: Path, plugins: Path) -> ServerProcess:
+    """``sidecar serve`` with the sheet ruleset of ``plugins``."""
+    return ServerProcess(port, db, "--plugins-dir", str(plugins))
 
 
 async def request(url: str, hello: dict, message: dict) -> dict:
@@ -151,7 +125,7 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
                 "token": GM_TOKEN}
 
     async def scenario():
-        server = Serve(port, db, plugins)
+        server = serve(port, db, plugins)
         tokens = {}
         for seat in ("Alice", "Bob"):
             reply = await request(url, gm_hello, {"type": "seat", "id": f"s-{seat}",
@@ -175,9 +149,9 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
             target = sum(len(r.answered) for r in rollers) + 30
             while sum(len(r.answered) for r in rollers) < target:
                 await asyncio.sleep(0.01)
-            server.kill()  # mid-load: rolls are in flight
+            server.stop(signal.SIGKILL)  # mid-load: rolls are in flight
             await asyncio.sleep(0.1)
-            server = Serve(port, db, plugins)
+            server = serve(port, db, plugins)
             target += 15
             while sum(len(r.answered) for r in rollers) < target:
                 await asyncio.sleep(0.01)
@@ -194,7 +168,7 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
         assert again["duplicate"] is True and again["seq"] == original["seq"]
         after = await request(url, gm_hello, {"type": "sheet", "id": "l2", "op": "list"})
         assert after["characters"] == before["characters"]
-        server.kill()
+        server.stop(signal.SIGKILL)
         return {c["character"]: c["values"]["luck"] for c in after["characters"]}
 
     served = run(scenario(), timeout=180)
