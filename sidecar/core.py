@@ -686,7 +686,8 @@ class TableCore:
     def begin_react(self, table: Table, member: Member | None, request: ReactRequest
                     ) -> ReactTicket:
         """Check a decision on an open roll: ``bad_message`` for an unknown or closed roll
-        or an unknown choice, ``forbidden`` for someone else's roll (GMs decide any),
+        or an unknown choice, ``forbidden`` for someone else's roll (GMs decide any) or a
+        player taking a choice marked ``gm: true``,
         ``bad_dice`` for manual faces that are not the choice's count. ``member`` ``None``:
         the server itself, taking the default when nobody decided in time."""
         event = table.open_rolls.get(request.roll)
@@ -710,6 +711,12 @@ class TableCore:
             known = ", ".join(c["name"] for c in event["choices"])
             raise bad_field("choice", f"not offered by this roll (offered: {known})",
                             fr=f"n'est pas proposé par ce jet (proposés : {known})")
+        if choice.get("gm") is True and member is not None and member.role != "gm":
+            # (extension) A choice marked ``gm`` is the GM's decision alone (the ladder's
+            # « réussi, mais… »): the roller may not take it; the default still is, in time.
+            raise ProtocolError("forbidden", "only a GM may take this choice",
+                                fr="seul un MJ peut prendre ce choix",
+                                details={"field": "choice"})
         wanted = choice.get("dice", 0)
         if request.dice is not None and len(request.dice) != wanted:
             raise ProtocolError(
