@@ -12,7 +12,10 @@ Decided after the dice: a failed roll (or a draw) without a style point offers o
 Character sheet (:data:`SHEET`): skill codes by name, style points (SP), SurCompétence
 points (SC) and the doubled short actions an SC point has left. Rolled as a character,
 the code is the named skill's; a style point is spent (less what extreme style gives
-back), an SC point is spent (a three-action SC spends one point for three rolls).
+back), an SC point is spent (a three-action SC spends one point for three rolls). The
+sheet keeps the combo chain (``combo_mise``, ``combo_points``): the character's next
+roll, when it closes, continues it (an extreme-style point that comes back, at the
+doubled stake) or breaks it (its accumulated points lost) — see :func:`settle_chain`.
 """
 
 from __future__ import annotations
