@@ -110,15 +110,19 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "success_at_cost": {
         "type": "bool", "default": False,
-        "description": label("« Réussi, mais… » : le MJ accorde la réussite contre un coût",
-                             "\"Success, but…\": the GM grants success at a cost"),
+        "description": label("Décidé d'avance : « réussi, mais… », le MJ accorde la "
+                             "réussite contre un coût. Sans ce paramètre, le MJ le choisit "
+                             "après un échec", "Decided beforehand: \"success, but…\", the "
+                             "GM grants success at a cost. Without it, the GM chooses it "
+                             "after a failure"),
     },
     "cost_in_hp": {
         "type": "bool", "default": False,
-        "description": label("Le coût d'un « réussi, mais… » est payé en points de vie "
-                             "(perte mineure : 1 ; perte importante : le différentiel)",
-                             "The cost of a \"success, but…\" is paid in hit points (minor "
-                             "loss: 1; major loss: the differential)"),
+        "description": label("Avec « réussi, mais… » décidé d'avance : le coût est payé "
+                             "en points de vie (perte mineure : 1 ; perte importante : le "
+                             "différentiel)", "With \"success, but…\" decided beforehand: "
+                             "the cost is paid in hit points (minor loss: 1; major loss: the "
+                             "differential)"),
     },
 }
 
