@@ -130,3 +130,28 @@ def test_the_gm_choice_does_not_change_the_odds_and_gm_must_be_a_boolean():
     assert choices_problem([{**choice, "gm": True}], None) is None
     assert choices_problem([{**choice, "gm": "yes"}], None) \
         == "choice 'x': gm must be true or false"
+
+
+def test_the_gm_choice_survives_a_restart_still_the_gms_alone(tmp_path):
+    db = str(tmp_path / "j.db")
+
+    async def scenario():
+        async with running_server(allow_player_dice=True, db=db, react_timeout=3600) as server:
+            gm, alice = await _table(server, chance=1, points_chance=0, pv=10)
+            out = await alice.roll("ladder", GESTE, character="Ervald", dice=[2, 4])
+            assert out["default"] == "fail"
+            rotated = await gm.request({"type": "seat", "id": "k", "op": "rotate",
+                                        "name": "Alice"})
+        async with running_server(allow_player_dice=True, db=db, react_timeout=3600) as server:
+            alice = await Peer.open(server)
+            await alice.join("t", "Alice", token=rotated["token"])
+            refused = await alice.request({"type": "react", "id": "a", "roll": out["roll"],
+                                           "choice": "success_at_cost_hp"})
+            assert refused["code"] == "forbidden"
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            decided = await gm.request({"type": "react", "id": "g", "roll": out["roll"],
+                                        "choice": "success_at_cost_hp"})
+            # Score 4 against 9: differential 5, a perte importante of 5 HP.
+            assert decided["spent"] == {"pv": 5} and decided["sheet"]["pv"] == 5
+    run(scenario())
