@@ -706,8 +706,11 @@ async def _ask(client: Any, outcome: dict[str, Any], outcomes: AsyncIterator[dic
 
     watcher = asyncio.create_task(decided_elsewhere())
     try:
-        while outcome.get("open") and outcome.get("choices"):
-            choices, default = outcome["choices"], outcome.get("default")
+        while outcome.get("open") and client.choices_for(outcome):
+            choices = client.choices_for(outcome)
+            default = outcome.get("default")
+            if default not in {c["name"] for c in choices}:
+                default = None  # the default is a GM's choice: Enter leaves it to them
             hint = (f"Entrée / Enter = {default}" if default
                     else "Entrée / Enter = laisser ouvert / leave it open")
             reading = asyncio.ensure_future(_read_line(

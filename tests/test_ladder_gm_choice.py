@@ -6,6 +6,7 @@ take (PROTOCOL.md §7.6) — through a real server with manual dice."""
 from __future__ import annotations
 
 import sidecar
+from sidecar.client import SidecarClient
 from sidecar.guard import choices_problem
 from tests.helpers import Peer, run, running_server
 
@@ -154,4 +155,28 @@ def test_the_gm_choice_survives_a_restart_still_the_gms_alone(tmp_path):
                                         "choice": "success_at_cost_hp"})
             # Score 4 against 9: differential 5, a perte importante of 5 HP.
             assert decided["spent"] == {"pv": 5} and decided["sheet"]["pv"] == 5
+    run(scenario())
+
+
+
+def test_the_python_client_offers_a_player_only_the_choices_a_player_may_take():
+    """``may_decide``/``choices_for`` (and so ``sidecar roll``'s prompt) leave a GM's choice
+    to the GMs: a failed roll whose luck is settled waits for the GM, not for its roller."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, alice = await _table(server, chance=1, points_chance=0, pv=10)
+            out = await alice.roll("ladder", GESTE, character="Ervald", dice=[1, 2])
+            assert out["open"] is True and all(c.get("gm") for c in out["choices"])
+            clients = {}
+            for role, name in (("gm", "MJ"), ("player", "Alice")):
+                client = SidecarClient(server.url, table="t", name=name, role=role)
+                client.hello = {"role": role, "name": name}
+                clients[role] = client
+            assert clients["gm"].may_decide(out)
+            assert [c["name"] for c in clients["gm"].choices_for(out)] == _names(out)
+            assert clients["player"].choices_for(out) == []
+            assert not clients["player"].may_decide(out)
+            mixed = {**out, "choices": [*out["choices"], {"name": "keep", "dice": 0}]}
+            assert [c["name"] for c in clients["player"].choices_for(mixed)] == ["keep"]
+            assert clients["player"].may_decide(mixed)
     run(scenario())
