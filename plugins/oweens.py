@@ -37,6 +37,8 @@ NAME = "oweens"
 MAX_DICE = 30
 #: Named attacked reserves a table keeps (the least recently rolled against are dropped).
 MAX_ADVERSITIES = 50
+#: Purchases offered after the dice: at most this many (one per success a purchase adds).
+MAX_PURCHASES = 11
 
 PARAMS: dict[str, dict[str, Any]] = {
     "dice": {
@@ -78,6 +80,14 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "les dés (un personnage le propose toujours, selon sa bourse)",
                              "Without a character: offer to buy augmentations after the "
                              "dice (a character always offers it, as its wallet allows)"),
+    },
+    "budget": {
+        "type": "int", "min": 0, "max": 99,
+        "description": label("Chances avec « buy_after » : les BB+ que le joueur pourra "
+                             "dépenser après les dés (par défaut la bourse du personnage, "
+                             "sans limite sans personnage)", "Odds with \"buy_after\": the "
+                             "BB+ the player may spend after the dice (by default the "
+                             "character's wallet, no limit without a character)"),
     },
     "bagage": {
         "type": "bool", "default": False,
@@ -184,6 +194,7 @@ name_params(PARAMS, {
     "augmentations": ("Augmentations gratuites", "Free augmentations"),
     "buy_augmentations": ("Augmentations achetées", "Bought augmentations"),
     "buy_after": ("Acheter après les dés", "Buy after the dice"),
+    "budget": ("BB+ pour acheter après les dés", "BB+ to buy after the dice"),
     "bagage": ("Bagage adéquat", "Relevant bagage"),
     "npc_bagage": ("Bagage du PNJ", "NPC's bagage"),
     "equipment": ("Équipement", "Equipment"),
@@ -565,7 +576,7 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
     target = result["difficulty"]
     best = result["successes"]
     for steps in range(1, 5 * len(faces) + 1):
-        if best >= 2 * len(faces) or len(offers) == 11:
+        if best >= 2 * len(faces) or len(offers) == MAX_PURCHASES:
             break
         if wallet is not None and steps * price > wallet:
             break
@@ -1095,15 +1106,105 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
     return odds_reply(kinds, 6 ** count, "successes", finals_items)
 
 
+#: What one d6 face adds to the state (1s, cheap steps, medium steps, natural successes)
+#: that :func:`best_gain` reads (the same counts as :func:`purchase_offers`).
+_FACE_STATE = ((1, 0, 0, 0), (0, 0, 2, 0), (0, 1, 1, 0), (0, 0, 1, 1), (0, 1, 0, 1),
+               (0, 0, 0, 2))
+
+
+@lru_cache(maxsize=256)
+def after_dice_odds(count: int, target: int, free: int, price: int,
+                    budget: int | None) -> dict[str, Any]:
+    """Exact odds of a roll whose player buys augmentations **after seeing the dice**:
+    when the dice (with the free augmentations) fail, neither Bourde nor Coup d'éclat, the
+    player buys the fewest augmentations that make it a success — if ``budget`` BB+ pays
+    them at ``price`` each (None: no limit) and one decision offers them (at most
+    :data:`MAX_PURCHASES` successes more) — else keeps the failure. A success or a Coup
+    d'éclat buys nothing. Also the expected BB+ spent (``after_dice``).
+
+    The dice are counted by their state — (1s, cheap steps, medium steps, natural
+    successes), all that :func:`best_gain` and the Bourde read — with exact integer
+    weights, then each state is judged as the roll code judges it.
+    """
+    most = 5 * MAX_PURCHASES  # the steps that can buy MAX_PURCHASES successes, at most
+    steps_budget = most if budget is None else min(budget // price, most)
+    check_work(comb(count + 5, 5) * 6)  # (states: at most the face counts' multisets)
+    states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 1}
+    for _ in range(count):
+        grown: dict[tuple[int, int, int, int], int] = {}
+        for (ones, cheap, medium, natural), ways in states.items():
+            for d_ones, d_cheap, d_medium, d_natural in _FACE_STATE:
+                key = (ones + d_ones, cheap + d_cheap, medium + d_medium, natural + d_natural)
+                grown[key] = grown.get(key, 0) + ways
+        states = grown
+    kinds = dict.fromkeys(("botch", "failure", "narrow", "success", "critical"), 0)
+    finals: dict[int, int] = {}
+    bought_ways = spent_ways = 0
+    for (ones, cheap, medium, natural), ways in states.items():
+        successes = natural + best_gain(cheap, medium, ones, free)[0]
+        if ones > natural:
+            kind = "botch"
+        elif successes >= 2 * target and successes > target:
+            kind = "critical"
+        elif successes > target:
+            kind = "success"
+        elif successes == target:
+            kind = "narrow"
+        else:
+            kind = "failure"
+            reach = natural + best_gain(cheap, medium, ones, free + steps_budget)[0]
+            if target - successes <= MAX_PURCHASES and reach >= target:
+                low, high = 1, steps_budget  # the fewest steps reaching the target
+                while low < high:
+                    mid = (low + high) // 2
+                    if natural + best_gain(cheap, medium, ones, free + mid)[0] >= target:
+                        high = mid
+                    else:
+                        low = mid + 1
+                kind, successes = "narrow", target
+                bought_ways += ways
+                spent_ways += ways * low * price
+        kinds[kind] += ways
+        finals[successes] = finals.get(successes, 0) + ways
+    total = 6 ** count
+    reply = odds_reply(kinds, total, "successes", sorted(finals.items()))
+    reply["after_dice"] = {"budget": budget, "price": price,
+                           "p_bought": bought_ways / total,
+                           "expected_bonbonus": spent_ways / total}
+    return reply
+
+
+def after_dice_budget(roll: Roll) -> int | None:
+    """The BB+ a ``buy_after`` roll's player may spend after the dice: ``budget``, else
+    the character's wallet less what the roll itself spends before (combat options paid
+    in bonbonus, an emotion bonbonus), else None (no limit)."""
+    p = roll.params
+    if p.get("budget") is not None:
+        return p["budget"]
+    if roll.sheet is None:
+        return None
+    wallet = roll.sheet.get("bonbonus", 0)
+    combat = _combat_settings(roll)
+    if combat is not None and combat["pay"] == "bonbonus":
+        wallet -= combat["cost"]
+    if p["drinking"] and p.get("emotion_bonbonus"):
+        wallet -= 1
+    return max(0, wallet)
+
+
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["volley"]:
         return volley_odds(p["darts_bonus"])
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
-    return exact_odds(dice_count(p, roll.sheet, paid_dice(roll)),
-                      difficulty + (1 if p["npc_bagage"] else 0),
-                      p["augmentations"], p["buy_augmentations"])
+    count = dice_count(p, roll.sheet, paid_dice(roll))
+    target = difficulty + (1 if p["npc_bagage"] else 0)
+    if p["buy_after"] and not p["buy_augmentations"]:
+        # The player buys after seeing the dice (docs/RULESETS.md): the odds of that play.
+        return after_dice_odds(count, target, p["augmentations"], 1 if p["bagage"] else 2,
+                               after_dice_budget(roll))
+    return exact_odds(count, target, p["augmentations"], p["buy_augmentations"])
 
 
 def _initiative_key(entry: dict[str, Any]) -> tuple[int, int]:
