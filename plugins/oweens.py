@@ -182,6 +182,13 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "Darts (the game's draft): one volley, 3D6 in 3 throws to make a "
                              "triple; the other params are ignored"),
     },
+    "volleys": {
+        "type": "int", "min": 1, "max": 6, "default": 1,
+        "description": label("Fléchettes : volées jouées à la suite dans ce jet (6 : une "
+                             "partie) ; leurs points s'additionnent, le moins de points "
+                             "gagne", "Darts: volleys played one after the other in this "
+                             "roll (6: a game); their points add up, fewest points wins"),
+    },
     "darts_bonus": {
         "type": "int", "min": 0, "max": 60, "default": 0,
         "description": label("Fléchettes : réussites du jet de FLA préalable, +1 à un dé "
@@ -213,6 +220,7 @@ name_params(PARAMS, {
     "manifested": ("Effet manifesté", "Effect manifested"),
     "emotion_bonbonus": ("Bonbonus d'émotion", "Emotion bonbonus"),
     "volley": ("Volée de fléchettes", "Darts volley"),
+    "volleys": ("Volées", "Volleys"),
     "darts_bonus": ("Bonus aux fléchettes", "Darts bonus"),
 })
 
@@ -792,15 +800,39 @@ def volley_policy(faces: list[int] | tuple[int, ...]) -> str:
     return "".join(str(i + 1) for i, face in enumerate(faces) if face != kept)
 
 
-def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: int
-            ) -> Outcome:
+def _game_result(game: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """A darts game's result over its finished volleys: points add up, fewest wins (« Le
+    gagnant est celui qui a le moins de points après 6 volées »). ``margin`` is the points
+    below the worst score (7 a volley), so that the highest margin wins an opposed ask;
+    a finished game is a success (``narrow``: not one triple)."""
+    played = len(game["scores"])
+    margin = NO_TRIPLE_POINTS * played - game["total"]
+    if played < game["volleys"]:
+        return common(True, margin, "success" if margin else "narrow",
+                      f"Volée {game['volley']}/{game['volleys']}, {game['total']} points",
+                      f"Volley {game['volley']}/{game['volleys']}, {game['total']} points",
+                      **fields)
+    return common(True, margin, "success" if margin else "narrow",
+                  f"Partie : {game['total']} points en {played} volées",
+                  f"Game: {game['total']} points in {played} volleys", **fields)
+
+
+def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: int,
+            game: dict[str, Any] | None = None) -> Outcome:
     bonus = roll.params["darts_bonus"]
     value = volley_triple(faces, bonus)
     points = value if value is not None else NO_TRIPLE_POINTS
-    fields = {"volley": {"faces": list(faces), "throw": throw, "triple": value,
-                         "points": points, "bonus_used": 3 * value - sum(faces)
-                         if value is not None else 0}}
-    if value is not None:
+    ended = value is not None or throw == VOLLEY_THROWS
+    fields: dict[str, Any] = {"volley": {"faces": list(faces), "throw": throw,
+                                         "triple": value, "points": points,
+                                         "bonus_used": 3 * value - sum(faces)
+                                         if value is not None else 0}}
+    if game is not None:
+        game = dict(game, scores=list(game["scores"]) + ([points] if ended else []))
+        game["total"] = sum(game["scores"])
+        fields["game"] = game
+        result = _game_result(game, fields)
+    elif value is not None:
         result = common(True, NO_TRIPLE_POINTS - value, "success", f"Triple de {value}",
                         f"Triple {value}s", **fields)
     else:
@@ -808,7 +840,7 @@ def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: i
                         else "Pas encore de triple", "No triple" if throw == VOLLEY_THROWS
                         else "No triple yet", **fields)
     outcome = Outcome(result=result, dice=rolled)
-    if value is None and throw < VOLLEY_THROWS:
+    if not ended:
         choices = []
         for size in (1, 2, 3):
             for which in itertools.combinations(range(VOLLEY_DICE), size):
@@ -819,26 +851,61 @@ def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: i
         choices.append({"name": "stop", "dice": 0, "label": label(
             f"S'arrêter : {NO_TRIPLE_POINTS} points", f"Stop: {NO_TRIPLE_POINTS} points")})
         outcome.choices, outcome.default = choices, f"reroll_{volley_policy(faces)}"
+    elif game is not None and len(game["scores"]) < game["volleys"]:
+        # The next volley's three dice, thrown when the player goes on (the default).
+        following = game["volley"] + 1
+        outcome.choices = [{"name": "next", "dice": VOLLEY_DICE, "label": label(
+            f"Volée suivante ({following}/{game['volleys']})",
+            f"Next volley ({following}/{game['volleys']})")}]
+        outcome.default = "next"
     return outcome
+
+
+def _new_game(roll: Roll) -> dict[str, Any] | None:
+    volleys = roll.params["volleys"]
+    return None if volleys == 1 else {"volleys": volleys, "volley": 1, "scores": [],
+                                      "total": 0}
 
 
 def _volley_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
     state = outcome.result["volley"]
+    game = outcome.result.get("game")
     faces = list(state["faces"])
+    if choice == "next":
+        # The game's next volley: three new dice, the FLA bonus whole again (« à chaque
+        # volée »).
+        game = dict(game, volley=game["volley"] + 1)
+        faces = dice.roll_many(VOLLEY_DICE, 6)
+        for die in dice.rolled:
+            die["throw"], die["volley"] = 1, game["volley"]
+        return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), 1, game)
     if choice == "stop":
-        return _volley(roll, faces, list(outcome.dice), VOLLEY_THROWS)
+        return _volley(roll, faces, list(outcome.dice), VOLLEY_THROWS, game)
     throw = state["throw"] + 1
     for index in choice[len("reroll_"):]:
         faces[int(index) - 1] = dice.roll(6)
     for die in dice.rolled:
         die["throw"] = throw
-    return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), throw)
+        if game is not None:
+            die["volley"] = game["volley"]
+    return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), throw, game)
 
 
 @lru_cache(maxsize=64)
 def volley_odds(bonus: int) -> dict[str, Any]:
     """Exact odds of a volley played by its defaults (:func:`volley_policy` until a triple
     or the third throw): every path weighs 1/6 per die drawn, 9 dice at most."""
+    counts = volley_ways(bonus)
+    total = 6 ** (VOLLEY_DICE * VOLLEY_THROWS)
+    kinds = {"success": total - counts.get(NO_TRIPLE_POINTS, 0),
+             "failure": counts.get(NO_TRIPLE_POINTS, 0)}
+    return odds_reply(kinds, total, "points", list(counts.items()))
+
+
+@lru_cache(maxsize=64)
+def volley_ways(bonus: int) -> dict[int, int]:
+    """A volley's points, each with its number of ways out of 6⁹ (the volley played by
+    its defaults)."""
     @cache
     def ending(faces: tuple[int, ...], throw: int) -> tuple[tuple[int, Fraction], ...]:
         value = volley_triple(faces, bonus)
@@ -861,17 +928,40 @@ def volley_odds(bonus: int) -> dict[str, Any]:
     for first in itertools.product(range(1, 7), repeat=VOLLEY_DICE):
         for value, p in ending(first, 1):
             ways[value] += p / 6 ** VOLLEY_DICE
-    counts = {value: int(p * total) for value, p in ways.items()}
-    kinds = {"success": total - counts.get(NO_TRIPLE_POINTS, 0),
-             "failure": counts.get(NO_TRIPLE_POINTS, 0)}
-    return odds_reply(kinds, total, "points", list(counts.items()))
+    return {value: int(p * total) for value, p in sorted(ways.items())}
+
+
+@lru_cache(maxsize=64)
+def game_odds(bonus: int, volleys: int) -> dict[str, Any]:
+    """Exact odds of a darts game of ``volleys`` volleys, each played by its defaults:
+    the volleys are independent, so the total's distribution is the volleys' points
+    distribution (:func:`volley_ways`, in integers over 6⁹ paths) added ``volleys`` times.
+    Kinds as the game's result: ``narrow`` without a single triple, else ``success``."""
+    ways = volley_ways(bonus)
+    per_volley = 6 ** (VOLLEY_DICE * VOLLEY_THROWS)
+    totals = {0: 1}
+    for _ in range(volleys):
+        grown: dict[int, int] = {}
+        for total, count in totals.items():
+            for points, more in ways.items():
+                grown[total + points] = grown.get(total + points, 0) + count * more
+        totals = grown
+    worst = NO_TRIPLE_POINTS * volleys
+    kinds = {"narrow": totals.get(worst, 0),
+             "success": per_volley ** volleys - totals.get(worst, 0)}
+    return odds_reply(kinds, per_volley ** volleys, "total", sorted(totals.items()))
 
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     if p["volley"]:
-        return _volley(roll, dice.roll_many(VOLLEY_DICE, 6), dice.rolled, 1)
+        game = _new_game(roll)
+        faces = dice.roll_many(VOLLEY_DICE, 6)
+        if game is not None:
+            for die in dice.rolled:
+                die["volley"] = 1
+        return _volley(roll, faces, dice.rolled, 1, game)
     reserve = attacked_reserve(p, roll.state)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
@@ -928,15 +1018,23 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
     fr = locale == "fr"
     if "volley" in r:
-        v = r["volley"]
+        v, game = r["volley"], r.get("game")
         faces = ", ".join(map(str, v["faces"]))
         if fr:
-            return (f"{heading(roll, colon=False)}Volée, lancer {v['throw']} : {faces} — "
-                    + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
+            which = f" {game['volley']}/{game['volleys']}" if game else ""
+            line = (f"{heading(roll, colon=False)}Volée{which}, lancer {v['throw']} : {faces} "
+                    "— " + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
                     + f", {v['points']} points")
-        return (f"{heading(roll, colon=False)}Volley, throw {v['throw']}: {faces} — "
+            if game:
+                line += f" ; partie : {game['total']} points en {len(game['scores'])} volée(s)"
+            return line
+        which = f" {game['volley']}/{game['volleys']}" if game else ""
+        line = (f"{heading(roll, colon=False)}Volley{which}, throw {v['throw']}: {faces} — "
                 + (f"triple {v['triple']}s" if v["triple"] else "no triple")
                 + f", {v['points']} points")
+        if game:
+            line += f"; game: {game['total']} points in {len(game['scores'])} volley(s)"
+        return line
     aug = r["augmentations_used"] + r["augmentations_bought"]
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     fr = locale == "fr"
@@ -1238,6 +1336,8 @@ def after_dice_budget(roll: Roll) -> int | None:
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["volley"]:
+        if p["volleys"] > 1:
+            return game_odds(p["darts_bonus"], p["volleys"])
         return volley_odds(p["darts_bonus"])
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     count = dice_count(p, roll.sheet, paid_dice(roll))
