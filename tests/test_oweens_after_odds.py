@@ -131,3 +131,16 @@ def test_through_a_server_the_odds_use_the_wallet_and_the_roll_plays_them():
             assert decided["result"]["kind"] == "narrow", decided
             assert decided["spent"] == {"bonbonus": 2}
     run(scenario())
+
+
+def test_the_wallet_left_after_what_the_roll_spends_before_the_dice_is_the_budget():
+    # Viser paid in bonbonus takes 1 BB+ with the roll: 2 of the 3 are left to buy with.
+    hero = new_sheet("oweens", pep=3, bonbonus=3)
+    options = {"combat": {"options": ["viser"], "pay": "bonbonus"}}
+    params = {"characteristic": "PEP", "difficulty": 4, "buy_after": True}
+    odds = odds_as("oweens", params, hero, options)
+    assert odds["after_dice"]["budget"] == 2
+    assert odds == odds_as("oweens", {**params, "budget": 2}, hero, options)
+    # The roll agrees: [5, 5, 3] (2 successes against 4) offers what 2 BB+ buy, 1A.
+    rolled = roll_as("oweens", params, hero, [5, 5, 3], options=options)
+    assert [c["name"] for c in rolled.outcome.choices] == ["buy_1", "keep"]
