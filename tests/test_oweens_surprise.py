@@ -73,6 +73,10 @@ def test_a_surprise_locks_the_initiative_for_this_turn_and_the_next(tmp_path):
             assert refused["type"] == "error" and refused["code"] == "invalid_params"
             assert refused["details"]["param"] == "characters"
             assert await _next_turn(gm, "t1") == 1
+            # The same "next turn" sent again (its answer lost) is not a second turn.
+            again = await gm.request({"type": "sheet", "id": "t1", "op": "refill",
+                                      "what": "turn"})
+            assert again["type"] == "sheets" and again["duplicate"] is True, again
         async with running_server(db=db) as server:  # the lock survives a restart
             gm = await _gm(server)
             second = await _initiative(gm, "i3")
