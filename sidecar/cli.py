@@ -339,8 +339,11 @@ def format_opposition(opposition: dict[str, Any]) -> str:
 
 
 def format_session_event(event: dict[str, Any]) -> str:
-    """A new game session."""
+    """A new game session (or, ``op: "turn"``, the table's next turn)."""
     who = (event.get("by") or {}).get("name")
+    if event.get("op") == "turn":
+        return (f"#{event.get('seq', '?')} tour / turn {event.get('turn')}"
+                + (f" — par / by {who}" if who else ""))
     return (f"#{event.get('seq', '?')} nouvelle session / new session {event.get('number')}"
             + (f" — par / by {who}" if who else ""))
 

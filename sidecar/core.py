@@ -384,7 +384,7 @@ class TableCore:
             by=member.by, label=request.label, mode=request.mode,
             manual=request.dice is not None)
         roll.character = request.character
-        roll.session = table.session
+        roll.session, roll.turn = table.session, table.turns
         return RollTicket(table, member, roll, request.id, self._key(member, request.id),
                           answers=request.answers)
 
@@ -741,7 +741,7 @@ class TableCore:
                     options=deep_copy(event.get("options") or {}), table=event["table"],
                     by=dict(event["by"]), label=event["label"], mode=event["mode"],
                     manual=ticket.dice is not None, character=event.get("character"),
-                    session=ticket.table.session)
+                    session=ticket.table.session, turn=ticket.table.turns)
         character = ticket.table.characters.get(roll.character) if roll.character else None
         if character is not None:
             roll.sheet = character.copy_values()
@@ -974,6 +974,16 @@ class TableCore:
                  "number": number, "by": ticket.member.by, "mode": "public",
                  "request_id": ticket.request_id}
         return self._pending(ticket, event, (("session", "current", {"number": number}),))
+
+    def turn_next(self, ticket: RollTicket) -> Pending:
+        """The event of a new turn (a table-wide ``refill turn``; the caller holds the
+        table's turn): public, a ``session`` event with ``op: "turn"``, numbered after the
+        last turn; what lasts "this turn and the next" counts on it (``roll.turn``)."""
+        number = ticket.table.turns + 1
+        event = {"type": "session", "op": "turn", "seq": ticket.table.seq + 1,
+                 "table": ticket.table.name, "number": ticket.table.session, "turn": number,
+                 "by": ticket.member.by, "mode": "public", "request_id": ticket.request_id}
+        return self._pending(ticket, event, (("session", "turn", {"number": number}),))
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"
