@@ -1,5 +1,6 @@
-"""``dice``: a plain dice roller, what every VTT's ``/roll`` does (``2d6+3``, ``4d6kh3``,
-``3d6!``, ``8d10>=7``…), with an optional target and exact odds.
+"""A plain dice roller, every VTT's /roll: 2d6+3, 4d6kh3, 3d6!, 8d10>=7… with exact odds.
+
+Ruleset ``dice``: an expression and an optional target.
 
 The notation and its limits are in :mod:`sidecar.rulesets.dice_notation`. Dice order: the
 terms left to right, the dice of a term in order, each explosion die right after the die
