@@ -5,6 +5,7 @@ code, its limits, and the ``sidecar`` command rolling it through a real server."
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 import pytest
@@ -270,6 +271,18 @@ def test_odds_equal_enumeration_of_the_real_roll_code(params):
     assert {v for v, _ in odds["distribution"]["values"]} == {v for v, p in totals.items() if p}
     for value, p in odds["distribution"]["values"]:
         assert abs(p - totals[value]) < 1e-12, (value, p, totals[value])
+
+
+@pytest.mark.parametrize("params", [{"expr": "2d6!+1d4kl1", "target": 11},
+                                    {"expr": "6d10!>=8", "target": 2}])
+def test_odds_match_a_large_sample_of_secure_rolls(params):
+    """4,000 rolls from the secure source: the successes within 5 standard deviations
+    of the odds (a false alarm about once in 3 million)."""
+    from tests.rules_helpers import pipeline_result
+    n = 4000
+    p = sidecar.odds("dice", params)["p_success"]
+    hits = sum(pipeline_result("dice", **params)["success"] for _ in range(n))
+    assert abs(hits - n * p) <= 5 * math.sqrt(n * p * (1 - p)), (hits, n * p)
 
 
 def test_known_odds():
