@@ -19,13 +19,14 @@ from tests.helpers import peers, run, running_server
 from tests.rules_helpers import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
-RULESETS = ("oweens", "ladder", "bloodlust", "d6code", "seuil")
+RULESETS = ("oweens", "ladder", "bloodlust", "d6code", "seuil", "dice")
 SAMPLES = {
     "oweens": {"dice": 3, "difficulty": 2},
     "ladder": {"level": 5, "difficulty": "Modéré"},
     "bloodlust": {"pool": 4},
     "d6code": {"code": "3D+2", "difficulty": "Moyen", "twin": True, "style": "extreme"},
     "seuil": {"level": 3, "threshold": "Moyen", "factors": ["soul"]},
+    "dice": {"expr": "2d6+1d4kh1-1", "target": 8},
 }
 
 
