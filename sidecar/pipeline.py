@@ -17,6 +17,7 @@ so a roll that ends in an error changes nothing about the table.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -383,6 +384,17 @@ class RollPipeline:
         guard = Guard(impl.plugin, impl.hook, roll, state)
         result = await self.host.invoke(impl, impl.pick((guard.work_roll, *values)))
         return result, guard
+
+    @staticmethod
+    def _inline_odds(impl: Impl, roll: Roll) -> Any:
+        """A trusted owner's ``sidecar_odds``, called in a worker thread (no table state)."""
+        roll.state = {}
+        try:
+            return impl.function(*impl.pick((roll,)))
+        except Exception:
+            raise
+        except BaseException as exc:  # SystemExit & co. from plugin code: its failure
+            raise PluginCrash(describe(exc)) from None
 
     async def resolve(self, roll: Roll, dice: list[int] | None,
                       states: TableStates | dict[str, Any],
@@ -762,7 +774,12 @@ class RollPipeline:
             )
         odds = None
         try:
-            odds, _ = await self._call_owner(impl, roll, {}, ())
+            if impl.inline:
+                # Exact odds may take a good part of a second at the work budget: a trusted
+                # ruleset computes them off the event loop, so the table's rolls go on.
+                odds = await asyncio.to_thread(self._inline_odds, impl, roll)
+            else:
+                odds, _ = await self._call_owner(impl, roll, {}, ())
         except ProtocolError:
             raise
         except Exception as exc:

@@ -117,3 +117,37 @@ def test_secure_dice_refill_keeps_rejection_sampling_exact(sides, monkeypatch):
     monkeypatch.setattr("sidecar.dice.os.urandom", lambda n: block[:n])
     limit = 256 - 256 % sides
     assert SecureDice._refill(sides) == [b % sides + 1 for b in block if b < limit]
+
+
+def test_a_built_in_rulesets_odds_are_computed_off_the_event_loop():
+    """Exact odds near the work budget take a good part of a second: the loop goes on
+    serving (here: a task that only yields) while a trusted ruleset computes them."""
+    host = default_host()
+    pipeline = RollPipeline(host)
+
+    async def scenario() -> tuple[int, dict]:
+        turns = 0
+        done = asyncio.Event()
+
+        async def spin() -> None:
+            nonlocal turns
+            while not done.is_set():
+                turns += 1
+                await asyncio.sleep(0)
+
+        spinner = asyncio.create_task(spin())
+        roll = pipeline.prepare("dice", {"expr": "60d20", "target": 600}, by=BY)
+        try:
+            odds = await pipeline.odds(roll)
+        finally:
+            done.set()
+            await spinner
+        return turns, odds
+
+    try:
+        turns, odds = asyncio.run(scenario())
+    finally:
+        host.shutdown()
+    assert 0 < odds["p_success"] < 1
+    # On the loop, the spinner would get only the few turns of the path's own awaits.
+    assert turns > 100
