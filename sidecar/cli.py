@@ -1370,12 +1370,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _quiet_on_closed_pipe() -> int:
+    """The reader of our output went away (``sidecar history | head``): stop quietly.
+    Standard output is pointed at /dev/null first, so the interpreter's last flush at
+    exit does not raise again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return args.func(args)
     except KeyboardInterrupt:
         return EXIT_OK
+    except BrokenPipeError:
+        return _quiet_on_closed_pipe()
 
 
 if __name__ == "__main__":
