@@ -68,6 +68,26 @@ def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[
     return params
 
 
+def parse_option(text: str) -> tuple[str, Any]:
+    """``--option blank_botch={}`` → ``("blank_botch", {})``: an extension's per-roll
+    settings as JSON; a ``ValueError`` that says what is expected otherwise."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    example = 'blank_botch={} or combat=\'{"options": ["viser"], "zone": "oeil"}\''
+    if not sep or not name:
+        raise ValueError(f"--option {text}: expected EXTENSION=JSON, e.g. {example}")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        raise ValueError(f"--option {text}: the settings of '{name}' must be JSON "
+                         f"(an object such as {{}}), e.g. {example}") from None
+
+
+def parse_options(texts: list[str]) -> dict[str, Any]:
+    """Every ``--option EXT=JSON`` of a roll, by extension."""
+    return dict(parse_option(text) for text in texts)
+
+
 def _map_values_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """The description of a ``map`` field's values (``values: "int"`` or a description)."""
     values = spec.get("values", "int")
@@ -641,9 +661,9 @@ async def _roll(args: argparse.Namespace) -> int:
                       {})
         try:
             params = parse_pairs(args.params, schema)
-            options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+            options = parse_options(args.option)
             dice = parse_dice(args.dice)
-        except (ValueError, json.JSONDecodeError) as exc:
+        except ValueError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
         # Watch from before the roll: a decision taken elsewhere (a GM, the time) is seen.
@@ -778,7 +798,8 @@ async def _watch(args: argparse.Namespace) -> int:
         count = 0
         async for event in client.events():
             if event["type"] == "presence":
-                if not args.json:
+                # Every CLI roll joins and leaves: two lines each, so shown on request only.
+                if args.presence and not args.json:
                     names = ", ".join(f"{m['name']} ({m['role']})" for m in event["members"])
                     print(f"   à la table / at the table: {names}", flush=True)
                 continue
@@ -1332,6 +1353,8 @@ def build_parser() -> argparse.ArgumentParser:
     watch = sub.add_parser("watch", help="print a table's outcomes as they arrive")
     _client_options(watch, "observer")
     watch.add_argument("--count", type=int, default=0, help="stop after N outcomes")
+    watch.add_argument("--presence", action="store_true",
+                       help="also print who is at the table each time someone joins or leaves")
     watch.set_defaults(func=cmd_watch)
 
     history = sub.add_parser("history", help="print a table's past events (as your role may "

@@ -39,3 +39,43 @@ def test_a_closed_pipe_ends_every_command_quietly():
             code, err = _into_closed_pipe(*command)
             assert "Traceback" not in err and "BrokenPipe" not in err, (command, err)
             assert code == 0, (command, err)
+
+
+# -- 7. watch is quiet about the CLI's own joins and leaves ---------------------------------
+
+def _watch_one_roll(server: ServeProcess, *extra: str) -> str:
+    watcher = _popen("watch", "--url", server.url, "--count", "1", "--token", PLAYER_TOKEN,
+                     *extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert "table demo" in watcher.stdout.readline()
+    rolled = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--name", "Aengus",
+                     "--token", PLAYER_TOKEN)
+    assert rolled.returncode == 0, rolled.stderr
+    out, err = watcher.communicate(timeout=30)
+    assert watcher.returncode == 0, err
+    return out
+
+
+def test_watch_shows_presence_only_when_asked():
+    with ServeProcess() as server:
+        quiet = _watch_one_roll(server)
+        assert "#1 " in quiet and "at the table" not in quiet
+        shown = _watch_one_roll(server, "--presence")
+        assert "#2 " in shown and "à la table / at the table" in shown and "Aengus" in shown
+
+
+# -- 3. an extension's settings that are not JSON ------------------------------------------
+
+def test_an_option_that_is_not_json_says_what_is_expected():
+    with ServeProcess() as server:
+        bad = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                      PLAYER_TOKEN, "--option", "blank_botch=yes")
+        assert bad.returncode == 2
+        assert bad.stderr.count("\n") == 1 and "Expecting value" not in bad.stderr
+        assert "blank_botch" in bad.stderr and "JSON" in bad.stderr
+        assert "blank_botch={}" in bad.stderr
+        no_sign = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                          PLAYER_TOKEN, "--option", "blank_botch")
+        assert no_sign.returncode == 2 and "EXTENSION=JSON" in no_sign.stderr
+        good = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                       PLAYER_TOKEN, "--option", "blank_botch={}")
+        assert good.returncode == 0, good.stderr
