@@ -600,6 +600,33 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def server_url(text: str) -> str:
+    """The server's WebSocket address from what a user may paste: ``ws(s)://host:port/ws``
+    as it is; a page's ``http(s)://`` address (a link the server printed, its query
+    dropped) mapped to ``ws(s)://`` and its ``/ws``; a bare ``host:port`` or a missing
+    path completed with ``ws://`` and ``/ws``. Raises ``ValueError`` (one line) for what
+    is no server address."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    text = text.strip()
+    parts = urlsplit(text if "://" in text else f"ws://{text}")
+    page = parts.scheme.lower() in ("http", "https")
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme.lower(), parts.scheme.lower())
+    try:
+        valid = scheme in ("ws", "wss") and bool(parts.hostname) and (parts.port or 1) > 0
+    except ValueError:  # a port that is no number
+        valid = False
+    if not valid:
+        raise ValueError(f"--url {text}: expected the server's address, e.g. {DEFAULT_URL} "
+                         "(or its page's http://…)")
+    path = parts.path.rstrip("/")
+    if (page or not path) and not path.endswith("/ws"):
+        # The page and the WebSocket share the server's address: the page is at "/"
+        # (or under a proxy's prefix), its socket at "/ws" beside it.
+        path += "/ws"
+    return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
 class CliExit(Exception):
     """Ends a command with an exit code (the message is already printed)."""
 
@@ -614,12 +641,19 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
                   reconnect: bool = False) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
     """Join the table of ``args`` and yield (client, welcome); connection and server
     errors become exit codes, and the client is closed however the command ends."""
+    from websockets.exceptions import WebSocketException
+
     from sidecar.client import SidecarClient, SidecarError
 
     role = role or args.role
     # Observers need no token, but one lets them open a table nobody has opened yet.
     token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
-    client = SidecarClient(args.url, table=args.table, name=name or args.name, role=role,
+    try:
+        url = server_url(args.url)
+    except ValueError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        raise CliExit(EXIT_CONNECT) from None
+    client = SidecarClient(url, table=args.table, name=name or args.name, role=role,
                            token=token, locale=getattr(args, "locale", "fr"),
                            binary=not getattr(args, "text_frames", False),
                            reconnect=reconnect)
@@ -629,7 +663,10 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
         print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
-        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
+        print(f"sidecar: cannot connect to {url}: {exc}", file=sys.stderr)
+        raise CliExit(EXIT_CONNECT) from None
+    except WebSocketException as exc:  # something answers there, but not a sidecar
+        print(f"sidecar: cannot connect to {url}: {handshake_problem(exc)}", file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     try:
         yield client, welcome
@@ -638,6 +675,16 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
         raise CliExit(EXIT_ERROR) from None
     finally:
         await client.close()
+
+
+def handshake_problem(exc: Exception) -> str:
+    """One line for a WebSocket handshake that failed: what answered, and what to check."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    if status is not None:
+        return (f"the server answered HTTP {status}, not a WebSocket: is this the "
+                f"sidecar's address (ws://HOST:PORT/ws)?")
+    return f"{' '.join(str(exc).split())} (is this the sidecar's address, ws://HOST:PORT/ws?)"
 
 
 def _run(command: Any) -> int:

@@ -79,3 +79,29 @@ def test_an_option_that_is_not_json_says_what_is_expected():
         good = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
                        PLAYER_TOKEN, "--option", "blank_botch={}")
         assert good.returncode == 0, good.stderr
+
+
+# -- 2. the server's address as a user pastes it --------------------------------------------
+
+def test_url_accepts_the_page_address_and_a_missing_ws_path():
+    with ServeProcess() as server:
+        page = server.url.replace("ws://", "http://").removesuffix("/ws")
+        for url in (page + "/?table=demo&token=x", page, server.url.removesuffix("/ws"),
+                    server.url.removeprefix("ws://")):
+            rolled = sidecar("roll", "bloodlust", "pool=2", "--url", url, "--token",
+                             PLAYER_TOKEN)
+            assert rolled.returncode == 0, (url, rolled.stderr)
+            assert rolled.stdout.startswith("#")
+
+
+def test_a_wrong_url_is_one_line_and_exit_3():
+    with ServeProcess() as server:
+        elsewhere = server.url.removesuffix("/ws") + "/nope"
+        for url, words in ((elsewhere, "HTTP 404"), ("ftp://127.0.0.1/ws", "expected"),
+                           ("ws://127.0.0.1:notaport/ws", "expected")):
+            for command in (["roll", "bloodlust", "pool=2", "--token", PLAYER_TOKEN],
+                            ["watch"], ["history"]):
+                done = sidecar(*command, "--url", url)
+                assert done.returncode == 3, (url, command, done.stderr)
+                assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+                assert words in done.stderr, done.stderr
