@@ -1172,7 +1172,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ProtocolError as exc:
-        print(f"sidecar: {exc.code}: {exc.message_fr or exc.message}", file=sys.stderr)
+        message = exc.message_fr if args.locale == "fr" and exc.message_fr else exc.message
+        print(f"sidecar: {exc.code}: {message}", file=sys.stderr)
         return EXIT_ERROR
     print(json.dumps(odds) if args.json else format_odds(odds))
     return EXIT_OK
@@ -1421,20 +1422,24 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("ruleset")
     odds.add_argument("params", nargs="*", metavar="key=value")
     odds.add_argument("--plugins-dir", metavar="DIR")
+    odds.add_argument("--locale", default=LOCALES[0], choices=LOCALES,
+                      help="language of the error messages")
     odds.add_argument("--json", action="store_true")
-    odds.set_defaults(func=cmd_odds)
+    odds.set_defaults(func=cmd_odds, pairs="params")
     return parser
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line, ``key=value``s anywhere among the options."""
+    """The command line, options and ``key=value``s (or ``ask open``'s names) in any
+    order, for every command that takes them (those whose parser sets ``pairs``)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
-        # argparse takes `key=value`s only before the first option: those after it
-        # (`sheet set Aengus --ruleset oweens pep=3`) join the others, in order.
+        # argparse takes a command's trailing words only before the first option: those
+        # after one (`roll bloodlust --locale en difficulty=9`) join the others, in order.
+        # (parse_intermixed_args would, but it refuses parsers with subcommands.)
         pairs = getattr(args, "pairs", None)
-        if not pairs or any("=" not in item or item.startswith("-") for item in extra):
+        if not pairs or any(item.startswith("-") for item in extra):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         getattr(args, pairs).extend(extra)
     return args

@@ -105,3 +105,29 @@ def test_a_wrong_url_is_one_line_and_exit_3():
                 assert done.returncode == 3, (url, command, done.stderr)
                 assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
                 assert words in done.stderr, done.stderr
+
+
+# -- 4. options and params in any order -----------------------------------------------------
+
+def test_options_and_params_mix_in_any_order_for_every_command_with_params():
+    from sidecar.cli import parse_args
+
+    assert parse_args(["odds", "bloodlust", "--locale", "en", "pool=5", "--json",
+                       "difficulty=7"]).params == ["pool=5", "difficulty=7"]
+    assert parse_args(["roll", "bloodlust", "--locale", "en", "pool=2", "--mode", "gm",
+                       "difficulty=9"]).params == ["pool=2", "difficulty=9"]
+    opened = parse_args(["ask", "open", "--ruleset", "bloodlust", "Alice", "pool=3",
+                         "--label", "Nager", "Brann"])
+    assert opened.targets == ["Alice", "pool=3", "Brann"] and opened.label == "Nager"
+    assert parse_args(["sheet", "adjust", "A", "--reason", "soin", "wounds=-1"]).delta == \
+        ["wounds=-1"]
+    shown = sidecar("odds", "bloodlust", "pool=5", "--locale", "en", "difficulty=7")
+    assert shown.returncode == 0, shown.stderr
+    assert "P(réussite / success) = 76.24 %" in shown.stdout
+    refused = sidecar("odds", "bloodlust", "--locale", "en", "pool=99")
+    assert refused.returncode == 1 and "pool" in refused.stderr
+    with ServeProcess() as server:
+        rolled = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                         PLAYER_TOKEN, "--locale", "en", "difficulty=9")
+        assert rolled.returncode == 0, rolled.stderr
+        assert "diff. 9" in rolled.stdout and "successes" in rolled.stdout
