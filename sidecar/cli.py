@@ -648,17 +648,32 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     role = role or args.role
     # Observers need no token, but one lets them open a table nobody has opened yet.
     token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
+    inferred = role is None  # watch, history: the role follows the token (_token_role)
+    role = _token_role(token) if inferred else role
     try:
         url = server_url(args.url)
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
-    client = SidecarClient(url, table=args.table, name=name or args.name, role=role,
-                           token=token, locale=getattr(args, "locale", "fr"),
-                           binary=not getattr(args, "text_frames", False),
-                           reconnect=reconnect)
+
+    def client_as(member: str) -> Any:
+        return SidecarClient(url, table=args.table, name=member, role=role,
+                             token=token, locale=getattr(args, "locale", "fr"),
+                             binary=not getattr(args, "text_frames", False),
+                             reconnect=reconnect)
+
+    client = client_as(name or args.name)
     try:
-        welcome = await client.connect()
+        try:
+            welcome = await client.connect()
+        except SidecarError as exc:
+            seat = _seat_to_join(exc, client.hello["name"]) if inferred else None
+            if seat is None:
+                raise
+            client = client_as(seat)
+            welcome = await client.connect()
+        if inferred and role == "player":
+            print(_PLAYER_VIEW_NOTE, file=sys.stderr, flush=True)
     except SidecarError as exc:
         print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
@@ -675,6 +690,28 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
         raise CliExit(EXIT_ERROR) from None
     finally:
         await client.close()
+
+
+#: Said when ``watch`` or ``history`` join as a player because a token was given.
+_PLAYER_VIEW_NOTE = ("sidecar: vue d'un joueur avec ce jeton / a player's view with this "
+                     "token (--role gm avec le jeton du MJ : tous les jets secrets / "
+                     "with the GM's token: every secret roll)")
+
+
+def _token_role(token: str | None) -> str:
+    """The role of ``watch`` and ``history`` when no ``--role`` is given: a token (the
+    players', a seat's, or the GM's) joins as a player — it sees that player's own secret
+    rolls; trying ``gm`` first would count a player's token as a wrong guess against the
+    address (``--max-failed-hellos``), so the GM's view is asked for with ``--role gm``.
+    No token: an observer."""
+    return "player" if token else "observer"
+
+
+def _seat_to_join(exc: Any, name: str) -> str | None:
+    """A seat's token used under another name is refused with the seat's name: join again
+    under it (once). ``None`` for any other refusal."""
+    seat = (exc.details or {}).get("seat") if exc.code == "forbidden" else None
+    return seat if isinstance(seat, str) and seat and seat != name else None
 
 
 def handshake_problem(exc: Exception) -> str:
@@ -1181,13 +1218,17 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
 # -- argument parsing ----------------------------------------------------------------------
 
-def _client_options(parser: argparse.ArgumentParser, default_role: str) -> None:
+def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -> None:
+    """The options of every command that joins a table (``default_role`` ``None``: the
+    role follows ``--token``, see :func:`_token_role`)."""
     parser.add_argument("--url", default=os.environ.get("SIDECAR_URL", DEFAULT_URL),
                         help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
     parser.add_argument("--table", default="demo", help="table name (default demo)")
     parser.add_argument("--name", default=os.environ.get("USER", "joueur"),
                         help="your display name (default $USER)")
-    parser.add_argument("--role", default=default_role, choices=ROLES)
+    parser.add_argument("--role", default=default_role, choices=ROLES,
+                        help=f"default {default_role}" if default_role else
+                        "default: player with --token, observer without")
     parser.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
     parser.add_argument("--locale", default=LOCALES[0], choices=LOCALES)
     parser.add_argument("--json", action="store_true", help="print raw JSON messages")
@@ -1399,7 +1440,7 @@ def build_parser() -> argparse.ArgumentParser:
     start.set_defaults(func=cmd_session)
 
     watch = sub.add_parser("watch", help="print a table's outcomes as they arrive")
-    _client_options(watch, "observer")
+    _client_options(watch, None)
     watch.add_argument("--count", type=int, default=0, help="stop after N outcomes")
     watch.add_argument("--presence", action="store_true",
                        help="also print who is at the table each time someone joins or leaves")
@@ -1407,7 +1448,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     history = sub.add_parser("history", help="print a table's past events (as your role may "
                              "see them)")
-    _client_options(history, "observer")
+    _client_options(history, None)
     history.add_argument("--after", type=int, default=0, help="start after this seq")
     history.set_defaults(func=cmd_history)
 

@@ -8,7 +8,7 @@ import os
 import subprocess
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-from tests.test_cli import ROOT, SIDECAR, ServeProcess, sidecar
+from tests.test_cli import ROOT, SIDECAR, ServeProcess, _seat_token, sidecar
 
 
 def _popen(*args: str, **kwargs) -> subprocess.Popen:
@@ -131,3 +131,41 @@ def test_options_and_params_mix_in_any_order_for_every_command_with_params():
                          PLAYER_TOKEN, "--locale", "en", "difficulty=9")
         assert rolled.returncode == 0, rolled.stderr
         assert "diff. 9" in rolled.stdout and "successes" in rolled.stdout
+
+
+# -- 5. watch and history follow --token ------------------------------------------------------
+
+def test_watch_and_history_join_with_the_role_of_their_token():
+    with ServeProcess() as server:
+        url = ["--url", server.url]
+        gm = [*url, "--role", "gm", "--token", GM_TOKEN]
+        seat_token = _seat_token(gm, "Léa")
+        for name, token in (("Aengus", PLAYER_TOKEN), ("Léa", seat_token)):
+            rolled = sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", name,
+                             *url, "--token", token, "--label", f"secret de {name}")
+            assert rolled.returncode == 0, rolled.stderr
+        unseen = sidecar("history", *url)  # no token: an observer sees no secret
+        assert unseen.returncode == 0 and "secret de" not in unseen.stdout
+        # A player's token: the player's own secret rolls, and a line saying so.
+        own = sidecar("history", *url, "--name", "Aengus", "--token", PLAYER_TOKEN)
+        assert own.returncode == 0, own.stderr
+        assert "secret de Aengus" in own.stdout and "secret de Léa" not in own.stdout
+        assert "player's view" in own.stderr and "--role gm" in own.stderr
+        # A seat's token joins under its seat's name, whatever --name says.
+        seat = sidecar("history", *url, "--token", seat_token)
+        assert seat.returncode == 0, seat.stderr
+        assert "secret de Léa" in seat.stdout and "secret de Aengus" not in seat.stdout
+        # The GM's view when asked for; an explicit role is never second-guessed.
+        every = sidecar("history", *gm)
+        assert "secret de Léa" in every.stdout and "secret de Aengus" in every.stdout
+        assert "player's view" not in every.stderr
+        observer = sidecar("history", *url, "--role", "observer", "--token", PLAYER_TOKEN)
+        assert observer.returncode == 0 and "secret de" not in observer.stdout
+        # watch, the same way: its own secret roll arrives live.
+        watcher = _popen("watch", *url, "--count", "1", "--token", seat_token,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert "table demo" in watcher.stdout.readline()
+        assert sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", "Léa",
+                       *url, "--token", seat_token, "--label", "encore").returncode == 0
+        out, err = watcher.communicate(timeout=30)
+        assert watcher.returncode == 0 and "Léa — encore" in out, (out, err)
