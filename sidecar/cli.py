@@ -407,23 +407,49 @@ def lan_addresses() -> list[str]:
     return sorted({info[4][0] for info in infos if not info[4][0].startswith("127.")})
 
 
+def sidecar_command() -> str:
+    """How to run ``sidecar`` as this one runs, for the lines ``serve`` prints to paste:
+    ``sidecar`` when that is on PATH and the same script, else the script beside this
+    interpreter (``.venv/bin/sidecar``: the venv was not activated), else ``python -m
+    sidecar``; relative to the working directory when inside it."""
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    def shown(path: Path) -> str:
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(Path.cwd())
+        return shlex.quote(str(path))
+
+    bin_dir = Path(sys.executable).parent
+    script = next((bin_dir / name for name in ("sidecar", "sidecar.exe")
+                   if (bin_dir / name).is_file()), None)
+    found = shutil.which("sidecar")
+    if script is None:
+        return f"{shown(Path(sys.executable))} -m sidecar"
+    if found and Path(found).resolve() == script.resolve():
+        return "sidecar"
+    return shown(script)
+
+
 def _join_details(server: Any, config: ServerConfig, table: str) -> str:
     url = server.url
     page = url.replace("ws://", "http://").rsplit("/ws", 1)[0]
     query = f"?table={quote(table)}"
+    run = sidecar_command()
     lines = [
         f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
         "",
         "Rejoindre la table / join the table:",
-        f"  MJ / GM     : sidecar roll bloodlust pool=5 --url {url} --table {table} "
+        f"  MJ / GM     : {run} roll bloodlust pool=5 --url {url} --table {table} "
         f"--role gm --token {config.gm_token}",
-        f"  Joueur      : sidecar roll bloodlust pool=5 --url {url} --table {table} "
+        f"  Joueur      : {run} roll bloodlust pool=5 --url {url} --table {table} "
         f"--token {config.player_token}",
-        f"  Regarder    : sidecar watch --url {url} --table {table} "
+        f"  Regarder    : {run} watch --url {url} --table {table} "
         f"--token {config.player_token}",
         f"  Navigateur  : {page}/{query}&token={config.player_token}",
         f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
-        f"  Place / seat : sidecar seat add NOM --url {url} --table {table} "
+        f"  Place / seat : {run} seat add NOM --url {url} --table {table} "
         f"--token {config.gm_token}",
         "    (un jeton et un lien par joueur : seuls ses jets secrets restent à lui / "
         "one token and link per player: only seats keep secret rolls private)",
@@ -693,9 +719,8 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
 
 
 #: Said when ``watch`` or ``history`` join as a player because a token was given.
-_PLAYER_VIEW_NOTE = ("sidecar: vue d'un joueur avec ce jeton / a player's view with this "
-                     "token (--role gm avec le jeton du MJ : tous les jets secrets / "
-                     "with the GM's token: every secret roll)")
+_PLAYER_VIEW_NOTE = ("sidecar: vue de joueur (--role gm : celle du MJ) / "
+                     "a player's view (--role gm: the GM's)")
 
 
 def _token_role(token: str | None) -> str:

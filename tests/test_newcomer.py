@@ -5,7 +5,11 @@ real server on a loopback port."""
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
+import sys
+from pathlib import Path
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.test_cli import ROOT, SIDECAR, ServeProcess, _seat_token, sidecar
@@ -169,3 +173,111 @@ def test_watch_and_history_join_with_the_role_of_their_token():
                        *url, "--token", seat_token, "--label", "encore").returncode == 0
         out, err = watcher.communicate(timeout=30)
         assert watcher.returncode == 0 and "Léa — encore" in out, (out, err)
+
+
+# -- 1. commands that work as shown ------------------------------------------------------------
+
+def _path_without(directory: Path) -> str:
+    """$PATH without ``directory``: as in a terminal where the venv was not activated."""
+    return os.pathsep.join(entry for entry in os.environ.get("PATH", "").split(os.pathsep)
+                           if entry and Path(entry).resolve() != directory.resolve())
+
+
+class Banner:
+    """``sidecar serve`` with the environment given, and the lines it prints at start."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sidecar", "serve", "--port", "0", "--gm-token", GM_TOKEN,
+             "--player-token", PLAYER_TOKEN, *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            env={**env, "PYTHONUNBUFFERED": "1"})
+        self.lines: list[str] = []
+        while not self.lines or "0.0.0.0" not in self.lines[-1]:  # the banner's last line
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("".join(self.lines) + self.proc.stderr.read())
+            self.lines.append(line.rstrip("\n"))
+        self.url = re.search(r"WebSocket (ws://\S+)", "\n".join(self.lines)).group(1)
+
+    def __enter__(self) -> Banner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.communicate(timeout=15)
+
+
+def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": _path_without(bin_dir)}
+    with Banner(env, "--db", ":memory:") as server:
+        commands = [line.split(": ", 1)[1] for line in server.lines
+                    if re.match(r"\s+(MJ / GM|Joueur|Place / seat)\s*:", line)]
+        assert len(commands) == 3, server.lines
+        for command in commands:
+            assert not command.startswith("sidecar "), command  # not on this PATH
+            done = subprocess.run(command.replace("NOM", "Léa"), shell=True, cwd=ROOT,
+                                  env=env, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, (command, done.stderr)
+    # Where the script is on PATH, the lines say plain `sidecar`.
+    with Banner({**os.environ, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"},
+                "--db", ":memory:") as server:
+        assert any(" : sidecar roll bloodlust" in line for line in server.lines)
+
+
+def _normalised(lines: list[str]) -> list[str]:
+    """A banner's lines without what changes from run to run: tokens, port, the path of
+    the ``sidecar`` script, the journal's path."""
+    out = []
+    for line in lines:
+        line = re.sub(r"(token[= ])[\w-]+", r"\1TOKEN", line)
+        line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
+        line = re.sub(r"\S*sidecar (?=(roll|watch|seat) )", "SIDECAR ", line)
+        line = re.sub(r"^journal: .*", "journal: PATH", line)
+        out.append(line)
+    return out
+
+
+def test_the_readme_shows_serves_output_as_it_is(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```text\n\$ \.venv/bin/sidecar serve\n(.*?)\n```", readme, re.S)
+    assert block, "the README's sample `serve` output"
+    shown = block.group(1).splitlines()
+    assert all("…" not in line for line in shown)  # the whole output, nothing elided
+    assert any(".venv/bin/sidecar roll" in line for line in shown)
+    with Banner({**os.environ}, "--db", str(tmp_path / "sidecar.db")) as server:
+        assert _normalised(shown) == _normalised(server.lines)
+
+
+def test_the_documented_install_commands_resolve_from_a_checkout():
+    """The boss example depends on vtt-sidecar, which no index has: the documented
+    commands install it where vtt-sidecar is (the server's .venv) or with it."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
+    boss = ROOT / "examples" / "boss-weak-points"
+    needs = tomllib.loads((boss / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert [re.split(r"[<>=!~ \[;]", need)[0] for need in needs] == [project]
+    documented = "\n".join(re.findall(r"```sh\n(.*?)```", (boss / "README.md").read_text(),
+                                      re.S) + re.findall(r"`([^`\n]*pip install[^`\n]*)`",
+                                                         (ROOT / "README.md").read_text()))
+    installs = re.findall(r"(\S*pip) install ([^#\n]*)", documented)
+    boss_installs = [(pip, what.split()) for pip, what in installs
+                     if "./examples/boss-weak-points" in what]
+    assert boss_installs
+    for pip, what in boss_installs:
+        # Into the server's environment (where vtt-sidecar is), or with the checkout.
+        assert pip == ".venv/bin/pip" or "." in what, (pip, what)
+    assert "pip install ./examples/boss-weak-points" not in documented.replace(
+        ".venv/bin/pip install ./examples/boss-weak-points", "")
+
+
+def test_the_example_client_says_which_python_to_use():
+    readme = (ROOT / "README.md").read_text()
+    assert ".venv/bin/python examples/roll_and_watch.py" in readme
+    # A Python without vtt-sidecar (no site-packages: -S) is told what to run.
+    done = subprocess.run([sys.executable, "-S", "examples/roll_and_watch.py", "ws://x", "t"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert ".venv/bin/python examples/roll_and_watch.py" in done.stderr
