@@ -595,9 +595,13 @@ async def _server_plugins(args: argparse.Namespace) -> int:
             print(f"    échecs récents / recent failures: {info['recent_failures']} "
                   f"(dernier / last: {info['last_error']})")
         if info["rulesets"]:
-            print(f"    rulesets: {', '.join(info['rulesets'])}")
+            print(f"    {RULESETS_LABEL}: {', '.join(info['rulesets'])}")
         print(f"    hooks: {', '.join(info['hooks'])}")
     return EXIT_OK
+
+
+#: ``sidecar plugins`` speaks as the rest of the command line: French first, then English.
+RULESETS_LABEL = "jeux de règles / rulesets"
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
@@ -621,7 +625,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         if info.description:
             print(f"    {info.description}")
         if info.rulesets:
-            print(f"    rulesets: {', '.join(info.rulesets)}")
+            print(f"    {RULESETS_LABEL}: {', '.join(info.rulesets)}")
         print(f"    hooks: {', '.join(info.hooks)}")
     return EXIT_OK
 

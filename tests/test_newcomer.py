@@ -4,6 +4,7 @@ real server on a loopback port."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -281,3 +282,49 @@ def test_the_example_client_says_which_python_to_use():
                           cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert ".venv/bin/python examples/roll_and_watch.py" in done.stderr
+
+
+# -- 9. texts a user reads --------------------------------------------------------------------
+
+def test_user_facing_texts_cite_what_users_have():
+    from sidecar.plugins import default_host
+
+    for path in ("docs/RULESETS.md", "README.md", "examples/boss-weak-points/README.md"):
+        text = (ROOT / path).read_text()
+        assert "RULES.md" not in text and "CONTRACT.md" not in text, path
+    described = [info.description for info in default_host().plugins.values()]
+    assert described and not any("RULES.md" in text for text in described)
+
+
+def test_plugins_speak_french_first_then_english():
+    listed = sidecar("plugins")
+    assert listed.returncode == 0
+    descriptions = [line.strip() for line in listed.stdout.splitlines()
+                    if line.startswith("    ") and not line.strip().startswith(
+                        ("hooks:", "jeux de règles / rulesets:"))]
+    assert len(descriptions) == 7, listed.stdout
+    for text in descriptions:
+        french, _, english = text.partition(" / ")
+        assert english, text
+        # French first: its typography (« : » with a space) before the English colon.
+        assert " : " in french and " : " not in english, text
+    assert "jeux de règles / rulesets: bloodlust" in listed.stdout
+
+
+def test_roll_texts_put_a_colon_after_the_label_and_say_extreme_in_french():
+    with ServeProcess() as server:
+        gm = ["--url", server.url, "--role", "gm", "--token", GM_TOKEN, "--name", "MJ"]
+        texts = {}
+        for locale in ("fr", "en"):
+            oweens = sidecar("roll", "oweens", "dice=3", "difficulty=2", "--dice", "6,5,1",
+                             "--label", "Fouiller", "--locale", locale, "--json", *gm)
+            d6code = sidecar("roll", "d6code", "code=3D", "difficulty=10", "style=extreme",
+                             "--dice", "5,3,1,4,6", "--locale", locale, "--json", *gm)
+            assert oweens.returncode == 0 and d6code.returncode == 0, (oweens.stderr,
+                                                                        d6code.stderr)
+            texts[locale] = (json.loads(oweens.stdout)["text"],
+                             json.loads(d6code.stdout)["text"])
+        assert texts["fr"][0].startswith("MJ — Fouiller : 3D contre 2 : ")
+        assert texts["en"][0].startswith("MJ — Fouiller : 3D vs 2: ")
+        assert "style extrême 4+6" in texts["fr"][1] and "extreme" not in texts["fr"][1]
+        assert "extreme style 4+6" in texts["en"][1]
