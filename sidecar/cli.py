@@ -456,13 +456,31 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
     ]
     if config.host in ("0.0.0.0", "", "::"):
         port = server.port
-        for address in lan_addresses() or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
+        addresses = lan_addresses()
+        routed = getattr(getattr(server, "core", None), "public_url", "")
+        if not addresses and routed and "//127." not in routed:
+            # The host name resolves to no LAN address: the one the system routes through.
+            addresses = [routed.split("//", 1)[1].rsplit(":", 1)[0]]
+        for address in addresses or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
             lines.append(f"  Réseau local / LAN: http://{address}:{port}/{query}"
                          f"&token={config.player_token}")
     else:
         lines.append("  (--host 0.0.0.0 ouvre la table aux téléphones du réseau local / "
                      "opens the table to phones on the LAN)")
     return "\n".join(lines)
+
+
+def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
+    """On a server open to the LAN, the players' join link once more, as a QR code that
+    phones scan (the GM's page shows the same one)."""
+    from sidecar.joinlink import join_link, open_to_lan
+
+    if not open_to_lan(config) or not config.player_token:
+        return
+    link = join_link(page_url, table, config.player_token)
+    print(f"\nTéléphones : scannez / phones: scan — {link}", flush=True)
+    print_qr(link)
+    sys.stdout.flush()
 
 
 async def _serve(config: ServerConfig, table: str) -> int:
@@ -508,6 +526,7 @@ async def _serve(config: ServerConfig, table: str) -> int:
                                      else ""))
     print(f"event loop: {type(loop).__module__.split('.')[0]}")
     print(_join_details(server, config, table), flush=True)
+    _print_join_qr(server.core.public_url, config, table)
     await stop.wait()
     print("sidecar: stopping (connections closed with 1001)", flush=True)
     await server.stop()

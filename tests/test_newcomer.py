@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.test_cli import ROOT, SIDECAR, ServeProcess, _seat_token, sidecar
+from tests.test_web_table import browser as browser  # noqa: F401  (the Chromium fixture)
 
 
 def _popen(*args: str, **kwargs) -> subprocess.Popen:
@@ -328,3 +329,102 @@ def test_roll_texts_put_a_colon_after_the_label_and_say_extreme_in_french():
         assert texts["en"][0].startswith("MJ — Fouiller : 3D vs 2: ")
         assert "style extrême 4+6" in texts["fr"][1] and "extreme" not in texts["fr"][1]
         assert "extreme style 4+6" in texts["en"][1]
+
+
+# -- 10. phones join by scanning -----------------------------------------------------------------
+
+def _read_terminal_qr(lines: list[str]) -> list[list[int]]:
+    """A QR code drawn by ``segno``'s compact terminal output, read back as modules (two rows
+    a line; light modules drawn, dark ones blank), without its 4-module quiet zone."""
+    halves = {"█": (0, 0), " ": (1, 1), "▀": (0, 1), "▄": (1, 0)}
+    rows: list[list[int]] = []
+    for line in lines:
+        pairs = [halves[char] for char in line]
+        rows += [[top for top, _ in pairs], [bottom for _, bottom in pairs]]
+    size = len(rows[0]) - 8
+    return [row[4:4 + size] for row in rows[4:4 + size]]
+
+
+def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms():
+    import segno
+
+    from sidecar.client import SidecarClient
+    from tests.helpers import run
+
+    proc = _popen("serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:",
+                  "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
+                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        lines: list[str] = []
+        while not any("role=gm" in line for line in lines):  # up to the GM's browser link
+            line = proc.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line.rstrip("\n"))
+        url = re.search(r"WebSocket (ws://\S+)", "\n".join(lines)).group(1)
+
+        async def welcomes() -> tuple[dict, dict]:
+            async with SidecarClient(url, table="demo", name="MJ", role="gm",
+                                     token=GM_TOKEN) as gm, \
+                    SidecarClient(url, table="demo", name="Aengus", role="player",
+                                  token=PLAYER_TOKEN) as player:
+                return gm.welcome, player.welcome
+        gm, player = run(welcomes())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        # The rest of the banner (links, QR code), through the same buffered reader.
+        rest = proc.stdout.read()
+        proc.wait(timeout=15)
+        proc.stdout.close()
+        proc.stderr.close()
+    lines += rest.splitlines()
+    banner = "\n".join(lines)
+    link = re.search(r"phones: scan — (\S+)", banner).group(1)
+    assert link.endswith(f"/?table=demo&token={PLAYER_TOKEN}")
+    assert f"Réseau local / LAN: {link}" in banner  # the link printed above it
+    start = next(i for i, line in enumerate(lines) if "phones: scan" in line) + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("▀")) + 1
+    assert _read_terminal_qr(lines[start:end]) == [list(row) for row in
+                                                   segno.make(link).matrix]
+    assert gm["join"]["link"] == link
+    assert gm["join"]["qr"].startswith("data:image/svg+xml")
+    assert "join" not in player  # the GM's only
+
+
+def test_a_server_on_loopback_gives_no_join_link():
+    from sidecar.config import ServerConfig
+    from sidecar.joinlink import join_block
+
+    local = ServerConfig(host="127.0.0.1", gm_token="g", player_token="p")
+    assert join_block(local, "http://127.0.0.1:8765/", "demo") is None
+    lan = ServerConfig(host="0.0.0.0", gm_token="g", player_token="p&q")
+    block = join_block(lan, "http://192.0.2.7:8765/", "la crypte")
+    assert block["link"] == "http://192.0.2.7:8765/?table=la%20crypte&token=p%26q"
+    seats_only = ServerConfig(host="0.0.0.0", gm_token="g", player_token="")
+    assert join_block(seats_only, "http://192.0.2.7:8765/", "demo") is None
+
+
+def test_the_gms_page_shows_the_join_link_and_its_qr_code(browser):
+    """In Chromium: a server that players reach at another address (here `--public-url`;
+    `--host 0.0.0.0` the same) gives the GM's panel the join link with its QR code; a
+    player's page has none."""
+    from tests.live_server import LiveServer
+    from tests.test_web_table import gm_page, player_page
+
+    with LiveServer(public_url="http://192.0.2.7:8765/") as server:
+        gm = gm_page(browser, server.http, "scan")
+        box = gm.page.wait_for_selector("#gm-join")
+        link = gm.page.input_value("#gm-join-link")
+        assert link == f"http://192.0.2.7:8765/?table=scan&token={PLAYER_TOKEN}"
+        qr = gm.page.get_attribute("#gm-join img.qr", "src")
+        assert qr.startswith("data:image/svg+xml")
+        assert box.is_visible() and gm.page.is_visible("#gm-join img.qr")
+        assert "téléphone" in box.inner_text()
+        player = player_page(browser, server.http, "scan")
+        assert player.page.query_selector("#gm-join") is None
+        if os.environ.get("SIDECAR_SHOTS"):  # to look at it: SIDECAR_SHOTS=dir
+            box.screenshot(path=os.path.join(os.environ["SIDECAR_SHOTS"], "gm-join.png"))
+        assert not gm.errors and not player.errors
+    with LiveServer() as server:  # loopback only: nothing to scan
+        gm = gm_page(browser, server.http, "local")
+        gm.page.wait_for_selector("#gm-panel:not([hidden])")
+        assert gm.page.query_selector("#gm-join") is None
