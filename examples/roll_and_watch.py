@@ -1,8 +1,9 @@
 """The Python client in one page: join a table, ask the odds, roll, then watch the table.
 
-Run a server first (``sidecar serve --player-token demo-player``), then::
+Run a server first (``.venv/bin/sidecar serve --player-token demo-player``), then, with the
+Python of the same environment (or ``python`` once ``.venv`` is activated)::
 
-    python examples/roll_and_watch.py ws://127.0.0.1:8765/ws demo-player
+    .venv/bin/python examples/roll_and_watch.py ws://127.0.0.1:8765/ws demo-player
 
 Stop the server and start it again while this runs: the client reconnects by itself and
 prints, in order, every roll made meanwhile (``reconnect=True`` joins with ``resume``).
@@ -13,7 +14,11 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from sidecar.client import SidecarClient, SidecarError
+try:
+    from sidecar.client import SidecarClient, SidecarError
+except ModuleNotFoundError:  # run by a Python that has not got vtt-sidecar installed
+    sys.exit("vtt-sidecar n'est pas installé pour ce Python / is not installed for this "
+             f"Python ({sys.executable}): run .venv/bin/python examples/roll_and_watch.py …")
 
 
 async def main(url: str, token: str) -> None:

@@ -1,4 +1,4 @@
-"""Échec critique blanc : le premier échec critique de la séance compte comme un simple échec.
+"""Échec critique blanc : 1er de la séance = échec / blank botch: a session's first = failure.
 
 Optional Bloodlust rule (RULES.md §3): the first botch of each game session at a table,
 whoever rolls it (players and GM alike), counts as a simple failure, once per session —

@@ -1,4 +1,4 @@
-"""Bloodlust: a pool of d10 against a difficulty, 1s cancel successes (RULES.md §3).
+"""Bloodlust : réserve de d10 contre une difficulté / a d10 pool against a difficulty.
 
 Dice order: the pool's d10, in order.
 

@@ -1,4 +1,4 @@
-"""Skill codes "ND+M": sum of d6, with twin dice and style points (RULES.md §4).
+"""Codes ND+M : somme de d6, dés jumeaux, style / skill codes ND+M: d6 sums, twins, style.
 
 Dice order: the N − 2 normal dice (or N without twins), then the 2 twin dice, then the 2
 twin reroll dice (only after a double), then the 2 style dice; for an opposed roll, the
@@ -579,6 +579,17 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     return decided
 
 
+#: A style's name in a roll's text: the param's value is an identifier, not French.
+STYLE_NAMES = {"libre": ("style libre", "free style"),
+               "extreme": ("style extrême", "extreme style")}
+
+
+def style_name(mode: str, fr: bool) -> str:
+    """``style extrême`` / ``extreme style`` (an unknown mode as it is)."""
+    names = STYLE_NAMES.get(mode)
+    return (names[0] if fr else names[1]) if names else f"style {mode}"
+
+
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
@@ -590,7 +601,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         line = f"{heading(roll)}{code} → {verdict}"
         style = r.get("style")
         if style:
-            line += f", style {style['mode']} {'+'.join(map(str, style['faces']))}"
+            line += f", {style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}"
             if style["mode"] == "extreme":
                 line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
         return line + chain_text(r, fr)
@@ -608,7 +619,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
             parts.append(f"{'jumeaux' if fr else 'twins'} {faces} : fiasco")
     style = r.get("style")
     if style:
-        parts.append(f"style {style['mode']} {'+'.join(map(str, style['faces']))}")
+        parts.append(f"{style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}")
     if r.get("doubled"):
         parts.append("SC ×2")
     line = f"{heading(roll)}{', '.join(parts)} → {r['score']}"

@@ -1,4 +1,4 @@
-"""The dice-level ladder: the action level picks the dice, keep the best (RULES.md §2).
+"""L'échelle de dés : le niveau choisit les dés / the dice ladder: the level picks the dice.
 
 Dice order: the smaller die first, then the larger (for 2dS, either order); a reroll
 (point de chance) consumes a new pair in the same order.

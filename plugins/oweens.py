@@ -1,4 +1,4 @@
-"""O'Ween's: d6 success counting against a difficulty, with augmentations (RULES.md §1).
+"""O'Ween's : réussites sur d6 contre une difficulté / d6 successes against a difficulty.
 
 Dice order: the action's d6, in order (one more d6 with a relevant bagage, at the end).
 
@@ -1022,14 +1022,14 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         faces = ", ".join(map(str, v["faces"]))
         if fr:
             which = f" {game['volley']}/{game['volleys']}" if game else ""
-            line = (f"{heading(roll, colon=False)}Volée{which}, lancer {v['throw']} : {faces} "
+            line = (f"{heading(roll)}Volée{which}, lancer {v['throw']} : {faces} "
                     "— " + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
                     + f", {v['points']} points")
             if game:
                 line += f" ; partie : {game['total']} points en {len(game['scores'])} volée(s)"
             return line
         which = f" {game['volley']}/{game['volleys']}" if game else ""
-        line = (f"{heading(roll, colon=False)}Volley{which}, throw {v['throw']}: {faces} — "
+        line = (f"{heading(roll)}Volley{which}, throw {v['throw']}: {faces} — "
                 + (f"triple {v['triple']}s" if v["triple"] else "no triple")
                 + f", {v['points']} points")
         if game:
@@ -1038,7 +1038,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     aug = r["augmentations_used"] + r["augmentations_bought"]
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     fr = locale == "fr"
-    line = (f"{heading(roll, colon=False)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
+    line = (f"{heading(roll)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
             f"{' : ' if fr else ': '}")
     line += plural(r["successes"], "réussite") if fr else plural(r["successes"], "success",
                                                                  "successes")

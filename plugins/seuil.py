@@ -1,4 +1,4 @@
-"""Seuil: score dice against a threshold, with complication dice (RULES.md §5).
+"""Seuil : dés de score contre un seuil / score dice against a threshold.
 
 Dice order: the score dice, then the complication die.
 

@@ -68,6 +68,26 @@ def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[
     return params
 
 
+def parse_option(text: str) -> tuple[str, Any]:
+    """``--option blank_botch={}`` → ``("blank_botch", {})``: an extension's per-roll
+    settings as JSON; a ``ValueError`` that says what is expected otherwise."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    example = 'blank_botch={} or combat=\'{"options": ["viser"], "zone": "oeil"}\''
+    if not sep or not name:
+        raise ValueError(f"--option {text}: expected EXTENSION=JSON, e.g. {example}")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        raise ValueError(f"--option {text}: the settings of '{name}' must be JSON "
+                         f"(an object such as {{}}), e.g. {example}") from None
+
+
+def parse_options(texts: list[str]) -> dict[str, Any]:
+    """Every ``--option EXT=JSON`` of a roll, by extension."""
+    return dict(parse_option(text) for text in texts)
+
+
 def _map_values_spec(spec: dict[str, Any]) -> dict[str, Any]:
     """The description of a ``map`` field's values (``values: "int"`` or a description)."""
     values = spec.get("values", "int")
@@ -390,36 +410,80 @@ def lan_addresses() -> list[str]:
     return sorted({info[4][0] for info in infos if not info[4][0].startswith("127.")})
 
 
+def sidecar_command() -> str:
+    """How to run ``sidecar`` as this one runs, for the lines ``serve`` prints to paste:
+    ``sidecar`` when that is on PATH and the same script, else the script beside this
+    interpreter (``.venv/bin/sidecar``: the venv was not activated), else ``python -m
+    sidecar``; relative to the working directory when inside it."""
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    def shown(path: Path) -> str:
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(Path.cwd())
+        return shlex.quote(str(path))
+
+    bin_dir = Path(sys.executable).parent
+    script = next((bin_dir / name for name in ("sidecar", "sidecar.exe")
+                   if (bin_dir / name).is_file()), None)
+    found = shutil.which("sidecar")
+    if script is None:
+        return f"{shown(Path(sys.executable))} -m sidecar"
+    if found and Path(found).resolve() == script.resolve():
+        return "sidecar"
+    return shown(script)
+
+
 def _join_details(server: Any, config: ServerConfig, table: str) -> str:
     url = server.url
     page = url.replace("ws://", "http://").rsplit("/ws", 1)[0]
     query = f"?table={quote(table)}"
+    run = sidecar_command()
     lines = [
         f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
         "",
         "Rejoindre la table / join the table:",
-        f"  MJ / GM     : sidecar roll bloodlust pool=5 --url {url} --table {table} "
+        f"  MJ / GM     : {run} roll bloodlust pool=5 --url {url} --table {table} "
         f"--role gm --token {config.gm_token}",
-        f"  Joueur      : sidecar roll bloodlust pool=5 --url {url} --table {table} "
+        f"  Joueur      : {run} roll bloodlust pool=5 --url {url} --table {table} "
         f"--token {config.player_token}",
-        f"  Regarder    : sidecar watch --url {url} --table {table} "
+        f"  Regarder    : {run} watch --url {url} --table {table} "
         f"--token {config.player_token}",
         f"  Navigateur  : {page}/{query}&token={config.player_token}",
         f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
-        f"  Place / seat : sidecar seat add NOM --url {url} --table {table} "
+        f"  Place / seat : {run} seat add NOM --url {url} --table {table} "
         f"--token {config.gm_token}",
         "    (un jeton et un lien par joueur : seuls ses jets secrets restent à lui / "
         "one token and link per player: only seats keep secret rolls private)",
     ]
     if config.host in ("0.0.0.0", "", "::"):
         port = server.port
-        for address in lan_addresses() or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
+        addresses = lan_addresses()
+        routed = getattr(getattr(server, "core", None), "public_url", "")
+        if not addresses and routed and "//127." not in routed:
+            # The host name resolves to no LAN address: the one the system routes through.
+            addresses = [routed.split("//", 1)[1].rsplit(":", 1)[0]]
+        for address in addresses or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
             lines.append(f"  Réseau local / LAN: http://{address}:{port}/{query}"
                          f"&token={config.player_token}")
     else:
         lines.append("  (--host 0.0.0.0 ouvre la table aux téléphones du réseau local / "
                      "opens the table to phones on the LAN)")
     return "\n".join(lines)
+
+
+def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
+    """On a server open to the LAN, the players' join link once more, as a QR code that
+    phones scan (the GM's page shows the same one)."""
+    from sidecar.joinlink import join_link, open_to_lan
+
+    if not open_to_lan(config) or not config.player_token:
+        return
+    link = join_link(page_url, table, config.player_token)
+    print(f"\nTéléphones : scannez / phones: scan — {link}", flush=True)
+    print_qr(link)
+    sys.stdout.flush()
 
 
 async def _serve(config: ServerConfig, table: str) -> int:
@@ -465,6 +529,7 @@ async def _serve(config: ServerConfig, table: str) -> int:
                                      else ""))
     print(f"event loop: {type(loop).__module__.split('.')[0]}")
     print(_join_details(server, config, table), flush=True)
+    _print_join_qr(server.core.public_url, config, table)
     await stop.wait()
     print("sidecar: stopping (connections closed with 1001)", flush=True)
     await server.stop()
@@ -552,9 +617,13 @@ async def _server_plugins(args: argparse.Namespace) -> int:
             print(f"    échecs récents / recent failures: {info['recent_failures']} "
                   f"(dernier / last: {info['last_error']})")
         if info["rulesets"]:
-            print(f"    rulesets: {', '.join(info['rulesets'])}")
+            print(f"    {RULESETS_LABEL}: {', '.join(info['rulesets'])}")
         print(f"    hooks: {', '.join(info['hooks'])}")
     return EXIT_OK
+
+
+#: ``sidecar plugins`` speaks as the rest of the command line: French first, then English.
+RULESETS_LABEL = "jeux de règles / rulesets"
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
@@ -578,9 +647,36 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         if info.description:
             print(f"    {info.description}")
         if info.rulesets:
-            print(f"    rulesets: {', '.join(info.rulesets)}")
+            print(f"    {RULESETS_LABEL}: {', '.join(info.rulesets)}")
         print(f"    hooks: {', '.join(info.hooks)}")
     return EXIT_OK
+
+
+def server_url(text: str) -> str:
+    """The server's WebSocket address from what a user may paste: ``ws(s)://host:port/ws``
+    as it is; a page's ``http(s)://`` address (a link the server printed, its query
+    dropped) mapped to ``ws(s)://`` and its ``/ws``; a bare ``host:port`` or a missing
+    path completed with ``ws://`` and ``/ws``. Raises ``ValueError`` (one line) for what
+    is no server address."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    text = text.strip()
+    parts = urlsplit(text if "://" in text else f"ws://{text}")
+    page = parts.scheme.lower() in ("http", "https")
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme.lower(), parts.scheme.lower())
+    try:
+        valid = scheme in ("ws", "wss") and bool(parts.hostname) and (parts.port or 1) > 0
+    except ValueError:  # a port that is no number
+        valid = False
+    if not valid:
+        raise ValueError(f"--url {text}: expected the server's address, e.g. {DEFAULT_URL} "
+                         "(or its page's http://…)")
+    path = parts.path.rstrip("/")
+    if (page or not path) and not path.endswith("/ws"):
+        # The page and the WebSocket share the server's address: the page is at "/"
+        # (or under a proxy's prefix), its socket at "/ws" beside it.
+        path += "/ws"
+    return urlunsplit((scheme, parts.netloc, path, "", ""))
 
 
 class CliExit(Exception):
@@ -597,22 +693,47 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
                   reconnect: bool = False) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
     """Join the table of ``args`` and yield (client, welcome); connection and server
     errors become exit codes, and the client is closed however the command ends."""
+    from websockets.exceptions import WebSocketException
+
     from sidecar.client import SidecarClient, SidecarError
 
     role = role or args.role
     # Observers need no token, but one lets them open a table nobody has opened yet.
     token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
-    client = SidecarClient(args.url, table=args.table, name=name or args.name, role=role,
-                           token=token, locale=getattr(args, "locale", "fr"),
-                           binary=not getattr(args, "text_frames", False),
-                           reconnect=reconnect)
+    inferred = role is None  # watch, history: the role follows the token (_token_role)
+    role = _token_role(token) if inferred else role
     try:
-        welcome = await client.connect()
+        url = server_url(args.url)
+    except ValueError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        raise CliExit(EXIT_CONNECT) from None
+
+    def client_as(member: str) -> Any:
+        return SidecarClient(url, table=args.table, name=member, role=role,
+                             token=token, locale=getattr(args, "locale", "fr"),
+                             binary=not getattr(args, "text_frames", False),
+                             reconnect=reconnect)
+
+    client = client_as(name or args.name)
+    try:
+        try:
+            welcome = await client.connect()
+        except SidecarError as exc:
+            seat = _seat_to_join(exc, client.hello["name"]) if inferred else None
+            if seat is None:
+                raise
+            client = client_as(seat)
+            welcome = await client.connect()
+        if inferred and role == "player":
+            print(_PLAYER_VIEW_NOTE, file=sys.stderr, flush=True)
     except SidecarError as exc:
         print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
-        print(f"sidecar: cannot connect to {args.url}: {exc}", file=sys.stderr)
+        print(f"sidecar: cannot connect to {url}: {exc}", file=sys.stderr)
+        raise CliExit(EXIT_CONNECT) from None
+    except WebSocketException as exc:  # something answers there, but not a sidecar
+        print(f"sidecar: cannot connect to {url}: {handshake_problem(exc)}", file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     try:
         yield client, welcome
@@ -621,6 +742,37 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
         raise CliExit(EXIT_ERROR) from None
     finally:
         await client.close()
+
+
+#: Said when ``watch`` or ``history`` join as a player because a token was given.
+_PLAYER_VIEW_NOTE = ("sidecar: vue de joueur (--role gm : celle du MJ) / "
+                     "a player's view (--role gm: the GM's)")
+
+
+def _token_role(token: str | None) -> str:
+    """The role of ``watch`` and ``history`` when no ``--role`` is given: a token (the
+    players', a seat's, or the GM's) joins as a player — it sees that player's own secret
+    rolls; trying ``gm`` first would count a player's token as a wrong guess against the
+    address (``--max-failed-hellos``), so the GM's view is asked for with ``--role gm``.
+    No token: an observer."""
+    return "player" if token else "observer"
+
+
+def _seat_to_join(exc: Any, name: str) -> str | None:
+    """A seat's token used under another name is refused with the seat's name: join again
+    under it (once). ``None`` for any other refusal."""
+    seat = (exc.details or {}).get("seat") if exc.code == "forbidden" else None
+    return seat if isinstance(seat, str) and seat and seat != name else None
+
+
+def handshake_problem(exc: Exception) -> str:
+    """One line for a WebSocket handshake that failed: what answered, and what to check."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    if status is not None:
+        return (f"the server answered HTTP {status}, not a WebSocket: is this the "
+                f"sidecar's address (ws://HOST:PORT/ws)?")
+    return f"{' '.join(str(exc).split())} (is this the sidecar's address, ws://HOST:PORT/ws?)"
 
 
 def _run(command: Any) -> int:
@@ -644,9 +796,9 @@ async def _roll(args: argparse.Namespace) -> int:
                       {})
         try:
             params = parse_pairs(args.params, schema)
-            options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+            options = parse_options(args.option)
             dice = parse_dice(args.dice)
-        except (ValueError, json.JSONDecodeError) as exc:
+        except ValueError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
         # Watch from before the roll: a decision taken elsewhere (a GM, the time) is seen.
@@ -784,7 +936,8 @@ async def _watch(args: argparse.Namespace) -> int:
         count = 0
         async for event in client.events():
             if event["type"] == "presence":
-                if not args.json:
+                # Every CLI roll joins and leaves: two lines each, so shown on request only.
+                if args.presence and not args.json:
                     names = ", ".join(f"{m['name']} ({m['role']})" for m in event["members"])
                     print(f"   à la table / at the table: {names}", flush=True)
                 continue
@@ -1110,7 +1263,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ProtocolError as exc:
-        print(f"sidecar: {exc.code}: {exc.message_fr or exc.message}", file=sys.stderr)
+        message = exc.message_fr if args.locale == "fr" and exc.message_fr else exc.message
+        print(f"sidecar: {exc.code}: {message}", file=sys.stderr)
         return EXIT_ERROR
     print(json.dumps(odds) if args.json else format_odds(odds))
     return EXIT_OK
@@ -1118,13 +1272,17 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
 # -- argument parsing ----------------------------------------------------------------------
 
-def _client_options(parser: argparse.ArgumentParser, default_role: str) -> None:
+def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -> None:
+    """The options of every command that joins a table (``default_role`` ``None``: the
+    role follows ``--token``, see :func:`_token_role`)."""
     parser.add_argument("--url", default=os.environ.get("SIDECAR_URL", DEFAULT_URL),
                         help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
     parser.add_argument("--table", default="demo", help="table name (default demo)")
     parser.add_argument("--name", default=os.environ.get("USER", "joueur"),
                         help="your display name (default $USER)")
-    parser.add_argument("--role", default=default_role, choices=ROLES)
+    parser.add_argument("--role", default=default_role, choices=ROLES,
+                        help=f"default {default_role}" if default_role else
+                        "default: player with --token, observer without")
     parser.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
     parser.add_argument("--locale", default=LOCALES[0], choices=LOCALES)
     parser.add_argument("--json", action="store_true", help="print raw JSON messages")
@@ -1336,13 +1494,15 @@ def build_parser() -> argparse.ArgumentParser:
     start.set_defaults(func=cmd_session)
 
     watch = sub.add_parser("watch", help="print a table's outcomes as they arrive")
-    _client_options(watch, "observer")
+    _client_options(watch, None)
     watch.add_argument("--count", type=int, default=0, help="stop after N outcomes")
+    watch.add_argument("--presence", action="store_true",
+                       help="also print who is at the table each time someone joins or leaves")
     watch.set_defaults(func=cmd_watch)
 
     history = sub.add_parser("history", help="print a table's past events (as your role may "
                              "see them)")
-    _client_options(history, "observer")
+    _client_options(history, None)
     history.add_argument("--after", type=int, default=0, help="start after this seq")
     history.set_defaults(func=cmd_history)
 
@@ -1357,23 +1517,38 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("ruleset")
     odds.add_argument("params", nargs="*", metavar="key=value")
     odds.add_argument("--plugins-dir", metavar="DIR")
+    odds.add_argument("--locale", default=LOCALES[0], choices=LOCALES,
+                      help="language of the error messages")
     odds.add_argument("--json", action="store_true")
-    odds.set_defaults(func=cmd_odds)
+    odds.set_defaults(func=cmd_odds, pairs="params")
     return parser
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line, ``key=value``s anywhere among the options."""
+    """The command line, options and ``key=value``s (or ``ask open``'s names) in any
+    order, for every command that takes them (those whose parser sets ``pairs``)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
-        # argparse takes `key=value`s only before the first option: those after it
-        # (`sheet set Aengus --ruleset oweens pep=3`) join the others, in order.
+        # argparse takes a command's trailing words only before the first option: those
+        # after one (`roll bloodlust --locale en difficulty=9`) join the others, in order.
+        # (parse_intermixed_args would, but it refuses parsers with subcommands.)
         pairs = getattr(args, "pairs", None)
-        if not pairs or any("=" not in item or item.startswith("-") for item in extra):
+        if not pairs or any(item.startswith("-") for item in extra):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         getattr(args, pairs).extend(extra)
     return args
+
+
+def _quiet_on_closed_pipe() -> int:
+    """The reader of our output went away (``sidecar history | head``): stop quietly.
+    Standard output is pointed at /dev/null first, so the interpreter's last flush at
+    exit does not raise again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1382,6 +1557,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return EXIT_OK
+    except BrokenPipeError:
+        return _quiet_on_closed_pipe()
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from sidecar.config import ServerConfig
 from sidecar.guard import choices_problem, deep_copy
+from sidecar.joinlink import join_block
 from sidecar.journal import request_key
 from sidecar.limits import check_event_size, check_strings, encoded_size
 from sidecar.model import Outcome, Roll
@@ -292,7 +293,7 @@ class TableCore:
         """The ``welcome`` for a member just seated (``replayed``: events to be resent)."""
         # The first page only, in a welcome that stays small whatever the table holds.
         characters, more = self.visible_characters(table, member, max_bytes=WELCOME_BYTES)
-        return welcome_message(
+        message = welcome_message(
             table=table.name, role=member.role, seq=table.seq, version=self.version,
             rulesets=self.catalogue.ruleset_listing(),
             extensions=self.catalogue.extension_listing(),
@@ -301,6 +302,12 @@ class TableCore:
             request_id=hello.id, seat=member.seat, characters=characters,
             characters_more=more,
             asks=self.ask_list(table, member, AskRequest(op="list"))["asks"])
+        # GMs get the players' join link and its QR code (a server open to the LAN only).
+        join = join_block(self.config, self.public_url, table.name) if member.role == "gm" \
+            else None
+        if join is not None:
+            message["join"] = join
+        return message
 
     def visible_characters(self, table: Table, member: Member, *, after: str = "",
                            limit: int = 100, max_bytes: int | None = None

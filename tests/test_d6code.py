@@ -132,7 +132,7 @@ def test_bug_4_a_style_point_goes_with_an_automatic_success():
     assert r["success"] and r["automatic"] and r["score"] is None
     assert r["style"]["faces"] == [6, 3] and r["style"]["sp_recovered"] == 2
     assert [d["role"] for d in resolution.outcome.dice] == ["style", "style"]
-    assert "style extreme 6+3" in resolution.text["fr"]
+    assert "style extrême 6+3" in resolution.text["fr"]
     free = result("d6code", [1, 1], code="3D", surcompetence="auto", style="libre",
                   difficulty=30)
     assert free["style"]["gm_may_return"] and free["style"]["sp_recovered"] is None

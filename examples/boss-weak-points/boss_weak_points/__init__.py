@@ -1,7 +1,7 @@
-"""Points faibles des boss : armure, points faibles nommés, attaques visées.
+"""Points faibles des boss : armure, points faibles / boss weak points: armour, weak points.
 
-Boss weak points for any vtt-sidecar ruleset whose outcome carries a margin (RULES.md,
-O'Ween's, "Boss weak points"). Settings per roll in ``options.boss``:
+Boss weak points for any vtt-sidecar ruleset whose outcome carries a margin (O'Ween's
+seed game 000, "point faible pour les boss"). Settings per roll in ``options.boss``:
 ``{"armor": 2, "weak_points": {"oeil": 3}, "aim": "oeil"}``.
 
 A boss may also keep its armour and weak points on its character sheet (``armure``,

@@ -91,6 +91,11 @@ function renderSeats() {
 
 function renderLink(name, { link, qr }) {
   const id = `seat-link-${encodeURIComponent(name).replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  return linkBox(id, link, qr, t("seats.link", { name }), t("seats.qr", { name }));
+}
+
+/** A link to copy, with its QR code: a seat's, or the table's join link. */
+function linkBox(id, link, qr, label, alt) {
   const input = el("input", { id, class: "seat-link", readonly: true, value: link, spellcheck: "false" });
   const copy = el("button", { type: "button", class: "copy", text: t("seats.copy") });
   copy.addEventListener("click", async () => {
@@ -104,13 +109,32 @@ function renderLink(name, { link, qr }) {
     copy.textContent = t("seats.copied");
   });
   const box = el("div", { class: "seat-link-box" },
-    el("label", { for: id, class: "sr-label", text: t("seats.link", { name }) }),
+    el("label", { for: id, class: "sr-label", text: label }),
     el("div", { class: "param-input" }, input, copy));
   // Only a picture made by the server itself: an SVG `data:` URI, never an address.
-  if (qr.startsWith("data:image/svg+xml")) {
-    box.append(el("img", { class: "qr", src: qr, alt: t("seats.qr", { name }), width: 180, height: 180 }));
+  if (typeof qr === "string" && qr.startsWith("data:image/svg+xml")) {
+    box.append(el("img", { class: "qr", src: qr, alt, width: 180, height: 180 }));
   }
   return box;
+}
+
+// -- the table's join link -------------------------------------------------------------------
+
+const JOIN_TEXT = {
+  fr: "Rejoindre la table depuis un téléphone du réseau local : scannez, ou envoyez le lien",
+  en: "Join the table from a phone on the LAN: scan, or send the link",
+};
+
+/** A server open to the LAN gives GMs the players' join link (`welcome.join`): shown at
+ * the top of the panel, link and QR code, for phones to scan. */
+function renderJoinLink() {
+  const join = state.welcome?.join;
+  $("gm-join")?.remove();
+  if (!isGm() || typeof join?.link !== "string") return;
+  const block = el("div", { id: "gm-join", class: "gm-join" },
+    el("p", { class: "hint", text: local(JOIN_TEXT) }),
+    linkBox("gm-join-link", join.link, join.qr, local(JOIN_TEXT), local({ fr: "QR code du lien de la table", en: "The table link's QR code" })));
+  $("gm-table-error").after(block);
 }
 
 async function seatAction(op, name) {
@@ -355,6 +379,7 @@ async function tableAction(action) {
 export function enterGmPanel() {
   const gm = isGm();
   $("gm-panel").hidden = !gm;
+  renderJoinLink();
   if (!gm) return;
   fillSheetRulesets();
   renderCharacterAdmin();
@@ -374,6 +399,7 @@ export function relabelGmPanel() {
   writeFields(schema, SHEET_PREFIX, values);
   renderCharacterAdmin();
   renderSeats();
+  renderJoinLink();
   enterAskForm();
 }
 

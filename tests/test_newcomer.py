@@ -1,0 +1,430 @@
+"""The newcomer's path (issue 15): what a new user types from the README works as shown,
+and what they get wrong is told in one line — through the real ``sidecar`` command and a
+real server on a loopback port."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN
+from tests.test_cli import ROOT, SIDECAR, ServeProcess, _seat_token, sidecar
+from tests.test_web_table import browser as browser  # noqa: F401  (the Chromium fixture)
+
+
+def _popen(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([*SIDECAR, *args], text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, **kwargs)
+
+
+# -- 6. a closed pipe ends any command quietly ---------------------------------------------
+
+def _into_closed_pipe(*args: str) -> tuple[int, str]:
+    """Run a command whose standard output is closed by its reader before it writes
+    (``| head`` that has read enough): its exit code and standard error."""
+    proc = _popen(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the command has written anything: every write fails
+    _, err = proc.communicate(timeout=30)
+    return proc.returncode, err
+
+
+def test_a_closed_pipe_ends_every_command_quietly():
+    with ServeProcess() as server:
+        for _ in range(2):
+            assert sidecar("roll", "bloodlust", "pool=2", "--url", server.url,
+                           "--token", PLAYER_TOKEN).returncode == 0
+        for command in (["history", "--url", server.url, "--token", PLAYER_TOKEN],
+                        ["roll", "bloodlust", "pool=2", "--url", server.url,
+                         "--token", PLAYER_TOKEN],
+                        ["plugins"], ["odds", "bloodlust", "pool=5"]):
+            code, err = _into_closed_pipe(*command)
+            assert "Traceback" not in err and "BrokenPipe" not in err, (command, err)
+            assert code == 0, (command, err)
+
+
+# -- 7. watch is quiet about the CLI's own joins and leaves ---------------------------------
+
+def _watch_one_roll(server: ServeProcess, *extra: str) -> str:
+    watcher = _popen("watch", "--url", server.url, "--count", "1", "--token", PLAYER_TOKEN,
+                     *extra, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert "table demo" in watcher.stdout.readline()
+    rolled = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--name", "Aengus",
+                     "--token", PLAYER_TOKEN)
+    assert rolled.returncode == 0, rolled.stderr
+    out, err = watcher.communicate(timeout=30)
+    assert watcher.returncode == 0, err
+    return out
+
+
+def test_watch_shows_presence_only_when_asked():
+    with ServeProcess() as server:
+        quiet = _watch_one_roll(server)
+        assert "#1 " in quiet and "at the table" not in quiet
+        shown = _watch_one_roll(server, "--presence")
+        assert "#2 " in shown and "à la table / at the table" in shown and "Aengus" in shown
+
+
+# -- 3. an extension's settings that are not JSON ------------------------------------------
+
+def test_an_option_that_is_not_json_says_what_is_expected():
+    with ServeProcess() as server:
+        bad = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                      PLAYER_TOKEN, "--option", "blank_botch=yes")
+        assert bad.returncode == 2
+        assert bad.stderr.count("\n") == 1 and "Expecting value" not in bad.stderr
+        assert "blank_botch" in bad.stderr and "JSON" in bad.stderr
+        assert "blank_botch={}" in bad.stderr
+        no_sign = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                          PLAYER_TOKEN, "--option", "blank_botch")
+        assert no_sign.returncode == 2 and "EXTENSION=JSON" in no_sign.stderr
+        good = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                       PLAYER_TOKEN, "--option", "blank_botch={}")
+        assert good.returncode == 0, good.stderr
+
+
+# -- 2. the server's address as a user pastes it --------------------------------------------
+
+def test_url_accepts_the_page_address_and_a_missing_ws_path():
+    with ServeProcess() as server:
+        page = server.url.replace("ws://", "http://").removesuffix("/ws")
+        for url in (page + "/?table=demo&token=x", page, server.url.removesuffix("/ws"),
+                    server.url.removeprefix("ws://")):
+            rolled = sidecar("roll", "bloodlust", "pool=2", "--url", url, "--token",
+                             PLAYER_TOKEN)
+            assert rolled.returncode == 0, (url, rolled.stderr)
+            assert rolled.stdout.startswith("#")
+
+
+def test_a_wrong_url_is_one_line_and_exit_3():
+    with ServeProcess() as server:
+        elsewhere = server.url.removesuffix("/ws") + "/nope"
+        for url, words in ((elsewhere, "HTTP 404"), ("ftp://127.0.0.1/ws", "expected"),
+                           ("ws://127.0.0.1:notaport/ws", "expected")):
+            for command in (["roll", "bloodlust", "pool=2", "--token", PLAYER_TOKEN],
+                            ["watch"], ["history"]):
+                done = sidecar(*command, "--url", url)
+                assert done.returncode == 3, (url, command, done.stderr)
+                assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+                assert words in done.stderr, done.stderr
+
+
+# -- 4. options and params in any order -----------------------------------------------------
+
+def test_options_and_params_mix_in_any_order_for_every_command_with_params():
+    from sidecar.cli import parse_args
+
+    assert parse_args(["odds", "bloodlust", "--locale", "en", "pool=5", "--json",
+                       "difficulty=7"]).params == ["pool=5", "difficulty=7"]
+    assert parse_args(["roll", "bloodlust", "--locale", "en", "pool=2", "--mode", "gm",
+                       "difficulty=9"]).params == ["pool=2", "difficulty=9"]
+    opened = parse_args(["ask", "open", "--ruleset", "bloodlust", "Alice", "pool=3",
+                         "--label", "Nager", "Brann"])
+    assert opened.targets == ["Alice", "pool=3", "Brann"] and opened.label == "Nager"
+    assert parse_args(["sheet", "adjust", "A", "--reason", "soin", "wounds=-1"]).delta == \
+        ["wounds=-1"]
+    shown = sidecar("odds", "bloodlust", "pool=5", "--locale", "en", "difficulty=7")
+    assert shown.returncode == 0, shown.stderr
+    assert "P(réussite / success) = 76.24 %" in shown.stdout
+    refused = sidecar("odds", "bloodlust", "--locale", "en", "pool=99")
+    assert refused.returncode == 1 and "pool" in refused.stderr
+    with ServeProcess() as server:
+        rolled = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                         PLAYER_TOKEN, "--locale", "en", "difficulty=9")
+        assert rolled.returncode == 0, rolled.stderr
+        assert "diff. 9" in rolled.stdout and "successes" in rolled.stdout
+
+
+# -- 5. watch and history follow --token ------------------------------------------------------
+
+def test_watch_and_history_join_with_the_role_of_their_token():
+    with ServeProcess() as server:
+        url = ["--url", server.url]
+        gm = [*url, "--role", "gm", "--token", GM_TOKEN]
+        seat_token = _seat_token(gm, "Léa")
+        for name, token in (("Aengus", PLAYER_TOKEN), ("Léa", seat_token)):
+            rolled = sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", name,
+                             *url, "--token", token, "--label", f"secret de {name}")
+            assert rolled.returncode == 0, rolled.stderr
+        unseen = sidecar("history", *url)  # no token: an observer sees no secret
+        assert unseen.returncode == 0 and "secret de" not in unseen.stdout
+        # A player's token: the player's own secret rolls, and a line saying so.
+        own = sidecar("history", *url, "--name", "Aengus", "--token", PLAYER_TOKEN)
+        assert own.returncode == 0, own.stderr
+        assert "secret de Aengus" in own.stdout and "secret de Léa" not in own.stdout
+        assert "player's view" in own.stderr and "--role gm" in own.stderr
+        # A seat's token joins under its seat's name, whatever --name says.
+        seat = sidecar("history", *url, "--token", seat_token)
+        assert seat.returncode == 0, seat.stderr
+        assert "secret de Léa" in seat.stdout and "secret de Aengus" not in seat.stdout
+        # The GM's view when asked for; an explicit role is never second-guessed.
+        every = sidecar("history", *gm)
+        assert "secret de Léa" in every.stdout and "secret de Aengus" in every.stdout
+        assert "player's view" not in every.stderr
+        observer = sidecar("history", *url, "--role", "observer", "--token", PLAYER_TOKEN)
+        assert observer.returncode == 0 and "secret de" not in observer.stdout
+        # watch, the same way: its own secret roll arrives live.
+        watcher = _popen("watch", *url, "--count", "1", "--token", seat_token,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert "table demo" in watcher.stdout.readline()
+        assert sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", "Léa",
+                       *url, "--token", seat_token, "--label", "encore").returncode == 0
+        out, err = watcher.communicate(timeout=30)
+        assert watcher.returncode == 0 and "Léa — encore" in out, (out, err)
+
+
+# -- 1. commands that work as shown ------------------------------------------------------------
+
+def _path_without(directory: Path) -> str:
+    """$PATH without ``directory``: as in a terminal where the venv was not activated."""
+    return os.pathsep.join(entry for entry in os.environ.get("PATH", "").split(os.pathsep)
+                           if entry and Path(entry).resolve() != directory.resolve())
+
+
+class Banner:
+    """``sidecar serve`` with the environment given, and the lines it prints at start."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sidecar", "serve", "--port", "0", "--gm-token", GM_TOKEN,
+             "--player-token", PLAYER_TOKEN, *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            env={**env, "PYTHONUNBUFFERED": "1"})
+        self.lines: list[str] = []
+        while not self.lines or "0.0.0.0" not in self.lines[-1]:  # the banner's last line
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("".join(self.lines) + self.proc.stderr.read())
+            self.lines.append(line.rstrip("\n"))
+        self.url = re.search(r"WebSocket (ws://\S+)", "\n".join(self.lines)).group(1)
+
+    def __enter__(self) -> Banner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.communicate(timeout=15)
+
+
+def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": _path_without(bin_dir)}
+    with Banner(env, "--db", ":memory:") as server:
+        commands = [line.split(": ", 1)[1] for line in server.lines
+                    if re.match(r"\s+(MJ / GM|Joueur|Place / seat)\s*:", line)]
+        assert len(commands) == 3, server.lines
+        for command in commands:
+            assert not command.startswith("sidecar "), command  # not on this PATH
+            done = subprocess.run(command.replace("NOM", "Léa"), shell=True, cwd=ROOT,
+                                  env=env, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, (command, done.stderr)
+    # Where the script is on PATH, the lines say plain `sidecar`.
+    with Banner({**os.environ, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"},
+                "--db", ":memory:") as server:
+        assert any(" : sidecar roll bloodlust" in line for line in server.lines)
+
+
+def _normalised(lines: list[str]) -> list[str]:
+    """A banner's lines without what changes from run to run: tokens, port, the path of
+    the ``sidecar`` script, the journal's path."""
+    out = []
+    for line in lines:
+        line = re.sub(r"(token[= ])[\w-]+", r"\1TOKEN", line)
+        line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
+        line = re.sub(r"\S*sidecar (?=(roll|watch|seat) )", "SIDECAR ", line)
+        line = re.sub(r"^journal: .*", "journal: PATH", line)
+        out.append(line)
+    return out
+
+
+def test_the_readme_shows_serves_output_as_it_is(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```text\n\$ \.venv/bin/sidecar serve\n(.*?)\n```", readme, re.S)
+    assert block, "the README's sample `serve` output"
+    shown = block.group(1).splitlines()
+    assert all("…" not in line for line in shown)  # the whole output, nothing elided
+    assert any(".venv/bin/sidecar roll" in line for line in shown)
+    with Banner({**os.environ}, "--db", str(tmp_path / "sidecar.db")) as server:
+        assert _normalised(shown) == _normalised(server.lines)
+
+
+def test_the_documented_install_commands_resolve_from_a_checkout():
+    """The boss example depends on vtt-sidecar, which no index has: the documented
+    commands install it where vtt-sidecar is (the server's .venv) or with it."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
+    boss = ROOT / "examples" / "boss-weak-points"
+    needs = tomllib.loads((boss / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert [re.split(r"[<>=!~ \[;]", need)[0] for need in needs] == [project]
+    documented = "\n".join(re.findall(r"```sh\n(.*?)```", (boss / "README.md").read_text(),
+                                      re.S) + re.findall(r"`([^`\n]*pip install[^`\n]*)`",
+                                                         (ROOT / "README.md").read_text()))
+    installs = re.findall(r"(\S*pip) install ([^#\n]*)", documented)
+    boss_installs = [(pip, what.split()) for pip, what in installs
+                     if "./examples/boss-weak-points" in what]
+    assert boss_installs
+    for pip, what in boss_installs:
+        # Into the server's environment (where vtt-sidecar is), or with the checkout.
+        assert pip == ".venv/bin/pip" or "." in what, (pip, what)
+    assert "pip install ./examples/boss-weak-points" not in documented.replace(
+        ".venv/bin/pip install ./examples/boss-weak-points", "")
+
+
+def test_the_example_client_says_which_python_to_use():
+    readme = (ROOT / "README.md").read_text()
+    assert ".venv/bin/python examples/roll_and_watch.py" in readme
+    # A Python without vtt-sidecar (no site-packages: -S) is told what to run.
+    done = subprocess.run([sys.executable, "-S", "examples/roll_and_watch.py", "ws://x", "t"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert ".venv/bin/python examples/roll_and_watch.py" in done.stderr
+
+
+# -- 9. texts a user reads --------------------------------------------------------------------
+
+def test_user_facing_texts_cite_what_users_have():
+    from sidecar.plugins import default_host
+
+    for path in ("docs/RULESETS.md", "README.md", "examples/boss-weak-points/README.md"):
+        text = (ROOT / path).read_text()
+        assert "RULES.md" not in text and "CONTRACT.md" not in text, path
+    described = [info.description for info in default_host().plugins.values()]
+    assert described and not any("RULES.md" in text for text in described)
+
+
+def test_plugins_speak_french_first_then_english():
+    listed = sidecar("plugins")
+    assert listed.returncode == 0
+    descriptions = [line.strip() for line in listed.stdout.splitlines()
+                    if line.startswith("    ") and not line.strip().startswith(
+                        ("hooks:", "jeux de règles / rulesets:"))]
+    assert len(descriptions) == 7, listed.stdout
+    for text in descriptions:
+        french, _, english = text.partition(" / ")
+        assert english, text
+        # French first: its typography (« : » with a space) before the English colon.
+        assert " : " in french and " : " not in english, text
+    assert "jeux de règles / rulesets: bloodlust" in listed.stdout
+
+
+def test_roll_texts_put_a_colon_after_the_label_and_say_extreme_in_french():
+    with ServeProcess() as server:
+        gm = ["--url", server.url, "--role", "gm", "--token", GM_TOKEN, "--name", "MJ"]
+        texts = {}
+        for locale in ("fr", "en"):
+            oweens = sidecar("roll", "oweens", "dice=3", "difficulty=2", "--dice", "6,5,1",
+                             "--label", "Fouiller", "--locale", locale, "--json", *gm)
+            d6code = sidecar("roll", "d6code", "code=3D", "difficulty=10", "style=extreme",
+                             "--dice", "5,3,1,4,6", "--locale", locale, "--json", *gm)
+            assert oweens.returncode == 0 and d6code.returncode == 0, (oweens.stderr,
+                                                                        d6code.stderr)
+            texts[locale] = (json.loads(oweens.stdout)["text"],
+                             json.loads(d6code.stdout)["text"])
+        assert texts["fr"][0].startswith("MJ — Fouiller : 3D contre 2 : ")
+        assert texts["en"][0].startswith("MJ — Fouiller : 3D vs 2: ")
+        assert "style extrême 4+6" in texts["fr"][1] and "extreme" not in texts["fr"][1]
+        assert "extreme style 4+6" in texts["en"][1]
+
+
+# -- 10. phones join by scanning -----------------------------------------------------------------
+
+def _read_terminal_qr(lines: list[str]) -> list[list[int]]:
+    """A QR code drawn by ``segno``'s compact terminal output, read back as modules (two rows
+    a line; light modules drawn, dark ones blank), without its 4-module quiet zone."""
+    halves = {"█": (0, 0), " ": (1, 1), "▀": (0, 1), "▄": (1, 0)}
+    rows: list[list[int]] = []
+    for line in lines:
+        pairs = [halves[char] for char in line]
+        rows += [[top for top, _ in pairs], [bottom for _, bottom in pairs]]
+    size = len(rows[0]) - 8
+    return [row[4:4 + size] for row in rows[4:4 + size]]
+
+
+def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms():
+    import segno
+
+    from sidecar.client import SidecarClient
+    from tests.helpers import run
+
+    proc = _popen("serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:",
+                  "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
+                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        lines: list[str] = []
+        while not any("role=gm" in line for line in lines):  # up to the GM's browser link
+            line = proc.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line.rstrip("\n"))
+        url = re.search(r"WebSocket (ws://\S+)", "\n".join(lines)).group(1)
+
+        async def welcomes() -> tuple[dict, dict]:
+            async with SidecarClient(url, table="demo", name="MJ", role="gm",
+                                     token=GM_TOKEN) as gm, \
+                    SidecarClient(url, table="demo", name="Aengus", role="player",
+                                  token=PLAYER_TOKEN) as player:
+                return gm.welcome, player.welcome
+        gm, player = run(welcomes())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        # The rest of the banner (links, QR code), through the same buffered reader.
+        rest = proc.stdout.read()
+        proc.wait(timeout=15)
+        proc.stdout.close()
+        proc.stderr.close()
+    lines += rest.splitlines()
+    banner = "\n".join(lines)
+    link = re.search(r"phones: scan — (\S+)", banner).group(1)
+    assert link.endswith(f"/?table=demo&token={PLAYER_TOKEN}")
+    assert f"Réseau local / LAN: {link}" in banner  # the link printed above it
+    start = next(i for i, line in enumerate(lines) if "phones: scan" in line) + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("▀")) + 1
+    assert _read_terminal_qr(lines[start:end]) == [list(row) for row in
+                                                   segno.make(link).matrix]
+    assert gm["join"]["link"] == link
+    assert gm["join"]["qr"].startswith("data:image/svg+xml")
+    assert "join" not in player  # the GM's only
+
+
+def test_a_server_on_loopback_gives_no_join_link():
+    from sidecar.config import ServerConfig
+    from sidecar.joinlink import join_block
+
+    local = ServerConfig(host="127.0.0.1", gm_token="g", player_token="p")
+    assert join_block(local, "http://127.0.0.1:8765/", "demo") is None
+    lan = ServerConfig(host="0.0.0.0", gm_token="g", player_token="p&q")
+    block = join_block(lan, "http://192.0.2.7:8765/", "la crypte")
+    assert block["link"] == "http://192.0.2.7:8765/?table=la%20crypte&token=p%26q"
+    seats_only = ServerConfig(host="0.0.0.0", gm_token="g", player_token="")
+    assert join_block(seats_only, "http://192.0.2.7:8765/", "demo") is None
+
+
+def test_the_gms_page_shows_the_join_link_and_its_qr_code(browser):
+    """In Chromium: a server that players reach at another address (here `--public-url`;
+    `--host 0.0.0.0` the same) gives the GM's panel the join link with its QR code; a
+    player's page has none."""
+    from tests.live_server import LiveServer
+    from tests.test_web_table import gm_page, player_page
+
+    with LiveServer(public_url="http://192.0.2.7:8765/") as server:
+        gm = gm_page(browser, server.http, "scan")
+        box = gm.page.wait_for_selector("#gm-join")
+        link = gm.page.input_value("#gm-join-link")
+        assert link == f"http://192.0.2.7:8765/?table=scan&token={PLAYER_TOKEN}"
+        qr = gm.page.get_attribute("#gm-join img.qr", "src")
+        assert qr.startswith("data:image/svg+xml")
+        assert box.is_visible() and gm.page.is_visible("#gm-join img.qr")
+        assert "téléphone" in box.inner_text()
+        player = player_page(browser, server.http, "scan")
+        assert player.page.query_selector("#gm-join") is None
+        if os.environ.get("SIDECAR_SHOTS"):  # to look at it: SIDECAR_SHOTS=dir
+            box.screenshot(path=os.path.join(os.environ["SIDECAR_SHOTS"], "gm-join.png"))
+        assert not gm.errors and not player.errors
+    with LiveServer() as server:  # loopback only: nothing to scan
+        gm = gm_page(browser, server.http, "local")
+        gm.page.wait_for_selector("#gm-panel:not([hidden])")
+        assert gm.page.query_selector("#gm-join") is None
