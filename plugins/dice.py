@@ -1,4 +1,4 @@
-"""A plain dice roller, every VTT's /roll: 2d6+3, 4d6kh3, 3d6!, 8d10>=7… with exact odds.
+"""Dés simples, le /roll de toute table : 2d6+3, 4d6kh3, 3d6!… / plain dice, every VTT's /roll.
 
 Ruleset ``dice``: an expression and an optional target.
 
