@@ -20,6 +20,8 @@ from urllib.parse import quote
 
 import sidecar
 from sidecar.config import ServerConfig
+from sidecar.options import describe as describe_options
+from sidecar.options import parse_options
 from sidecar.protocol.messages import LOCALES, MODES, ROLES
 
 #: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
@@ -551,6 +553,9 @@ async def _server_plugins(args: argparse.Namespace) -> int:
         if info["rulesets"]:
             print(f"    rulesets: {', '.join(info['rulesets'])}")
         print(f"    hooks: {', '.join(info['hooks'])}")
+        if info.get("options"):
+            print("\n".join(f"    {line}"
+                            for line in describe_options(info["name"], info["options"])))
     return EXIT_OK
 
 
@@ -567,7 +572,9 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{"name": p.name, "version": p.version, "source": p.source,
                            "description": p.description, "hooks": p.hooks,
-                           "rulesets": p.rulesets} for p in host.plugins.values()],
+                           "rulesets": p.rulesets,
+                           "options": host.option_descriptions().get(p.name)}
+                          for p in host.plugins.values()],
                          ensure_ascii=False, indent=2))
         return EXIT_OK
     for info in host.plugins.values():
@@ -577,6 +584,9 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         if info.rulesets:
             print(f"    rulesets: {', '.join(info.rulesets)}")
         print(f"    hooks: {', '.join(info.hooks)}")
+        described = host.option_descriptions().get(info.name)
+        if described is not None:
+            print("\n".join(f"    {line}" for line in describe_options(info.name, described)))
     return EXIT_OK
 
 
@@ -641,7 +651,9 @@ async def _roll(args: argparse.Namespace) -> int:
                       {})
         try:
             params = parse_pairs(args.params, schema)
-            options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
+            # Typed from the extensions' descriptions: combat.opponent_pep=3 is a number.
+            options = parse_options(args.option, {o["name"]: o
+                                                  for o in welcome.get("options") or []})
             dice = parse_dice(args.dice)
         except (ValueError, json.JSONDecodeError) as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
@@ -1099,7 +1111,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     try:
         params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))
-        odds = asyncio.run(aodds(args.ruleset, params, host=host))
+        options = parse_options(getattr(args, "option", []), host.option_descriptions())
+        odds = asyncio.run(aodds(args.ruleset, params, options, host=host))
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -1221,8 +1234,11 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--mode", default=MODES[0], choices=MODES)
     roll.add_argument("--label", default="", help="what is attempted")
     roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
-    roll.add_argument("--option", action="append", default=[], metavar='EXT=JSON',
-                      help='per-roll extension settings, e.g. blank_botch={}')
+    roll.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
+                      help="an extension's per-roll setting, typed from its description "
+                           "(`sidecar plugins` lists them): combat.options=viser "
+                           "combat.zone=tête; EXT=yes turns it on with its defaults "
+                           "(blank_botch=yes), EXT={json} gives them all")
     roll.add_argument("--character", metavar="NAME",
                       help="roll as this character: the roll spends from its sheet (a "
                            "player: a character of your seat)")
@@ -1351,6 +1367,8 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("ruleset")
     odds.add_argument("params", nargs="*", metavar="key=value")
     odds.add_argument("--plugins-dir", metavar="DIR")
+    odds.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
+                      help="an extension's per-roll setting, as for roll")
     odds.add_argument("--json", action="store_true")
     odds.set_defaults(func=cmd_odds)
     return parser

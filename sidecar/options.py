@@ -220,3 +220,45 @@ def parse_option(text: str, described: dict[str, dict[str, Any]],
         raise ValueError(f"--option {name}={value[:40]}: write {name}.key=value (keys: "
                          f"{', '.join(description['params']) if description else '?'}), "
                          f"{name}={{json}} or {name}=yes")
+
+
+def parse_options(texts: list[str], described: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Every ``--option`` of a command line, in order (see :func:`parse_option`)."""
+    options: dict[str, Any] = {}
+    for text in texts:
+        parse_option(text, described, options)
+    return options
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("fr") or value.get("en") or "")
+    return str(value or "")
+
+
+def describe(name: str, description: dict[str, Any]) -> list[str]:
+    """One line per key of an extension's options, for ``sidecar plugins``:
+    ``combat.opponent_pep=<int 0–50>  Peps de l'adversaire``."""
+    rulesets = description.get("rulesets")
+    lines = [f"options ({'rulesets: ' + ', '.join(rulesets) if rulesets else 'every ruleset'}"
+             f"; --option {name}.KEY=VALUE):"]
+    for key, spec in description["params"].items():
+        kind = spec.get("type", "string")
+        shape = kind
+        if spec.get("items") == "int":
+            item = spec.get("item", {})
+            shape = f"list of int {item.get('min', '')}–{item.get('max', '')}, comma-separated"
+        if "min" in spec or "max" in spec:
+            shape += f" {spec.get('min', '')}–{spec.get('max', '')}"
+        cost = spec.get("cost")
+        if isinstance(spec.get("choices"), list):
+            shape += ": " + ", ".join(
+                f"{c} ({cost[c]})" if isinstance(cost, dict) and c in cost else str(c)
+                for c in spec["choices"])
+        elif isinstance(cost, int):
+            shape += f", cost {cost}"
+        if "default" in spec:
+            shape += f", default {json.dumps(spec['default'], ensure_ascii=False)}"
+        label = _text(spec.get("label"))
+        lines.append(f"  {name}.{key}=<{shape}>" + (f"  {label}" if label else ""))
+    return lines
