@@ -115,7 +115,7 @@ OPTIONS = {
         "attacker_pep": _int_field("Peps de l'attaquant", "Attacker's Peps",
                                    "Charger : ajoutés aux blessures",
                                    "Charge: added to the wounds"),
-        "initiative": _bool_field("A l'initiative", "Has the initiative",
+        "initiative": _bool_field("À l'initiative", "Has the initiative",
                                   "Charger : il faut l'initiative",
                                   "Charge: needs the initiative"),
         "room": _bool_field("De l'espace pour l'élan", "Room to run",
