@@ -195,3 +195,30 @@ def test_command_line_options_are_typed_from_the_description(host):
         parse_option("combat.viser=yes", described, options)
     with pytest.raises(ValueError, match="combat.key=value"):
         parse_option("combat=maybe", described, options)
+
+
+def test_the_python_client_offers_and_types_options(host):
+    from sidecar.client import SidecarClient, SidecarError
+    from tests.helpers import GM_TOKEN
+
+    async def scenario():
+        async with running_server(host) as server:
+            client = SidecarClient(server.url, table="py", name="MJ", role="gm",
+                                   token=GM_TOKEN)
+            await client.connect()
+            try:
+                assert [o["name"] for o in client.options_for("oweens")] == ["combat", "boss"]
+                assert [o["name"] for o in client.options_for("bloodlust")] == [
+                    "blank_botch", "boss"]
+                options = client.parse_options(["combat.options=viser", "combat.zone=oeil",
+                                                "boss.armor=2", "boss.weak_points={\"oeil\": 3}"])
+                outcome = await client.roll("oweens", {"dice": 4, "difficulty": 1},
+                                            dice=[6, 6, 6], options=options)
+                assert outcome["result"]["combat"]["aimed"]
+                assert outcome["result"]["boss"]["hit_weak_point"], outcome
+                with pytest.raises(SidecarError) as refused_:
+                    await client.roll("oweens", {"dice": 2}, options={"boss": {"arm": 1}})
+                assert refused_.value.details == {"param": "options.boss.arm"}
+            finally:
+                await client.close()
+    run(scenario())
