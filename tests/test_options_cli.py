@@ -69,3 +69,18 @@ def test_odds_take_options_too():
     assert json.loads(aimed.stdout)["p_success"] < json.loads(plain.stdout)["p_success"]
     bad = sidecar("odds", "oweens", "dice=4", "--option", "combat.options=voler")
     assert bad.returncode == 1 and "options.combat.options" in bad.stderr
+
+
+def test_serve_refuses_an_unusable_option_description_naming_the_plugin(tmp_path):
+    (tmp_path / "broken.py").write_text(
+        "from sidecar import hookimpl\n\n"
+        "@hookimpl\ndef sidecar_options():\n"
+        "    return {'params': {'feint': {'type': 'bool', 'cost': 'one'}}}\n\n"
+        "@hookimpl\ndef sidecar_modify_roll(roll):\n    pass\n")
+    served = sidecar("serve", "--port", "0", "--db", ":memory:", "--gm-token", GM_TOKEN,
+                     "--plugins-dir", str(tmp_path))
+    assert served.returncode != 0
+    assert "plugin 'broken': its options are unusable" in served.stderr
+    assert "option 'feint': the cost of a bool is an integer" in served.stderr
+    listed = sidecar("plugins", "--plugins-dir", str(tmp_path))
+    assert listed.returncode != 0 and "plugin 'broken'" in listed.stderr
