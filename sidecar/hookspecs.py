@@ -266,7 +266,11 @@ def sidecar_options() -> dict[str, Any] | None:
           ``min``, ``max``, ``labels``, ``choices``, ``required``, ``label``,
           ``description``), plus ``cost``: what choosing it costs, for a client to show —
           an integer on a ``bool``, a map from choice to integer on a ``list`` with
-          ``choices``.
+          ``choices`` —, and ``choice_labels``: a map from choice to ``{"fr", "en"}``,
+          what people read. A ``list`` of integers says ``items: "int"`` (bounds in
+          ``item``: ``{"min", "max"}``); it may then also be sent as a map naming each
+          integer. Choices match loosely (accents, case: ``"Désarmer"`` is
+          ``desarmer``) and reach your hooks as the description writes them.
 
     The settings as a whole must be a map (``{}`` turns the extension on with its
     defaults). ``welcome.options`` lists the descriptions, with ``name`` added.
