@@ -76,6 +76,10 @@ def test_bad_options_are_invalid_params_naming_extension_and_key(host):
             refused(await gm.roll("oweens", oweens,
                                   options={"boss": {"weak_points": {"oeil": "x"}}}),
                     "boss", "weak_points")
+            for modifiers in ([1, 99], ["loin"], {"distance": 99}, 3):
+                refused(await gm.roll("oweens", oweens,
+                                      options={"combat": {"ranged_modifiers": modifiers}}),
+                        "combat", "ranged_modifiers")
             refused(await gm.roll("oweens", oweens, options={"blank_botch": True}),
                     "blank_botch")
             message = refused(await gm.roll("oweens", oweens, options={"blank_botch": {}}),

@@ -45,6 +45,15 @@ def test_option_fieldsets_follow_the_ruleset_and_reach_the_roll(browser: Any,  #
     assert combat["aimed"] and combat["zone"] == "tête" and combat["options"] == ["viser"]
     assert "combat" in outcome["applied"]
 
+    # A list of integers is typed as "1, 2": a ranged attack's D is 3 + the worst.
+    page.uncheck('#option-combat-options input[value="viser"]')
+    page.select_option("#option-combat-attack", "ranged")
+    page.fill("#option-combat-ranged_modifiers", "1, 2")
+    page.fill("#manual-dice", "6 5 4 3")
+    seq = gm.roll()
+    ranged = gm.state(f"outcomes.find(o => o.seq === {seq})")
+    assert ranged["params"]["difficulty"] == 5, ranged["params"]
+
     # A value the server refuses is shown on its field.
     page.fill("#option-combat-opponent_pep", "99")
     page.click("#roll-button")
