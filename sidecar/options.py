@@ -108,12 +108,23 @@ def _canonical(settings: dict[str, Any], schema: dict[str, Any]) -> dict[str, An
         choices = schema[key].get("choices")
         if not isinstance(choices, list):
             continue
-        folded = {normalise_label(c): c for c in choices if isinstance(c, str)}
-
-        def pick(item: Any, folded: dict[str, str] = folded) -> Any:
-            return folded.get(normalise_label(item), item) if isinstance(item, str) else item
-        fixed[key] = [pick(item) for item in value] if isinstance(value, list) else pick(value)
+        # (Written as described — the usual case — nothing to fold.)
+        if isinstance(value, list):
+            if all(item in choices for item in value):
+                continue
+            fixed[key] = [_pick(item, choices) for item in value]
+        elif value not in choices:
+            fixed[key] = _pick(value, choices)
     return fixed
+
+
+def _pick(item: Any, choices: list[Any]) -> Any:
+    """The choice ``item`` names loosely, or ``item`` itself (then refused as it is)."""
+    if not isinstance(item, str):
+        return item
+    wanted = normalise_label(item)
+    return next((c for c in choices if isinstance(c, str) and normalise_label(c) == wanted),
+                item)
 
 
 def validate_options(options: dict[str, Any], ruleset: str,
@@ -153,8 +164,13 @@ def validate_options(options: dict[str, Any], ruleset: str,
                 known = ", ".join(schema) or "none"
                 raise _refuse(name, str(key)[:40], f"unknown key (known: {known})",
                               f"clé inconnue (connues : {known})")
+        for key, spec in schema.items():
+            if spec.get("required") and value.get(key) is None:
+                raise _refuse(name, key, "is required", "est obligatoire")
         try:
-            valid = validate_params(_canonical(value, schema), schema)
+            # Only the keys given: nothing is filled in, and a long description costs
+            # nothing for a short request.
+            valid = validate_params(_canonical(value, schema), {key: schema[key] for key in value})
         except ProtocolError as exc:
             key = (exc.details or {}).get("param", "")
             key = key.split(".", 1)[0]  # (a map's entry is named "key.entry")
