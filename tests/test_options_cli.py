@@ -48,6 +48,11 @@ def test_typed_options_reach_the_roll_and_bad_ones_are_named():
         unclear = roll(server, "bloodlust", "pool=2", "--option", "blank_botch=peut-être")
         assert unclear.returncode == 2 and "blank_botch=yes" in unclear.stderr
 
+        # A running server's plugins, with their options.
+        remote = sidecar("plugins", "--url", server.url, "--token", GM_TOKEN)
+        assert remote.returncode == 0, remote.stderr
+        assert "combat.options=<list: assommer (1)" in remote.stdout
+
 
 def test_plugins_lists_each_extensions_options():
     listed = sidecar("plugins")
