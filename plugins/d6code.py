@@ -12,7 +12,10 @@ Decided after the dice: a failed roll (or a draw) without a style point offers o
 Character sheet (:data:`SHEET`): skill codes by name, style points (SP), SurCompétence
 points (SC) and the doubled short actions an SC point has left. Rolled as a character,
 the code is the named skill's; a style point is spent (less what extreme style gives
-back), an SC point is spent (a three-action SC spends one point for three rolls).
+back), an SC point is spent (a three-action SC spends one point for three rolls). The
+sheet keeps the combo chain (``combo_mise``, ``combo_points``): the character's next
+roll, when it closes, continues it (an extreme-style point that comes back, at the
+doubled stake) or breaks it (its accumulated points lost) — see :func:`settle_chain`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ __version__ = "1.0"
 
 NAME = "d6code"
 MAX_DICE = 30
+#: The highest combo stake (the ``combo`` param's maximum; a chain's stake stops there).
+MAX_STAKE = 1024
 CODE = re.compile(r"\s*([0-9]{1,2})\s*[dD]\s*(?:([+-])\s*([0-9]{1,3}))?\s*")
 CODE_PATTERN = CODE.pattern
 DIFFICULTIES = {"Facile": 10, "Moyen": 15, "Difficile": 20, "Très difficile": 25,
@@ -83,10 +88,13 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "those of that play"),
     },
     "combo": {
-        "type": "int", "min": 1, "max": 1024, "default": 1,
+        "type": "int", "min": 1, "max": MAX_STAKE, "default": 1,
         "description": label("Mise du combo de style (1, puis 2, 4… si le SP regagné est "
-                             "réinvesti aussitôt)", "Style combo stake (1, then 2, 4… when "
-                             "the regained SP is reinvested at once)"),
+                             "réinvesti aussitôt) ; sans personnage : en tant que "
+                             "personnage, la fiche tient la chaîne", "Style combo stake (1, "
+                             "then 2, 4… when the regained SP is reinvested at once); "
+                             "without a character: as a character, the sheet keeps the "
+                             "chain"),
     },
     "surcompetence": {
         "type": "string", "choices": ["auto", "double", "serie"],
@@ -146,6 +154,16 @@ SHEET: dict[str, dict[str, Any]] = {
         "doublées par le dernier point de SurCompétence en série (même compétence)",
         "Short actions still doubled by the last SurCompetence point spent as a series "
         "(same skill)", default=0, high=2),
+    "combo_mise": counter(
+        "Mise du combo", "Combo stake", "La mise de la prochaine action si elle "
+        "réinvestit le SP regagné (0 : pas de chaîne ; 2, 4… après une récupération)",
+        "The next action's stake if it reinvests the regained SP (0: no chain; 2, 4… "
+        "after a recovery)", default=0, high=MAX_STAKE, resource=False),
+    "combo_points": counter(
+        "Points du combo", "Combo points", "SP gagnés par la chaîne de combos (au-delà "
+        "d'une récupération simple) : perdus si la chaîne est rompue", "SP the combo "
+        "chain gained (beyond a plain recovery): lost if the chain breaks", default=0,
+        high=99, resource=False),
 }
 
 #: The SurCompétence choices that double the score.
@@ -251,6 +269,58 @@ def spends(params: dict[str, Any], result: dict[str, Any],
     elif choice:
         add_spend(spend, "points_surcompetence", 1)
     return spend
+
+
+def chain_stake(sheet: dict[str, Any] | None, params: dict[str, Any]) -> int:
+    """The stake a style point plays at: the sheet's chain as a character (1 without a
+    chain), else the ``combo`` param."""
+    if sheet is None:
+        return params["combo"]
+    return max(1, sheet.get("combo_mise") or 0)
+
+
+def settle_chain(outcome: Outcome, sheet: dict[str, Any]) -> None:
+    """The combo chain once a roll as a character closes (its very next action after a
+    recovery): an extreme-style point that comes back continues it — the next stake
+    doubles, the SP beyond a plain recovery add up in ``combo_points`` —; any other end
+    (no style point, a free-style one, a point that does not come back) breaks a chain
+    that is on, and its points are lost (as far as the sheet has them). Added to the
+    outcome's ``spend`` (one journal write) and told in ``result.combo_chain``."""
+    stake_on = sheet.get("combo_mise") or 0
+    points = sheet.get("combo_points") or 0
+    style = outcome.result.get("style")
+    recovered = (style or {}).get("sp_recovered") or 0
+    spend = outcome.spend
+    if style is not None and style["mode"] == "extreme" and recovered:
+        stake = max(1, stake_on)
+        gained = recovered - recovered // stake  # what the doubled stakes brought
+        after = min(points + gained, SHEET["combo_points"]["max"])
+        next_stake = min(2 * stake, MAX_STAKE)
+        add_spend(spend, "combo_mise", stake_on - next_stake)
+        add_spend(spend, "combo_points", points - after)
+        chain = {"stake": stake, "next_stake": next_stake, "points": after, "broken": False}
+    elif stake_on or points:
+        left = sheet.get("points_style", 0) - spend.get("points_style", 0)
+        lost = min(points, max(0, left))
+        add_spend(spend, "points_style", lost)
+        add_spend(spend, "combo_mise", stake_on)
+        add_spend(spend, "combo_points", points)
+        chain = {"stake": style["stake"] if style else None, "next_stake": 0, "points": 0,
+                 "broken": True, "lost": lost}
+    else:
+        return
+    # What extreme style gives back stops at the sheet's maximum, not past it.
+    high = SHEET["points_style"]["max"]
+    if sheet.get("points_style", 0) - spend.get("points_style", 0) > high:
+        add_spend(spend, "points_style", sheet["points_style"] - high
+                  - spend.get("points_style", 0))
+    outcome.result["combo_chain"] = chain
+
+
+def close_as_character(outcome: Outcome, roll: Roll) -> None:
+    """What a roll as a character settles when it closes (no choice left): its chain."""
+    if roll.sheet is not None and outcome.choices is None:
+        settle_chain(outcome, roll.sheet)
 
 
 def _check(p: dict[str, Any]) -> tuple[int, int]:
@@ -439,11 +509,22 @@ def offer(outcome: Outcome, p: dict[str, Any], sheet: dict[str, Any] | None) -> 
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = with_code(roll)
     _check(p)
+    _check_combo(roll)
+    p = {**p, "combo": chain_stake(roll.sheet, p)}
     result = play(p, dice, await_reroll=awaits_reroll(roll, p, dice))
     outcome = Outcome(result=result, dice=dice.rolled,
                       spend=spends(p, result, roll.sheet) if roll.sheet is not None else {})
     offer(outcome, p, roll.sheet)
+    close_as_character(outcome, roll)
     return outcome
+
+
+def _check_combo(roll: Roll) -> None:
+    """As a character the sheet keeps the chain: a ``combo`` param is refused."""
+    if roll.sheet is not None and roll.params["combo"] > 1:
+        raise invalid_param("combo", "as a character the sheet keeps the combo chain "
+                            "(combo_mise)", fr="en tant que personnage, la fiche tient "
+                            "la chaîne de combos (combo_mise)")
 
 
 def _recovered(result: dict[str, Any]) -> int:
@@ -459,8 +540,11 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     carries all of them (the new ones in their place)."""
     old = outcome.result
     if choice == "keep":
-        return Outcome(result=old, dice=outcome.dice)
+        kept = Outcome(result=old, dice=outcome.dice)
+        close_as_character(kept, roll)
+        return kept
     p = {**roll.params, "code": old["code"]}  # the code rolled, even if the sheet changed
+    p["combo"] = chain_stake(roll.sheet, p)
     # A standing style order left undecided by awaited twins becomes the offered choice.
     p.pop("style_if_needed", None)
     if old.get("style") is not None:
@@ -491,6 +575,7 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     # decision on the same roll reads back.
     decided = Outcome(result=result, dice=replay.rolled, spend=spend)
     offer(decided, p, roll.sheet)
+    close_as_character(decided, roll)
     return decided
 
 
@@ -508,7 +593,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
             line += f", style {style['mode']} {'+'.join(map(str, style['faces']))}"
             if style["mode"] == "extreme":
                 line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
-        return line
+        return line + chain_text(r, fr)
     parts = [code]
     twin = r.get("twin")
     if twin:
@@ -536,7 +621,19 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     line += f" → {verdict}"
     if style and style["mode"] == "extreme":
         line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
-    return line
+    return line + chain_text(r, fr)
+
+
+def chain_text(r: dict[str, Any], fr: bool) -> str:
+    """The combo chain's part of the text (a roll as a character)."""
+    chain = r.get("combo_chain")
+    if not chain:
+        return ""
+    if chain["broken"]:
+        return (f" — {'chaîne de combos rompue' if fr else 'combo chain broken'} : "
+                f"−{chain['lost']} SP")
+    return (f" — combo ×{chain['stake']}, {'prochaine mise' if fr else 'next stake'} "
+            f"×{chain['next_stake']}")
 
 
 # -- exact odds ----------------------------------------------------------------------------
@@ -666,6 +763,7 @@ def _odds_style_after(parts: list[tuple[Dist, bool]], double: bool, difficulty: 
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = with_code(roll)
     count, bonus = _check(p)
+    _check_combo(roll)
     if p.get("surcompetence") == "auto":
         return odds_reply({"success": 1}, 1, "score", [])
     opponent = None

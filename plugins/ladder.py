@@ -8,7 +8,11 @@ le jet d'une action »): a failed pair opens the roll (contract §7) with the ch
 ``reroll`` (a new pair that replaces the score even if worse), ``sacrifice`` (1 point of
 Chance, while Chance ≥ 2: the action succeeds) and ``keep`` (the default). The params
 ``reroll`` and ``sacrifice_chance`` remain as standing orders given before the dice: each
-is used only if the pair fails, as the player would after seeing it.
+is used only if the pair fails, as the player would after seeing it. A roll still failed
+once the player's luck is decided stays open for the GM (« le MJ a plusieurs choix »):
+``success_at_cost`` (« réussi, mais… »), ``success_at_cost_hp`` (that cost paid in hit
+points) or ``fail`` (the default), choices marked ``gm: true`` that only a GM may take.
+The param ``success_at_cost`` remains the same decision given before the dice.
 
 Character sheet (:data:`SHEET`): characteristics and métiers (maps of name → rating), the
 Chance characteristic, luck points and hit points. Rolled as a character, the level is
@@ -106,15 +110,19 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "success_at_cost": {
         "type": "bool", "default": False,
-        "description": label("« Réussi, mais… » : le MJ accorde la réussite contre un coût",
-                             "\"Success, but…\": the GM grants success at a cost"),
+        "description": label("Décidé d'avance : « réussi, mais… », le MJ accorde la "
+                             "réussite contre un coût. Sans ce paramètre, le MJ le choisit "
+                             "après un échec", "Decided beforehand: \"success, but…\", the "
+                             "GM grants success at a cost. Without it, the GM chooses it "
+                             "after a failure"),
     },
     "cost_in_hp": {
         "type": "bool", "default": False,
-        "description": label("Le coût d'un « réussi, mais… » est payé en points de vie "
-                             "(perte mineure : 1 ; perte importante : le différentiel)",
-                             "The cost of a \"success, but…\" is paid in hit points (minor "
-                             "loss: 1; major loss: the differential)"),
+        "description": label("Avec « réussi, mais… » décidé d'avance : le coût est payé "
+                             "en points de vie (perte mineure : 1 ; perte importante : le "
+                             "différentiel)", "With \"success, but…\" decided beforehand: "
+                             "the cost is paid in hit points (minor loss: 1; major loss: the "
+                             "differential)"),
     },
 }
 
@@ -297,7 +305,7 @@ def _pair(dice: DiceSource, level: int, attempt: int) -> int:
     return max(first, second) + bonus
 
 
-#: What a failed pair offers (contract §7), by choice name.
+#: What a failed pair offers the player (contract §7), by choice name.
 CHOICES: dict[str, dict[str, Any]] = {
     "reroll": {"name": "reroll", "label": label(
         "Relancer (1 point de chance ; le nouveau score remplace l'ancien)",
@@ -309,11 +317,34 @@ CHOICES: dict[str, dict[str, Any]] = {
              "dice": 0},
 }
 
+#: The GM's choices on a roll still failed once the player's luck is decided (seed: « le
+#: MJ a plusieurs choix »): ``gm: true``, only a GM may take them (PROTOCOL.md §7.6).
+GM_CHOICES = ("success_at_cost", "success_at_cost_hp", "fail")
+
+
+def gm_choices(result: dict[str, Any], sheet: dict[str, Any] | None
+               ) -> list[dict[str, Any]]:
+    """The GM's « réussi, mais… » (its cost by differential in the label), paid in hit
+    points as a character when the cost is a loss, or « l'action est ratée »."""
+    differential = result["differential"]
+    fr, en = cost_of(differential)
+    choices = [{"name": "success_at_cost", "gm": True, "dice": 0, "label": label(
+        f"MJ : réussi, mais… ({fr})", f"GM: success, but… ({en})")}]
+    if sheet is not None and differential >= 2:
+        lost = differential if differential >= 4 else 1
+        choices.append({"name": "success_at_cost_hp", "gm": True, "dice": 0, "label": label(
+            f"MJ : réussi, mais… ({fr} : {lost} PV)",
+            f"GM: success, but… ({en}: {lost} HP)")})
+    choices.append({"name": "fail", "gm": True, "dice": 0, "label": label(
+        "MJ : l'action est ratée", "GM: the action fails")})
+    return choices
+
 
 def offer(outcome: Outcome, params: dict[str, Any], sheet: dict[str, Any] | None) -> None:
     """Open a failed roll with what luck may still do: a reroll (one per action, not at
     level 0, and as a character only with a luck point left) and the sacrifice (while
-    Chance ≥ 2; without a character and without ``chance`` the GM checks it by hand)."""
+    Chance ≥ 2; without a character and without ``chance`` the GM checks it by hand).
+    With no luck left to decide, the GM's choice (:func:`offer_gm`)."""
     r = outcome.result
     if r["success"]:
         return
@@ -327,6 +358,17 @@ def offer(outcome: Outcome, params: dict[str, Any], sheet: dict[str, Any] | None
     if names:
         outcome.choices = [dict(CHOICES[name]) for name in (*names, "keep")]
         outcome.default = "keep"
+    else:
+        offer_gm(outcome, sheet)
+
+
+def offer_gm(outcome: Outcome, sheet: dict[str, Any] | None) -> None:
+    """Open a roll still failed for the GM's « réussi, mais… »; the default (time running
+    out) leaves the failure: « si le MJ ne décide pas d'intervenir, le personnage en subit
+    les conséquences »."""
+    if outcome.result["success"]:
+        return
+    outcome.choices, outcome.default = gm_choices(outcome.result, sheet), "fail"
 
 
 @hookimpl
@@ -362,17 +404,48 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     return outcome
 
 
+def _carry(old: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """What a decided result keeps of the open one (the reroll's trace, the bonus)."""
+    result["rerolled"] = bool(old.get("rerolled"))
+    for name in ("first_score", "bonus"):
+        if name in old and name not in result:
+            result[name] = old[name]
+    return result
+
+
+def hp_loss(result: dict[str, Any], sheet: dict[str, Any]) -> int:
+    """The hit points a « réussi, mais… » paid in HP takes: 1 for a perte mineure, the
+    differential for a perte importante, none for an incident; stopping at 0."""
+    loss = result.get("loss", 1 if result["consequence"]["fr"] == "perte mineure" else 0)
+    return min(loss, sheet.get("pv", 0))
+
+
 @hookimpl
 def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
     """A decision after a failed pair: ``reroll`` draws a new pair that replaces the
     score (1 luck point), ``sacrifice`` makes the action succeed (1 Chance), ``keep``
-    leaves the failure. As a character the sheet pays; without one, nothing is spent.
-    The outcome carries every die of the roll (a replaced pair marked ``replaced``)."""
+    leaves the failure — to the GM, who then takes ``success_at_cost`` (« réussi,
+    mais… », its cost told), ``success_at_cost_hp`` (that cost paid in hit points) or
+    ``fail``. As a character the sheet pays; without one, nothing is spent. The outcome
+    carries every die of the roll (a replaced pair marked ``replaced``)."""
     p, old = roll.params, outcome.result
     level = old["level"]
     _, _, bonus, tier = dice_for(level)
     if choice == "keep":
+        kept = Outcome(result=old, dice=outcome.dice)
+        offer_gm(kept, roll.sheet)
+        return kept
+    if choice == "fail":
         return Outcome(result=old, dice=outcome.dice)
+    if choice in ("success_at_cost", "success_at_cost_hp"):
+        result = _carry(old, judge(old["score"], old["difficulty"], level=level, tier=tier,
+                                   success_at_cost=True))
+        spend: dict[str, int] = {}
+        if choice == "success_at_cost_hp" and roll.sheet is not None:
+            lost = hp_loss(result, roll.sheet)
+            result["hp_lost"] = lost
+            add_spend(spend, "pv", lost)
+        return Outcome(result=result, dice=outcome.dice, spend=spend)
     if choice == "sacrifice":
         chance = chance_of(p, roll.sheet)
         if chance is not None and chance < 2:  # the sheet changed since the roll
@@ -389,10 +462,8 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
         result = judge(score, old["difficulty"], level=level, tier=tier)
         result["first_score"] = old["score"]
         spend = {"points_chance": 1} if roll.sheet is not None else {}
-    result["rerolled"] = choice == "reroll" or bool(old.get("rerolled"))
-    for name in ("first_score", "bonus"):
-        if name in old and name not in result:
-            result[name] = old[name]
+    _carry(old, result)
+    result["rerolled"] = choice == "reroll" or result["rerolled"]
     # Every die of the roll as it now stands (a replaced pair marked so, the new one last),
     # as a standing reroll shows them.
     decided = Outcome(result=result, dice=outcome.dice + dice.rolled, spend=spend)
@@ -414,8 +485,7 @@ def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any]
     if result["chance_sacrificed"]:
         add_spend(spend, "chance", 1)
     if params["cost_in_hp"] and result["success_at_cost"]:
-        loss = result.get("loss", 1 if result["consequence"]["fr"] == "perte mineure" else 0)
-        lost = min(loss, sheet.get("pv", 0))
+        lost = hp_loss(result, sheet)
         add_spend(spend, "pv", lost)
         result["hp_lost"] = lost
     return spend
@@ -440,6 +510,8 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
             f"{r['label']['fr' if fr else 'en']}")
     if r.get("consequence") and not r["success_at_cost"]:
         line += f" ({r['consequence']['fr' if fr else 'en']})"
+    if r.get("hp_lost"):
+        line += f" (−{r['hp_lost']} {'PV' if fr else 'HP'})"
     return line
 
 

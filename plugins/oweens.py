@@ -37,6 +37,12 @@ NAME = "oweens"
 MAX_DICE = 30
 #: Named attacked reserves a table keeps (the least recently rolled against are dropped).
 MAX_ADVERSITIES = 50
+#: Surprendre's locks a table keeps (one per opponent; the oldest go first).
+MAX_SURPRISES = 50
+#: Turns a surprise holds: the turn of the roll and the next one.
+SURPRISE_TURNS = 2
+#: Purchases offered after the dice: at most this many (one per success a purchase adds).
+MAX_PURCHASES = 11
 
 PARAMS: dict[str, dict[str, Any]] = {
     "dice": {
@@ -78,6 +84,14 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "les dés (un personnage le propose toujours, selon sa bourse)",
                              "Without a character: offer to buy augmentations after the "
                              "dice (a character always offers it, as its wallet allows)"),
+    },
+    "budget": {
+        "type": "int", "min": 0, "max": 99,
+        "description": label("Chances avec « buy_after » : les BB+ que le joueur pourra "
+                             "dépenser après les dés (par défaut la bourse du personnage, "
+                             "sans limite sans personnage)", "Odds with \"buy_after\": the "
+                             "BB+ the player may spend after the dice (by default the "
+                             "character's wallet, no limit without a character)"),
     },
     "bagage": {
         "type": "bool", "default": False,
@@ -168,6 +182,13 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "Darts (the game's draft): one volley, 3D6 in 3 throws to make a "
                              "triple; the other params are ignored"),
     },
+    "volleys": {
+        "type": "int", "min": 1, "max": 6, "default": 1,
+        "description": label("Fléchettes : volées jouées à la suite dans ce jet (6 : une "
+                             "partie) ; leurs points s'additionnent, le moins de points "
+                             "gagne", "Darts: volleys played one after the other in this "
+                             "roll (6: a game); their points add up, fewest points wins"),
+    },
     "darts_bonus": {
         "type": "int", "min": 0, "max": 60, "default": 0,
         "description": label("Fléchettes : réussites du jet de FLA préalable, +1 à un dé "
@@ -184,6 +205,7 @@ name_params(PARAMS, {
     "augmentations": ("Augmentations gratuites", "Free augmentations"),
     "buy_augmentations": ("Augmentations achetées", "Bought augmentations"),
     "buy_after": ("Acheter après les dés", "Buy after the dice"),
+    "budget": ("BB+ pour acheter après les dés", "BB+ to buy after the dice"),
     "bagage": ("Bagage adéquat", "Relevant bagage"),
     "npc_bagage": ("Bagage du PNJ", "NPC's bagage"),
     "equipment": ("Équipement", "Equipment"),
@@ -198,6 +220,7 @@ name_params(PARAMS, {
     "manifested": ("Effet manifesté", "Effect manifested"),
     "emotion_bonbonus": ("Bonbonus d'émotion", "Emotion bonbonus"),
     "volley": ("Volée de fléchettes", "Darts volley"),
+    "volleys": ("Volées", "Volleys"),
     "darts_bonus": ("Bonus aux fléchettes", "Darts bonus"),
 })
 
@@ -565,7 +588,7 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
     target = result["difficulty"]
     best = result["successes"]
     for steps in range(1, 5 * len(faces) + 1):
-        if best >= 2 * len(faces) or len(offers) == 11:
+        if best >= 2 * len(faces) or len(offers) == MAX_PURCHASES:
             break
         if wallet is not None and steps * price > wallet:
             break
@@ -604,6 +627,42 @@ def reserve_offers(result: dict[str, Any], wallet: int) -> list[dict[str, Any]]:
         f"Perdre les {drained['lost']} point(s) de réserve {short}",
         f"Lose the {drained['lost']} {short} reserve point(s)")})
     return offers
+
+
+def active_surprises(state: dict[str, Any], turn: int) -> dict[str, dict[str, Any]]:
+    """Surprendre's locks still holding at ``turn``: opponent → ``{by, over, turn}``."""
+    return {over: lock for over, lock in (state.get("surprises") or {}).items()
+            if turn - lock["turn"] < SURPRISE_TURNS}
+
+
+def _surprise(roll: Roll, combat: dict[str, Any], result: dict[str, Any],
+              notes: list[str]) -> None:
+    """Surprendre (« … qui vous permet de prendre l'initiative sur votre adversaire.
+    Celui-ci ne pourra pas la reprendre durant ce tour et le suivant »): a hit (the
+    options' effects need one) rolled as a character with its
+    ``opponent`` named locks the initiative for the surpriser over the opponent, kept in
+    the table state with the roll (``surprises``), for this turn and the next."""
+    if "surprendre" not in combat["options"] or not result["success"]:
+        return
+    if roll.character is None or not combat.get("opponent"):
+        notes.append("Surprendre : sans personnage et adversaire nommés (options.combat."
+                     "opponent), le verrou d'initiative n'est pas suivi. / Surprendre: "
+                     "without a character and a named opponent, the initiative lock is "
+                     "not tracked.")
+        return
+    over = combat["opponent"]
+    lock = {"by": roll.character, "over": over, "turn": roll.turn}
+    surprises = active_surprises(roll.state, roll.turn)  # (expired locks dropped)
+    surprises.pop(over, None)
+    surprises[over] = lock  # (re-inserted last: the oldest go first)
+    while len(surprises) > MAX_SURPRISES:
+        del surprises[next(iter(surprises))]
+    roll.state["surprises"] = surprises
+    result["surprise"] = {**lock, "until_turn": roll.turn + SURPRISE_TURNS - 1}
+    notes.append(f"Surprise : {roll.character} a l'initiative sur {over}, qui ne peut la "
+                 f"reprendre ni ce tour ({roll.turn}) ni le suivant. / Surprise: "
+                 f"{roll.character} holds the initiative over {over}, who cannot retake it "
+                 f"this turn ({roll.turn}) or the next.")
 
 
 def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
@@ -658,6 +717,8 @@ def _settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
             notes.append(f"{bought}A achetée(s) après les dés pour "
                          f"{result['bonbonus_spent']} BB+. / {bought}A bought after the "
                          f"dice for {result['bonbonus_spent']} BB+.")
+    if combat is not None:
+        _surprise(roll, combat, result, notes)
     if p.get("characteristic"):
         result["characteristic"] = p["characteristic"]
     if p["drinking"]:
@@ -739,15 +800,39 @@ def volley_policy(faces: list[int] | tuple[int, ...]) -> str:
     return "".join(str(i + 1) for i, face in enumerate(faces) if face != kept)
 
 
-def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: int
-            ) -> Outcome:
+def _game_result(game: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """A darts game's result over its finished volleys: points add up, fewest wins (« Le
+    gagnant est celui qui a le moins de points après 6 volées »). ``margin`` is the points
+    below the worst score (7 a volley), so that the highest margin wins an opposed ask;
+    a finished game is a success (``narrow``: not one triple)."""
+    played = len(game["scores"])
+    margin = NO_TRIPLE_POINTS * played - game["total"]
+    if played < game["volleys"]:
+        return common(True, margin, "success" if margin else "narrow",
+                      f"Volée {game['volley']}/{game['volleys']}, {game['total']} points",
+                      f"Volley {game['volley']}/{game['volleys']}, {game['total']} points",
+                      **fields)
+    return common(True, margin, "success" if margin else "narrow",
+                  f"Partie : {game['total']} points en {played} volées",
+                  f"Game: {game['total']} points in {played} volleys", **fields)
+
+
+def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: int,
+            game: dict[str, Any] | None = None) -> Outcome:
     bonus = roll.params["darts_bonus"]
     value = volley_triple(faces, bonus)
     points = value if value is not None else NO_TRIPLE_POINTS
-    fields = {"volley": {"faces": list(faces), "throw": throw, "triple": value,
-                         "points": points, "bonus_used": 3 * value - sum(faces)
-                         if value is not None else 0}}
-    if value is not None:
+    ended = value is not None or throw == VOLLEY_THROWS
+    fields: dict[str, Any] = {"volley": {"faces": list(faces), "throw": throw,
+                                         "triple": value, "points": points,
+                                         "bonus_used": 3 * value - sum(faces)
+                                         if value is not None else 0}}
+    if game is not None:
+        game = dict(game, scores=list(game["scores"]) + ([points] if ended else []))
+        game["total"] = sum(game["scores"])
+        fields["game"] = game
+        result = _game_result(game, fields)
+    elif value is not None:
         result = common(True, NO_TRIPLE_POINTS - value, "success", f"Triple de {value}",
                         f"Triple {value}s", **fields)
     else:
@@ -755,7 +840,7 @@ def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: i
                         else "Pas encore de triple", "No triple" if throw == VOLLEY_THROWS
                         else "No triple yet", **fields)
     outcome = Outcome(result=result, dice=rolled)
-    if value is None and throw < VOLLEY_THROWS:
+    if not ended:
         choices = []
         for size in (1, 2, 3):
             for which in itertools.combinations(range(VOLLEY_DICE), size):
@@ -766,26 +851,61 @@ def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: i
         choices.append({"name": "stop", "dice": 0, "label": label(
             f"S'arrêter : {NO_TRIPLE_POINTS} points", f"Stop: {NO_TRIPLE_POINTS} points")})
         outcome.choices, outcome.default = choices, f"reroll_{volley_policy(faces)}"
+    elif game is not None and len(game["scores"]) < game["volleys"]:
+        # The next volley's three dice, thrown when the player goes on (the default).
+        following = game["volley"] + 1
+        outcome.choices = [{"name": "next", "dice": VOLLEY_DICE, "label": label(
+            f"Volée suivante ({following}/{game['volleys']})",
+            f"Next volley ({following}/{game['volleys']})")}]
+        outcome.default = "next"
     return outcome
+
+
+def _new_game(roll: Roll) -> dict[str, Any] | None:
+    volleys = roll.params["volleys"]
+    return None if volleys == 1 else {"volleys": volleys, "volley": 1, "scores": [],
+                                      "total": 0}
 
 
 def _volley_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
     state = outcome.result["volley"]
+    game = outcome.result.get("game")
     faces = list(state["faces"])
+    if choice == "next":
+        # The game's next volley: three new dice, the FLA bonus whole again (« à chaque
+        # volée »).
+        game = dict(game, volley=game["volley"] + 1)
+        faces = dice.roll_many(VOLLEY_DICE, 6)
+        for die in dice.rolled:
+            die["throw"], die["volley"] = 1, game["volley"]
+        return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), 1, game)
     if choice == "stop":
-        return _volley(roll, faces, list(outcome.dice), VOLLEY_THROWS)
+        return _volley(roll, faces, list(outcome.dice), VOLLEY_THROWS, game)
     throw = state["throw"] + 1
     for index in choice[len("reroll_"):]:
         faces[int(index) - 1] = dice.roll(6)
     for die in dice.rolled:
         die["throw"] = throw
-    return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), throw)
+        if game is not None:
+            die["volley"] = game["volley"]
+    return _volley(roll, faces, list(outcome.dice) + list(dice.rolled), throw, game)
 
 
 @lru_cache(maxsize=64)
 def volley_odds(bonus: int) -> dict[str, Any]:
     """Exact odds of a volley played by its defaults (:func:`volley_policy` until a triple
     or the third throw): every path weighs 1/6 per die drawn, 9 dice at most."""
+    counts = volley_ways(bonus)
+    total = 6 ** (VOLLEY_DICE * VOLLEY_THROWS)
+    kinds = {"success": total - counts.get(NO_TRIPLE_POINTS, 0),
+             "failure": counts.get(NO_TRIPLE_POINTS, 0)}
+    return odds_reply(kinds, total, "points", list(counts.items()))
+
+
+@lru_cache(maxsize=64)
+def volley_ways(bonus: int) -> dict[int, int]:
+    """A volley's points, each with its number of ways out of 6⁹ (the volley played by
+    its defaults)."""
     @cache
     def ending(faces: tuple[int, ...], throw: int) -> tuple[tuple[int, Fraction], ...]:
         value = volley_triple(faces, bonus)
@@ -808,17 +928,40 @@ def volley_odds(bonus: int) -> dict[str, Any]:
     for first in itertools.product(range(1, 7), repeat=VOLLEY_DICE):
         for value, p in ending(first, 1):
             ways[value] += p / 6 ** VOLLEY_DICE
-    counts = {value: int(p * total) for value, p in ways.items()}
-    kinds = {"success": total - counts.get(NO_TRIPLE_POINTS, 0),
-             "failure": counts.get(NO_TRIPLE_POINTS, 0)}
-    return odds_reply(kinds, total, "points", list(counts.items()))
+    return {value: int(p * total) for value, p in sorted(ways.items())}
+
+
+@lru_cache(maxsize=64)
+def game_odds(bonus: int, volleys: int) -> dict[str, Any]:
+    """Exact odds of a darts game of ``volleys`` volleys, each played by its defaults:
+    the volleys are independent, so the total's distribution is the volleys' points
+    distribution (:func:`volley_ways`, in integers over 6⁹ paths) added ``volleys`` times.
+    Kinds as the game's result: ``narrow`` without a single triple, else ``success``."""
+    ways = volley_ways(bonus)
+    per_volley = 6 ** (VOLLEY_DICE * VOLLEY_THROWS)
+    totals = {0: 1}
+    for _ in range(volleys):
+        grown: dict[int, int] = {}
+        for total, count in totals.items():
+            for points, more in ways.items():
+                grown[total + points] = grown.get(total + points, 0) + count * more
+        totals = grown
+    worst = NO_TRIPLE_POINTS * volleys
+    kinds = {"narrow": totals.get(worst, 0),
+             "success": per_volley ** volleys - totals.get(worst, 0)}
+    return odds_reply(kinds, per_volley ** volleys, "total", sorted(totals.items()))
 
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
     if p["volley"]:
-        return _volley(roll, dice.roll_many(VOLLEY_DICE, 6), dice.rolled, 1)
+        game = _new_game(roll)
+        faces = dice.roll_many(VOLLEY_DICE, 6)
+        if game is not None:
+            for die in dice.rolled:
+                die["volley"] = 1
+        return _volley(roll, faces, dice.rolled, 1, game)
     reserve = attacked_reserve(p, roll.state)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
@@ -875,15 +1018,23 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     p, r = roll.params, outcome.result
     fr = locale == "fr"
     if "volley" in r:
-        v = r["volley"]
+        v, game = r["volley"], r.get("game")
         faces = ", ".join(map(str, v["faces"]))
         if fr:
-            return (f"{heading(roll, colon=False)}Volée, lancer {v['throw']} : {faces} — "
-                    + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
+            which = f" {game['volley']}/{game['volleys']}" if game else ""
+            line = (f"{heading(roll, colon=False)}Volée{which}, lancer {v['throw']} : {faces} "
+                    "— " + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
                     + f", {v['points']} points")
-        return (f"{heading(roll, colon=False)}Volley, throw {v['throw']}: {faces} — "
+            if game:
+                line += f" ; partie : {game['total']} points en {len(game['scores'])} volée(s)"
+            return line
+        which = f" {game['volley']}/{game['volleys']}" if game else ""
+        line = (f"{heading(roll, colon=False)}Volley{which}, throw {v['throw']}: {faces} — "
                 + (f"triple {v['triple']}s" if v["triple"] else "no triple")
                 + f", {v['points']} points")
+        if game:
+            line += f"; game: {game['total']} points in {len(game['scores'])} volley(s)"
+        return line
     aug = r["augmentations_used"] + r["augmentations_bought"]
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     fr = locale == "fr"
@@ -1095,15 +1246,107 @@ def exact_odds(count: int, target: int, free: int, bought: int) -> dict[str, Any
     return odds_reply(kinds, 6 ** count, "successes", finals_items)
 
 
+#: What one d6 face adds to the state (1s, cheap steps, medium steps, natural successes)
+#: that :func:`best_gain` reads (the same counts as :func:`purchase_offers`).
+_FACE_STATE = ((1, 0, 0, 0), (0, 0, 2, 0), (0, 1, 1, 0), (0, 0, 1, 1), (0, 1, 0, 1),
+               (0, 0, 0, 2))
+
+
+@lru_cache(maxsize=256)
+def after_dice_odds(count: int, target: int, free: int, price: int,
+                    budget: int | None) -> dict[str, Any]:
+    """Exact odds of a roll whose player buys augmentations **after seeing the dice**:
+    when the dice (with the free augmentations) fail, neither Bourde nor Coup d'éclat, the
+    player buys the fewest augmentations that make it a success — if ``budget`` BB+ pays
+    them at ``price`` each (None: no limit) and one decision offers them (at most
+    :data:`MAX_PURCHASES` successes more) — else keeps the failure. A success or a Coup
+    d'éclat buys nothing. Also the expected BB+ spent (``after_dice``).
+
+    The dice are counted by their state — (1s, cheap steps, medium steps, natural
+    successes), all that :func:`best_gain` and the Bourde read — with exact integer
+    weights, then each state is judged as the roll code judges it.
+    """
+    most = 5 * MAX_PURCHASES  # the steps that can buy MAX_PURCHASES successes, at most
+    steps_budget = most if budget is None else min(budget // price, most)
+    check_work(comb(count + 5, 5) * 6)  # (states: at most the face counts' multisets)
+    states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 1}
+    for _ in range(count):
+        grown: dict[tuple[int, int, int, int], int] = {}
+        for (ones, cheap, medium, natural), ways in states.items():
+            for d_ones, d_cheap, d_medium, d_natural in _FACE_STATE:
+                key = (ones + d_ones, cheap + d_cheap, medium + d_medium, natural + d_natural)
+                grown[key] = grown.get(key, 0) + ways
+        states = grown
+    kinds = dict.fromkeys(("botch", "failure", "narrow", "success", "critical"), 0)
+    finals: dict[int, int] = {}
+    bought_ways = spent_ways = 0
+    for (ones, cheap, medium, natural), ways in states.items():
+        successes = natural + best_gain(cheap, medium, ones, free)[0]
+        if ones > natural:
+            kind = "botch"
+        elif successes >= 2 * target and successes > target:
+            kind = "critical"
+        elif successes > target:
+            kind = "success"
+        elif successes == target:
+            kind = "narrow"
+        else:
+            kind = "failure"
+            reach = natural + best_gain(cheap, medium, ones, free + steps_budget)[0]
+            if target - successes <= MAX_PURCHASES and reach >= target:
+                low, high = 1, steps_budget  # the fewest steps reaching the target
+                while low < high:
+                    mid = (low + high) // 2
+                    if natural + best_gain(cheap, medium, ones, free + mid)[0] >= target:
+                        high = mid
+                    else:
+                        low = mid + 1
+                kind, successes = "narrow", target
+                bought_ways += ways
+                spent_ways += ways * low * price
+        kinds[kind] += ways
+        finals[successes] = finals.get(successes, 0) + ways
+    total = 6 ** count
+    reply = odds_reply(kinds, total, "successes", sorted(finals.items()))
+    reply["after_dice"] = {"budget": budget, "price": price,
+                           "p_bought": bought_ways / total,
+                           "expected_bonbonus": spent_ways / total}
+    return reply
+
+
+def after_dice_budget(roll: Roll) -> int | None:
+    """The BB+ a ``buy_after`` roll's player may spend after the dice: ``budget``, else
+    the character's wallet less what the roll itself spends before (combat options paid
+    in bonbonus, an emotion bonbonus), else None (no limit)."""
+    p = roll.params
+    if p.get("budget") is not None:
+        return p["budget"]
+    if roll.sheet is None:
+        return None
+    wallet = roll.sheet.get("bonbonus", 0)
+    combat = _combat_settings(roll)
+    if combat is not None and combat["pay"] == "bonbonus":
+        wallet -= combat["cost"]
+    if p["drinking"] and p.get("emotion_bonbonus"):
+        wallet -= 1
+    return max(0, wallet)
+
+
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["volley"]:
+        if p["volleys"] > 1:
+            return game_odds(p["darts_bonus"], p["volleys"])
         return volley_odds(p["darts_bonus"])
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
-    return exact_odds(dice_count(p, roll.sheet, paid_dice(roll)),
-                      difficulty + (1 if p["npc_bagage"] else 0),
-                      p["augmentations"], p["buy_augmentations"])
+    count = dice_count(p, roll.sheet, paid_dice(roll))
+    target = difficulty + (1 if p["npc_bagage"] else 0)
+    if p["buy_after"] and not p["buy_augmentations"]:
+        # The player buys after seeing the dice (docs/RULESETS.md): the odds of that play.
+        return after_dice_odds(count, target, p["augmentations"], 1 if p["bagage"] else 2,
+                               after_dice_budget(roll))
+    return exact_odds(count, target, p["augmentations"], p["buy_augmentations"])
 
 
 def _initiative_key(entry: dict[str, Any]) -> tuple[int, int]:
@@ -1126,8 +1369,25 @@ def sidecar_initiative(roll: Roll, entries: list[dict[str, Any]]) -> dict[str, A
     """The scene's initiative (RULES.md §1, seed 000): highest Peps first; at equal Peps
     the one with a relevant bagage; still tied, together. A character whose player spends
     a bonbonus takes the initiative (1 BB+ from its wallet); if several spend, the same
-    rules order them, before everyone else."""
-    claims = [entry for entry in entries if entry["claim"]]
-    others = [entry for entry in entries if not entry["claim"]]
+    rules order them, before everyone else.
+
+    Surprendre's locks (this turn and the next, :func:`active_surprises`): a surpriser
+    takes the initiative as a claim that costs nothing (it was paid with the option); its
+    opponent's claim to retake it is refused (``invalid_params``)."""
+    names = {entry["character"] for entry in entries}
+    locks = [lock for lock in active_surprises(roll.state, roll.turn).values()
+             if lock["by"] in names and lock["over"] in names]
+    surprisers = {lock["by"] for lock in locks}
+    for entry in entries:
+        lock = next((lock for lock in locks if lock["over"] == entry["character"]), None)
+        if entry["claim"] and lock is not None and entry["character"] not in surprisers:
+            raise invalid_param(
+                "characters", f"{entry['character']} was surprised by {lock['by']}: it "
+                "cannot retake the initiative this turn or the next",
+                fr=f"{entry['character']} a été surpris par {lock['by']} : il ne peut "
+                   "reprendre l'initiative ni ce tour ni le suivant")
+    claims = [entry for entry in entries if entry["claim"] or entry["character"] in surprisers]
+    others = [entry for entry in entries if entry not in claims]
     return {"order": _in_groups(claims) + _in_groups(others),
-            "spend": {entry["character"]: {"bonbonus": 1} for entry in claims}}
+            "spend": {entry["character"]: {"bonbonus": 1} for entry in claims
+                      if entry["character"] not in surprisers}}

@@ -8,7 +8,12 @@ Built-in extension for ``oweens`` rolls (RULES.md §1, Combat). Per-roll setting
      "options": ["viser", "charger"], "pay": "dice" | "bonbonus",
      "target_enc": 2, "target_ecl": 3, "attacker_pep": 4, "zone": "tête",
      "engaged": false, "initiative": true, "room": true,
+     "opponent": "Brady",                           # the opposing character (Surprendre)
      "hold": true, "target_ecl": 2}                  # each turn a pinned target struggles
+
+Surprendre rolled as a character with ``opponent`` named locks the initiative for the
+surpriser over that opponent for the table's turn and the next (the ruleset keeps the lock
+in its table state; its initiative honours it, ``sidecar.rulesets.oweens``).
 
 A hold (Immobiliser, each turn the target struggles) is an ENC roll against the
 target's ECL: a failure frees it; it costs nothing and counts no wound.
@@ -173,10 +178,14 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     pay = raw.get("pay", "dice")
     if pay not in ("dice", "bonbonus"):
         raise _bad("pay", "must be 'dice' or 'bonbonus'", "doit être 'dice' ou 'bonbonus'")
+    opponent = raw.get("opponent")
+    if opponent is not None and (not isinstance(opponent, str) or not 0 < len(opponent) <= 64):
+        raise _bad("opponent", "must be the opposing character's name (1 to 64 characters)",
+                   "doit être le nom du personnage adverse (1 à 64 caractères)")
     settings: dict[str, Any] = {"options": names, "pay": pay,
                                 "cost": sum(COSTS[n] for n in names),
                                 "zone": raw.get("zone") if isinstance(raw.get("zone"), str)
-                                else None}
+                                else None, "opponent": opponent}
     settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names)
     hold = raw.get("hold", False)
     if not isinstance(hold, bool):

@@ -683,9 +683,12 @@ def seat_event_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
 def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
                     request_id: RequestId = None, duplicate: bool = False
                     ) -> dict[str, Any]:
-    """A journaled ``session`` event: a GM started game session ``number``."""
+    """A journaled ``session`` event: a GM started game session ``number`` — or, with
+    ``op: "turn"``, the table's turn ``turn`` began (a table-wide ``refill turn``)."""
     message = {"type": "session", "seq": event["seq"], "table": event["table"],
                "number": event["number"], "by": public_by(event["by"])}
+    if event.get("op") == "turn":
+        message["op"], message["turn"] = "turn", event["turn"]
     _with_id(message, request_id)
     if duplicate:
         message["duplicate"] = True

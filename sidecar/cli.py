@@ -341,8 +341,11 @@ def format_opposition(opposition: dict[str, Any]) -> str:
 
 
 def format_session_event(event: dict[str, Any]) -> str:
-    """A new game session."""
+    """A new game session (or, ``op: "turn"``, the table's next turn)."""
     who = (event.get("by") or {}).get("name")
+    if event.get("op") == "turn":
+        return (f"#{event.get('seq', '?')} tour / turn {event.get('turn')}"
+                + (f" — par / by {who}" if who else ""))
     return (f"#{event.get('seq', '?')} nouvelle session / new session {event.get('number')}"
             + (f" — par / by {who}" if who else ""))
 
@@ -718,8 +721,11 @@ async def _ask(client: Any, outcome: dict[str, Any], outcomes: AsyncIterator[dic
 
     watcher = asyncio.create_task(decided_elsewhere())
     try:
-        while outcome.get("open") and outcome.get("choices"):
-            choices, default = outcome["choices"], outcome.get("default")
+        while outcome.get("open") and client.choices_for(outcome):
+            choices = client.choices_for(outcome)
+            default = outcome.get("default")
+            if default not in {c["name"] for c in choices}:
+                default = None  # the default is a GM's choice: Enter leaves it to them
             hint = (f"Entrée / Enter = {default}" if default
                     else "Entrée / Enter = laisser ouvert / leave it open")
             reading = asyncio.ensure_future(_read_line(

@@ -362,13 +362,22 @@ class SidecarClient:
                 and name not in (ask.get("answered") or {}))
 
     def may_decide(self, outcome: dict[str, Any]) -> bool:
-        """Whether this client may ``react`` to an open outcome: it shows its choices (a
-        blind roll's roller sees none), and this client is a GM or the roller."""
-        if not is_open(outcome) or not outcome.get("choices"):
+        """Whether this client may ``react`` to an open outcome: it shows choices this
+        client may take (a blind roll's roller sees none; a ``gm: true`` choice is a GM's
+        alone), and this client is a GM or the roller."""
+        if not is_open(outcome) or not self.choices_for(outcome):
             return False
         role = self.hello.get("role")
         return role == "gm" or (role == "player"
                                 and (outcome.get("by") or {}).get("name") == self.hello["name"])
+
+    def choices_for(self, outcome: dict[str, Any]) -> list[dict[str, Any]]:
+        """The open outcome's choices this client's role may take: all of them for a GM,
+        those without ``gm: true`` for a player."""
+        choices = [c for c in outcome.get("choices") or () if isinstance(c, dict)]
+        if self.hello.get("role") == "gm":
+            return choices
+        return [c for c in choices if c.get("gm") is not True]
 
     # -- requests ---------------------------------------------------------------------------
 

@@ -386,7 +386,7 @@ class TableCore:
             by=member.by, label=request.label, mode=request.mode,
             manual=request.dice is not None)
         roll.character = request.character
-        roll.session = table.session
+        roll.session, roll.turn = table.session, table.turns
         return RollTicket(table, member, roll, request.id, self._key(member, request.id),
                           answers=request.answers)
 
@@ -688,7 +688,8 @@ class TableCore:
     def begin_react(self, table: Table, member: Member | None, request: ReactRequest
                     ) -> ReactTicket:
         """Check a decision on an open roll: ``bad_message`` for an unknown or closed roll
-        or an unknown choice, ``forbidden`` for someone else's roll (GMs decide any),
+        or an unknown choice, ``forbidden`` for someone else's roll (GMs decide any) or a
+        player taking a choice marked ``gm: true``,
         ``bad_dice`` for manual faces that are not the choice's count. ``member`` ``None``:
         the server itself, taking the default when nobody decided in time."""
         event = table.open_rolls.get(request.roll)
@@ -712,6 +713,12 @@ class TableCore:
             known = ", ".join(c["name"] for c in event["choices"])
             raise bad_field("choice", f"not offered by this roll (offered: {known})",
                             fr=f"n'est pas proposé par ce jet (proposés : {known})")
+        if choice.get("gm") is True and member is not None and member.role != "gm":
+            # (extension) A choice marked ``gm`` is the GM's decision alone (the ladder's
+            # « réussi, mais… »): the roller may not take it; the default still is, in time.
+            raise ProtocolError("forbidden", "only a GM may take this choice",
+                                fr="seul un MJ peut prendre ce choix",
+                                details={"field": "choice"})
         wanted = choice.get("dice", 0)
         if request.dice is not None and len(request.dice) != wanted:
             raise ProtocolError(
@@ -736,7 +743,7 @@ class TableCore:
                     options=deep_copy(event.get("options") or {}), table=event["table"],
                     by=dict(event["by"]), label=event["label"], mode=event["mode"],
                     manual=ticket.dice is not None, character=event.get("character"),
-                    session=ticket.table.session)
+                    session=ticket.table.session, turn=ticket.table.turns)
         character = ticket.table.characters.get(roll.character) if roll.character else None
         if character is not None:
             roll.sheet = character.copy_values()
@@ -969,6 +976,16 @@ class TableCore:
                  "number": number, "by": ticket.member.by, "mode": "public",
                  "request_id": ticket.request_id}
         return self._pending(ticket, event, (("session", "current", {"number": number}),))
+
+    def turn_next(self, ticket: RollTicket) -> Pending:
+        """The event of a new turn (a table-wide ``refill turn``; the caller holds the
+        table's turn): public, a ``session`` event with ``op: "turn"``, numbered after the
+        last turn; what lasts "this turn and the next" counts on it (``roll.turn``)."""
+        number = ticket.table.turns + 1
+        event = {"type": "session", "op": "turn", "seq": ticket.table.seq + 1,
+                 "table": ticket.table.name, "number": ticket.table.session, "turn": number,
+                 "by": ticket.member.by, "mode": "public", "request_id": ticket.request_id}
+        return self._pending(ticket, event, (("session", "turn", {"number": number}),))
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"

@@ -184,6 +184,8 @@ def choices_problem(choices: Any, default: Any) -> str | None:
             return f"choice '{name}' needs a label {{fr, en}} of at most 200 characters"
         if isinstance(dice, bool) or not isinstance(dice, int) or not 0 <= dice <= 100:
             return f"choice '{name}': dice must be an integer from 0 to 100"
+        if "gm" in choice and not isinstance(choice["gm"], bool):
+            return f"choice '{name}': gm must be true or false"
         if tree_problem(choice, MAX_ADDED_SIZE):
             return f"choice '{name}' cannot be stored"
     if default is not None and default not in names:

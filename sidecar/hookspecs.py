@@ -151,7 +151,9 @@ def sidecar_initiative(roll: Roll, entries: list[dict[str, Any]]) -> dict[str, A
 
     Called on the ruleset's owner only, when a GM asks (``{type: "initiative"}``).
 
-    :param roll: who asks and where (``ruleset``, ``table``, ``by``); nothing is rolled.
+    :param roll: who asks and where (``ruleset``, ``table``, ``by``, ``session``, and
+        ``turn``: the table's turn number); nothing is rolled. ``roll.state`` is the
+        plugin's table state, to read (what the hook changes there is not kept).
     :param entries: one map per character: ``character`` (its name), ``sheet`` (its
         values, a copy), ``claim`` (whether its player spends to take the initiative),
         ``bagage`` (whether the GM judges it has a relevant bagage).

@@ -31,6 +31,9 @@ class Roll:
     #: The table's game session (0 until a GM starts one): what lasts "for the session"
     #: (Bloodlust's blank botch) is kept per session number.
     session: int = 0
+    #: The table's turn: how many table-wide ``refill turn`` (the GM's "next turn") so
+    #: far; what lasts "this turn and the next" (O'Ween's Surprendre) counts on it.
+    turn: int = 0
 
 
 @dataclass

@@ -708,10 +708,12 @@ class RollPipeline:
         return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
                           failures=failures)
 
-    async def initiative(self, roll: Roll, entries: list[dict[str, Any]]
+    async def initiative(self, roll: Roll, entries: list[dict[str, Any]],
+                         table_state: dict[str, dict[str, Any]] | None = None
                          ) -> dict[str, Any]:
         """The owner's initiative order for ``entries`` (``sidecar_initiative``), checked:
-        every character once, spends as maps of field to integer."""
+        every character once, spends as maps of field to integer. The owner reads its
+        table state (``roll.state``, a copy: what it changes is not kept)."""
         owner = self._check_owner(roll.ruleset)
         impl = self.host.owner_implementation("sidecar_initiative", roll.ruleset)
         none = ProtocolError(
@@ -721,7 +723,8 @@ class RollPipeline:
         if impl is None or owner is None:
             raise none
         try:
-            answer, _ = await self._call_owner(impl, roll, {}, (deep_copy(entries),))
+            answer, _ = await self._call_owner(impl, roll, TableStates(table_state).of(owner),
+                                               (deep_copy(entries),))
         except ProtocolError:
             raise
         except Exception as exc:

@@ -699,7 +699,8 @@ class SidecarServer:
             table, member = ticket.table, ticket.member
             ruleset, entries = self.core.initiative_entries(table, request)
             roll = self.pipeline.prepare_plain(ruleset, table=table.name, by=member.by)
-            answer = await self.pipeline.initiative(roll, entries)
+            roll.session, roll.turn = table.session, table.turns
+            answer = await self.pipeline.initiative(roll, entries, table.state)
             return await self._store(self.core.initiative(ticket, ruleset, request, answer))
         await self._journal_change(session, request, build)
 
@@ -728,6 +729,12 @@ class SidecarServer:
                     pending.echo = False
                     self._deliver(await self._store(pending))
                     ticket = RollTicket(table, member, None, None, None)
+                if request.what == "turn":
+                    # The table's next turn, counted (roll.turn), even when no sheet changed.
+                    pending = self.core.turn_next(ticket)
+                    pending.event["whole"] = True
+                    pending.echo = False
+                    self._deliver(await self._store(pending))
                 await self._send(session, self.core.sheet_list(table, member, request))
                 return []
             pending = self.core.sheet_change(ticket, request)

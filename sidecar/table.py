@@ -90,6 +90,8 @@ class Table:
     characters: dict[str, Character] = field(default_factory=dict)
     #: The current game session's number (0 until a GM starts one).
     session: int = 0
+    #: The table's turn: how many table-wide ``refill turn`` so far (0 at first).
+    turns: int = 0
     #: A GM's open asks for rolls: ask id → {"event": the ask, "answered": {seat: seq}}.
     asks: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Open rolls waiting for a decision: roll id → the open outcome's event.
@@ -191,6 +193,8 @@ class Table:
                 self.asks.pop(name, None)
             else:
                 self.asks[name] = value
+        elif kind == "session" and name == "turn":
+            self.turns = int((value or {}).get("number", 0))
         elif kind == "session":
             self.session = int((value or {}).get("number", 0))
         elif kind == "open":

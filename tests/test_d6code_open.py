@@ -81,7 +81,8 @@ def test_a_reroll_that_turns_the_roll_gives_back_what_extreme_style_then_returns
     decided = _react(roll, out, "twin_reroll", [6, 6])
     assert decided.result["score"] == 26 and decided.result["success"]
     assert decided.result["style"]["sp_recovered"] == 2
-    assert decided.spend == {"points_style": -2}  # the 6 doubles the recovery
+    # The 6 doubles the recovery, which starts a combo chain (next stake 2).
+    assert decided.spend == {"points_style": -2, "combo_mise": -2}
     assert after(sheet, decided.spend, "d6code")["points_style"] == 2
 
 
@@ -125,7 +126,7 @@ def test_an_automatic_success_with_a_style_point_spends_both_from_the_sheet():
     _, out = _roll({"skill": "PILOTAGE", "surcompetence": "auto", "style": "extreme",
                     "difficulty": 25}, [6, 2], sheet=sheet)
     assert out.result["success"] and out.choices is None
-    assert out.spend == {"points_surcompetence": 1, "points_style": -1}
+    assert out.spend == {"points_surcompetence": 1, "points_style": -1, "combo_mise": -2}
 
 
 def test_through_a_server_physical_twins_then_the_reroll_then_a_style_point():

@@ -61,7 +61,8 @@ def test_the_reroll_draws_a_new_pair_that_replaces_the_score_even_if_worse():
     assert saved.result["success"] and saved.result["chance_sacrificed"]
     assert saved.result["kind"] == "narrow" and saved.result["rerolled"]
     kept = _react(roll, failed, "keep")
-    assert kept.result == failed.result and kept.choices is None
+    # The failure stands for the player; the GM's « réussi, mais… » is offered next.
+    assert kept.result == failed.result and _names(kept) == ["success_at_cost", "fail"]
     assert kept.dice == failed.dice
 
 
@@ -84,8 +85,9 @@ def test_the_sacrifice_needs_chance_two_and_the_reroll_a_luck_point_on_the_sheet
     assert _names(_roll(params, new_sheet("ladder", caracteristiques={"geste": 3},
                                           chance=1, points_chance=1), [1, 2])[1]) \
         == ["reroll", "keep"]
-    assert _roll(params, new_sheet("ladder", caracteristiques={"geste": 3}, chance=1,
-                                   points_chance=0), [1, 2])[1].choices is None
+    assert _names(_roll(params, new_sheet("ladder", caracteristiques={"geste": 3}, chance=1,
+                                          points_chance=0), [1, 2])[1]) \
+        == ["success_at_cost", "success_at_cost_hp", "fail"]  # the GM's choice at once
     # Chance fell below 2 between the roll and the decision: refused, the roll stays open.
     roll, failed = _roll(params, new_sheet("ladder", caracteristiques={"geste": 3},
                                            chance=2), [1, 2])

@@ -48,6 +48,13 @@ describe("open rolls", () => {
     assert.equal(alice.mayDecide(out), true);
     assert.equal(bob.mayDecide(seen), false);
     assert.equal(gm.mayDecide(seen), true);
+    // A `gm: true` choice is a GM's alone: a roller is offered only the others.
+    const gmOnly = { ...out, choices: out.choices.map((choice) => ({ ...choice, gm: true })) };
+    assert.equal(alice.mayDecide(gmOnly), false);
+    assert.equal(gm.mayDecide(gmOnly), true);
+    const mixed = { ...out, choices: [{ ...out.choices[0], gm: true }, out.choices[1]] };
+    assert.deepEqual(alice.choicesFor(mixed).map((choice) => choice.name), ["keep"]);
+    assert.deepEqual(gm.choicesFor(mixed).map((choice) => choice.name), ["reroll", "keep"]);
     await assert.rejects(bob.react(out.roll, "keep"), (error) => error instanceof SidecarError && error.code === "forbidden");
     await assert.rejects(alice.react(out, "fly"), (error) => error.code === "bad_message" && error.details.field === "choice");
     const bobDecision = bob.next("outcome", (outcome) => outcome.reacts_to === out.seq);

@@ -697,7 +697,8 @@ function renderNote(event) {
     what = t(`log.seat.${event.op}`);
     details = [el("span", { class: "target", text: event.name })];
   } else if (event.type === "session") {
-    what = t("log.session", { number: event.number });
+    what = event.op === "turn" ? t("log.turn", { turn: event.turn })
+      : t("log.session", { number: event.number });
   } else if (event.type === "ask") {
     what = t(`log.ask.${event.op}`);
     const names = (event.to ?? []).map((target) => target.character || target.seat).join(", ");

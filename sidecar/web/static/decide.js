@@ -1,6 +1,7 @@
 // Open rolls (PROTOCOL.md §7.6): an outcome's choices as buttons on its card, for its roller
-// and the GMs, with the default marked and the time left; the decision's card (and the open
-// one) then say what was decided and by whom, or that time ran out.
+// and the GMs (a choice marked `gm`: the GMs only), with the default marked and the time
+// left; the decision's card (and the open one) then say what was decided and by whom, or
+// that time ran out.
 import { describeError, el, local, state, t } from "./page.js";
 
 /** What this page is doing with an open roll: roll id → {picking, faces, error, busy}. */
@@ -78,14 +79,17 @@ export function decisionParts(outcome, decisions, bySeq) {
   if (!clock) clock = setInterval(tick, 1000);
   const expires = typeof outcome.expires === "number"
     ? el("span", { class: "expires", "data-expires": outcome.expires, text: left(outcome.expires) }) : null;
-  if (!state.client?.mayDecide(outcome)) {
+  // (extension) A choice marked `gm` is the GM's alone: a player's page does not show it.
+  const gm = state.welcome?.role === "gm";
+  const offered = (outcome.choices ?? []).filter((choice) => choice.gm !== true || gm);
+  if (!state.client?.mayDecide(outcome) || offered.length === 0) {
     parts.push(el("p", { class: "awaiting" }, t("open.awaiting"), expires ? " · " : null, expires));
     return parts;
   }
   const mine = ui.get(outcome.roll) ?? {};
   const group = el("div", { class: "choices-open", role: "group", "aria-label": t("open.title") },
     el("span", { class: "choices-title", text: t("open.title") }),
-    outcome.choices.map((choice) => {
+    offered.map((choice) => {
       const isDefault = choice.name === outcome.default;
       return el("button", { type: "button", class: `choice${isDefault ? " default" : ""}`,
         id: domId("choice", outcome.roll, choice.name), "data-choice": choice.name,

@@ -453,8 +453,15 @@ export class SidecarClient {
   /** Whether this client may decide an open outcome: it shows choices (a blind roll's
    * roller sees none) and this client is a GM or its roller. */
   mayDecide(outcome) {
-    if (outcome?.open !== true || !outcome.choices?.length) return false;
+    if (outcome?.open !== true || !this.choicesFor(outcome).length) return false;
     return this.role === "gm" || (this.role === "player" && outcome.by?.name === this.name);
+  }
+
+  /** The open outcome's choices this client's role may take: all for a GM, those without
+   * `gm: true` for a player (a `gm: true` choice is a GM's alone). */
+  choicesFor(outcome) {
+    const choices = Array.isArray(outcome?.choices) ? outcome.choices : [];
+    return this.role === "gm" ? choices : choices.filter((choice) => choice?.gm !== true);
   }
 
   /**
