@@ -107,7 +107,13 @@ OPTIONS = {
                                       "(du portefeuille du personnage)",
                                 "en": "The options' cost: fewer dice, or bonbonus (from the "
                                       "character's wallet)"}},
-        "zone": {"type": "string", "max_length": 40,
+        "opponent": {"type": "string", "max_length": 64,
+                     "label": {"fr": "Adversaire", "en": "Opponent"},
+                     "description": {"fr": "Surprendre : le personnage adverse (l'initiative "
+                                           "lui est prise ce tour et le suivant)",
+                                     "en": "Surprise: the opposing character (it loses the "
+                                           "initiative this turn and the next)"}},
+        "zone": {"type": "string", "max_length": 64,
                  "label": {"fr": "Zone visée", "en": "Aimed zone"},
                  "description": {"fr": "Viser : la zone touchée (ex. tête)",
                                  "en": "Aim: the zone hit (e.g. head)"}},
