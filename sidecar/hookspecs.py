@@ -247,8 +247,9 @@ def sidecar_options() -> dict[str, Any] | None:
     """Describe this extension's per-roll settings: what ``roll.options["<its name>"]``
     may hold, so the server checks every request and clients build a form.
 
-    Called once when the plugins are loaded (not async); a description the host cannot
-    use stops the start-up with an error naming the plugin. Without this hook an
+    Called when the plugins are loaded, and again whenever the loaded set changes (not
+    async; return the same description each time); a description the host cannot use
+    stops the start-up with an error naming the plugin. Without this hook an
     extension still receives whatever a request puts under its name, unchecked (plugins
     written before it keep working); with it, the server answers ``invalid_params``
     naming the extension and the key for an unknown key, a value of the wrong type or
