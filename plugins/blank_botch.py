@@ -27,6 +27,18 @@ __version__ = "1.0"
 NAME = "blank_botch"
 
 
+@hookimpl
+def sidecar_options() -> dict[str, Any]:
+    """``options.blank_botch``: ``{}`` plays the rule, ``{"enabled": false}`` does not."""
+    return {"label": {"fr": "Échec critique blanc", "en": "Blank botch"},
+            "description": {"fr": "Le premier échec critique de la séance compte comme un "
+                                  "simple échec",
+                            "en": "The session's first botch counts as a simple failure"},
+            "rulesets": ["bloodlust"],
+            "params": {"enabled": {"type": "bool", "default": True,
+                                   "label": {"fr": "Activé", "en": "On"}}}}
+
+
 def enabled(options: dict[str, Any]) -> bool:
     """Whether this roll plays with the rule."""
     if NAME not in options:

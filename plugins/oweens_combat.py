@@ -47,6 +47,105 @@ NO_WOUND = ("immobiliser", "desarmer")
 RANGED_DIFFICULTY = 3
 
 
+def _int_field(fr: str, en: str, help_fr: str, help_en: str) -> dict[str, Any]:
+    return {"type": "int", "min": 0, "max": 50, "label": {"fr": fr, "en": en},
+            "description": {"fr": help_fr, "en": help_en}}
+
+
+def _bool_field(fr: str, en: str, help_fr: str, help_en: str) -> dict[str, Any]:
+    return {"type": "bool", "default": False, "label": {"fr": fr, "en": en},
+            "description": {"fr": help_fr, "en": help_en}}
+
+
+#: The options' names as players read them.
+OPTION_LABELS = {
+    "assommer": {"fr": "Assommer", "en": "Knock out"},
+    "viser": {"fr": "Viser", "en": "Aim"},
+    "pousser": {"fr": "Pousser", "en": "Push"},
+    "surprendre": {"fr": "Surprendre", "en": "Surprise"},
+    "immobiliser": {"fr": "Immobiliser", "en": "Pin"},
+    "renverser": {"fr": "Renverser", "en": "Knock down"},
+    "charger": {"fr": "Charger", "en": "Charge"},
+    "desarmer": {"fr": "Désarmer", "en": "Disarm"},
+}
+
+#: What ``options.combat`` may hold (see :func:`sidecar.hookspecs.sidecar_options`).
+OPTIONS = {
+    "label": {"fr": "Combat (O'Ween's)", "en": "Combat (O'Ween's)"},
+    "description": {"fr": "Attaque au contact ou à distance, options de combat et leur coût",
+                    "en": "Melee or ranged attack, combat options and their cost"},
+    "rulesets": ["oweens"],
+    "params": {
+        "attack": {"type": "string", "choices": ["melee", "ranged"],
+                   "choice_labels": {"melee": {"fr": "au contact", "en": "melee"},
+                                     "ranged": {"fr": "à distance", "en": "ranged"}},
+                   "label": {"fr": "Attaque", "en": "Attack"},
+                   "description": {"fr": "Au contact : difficulté = Peps de l'adversaire ; "
+                                         "à distance : 3 + le pire modificateur",
+                                   "en": "Melee: difficulty = the opponent's Peps; ranged: "
+                                         "3 + the worst modifier"}},
+        "opponent_pep": _int_field("Peps de l'adversaire", "Opponent's Peps",
+                                   "La difficulté d'une attaque au contact",
+                                   "The difficulty of a melee attack"),
+        "ranged_modifiers": {"type": "list", "items": "int", "item": {"min": -10, "max": 20},
+                             "label": {"fr": "Modificateurs à distance",
+                                       "en": "Ranged modifiers"},
+                             "description": {"fr": "Seul le plus handicapant compte (liste "
+                                                   "d'entiers, ou noms → entiers)",
+                                             "en": "Only the most handicapping counts (a list "
+                                                   "of integers, or names → integers)"}},
+        "options": {"type": "list", "choices": list(COSTS), "cost": dict(COSTS),
+                    "choice_labels": OPTION_LABELS,
+                    "label": {"fr": "Options de combat", "en": "Combat options"},
+                    "description": {"fr": "Chacune coûte des dés (ou des bonbonus)",
+                                    "en": "Each costs dice (or bonbonus)"}},
+        "pay": {"type": "string", "choices": ["dice", "bonbonus"], "default": "dice",
+                "choice_labels": {"dice": {"fr": "en dés", "en": "in dice"},
+                                  "bonbonus": {"fr": "en bonbonus", "en": "in bonbonus"}},
+                "label": {"fr": "Payer", "en": "Pay"},
+                "description": {"fr": "Le coût des options : des dés en moins, ou des bonbonus "
+                                      "(du portefeuille du personnage)",
+                                "en": "The options' cost: fewer dice, or bonbonus (from the "
+                                      "character's wallet)"}},
+        "opponent": {"type": "string", "max_length": 64,
+                     "label": {"fr": "Adversaire", "en": "Opponent"},
+                     "description": {"fr": "Surprendre : le personnage adverse (l'initiative "
+                                           "lui est prise ce tour et le suivant)",
+                                     "en": "Surprise: the opposing character (it loses the "
+                                           "initiative this turn and the next)"}},
+        "zone": {"type": "string", "max_length": 64,
+                 "label": {"fr": "Zone visée", "en": "Aimed zone"},
+                 "description": {"fr": "Viser : la zone touchée (ex. tête)",
+                                 "en": "Aim: the zone hit (e.g. head)"}},
+        "target_enc": _int_field("ENC de la cible", "Target's ENC",
+                                 "Assommer : assommée si les blessures la dépassent",
+                                 "Knock out: out if the wounds exceed it"),
+        "target_ecl": _int_field("ECL de la cible", "Target's ECL",
+                                 "Renverser, maintenir une immobilisation",
+                                 "Knock down, hold a pin"),
+        "attacker_pep": _int_field("Peps de l'attaquant", "Attacker's Peps",
+                                   "Charger : ajoutés aux blessures",
+                                   "Charge: added to the wounds"),
+        "initiative": _bool_field("À l'initiative", "Has the initiative",
+                                  "Charger : il faut l'initiative",
+                                  "Charge: needs the initiative"),
+        "room": _bool_field("De l'espace pour l'élan", "Room to run",
+                            "Charger : il faut de l'espace", "Charge: needs room"),
+        "engaged": _bool_field("Engagé au contact", "Engaged in melee",
+                               "Charger : impossible si engagé avec la cible",
+                               "Charge: impossible when engaged with the target"),
+        "hold": _bool_field("Maintenir l'immobilisation", "Hold the pin",
+                            "Jet d'ENC contre l'ECL de la cible, sans option ni blessure",
+                            "ENC roll against the target's ECL, no option, no wound"),
+    },
+}
+
+
+@hookimpl
+def sidecar_options() -> dict[str, Any]:
+    return OPTIONS
+
+
 def _bad(field: str, en: str, fr: str) -> Exception:
     return invalid_param(f"options.{NAME}.{field}", en, fr=fr)
 

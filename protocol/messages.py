@@ -531,9 +531,11 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
                     request_id: RequestId = None, seat: bool | str = False,
                     characters: list[dict[str, Any]] | None = None,
                     characters_more: bool = False,
-                    asks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                    asks: list[dict[str, Any]] | None = None,
+                    options: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
-    ``seat`` when the member sits on a seat; ``characters`` those it may see."""
+    ``seat`` when the member sits on a seat; ``characters`` those it may see;
+    ``options`` the extensions' option descriptions."""
     message: dict[str, Any] = {
         "type": "welcome",
         "protocol": PROTOCOL_VERSION,
@@ -543,6 +545,7 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
         "server": {"name": SERVER_NAME, "version": version},
         "rulesets": rulesets,
         "extensions": extensions,
+        "options": options or [],
         "manual_dice": manual_dice,
         "characters": characters or [],
     }

@@ -20,6 +20,8 @@ from urllib.parse import quote
 
 import sidecar
 from sidecar.config import ServerConfig
+from sidecar.options import describe as describe_options
+from sidecar.options import parse_options
 from sidecar.protocol.messages import LOCALES, MODES, ROLES
 
 #: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
@@ -66,26 +68,6 @@ def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[
         key, value = pair.split("=", 1)
         params[key.strip()] = coerce_value(value, (schema or {}).get(key.strip()))
     return params
-
-
-def parse_option(text: str) -> tuple[str, Any]:
-    """``--option blank_botch={}`` → ``("blank_botch", {})``: an extension's per-roll
-    settings as JSON; a ``ValueError`` that says what is expected otherwise."""
-    name, sep, value = text.partition("=")
-    name = name.strip()
-    example = 'blank_botch={} or combat=\'{"options": ["viser"], "zone": "oeil"}\''
-    if not sep or not name:
-        raise ValueError(f"--option {text}: expected EXTENSION=JSON, e.g. {example}")
-    try:
-        return name, json.loads(value)
-    except json.JSONDecodeError:
-        raise ValueError(f"--option {text}: the settings of '{name}' must be JSON "
-                         f"(an object such as {{}}), e.g. {example}") from None
-
-
-def parse_options(texts: list[str]) -> dict[str, Any]:
-    """Every ``--option EXT=JSON`` of a roll, by extension."""
-    return dict(parse_option(text) for text in texts)
 
 
 def _map_values_spec(spec: dict[str, Any]) -> dict[str, Any]:
@@ -619,6 +601,9 @@ async def _server_plugins(args: argparse.Namespace) -> int:
         if info["rulesets"]:
             print(f"    {RULESETS_LABEL}: {', '.join(info['rulesets'])}")
         print(f"    hooks: {', '.join(info['hooks'])}")
+        if info.get("options"):
+            print("\n".join(f"    {line}"
+                            for line in describe_options(info["name"], info["options"])))
     return EXIT_OK
 
 
@@ -639,7 +624,9 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{"name": p.name, "version": p.version, "source": p.source,
                            "description": p.description, "hooks": p.hooks,
-                           "rulesets": p.rulesets} for p in host.plugins.values()],
+                           "rulesets": p.rulesets,
+                           "options": host.option_descriptions().get(p.name)}
+                          for p in host.plugins.values()],
                          ensure_ascii=False, indent=2))
         return EXIT_OK
     for info in host.plugins.values():
@@ -649,6 +636,9 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         if info.rulesets:
             print(f"    {RULESETS_LABEL}: {', '.join(info.rulesets)}")
         print(f"    hooks: {', '.join(info.hooks)}")
+        described = host.option_descriptions().get(info.name)
+        if described is not None:
+            print("\n".join(f"    {line}" for line in describe_options(info.name, described)))
     return EXIT_OK
 
 
@@ -796,7 +786,9 @@ async def _roll(args: argparse.Namespace) -> int:
                       {})
         try:
             params = parse_pairs(args.params, schema)
-            options = parse_options(args.option)
+            # Typed from the extensions' descriptions: combat.opponent_pep=3 is a number.
+            options = parse_options(args.option, {o["name"]: o
+                                                  for o in welcome.get("options") or []})
             dice = parse_dice(args.dice)
         except ValueError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
@@ -1258,7 +1250,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     try:
         params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))
-        odds = asyncio.run(aodds(args.ruleset, params, host=host))
+        options = parse_options(getattr(args, "option", []), host.option_descriptions())
+        odds = asyncio.run(aodds(args.ruleset, params, options, host=host))
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -1385,8 +1378,11 @@ def build_parser() -> argparse.ArgumentParser:
     roll.add_argument("--mode", default=MODES[0], choices=MODES)
     roll.add_argument("--label", default="", help="what is attempted")
     roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
-    roll.add_argument("--option", action="append", default=[], metavar='EXT=JSON',
-                      help='per-roll extension settings, e.g. blank_botch={}')
+    roll.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
+                      help="an extension's per-roll setting, typed from its description "
+                           "(`sidecar plugins` lists them): combat.options=viser "
+                           "combat.zone=tête; EXT=yes turns it on with its defaults "
+                           "(blank_botch=yes), EXT={json} gives them all")
     roll.add_argument("--character", metavar="NAME",
                       help="roll as this character: the roll spends from its sheet (a "
                            "player: a character of your seat)")
@@ -1519,6 +1515,8 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--plugins-dir", metavar="DIR")
     odds.add_argument("--locale", default=LOCALES[0], choices=LOCALES,
                       help="language of the error messages")
+    odds.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
+                      help="an extension's per-roll setting, as for roll")
     odds.add_argument("--json", action="store_true")
     odds.set_defaults(func=cmd_odds, pairs="params")
     return parser

@@ -503,6 +503,20 @@ class SidecarClient:
             message["id"] = id
         return await self.request(message)
 
+    def options_for(self, ruleset: str) -> list[dict[str, Any]]:
+        """The extensions' option descriptions (``welcome.options``) that apply to rolls of
+        ``ruleset``: what a form for ``roll(options=...)`` offers."""
+        return [described for described in self.welcome.get("options") or []
+                if described.get("rulesets") is None or ruleset in described["rulesets"]]
+
+    def parse_options(self, texts: list[str]) -> dict[str, Any]:
+        """``["combat.options=viser", "combat.zone=tête", "blank_botch=yes"]`` → the
+        ``options`` of a roll, each value typed from ``welcome.options`` (as the command
+        line's ``--option``); ``ValueError`` for a key the extension does not have."""
+        from sidecar.options import parse_options
+        return parse_options(texts, {described["name"]: described
+                                     for described in self.welcome.get("options") or []})
+
     async def odds(self, ruleset: str, params: dict[str, Any] | None = None,
                    options: dict[str, Any] | None = None, *,
                    character: str | None = None) -> dict[str, Any]:

@@ -12,7 +12,9 @@ Two kinds of plugins:
 * an **extension** changes rolls of any ruleset it understands, before resolution
   (:func:`sidecar_modify_roll`) and after it (:func:`sidecar_modify_outcome`). Its name
   (the entry-point name, or the file name without ``.py``) is the key of its per-roll
-  settings in the request's ``options`` and what the outcome's ``applied`` lists.
+  settings in the request's ``options`` and what the outcome's ``applied`` lists; it
+  describes those settings in :func:`sidecar_options` to have them checked and shown as
+  a form.
 
 Every hook may be implemented with fewer arguments than specified: pluggy passes only the
 ones a function names. A misspelled hook name is refused when the plugin is loaded.
@@ -237,6 +239,55 @@ def sidecar_modify_roll(roll: Roll) -> None:
     initiative), raise ``sidecar.protocol.errors.invalid_param("options.<name>.<field>", "why")``:
     the roller gets that ``invalid_params`` error and nothing is rolled. Check your settings
     here rather than in :func:`sidecar_modify_outcome`, before any die is drawn.
+    """
+
+
+@hookspec
+def sidecar_options() -> dict[str, Any] | None:
+    """Describe this extension's per-roll settings: what ``roll.options["<its name>"]``
+    may hold, so the server checks every request and clients build a form.
+
+    Called when the plugins are loaded, and again whenever the loaded set changes (not
+    async; return the same description each time); a description the host cannot use
+    stops the start-up with an error naming the plugin. Without this hook an
+    extension still receives whatever a request puts under its name, unchecked (plugins
+    written before it keep working); with it, the server answers ``invalid_params``
+    naming the extension and the key for an unknown key, a value of the wrong type or
+    range, or a roll of a ruleset the extension does not apply to — nothing is rolled —,
+    and your hooks only ever see valid values. Keys a request leaves out stay left out
+    (no default is filled in): apply your defaults yourself, as before.
+
+    :return: ``None`` (no description), or a map:
+
+        * ``label``, ``description``: ``{"fr": ..., "en": ...}`` (or a string), shown
+          above the extension's fields;
+        * ``rulesets``: the names of the rulesets it applies to (a client offers it only
+          for those; the server refuses it elsewhere), or ``None`` for every ruleset;
+        * ``params``: a map from each key of the settings to its description, like the
+          ``params`` of :func:`sidecar_rulesets` (``type`` — ``int``, ``bool``,
+          ``string``, ``list``, ``map`` —, ``default`` (what the form shows first),
+          ``min``, ``max``, ``labels``, ``choices``, ``required``, ``label``,
+          ``description``), plus ``cost``: what choosing it costs, for a client to show —
+          an integer on a ``bool``, a map from choice to integer on a ``list`` with
+          ``choices`` —, and ``choice_labels``: a map from choice to ``{"fr", "en"}``,
+          what people read. A ``list`` of integers says ``items: "int"`` (bounds in
+          ``item``: ``{"min", "max"}``); it may then also be sent as a map naming each
+          integer. Choices match loosely (accents, case: ``"Désarmer"`` is
+          ``desarmer``) and reach your hooks as the description writes them.
+
+    The settings as a whole must be a map (``{}`` turns the extension on with its
+    defaults). ``welcome.options`` lists the descriptions, with ``name`` added.
+
+    Example::
+
+        @hookimpl
+        def sidecar_options():
+            return {"label": {"fr": "Ruse", "en": "Cunning"}, "rulesets": ["coin"],
+                    "params": {
+                        "feint": {"type": "bool", "cost": 1, "default": False,
+                                  "label": {"fr": "Feinte", "en": "Feint"}},
+                        "bonus": {"type": "int", "min": 0, "max": 3,
+                                  "label": {"fr": "Bonus", "en": "Bonus"}}}}
     """
 
 

@@ -80,7 +80,23 @@ def _check_string(name: str, value: Any, spec: dict[str, Any]) -> str:
     return value
 
 
-def _check_list(name: str, value: Any, spec: dict[str, Any]) -> list[Any]:
+def _check_int_list(name: str, value: Any, spec: dict[str, Any]) -> list[int] | dict[str, int]:
+    """A ``list`` of ``items: "int"``: integers within ``item``'s bounds, as a list or as a
+    map naming each one (only the values count)."""
+    if isinstance(value, dict):
+        return _check_map(name, value, {**spec, "values": "int"})
+    if not isinstance(value, list):
+        raise invalid_param(name, "must be a list of integers",
+                            fr="doit être une liste d'entiers")
+    max_items = spec.get("max_items", 20)
+    if len(value) > max_items:
+        raise invalid_param(name, f"at most {max_items} items", fr=f"au plus {max_items} éléments")
+    return [_check_int(name, item, spec.get("item", {})) for item in value]
+
+
+def _check_list(name: str, value: Any, spec: dict[str, Any]) -> list[Any] | dict[str, int]:
+    if spec.get("items") == "int":
+        return _check_int_list(name, value, spec)
     if not isinstance(value, list):
         raise invalid_param(name, "must be a list", fr="doit être une liste")
     max_items = spec.get("max_items", 20)
@@ -163,6 +179,8 @@ def check_schema(schema: Any) -> list[str]:
             problems.append(f"parameter '{name}': description must be a map")
         elif spec.get("type", "string") not in TYPES:
             problems.append(f"parameter '{name}': type must be one of {', '.join(TYPES)}")
+        elif spec.get("items", "string") not in ("string", "int"):
+            problems.append(f"parameter '{name}': a list's items are 'string' or 'int'")
     return problems
 
 

@@ -201,7 +201,9 @@ class RollPipeline:
         return Roll(
             ruleset=ruleset,
             params=self._validate(ruleset, params, schema),
-            options=dict(options) if options else {},
+            # Checked against the extensions' descriptions (``invalid_params`` naming the
+            # extension and the key) before any hook sees them.
+            options=self.host.validate_options(ruleset, options) if options else {},
             table=table,
             by=dict(by) if by else {},
             label=label,

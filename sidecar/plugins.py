@@ -38,6 +38,8 @@ import pluggy
 from sidecar import hookspecs
 from sidecar.looptime import Timed
 from sidecar.markers import PROJECT
+from sidecar.options import check_description, validate_options
+from sidecar.options import listing as option_listing
 from sidecar.params import check_schema, check_sheet
 from sidecar.workers import Abandoned, Call, DaemonWorkers
 
@@ -218,6 +220,9 @@ class PluginHost:
         self._impls: dict[str, list[Impl]] = {}
         #: ruleset → its character sheet (owner's fields, then extensions'), built once.
         self._sheets: dict[str, dict[str, Any]] = {}
+        #: extension name → the description of its options, built once (see
+        #: :meth:`option_descriptions`).
+        self._options: dict[str, dict[str, Any]] | None = None
         self._owned: dict[tuple[str, str], Impl | None] = {}
         self._text_orders: dict[str, list[Impl]] = {}
         self._plans: dict[str, InlinePlan | None] = {}
@@ -434,6 +439,63 @@ class PluginHost:
                 sheet[field_name] = spec if name == owner else {**spec, "extension": name}
         return sheet
 
+    def option_descriptions(self) -> dict[str, dict[str, Any]]:
+        """Extension name → the description of its per-roll options
+        (:func:`~sidecar.hookspecs.sidecar_options`), for those that give one. Built on
+        first use and kept; an unusable description is logged and left out here (the
+        extension's options then go unchecked) — :meth:`check_options` refuses it at
+        start-up."""
+        if self._options is None:
+            self._options = self._build_options(strict=False)
+        return self._options
+
+    def check_options(self) -> None:
+        """Collect every extension's option description now, refusing (``PluginLoadError``
+        naming the plugin) one that is unusable: a mistake fails at start-up."""
+        self._options = self._build_options(strict=True)
+
+    def _build_options(self, *, strict: bool) -> dict[str, dict[str, Any]]:
+        described: dict[str, dict[str, Any]] = {}
+        for impl in self.pm.hook.sidecar_options.get_hookimpls():
+            name = impl.plugin_name
+            if name not in self.plugins:
+                continue
+            try:
+                description = impl.function()
+                problems = (["sidecar_options() must not be async"]
+                            if inspect.isawaitable(description) else
+                            check_description(description) if description is not None
+                            else [])
+            except BaseException as exc:  # a plugin can never stop the server
+                description, problems = None, [f"sidecar_options() raised "
+                                               f"{type(exc).__name__}: {exc}"]
+            if inspect.isawaitable(description):
+                description.close()
+            if problems:
+                text = f"plugin '{name}': its options are unusable: " + "; ".join(problems)
+                if strict:
+                    raise PluginLoadError(text)
+                log.error("%s", text)
+                continue
+            if description is not None:
+                described[name] = description
+        return described
+
+    def option_listing(self) -> list[dict[str, Any]]:
+        """The extensions' options as ``welcome.options`` lists them (disabled ones left
+        out)."""
+        return [option_listing(name, description)
+                for name, description in self.option_descriptions().items()
+                if not self.plugins[name].disabled]
+
+    def validate_options(self, ruleset: str, options: dict[str, Any]) -> dict[str, Any]:
+        """A request's ``options`` checked against the descriptions (``invalid_params``
+        naming the extension and the key); see :func:`sidecar.options.validate_options`."""
+        if not options:
+            return {}
+        return validate_options(options, ruleset, self.option_descriptions(),
+                                self.plugins.keys())
+
     def extension_listing(self) -> list[dict[str, Any]]:
         """The extensions as ``welcome`` lists them (disabled ones left out)."""
         return [info.to_listing() for info in self.plugins.values()
@@ -489,6 +551,7 @@ class PluginHost:
         """Drop the precomputed call lists (a plugin was added, removed, disabled, trusted)."""
         self._impls.clear()
         self._sheets.clear()
+        self._options = None
         self._owned.clear()
         self._text_orders.clear()
         self._plans.clear()
@@ -697,6 +760,7 @@ class PluginHost:
         return [{"name": info.name, "version": info.version, "source": info.source,
                  "description": info.description, "hooks": info.hooks,
                  "rulesets": info.rulesets, "disabled": info.disabled,
+                 "options": self.option_descriptions().get(info.name),
                  "recent_failures": sum(1 for t in info.failures
                                         if now - t <= self.failure_window),
                  "last_error": info.last_error}
@@ -711,4 +775,5 @@ def default_host(plugins_dir: str | Path | None = None, *,
     if plugins_dir is not None:
         host.load_directory(plugins_dir, disabled=disabled)
     host.check_sheets()
+    host.check_options()
     return host

@@ -56,16 +56,16 @@ from sidecar import hookimpl
 
 @hookimpl
 def sidecar_modify_roll(roll):
-    if roll.options.get("meddle") == "ruleset":
+    if roll.options.get("meddling") == "ruleset":
         roll.ruleset = "ladder"
-    if roll.options.get("meddle") == "by":
+    if roll.options.get("meddling") == "by":
         roll.by["name"] = "Quelqu'un d'autre"
 
 @hookimpl
 def sidecar_modify_outcome(roll, outcome):
-    if roll.options.get("meddle") == "dice":
+    if roll.options.get("meddling") == "dice":
         outcome.dice[0]["face"] = 10
-    if roll.options.get("meddle") == "applied":
+    if roll.options.get("meddling") == "applied":
         outcome.applied.append("someone")
 '''
 
@@ -185,7 +185,7 @@ def test_meddling_with_what_plugins_may_not_change_is_undone(tmp_path, meddle, f
                 peers(server, 1) as (gm,):
             await gm.join(role="gm", name="MJ")
             outcome = await gm.roll(params={"pool": 2}, dice=[3, 4],
-                                    options={"meddle": meddle})
+                                    options={"meddling": meddle})
             assert outcome["ruleset"] == "bloodlust" and outcome["by"]["name"] == "MJ"
             assert [d["face"] for d in outcome["dice"]] == [3, 4]
             assert outcome["applied"] == []

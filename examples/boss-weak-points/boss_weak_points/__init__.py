@@ -54,6 +54,42 @@ def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
     return SHEET_FIELDS if ruleset in WOUND_FIELDS else None
 
 
+#: What ``options.boss`` may hold (see ``sidecar_options`` in sidecar.hookspecs).
+OPTIONS: dict[str, Any] = {
+    "label": {"fr": "Boss : armure et points faibles", "en": "Boss: armour and weak points"},
+    "description": {"fr": "Une attaque contre un boss (ou le boss qui encaisse)",
+                    "en": "An attack on a boss (or the boss taking it)"},
+    "rulesets": None,  # every ruleset: wounds come from the common margin
+    "params": {
+        "armor": {"type": "int", "min": 0, "max": 100,
+                  "label": {"fr": "Armure du boss", "en": "Boss's armour"},
+                  "description": {"fr": "Retirée des blessures, sauf sur un point faible visé",
+                                  "en": "Taken off the wounds, except on an aimed weak "
+                                        "point"}},
+        "weak_points": {"type": "map", "values": "int", "max_items": 20,
+                        "item": {"min": 0, "max": 100},
+                        "label": {"fr": "Points faibles", "en": "Weak points"},
+                        "description": {"fr": "Nom → bonus aux blessures",
+                                        "en": "Name → bonus to the wounds"}},
+        "aim": {"type": "string", "max_length": 64,
+                "label": {"fr": "Point faible visé", "en": "Aimed weak point"},
+                "description": {"fr": "Où l'attaque vise (sinon la zone de Viser)",
+                                "en": "Where the attack aims (else Aim's zone)"}},
+        "critical": {"type": "bool", "default": False,
+                     "label": {"fr": "Coup critique de l'adversaire",
+                               "en": "Opponent's critical"},
+                     "description": {"fr": "Le boss encaisse : l'attaque était un critique",
+                                     "en": "The boss takes it: the attack was a critical"}},
+    },
+}
+
+
+@hookimpl
+def sidecar_options() -> dict[str, Any]:
+    """The boss settings, described for the server's checks and the clients' forms."""
+    return OPTIONS
+
+
 def _bad(field: str, en: str, fr: str) -> Exception:
     return invalid_param(f"options.{NAME}.{field}", en, fr=fr)
 

@@ -131,16 +131,55 @@ export function convertValue(raw, spec) {
 }
 
 /**
+ * An extension's option typed in `/sc` as `ext.key=value` (`combat.options=viser`,
+ * `boss.armor=2`), checked and typed by `welcome.options` (PROTOCOL.md, "Extension
+ * options"): added to `options`. A list adds up over repeats (`combat.options=viser
+ * combat.options=charger`, or `viser,charger`); a map takes JSON. Throws CommandError
+ * for an unknown extension or key, or an extension that does not apply to `ruleset`.
+ */
+export function addOption(options, key, raw, descriptions, ruleset, lang = "fr") {
+  const fr = lang !== "en";
+  const [name, field] = [key.slice(0, key.indexOf(".")), key.slice(key.indexOf(".") + 1)];
+  const described = (descriptions ?? []).find((candidate) => candidate.name === name);
+  if (!described) {
+    const known = (descriptions ?? []).map((candidate) => candidate.name).join(", ") || "—";
+    throw new CommandError(fr ? `Extension inconnue « ${name} » (avec des options : ${known}).`
+      : `Unknown extension "${name}" (with options: ${known}).`);
+  }
+  if (described.rulesets && !described.rulesets.includes(ruleset)) {
+    throw new CommandError(fr ? `« ${name} » ne s'applique qu'à : ${described.rulesets.join(", ")}.`
+      : `"${name}" only applies to: ${described.rulesets.join(", ")}.`);
+  }
+  const spec = described.params?.[field];
+  if (!spec) {
+    const known = Object.keys(described.params ?? {}).join(", ");
+    throw new CommandError(fr ? `« ${name} » n'a pas d'option « ${field} » (connues : ${known}).`
+      : `"${name}" has no option "${field}" (known: ${known}).`);
+  }
+  const settings = (options[name] ??= {});
+  let value;
+  if (spec.type === "map") {
+    try { value = JSON.parse(raw); } catch { value = raw; } // the server names what it expects
+  } else if (spec.type === "list" && spec.items === "int") {
+    value = raw.split(",").map((item) => item.trim()).filter(Boolean).map((item) => (/^[+-]?\d+$/.test(item) ? Number(item) : item));
+  } else {
+    value = convertValue(raw, spec);
+  }
+  settings[field] = spec.type === "list" && Array.isArray(settings[field]) ? [...settings[field], ...value] : value;
+}
+
+/**
  * Parses `/sc …`. Returns null when the text is not a sidecar command, else
- * `{action: "roll"|"odds", ruleset, params, label, mode, dice, character}` or
+ * `{action: "roll"|"odds", ruleset, params, label, mode, dice, character, options?}` or
  * `{action: "help"|"sheet"}`. `character` is null (not given: the bridge chooses), a name,
  * or "" (`--character -`: roll as nobody).
  * Throws CommandError for what the user must fix.
  * @param {string} text  the chat line
  * @param {Array} rulesets  `welcome.rulesets` (to check the name and convert values)
  * @param {string} lang  "fr" or "en"
+ * @param {Array} descriptions  `welcome.options` (for `ext.key=value`: see addOption)
  */
-export function parseCommand(text, rulesets = [], lang = "fr") {
+export function parseCommand(text, rulesets = [], lang = "fr", descriptions = []) {
   const trimmed = text.trim();
   if (!/^\/sc(\s|$)/i.test(trimmed)) return null;
   const say = strings(lang);
@@ -195,7 +234,9 @@ export function parseCommand(text, rulesets = [], lang = "fr") {
     if (equals > 0) {
       const key = token.raw.slice(0, equals);
       const raw = token.value.slice(token.value.indexOf("=") + 1);
-      command.params[key] = convertValue(raw, ruleset?.params?.[key]);
+      // `ext.key=value`: an extension's option (command.options only when one is given).
+      if (key.includes(".")) addOption((command.options ??= {}), key, raw, descriptions, command.ruleset, lang);
+      else command.params[key] = convertValue(raw, ruleset?.params?.[key]);
     } else if (!token.quoted && ruleset?.params?.[token.value]?.type === "bool") {
       command.params[token.value] = true; // `/sc oweens dice=4 bagage`
     } else {
@@ -683,7 +724,7 @@ export class SidecarChat {
   handle(text, rollMode = "publicroll") {
     let command;
     try {
-      command = parseCommand(text, this.rulesets, this.lang);
+      command = parseCommand(text, this.rulesets, this.lang, this.client.welcome?.options ?? []);
     } catch (error) {
       if (!(error instanceof CommandError)) throw error;
       return this.postError(error.message);
@@ -817,13 +858,15 @@ export class SidecarChat {
     try {
       const character = this.characterFor(command);
       if (command.action === "odds") {
-        const odds = await this.client.odds(command.ruleset, command.params, {}, { character: character ?? undefined });
+        const odds = await this.client.odds(command.ruleset, command.params, command.options ?? {},
+          { character: character ?? undefined });
         return await this.post({ content: renderOdds(odds, { lang: this.lang, rulesetTitle: this.titleOf(command.ruleset) }),
                                  whisper: [this.userId], blind: false });
       }
       const mode = command.mode ?? FOUNDRY_TO_SIDECAR[rollMode] ?? "public";
       const outcome = await this.client.roll({ ruleset: command.ruleset, params: command.params,
-        label: command.label, mode, dice: command.dice ?? undefined, character: character ?? undefined });
+        options: command.options ?? {}, label: command.label, mode, dice: command.dice ?? undefined,
+        character: character ?? undefined });
       const visibility = chatVisibility(mode, { userId: this.userId, gmIds: this.gmIds() });
       if (mode === "blind") {
         // Our copy is the hidden one: a note for ourselves; the GM's client posts the card.

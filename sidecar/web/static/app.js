@@ -11,7 +11,10 @@ import {
   applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters, currentCharacter,
   renderCharacterPanel, resetCharacters, sheetPlan,
 } from "./characters.js";
-import { buildField, fieldId as fieldIdIn, readFields, writeFields } from "./fields.js";
+import {
+  buildField, buildOptionFieldsets, fieldId as fieldIdIn, optionsFor, readFields, readOptionFieldsets,
+  writeFields, writeOptionFieldsets,
+} from "./fields.js";
 import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
@@ -216,9 +219,11 @@ function enterTable(welcome) {
   $("roller").hidden = !canRoll;
   $("manual").hidden = !welcome.manual_dice;
   const extensions = welcome.extensions ?? [];
-  $("ext-options").hidden = extensions.length === 0;
   $("extensions-list").textContent = extensions.length
     ? t("ext.list") + extensions.map((ext) => `${ext.name} — ${ext.description}`).join(" · ") : "";
+  // Extensions that describe no options take free-form JSON (unchecked by the server).
+  const described = new Set((welcome.options ?? []).map((option) => option.name));
+  $("options-free").hidden = !extensions.some((ext) => !described.has(ext.name));
   fillRulesets(query.get("ruleset") || localStorage.getItem("sidecar.ruleset"));
   resetCharacters(welcome);
   resetAsks(welcome);
@@ -266,7 +271,30 @@ function buildParams() {
   roller.hidden = !character;
   roller.textContent = character ? t("roll.as", { name: character.character }) : "";
   $("dice-order").textContent = ruleset.dice_order ? t("dice.order") + local(ruleset.dice_order) : "";
+  buildOptions(ruleset.name);
   scheduleOdds();
+}
+
+// -- extension options, built from `welcome.options` -----------------------------------------
+
+/** The settings the option fieldsets hold now (of whatever ruleset they were built for). */
+function keptOptions() {
+  const built = $("option-sets").dataset.ruleset;
+  return built ? readOptionFieldsets(state.welcome.options, built) : {};
+}
+
+/**
+ * The fieldsets of the extensions that apply to `ruleset` only; settings already chosen
+ * stay chosen when the form is rebuilt (an extension for every ruleset, another language).
+ */
+function buildOptions(ruleset) {
+  const kept = keptOptions();
+  const box = $("option-sets");
+  box.replaceChildren(...buildOptionFieldsets(state.welcome.options, ruleset));
+  writeOptionFieldsets(state.welcome.options, ruleset, kept);
+  box.dataset.ruleset = ruleset;
+  const shown = optionsFor(state.welcome.options, ruleset).length > 0;
+  $("ext-options").hidden = !shown && $("options-free").hidden;
 }
 
 /**
@@ -333,12 +361,15 @@ function restoreForm({ ruleset, params }) {
   scheduleOdds();
 }
 
+/** The roll's `options`: the fieldsets' settings, and the free-form JSON of extensions
+ * that describe none (a SyntaxError when it is not an object). */
 function readOptions() {
-  const raw = $("options").value.trim();
-  if (!raw) return {};
+  const described = readOptionFieldsets(state.welcome.options, $("ruleset").value);
+  const raw = $("options-free").hidden ? "" : $("options").value.trim();
+  if (!raw) return described;
   const options = JSON.parse(raw);
   if (!options || typeof options !== "object" || Array.isArray(options)) throw new SyntaxError();
-  return options;
+  return { ...options, ...described };
 }
 
 function readDice() {

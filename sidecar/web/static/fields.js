@@ -1,5 +1,5 @@
-// Form fields built from a description (a ruleset's `params`, a character `sheet`): one
-// input per field, read back into the values the server expects.
+// Form fields built from a description (a ruleset's `params`, a character `sheet`, an
+// extension's options): one input per field, read back into the values the server expects.
 import { el, local, t } from "./page.js";
 
 /** The id of field `name`'s input in the form whose fields are prefixed with `prefix`. */
@@ -21,13 +21,15 @@ export function buildField(name, spec, prefix, options = {}) {
   const wrap = el("div", { class: `param param-${spec.type ?? "string"}${spec.labels ? " has-labels" : ""}`,
     "data-param": name });
   if (spec.type === "bool") {
+    // An extension's option may cost something (`cost`: an integer on a bool).
+    const cost = typeof spec.cost === "number" ? el("span", { class: "cost", text: ` (${t("option.cost", { cost: spec.cost })})` }) : null;
     wrap.append(el("label", { class: "check" },
       el("input", { type: "checkbox", id, checked: spec.default === true }),
-      el("span", {}, title, el("small", { class: "help", text: help }))));
+      el("span", {}, title, cost, el("small", { class: "help", text: help }))));
     return wrap;
   }
   let input;
-  const choices = options.choices ?? (spec.choices ? spec.choices.map((choice) => [choice, choice]) : null);
+  const choices = options.choices ?? (spec.choices ? spec.choices.map((choice) => [choice, choiceText(spec, choice)]) : null);
   if (spec.type === "int") {
     input = el("input", { type: "number", id, inputmode: "numeric", min: spec.min, max: spec.max,
       step: 1, value: spec.default ?? "", required: spec.required });
@@ -42,7 +44,10 @@ export function buildField(name, spec, prefix, options = {}) {
     input = el("div", { class: "choices", id },
       spec.choices.map((choice) => el("label", { class: "chip" },
         el("input", { type: "checkbox", value: choice, checked: defaults.has(choice) }),
-        el("span", { text: choice.replaceAll("_", " ") }))));
+        el("span", { text: choiceText(spec, choice) }),
+        // An extension's option lists what each choice costs (`cost`: choice → integer).
+        typeof spec.cost?.[choice] === "number"
+          ? el("span", { class: "cost", text: ` (${t("option.cost", { cost: spec.cost[choice] })})` }) : null)));
   } else {
     input = el("input", { type: "text", id, maxlength: spec.max_length ?? 200,
       placeholder: spec.example ?? "", value: spec.type === "list" ? (spec.default ?? []).join(", ")
@@ -71,6 +76,11 @@ export function buildField(name, spec, prefix, options = {}) {
   wrap.append(heading, row);
   if (help) wrap.append(el("small", { class: "help", text: help }));
   return wrap;
+}
+
+/** What people read for one of a field's choices: its `choice_labels` entry, else the choice. */
+function choiceText(spec, choice) {
+  return local(spec.choice_labels?.[choice]) || String(choice).replaceAll("_", " ");
 }
 
 /** A `map` field: editable rows of name → value, plus a button adding a row. */
@@ -131,9 +141,10 @@ export function readFields(schema, prefix, { skip = new Set(), relaxed = false }
       }
       values[name] = map;
     } else if (spec.type === "list") {
-      const items = spec.choices
+      let items = spec.choices
         ? [...node.querySelectorAll("input:checked")].map((box) => box.value)
         : node.value.split(",").map((item) => item.trim()).filter(Boolean);
+      if (spec.items === "int") items = items.map((item) => (/^-?\d+$/.test(item) ? Number(item) : item));
       if (items.length || spec.required) values[name] = items;
     } else {
       const raw = node.value.trim();
@@ -161,4 +172,77 @@ export function writeFields(schema, prefix, values) {
       for (const box of node.querySelectorAll("input")) box.checked = (value ?? []).includes(box.value);
     } else node.value = Array.isArray(value) ? value.join(", ") : value ?? "";
   }
+}
+
+// -- extension options: one fieldset per extension, built from `welcome.options` -------------
+
+/** The prefix of the fields of extension `name`'s options. */
+const optionPrefix = (name) => `option-${name}`;
+
+/** The option descriptions that apply to rolls of `ruleset` (`rulesets: null`: every one). */
+export function optionsFor(descriptions, ruleset) {
+  return (descriptions ?? []).filter((described) => !described.rulesets || described.rulesets.includes(ruleset));
+}
+
+/**
+ * One fieldset per extension whose options apply to `ruleset`: a checkbox turning the
+ * extension on for this roll, and its fields (shown once it is on).
+ */
+export function buildOptionFieldsets(descriptions, ruleset) {
+  return optionsFor(descriptions, ruleset).map((described) => {
+    const prefix = optionPrefix(described.name);
+    const toggle = el("input", { type: "checkbox", id: `${prefix}-on`, class: "option-on",
+      "data-extension": described.name });
+    const fields = el("div", { class: "option-fields", id: `${prefix}-fields` },
+      Object.entries(described.params ?? {}).map(([key, spec]) => {
+        const field = buildField(key, spec, prefix);
+        // The server names a bad option `options.<extension>.<key>`: so does the field.
+        field.dataset.param = `options.${described.name}.${key}`;
+        return field;
+      }));
+    const help = local(described.description);
+    const box = el("fieldset", { class: "option-set", "data-extension": described.name },
+      el("legend", {}, el("label", { class: "check" }, toggle,
+        el("span", { text: local(described.label) || described.name }))),
+      help ? el("small", { class: "help", text: help }) : null, fields);
+    toggle.addEventListener("change", () => { fields.hidden = !toggle.checked; });
+    fields.hidden = true;
+    return box;
+  });
+}
+
+/** Put settings back into the fieldsets in the page (`{name: {key: value}}`): those of an
+ * extension the form shows turn it on. */
+export function writeOptionFieldsets(descriptions, ruleset, settings) {
+  for (const described of optionsFor(descriptions, ruleset)) {
+    const toggle = document.getElementById(`${optionPrefix(described.name)}-on`);
+    if (!toggle || !(described.name in settings)) continue;
+    toggle.checked = true;
+    document.getElementById(`${optionPrefix(described.name)}-fields`).hidden = false;
+    writeFields(described.params, optionPrefix(described.name), settings[described.name]);
+  }
+}
+
+/**
+ * The settings of every extension turned on in the form: `{name: {key: value}}`. Only
+ * what differs from a field's `default` is sent (left out, the extension applies it).
+ */
+export function readOptionFieldsets(descriptions, ruleset) {
+  const options = {};
+  for (const described of optionsFor(descriptions, ruleset)) {
+    const prefix = optionPrefix(described.name);
+    if (!document.getElementById(`${prefix}-on`)?.checked) continue;
+    const { values } = readFields(described.params, prefix, { relaxed: true });
+    const settings = {};
+    for (const [key, value] of Object.entries(values)) {
+      const spec = described.params[key] ?? {};
+      const empty = (Array.isArray(value) && value.length === 0)
+        || (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
+      if (empty && spec.default === undefined) continue;
+      if ("default" in spec && JSON.stringify(spec.default) === JSON.stringify(value)) continue;
+      settings[key] = value;
+    }
+    options[described.name] = settings;
+  }
+  return options;
 }
