@@ -252,12 +252,21 @@ def _text(value: Any) -> str:
     return str(value or "")
 
 
+def _both(value: Any) -> str:
+    """A label French first, then English when it differs: ``Zone visée / Aimed zone``."""
+    if isinstance(value, dict):
+        fr, en = str(value.get("fr") or ""), str(value.get("en") or "")
+        return f"{fr} / {en}" if fr and en and fr != en else fr or en
+    return "" if value is None else str(value)
+
+
 def describe(name: str, description: dict[str, Any]) -> list[str]:
     """One line per key of an extension's options, for ``sidecar plugins``:
     ``combat.opponent_pep=<int 0–50>  Peps de l'adversaire``."""
     rulesets = description.get("rulesets")
-    lines = [f"options ({'rulesets: ' + ', '.join(rulesets) if rulesets else 'every ruleset'}"
-             f"; --option {name}.KEY=VALUE):"]
+    where = ("jeux de règles / rulesets: " + ", ".join(rulesets) if rulesets
+             else "tous les jeux / every ruleset")
+    lines = [f"options ({where}; --option {name}.KEY=VALUE):"]
     for key, spec in description["params"].items():
         kind = spec.get("type", "string")
         shape = kind
@@ -272,9 +281,10 @@ def describe(name: str, description: dict[str, Any]) -> list[str]:
                 f"{c} ({cost[c]})" if isinstance(cost, dict) and c in cost else str(c)
                 for c in spec["choices"])
         elif isinstance(cost, int):
-            shape += f", cost {cost}"
+            shape += f", coût / cost {cost}"
         if "default" in spec:
-            shape += f", default {json.dumps(spec['default'], ensure_ascii=False)}"
-        label = _text(spec.get("label"))
+            shape += (", défaut / default "
+                      f"{json.dumps(spec['default'], ensure_ascii=False)}")
+        label = _both(spec.get("label"))
         lines.append(f"  {name}.{key}=<{shape}>" + (f"  {label}" if label else ""))
     return lines

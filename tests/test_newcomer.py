@@ -79,16 +79,22 @@ def test_watch_shows_presence_only_when_asked():
 # -- 3. an extension's settings that are not JSON ------------------------------------------
 
 def test_an_option_that_is_not_json_says_what_is_expected():
+    """``--option blank_botch=yes`` once answered a JSON decoder's "Expecting value": it
+    now turns the extension on; settings that are not JSON say in one line what is."""
     with ServeProcess() as server:
-        bad = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+        yes = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
                       PLAYER_TOKEN, "--option", "blank_botch=yes")
+        assert yes.returncode == 0, yes.stderr
+        bad = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                      PLAYER_TOKEN, "--option", "blank_botch={oui")
         assert bad.returncode == 2
         assert bad.stderr.count("\n") == 1 and "Expecting value" not in bad.stderr
         assert "blank_botch" in bad.stderr and "JSON" in bad.stderr
-        assert "blank_botch={}" in bad.stderr
-        no_sign = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
-                          PLAYER_TOKEN, "--option", "blank_botch")
-        assert no_sign.returncode == 2 and "EXTENSION=JSON" in no_sign.stderr
+        assert "blank_botch=yes" in bad.stderr
+        unknown = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                          PLAYER_TOKEN, "--option", "blank_botch.nope=1")
+        assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
+        assert "nope" in unknown.stderr
         good = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
                        PLAYER_TOKEN, "--option", "blank_botch={}")
         assert good.returncode == 0, good.stderr
@@ -307,9 +313,11 @@ def test_user_facing_texts_cite_what_users_have():
 def test_plugins_speak_french_first_then_english():
     listed = sidecar("plugins")
     assert listed.returncode == 0
+    # The plugins' own lines (four spaces), not their option keys (six) or headers.
     descriptions = [line.strip() for line in listed.stdout.splitlines()
-                    if line.startswith("    ") and not line.strip().startswith(
-                        ("hooks:", "jeux de règles / rulesets:"))]
+                    if line.startswith("    ") and not line.startswith("      ")
+                    and not line.strip().startswith(
+                        ("hooks:", "jeux de règles / rulesets:", "options ("))]
     assert len(descriptions) == 8, listed.stdout
     for text in descriptions:
         french, _, english = text.partition(" / ")
@@ -317,6 +325,8 @@ def test_plugins_speak_french_first_then_english():
         # French first: its typography (« : » with a space) before the English colon.
         assert " : " in french and " : " not in english, text
     assert "jeux de règles / rulesets: bloodlust" in listed.stdout
+    assert "options (jeux de règles / rulesets: oweens;" in listed.stdout
+    assert "Zone visée / " in listed.stdout
 
 
 def test_roll_texts_put_a_colon_after_the_label_and_say_extreme_in_french():
