@@ -210,7 +210,7 @@ async function join(SidecarClient, url) {
     assigned: () => game.user.character?.name ?? "",
     seat: () => (seatToken ? name : ""),
     userIdOf: (sidecarName) => game.users.find((user) => user.name === sidecarName)?.id ?? null,
-    hasCard: (seq) => [...messages()].some((message) => message.flags?.[MODULE]?.seq === seq),
+    hasBlindCard: (seq) => [...messages()].some((message) => message.blind && message.flags?.[MODULE]?.seq === seq),
     // Every card speaks as the roller (`alias`), never as the token the poster has selected.
     post: ({ content, whisper, blind, rollMode, seq, roll, open, ask, alias }) => ChatMessage.create({
       content, whisper, blind, speaker: { scene: null, actor: null, token: null, alias: alias || game.user.name },
@@ -251,7 +251,7 @@ async function join(SidecarClient, url) {
     // A name that has a seat joins with its seat's token only: say where to put it.
     if (error.code === "forbidden" && !isGM && !seatToken) key = "VTTSIDECAR.seatNeeded";
     // A GM without this browser's GM token: blind cards need a GM joined as GM.
-    if (error.code === "forbidden" && isGM) key = "VTTSIDECAR.gmRefused";
+    if (isGM && !["closed", "timeout"].includes(error.code)) key = "VTTSIDECAR.gmRefused";
     // The files came from the sidecar but the WebSocket did not open: the origin, most likely.
     if (error.code === "closed" && serveAdvice(url)) key = "VTTSIDECAR.originRefused";
     ui.notifications.error(notice(key, { message, url, advice: serveAdvice(url) }),

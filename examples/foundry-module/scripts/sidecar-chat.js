@@ -706,11 +706,11 @@ export class SidecarChat {
                 otherNames = () => [], mirror = () => false, lang = "fr",
                 character = () => "", assigned = () => "", seat = () => "",
                 close = async () => {}, userIdOf = () => null, update = async () => {},
-                hasCard = () => false, retryDelays = [500, 2000, 5000] }) {
+                hasBlindCard = () => false, retryDelays = [500, 2000, 5000] }) {
     this.client = client;
-    /** `hasCard(seq)`: whether the chat holds a card of that event already (a catch-up
-     * after a GM's reconnection must not post it twice). */
-    this.hasCard = hasCard;
+    /** `hasBlindCard(seq)`: whether the chat holds the GMs' blind card of that event
+     * already (a catch-up after a GM's reconnection must not post it twice). */
+    this.hasBlindCard = hasBlindCard;
     /** Seqs of the blind cards this client posted (or is posting). */
     this.blindPosted = new Set();
     /** Pauses (ms) between the attempts at posting a blind card Foundry refused. */
@@ -763,7 +763,7 @@ export class SidecarChat {
   }
 
   /**
-   * Posts the blind cards of the last events the chat does not show (`hasCard`): rolled
+   * Posts the blind cards of the last events the chat does not show (`hasBlindCard`): rolled
    * while no GM connected as GM was in Foundry. Bounded: the last `window` events.
    */
   async catchUp(window = 200) {
@@ -774,7 +774,7 @@ export class SidecarChat {
       const { events = [], more, next } = await this.client.history({ after, limit: 100 });
       for (const event of events) {
         if (event.type === "outcome" && event.mode === "blind" && !event.result?.hidden
-            && event.reacts_to === undefined && !this.hasCard(event.seq)) {
+            && event.reacts_to === undefined && !this.hasBlindCard(event.seq)) {
           const message = await this.postBlind(event);
           if (message) posted.push(message);
         }
@@ -787,7 +787,7 @@ export class SidecarChat {
 
   /** A blind roll's whole card, to the GMs only (blind), once; Foundry's refusals retried. */
   async postBlind(outcome) {
-    if (this.blindPosted.has(outcome.seq) || this.hasCard(outcome.seq)) return null;
+    if (this.blindPosted.has(outcome.seq) || this.hasBlindCard(outcome.seq)) return null;
     this.blindPosted.add(outcome.seq);
     const message = { content: renderCard(outcome, this.cardOptions(outcome.ruleset)), alias: outcome.by?.name,
                       ...chatVisibility("blind", { userId: this.userId, gmIds: this.gmIds() }),
