@@ -158,3 +158,30 @@ def test_a_refused_origin_is_logged_once_with_the_flag_that_allows_it(
             assert await attempt(server, lan) == 101
 
     run(scenario())
+
+
+def test_the_js_client_rolls_over_wss_trusting_the_certificate(
+        certificate: tuple[Path, Path]) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    cert, key = certificate
+    script = (
+        "import { SidecarClient } from './sidecar/web/static/sidecar-client.js';\n"
+        "const client = new SidecarClient(process.argv[1], { table: 'tls-js', name: 'Aengus',"
+        " token: process.argv[2], reconnect: false });\n"
+        "try { await client.connect();"
+        " const outcome = await client.roll({ ruleset: 'bloodlust', params: { pool: 2 } });"
+        " console.log('faces', outcome.dice.length); }"
+        " catch (error) { console.log('failed', error.code); }\n"
+        "await client.close();\n")
+    from tests.live_server import LiveServer
+    with LiveServer(ssl_certfile=str(cert), ssl_keyfile=str(key)) as server:
+        def run_node(**env: str) -> str:
+            done = subprocess.run(
+                [node, "--experimental-websocket", "--input-type=module", "-e", script,
+                 server.url, PLAYER_TOKEN], cwd=ROOT, capture_output=True, text=True,
+                timeout=60, env={**os.environ, **env})
+            return done.stdout
+        assert "faces 2" in run_node(NODE_EXTRA_CA_CERTS=str(cert))
+        assert "failed closed" in run_node()  # not trusted: no table, no fallback
