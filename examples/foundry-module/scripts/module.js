@@ -91,7 +91,9 @@ Hooks.once("init", () => {
   register("mirror", { scope: "world", type: Boolean, default: true });
   // Registered now, whatever the sidecar does later: `/sc` is never Foundry's invalid command.
   Hooks.on("chatMessage", onChatMessage);
-  Hooks.on("renderChatMessage", (_message, html) => {
+  // v13 renamed the hook (an HTMLElement instead of jQuery); the old name is deprecated there.
+  const rendered = (game.release?.generation ?? 12) >= 13 ? "renderChatMessageHTML" : "renderChatMessage";
+  Hooks.on(rendered, (_message, html) => {
     if (!live.chat) return;
     bindChoices(html?.[0] ?? html, live.chat);
     bindAnswers(html?.[0] ?? html, live.chat);

@@ -89,8 +89,10 @@ export function textNodes(html) {
  * @param {object} [options.translations]  the module's lang file, as Foundry loads it
  * @param {string} [options.lang]
  * @param {string} [options.origin]  the page's origin (Node only: a browser has its own)
+ * @param {number} [options.generation]  Foundry's major version (12 or 13)
  */
-export function installFoundry({ users = [], me, settings = {}, translations = {}, lang = "fr", origin } = {}) {
+export function installFoundry({ users = [], me, settings = {}, translations = {}, lang = "fr", origin,
+                                 generation = 12 } = {}) {
   const hooks = new Map();
   const notes = [];
   const inlineRolls = [];
@@ -130,6 +132,7 @@ export function installFoundry({ users = [], me, settings = {}, translations = {
 
   const game = {
     ready: false,
+    release: { generation },
     user,
     users: all,
     messages,

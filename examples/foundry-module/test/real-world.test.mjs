@@ -303,6 +303,23 @@ describe("physical dice typed on a card (asks, and choices that draw dice)", () 
   });
 });
 
+describe("Foundry v13", () => {
+  test("the card buttons are bound on v13's renderChatMessageHTML (an HTMLElement), v12's renderChatMessage before", async () => {
+    for (const [generation, hook, other] of [[13, "renderChatMessageHTML", "renderChatMessage"],
+                                             [12, "renderChatMessage", "renderChatMessageHTML"]]) {
+      const fake = installFoundry({ users: [{ name: "A" }], me: "A", generation, settings: { url: "ws://127.0.0.1:9/ws" } });
+      try {
+        await import(`../scripts/module.js?v${generation}-${(variants += 1)}`);
+        Hooks.callAll("init");
+        assert.equal(fake.hooks.get(hook)?.length, 1, hook);
+        assert.equal(fake.hooks.get(other), undefined, other);
+      } finally {
+        fake.uninstall();
+      }
+    }
+  });
+});
+
 describe("a Foundry page on the LAN", () => {
   test("the settings screen says the exact --origin flag for this page", async () => {
     const origin = "http://192.168.1.20:30000";
