@@ -270,6 +270,12 @@ describe("physical dice typed on a card (asks, and choices that draw dice)", () 
     const gm = await joined(sidecar.url, { table, name: "MJ", role: "gm", token: GM_TOKEN });
     const { token } = await gm.addSeat("Alice");
     const alice = await joined(sidecar.url, { table, name: "Alice", token });
+    // What the card hands to the client (a random d6 could match the typed face by chance).
+    const sent = [];
+    for (const method of ["answer", "react"]) {
+      const original = alice[method].bind(alice);
+      alice[method] = (...args) => { sent.push([method, args.at(-1)]); return original(...args); };
+    }
     const posted = [];
     const chat = new SidecarChat({ client: alice, userId: randomID(), gmIds: () => [],
       post: async (message) => { posted.push(message); return message; },
@@ -299,6 +305,7 @@ describe("physical dice typed on a card (asks, and choices that draw dice)", () 
     assert.match(decision.content, /en réponse au jet/);
     const decided = (await alice.history({ after: decision.seq - 1, limit: 1 })).events[0];
     assert.deepEqual(decided.dice.map((die) => die.face), [5]);
+    assert.deepEqual(sent, [["answer", [4]], ["react", [5]]]);
     chat.unsubscribe();
   });
 });
