@@ -129,6 +129,10 @@ describe("blind cards: posted by a GM joined as GM, never lost, never shown to a
       assert.equal(note.options?.permanent, true);
       assert.equal(morgane.fake.users.activeGM.name, "Morgane");
       assert.equal(morgane.api.chat.isResponsibleGM(), false);
+      // Entering the token joins again, as GM, without a reload.
+      await morgane.fake.game.settings.set("vtt-sidecar", "gmToken", GM_TOKEN);
+      await until(() => morgane.api.client?.state === "open" && morgane.api.client.role === "gm", "joined as GM");
+      await until(() => morgane.api.chat.isResponsibleGM(), "Morgane posts blind cards now");
     } finally {
       await morgane.close();
     }
