@@ -185,3 +185,16 @@ def test_the_js_client_rolls_over_wss_trusting_the_certificate(
             return done.stdout
         assert "faces 2" in run_node(NODE_EXTRA_CA_CERTS=str(cert))
         assert "failed closed" in run_node()  # not trusted: no table, no fallback
+
+
+def test_the_cli_rolls_over_wss_with_ssl_cert_file(certificate: tuple[Path, Path]) -> None:
+    cert, key = certificate
+    from tests.live_server import LiveServer
+    with LiveServer(ssl_certfile=str(cert), ssl_keyfile=str(key)) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "sidecar", "roll", "bloodlust", "pool=2", "--url", server.url,
+             "--table", "tls-cli", "--token", PLAYER_TOKEN],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+            env={**os.environ, "SSL_CERT_FILE": str(cert)})
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
