@@ -411,7 +411,7 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
     if config.host in ("0.0.0.0", "", "::"):
         port = server.port
         for address in lan_addresses() or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
-            scheme = "https" if server.tls else "http"
+            scheme = "https" if url.startswith("wss://") else "http"
             lines.append(f"  Réseau local / LAN: {scheme}://{address}:{port}/{query}"
                          f"&token={config.player_token}")
     else:
