@@ -43,11 +43,22 @@ const me = query.get("me");
 const users = [{ name: "Morgane", isGM: true }, { name: "Aengus" }];
 window.foundry = installFoundry({ users, me, translations, settings: {
   url: query.get("url"), table: query.get("table"), playerToken: query.get("token"),
-  gmToken: query.get("gm") ?? "", seatToken: "", seatName: "", character: "", mirror: false } });
+  gmToken: query.get("gm") ?? "", seatToken: query.get("seat") ?? "", seatName: "", character: "",
+  mirror: false } });
+/** Shows a chat message as Foundry does: its content in the log, then the render hook. */
+window.render = (message) => {
+  const item = document.createElement("li");
+  item.className = "chat-message";
+  item.dataset.messageId = message.id;
+  item.innerHTML = message.content;
+  document.querySelector("#chat-log").append(item);
+  Hooks.callAll("renderChatMessage", message, [item]);
+  return item;
+};
 await import("/scripts/module.js");
 await window.foundry.boot();
 window.booted = true;
-</script></html>
+</script><ol id="chat-log"></ol></html>
 """
 
 
@@ -110,11 +121,13 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return make_certificate(tmp_path_factory.mktemp("tls"))
 
 
-def open_world(browser: Any, origin: str, sidecar_url: str, table: str, me: str = "Aengus") -> Any:
+def open_world(browser: Any, origin: str, sidecar_url: str, table: str, me: str = "Aengus",
+               seat: str = "") -> Any:
     context = browser.new_context(ignore_https_errors=True)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    query = urlencode({"url": sidecar_url, "table": table, "token": PLAYER_TOKEN, "me": me})
+    query = urlencode({"url": sidecar_url, "table": table, "token": PLAYER_TOKEN, "me": me,
+                       "seat": seat})
     page.goto(f"{origin}/world.html?{query}")
     page.wait_for_function("() => window.booted === true")
     return page
@@ -204,3 +217,37 @@ def _insecure(browser: Any) -> Any:
         def new_context(self, **kwargs: Any) -> Any:
             return browser.new_context(ignore_https_errors=True, **kwargs)
     return Insecure()
+
+
+def test_an_asked_player_types_their_dice_on_the_rendered_card(browser: Any) -> None:
+    """#12: the asked card, rendered in a real DOM by the module's render hook, takes the
+    player's own faces; the answer is rolled with them."""
+    table = "faces-dom"
+
+    async def gm_session(step: str, **data: Any) -> Any:
+        async with server.client(table=table, name="Morgane", role="gm", token=GM_TOKEN) as gm:
+            if step == "seat":
+                return (await gm.add_seat("Aengus"))["token"]
+            if step == "ask":
+                return (await gm.ask(["Aengus"], "bloodlust", {"pool": 2}, label="Forcer"))["ask"]
+            return (await gm.history(after=data["after"], limit=1))["events"][0]
+
+    with world_server("127.0.0.1") as origin, \
+            LiveServer(rate_limit=0, allow_player_dice=True) as server:
+        seat = server.call(gm_session("seat"))
+        page = open_world(browser, origin, server.url, table, seat=seat)
+        page.wait_for_function(
+            "() => window.foundry.game.modules.get('vtt-sidecar').api.client?.state === 'open'")
+        ask = server.call(gm_session("ask"))
+        page.wait_for_function("(ask) => window.foundry.messages.contents.some("
+                               "m => m.flags['vtt-sidecar'].ask === ask)", arg=ask)
+        page.evaluate("(ask) => window.render(window.foundry.messages.contents.find("
+                      "m => m.flags['vtt-sidecar'].ask === ask))", ask)
+        page.fill(".sidecar-answer .sidecar-faces", "7, 3")
+        page.click(".sidecar-answer .sidecar-answer-button")
+        page.wait_for_function("() => window.foundry.messages.size === 2")
+        answer = page.evaluate("() => window.foundry.messages.contents[1].flags['vtt-sidecar']")
+        outcome = server.call(gm_session("history", after=answer["seq"] - 1))
+        assert outcome["answers"] == ask
+        assert [die["face"] for die in outcome["dice"]] == [7, 3]
+        page.context.close()
