@@ -38,7 +38,8 @@ const MODULE = "vtt-sidecar";
 const RETRY_DELAYS = [2000, 5000, 10000, 30000];
 
 /** The module's live state: the client once loaded, the chat bridge, the loading loop. */
-const live = { client: null, chat: null, loading: null, wake: null, attempt: 0, warned: false, stopped: false };
+const live = { client: null, chat: null, loading: null, wake: null, attempt: 0, warned: false, stopped: false,
+               hurry: false };
 
 function setting(key) {
   return game.settings.get(MODULE, key);
@@ -126,6 +127,7 @@ function onChatMessage(_log, text) {
   if (!live.chat || live.client?.state !== "open") {
     // Not loaded yet, or the connection is down: say so, and try now rather than later.
     ui.notifications.warn(notice("VTTSIDECAR.notReady", { url: setting("url") }));
+    live.hurry = true; // an attempt under way when it fails: the next one at once
     live.wake?.();
     if (!live.client) start();
     return false;
@@ -154,7 +156,8 @@ export function start() {
           ui.notifications.error(notice("VTTSIDECAR.unreachable", { url, advice: serveAdvice(url) }));
           console.error("vtt-sidecar: cannot load the client from the sidecar; retrying", error);
         }
-        const delay = RETRY_DELAYS[Math.min(live.attempt, RETRY_DELAYS.length - 1)];
+        const delay = live.hurry ? 0 : RETRY_DELAYS[Math.min(live.attempt, RETRY_DELAYS.length - 1)];
+        live.hurry = false;
         live.attempt += 1;
         await new Promise((resolve) => {
           const timer = setTimeout(resolve, delay);
