@@ -39,7 +39,7 @@ const RETRY_DELAYS = [2000, 5000, 10000, 30000];
 
 /** The module's live state: the client once loaded, the chat bridge, the loading loop. */
 const live = { client: null, chat: null, loading: null, wake: null, attempt: 0, warned: false, stopped: false,
-               hurry: false };
+               hurry: false, generation: 0 };
 
 function setting(key) {
   return game.settings.get(MODULE, key);
@@ -145,11 +145,14 @@ function onChatMessage(_log, text) {
 export function start() {
   live.loading ??= (async () => {
     const url = setting("url");
-    while (!live.stopped) {
+    // A restart starts a new loop: this one ends at its next turn.
+    const generation = ++live.generation;
+    while (!live.stopped && live.generation === generation) {
       try {
         // A failed module import is remembered by the browser: each attempt is a new URL.
         const suffix = live.attempt ? `?attempt=${live.attempt}` : "";
         const { SidecarClient } = await import(`${httpBase(url)}/static/sidecar-client.js${suffix}`);
+        if (live.stopped || live.generation !== generation) return null;
         return await join(SidecarClient, url);
       } catch (error) {
         if (live.attempt === 0) {
