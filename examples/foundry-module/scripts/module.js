@@ -162,11 +162,13 @@ export function start() {
         const delay = live.hurry ? 0 : RETRY_DELAYS[Math.min(live.attempt, RETRY_DELAYS.length - 1)];
         live.hurry = false;
         live.attempt += 1;
+        let wake;
         await new Promise((resolve) => {
           const timer = setTimeout(resolve, delay);
-          live.wake = () => { clearTimeout(timer); resolve(); };
+          wake = () => { clearTimeout(timer); resolve(); };
+          live.wake = wake;
         });
-        live.wake = null;
+        if (live.wake === wake) live.wake = null; // (a newer loop's is not ours to clear)
       }
     }
     return null;
