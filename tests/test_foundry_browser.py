@@ -251,3 +251,23 @@ def test_an_asked_player_types_their_dice_on_the_rendered_card(browser: Any) -> 
         assert outcome["answers"] == ask
         assert [die["face"] for die in outcome["dice"]] == [7, 3]
         page.context.close()
+
+
+def test_the_sidecar_started_after_foundry_in_chromium(browser: Any) -> None:
+    """The client's import failed first, then comes once the sidecar is up, without a reload;
+    `/sc` meanwhile is a notification, never an invalid command."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with world_server("127.0.0.1") as origin:
+        page = open_world(browser, origin, f"ws://127.0.0.1:{port}/ws", "late")
+        page.wait_for_function("() => window.foundry.notes.some(n => n.level === 'error')")
+        assert page.evaluate("() => window.foundry.chat('/sc bloodlust pool=2')") is None
+        assert any("pas encore joignable" in note["message"] for note in notes(page))
+        with LiveServer(rate_limit=0, port=port):
+            page.evaluate("() => window.foundry.chat('/sc bloodlust pool=2')")  # try now
+            card = roll_in_world(page, "/sc bloodlust pool=2 Enfin")
+            assert "Enfin" in card["content"]
+        page.context.close()

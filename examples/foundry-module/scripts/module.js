@@ -149,7 +149,8 @@ export function start() {
     const generation = ++live.generation;
     while (!live.stopped && live.generation === generation) {
       try {
-        // A failed module import is remembered by the browser: each attempt is a new URL.
+        // The HTML spec lets a browser remember a failed module import (today's Chromium
+        // fetches again; not every engine does): each attempt is a new URL.
         const suffix = live.attempt ? `?attempt=${live.attempt}` : "";
         const { SidecarClient } = await import(`${httpBase(url)}/static/sidecar-client.js${suffix}`);
         if (live.stopped || live.generation !== generation) return null;
