@@ -419,7 +419,7 @@ def sidecar_command() -> str:
 
 def _join_details(server: Any, config: ServerConfig, table: str) -> str:
     url = server.url
-    page = url.replace("ws://", "http://").rsplit("/ws", 1)[0]
+    page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rsplit("/ws", 1)[0]
     query = f"?table={quote(table)}"
     run = sidecar_command()
     lines = [
@@ -446,8 +446,9 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
         if not addresses and routed and "//127." not in routed:
             # The host name resolves to no LAN address: the one the system routes through.
             addresses = [routed.split("//", 1)[1].rsplit(":", 1)[0]]
+        scheme = "https" if url.startswith("wss://") else "http"
         for address in addresses or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
-            lines.append(f"  Réseau local / LAN: http://{address}:{port}/{query}"
+            lines.append(f"  Réseau local / LAN: {scheme}://{address}:{port}/{query}"
                          f"&token={config.player_token}")
     else:
         lines.append("  (--host 0.0.0.0 ouvre la table aux téléphones du réseau local / "
@@ -480,6 +481,12 @@ async def _serve(config: ServerConfig, table: str) -> int:
         return EXIT_ERROR
     except JournalError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        server.ssl_context()  # a missing or mismatched certificate, said as such
+    except OSError as exc:
+        print(f"sidecar: cannot use the TLS certificate: {exc}", file=sys.stderr)
+        await server.stop()
         return EXIT_ERROR
     try:
         await server.start()
@@ -560,7 +567,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
         trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
         max_connections_per_address=args.max_connections_per_address,
-        max_failed_hellos=args.max_failed_hellos)
+        max_failed_hellos=args.max_failed_hellos,
+        ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile)
+    if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
+        print("sidecar: TLS needs both --ssl-certfile and --ssl-keyfile", file=sys.stderr)
+        return EXIT_USAGE
     # Unset tokens keep the random ones ServerConfig made.
     config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
     config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
@@ -1296,6 +1307,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "the LAN)")
     group.add_argument("--port", type=int, default=DEFAULT.port,
                        help=f"TCP port (default {DEFAULT.port})")
+    group.add_argument("--ssl-certfile", metavar="PATH",
+                       help="TLS certificate chain (PEM): serve wss:// and the page over "
+                            "https:// (with --ssl-keyfile; needed by a Foundry behind HTTPS)")
+    group.add_argument("--ssl-keyfile", metavar="PATH",
+                       help="the private key (PEM) of --ssl-certfile")
     group = serve.add_argument_group("access")
     group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; random if unset)")
     group.add_argument("--player-token",

@@ -55,6 +55,10 @@ and joined with ``resume`` = the last ``seq`` seen: the server replays what was 
 order, each event once, and :meth:`events` goes on as if nothing happened. Rolls left
 unanswered by the drop are re-sent with the same ``id``; the server's idempotency makes
 sure they are never rolled twice.
+
+A sidecar serving TLS (``sidecar serve --ssl-certfile … --ssl-keyfile …``) is reached at
+``wss://…/ws``; a self-signed certificate is trusted with ``ssl=``
+``ssl.create_default_context(cafile="cert.pem")``.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ import contextlib
 import itertools
 import random
 import secrets
+import ssl as ssl_module
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -151,8 +156,11 @@ class SidecarClient:
     def __init__(self, url: str, *, table: str, name: str, role: str = "player",
                  token: str | None = None, locale: str = "fr", binary: bool = True,
                  resume: int | None = None, reconnect: bool = False,
-                 max_delay: float = 5.0) -> None:
+                 max_delay: float = 5.0, ssl: ssl_module.SSLContext | None = None) -> None:
         self.url = url
+        #: TLS context for a ``wss://`` URL (e.g. one trusting a self-signed certificate:
+        #: ``ssl.create_default_context(cafile=PATH)``); None: the system's trust store.
+        self.ssl = ssl
         self.hello: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION,
                                       "table": table, "name": name, "role": role,
                                       "locale": locale}
@@ -199,7 +207,8 @@ class SidecarClient:
         return self.welcome
 
     async def _join(self) -> None:
-        self._ws = await connect(self.url, max_size=1 << 20, compression=None)
+        tls = {"ssl": self.ssl} if self.ssl is not None and self.url.startswith("wss://") else {}
+        self._ws = await connect(self.url, max_size=1 << 20, compression=None, **tls)
         hello = {**self.hello, "id": f"{self._prefix}-hello"}
         if self.last_seq is not None:
             hello["resume"] = self.last_seq

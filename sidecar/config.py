@@ -37,6 +37,11 @@ class ServerConfig:
     #: The server's own origin and localhost are always allowed; clients sending no
     #: ``Origin`` (CLI, VTT servers) are always accepted.
     origins: tuple[str, ...] = ()
+    #: TLS certificate chain (PEM) and its private key: with both, the server speaks
+    #: ``wss://`` and serves its page over ``https://`` (a Foundry world behind HTTPS may
+    #: only reach a sidecar that does). Neither: plain ``ws://`` and ``http://``.
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
     #: Whether players (not only GMs) may send their own physical dice.
     allow_player_dice: bool = False
 

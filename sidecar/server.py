@@ -20,6 +20,7 @@ import ipaddress
 import logging
 import re
 import socket
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -65,6 +66,10 @@ log = logging.getLogger("sidecar.server")
 
 WS_PATH = "/ws"
 LOCALHOST_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?")
+#: An origin as browsers send it (scheme, host, port): only these are echoed as a flag to copy.
+SAFE_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]{1,253}(:\d{1,5})?|https?://\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?")
+#: Distinct refused origins explained in the log (each once); past it, the throttled line only.
+MAX_REFUSED_ORIGINS = 64
 
 #: A ``history`` page costs one request of the rate limit per this many bytes of events
 #: (beyond the one every frame costs): page floods are bounded in bytes per second.
@@ -149,6 +154,8 @@ class SidecarServer:
         self.per_address: collections.Counter[str] = collections.Counter()
         self.failed_hellos = FailureGuard(self.config.max_failed_hellos)
         self.log_throttle = LogThrottle(log, self.config.log_interval)
+        #: Browser origins refused so far whose allowing flag was logged (bounded).
+        self.refused_origins: set[str] = set()
         self.assets = WebAssets()
         #: Timers of open rolls waiting for a decision (cancelled at stop).
         self.timers: set[asyncio.TimerHandle] = set()
@@ -172,6 +179,7 @@ class SidecarServer:
             self._handle,
             self.config.host,
             self.config.port,
+            ssl=self.ssl_context(),
             process_request=self._process_request,
             # Small messages: compression would double the cost of every broadcast.
             compression=None,
@@ -190,6 +198,25 @@ class SidecarServer:
             for event in list(table.open_rolls.values()):
                 self._arm(table, event)
 
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The TLS context of ``--ssl-certfile``/``--ssl-keyfile``, or None (plain TCP).
+        Raises OSError (ssl.SSLError is one) when the files cannot be read or do not match."""
+        certfile, keyfile = self.config.ssl_certfile, self.config.ssl_keyfile
+        if not certfile and not keyfile:
+            return None
+        if not (certfile and keyfile):
+            raise ValueError("TLS needs both a certificate and its key "
+                             "(--ssl-certfile and --ssl-keyfile)")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(certfile, keyfile)
+        return context
+
+    @property
+    def tls(self) -> bool:
+        """Whether the server speaks TLS (``wss://`` and ``https://``)."""
+        return bool(self.config.ssl_certfile and self.config.ssl_keyfile)
+
     @property
     def page_url(self) -> str:
         """The web page's URL as a phone on the LAN reaches it (seat links start so)."""
@@ -198,7 +225,8 @@ class SidecarServer:
             host = lan_address()
         elif ":" in host:
             host = f"[{host}]"
-        return f"http://{host}:{self.port}/"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://{host}:{self.port}/"
 
     @property
     def port(self) -> int:
@@ -213,7 +241,8 @@ class SidecarServer:
             host = "127.0.0.1"
         elif ":" in host:
             host = f"[{host}]"
-        return f"ws://{host}:{self.port}{WS_PATH}"
+        scheme = "wss" if self.tls else "ws"
+        return f"{scheme}://{host}:{self.port}{WS_PATH}"
 
     async def stop(self) -> None:
         """Close every connection with 1001 (going away) and stop listening."""
@@ -264,6 +293,22 @@ class SidecarServer:
             and _is_ip_or_localhost(parts.hostname or "")
         )
 
+    def _log_refused_origin(self, origin: str, connection: ServerConnection) -> None:
+        """Say once per origin which flag would let it in (a Foundry world on the LAN is
+        the common case: ``http://192.168.1.20:30000``); repeats go to the throttled log."""
+        if origin not in self.refused_origins and len(self.refused_origins) < MAX_REFUSED_ORIGINS:
+            self.refused_origins.add(origin)
+            if SAFE_ORIGIN.fullmatch(origin):
+                log.warning("refused a connection from the browser origin %s (from %s); to "
+                            "allow it, start the sidecar with: --origin %s",
+                            origin, remote_ip(connection), origin)
+            else:  # not a plain scheme://host[:port]: shown quoted, never as a flag to copy
+                log.warning("refused a connection from the browser origin %r (from %s)",
+                            origin[:100], remote_ip(connection))
+            return
+        self.log_throttle.log(logging.INFO, "origin", "refused origin %r from %s",
+                              origin[:100], connection.remote_address)
+
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         for name in ("Host", "Origin"):
             if len(request.headers.get_all(name)) > 1:
@@ -285,8 +330,7 @@ class SidecarServer:
                     "depuis votre adresse\n")
             origin = request.headers.get("Origin")
             if origin is not None and not self._origin_allowed(origin, request.headers):
-                self.log_throttle.log(logging.INFO, "origin", "refused origin %s from %s",
-                                      origin[:100], connection.remote_address)
+                self._log_refused_origin(origin, connection)
                 return connection.respond(http.HTTPStatus.FORBIDDEN,
                                           "Origin not allowed / origine refusée\n")
             return None

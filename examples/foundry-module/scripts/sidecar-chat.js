@@ -37,7 +37,7 @@ const STRINGS = {
   fr: {
     hidden: "Jet à l'aveugle : seul le MJ voit le résultat.",
     odds: "Chances", success: "de réussite", applied: "Extensions",
-    usage: "Usage : /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc ask <jeu> --to Nom,Nom …  ·  /sc session  ·  /sc help",
+    usage: "Usage : /sc 2d6+3 [target=10] · /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc ask <jeu> --to Nom,Nom …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Jeu inconnu « ${name} ». Jeux de la table : ${known}.`,
     badMode: (mode) => `Mode inconnu « ${mode} » : public, gm, blind ou self.`,
     badDice: "--dice attend des faces séparées par des virgules, ex. --dice 6,6,1",
@@ -58,11 +58,13 @@ const STRINGS = {
     winner: (name) => `Vainqueur : ${name}`, draw: "Égalité", nobody: "Personne ne réussit",
     session: (number) => `Nouvelle session de jeu : ${number}`, refusedAnswer: "Le sidecar a refusé la réponse",
     badEach: "--each attend Nom:param=valeur, ex. --each Krull:code=4D+1",
+    faces: "Vos dés (faces, ex. 6,3) — vide : le sidecar lance",
+    badFaces: "Les faces s'écrivent en chiffres séparés par des virgules, ex. 6,3",
   },
   en: {
     hidden: "Blind roll: only the GM sees the result.",
     odds: "Odds", success: "to succeed", applied: "Extensions",
-    usage: "Usage: /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc ask <game> --to Name,Name …  ·  /sc session  ·  /sc help",
+    usage: "Usage: /sc 2d6+3 [target=10] · /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc ask <game> --to Name,Name …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Unknown game "${name}". Games at this table: ${known}.`,
     badMode: (mode) => `Unknown mode "${mode}": public, gm, blind or self.`,
     badDice: "--dice wants faces separated by commas, e.g. --dice 6,6,1",
@@ -83,6 +85,8 @@ const STRINGS = {
     winner: (name) => `Winner: ${name}`, draw: "Draw", nobody: "Nobody succeeds",
     session: (number) => `New game session: ${number}`, refusedAnswer: "The sidecar refused the answer",
     badEach: "--each wants Name:param=value, e.g. --each Krull:code=4D+1",
+    faces: "Your dice (faces, e.g. 6,3) — empty: the sidecar rolls",
+    badFaces: "Faces are numbers separated by commas, e.g. 6,3",
   },
 };
 
@@ -91,6 +95,17 @@ const KINDS = ["botch", "failure", "narrow", "success", "critical"];
 const CONNECTION_CODES = new Set(["not_connected", "closed", "timeout"]);
 const TRUE_WORDS = new Set(["true", "oui", "yes", "1", "vrai", "on"]);
 const FALSE_WORDS = new Set(["false", "non", "no", "0", "faux", "off"]);
+
+/**
+ * A bare dice expression after `/sc` (`2d6+3`, `4d6kh3`, `8d10>=7`, `1d20+1d4-1`, `1d%`):
+ * rolled by the built-in `dice` ruleset, its `expr` param (the server checks the grammar).
+ */
+export const DICE_EXPRESSION = /^(?=[^=]*\d*d[\d%])[\dd%+\-*\/()khlx!<>=]+$/i;
+
+/** Whether a chat line is a `/sc` command (Foundry must not post it as it stands). */
+export function isSidecarCommand(text) {
+  return /^\/sc(\s|$)/i.test(String(text ?? "").trimStart());
+}
 
 /** A problem with what the user typed, to show them (in their language). */
 export class CommandError extends Error {
@@ -200,7 +215,13 @@ export function parseCommand(text, rulesets = [], lang = "fr", descriptions = []
   }
   const name = tokens.shift()?.value;
   if (!name) throw new CommandError(say.usage);
-  const ruleset = rulesets.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  const named = rulesets.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  if (!named && DICE_EXPRESSION.test(name)) {
+    // `/sc 2d6+3 target=10 "Sauter"`: the plain dice roller, whatever the table lists.
+    tokens.unshift({ raw: `expr=${name}`, quoted: false, value: `expr=${name}` });
+  }
+  const ruleset = named ?? (DICE_EXPRESSION.test(name) ? { name: "dice", params: {
+    expr: { type: "string" }, target: { type: "int" }, ...rulesets.find((r) => r.name === "dice")?.params } } : undefined);
   if (rulesets.length && !ruleset) {
     throw new CommandError(say.unknownRuleset(name, rulesets.map((r) => r.name).join(", ")));
   }
@@ -330,6 +351,29 @@ export function chooseCharacter(command, characters, { setting, assigned, seat }
   return null;
 }
 
+/**
+ * The Foundry user whose client posts blind cards (and the GM's cards of asks): the
+ * first active GM, by id, among those connected to the sidecar *as GM* (`sidecarGMs`,
+ * names from `presence`) — not Foundry's `activeGM`, whose browser may hold no GM token.
+ * Every client computes the same answer from the same facts. Null: nobody can.
+ */
+export function responsibleGM(users, sidecarGMs) {
+  const candidates = [...(users ?? [])]
+    .filter((user) => user?.isGM && user.active && sidecarGMs.has(user.name))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return candidates[0]?.id ?? null;
+}
+
+/**
+ * The `sidecar serve` flag that lets a Foundry page at `origin` connect (the sidecar
+ * refuses browser origins other than its own and localhost's), or "" when none is needed.
+ */
+export function originFlag(origin) {
+  if (!origin || origin === "null") return "";
+  if (/^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(origin)) return "";
+  return `--origin ${origin}`;
+}
+
 /** Who sees the chat card, in Foundry's terms, for a sidecar mode. */
 export function chatVisibility(mode, { userId, gmIds }) {
   switch (mode) {
@@ -440,8 +484,38 @@ export function renderChoices(outcome, lang = "fr") {
       + `data-choice="${escapeHtml(choice.name)}"${isDefault ? ` title="${escapeHtml(say.byDefault)}"` : ""}>`
       + `${escapeText(local(choice.label, lang) || choice.name)}${escapeText(dice)}</button>`;
   }).join("");
+  // A choice that draws dice takes the player's physical dice too (empty: the sidecar rolls).
+  const faces = outcome.choices.some((choice) => Number(choice.dice) > 0) ? facesInput(say) : "";
   return `<div class="sidecar-choices" data-roll="${escapeHtml(outcome.roll)}" data-by="${escapeHtml(outcome.by?.name)}">`
-    + `<span>${escapeText(say.choose)} :</span>${buttons}</div>`;
+    + `<span>${escapeText(say.choose)} :</span>${buttons}${faces}</div>`;
+}
+
+/** The field where a player types the faces of their own dice (`6,3`). */
+function facesInput(say) {
+  return `<input type="text" class="sidecar-faces" inputmode="numeric" autocomplete="off" `
+    + `placeholder="6,3" aria-label="${escapeHtml(say.faces)}" title="${escapeHtml(say.faces)}">`;
+}
+
+/**
+ * The faces a player typed for their physical dice: `undefined` when the field is empty
+ * (the sidecar rolls), else the numbers; a CommandError when it is not a list of numbers.
+ */
+export function parseFaces(text, lang = "fr") {
+  const faces = String(text ?? "").split(/[\s,;]+/).filter(Boolean);
+  if (!faces.length) return undefined;
+  if (!faces.every((face) => /^\d{1,4}$/.test(face))) throw new CommandError(strings(lang).badFaces);
+  return faces.map(Number);
+}
+
+/** The faces typed in a card block's field, or a refusal card for this user (null). */
+async function typedFaces(block, chat) {
+  try {
+    return { dice: parseFaces(block.querySelector?.(".sidecar-faces")?.value, chat.lang) };
+  } catch (error) {
+    if (!(error instanceof CommandError)) throw error;
+    await chat.postError?.(error.message);
+    return null;
+  }
 }
 
 /**
@@ -462,9 +536,11 @@ export function bindChoices(root, chat) {
     for (const button of buttons) {
       button.addEventListener("click", async (event) => {
         event?.preventDefault?.();
+        const typed = await typedFaces(block, chat);
+        if (typed === null) return;
         for (const each of buttons) each.disabled = true;
         try {
-          const posted = await chat.decide(block.dataset.roll, button.dataset.choice);
+          const posted = await chat.decide(block.dataset.roll, button.dataset.choice, typed.dice);
           if (posted?.error) for (const each of buttons) each.disabled = false;
         } catch (error) {
           for (const each of buttons) each.disabled = false;
@@ -549,7 +625,8 @@ export function renderAskedCard(ask, { lang = "fr", rulesetTitle, seat } = {}) {
     + `<header class="sidecar-head">${escapeText(say.askedYou)} · ${escapeText(game)}`
     + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + "</header>"
     + `<div class="sidecar-answer" data-ask="${escapeHtml(ask.ask)}" data-seat="${escapeHtml(seat)}">`
-    + `<button type="button" class="sidecar-answer-button">${escapeText(say.answerButton)}</button></div></div>`;
+    + `<button type="button" class="sidecar-answer-button">${escapeText(say.answerButton)}</button>`
+    + `${facesInput(say)}</div></div>`;
 }
 
 /** An asked card once answered (or cancelled): its button gives way to a line. */
@@ -573,9 +650,11 @@ export function bindAnswers(root, chat) {
     for (const button of block.querySelectorAll(".sidecar-answer-button")) {
       button.addEventListener("click", async (event) => {
         event?.preventDefault?.();
+        const typed = await typedFaces(block, chat);
+        if (typed === null) return;
         button.disabled = true;
         try {
-          const posted = await chat.answerAsk(block.dataset.ask);
+          const posted = await chat.answerAsk(block.dataset.ask, typed.dice);
           if (posted?.error) button.disabled = false;
         } catch (error) {
           button.disabled = false;
@@ -667,8 +746,18 @@ export class SidecarChat {
   constructor({ client, post, userId, gmIds, isResponsibleGM = () => false,
                 otherNames = () => [], mirror = () => false, lang = "fr",
                 character = () => "", assigned = () => "", seat = () => "",
-                close = async () => {}, userIdOf = () => null, update = async () => {} }) {
+                close = async () => {}, userIdOf = () => null, update = async () => {},
+                hasBlindCard = () => false, retryDelays = [500, 2000, 5000] }) {
     this.client = client;
+    /** `hasBlindCard(seq)`: whether the chat holds the GMs' blind card of that event
+     * already (a catch-up after a GM's reconnection must not post it twice). */
+    this.hasBlindCard = hasBlindCard;
+    /** Seqs of the blind cards this client posted (or is posting). */
+    this.blindPosted = new Set();
+    /** Pauses (ms) between the attempts at posting a blind card Foundry refused. */
+    this.retryDelays = retryDelays;
+    /** Names connected to the sidecar as GMs (from `presence`): who can post blind cards. */
+    this.sidecarGMs = new Set();
     /** `update(message, content)` changes a posted card (Foundry: `message.update`). */
     this.update = update;
     /** Asks this client shows a card of: ask id → {ask, message (a promise), answers, opposition}. */
@@ -679,7 +768,8 @@ export class SidecarChat {
     this.character = character;
     this.assigned = assigned;
     this.seat = seat;
-    this.post = post;
+    // Every card speaks as someone named, never as the token the GM happens to have selected.
+    this.post = (message) => post({ alias: this.client.name, ...message });
     this.userId = userId;
     this.gmIds = gmIds;
     this.isResponsibleGM = isResponsibleGM;
@@ -691,12 +781,70 @@ export class SidecarChat {
       client.on("outcome", (outcome) => logged(this.onOutcome(outcome))),
       client.on("ask", (ask) => logged(this.onAsk(ask))),
       client.on("session", (session) => logged(this.onSession(session))),
+      client.on("presence", (presence) => logged(this.onPresence(presence))),
     ];
     this.unsubscribe = () => unsubscribe.forEach((off) => off?.());
   }
 
   get rulesets() {
     return this.client.welcome?.rulesets ?? [];
+  }
+
+  /**
+   * Who is at the table on the sidecar's side: GMs joined as GMs. When this client becomes
+   * the one that posts blind cards (the GM who did went away, or this one just joined), it
+   * posts those the chat is missing.
+   */
+  async onPresence(presence) {
+    const was = this.isResponsibleGM();
+    this.sidecarGMs = new Set((presence?.members ?? []).filter((member) => member?.role === "gm")
+      .map((member) => member.name));
+    if (!was && this.isResponsibleGM()) return this.catchUp();
+    return null;
+  }
+
+  /**
+   * Posts the blind cards of the last events the chat does not show (`hasBlindCard`): rolled
+   * while no GM connected as GM was in Foundry. Bounded: the last `window` events.
+   */
+  async catchUp(window = 200) {
+    if (this.client.role !== "gm" || !this.isResponsibleGM()) return [];
+    const posted = [];
+    let after = Math.max(0, Number(this.client.welcome?.seq ?? 0) - window);
+    for (let page = 0; page < Math.ceil(window / 100) + 1; page += 1) {
+      const { events = [], more, next } = await this.client.history({ after, limit: 100 });
+      for (const event of events) {
+        if (event.type === "outcome" && event.mode === "blind" && !event.result?.hidden
+            && event.reacts_to === undefined && !this.hasBlindCard(event.seq)) {
+          const message = await this.postBlind(event);
+          if (message) posted.push(message);
+        }
+      }
+      if (!more) break;
+      after = next;
+    }
+    return posted;
+  }
+
+  /** A blind roll's whole card, to the GMs only (blind), once; Foundry's refusals retried. */
+  async postBlind(outcome) {
+    if (this.blindPosted.has(outcome.seq) || this.hasBlindCard(outcome.seq)) return null;
+    this.blindPosted.add(outcome.seq);
+    const message = { content: renderCard(outcome, this.cardOptions(outcome.ruleset)), alias: outcome.by?.name,
+                      ...chatVisibility("blind", { userId: this.userId, gmIds: this.gmIds() }),
+                      rollMode: "blindroll", seq: outcome.seq, roll: outcome.roll, open: outcome.open === true };
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.post(message);
+      } catch (error) {
+        if (attempt >= this.retryDelays.length) {
+          this.blindPosted.delete(outcome.seq); // the next catch-up tries again
+          throw error;
+        }
+        console.warn(`vtt-sidecar: the blind card #${outcome.seq} was refused, trying again`, error);
+        await new Promise((resolve) => setTimeout(resolve, this.retryDelays[attempt]));
+      }
+    }
   }
 
   titleOf(name) {
@@ -836,9 +984,11 @@ export class SidecarChat {
       const visibility = chatVisibility(outcome.mode, { userId: this.userId, gmIds: this.gmIds() });
       if (outcome.mode === "blind") {
         return this.post({ content: renderCard(outcome, { lang: this.lang }), whisper: [this.userId],
-                           blind: false, rollMode: "selfroll", seq: outcome.seq, roll: outcome.roll });
+                           blind: false, rollMode: "selfroll", seq: outcome.seq, roll: outcome.roll,
+                           alias: outcome.by?.name });
       }
       return this.post({ content: renderCard(outcome, this.cardOptions(outcome.ruleset)), ...visibility,
+                         alias: outcome.by?.name,
                          rollMode: SIDECAR_TO_FOUNDRY[outcome.mode], seq: outcome.seq, roll: outcome.roll,
                          open: outcome.open === true });
     });
@@ -871,10 +1021,11 @@ export class SidecarChat {
       if (mode === "blind") {
         // Our copy is the hidden one: a note for ourselves; the GM's client posts the card.
         return await this.post({ content: renderCard(outcome, { lang: this.lang }), whisper: [this.userId],
-                                 blind: false, rollMode: "selfroll", seq: outcome.seq, roll: outcome.roll });
+                                 blind: false, rollMode: "selfroll", seq: outcome.seq, roll: outcome.roll,
+                                 alias: outcome.by?.name });
       }
       return await this.post({ content: renderCard(outcome, this.cardOptions(outcome.ruleset)),
-                               ...visibility, rollMode: SIDECAR_TO_FOUNDRY[mode], seq: outcome.seq,
+                               alias: outcome.by?.name, ...visibility, rollMode: SIDECAR_TO_FOUNDRY[mode], seq: outcome.seq,
                                roll: outcome.roll, open: outcome.open === true });
     } catch (error) {
       const say = strings(this.lang);
@@ -907,6 +1058,7 @@ export class SidecarChat {
   postDecision(decision) {
     const gmIds = this.gmIds();
     const common = { content: renderCard(decision, this.cardOptions(decision.ruleset)), seq: decision.seq,
+                     alias: decision.by?.name,
                      roll: decision.roll, open: decision.open === true };
     if (decision.mode === "blind") {
       return this.post({ ...common, ...chatVisibility("blind", { userId: this.userId, gmIds }), rollMode: "blindroll" });
@@ -928,13 +1080,12 @@ export class SidecarChat {
     if (outcome.reacts_to !== undefined) return this.onDecision(outcome);
     if (outcome.id !== undefined || !this.isResponsibleGM()) return null; // our own: posted by run()
     const options = this.cardOptions(outcome.ruleset);
-    if (outcome.mode === "blind" && !outcome.result?.hidden) {
-      return this.post({ content: renderCard(outcome, options),
-                         ...chatVisibility("blind", { userId: this.userId, gmIds: this.gmIds() }),
-                         rollMode: "blindroll", seq: outcome.seq });
+    if (outcome.mode === "blind") {
+      // Only a GM joined as GM has the whole card; anyone else's copy is hidden: nothing to post.
+      return outcome.result?.hidden || this.client.role !== "gm" ? null : this.postBlind(outcome);
     }
     if (this.mirror() && !this.otherNames().includes(outcome.by?.name)) {
-      return this.post({ content: renderCard(outcome, options),
+      return this.post({ content: renderCard(outcome, options), alias: outcome.by?.name,
                          ...chatVisibility(outcome.mode, { userId: this.userId, gmIds: this.gmIds() }),
                          rollMode: SIDECAR_TO_FOUNDRY[outcome.mode], seq: outcome.seq });
     }

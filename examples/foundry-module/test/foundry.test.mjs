@@ -13,8 +13,11 @@ import {
   chooseCharacter, closeAnswer, closeChoices, escapeHtml, parseCommand, renderAskCard, renderAskedCard, renderCard,
   renderChoices, renderHelp, renderOdds, renderSheets, renderSpent,
 } from "../scripts/sidecar-chat.js";
+import { installFoundry } from "./fake-foundry.mjs";
+import { readFileSync } from "node:fs";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
+const FRENCH = JSON.parse(readFileSync(new URL("../lang/fr.json", import.meta.url), "utf8"));
 
 let sidecar;
 let rulesets;
@@ -322,132 +325,69 @@ describe("before the connection is up", () => {
 
 describe("module.js inside a (faked) Foundry", () => {
   test("notifications are HTML in Foundry: the values put in them are escaped", async () => {
-    const hooks = new Map();
-    const notes = [];
     const hostile = '<img src=x onerror="alert(1)">';
-    const values = new Map(Object.entries({ url: `ws://127.0.0.1:9/${hostile}/ws`, table: "t",
-      playerToken: "", gmToken: "", seatToken: "", seatName: "", character: "", mirror: true }));
-    globalThis.Hooks = { once: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]), on: () => {} };
-    globalThis.game = {
-      settings: { register: () => {}, get: (_scope, key) => values.get(key) },
-      i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${data.url ?? data.table ?? data.message}` },
-      user: { id: "u1", name: "Aengus", isGM: false }, users: [], modules: { get: () => ({}) },
-    };
-    globalThis.ui = { notifications: { info: (m) => notes.push(m), warn: (m) => notes.push(m), error: (m) => notes.push(m) } };
-    const consoleError = console.error;
-    console.error = () => {}; // the module logs the failed import; expected here
+    const foundry = await fakeFoundry("unreachable", { user: { name: "Aengus" }, wait: false,
+      settings: { url: `ws://127.0.0.1:9/${hostile}/ws`, table: "t", playerToken: "" } });
     try {
-      await import("../scripts/module.js?unreachable");
-      for (const fn of hooks.get("ready")) await fn();
-      assert.equal(notes.length, 1, JSON.stringify(notes));
-      assert.ok(!notes[0].includes("<img") && notes[0].includes(escapeHtml(hostile)), notes[0]);
+      for (let i = 0; i < 500 && !foundry.notes.length; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(foundry.notes.length, 1, JSON.stringify(foundry.notes));
+      assert.ok(!foundry.notes[0][1].includes("<img") && foundry.notes[0][1].includes(escapeHtml(hostile)),
+        foundry.notes[0][1]);
     } finally {
-      console.error = consoleError;
-      for (const name of ["Hooks", "game", "ui"]) delete globalThis[name];
+      await foundry.close();
     }
   });
 
   test("settings, client loaded from the sidecar over HTTP, /sc intercepted", async () => {
-    const hooks = new Map();
-    const created = [];
-    const notes = [];
-    const values = new Map(Object.entries({ url: sidecar.url, table: "foundry-glue",
-      playerToken: PLAYER_TOKEN, gmToken: "", seatToken: "", seatName: "", character: "", mirror: true }));
-    const registered = [];
-    const user = { id: "u1", name: "Aengus", isGM: false };
-    const module = {};
-    globalThis.Hooks = {
-      once: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]),
-      on: (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]),
-    };
-    globalThis.game = {
-      settings: {
-        register: (scope, key, data) => registered.push({ scope, key, data }),
-        get: (scope, key) => (scope === "core" ? "publicroll" : values.get(key)),
-      },
-      i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${JSON.stringify(data)}` },
-      user,
-      users: Object.assign([user], { activeGM: null }),
-      modules: { get: () => module },
-    };
-    globalThis.ui = { notifications: { info: (m) => notes.push(["info", m]), warn: (m) => notes.push(["warn", m]),
-                                       error: (m) => notes.push(["error", m]) } };
-    globalThis.ChatMessage = { create: async (data) => { created.push(data); return data; },
-                               getSpeaker: () => ({ alias: user.name }) };
+    const foundry = await fakeFoundry("glue", { user: { name: "Aengus" },
+      settings: { url: sidecar.url, table: "foundry-glue", playerToken: PLAYER_TOKEN } });
     try {
-      await import("../scripts/module.js");
-      for (const fn of hooks.get("init")) fn();
-      assert.deepEqual(registered.map((r) => `${r.key}:${r.data.scope}`).sort(),
-        ["character:client", "gmToken:client", "mirror:world", "playerToken:world", "seatName:client",
-         "seatToken:client", "table:world", "url:world"]);
-      for (const fn of hooks.get("ready")) await fn();
-      assert.deepEqual(notes.map(([level]) => level), ["info"], JSON.stringify(notes));
-      assert.equal(module.api.client.state, "open");
-      const [onChat] = hooks.get("chatMessage");
-      assert.equal(onChat({}, "Bonjour la table"), true);       // not ours: Foundry posts it
-      assert.equal(onChat({}, "/sc bloodlust pool=3 Sauter"), false); // ours: not posted raw
-      while (created.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      assert.match(created[0].content, /sidecar-card/);
-      assert.deepEqual(created[0].whisper, []);
-      assert.equal(created[0].flags["vtt-sidecar"].rollMode, "publicroll");
-      assert.equal(typeof created[0].flags["vtt-sidecar"].seq, "number");
+      assert.deepEqual(foundry.notes.map(([level]) => level), ["info"], JSON.stringify(foundry.notes));
+      assert.equal(foundry.module.api.client.state, "open");
+      assert.equal(foundry.hooks.get("chatMessage")[0]({}, "Bonjour la table"), true); // not ours
+      const card = await foundry.chat("/sc bloodlust pool=3 Sauter");
+      assert.match(card.content, /sidecar-card/);
+      assert.deepEqual(card.whisper, []);
+      assert.equal(card.flags["vtt-sidecar"].rollMode, "publicroll");
+      assert.equal(typeof card.flags["vtt-sidecar"].seq, "number");
+      assert.equal(card.speaker.alias, "Aengus");
     } finally {
-      await module.api?.client.close();
-      for (const name of ["Hooks", "game", "ui", "ChatMessage"]) delete globalThis[name];
+      await foundry.close();
     }
   });
 });
 
 /**
- * module.js in a faked Foundry: its hooks run, its chat messages and notifications are
- * kept. `variant` makes each import a fresh copy of the module (ES modules are cached).
+ * module.js in the closer fake Foundry (`fake-foundry.mjs`), as one user of a world: its
+ * hooks run, its chat messages and notifications are kept. `variant` makes each import a
+ * fresh copy of the module (ES modules are cached). Resolves once the module has joined
+ * (or failed to), unless `wait` is false.
  */
-async function fakeFoundry(variant, { settings, user }) {
-  const hooks = new Map();
+async function fakeFoundry(variant, { settings, user, wait = true, users = [] }) {
+  const fake = installFoundry({ users: [{ active: true, ...user, id: undefined }, ...users], me: user.name,
+    translations: FRENCH,
+    settings: { table: "foundry", playerToken: "", gmToken: "", seatToken: "", seatName: "", character: "",
+                mirror: false, ...settings } });
   const created = [];
-  const notes = [];
-  const module = {};
-  const add = (name, fn) => hooks.set(name, [...(hooks.get(name) ?? []), fn]);
-  globalThis.Hooks = { once: add, on: add };
-  globalThis.game = {
-    settings: { register: () => {}, get: (scope, key) => (scope === "core" ? "publicroll" : settings[key]) },
-    i18n: { lang: "fr", localize: (key) => key, format: (key, data) => `${key} ${JSON.stringify(data)}` },
-    user, users: Object.assign([user], { activeGM: null }), modules: { get: () => module },
-    messages: { contents: created },
-  };
-  globalThis.ui = { notifications: { info: (m) => notes.push(["info", m]), warn: (m) => notes.push(["warn", m]),
-                                     error: (m) => notes.push(["error", m]) } };
-  // A chat message as Foundry keeps it: its author, and update() with Foundry's dotted keys.
-  globalThis.ChatMessage = {
-    create: async (data) => {
-      const message = { ...data, author: user, async update(changes) {
-        for (const [key, value] of Object.entries(changes)) {
-          const path = key.split(".");
-          let target = message;
-          for (const part of path.slice(0, -1)) target = target[part];
-          target[path.at(-1)] = value;
-        }
-      } };
-      created.push(message);
-      return message;
-    },
-    getSpeaker: () => ({ alias: user.name }),
-  };
+  globalThis.Hooks.on("createChatMessage", (message) => created.push(message));
   await import(`../scripts/module.js?${variant}`);
-  for (const fn of hooks.get("init")) fn();
-  for (const fn of hooks.get("ready")) await fn();
+  await fake.boot();
+  const module = fake.game.modules.get("vtt-sidecar");
+  if (wait) await module.api.start();
   return {
-    hooks, created, notes, module,
-    /** Types a chat line; resolves with the card it posts. */
+    fake, created, module, user: fake.user,
+    hooks: { get: (name) => (fake.hooks.get(name) ?? []).map((entry) => entry.fn) },
+    get notes() { return fake.notes.map((note) => [note.level, note.message]); },
+    /** Types a chat line as Foundry's chat log would; resolves with the card it posts. */
     async chat(text) {
       const before = created.length;
-      assert.equal(hooks.get("chatMessage")[0]({}, text), false);
+      assert.equal(await fake.chat(text), null); // the module took it: nothing posted raw
       while (created.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
       return created[before];
     },
     async close() {
-      await module.api?.client.close();
-      for (const name of ["Hooks", "game", "ui", "ChatMessage"]) delete globalThis[name];
+      await module.api?.stop();
+      fake.uninstall();
     },
   };
 }
@@ -490,7 +430,7 @@ describe("a Foundry player with a seat (against a real sidecar with the luck rul
       // Not enough luck: the refusal, to the roller only, nothing rolled.
       const short = await foundry.chat("/sc luck push=3");
       assert.match(short.content, /sidecar-error.*pas assez de luck/);
-      assert.deepEqual(short.whisper, ["u1"]);
+      assert.deepEqual(short.whisper, [foundry.user.id]);
       const sheet = await foundry.chat("/sc fiche");
       assert.match(sheet.content, /Chance 1/);
     } finally {
@@ -503,14 +443,14 @@ describe("a Foundry player with a seat (against a real sidecar with the luck rul
                                                user: { id: "u2", name: "Brann", isGM: false } });
     try {
       assert.deepEqual(other.notes.map(([level]) => level), ["error"]);
-      assert.match(other.notes[0][1], /VTTSIDECAR.refused/);
+      assert.match(other.notes[0][1], /connexion refusée/);
       assert.notEqual(other.module.api.client.state, "open");
     } finally {
       await other.close();
     }
     const shared = await fakeFoundry("shared", { settings: base, user: { id: "u3", name: "Aengus", isGM: false } });
     try {
-      assert.match(shared.notes[0][1], /VTTSIDECAR.seatNeeded/); // says where the seat token goes
+      assert.match(shared.notes[0][1], /entrez votre jeton de place/); // says where the seat token goes
     } finally {
       await shared.close();
     }
@@ -895,7 +835,7 @@ describe("asked rolls in the chat, against a real sidecar", () => {
       for (let i = 0; i < 500 && !foundry.created.length; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
       const card = foundry.created[0];
       assert.equal(card.flags["vtt-sidecar"].ask, ask.ask);
-      assert.deepEqual(card.whisper, ["u-lea"]);
+      assert.deepEqual(card.whisper, [foundry.user.id]);
       const rendered = fakeAnswerCard(card.content);
       const render = foundry.hooks.get("renderChatMessage")[0];
       render(card, [rendered.root]);

@@ -5,6 +5,8 @@
  * `--experimental-websocket`, or pass a `WebSocket` class such as the `ws` package's).
  * Frames are MessagePack (the bundled @msgpack/msgpack) unless `binary: false` asks for
  * JSON text frames. The sidecar serves this file at `/static/sidecar-client.js`.
+ * A sidecar serving TLS is reached at `wss://…/ws`; a browser trusts its certificate as it
+ * trusts any site's, Node with `NODE_EXTRA_CA_CERTS=cert.pem` for a self-signed one.
  *
  *   import { SidecarClient } from "./sidecar-client.js";
  *   const client = new SidecarClient("ws://192.168.1.20:8765/ws",
@@ -237,7 +239,10 @@ export class SidecarClient {
         }
         this._dispatch(message);
       };
+      let ended = false;
       ws.onclose = (event) => {
+        if (ended) return;
+        ended = true;
         if (this._ws === ws) this._ws = null;
         if (!joined) {
           reject(new SidecarError("closed", `connection closed before joining (${event.code})`));
@@ -245,7 +250,13 @@ export class SidecarClient {
         this._afterClose();
       };
       ws.onerror = () => {
-        // onclose follows and decides what to do.
+        // onclose normally follows and decides what to do; but Node's WebSocket reports a
+        // failed TLS handshake (an untrusted certificate) as an error and never closes.
+        setTimeout(() => {
+          if (ended || ws.readyState === 1 /* OPEN */) return;
+          try { ws.close(); } catch { /* not open: nothing to close */ }
+          ws.onclose({ code: 1006 });
+        }, 0);
       };
     });
   }
