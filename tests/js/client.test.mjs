@@ -31,7 +31,7 @@ describe("joining", () => {
     assert.equal(welcome.protocol, 1);
     assert.equal(welcome.role, "gm");
     const names = welcome.rulesets.map((ruleset) => ruleset.name).sort();
-    assert.deepEqual(names, ["bloodlust", "d6code", "ladder", "oweens", "seuil"]);
+    assert.deepEqual(names, ["bloodlust", "d6code", "dice", "ladder", "oweens", "seuil"]);
     assert.equal(welcome.rulesets.find((r) => r.name === "oweens").params.dice.type, "int");
     assert.equal(gm.state, "open");
   });
