@@ -15,7 +15,9 @@ import { buildField, fieldId as fieldIdIn, readFields, writeFields } from "./fie
 import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
-import { $, describeError, el, fieldLabel, local, query, rulesetByName, state, t } from "./page.js";
+import {
+  $, describeError, el, fieldLabel, local, parseFaces, query, rulesetByName, state, t,
+} from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
 
 /** The session's key: a seat link's token is kept here for this tab only, never in the URL. */
@@ -342,11 +344,7 @@ function readOptions() {
 }
 
 function readDice() {
-  const raw = $("manual-dice").value.trim();
-  if (!raw || $("manual").hidden) return undefined;
-  const faces = raw.split(/[\s,;]+/).filter(Boolean);
-  if (!faces.every((face) => /^\d+$/.test(face))) throw new SyntaxError();
-  return faces.map(Number);
+  return $("manual").hidden ? undefined : parseFaces($("manual-dice").value);
 }
 
 function markInvalid(param) {

@@ -62,6 +62,17 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/**
+ * Physical dice as typed ("3 5, 6"): their faces, or `undefined` when nothing is typed;
+ * throws a `SyntaxError` on anything that is not whole numbers.
+ */
+export function parseFaces(raw) {
+  const faces = String(raw ?? "").trim().split(/[\s,;]+/).filter(Boolean);
+  if (!faces.length) return undefined;
+  if (!faces.every((face) => /^\d+$/.test(face))) throw new SyntaxError();
+  return faces.map(Number);
+}
+
 export function rulesetByName(name) {
   return state.welcome?.rulesets.find((ruleset) => ruleset.name === name);
 }
