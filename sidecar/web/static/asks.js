@@ -2,7 +2,7 @@
 // opposition with each side's own params), and the cards of the open asks — an asked seat's
 // has one button that rolls as asked, the GM's fills as the answers arrive and can cancel.
 import { buildField, readFields, writeFields } from "./fields.js";
-import { $, describeError, el, local, parseFaces, rulesetByName, state, t } from "./page.js";
+import { $, describeError, el, local, paramLabels, parseFaces, rulesetByName, state, t } from "./page.js";
 
 const PREFIX = "askp";
 const sidePrefix = (index) => `asks${index}`;
@@ -315,7 +315,7 @@ async function submitAsk(event) {
     for (const [index, name] of to.entries()) {
       const { values, missing } = readFields(params, sidePrefix(index));
       if (missing.length) {
-        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${missing.join(", ")}`);
+        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${paramLabels(ruleset, missing)}`);
         return;
       }
       message.each[name] = values;
@@ -324,7 +324,7 @@ async function submitAsk(event) {
   } else {
     const { values, missing } = readFields(params, PREFIX);
     if (missing.length) {
-      fail(t("odds.missing") + missing.join(", "));
+      fail(t("odds.missing") + paramLabels(ruleset, missing));
       return;
     }
     message.params = values;

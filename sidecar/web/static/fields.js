@@ -20,14 +20,15 @@ export function buildField(name, spec, prefix, options = {}) {
     spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
   const wrap = el("div", { class: `param param-${spec.type ?? "string"}${spec.labels ? " has-labels" : ""}`,
     "data-param": name });
+  const helpId = help ? `${id}-help` : null;
   if (spec.type === "bool") {
     wrap.append(el("label", { class: "check" },
-      el("input", { type: "checkbox", id, checked: spec.default === true }),
-      el("span", {}, title, el("small", { class: "help", text: help }))));
+      el("input", { type: "checkbox", id, checked: spec.default === true, "aria-describedby": helpId }),
+      el("span", {}, title, help ? el("small", { class: "help", id: helpId, text: help }) : null)));
     return wrap;
   }
   let input;
-  const choices = options.choices ?? (spec.choices ? spec.choices.map((choice) => [choice, choice]) : null);
+  const choices = options.choices ?? (spec.choices ? spec.choices.map((choice) => [choice, choiceName(spec, choice)]) : null);
   if (spec.type === "int") {
     input = el("input", { type: "number", id, inputmode: "numeric", min: spec.min, max: spec.max,
       step: 1, value: spec.default ?? "", required: spec.required });
@@ -42,7 +43,7 @@ export function buildField(name, spec, prefix, options = {}) {
     input = el("div", { class: "choices", id },
       spec.choices.map((choice) => el("label", { class: "chip" },
         el("input", { type: "checkbox", value: choice, checked: defaults.has(choice) }),
-        el("span", { text: choice.replaceAll("_", " ") }))));
+        el("span", { text: choiceName(spec, choice) }))));
   } else {
     input = el("input", { type: "text", id, maxlength: spec.max_length ?? 200,
       placeholder: spec.example ?? "", value: spec.type === "list" ? (spec.default ?? []).join(", ")
@@ -69,8 +70,17 @@ export function buildField(name, spec, prefix, options = {}) {
     : el("label", { for: id }, title);
   if (spec.type === "map") input.setAttribute("aria-labelledby", `${id}-title`);
   wrap.append(heading, row);
-  if (help) wrap.append(el("small", { class: "help", text: help }));
+  if (help) {
+    // Linked to the field: a screen reader says it with the field's name.
+    wrap.append(el("small", { class: "help", id: helpId, text: help }));
+    input.setAttribute("aria-describedby", helpId);
+  }
   return wrap;
+}
+
+/** A choice's name for people: the description's `choice_labels`, else the choice itself. */
+function choiceName(spec, choice) {
+  return local(spec.choice_labels?.[choice]) || String(choice).replaceAll("_", " ");
 }
 
 /** A `map` field: editable rows of name → value, plus a button adding a row. */

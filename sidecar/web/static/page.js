@@ -31,6 +31,8 @@ export const state = {
   presence: [],
   // Asked rolls this page shows a card for: ask id → {event, answers, opposition, closed}.
   asks: new Map(),
+  // The seq of this page's roll to bring into view once it is in the log.
+  reveal: null,
 };
 
 export const $ = (id) => document.getElementById(id);
@@ -76,6 +78,14 @@ export function parseFaces(raw) {
 export function rulesetByName(name) {
   return state.welcome?.rulesets.find((ruleset) => ruleset.name === name);
 }
+
+/** A ruleset's parameter's name for people: its label, else its name. */
+export function paramLabel(ruleset, name) {
+  return local(rulesetByName(ruleset)?.params?.[name]?.label) || String(name).replaceAll("_", " ");
+}
+
+/** Parameters' names for people, as a list in a sentence. */
+export const paramLabels = (ruleset, names) => names.map((name) => paramLabel(ruleset, name)).join(", ");
 
 /** The description of a ruleset's character sheet (`{}` when it has none). */
 export function sheetOf(ruleset) {
@@ -124,5 +134,11 @@ export function describeError(error, ruleset, { adding } = {}) {
     return t(high ? "error.past_max" : "error.insufficient", {
       field: ruleset ? fieldLabel(ruleset, field) : field, have: have ?? "?", need: need ?? "?" });
   }
-  return error?.serverMessage || error?.message || String(error);
+  const message = error?.serverMessage || error?.message || String(error);
+  const param = error?.details?.param;
+  if (error?.code === "invalid_params" && typeof param === "string" && ruleset) {
+    // The server names the parameter by its key: people know it by its label.
+    return message.replace(`'${param}'`, `« ${paramLabel(ruleset, param)} »`);
+  }
+  return message;
 }
