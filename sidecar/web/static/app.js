@@ -363,7 +363,6 @@ function markInvalid(param, { focus = false } = {}) {
   const input = $(fieldId(param)) ?? wrap.querySelector("input, select");
   const control = input?.matches("input, select, textarea") ? input : input?.querySelector("input, select");
   control?.setAttribute("aria-invalid", "true");
-  control?.setAttribute("aria-errormessage", "roll-error");
   if (focus) control?.focus();
 }
 
@@ -371,7 +370,6 @@ function markInvalid(param, { focus = false } = {}) {
 function markInvalidField(id) {
   markInvalid(null);
   $(id).setAttribute("aria-invalid", "true");
-  $(id).setAttribute("aria-errormessage", "roll-error");
   if (id === "options") $("ext-options").open = true;
   $(id).focus();
 }
