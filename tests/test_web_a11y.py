@@ -167,3 +167,86 @@ def test_fields_are_16px_and_targets_44px_on_a_phone(browser: Any, server: LiveS
         .map(([n, box]) => `${n.id || n.className || n.tagName} ${box.width}x${box.height}`)""")
     assert tiny == []
     gm.close()
+
+
+_CONTRAST = """([fore, back]) => {
+    const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    const lum = (text) => {
+        const [r, g, b] = rgb(text).map((v) => v / 255).map(
+            (c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [dark, light] = [lum(fore), lum(back)].sort((a, b) => a - b);
+    return (light + 0.05) / (dark + 0.05);
+}"""
+
+
+def contrast(page: TablePage, fore: str, back: str) -> float:
+    return page.page.evaluate(_CONTRAST, [fore, back])
+
+
+def style(page: TablePage, selector: str, prop: str, pseudo: str | None = None) -> str:
+    return page.page.eval_on_selector(
+        selector, "(n, [prop, pseudo]) => getComputedStyle(n, pseudo).getPropertyValue(prop)",
+        [prop, pseudo])
+
+
+def test_the_contrasts_axe_does_not_measure(browser: Any, server: LiveServer) -> None:
+    """Placeholders, field borders against the card (WCAG 1.4.11), rows at zero and stale
+    odds, the botch label: the figures the issue measured, each above its threshold."""
+    page = player_page(browser, server.http, "contrastes")
+    page.page.select_option("#ruleset", "bloodlust")
+    page.fill_params({"pool": 1, "difficulty": 10})
+    page.odds_shown()
+    card_bg = style(page, "#roller", "background-color")
+    field_bg = style(page, "#roll-label", "background-color")
+    odds_bg = style(page, "#odds", "background-color")
+    assert contrast(page, style(page, "#roll-label", "color", "::placeholder"), field_bg) >= 4.5
+    assert contrast(page, style(page, "#roll-label", "border-top-color"), card_bg) >= 3
+    zero = "#odds-bars .bar.zero .bar-label"
+    assert page.page.locator(zero).count() > 0
+    assert contrast(page, style(page, zero, "color"), odds_bg) >= 4.5
+    botch = page.page.evaluate("""() => {
+        const probe = document.createElement('span');
+        probe.className = 'kind kind-botch';
+        document.body.append(probe);
+        const s = getComputedStyle(probe);
+        const colours = [s.color, s.backgroundColor];
+        probe.remove();
+        return colours;
+    }""")
+    assert contrast(page, *botch) >= 4.5
+    # Stale odds (a value out of range): dimmed, still readable.
+    page.page.fill("#param-difficulty", "99")
+    page.page.wait_for_selector("#odds.stale")
+    assert contrast(page, style(page, "#odds-bars .bar-label", "color"), odds_bg) >= 4.5
+    assert contrast(page, style(page, "#odds-success", "color"), odds_bg) >= 4.5
+    assert page.page.eval_on_selector("#odds-bars .bar", "n => getComputedStyle(n).opacity") == "1"
+    page.close()
+
+
+def test_help_texts_are_linked_to_their_fields(browser: Any, server: LiveServer) -> None:
+    page = player_page(browser, server.http, "aides")
+    for ruleset in ("seuil", "oweens", "d6code"):
+        page.page.select_option("#ruleset", ruleset)
+        unlinked = page.page.evaluate("""() => [...document.querySelectorAll('#params .help')]
+            .filter((help) => !help.id || !document.querySelector(
+                `[aria-describedby~="${help.id}"]`)).map((help) => help.textContent)""")
+        assert unlinked == [], ruleset
+    page.close()
+
+
+def test_the_ask_form_names_the_missing_field_and_focuses_it(browser: Any,
+                                                             server: LiveServer) -> None:
+    gm = gm_page(browser, server.http, "demande-vide")
+    add_seat(gm, "Jade")
+    open_ask_form(gm)
+    gm.page.locator('#ask-targets input[value="Jade"]').check()
+    gm.page.select_option("#ask-ruleset", "seuil")
+    gm.page.fill("#askp-threshold", "")
+    gm.page.click("#ask-form button[type=submit]")
+    gm.page.wait_for_selector("#ask-error:not([hidden])")
+    assert gm.page.text_content("#ask-error") == "Remplissez : Seuil"
+    assert gm.page.evaluate("() => document.activeElement.id") == "askp-threshold"
+    assert gm.page.get_attribute("#askp-threshold", "aria-invalid") == "true"
+    gm.close()

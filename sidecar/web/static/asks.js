@@ -1,7 +1,7 @@
 // Asked rolls (PROTOCOL.md §7.5): the GM's form asking seats or characters for a roll (an
 // opposition with each side's own params), and the cards of the open asks — an asked seat's
 // has one button that rolls as asked, the GM's fills as the answers arrive and can cancel.
-import { buildField, readFields, writeFields } from "./fields.js";
+import { buildField, fieldId, readFields, writeFields } from "./fields.js";
 import { $, describeError, el, local, paramLabels, parseFaces, rulesetByName, state, t } from "./page.js";
 
 const PREFIX = "askp";
@@ -298,9 +298,14 @@ async function submitAsk(event) {
   const to = checked();
   const ruleset = $("ask-ruleset").value;
   const opposed = $("ask-opposed").checked;
-  const fail = (text) => {
+  for (const node of $("ask-form").querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
+  const fail = (text, field) => {
     error.textContent = text;
     error.hidden = false;
+    // The field to fill, marked and focused (not the button that was pressed).
+    const node = field ? document.getElementById(field) : null;
+    node?.setAttribute("aria-invalid", "true");
+    node?.focus();
   };
   if (!to.length || (opposed && to.length < 2)) {
     fail(t(opposed ? "ask.pick_two" : "ask.pick"));
@@ -315,7 +320,8 @@ async function submitAsk(event) {
     for (const [index, name] of to.entries()) {
       const { values, missing } = readFields(params, sidePrefix(index));
       if (missing.length) {
-        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${paramLabels(ruleset, missing)}`);
+        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${paramLabels(ruleset, missing)}`,
+          fieldId(sidePrefix(index), missing[0]));
         return;
       }
       message.each[name] = values;
@@ -324,7 +330,7 @@ async function submitAsk(event) {
   } else {
     const { values, missing } = readFields(params, PREFIX);
     if (missing.length) {
-      fail(t("odds.missing") + paramLabels(ruleset, missing));
+      fail(t("odds.missing") + paramLabels(ruleset, missing), fieldId(PREFIX, missing[0]));
       return;
     }
     message.params = values;
