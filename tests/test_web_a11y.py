@@ -53,6 +53,12 @@ def test_the_join_form_passes_axe(browser: Any, server: LiveServer, lang: str) -
     page.wait_for_selector("#join:not([hidden])")
     wrapper = type("Wrapped", (), {"page": page})()
     audit(wrapper, f"join form ({lang})")
+    # On a phone: 16 px fields (no zoom on iOS), 44 px targets.
+    assert page.evaluate("""() => [...document.querySelectorAll('#join input, #join select,'
+        + ' #join button, #lang')].filter((n) => n.offsetParent !== null)
+        .filter((n) => n.getBoundingClientRect().height < 44
+                 || (n.tagName !== 'BUTTON' && parseFloat(getComputedStyle(n).fontSize) < 16))
+        .map((n) => n.id)""") == []
     context.close()
 
 

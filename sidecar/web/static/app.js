@@ -16,7 +16,8 @@ import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
 import {
-  $, describeError, el, fieldLabel, local, paramLabels, parseFaces, query, rulesetByName, state, t,
+  $, describeError, el, fieldLabel, local, paramLabels, parseFaces, patchList, query, rulesetByName, state,
+  t,
 } from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
 
@@ -594,29 +595,6 @@ function renderLog() {
   $("log-empty").hidden = items.length > 0;
   if (focused && document.activeElement?.id !== focused && $("log").contains($(focused))) $(focused).focus();
   if (state.reveal !== null && state.reveal !== undefined) reveal(state.reveal);
-}
-
-/**
- * Make `list` hold `items` (keyed by `data-key`) touching only what changed: a new roll adds
- * one line, so a screen reader following the log (`role=log`) hears that line alone.
- */
-function patchList(list, items) {
-  const old = new Map([...list.children].map((node) => [node.dataset.key, node]));
-  const kept = new Set();
-  let previous = null;
-  for (const item of items) {
-    let node = old.get(item.dataset.key);
-    if (node && !node.isEqualNode(item)) {
-      node.replaceWith(item);
-      node = item;
-    }
-    node ??= item;
-    const slot = previous ? previous.nextElementSibling : list.firstElementChild;
-    if (slot !== node) list.insertBefore(node, slot);
-    kept.add(node);
-    previous = node;
-  }
-  for (const child of [...list.children]) if (!kept.has(child)) child.remove();
 }
 
 /**

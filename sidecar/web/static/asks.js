@@ -2,7 +2,9 @@
 // opposition with each side's own params), and the cards of the open asks — an asked seat's
 // has one button that rolls as asked, the GM's fills as the answers arrive and can cancel.
 import { buildField, fieldId, readFields, writeFields } from "./fields.js";
-import { $, describeError, el, local, paramLabels, parseFaces, rulesetByName, state, t } from "./page.js";
+import {
+  $, describeError, el, local, paramLabels, parseFaces, patchList, rulesetByName, state, t,
+} from "./page.js";
 
 const PREFIX = "askp";
 const sidePrefix = (index) => `asks${index}`;
@@ -159,8 +161,13 @@ export function renderAsks() {
   const cards = [...(state.asks ?? new Map()).values()]
     .filter((item) => isGm() || !item.closed || errors.has(item.event.ask))
     .sort((a, b) => (b.event.seq ?? 0) - (a.event.seq ?? 0))
-    .map(renderCard);
-  box.replaceChildren(...cards);
+    .map((item) => {
+      const card = renderCard(item);
+      card.dataset.key = card.dataset.ask;
+      return card;
+    });
+  // Only the cards that changed are drawn again: the list is a live region.
+  patchList(box, cards);
   // First on the page (a phone shows it before the roll form): what the GM asks for now.
   $("asks-card").hidden = cards.length === 0;
   if (focused && box.contains(document.getElementById(focused))) document.getElementById(focused).focus();

@@ -75,6 +75,29 @@ export function parseFaces(raw) {
   return faces.map(Number);
 }
 
+/**
+ * Make `list` hold `items` (keyed by `data-key`) touching only what changed: a new roll adds
+ * one line, so a screen reader following a live list (the log) hears that line alone.
+ */
+export function patchList(list, items) {
+  const old = new Map([...list.children].map((node) => [node.dataset.key, node]));
+  const kept = new Set();
+  let previous = null;
+  for (const item of items) {
+    let node = old.get(item.dataset.key);
+    if (node && !node.isEqualNode(item)) {
+      node.replaceWith(item);
+      node = item;
+    }
+    node ??= item;
+    const slot = previous ? previous.nextElementSibling : list.firstElementChild;
+    if (slot !== node) list.insertBefore(node, slot);
+    kept.add(node);
+    previous = node;
+  }
+  for (const child of [...list.children]) if (!kept.has(child)) child.remove();
+}
+
 export function rulesetByName(name) {
   return state.welcome?.rulesets.find((ruleset) => ruleset.name === name);
 }
