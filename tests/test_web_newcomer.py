@@ -150,3 +150,21 @@ def test_on_a_desktop_nothing_covers_the_focused_control(browser: Any,
     assert covered_controls(page, ROLL_CONTROLS) == []
     page.close()
 
+
+
+def test_on_a_desktop_rolling_leaves_the_form_where_it_is(browser: Any,
+                                                          server: LiveServer) -> None:  # noqa: F811
+    """Side by side, the new roll is at the top of the log already: the page does not jump
+    away from the button (the next roll is one click away)."""
+    page = gm_page(browser, server.http, "bureau-stable")
+    page.page.set_viewport_size({"width": 1280, "height": 500})
+    page.page.select_option("#ruleset", "oweens")
+    page.fill_params({"dice": 2})
+    for count in (1, 2):
+        page.page.locator("#roll-button").scroll_into_view_if_needed()
+        before = page.page.evaluate("() => window.scrollY")
+        page.page.click("#roll-button")
+        page.page.wait_for_function("n => window.sidecarTable.outcomes.length === n", arg=count)
+        page.wait_for_entry(page.state(f"outcomes[{count - 1}].seq"))
+        assert page.page.evaluate("() => window.scrollY") == before
+    page.close()

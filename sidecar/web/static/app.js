@@ -494,7 +494,9 @@ async function roll(event) {
   try {
     const reply = await state.client.roll({ ruleset, params, options, dice, mode, label,
       character: character?.character });
-    reveal(reply?.seq);
+    // One column (a phone): the log is under the form, bring the roll into view. Side by
+    // side, the log's newest line is at its top already, and the form stays where it is.
+    if (ONE_COLUMN.matches) reveal(reply?.seq);
     // What was tried and who sees it belong to that roll: the next one starts public and
     // unlabelled (a blind roll is not repeated by mistake).
     $("manual-dice").value = "";
@@ -596,6 +598,9 @@ function renderLog() {
   if (focused && document.activeElement?.id !== focused && $("log").contains($(focused))) $(focused).focus();
   if (state.reveal !== null && state.reveal !== undefined) reveal(state.reveal);
 }
+
+/** The layout of a phone (style.css): the log comes after the form. */
+const ONE_COLUMN = window.matchMedia("(max-width: 760px)");
 
 /**
  * Bring this page's new roll into view (on a phone, the log is under the form): at once if
