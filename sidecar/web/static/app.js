@@ -16,8 +16,8 @@ import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
 import {
-  $, describeError, el, fieldLabel, local, paramLabels, parseFaces, patchList, query, rulesetByName, state,
-  t,
+  $, describeError, el, fieldLabel, local, paramLabels, parseFaces, patchList, query, rulesetByName,
+  state, t,
 } from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
 
