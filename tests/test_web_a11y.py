@@ -256,3 +256,21 @@ def test_the_ask_form_names_the_missing_field_and_focuses_it(browser: Any,
     assert gm.page.evaluate("() => document.activeElement.id") == "askp-threshold"
     assert gm.page.get_attribute("#askp-threshold", "aria-invalid") == "true"
     gm.close()
+
+
+def test_a_new_ask_adds_one_card_and_redraws_none(browser: Any, server: LiveServer) -> None:
+    gm = gm_page(browser, server.http, "cartes")
+    add_seat(gm, "Jade")
+    ask(gm, ["Jade"], "Perception", {"target": 3})
+    gm.page.evaluate("""() => {
+        window.askChanges = {added: 0, removed: 0};
+        new MutationObserver((records) => {
+            for (const record of records) {
+                window.askChanges.added += record.addedNodes.length;
+                window.askChanges.removed += record.removedNodes.length;
+            }
+        }).observe(document.getElementById('asks'), {childList: true});
+    }""")
+    ask(gm, ["Jade"], "Vigilance", {"target": 3})
+    assert gm.page.evaluate("() => window.askChanges") == {"added": 1, "removed": 0}
+    gm.close()
