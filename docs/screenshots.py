@@ -5,7 +5,8 @@
 Needs Debian's chromium and the test extra (playwright). A real sidecar runs on a loopback
 port; a GM and two players roll at one table; the GM gives Aengus a seat and an O'Ween's
 character; Aengus's page, joined from the seat's link, is captured on a laptop-sized and a
-phone-sized screen, and the GM's panel (the seat's link and QR code, the characters) in
+phone-sized screen (and on the phone just after rolling,
+web-table-phone-rolled.png), and the GM's panel (the seat's link and QR code, the characters) in
 web-table-gm.png.
 """
 
@@ -85,6 +86,15 @@ def main() -> None:
             page.evaluate("() => window.scrollTo(0, 0)")
             page.wait_for_timeout(500)
             page.screenshot(path=str(DOCS / path))
+            if size[0] < 500:
+                # On a phone, after "Lancer !": the new roll is on the screen, under the
+                # button (the page scrolls to it; nothing sticky covers the form).
+                before = page.evaluate("() => window.sidecarTable.outcomes.length")
+                page.click("#roll-button")
+                page.wait_for_function("n => window.sidecarTable.outcomes.length > n",
+                                       arg=before)
+                page.wait_for_timeout(800)
+                page.screenshot(path=str(DOCS / "web-table-phone-rolled.png"))
         # Aengus is at the table (his pages are open): the panel says so.
         gm.click("#gm-characters summary")
         gm.wait_for_selector('.seat[data-seat="Aengus"].online')

@@ -65,10 +65,11 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "factors": {
         "type": "list", "choices": list(FACTORS), "default": [], "max_items": 20,
+        "choice_labels": {key: {"fr": fr, "en": en} for key, (_, fr, en) in FACTORS.items()},
         "description": label("Facteurs de complication : " + ", ".join(
-            f"{k} ({signed(v[0])})" for k, v in FACTORS.items()),
-            "Complication factors: " + ", ".join(f"{k} ({signed(v[0])})"
-                                                  for k, v in FACTORS.items())),
+            f"{v[1]} ({signed(v[0])})" for v in FACTORS.values()),
+            "Complication factors: " + ", ".join(f"{v[2]} ({signed(v[0])})"
+                                                  for v in FACTORS.values())),
     },
     "threshold": {
         "type": "int", "min": 0, "max": 200, "required": True, "labels": THRESHOLDS,

@@ -293,10 +293,17 @@ def test_invalid_params_are_shown_on_the_field(browser: Any, server: LiveServer)
     page.page.fill("#param-difficulty", "15")
     page.page.wait_for_selector('.param.invalid[data-param="code"]')
     note = page.page.text_content("#odds-note")
-    assert "code" in note
+    # Named as people know it (its label), never by its key.
+    assert "« Code de compétence »" in note and "'code'" not in note
     page.page.click("#roll-button")
     page.page.wait_for_selector("#roll-error:not([hidden])")
+    assert "« Code de compétence »" in page.page.text_content("#roll-error")
     assert page.state("outcomes.length") == 0
+    # The focus goes to the field in error, marked for assistive technologies.
+    assert page.page.evaluate("() => document.activeElement.id") == "param-code"
+    assert page.page.get_attribute("#param-code", "aria-invalid") == "true"
+    page.page.fill("#param-code", "4D+1")
+    page.page.wait_for_selector('#param-code:not([aria-invalid])')
     page.close()
 
 

@@ -18,7 +18,10 @@ import {
 import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
-import { $, describeError, el, fieldLabel, local, query, rulesetByName, state, t } from "./page.js";
+import {
+  $, describeError, el, fieldLabel, local, paramLabels, parseFaces, patchList, query, rulesetByName,
+  state, t,
+} from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
 
 /** The session's key: a seat link's token is kept here for this tab only, never in the URL. */
@@ -38,9 +41,13 @@ function applyLanguage() {
   for (const node of document.querySelectorAll("[data-i18n-placeholder]")) {
     node.placeholder = t(node.dataset.i18nPlaceholder);
   }
+  for (const node of document.querySelectorAll("[data-i18n-label]")) {
+    node.setAttribute("aria-label", t(node.dataset.i18nLabel));
+  }
   $("lang").textContent = state.lang === "fr" ? "EN" : "FR";
   setStatus(state.client?.state ?? "idle");
   if (state.welcome) {
+    $("table-title").textContent = t("table.title", { table: state.welcome.table });
     const current = $("ruleset").value;
     fillRulesets(current);
     renderCharacterPanel();
@@ -169,6 +176,8 @@ async function join(event) {
     state.client = client;
     state.welcome = welcome;
     enterTable(welcome);
+    // The form is gone: the focus goes to what replaced it, not to <body>.
+    $("table-title").focus();
     loadRecentHistory(welcome.seq);
   } catch (error) {
     client.close();
@@ -214,13 +223,15 @@ function enterTable(welcome) {
   $("join").hidden = true;
   $("table").hidden = false;
   $("table-name").textContent = `· ${welcome.table}`;
+  $("table-title").textContent = t("table.title", { table: welcome.table });
   document.title = `${welcome.table} — vtt-sidecar`;
   const canRoll = welcome.role !== "observer";
   $("roller").hidden = !canRoll;
   $("manual").hidden = !welcome.manual_dice;
   const extensions = welcome.extensions ?? [];
   $("extensions-list").textContent = extensions.length
-    ? t("ext.list") + extensions.map((ext) => `${ext.name} — ${ext.description}`).join(" · ") : "";
+    ? t("ext.list") + extensions.map((ext) => [ext.name, local(ext.description)].filter(Boolean).join(" — "))
+      .join(" · ") : "";
   // Extensions that describe no options take free-form JSON (unchecked by the server).
   const described = new Set((welcome.options ?? []).map((option) => option.name));
   $("options-free").hidden = !extensions.some((ext) => !described.has(ext.name));
@@ -346,12 +357,6 @@ function readForm() {
   return { ruleset: ruleset?.name, params: values, missing };
 }
 
-/** The names people know the missing params by (their labels). */
-function missingLabels(ruleset, missing) {
-  const params = rulesetByName(ruleset)?.params ?? {};
-  return missing.map((name) => local(params[name]?.label) || name).join(", ");
-}
-
 function restoreForm({ ruleset, params }) {
   if (ruleset && rulesetByName(ruleset) && !$("ruleset").disabled) {
     $("ruleset").value = ruleset;
@@ -373,16 +378,32 @@ function readOptions() {
 }
 
 function readDice() {
-  const raw = $("manual-dice").value.trim();
-  if (!raw || $("manual").hidden) return undefined;
-  const faces = raw.split(/[\s,;]+/).filter(Boolean);
-  if (!faces.every((face) => /^\d+$/.test(face))) throw new SyntaxError();
-  return faces.map(Number);
+  return $("manual").hidden ? undefined : parseFaces($("manual-dice").value);
 }
 
-function markInvalid(param) {
-  for (const node of document.querySelectorAll(".param.invalid")) node.classList.remove("invalid");
-  if (param) document.querySelector(`.param[data-param="${CSS.escape(param)}"]`)?.classList.add("invalid");
+/**
+ * Mark the field of `param` as the one in error (`aria-invalid`, red): the others are
+ * cleared. `focus`: move the focus to it (after a refused roll, not while typing).
+ */
+function markInvalid(param, { focus = false } = {}) {
+  for (const node of document.querySelectorAll("#roll-form .param.invalid")) node.classList.remove("invalid");
+  for (const node of document.querySelectorAll("#roll-form [aria-invalid]")) node.removeAttribute("aria-invalid");
+  if (!param) return;
+  const wrap = document.querySelector(`#roll-form .param[data-param="${CSS.escape(param)}"]`);
+  if (!wrap) return;
+  wrap.classList.add("invalid");
+  const input = $(fieldId(param)) ?? wrap.querySelector("input, select");
+  const control = input?.matches("input, select, textarea") ? input : input?.querySelector("input, select");
+  control?.setAttribute("aria-invalid", "true");
+  if (focus) control?.focus();
+}
+
+/** A problem with the manual dice or the options: their field in error, focused. */
+function markInvalidField(id) {
+  markInvalid(null);
+  $(id).setAttribute("aria-invalid", "true");
+  if (id === "options") $("ext-options").open = true;
+  $(id).focus();
 }
 
 // -- odds ------------------------------------------------------------------------------------
@@ -397,7 +418,7 @@ async function refreshOdds() {
   const ticket = ++state.oddsTicket;
   const { ruleset, params, missing } = readForm();
   if (missing.length) {
-    showOdds(null, t("odds.missing") + missingLabels(ruleset, missing));
+    showOdds(null, t("odds.missing") + paramLabels(ruleset, missing));
     return;
   }
   let options;
@@ -473,9 +494,9 @@ async function roll(event) {
   error.hidden = true;
   const { ruleset, params, missing } = readForm();
   if (missing.length) {
-    error.textContent = t("odds.missing") + missingLabels(ruleset, missing);
+    error.textContent = t("odds.missing") + paramLabels(ruleset, missing);
     error.hidden = false;
-    markInvalid(missing[0]);
+    markInvalid(missing[0], { focus: true });
     return;
   }
   let options;
@@ -485,6 +506,7 @@ async function roll(event) {
   } catch {
     error.textContent = t("error.options");
     error.hidden = false;
+    markInvalidField("options");
     return;
   }
   try {
@@ -492,6 +514,7 @@ async function roll(event) {
   } catch {
     error.textContent = t("error.dice");
     error.hidden = false;
+    markInvalidField("manual-dice");
     return;
   }
   const mode = document.querySelector('input[name="mode"]:checked')?.value ?? "public";
@@ -500,13 +523,22 @@ async function roll(event) {
   const label = $("roll-label").value.trim();
   const character = currentCharacter();
   try {
-    await state.client.roll({ ruleset, params, options, dice, mode, label, character: character?.character });
+    const reply = await state.client.roll({ ruleset, params, options, dice, mode, label,
+      character: character?.character });
+    // One column (a phone): the log is under the form, bring the roll into view. Side by
+    // side, the log's newest line is at its top already, and the form stays where it is.
+    if (ONE_COLUMN.matches) reveal(reply?.seq);
+    // What was tried and who sees it belong to that roll: the next one starts public and
+    // unlabelled (a blind roll is not repeated by mistake).
     $("manual-dice").value = "";
+    $("roll-label").value = "";
+    document.querySelector('input[name="mode"][value="public"]').checked = true;
     markInvalid(null);
   } catch (failure) {
-    markInvalid(failure.details?.param);
     error.textContent = describeError(failure, ruleset);
     error.hidden = false;
+    if (failure.code === "bad_dice") markInvalidField("manual-dice");
+    else markInvalid(failure.details?.param, { focus: true });
   } finally {
     button.disabled = false;
   }
@@ -582,16 +614,37 @@ function renderLog() {
   const decisions = decisionsBySeq(state.outcomes);
   const bySeq = new Map(state.outcomes.map((outcome) => [outcome.seq, outcome]));
   const items = logLines().reverse().map((line) => {
-    if (line.secret) return renderSecret(line);
-    if (NOTES.has(line.type)) return renderNote(line);
-    return renderOutcome(line, decisionParts(line, decisions, bySeq));
+    let node;
+    if (line.secret) node = renderSecret(line);
+    else if (NOTES.has(line.type)) node = renderNote(line);
+    else node = renderOutcome(line, decisionParts(line, decisions, bySeq));
+    node.dataset.key = line.secret ? `secret-${line.secret}-${line.count}` : `${line.type ?? "outcome"}-${line.seq}`;
+    return node;
   });
-  // Drawn again on every event: the control that had the focus (a choice's faces being
-  // typed) gets it back, so a keyboard user is not thrown out by someone else's roll.
+  // A line that changed (a decision, a language switch) is drawn again; the control that
+  // had the focus in it (a choice's faces being typed) gets it back.
   const focused = document.activeElement?.id;
-  $("log").replaceChildren(...items);
+  patchList($("log"), items);
   $("log-empty").hidden = items.length > 0;
-  if (focused && $("log").contains($(focused))) $(focused).focus();
+  if (focused && document.activeElement?.id !== focused && $("log").contains($(focused))) $(focused).focus();
+  if (state.reveal !== null && state.reveal !== undefined) reveal(state.reveal);
+}
+
+/** The layout of a phone (style.css): the log comes after the form. */
+const ONE_COLUMN = window.matchMedia("(max-width: 760px)");
+
+/**
+ * Bring this page's new roll into view (on a phone, the log is under the form): at once if
+ * it is drawn, else when it is.
+ */
+function reveal(seq) {
+  state.reveal = typeof seq === "number" ? seq : null;
+  const entry = state.reveal === null ? null : $("log").querySelector(`.entry[data-seq="${seq}"]`);
+  if (!entry) return;
+  state.reveal = null;
+  entry.scrollIntoView({ block: "nearest" });
+  // It slides in: where it ends, once it has.
+  entry.addEventListener("animationend", () => entry.scrollIntoView({ block: "nearest" }), { once: true });
 }
 
 function renderSecret({ secret, count }) {

@@ -1,8 +1,10 @@
 // Asked rolls (PROTOCOL.md §7.5): the GM's form asking seats or characters for a roll (an
 // opposition with each side's own params), and the cards of the open asks — an asked seat's
 // has one button that rolls as asked, the GM's fills as the answers arrive and can cancel.
-import { buildField, readFields, writeFields } from "./fields.js";
-import { $, describeError, el, local, rulesetByName, state, t } from "./page.js";
+import { buildField, fieldId, readFields, writeFields } from "./fields.js";
+import {
+  $, describeError, el, local, paramLabels, parseFaces, patchList, rulesetByName, state, t,
+} from "./page.js";
 
 const PREFIX = "askp";
 const sidePrefix = (index) => `asks${index}`;
@@ -11,6 +13,8 @@ const isGm = () => state.welcome?.role === "gm";
 /** This page's errors on ask cards: ask id → message. */
 const errors = new Map();
 const busy = new Set();
+/** Physical dice typed on a card before its button is pressed: ask id → text. */
+const typedFaces = new Map();
 
 /** An ask as this page knows it: `{event, answers: Map(seat → outcome or side), opposition, closed}`. */
 function known(event) {
@@ -140,6 +144,7 @@ function renderCard(item) {
     else {
       const target = event.to.find((item_) => item_.seat === state.client?.name);
       if (target?.character) body.push(el("p", { class: "hint", text: t("log.as", { name: target.character }) }));
+      if (state.welcome?.manual_dice) body.push(facesField(event));
       body.push(el("button", { type: "button", class: "primary ask-roll", id: `ask-roll-${id}`,
         disabled: busy.has(id), text: t("ask.roll", { what: askName(event) }), onclick: () => answer_(item) }));
     }
@@ -156,23 +161,53 @@ export function renderAsks() {
   const cards = [...(state.asks ?? new Map()).values()]
     .filter((item) => isGm() || !item.closed || errors.has(item.event.ask))
     .sort((a, b) => (b.event.seq ?? 0) - (a.event.seq ?? 0))
-    .map(renderCard);
-  box.replaceChildren(...cards);
+    .map((item) => {
+      const card = renderCard(item);
+      card.dataset.key = card.dataset.ask;
+      return card;
+    });
+  // Only the cards that changed are drawn again: the list is a live region.
+  patchList(box, cards);
   // First on the page (a phone shows it before the roll form): what the GM asks for now.
   $("asks-card").hidden = cards.length === 0;
   if (focused && box.contains(document.getElementById(focused))) document.getElementById(focused).focus();
+}
+
+/** Physical dice for an asked roll, as the roll form has them (empty: the server rolls). */
+function facesField(event) {
+  const id = `ask-dice-${event.ask}`;
+  const order = rulesetByName(event.ruleset)?.dice_order;
+  const help = order ? el("small", { class: "help", id: `${id}-help`, text: t("dice.order") + local(order) }) : null;
+  const input = el("input", { id, class: "ask-dice", inputmode: "numeric", autocomplete: "off",
+    value: typedFaces.get(event.ask) ?? "", placeholder: t("roll.dice.placeholder"),
+    "aria-describedby": help ? `${id}-help` : null,
+    "aria-invalid": errors.get(event.ask) === t("error.dice") ? "true" : null });
+  input.addEventListener("input", () => typedFaces.set(event.ask, input.value));
+  return el("div", { class: "ask-faces" }, el("label", { for: id, text: t("roll.dice") }), input, help);
 }
 
 async function answer_(item) {
   const { event } = item;
   const id = event.ask;
   errors.delete(id);
+  let dice;
+  try {
+    dice = parseFaces(typedFaces.get(id) ?? "");
+  } catch {
+    errors.set(id, t("error.dice"));
+    renderAsks();
+    document.getElementById(`ask-dice-${id}`)?.focus();
+    return;
+  }
   busy.add(id);
   renderAsks();
   try {
     // The ask's ruleset, params, label and mode apply whatever the roll says.
-    await state.client.request({ type: "roll", ruleset: event.ruleset, params: {}, answers: id,
-      label: event.label ?? "", mode: event.mode ?? "public", options: {} }, { resend: true });
+    const message = { type: "roll", ruleset: event.ruleset, params: {}, answers: id,
+      label: event.label ?? "", mode: event.mode ?? "public", options: {} };
+    if (dice) message.dice = dice;
+    await state.client.request(message, { resend: true });
+    typedFaces.delete(id);
   } catch (failure) {
     errors.set(id, describeError(failure, event.ruleset));
   } finally {
@@ -270,9 +305,14 @@ async function submitAsk(event) {
   const to = checked();
   const ruleset = $("ask-ruleset").value;
   const opposed = $("ask-opposed").checked;
-  const fail = (text) => {
+  for (const node of $("ask-form").querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
+  const fail = (text, field) => {
     error.textContent = text;
     error.hidden = false;
+    // The field to fill, marked and focused (not the button that was pressed).
+    const node = field ? document.getElementById(field) : null;
+    node?.setAttribute("aria-invalid", "true");
+    node?.focus();
   };
   if (!to.length || (opposed && to.length < 2)) {
     fail(t(opposed ? "ask.pick_two" : "ask.pick"));
@@ -287,7 +327,8 @@ async function submitAsk(event) {
     for (const [index, name] of to.entries()) {
       const { values, missing } = readFields(params, sidePrefix(index));
       if (missing.length) {
-        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${missing.join(", ")}`);
+        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${paramLabels(ruleset, missing)}`,
+          fieldId(sidePrefix(index), missing[0]));
         return;
       }
       message.each[name] = values;
@@ -296,7 +337,7 @@ async function submitAsk(event) {
   } else {
     const { values, missing } = readFields(params, PREFIX);
     if (missing.length) {
-      fail(t("odds.missing") + missing.join(", "));
+      fail(t("odds.missing") + paramLabels(ruleset, missing), fieldId(PREFIX, missing[0]));
       return;
     }
     message.params = values;

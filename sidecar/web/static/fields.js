@@ -20,12 +20,13 @@ export function buildField(name, spec, prefix, options = {}) {
     spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
   const wrap = el("div", { class: `param param-${spec.type ?? "string"}${spec.labels ? " has-labels" : ""}`,
     "data-param": name });
+  const helpId = help ? `${id}-help` : null;
   if (spec.type === "bool") {
     // An extension's option may cost something (`cost`: an integer on a bool).
     const cost = typeof spec.cost === "number" ? el("span", { class: "cost", text: ` (${t("option.cost", { cost: spec.cost })})` }) : null;
     wrap.append(el("label", { class: "check" },
-      el("input", { type: "checkbox", id, checked: spec.default === true }),
-      el("span", {}, title, cost, el("small", { class: "help", text: help }))));
+      el("input", { type: "checkbox", id, checked: spec.default === true, "aria-describedby": helpId }),
+      el("span", {}, title, cost, help ? el("small", { class: "help", id: helpId, text: help }) : null)));
     return wrap;
   }
   let input;
@@ -74,7 +75,11 @@ export function buildField(name, spec, prefix, options = {}) {
     : el("label", { for: id }, title);
   if (spec.type === "map") input.setAttribute("aria-labelledby", `${id}-title`);
   wrap.append(heading, row);
-  if (help) wrap.append(el("small", { class: "help", text: help }));
+  if (help) {
+    // Linked to the field: a screen reader says it with the field's name.
+    wrap.append(el("small", { class: "help", id: helpId, text: help }));
+    input.setAttribute("aria-describedby", helpId);
+  }
   return wrap;
 }
 

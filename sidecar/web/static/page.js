@@ -31,6 +31,8 @@ export const state = {
   presence: [],
   // Asked rolls this page shows a card for: ask id → {event, answers, opposition, closed}.
   asks: new Map(),
+  // The seq of this page's roll to bring into view once it is in the log.
+  reveal: null,
 };
 
 export const $ = (id) => document.getElementById(id);
@@ -62,9 +64,51 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/**
+ * Physical dice as typed ("3 5, 6"): their faces, or `undefined` when nothing is typed;
+ * throws a `SyntaxError` on anything that is not whole numbers.
+ */
+export function parseFaces(raw) {
+  const faces = String(raw ?? "").trim().split(/[\s,;]+/).filter(Boolean);
+  if (!faces.length) return undefined;
+  if (!faces.every((face) => /^\d+$/.test(face))) throw new SyntaxError();
+  return faces.map(Number);
+}
+
+/**
+ * Make `list` hold `items` (keyed by `data-key`) touching only what changed: a new roll adds
+ * one line, so a screen reader following a live list (the log) hears that line alone.
+ */
+export function patchList(list, items) {
+  const old = new Map([...list.children].map((node) => [node.dataset.key, node]));
+  const kept = new Set();
+  let previous = null;
+  for (const item of items) {
+    let node = old.get(item.dataset.key);
+    if (node && !node.isEqualNode(item)) {
+      node.replaceWith(item);
+      node = item;
+    }
+    node ??= item;
+    const slot = previous ? previous.nextElementSibling : list.firstElementChild;
+    if (slot !== node) list.insertBefore(node, slot);
+    kept.add(node);
+    previous = node;
+  }
+  for (const child of [...list.children]) if (!kept.has(child)) child.remove();
+}
+
 export function rulesetByName(name) {
   return state.welcome?.rulesets.find((ruleset) => ruleset.name === name);
 }
+
+/** A ruleset's parameter's name for people: its label, else its name. */
+export function paramLabel(ruleset, name) {
+  return local(rulesetByName(ruleset)?.params?.[name]?.label) || String(name).replaceAll("_", " ");
+}
+
+/** Parameters' names for people, as a list in a sentence. */
+export const paramLabels = (ruleset, names) => names.map((name) => paramLabel(ruleset, name)).join(", ");
 
 /** The description of a ruleset's character sheet (`{}` when it has none). */
 export function sheetOf(ruleset) {
@@ -113,5 +157,11 @@ export function describeError(error, ruleset, { adding } = {}) {
     return t(high ? "error.past_max" : "error.insufficient", {
       field: ruleset ? fieldLabel(ruleset, field) : field, have: have ?? "?", need: need ?? "?" });
   }
-  return error?.serverMessage || error?.message || String(error);
+  const message = error?.serverMessage || error?.message || String(error);
+  const param = error?.details?.param;
+  if (error?.code === "invalid_params" && typeof param === "string" && ruleset) {
+    // The server names the parameter by its key: people know it by its label.
+    return message.replace(`'${param}'`, `« ${paramLabel(ruleset, param)} »`);
+  }
+  return message;
 }
