@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from sidecar.config import ServerConfig
+from sidecar.dice import ProvableDice
 from sidecar.guard import choices_problem, deep_copy
 from sidecar.journal import request_key
 from sidecar.limits import check_event_size, check_strings, encoded_size
@@ -40,6 +41,7 @@ from sidecar.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import (
     AskRequest,
+    EpochRequest,
     Hello,
     HistoryRequest,
     InitiativeRequest,
@@ -60,6 +62,7 @@ from sidecar.protocol.messages import (
     sheets_message,
     welcome_message,
 )
+from sidecar.provable import Epoch, leaf_key, new_client_seed, tree
 from sidecar.seats import (
     MAX_SEATS,
     folded,
@@ -281,7 +284,8 @@ class TableCore:
                     "avec son lien, ou sous un autre nom", seat=near)
         member = Member(name=hello.name, role=role, locale=hello.locale, binary=binary,
                         connection=connection, seat=seat,
-                        held=collections.deque() if hello.resume is not None else None)
+                        held=collections.deque() if hello.resume is not None else None,
+                        client_seed=hello.client_seed or new_client_seed())
         # Creating a table takes a token: observers without one only join existing tables.
         table = self.tables.join(hello.table, member, creator=gm_ok or player_ok,
                                  table=table)
@@ -300,7 +304,9 @@ class TableCore:
             replayed=replayed if hello.resume is not None else None,
             request_id=hello.id, seat=member.seat, characters=characters,
             characters_more=more,
-            asks=self.ask_list(table, member, AskRequest(op="list"))["asks"])
+            asks=self.ask_list(table, member, AskRequest(op="list"))["asks"],
+            epoch=({**table.epoch.public(), "client": member.client_seed}
+                   if self.provable and table.epoch is not None else None))
 
     def visible_characters(self, table: Table, member: Member, *, after: str = "",
                            limit: int = 100, max_bytes: int | None = None
@@ -587,14 +593,17 @@ class TableCore:
         return message
 
     def number(self, ticket: RollTicket, resolution: Resolution, *, now: float = 0.0,
-               reaction: ReactTicket | None = None) -> Pending:
+               reaction: ReactTicket | None = None,
+               source: ProvableDice | None = None, manual: bool = False) -> Pending:
         """The journal event of a resolved roll, numbered after the table's committed seq.
 
         Nothing about the table changes until :meth:`commit`. The caller holds
         ``table.turn`` from here to commit or abandon. An event larger than
         ``max_event_bytes`` is refused here (``too_large``), before anything is counted.
         ``now`` (seconds since the epoch) dates an open roll's expiry; ``reaction``: the
-        event is the decision taken on that open roll.
+        event is the decision taken on that open roll. ``source``: the verifiable dice it
+        drew (its proof is stored with it, and the epoch's next position); ``manual``: its
+        faces were entered by the requester (marked so, with who, when dice are provable).
         """
         table = ticket.table
         if ticket.member.gone:
@@ -660,6 +669,15 @@ class TableCore:
             event["character"] = character.name
             event["spent"] = spent
             event["sheet"] = records[0][2]["values"] if records else character.values
+        if source is not None:
+            proof = dict(source.proof)
+            proof["sides"] = [die["sides"] for die in source.rolled]
+            event["proof"] = proof
+            assert table.epoch is not None
+            records += (("epoch", "current", table.epoch.record(next=proof["position"] + 1)),)
+        elif manual and self.provable:
+            event["proof"] = {"manual": True, "by": {"name": ticket.member.name,
+                                                     "role": ticket.member.role}}
         if reaction is not None:
             event["reacts_to"] = reaction.event["seq"]
             event["choice"] = reaction.choice
@@ -680,6 +698,85 @@ class TableCore:
         size = check_event_size(event, self.config.max_event_bytes)
         table.pending += 1
         return Pending(ticket, event, resolution.state, size, records)
+
+    # -- verifiable dice: epochs ------------------------------------------------------------
+
+    @property
+    def provable(self) -> bool:
+        """Whether faces come from committed epochs (``--dice provable``)."""
+        return self.config.dice == "provable"
+
+    def roll_dice(self, table: Table, member: Member | None,
+                  event: dict[str, Any] | None = None) -> ProvableDice:
+        """The verifiable dice of the next roll of ``table`` (the caller holds its turn and
+        made sure the epoch is not full): the epoch's next position, the roller's client
+        seed (``event``: the open roll decided on, whose roller's seed is kept)."""
+        epoch = table.epoch
+        assert epoch is not None and not epoch.full
+        client = ((event or {}).get("proof") or {}).get("client") or (
+            member.client_seed if member is not None and member.client_seed
+            else new_client_seed())
+        source = ProvableDice(leaf_key(epoch.seed, epoch.next), client, epoch.next)
+        source.proof = {"epoch": epoch.number, "commitment": epoch.commitment,
+                        "position": epoch.next, "client": client}
+        return source
+
+    @staticmethod
+    def _server_ticket(table: Table, member: Member | None) -> RollTicket:
+        by = Member(name="sidecar", role="server") if member is None else member
+        return RollTicket(table, by, None, None, None)
+
+    def epoch_start(self, table: Table) -> Pending:
+        """The event starting a table's first epoch (the caller holds the table's turn):
+        its commitment, public; the seed stays in the server's records."""
+        epoch = Epoch.fresh(1)
+        ticket = self._server_ticket(table, None)
+        event = {"type": "epoch", "op": "start", "seq": table.seq + 1, "table": table.name,
+                 "epoch": epoch.public(), "by": ticket.member.by, "mode": "public",
+                 "request_id": None}
+        return self._pending(ticket, event, (("epoch", "current", epoch.record()),))
+
+    def begin_epoch_end(self, table: Table, member: Member, request: EpochRequest
+                        ) -> RollTicket:
+        """Check that ``member`` may end the epoch (GMs only, on a provable server)."""
+        self._gm_only(member, "end an epoch", "clore une époque")
+        if not self.provable:
+            raise ProtocolError(
+                "forbidden", "this server's dice are not verifiable (--dice provable)",
+                fr="les dés de ce serveur ne sont pas vérifiables (--dice provable)")
+        return RollTicket(table, member, None, request.id, self._key(member, request.id))
+
+    def epoch_end(self, table: Table, ticket: RollTicket | None = None) -> Pending:
+        """The event ending the current epoch (the caller holds the table's turn): its seed,
+        journaled (the GMs' view shows it, players' does not) and the next commitment."""
+        old = table.epoch
+        assert old is not None
+        new = Epoch.fresh(old.number + 1)
+        ticket = ticket or self._server_ticket(table, None)
+        event = {"type": "epoch", "op": "reveal", "seq": table.seq + 1, "table": table.name,
+                 "epoch": old.public(), "seed": old.seed.hex(), "rolls": old.next,
+                 "next": new.public(), "by": ticket.member.by, "mode": "public",
+                 "request_id": ticket.request_id}
+        return self._pending(ticket, event, (
+            ("epoch", "current", new.record()),
+            ("epoch", str(old.number), {"seed": old.seed.hex(),
+                                        "commitment": old.commitment, "rolls": old.next})))
+
+    @staticmethod
+    def with_key(table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        """An outcome as its reader sees it, plus (once its epoch is revealed) its roll's
+        leaf key and path to the commitment: only readers who see the roll get them."""
+        proof = message.get("proof")
+        if proof is None or "position" not in proof:
+            return message
+        seed = table.revealed.get(proof["epoch"])
+        if seed is None:
+            return message
+        position = proof["position"]
+        message = dict(message)
+        message["proof"] = {**proof, "key": leaf_key(seed, position).hex(),
+                            "path": tree(seed).path(position)}
+        return message
 
     # -- open rolls -----------------------------------------------------------------------
 
@@ -1151,6 +1248,8 @@ class HistoryPage:
             if message is None:
                 self.last = event["seq"]
                 continue
+            if "proof" in message:
+                message = TableCore.with_key(self.table, message)
             size = encoded_size(message, self.binary)
             if self.events and self.size + size > self.max_bytes:
                 self.more = self._done = True

@@ -1,0 +1,254 @@
+"""Verifiable dice end to end: epochs, proofs, reveals and ``sidecar verify``.
+
+A real server on a loopback port with ``dice="provable"``, real WebSocket peers, a real
+journal file; exports come from ``sidecar export`` and are checked by ``sidecar verify``
+(and by the standalone verifier of ``examples/``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.provable import faces_of, leaf_key, root_from_path, tree
+from sidecar.verify import Bad, check, events_of
+from tests.helpers import Peer, run, running_server
+
+ROOT = Path(__file__).resolve().parent.parent
+STANDALONE = ROOT / "examples" / "verify_dice.py"
+
+
+async def _play(db: str, *, end: bool = True) -> dict[str, Any]:
+    """A GM and a player roll in every mode; the GM ends the epoch. Returns what each saw."""
+    async with running_server(db=db, dice="provable") as server:
+        gm, player = await Peer.open(server), await Peer.open(server)
+        gm_welcome = await gm.join(name="MJ", role="gm", client_seed="gm-seed-1")
+        welcome = await player.join(name="Aengus", client_seed="aengus-seed")
+        public = await player.roll("bloodlust", {"pool": 4})
+        secret = await player.roll("bloodlust", {"pool": 3}, mode="gm")
+        blind = await player.roll("bloodlust", {"pool": 5}, mode="blind")
+        gm_self = await gm.roll("bloodlust", {"pool": 2}, mode="self")
+        manual = await gm.roll("bloodlust", {"pool": 2}, dice=[3, 4])
+        reveal = None
+        if end:
+            await gm.request({"type": "epoch", "op": "end", "id": "e1"})
+            reveal = await player.recv_type("epoch")
+        history = await player.request({"type": "history", "id": "h", "after": 0})
+        gm_history = await gm.request({"type": "history", "id": "h", "after": 0})
+        frames = list(player.seen)
+        await gm.close()
+        await player.close()
+    return {"welcome": welcome, "gm_welcome": gm_welcome, "public": public,
+            "secret": secret, "blind": blind, "gm_self": gm_self, "manual": manual,
+            "reveal": reveal, "history": history, "gm_history": gm_history,
+            "frames": frames}
+
+
+def _export(db: str, tmp_path: Path, name: str = "export.jsonl") -> Path:
+    out = tmp_path / name
+    subprocess.run([sys.executable, "-m", "sidecar", "export", "--table", "t", "--db", db,
+                    "--output", str(out)], check=True, capture_output=True, timeout=60)
+    return out
+
+
+def _verify(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sidecar", "verify", str(path), *extra],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _standalone(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(STANDALONE), str(path)],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("verify")
+    db = str(tmp / "journal.db")
+    seen = run(_play(db))
+    seen["db"] = db
+    seen["export"] = _export(db, tmp)
+    return seen
+
+
+def test_welcome_commits_and_rolls_carry_proofs(played: dict[str, Any]) -> None:
+    epoch = played["welcome"]["epoch"]
+    assert epoch["number"] == 1 and len(epoch["commitment"]) == 64
+    assert epoch["client"] == "aengus-seed"
+    assert played["gm_welcome"]["epoch"]["commitment"] == epoch["commitment"]
+    proof = played["public"]["proof"]
+    assert proof["commitment"] == epoch["commitment"] and proof["client"] == "aengus-seed"
+    assert proof["sides"] == [d["sides"] for d in played["public"]["dice"]]
+    # Nothing secret before the reveal: no key.
+    assert "key" not in proof
+    # A blind roll's roller learns neither its faces nor its proof.
+    assert played["blind"]["result"] == {"hidden": True} and "proof" not in played["blind"]
+    assert played["manual"]["proof"] == {"manual": True, "by": {"name": "MJ", "role": "gm"}}
+
+
+def test_players_get_keys_of_what_they_saw_never_the_seed(played: dict[str, Any]) -> None:
+    reveal = played["reveal"]
+    assert reveal["op"] == "reveal" and "seed" not in reveal
+    assert reveal["next"]["number"] == 2
+    outcomes = {e["seq"]: e for e in played["history"]["events"] if e["type"] == "outcome"}
+    for name in ("public", "secret"):
+        proof = outcomes[played[name]["seq"]]["proof"]
+        key = bytes.fromhex(proof["key"])
+        assert root_from_path(key, proof["position"], proof["path"]) == proof["commitment"]
+        assert faces_of(key, proof["client"], proof["position"], proof["sides"]) == [
+            d["face"] for d in played[name]["dice"]]
+    blind = outcomes[played["blind"]["seq"]]
+    assert "proof" not in blind and blind["result"] == {"hidden": True}
+    assert played["gm_self"]["seq"] not in outcomes
+    # The GM sees the seed; it is the one committed.
+    gm_reveal = next(e for e in played["gm_history"]["events"] if e["type"] == "epoch"
+                     and e["op"] == "reveal")
+    assert tree(bytes.fromhex(gm_reveal["seed"])).root == played["welcome"]["epoch"][
+        "commitment"]
+    # ...and the player never received it, nor any key of the blind roll's position.
+    everything = json.dumps(played["frames"])
+    assert gm_reveal["seed"] not in everything
+    blind_position = next(e for e in played["gm_history"]["events"]
+                          if e["seq"] == played["blind"]["seq"])["proof"]["position"]
+    blind_key = leaf_key(bytes.fromhex(gm_reveal["seed"]), blind_position).hex()
+    assert blind_key not in everything
+    # The player's log checks, and holds no key of a roll it did not see.
+    lines = [json.dumps(f) for f in played["frames"]]
+    report = check(events_of(lines))
+    assert report.checked == 2 and not report.waiting
+
+
+def test_export_verifies(played: dict[str, Any]) -> None:
+    done = _verify(played["export"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 rolls checked" in done.stdout and "1 manual" in done.stdout
+    assert "re-run" in done.stdout
+    standalone = _standalone(played["export"])
+    assert standalone.returncode == 0, standalone.stdout + standalone.stderr
+
+
+def _tampered(played: dict[str, Any], tmp_path: Path, change: Any) -> tuple[Path, int]:
+    lines = played["export"].read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    seq = change(events)
+    path = tmp_path / "tampered.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return path, seq
+
+
+def _face(events: list[dict[str, Any]]) -> int:
+    roll = next(e for e in events if e["type"] == "outcome" and e.get("mode") == "blind")
+    roll["dice"][0]["face"] = roll["dice"][0]["face"] % 10 + 1
+    return roll["seq"]
+
+
+def _seed_byte(events: list[dict[str, Any]]) -> int:
+    reveal = next(e for e in events if e["type"] == "epoch" and e["op"] == "reveal")
+    seed = bytearray.fromhex(reveal["seed"])
+    seed[7] ^= 1
+    reveal["seed"] = seed.hex()
+    return reveal["seq"]
+
+
+def _client_seed(events: list[dict[str, Any]]) -> int:
+    roll = next(e for e in events if e["type"] == "outcome" and e.get("mode") == "gm")
+    roll["proof"]["client"] = "aengus-seee"
+    return roll["seq"]
+
+
+def _reordered(events: list[dict[str, Any]]) -> int:
+    rolls = [i for i, e in enumerate(events) if e["type"] == "outcome"]
+    i, j = rolls[0], rolls[1]
+    events[i], events[j] = events[j], events[i]
+    return events[j]["seq"]
+
+
+@pytest.mark.parametrize("change", [_face, _seed_byte, _client_seed, _reordered],
+                         ids=["face", "seed-byte", "client-seed", "reordered"])
+def test_tampered_export_fails_naming_the_seq(played: dict[str, Any], tmp_path: Path,
+                                              change: Any) -> None:
+    path, seq = _tampered(played, tmp_path, change)
+    done = _verify(path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"seq {seq}:" in done.stdout + done.stderr
+    standalone = _standalone(path)
+    assert standalone.returncode == 1 and f"seq {seq}:" in standalone.stdout
+
+
+def test_the_ruleset_rerun_catches_a_forged_result(played: dict[str, Any],
+                                                   tmp_path: Path) -> None:
+    def forge(events: list[dict[str, Any]]) -> int:
+        roll = next(e for e in events if e["type"] == "outcome" and e.get("mode") == "public")
+        roll["result"] = {**roll["result"], "total": 999}
+        return roll["seq"]
+    path, seq = _tampered(played, tmp_path, forge)
+    done = _verify(path)
+    assert done.returncode == 1 and f"seq {seq}:" in done.stdout, done.stdout
+
+
+def test_a_restart_inside_an_epoch_keeps_its_seed(tmp_path: Path) -> None:
+    db = str(tmp_path / "journal.db")
+
+    async def scenario() -> tuple[str, str, dict[str, Any]]:
+        async with running_server(db=db, dice="provable", reveal_on_stop=False) as server:
+            player = await Peer.open(server)
+            first = (await player.join(name="Aengus"))["epoch"]["commitment"]
+            before = await player.roll("bloodlust", {"pool": 3})
+            await player.close()
+        async with running_server(db=db, dice="provable") as server:
+            player = await Peer.open(server)
+            again = (await player.join(name="Aengus"))["epoch"]["commitment"]
+            after = await player.roll("bloodlust", {"pool": 3})
+            await player.close()
+        # This stop revealed the epoch (the default).
+        assert after["proof"]["position"] == before["proof"]["position"] + 1
+        return first, again, after
+    first, again, after = run(scenario())
+    assert first == again == after["proof"]["commitment"]
+    done = _verify(_export(db, tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 rolls checked" in done.stdout
+
+
+def test_an_unrevealed_epoch_is_not_claimed_checked(tmp_path: Path) -> None:
+    db = str(tmp_path / "journal.db")
+
+    async def scenario() -> None:
+        async with running_server(db=db, dice="provable", reveal_on_stop=False) as server:
+            player = await Peer.open(server)
+            await player.join(name="Aengus")
+            await player.roll("bloodlust", {"pool": 3})
+            await player.close()
+    run(scenario())
+    done = _verify(_export(db, tmp_path))
+    assert done.returncode == 3 and "not revealed" in done.stdout, done.stdout
+
+
+def test_only_a_gm_ends_an_epoch() -> None:
+    async def scenario() -> None:
+        async with running_server(dice="provable") as server:
+            player = await Peer.open(server)
+            await player.join(name="Aengus")
+            error = await player.request({"type": "epoch", "op": "end", "id": 1})
+            assert error["type"] == "error" and error["code"] == "forbidden"
+            await player.close()
+    run(scenario())
+
+
+def test_wrong_seed_never_matches(played: dict[str, Any]) -> None:
+    events = [json.loads(line) for line in played["export"].read_text().splitlines()]
+    roll = next(e for e in events if e["type"] == "outcome" and "position" in e.get(
+        "proof", {}))
+    proof = roll["proof"]
+    key = leaf_key(b"\0" * 32, proof["position"])
+    assert faces_of(key, proof["client"], proof["position"], [1000] * 8) != faces_of(
+        leaf_key(b"\1" * 32, proof["position"]), proof["client"], proof["position"],
+        [1000] * 8)
+    with pytest.raises(Bad):
+        check([{"type": "epoch", "op": "reveal", "seq": 1, "epoch": {
+            "number": 1, "commitment": "00" * 32}, "seed": "11" * 32,
+            "next": {"number": 2, "commitment": "22" * 32}}])
