@@ -14,6 +14,7 @@ import functools
 import hmac
 import os
 import random
+import struct
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError
@@ -179,8 +180,7 @@ class ProvableDice(SecureDice):
             faces = [b + 1 for b in block]
         else:
             limit = 65536 - 65536 % sides
-            faces = [w % sides + 1 for w in (int.from_bytes(block[i:i + 2], "big")
-                                             for i in range(0, 32, 2)) if w < limit]
+            faces = [w % sides + 1 for w in struct.unpack(">16H", block) if w < limit]
         faces.reverse()
         return faces
 

@@ -6,7 +6,9 @@ journal file; exports come from ``sidecar export`` and are checked by ``sidecar 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -252,3 +254,38 @@ def test_wrong_seed_never_matches(played: dict[str, Any]) -> None:
         check([{"type": "epoch", "op": "reveal", "seq": 1, "epoch": {
             "number": 1, "commitment": "00" * 32}, "seed": "11" * 32,
             "next": {"number": 2, "commitment": "22" * 32}}])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> None:
+    from tests.test_chaos import ServerProcess, free_port
+
+    db = tmp_path / "journal.db"
+    port = free_port()
+    server = ServerProcess(port, db, "--dice", "provable")
+    url = f"ws://127.0.0.1:{port}/ws"
+
+    async def scenario() -> list[dict[str, Any]]:
+        from websockets.asyncio.client import connect
+
+        from sidecar.protocol.codec import decode, encode
+        seen = []
+        async with connect(url, compression=None) as ws:
+            await ws.send(encode({"type": "hello", "protocol": 1, "table": "t",
+                                  "name": "Aengus", "role": "player",
+                                  "token": "player-secret-token"}, binary=True))
+            await ws.send(encode({"type": "roll", "id": 1, "ruleset": "bloodlust",
+                                  "params": {"pool": 3}}, binary=True))
+            while True:
+                message = decode(await asyncio.wait_for(ws.recv(), 10))
+                seen.append(message)
+                if message.get("id") == 1:
+                    break
+        return seen
+    try:
+        seen = run(scenario())
+    finally:
+        assert server.stop(sig) == 0
+    assert seen[-1]["type"] == "outcome" and "proof" in seen[-1]
+    done = _verify(_export(str(db), tmp_path))
+    assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout
