@@ -12,7 +12,8 @@ What it checks, in order:
 1. seqs strictly increase (no line removed from its place or moved);
 2. a revealed seed is the one committed: the Merkle root of its leaves is the commitment
    announced before the epoch's first roll;
-3. each roll names its epoch's commitment and a position after the previous one;
+3. each roll names its epoch's commitment and a position after the previous one (in an
+   export, which holds every roll, exactly the next one);
 4. its faces are those the derivation gives, from the seed (an export, a GM's log) or
    from the roll's own key and Merkle path (a player's log: players never get the seed).
 """
@@ -131,6 +132,17 @@ def check(path):
             raise Bad(f"seq {seq}: position {position} used twice or out of order")
         last_position[number] = position
         rolls.append(event)
+    # An export holds every roll (its outcomes keep their text in both languages): the
+    # positions of a revealed epoch must then be exactly 0, 1, 2… with none passed over.
+    if rolls and all(isinstance(event.get("text"), dict) for event in rolls):
+        for number in seeds:
+            expected = 0
+            for event in rolls:
+                if event["proof"]["epoch"] == number:
+                    if event["proof"]["position"] != expected:
+                        raise Bad(f"seq {event['seq']}: position {event['proof']['position']}"
+                                  f" where {expected} was due")
+                    expected += 1
     checked, waiting = 0, 0
     for event in rolls:
         proof = event["proof"]

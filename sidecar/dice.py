@@ -18,6 +18,7 @@ import struct
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError
+from sidecar.provable import block_prefix
 
 #: Most dice one roll may draw (a runaway ruleset or parameter is refused, not served).
 MAX_DRAWS = 500
@@ -160,7 +161,6 @@ class ProvableDice(SecureDice):
 
     def __init__(self, key: bytes, client: str, position: int) -> None:
         super().__init__({})
-        from sidecar.provable import block_prefix
         self._key = key
         self._prefix = block_prefix(client, position)
         #: What the roll's proof says of it (epoch, commitment, position, client seed).

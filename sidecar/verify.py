@@ -8,8 +8,9 @@ stops at the first one that does not check, naming its ``seq``:
   again, from a history page: it must be the same one);
 - an epoch's revealed seed hashes to the commitment announced before its rolls
   (the Merkle root of :mod:`sidecar.provable`);
-- each verifiable roll names that commitment, a position not used before in its epoch,
-  and its dice are those the derivation gives (from the seed, or from the roll's own
+- each verifiable roll names that commitment, a position not used before in its epoch
+  (in an export, where every roll is, the positions of a revealed epoch are exactly
+  0, 1, 2…), and its dice are those the derivation gives (from the seed, or from the roll's own
   leaf key and path to the commitment, which is what a player's log holds);
 - with ``rerun``, the ruleset (when its plugin is installed) resolves the same faces to
   the same result.
@@ -146,6 +147,21 @@ def check(events: Iterable[dict[str, Any]], *,
             raise Bad(seq, f"position {position} of epoch {number} used twice or out of order")
         used[number] = position
         rolls.append(event)
+    # An export holds every roll: a revealed epoch's positions are then exactly 0, 1, …
+    # (one skipped would be a roll drawn and hidden, or a position passed over to draw
+    # other faces). A client's log misses the rolls it was not shown.
+    if rolls and all(isinstance(event.get("text"), dict) for event in rolls):
+        reveals = {e["epoch"]["number"]: e for e in seen.values()
+                   if e.get("type") == "epoch" and e.get("op") == "reveal"}
+        for number, reveal in sorted(reveals.items()):
+            positions = [e for e in rolls if e["proof"]["epoch"] == number]
+            for expected, event in enumerate(positions):
+                if event["proof"]["position"] != expected:
+                    raise Bad(event["seq"], f"position {event['proof']['position']} of epoch "
+                                            f"{number} where {expected} was due")
+            if len(positions) != reveal.get("rolls", len(positions)):
+                raise Bad(reveal["seq"], f"epoch {number} counts {reveal.get('rolls')} rolls, "
+                                         f"the export has {len(positions)}")
     # Seeds are revealed after the rolls: faces are checked once every seed is known.
     for event in rolls:
         proof = event["proof"]

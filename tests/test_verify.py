@@ -169,6 +169,21 @@ def _reordered(events: list[dict[str, Any]]) -> int:
     return events[j]["seq"]
 
 
+def _skipped_position(events: list[dict[str, Any]]) -> int:
+    # A server passing a position over to draw other faces: the roll's dice are the true
+    # ones of the next position (everything else about it checks).
+    seed = bytes.fromhex(next(e for e in events if e["type"] == "epoch"
+                              and e["op"] == "reveal")["seed"])
+    roll = next(e for e in events if e["type"] == "outcome" and e.get("mode") == "self")
+    proof = roll["proof"]
+    proof["position"] += 1
+    faces = faces_of(leaf_key(seed, proof["position"]), proof["client"], proof["position"],
+                     proof["sides"])
+    for die, face in zip(roll["dice"], faces, strict=True):
+        die["face"] = face
+    return roll["seq"]
+
+
 @pytest.mark.parametrize("change", [_face, _seed_byte, _client_seed, _reordered],
                          ids=["face", "seed-byte", "client-seed", "reordered"])
 def test_tampered_export_fails_naming_the_seq(played: dict[str, Any], tmp_path: Path,
@@ -177,6 +192,15 @@ def test_tampered_export_fails_naming_the_seq(played: dict[str, Any], tmp_path: 
     done = _verify(path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"seq {seq}:" in done.stdout + done.stderr
+    standalone = _standalone(path)
+    assert standalone.returncode == 1 and f"seq {seq}:" in standalone.stdout
+
+
+def test_a_skipped_position_fails_in_an_export(played: dict[str, Any],
+                                               tmp_path: Path) -> None:
+    path, seq = _tampered(played, tmp_path, _skipped_position)
+    done = _verify(path, "--no-rerun")
+    assert done.returncode == 1 and f"seq {seq}:" in done.stdout, done.stdout
     standalone = _standalone(path)
     assert standalone.returncode == 1 and f"seq {seq}:" in standalone.stdout
 

@@ -1,0 +1,93 @@
+"""Verifiable dice vs secure dice: cost per face, and rolls/s through the whole server.
+
+    .venv/bin/python benchmarks/provable_dice.py [--quick]
+
+1. Per face, in one process: ``ProvableDice`` (HMAC-SHA256 blocks, see sidecar.provable)
+   against ``SecureDice`` (``os.urandom`` blocks), both turned into faces in bulk. Two
+   figures: a long run of faces from one source (the bulk cost), and whole rolls of 5 d10
+   from a fresh source each (what a server does: one source per roll, its key and first
+   block included), divided by 5. Target (issue 17): ≤ 2× SecureDice.
+2. End to end: ``sidecar serve --dice secure`` and ``--dice provable`` under the same load
+   as ``throughput.py`` (1 and 10 clients, each at its own table, rolling bloodlust 5d10
+   one after another), alternated to share the machine's noise. Target: rolls/s not lower
+   by more than 5 %.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import timeit
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from _common import free_port, sidecar_server  # noqa: E402
+from throughput import load  # noqa: E402
+
+from sidecar.dice import ProvableDice, SecureDice  # noqa: E402
+from sidecar.provable import leaf_key, new_seed  # noqa: E402
+
+N = 200_000
+ROLLS = 50_000
+
+
+def per_face(fn, number: int, faces: int, repeat: int = 5) -> float:
+    """Microseconds per face: the best of ``repeat`` runs of ``number`` calls."""
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / (number * faces) * 1e6
+
+
+def bulk(sides: int) -> tuple[float, float]:
+    secure = SecureDice()
+    provable = ProvableDice(leaf_key(new_seed(), 0), "bench-client", 0)
+    return (per_face(lambda: secure._face(sides), N, 1),
+            per_face(lambda: provable._face(sides), N, 1))
+
+
+def whole_rolls() -> tuple[float, float]:
+    seed = new_seed()
+    pools: dict[int, list[int]] = {}  # the pipeline keeps one map for secure dice
+    position = [0]
+
+    def secure_roll() -> None:
+        SecureDice(pools).roll_many(5, 10)
+
+    def provable_roll() -> None:
+        p = position[0] = (position[0] + 1) % 4096
+        ProvableDice(leaf_key(seed, p), "bench-client", p).roll_many(5, 10)
+    return per_face(secure_roll, ROLLS, 5), per_face(provable_roll, ROLLS, 5)
+
+
+def end_to_end(clients: int, rounds: int) -> tuple[list[float], list[float]]:
+    rates: dict[str, list[float]] = {"secure": [], "provable": []}
+    for _ in range(rounds):
+        for dice in ("secure", "provable"):
+            port = free_port()
+            server = sidecar_server(port, "--dice", dice)
+            try:
+                rate, _ = asyncio.run(load(f"ws://127.0.0.1:{port}/ws", clients, True))
+            finally:
+                server.stop()
+            rates[dice].append(rate)
+    return rates["secure"], rates["provable"]
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    print("== cost per face (µs), best of 5 ==")
+    print(f"{'die':>6} {'SecureDice':>11} {'ProvableDice':>13} {'ratio':>6}")
+    for sides in (6, 10, 20, 100, 1000):
+        s, p = bulk(sides)
+        print(f"{'d' + str(sides):>6} {s:>11.3f} {p:>13.3f} {p / s:>6.2f}")
+    s, p = whole_rolls()
+    print(f"{'5d10/roll':>6} {s:>11.3f} {p:>13.3f} {p / s:>6.2f}   (a fresh source per roll)")
+    print()
+    print("== end to end, rolls/s (bloodlust 5d10, one table per client) ==")
+    print(f"{'clients':>7} {'secure':>9} {'provable':>9} {'change':>7}   (median of rounds)")
+    for clients in (1, 10):
+        secure, provable = end_to_end(clients, 1 if quick else 3)
+        a, b = statistics.median(secure), statistics.median(provable)
+        print(f"{clients:>7} {a:>9.0f} {b:>9.0f} {b / a - 1:>+7.1%}")
+
+
+if __name__ == "__main__":
+    main()
