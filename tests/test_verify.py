@@ -313,3 +313,30 @@ def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> 
     assert seen[-1]["type"] == "outcome" and "proof" in seen[-1]
     done = _verify(_export(str(db), tmp_path))
     assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout
+
+
+def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
+        tmp_path: Path) -> None:
+    from tests.test_open_rolls import FAIL, _host
+
+    db = str(tmp_path / "journal.db")
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with running_server(host=_host(), db=db, dice="provable") as server:
+            gm, player = await Peer.open(server), await Peer.open(server)
+            await gm.join(name="MJ", role="gm", client_seed="gm-seed")
+            await player.join(name="Aengus", client_seed="aengus-seed")
+            out = await player.roll("luck", FAIL)
+            assert out["open"] is True and out["proof"]["client"] == "aengus-seed"
+            # The GM decides: the new faces still come from the roller's client seed.
+            decided = await gm.request({"type": "react", "id": "d", "roll": out["roll"],
+                                        "choice": "reroll"})
+            assert decided["reacts_to"] == out["seq"], decided
+            await player.close()
+            await gm.close()
+        return out, decided
+    out, decided = run(scenario())
+    assert decided["proof"]["client"] == "aengus-seed"
+    assert decided["proof"]["position"] == out["proof"]["position"] + 1
+    done = _verify(_export(db, tmp_path))
+    assert done.returncode == 0 and "2 rolls checked" in done.stdout, done.stdout

@@ -124,3 +124,27 @@ def test_a_players_page_verifies_its_rolls_and_learns_nothing_of_a_blind_one(
         if e.get("seq") == gm_blind]
     player.close()
     gm.close()
+
+
+def test_the_pages_own_sha256_and_hmac_match_the_standard(browser: Any,
+                                                          server: LiveServer) -> None:
+    """What the page uses where the browser withholds WebCrypto (a LAN address over
+    HTTP): the same digests as Python's hashlib and hmac, short and multi-block."""
+    import hashlib
+    import hmac
+
+    page = browser.new_page()
+    page.goto(f"{server.http}/?table=x")
+    messages = [b"", b"abc", bytes(range(55)), bytes(range(56)), bytes(range(64)),
+                bytes(range(200)) * 3]
+    key = bytes(range(32))
+    got = page.evaluate("""async ([messages, key]) => {
+        const m = await import('/static/verify.js');
+        const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+        const bytes = (l) => new Uint8Array(l);
+        return messages.map((msg) => [hex(m.sha256Plain(bytes(msg))),
+                                      hex(m.hmacPlain(bytes(key), bytes(msg)))]);
+    }""", [[list(msg) for msg in messages], list(key)])
+    assert got == [[hashlib.sha256(msg).hexdigest(),
+                    hmac.new(key, msg, "sha256").hexdigest()] for msg in messages]
+    page.close()

@@ -1,6 +1,7 @@
 // Verifiable dice, checked in the browser: once an epoch is revealed, the page asks the
 // history again (each roll it may see now carries its key and the path to the epoch's
-// commitment), recomputes every face with WebCrypto and marks each roll ✓ or ✗.
+// commitment), recomputes every face with WebCrypto (or, where the browser withholds it,
+// the plain SHA-256 below) and marks each roll ✓ or ✗.
 //
 // The derivation is protocol/PROTOCOL.md's "Dice anyone can check" (the same as
 // sidecar/provable.py and examples/verify_dice.py). The page never receives the epoch's
@@ -43,7 +44,70 @@ function concat(...parts) {
   return out;
 }
 
-const sha256 = async (bytes) => new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+/** WebCrypto when the browser gives it (secure contexts), else the plain version below. */
+const subtle = globalThis.crypto?.subtle;
+const sha256 = async (bytes) => (subtle ? new Uint8Array(await subtle.digest("SHA-256", bytes)) : sha256Plain(bytes));
+
+async function hmacSigner(key) {
+  if (!subtle) return async (message) => hmacPlain(key, message);
+  const imported = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return async (message) => new Uint8Array(await subtle.sign("HMAC", imported, message));
+}
+
+// SHA-256 and HMAC in plain JavaScript, for pages WebCrypto is withheld from: browsers give
+// `crypto.subtle` to secure contexts only (HTTPS, localhost), and a phone reaching the
+// sidecar at a LAN address over HTTP is not one. FIPS 180-4, written for reading, not speed.
+const K = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+const H0 = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+const ror = (x, n) => (x >>> n) | (x << (32 - n));
+
+export function sha256Plain(bytes) {
+  const padded = new Uint8Array(((bytes.length + 9 + 63) >> 6) << 6);
+  padded.set(bytes);
+  padded[bytes.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  const bits = bytes.length * 8;
+  view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
+  view.setUint32(padded.length - 4, bits >>> 0);
+  const hash = new Uint32Array(H0);
+  const w = new Uint32Array(64);
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i += 1) w[i] = view.getUint32(offset + i * 4);
+    for (let i = 16; i < 64; i += 1) {
+      const s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+      const s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    let [a, b, c, d, e, f, g, h] = hash;
+    for (let i = 0; i < 64; i += 1) {
+      const t1 = (h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
+      const t2 = ((ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      [h, g, f, e, d, c, b, a] = [g, f, e, (d + t1) | 0, c, b, a, (t1 + t2) | 0];
+    }
+    hash[0] += a; hash[1] += b; hash[2] += c; hash[3] += d;
+    hash[4] += e; hash[5] += f; hash[6] += g; hash[7] += h;
+  }
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  hash.forEach((word, i) => outView.setUint32(i * 4, word));
+  return out;
+}
+
+export function hmacPlain(key, message) {
+  const block = new Uint8Array(64);
+  block.set(key.length > 64 ? sha256Plain(key) : key);
+  const inner = concat(block.map((b) => b ^ 0x36), message);
+  return sha256Plain(concat(block.map((b) => b ^ 0x5c), sha256Plain(inner)));
+}
 
 /** The commitment a leaf key and its Merkle path lead to. */
 export async function rootFromPath(key, position, path) {
@@ -59,7 +123,7 @@ export async function rootFromPath(key, position, path) {
 
 /** The faces of dice of `sides`, in the order a roll drew them (rejection sampling). */
 export async function deriveFaces(key, client, position, sides) {
-  const hmacKey = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const sign = await hmacSigner(key);
   const prefix = concat(encoder.encode("sidecar-dice/1"), new Uint8Array([0]), encoder.encode(client),
     new Uint8Array([0]), u32(position));
   const streams = new Map(); // sides → {bytes, block}
@@ -72,9 +136,9 @@ export async function deriveFaces(key, client, position, sides) {
     const limit = span - (span % s);
     for (;;) {
       while (stream.bytes.length < width) {
-        const block = await crypto.subtle.sign("HMAC", hmacKey, concat(prefix, u32(s), u32(stream.block)));
+        const block = await sign(concat(prefix, u32(s), u32(stream.block)));
         stream.block += 1;
-        stream.bytes = concat(stream.bytes, new Uint8Array(block));
+        stream.bytes = concat(stream.bytes, block);
       }
       const value = width === 1 ? stream.bytes[0] : stream.bytes[0] * 256 + stream.bytes[1];
       stream.bytes = stream.bytes.slice(width);
