@@ -340,3 +340,33 @@ def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
     assert decided["proof"]["position"] == out["proof"]["position"] + 1
     done = _verify(_export(db, tmp_path))
     assert done.returncode == 0 and "2 rolls checked" in done.stdout, done.stdout
+
+
+def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(
+        tmp_path: Path) -> None:
+    from tests.helpers import GM_TOKEN
+    from tests.live_server import LiveServer
+
+    with LiveServer(dice="provable", db=str(tmp_path / "journal.db")) as server:
+        outcome = server.roll("t", "MJ", "bloodlust", {"pool": 4})
+        log = tmp_path / "player.jsonl"
+        ended = subprocess.run(
+            [sys.executable, "-m", "sidecar", "epoch", "end", "--url", server.url, "--table",
+             "t", "--name", "MJ", "--token", GM_TOKEN, "--json"],
+            capture_output=True, text=True, timeout=60)
+        assert ended.returncode == 0, ended.stderr
+        reveal = json.loads(ended.stdout)
+        assert reveal["op"] == "reveal" and reveal["rolls"] == 1 and "seed" in reveal
+        # A player's saved log: `sidecar history --json` after the reveal.
+        history = subprocess.run(
+            [sys.executable, "-m", "sidecar", "history", "--url", server.url, "--table", "t",
+             "--name", "Aengus", "--role", "player", "--token", server.config.player_token,
+             "--json"], capture_output=True, text=True, timeout=60)
+        assert history.returncode == 0, history.stderr
+        log.write_text(history.stdout)
+    events = [json.loads(line) for line in history.stdout.splitlines()]
+    [roll] = [e for e in events if e.get("seq") == outcome["seq"]]
+    assert "key" in roll["proof"] and all("seed" not in e for e in events)
+    done = _verify(log)
+    assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout
+    assert _standalone(log).returncode == 0
