@@ -115,7 +115,8 @@ def check(path):
             if commitments.setdefault(number, commitment) != commitment:
                 raise Bad(f"seq {seq}: epoch {number} changed its commitment")
             if event["op"] == "reveal":
-                commitments.setdefault(event["next"]["number"], event["next"]["commitment"])
+                if event.get("next"):  # none when the server stopped
+                    commitments.setdefault(event["next"]["number"], event["next"]["commitment"])
                 if "seed" in event:
                     seed = bytes.fromhex(event["seed"])
                     if merkle_root(seed) != commitment:

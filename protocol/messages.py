@@ -685,7 +685,8 @@ def epoch_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = F
     an epoch ended (``reveal``) with the next one's commitment. The revealed seed goes to
     the GMs only (``hidden`` for everyone else): players get each roll's key with the
     rolls they saw (``history``), never the seed, which would give away every secret
-    roll."""
+    roll. ``next`` is ``None`` when the server stopped (the next epoch starts with the
+    table's next welcome)."""
     message: dict[str, Any] = {"type": "epoch", "op": event["op"], "seq": event["seq"],
                                "table": event["table"], "by": public_by(event["by"]),
                                "epoch": event["epoch"]}

@@ -726,16 +726,6 @@ class TableCore:
         by = Member(name="sidecar", role="server") if member is None else member
         return RollTicket(table, by, None, None, None)
 
-    def epoch_start(self, table: Table) -> Pending:
-        """The event starting a table's first epoch (the caller holds the table's turn):
-        its commitment, public; the seed stays in the server's records."""
-        epoch = Epoch.fresh(1)
-        ticket = self._server_ticket(table, None)
-        event = {"type": "epoch", "op": "start", "seq": table.seq + 1, "table": table.name,
-                 "epoch": epoch.public(), "by": ticket.member.by, "mode": "public",
-                 "request_id": None}
-        return self._pending(ticket, event, (("epoch", "current", epoch.record()),))
-
     def begin_epoch_end(self, table: Table, member: Member, request: EpochRequest
                         ) -> RollTicket:
         """Check that ``member`` may end the epoch (GMs only, on a provable server)."""
@@ -746,21 +736,35 @@ class TableCore:
                 fr="les dés de ce serveur ne sont pas vérifiables (--dice provable)")
         return RollTicket(table, member, None, request.id, self._key(member, request.id))
 
-    def epoch_end(self, table: Table, ticket: RollTicket | None = None) -> Pending:
+    def epoch_end(self, table: Table, ticket: RollTicket | None = None, *,
+                  start_next: bool = True) -> Pending:
         """The event ending the current epoch (the caller holds the table's turn): its seed,
-        journaled (the GMs' view shows it, players' does not) and the next commitment."""
+        journaled (the GMs' view shows it, players' does not) and the next commitment;
+        ``start_next=False`` (the server stopping) leaves the next epoch to the table's
+        next welcome."""
         old = table.epoch
         assert old is not None
-        new = Epoch.fresh(old.number + 1)
+        new = Epoch.fresh(old.number + 1) if start_next else None
         ticket = ticket or self._server_ticket(table, None)
         event = {"type": "epoch", "op": "reveal", "seq": table.seq + 1, "table": table.name,
                  "epoch": old.public(), "seed": old.seed.hex(), "rolls": old.next,
-                 "next": new.public(), "by": ticket.member.by, "mode": "public",
-                 "request_id": ticket.request_id}
+                 "next": new.public() if new is not None else None, "by": ticket.member.by,
+                 "mode": "public", "request_id": ticket.request_id}
         return self._pending(ticket, event, (
-            ("epoch", "current", new.record()),
+            ("epoch", "current", new.record() if new is not None else None),
             ("epoch", str(old.number), {"seed": old.seed.hex(),
                                         "commitment": old.commitment, "rolls": old.next})))
+
+    def epoch_start(self, table: Table) -> Pending:
+        """The event starting a table's epoch (the caller holds the table's turn): its
+        commitment, public; the seed stays in the server's records. The first one is 1;
+        after a stop that revealed the last one, the next number."""
+        epoch = Epoch.fresh(max(table.revealed, default=0) + 1)
+        ticket = self._server_ticket(table, None)
+        event = {"type": "epoch", "op": "start", "seq": table.seq + 1, "table": table.name,
+                 "epoch": epoch.public(), "by": ticket.member.by, "mode": "public",
+                 "request_id": None}
+        return self._pending(ticket, event, (("epoch", "current", epoch.record()),))
 
     @staticmethod
     def with_key(table: Table, message: dict[str, Any]) -> dict[str, Any]:

@@ -265,7 +265,10 @@ class SidecarServer:
             async with table.turn:
                 if table.epoch is None or table.epoch.next == 0:
                     continue
-                self._deliver(await self._store(self.core.epoch_end(table)))
+                # The next epoch starts at the table's next welcome: a stop computes no
+                # new commitment for every table (its deadline is short).
+                self._deliver(await self._store(self.core.epoch_end(table,
+                                                                    start_next=False)))
                 ended += 1
         return ended
 

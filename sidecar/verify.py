@@ -126,8 +126,9 @@ def check(events: Iterable[dict[str, Any]], *,
             if commitments.setdefault(number, commitment) != commitment:
                 raise Bad(seq, f"epoch {number} changed its commitment")
             if event.get("op") == "reveal":
-                nxt = event["next"]
-                commitments.setdefault(nxt["number"], nxt["commitment"])
+                nxt = event.get("next")
+                if nxt:
+                    commitments.setdefault(nxt["number"], nxt["commitment"])
                 if "seed" in event:
                     seed = bytes.fromhex(event["seed"])
                     if tree(seed).root != commitment:

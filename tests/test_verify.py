@@ -230,14 +230,19 @@ def test_a_restart_inside_an_epoch_keeps_its_seed(tmp_path: Path) -> None:
             again = (await player.join(name="Aengus"))["epoch"]["commitment"]
             after = await player.roll("bloodlust", {"pool": 3})
             await player.close()
-        # This stop revealed the epoch (the default).
+        # This stop revealed the epoch (the default); the next join starts epoch 2.
         assert after["proof"]["position"] == before["proof"]["position"] + 1
+        async with running_server(db=db, dice="provable") as server:
+            player = await Peer.open(server)
+            third = (await player.join(name="Aengus"))["epoch"]
+            await player.close()
+        assert third["number"] == 2 and third["commitment"] != first
         return first, again, after
     first, again, after = run(scenario())
     assert first == again == after["proof"]["commitment"]
     done = _verify(_export(db, tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 rolls checked" in done.stdout
+    assert "2 rolls checked (epochs 1)" in done.stdout
 
 
 def test_an_unrevealed_epoch_is_not_claimed_checked(tmp_path: Path) -> None:

@@ -213,9 +213,10 @@ export function verifyBadge(outcome) {
 
 /** A reveal or a new commitment, as a line of the log. */
 export function renderEpoch(event) {
+  const next = event.next ? ` → ${event.next.commitment.slice(0, 12)}…` : "";
   const text = event.op === "reveal"
-    ? (state.lang === "en" ? `Epoch ${event.epoch.number} revealed (${event.rolls} rolls); next commitment ${event.next.commitment.slice(0, 12)}…`
-      : `Époque ${event.epoch.number} révélée (${event.rolls} jets) ; engagement suivant ${event.next.commitment.slice(0, 12)}…`)
+    ? (state.lang === "en" ? `Epoch ${event.epoch.number} revealed (${event.rolls} rolls)${next}`
+      : `Époque ${event.epoch.number} révélée (${event.rolls} jets)${next}`)
     : (state.lang === "en" ? `Dice committed: ${event.epoch.commitment.slice(0, 12)}…`
       : `Dés engagés : ${event.epoch.commitment.slice(0, 12)}…`);
   return el("li", { class: "entry entry-note entry-epoch", "data-seq": event.seq, "data-kind": "epoch" },
