@@ -10,14 +10,17 @@
 2. End to end: ``sidecar serve --dice secure`` and ``--dice provable`` under the same load
    as ``throughput.py`` (1 and 10 clients, each at its own table, rolling bloodlust 5d10
    one after another), alternated to share the machine's noise. Target: rolls/s not lower
-   by more than 5 %.
+   by more than 5 %. The server's CPU time per roll (``/proc``) is printed beside: on a
+   loaded machine rolls/s swing by tens of percent from run to run, CPU per roll much less.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import sys
+import time
 import timeit
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
@@ -57,18 +60,32 @@ def whole_rolls() -> tuple[float, float]:
     return per_face(secure_roll, ROLLS, 5), per_face(provable_roll, ROLLS, 5)
 
 
-def end_to_end(clients: int, rounds: int) -> tuple[list[float], list[float]]:
-    rates: dict[str, list[float]] = {"secure": [], "provable": []}
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def end_to_end(clients: int, rounds: int) -> dict[str, dict[str, list[float]]]:
+    """Rolls/s and the server's CPU µs per roll, per dice source, alternated."""
+    found: dict[str, dict[str, list[float]]] = {
+        dice: {"rate": [], "cpu": []} for dice in ("secure", "provable")}
     for _ in range(rounds):
         for dice in ("secure", "provable"):
             port = free_port()
             server = sidecar_server(port, "--dice", dice)
             try:
+                before = cpu_seconds(server.pid)
+                began = time.perf_counter()
                 rate, _ = asyncio.run(load(f"ws://127.0.0.1:{port}/ws", clients, True))
+                rolls = rate * (time.perf_counter() - began)
+                cpu = cpu_seconds(server.pid) - before
             finally:
                 server.stop()
-            rates[dice].append(rate)
-    return rates["secure"], rates["provable"]
+            found[dice]["rate"].append(rate)
+            found[dice]["cpu"].append(cpu / rolls * 1e6)
+    return found
 
 
 def main() -> None:
@@ -81,12 +98,15 @@ def main() -> None:
     s, p = whole_rolls()
     print(f"{'5d10/roll':>6} {s:>11.3f} {p:>13.3f} {p / s:>6.2f}   (a fresh source per roll)")
     print()
-    print("== end to end, rolls/s (bloodlust 5d10, one table per client) ==")
-    print(f"{'clients':>7} {'secure':>9} {'provable':>9} {'change':>7}   (median of rounds)")
+    print("== end to end (bloodlust 5d10, one table per client), median of rounds ==")
+    print(f"{'clients':>7} {'secure/s':>9} {'provable/s':>10} {'change':>7}"
+          f" {'secure CPU':>11} {'provable CPU':>13} {'change':>7}")
     for clients in (1, 10):
-        secure, provable = end_to_end(clients, 1 if quick else 3)
-        a, b = statistics.median(secure), statistics.median(provable)
-        print(f"{clients:>7} {a:>9.0f} {b:>9.0f} {b / a - 1:>+7.1%}")
+        found = end_to_end(clients, 1 if quick else 3)
+        a, b = (statistics.median(found[d]["rate"]) for d in ("secure", "provable"))
+        c, d = (statistics.median(found[d]["cpu"]) for d in ("secure", "provable"))
+        print(f"{clients:>7} {a:>9.0f} {b:>10.0f} {b / a - 1:>+7.1%}"
+              f" {c:>8.0f} µs {d:>10.0f} µs {d / c - 1:>+7.1%}")
 
 
 if __name__ == "__main__":

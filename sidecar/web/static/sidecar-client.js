@@ -105,7 +105,7 @@ export class SidecarClient {
     this.role = options.role ?? "player";
     this.token = options.token;
     /** This member's seed for verifiable dice (sent at hello; the server makes one if not). */
-    this.clientSeed = options.clientSeed;
+    this.clientSeed = options.clientSeed ?? randomPrefix() + randomPrefix();
     this.locale = options.locale ?? "fr";
     this.binary = options.binary ?? true;
     this.reconnect = options.reconnect ?? true;
