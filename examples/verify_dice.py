@@ -9,11 +9,11 @@ checked checks; 1: the first bad event, named by its seq; 3: nothing bad, but so
 wait for their epoch's reveal.
 
 What it checks, in order:
-1. seqs strictly increase (no line removed from its place or moved);
+1. seqs strictly increase (no line moved); an export's are 1, 2, 3… (none removed);
 2. a revealed seed is the one committed: the Merkle root of its leaves is the commitment
    announced before the epoch's first roll;
-3. each roll names its epoch's commitment and a position after the previous one (in an
-   export, which holds every roll, exactly the next one);
+3. each roll names its epoch's commitment, and its position is its seq after the event
+   that opened the epoch (no position passed over, none used twice);
 4. its faces are those the derivation gives, from the seed (an export, a GM's log) or
    from the roll's own key and Merkle path (a player's log: players never get the seed).
 """
@@ -87,7 +87,7 @@ def events(path):
 
 
 def check(path):
-    commitments, seeds, last_position, rolls, seen, last_seq = {}, {}, {}, [], {}, 0
+    commitments, seeds, rolls, seen, last_seq = {}, {}, [], {}, 0
     for event, from_page in events(path):
         if event["type"] == "welcome":
             if event.get("epoch"):
@@ -108,15 +108,26 @@ def check(path):
                 raise Bad(f"seq {seq}: out of order (after seq {last_seq})")
             last_seq = seq
         seen[seq] = event
+    outcomes = [e for e in seen.values() if e["type"] == "outcome"]
+    if outcomes and all(isinstance(e.get("text"), dict) for e in outcomes):
+        # An export (its outcomes keep the texts of both languages) holds every event:
+        # seqs 1, 2, 3… with none missing.
+        for expected, seq in enumerate(sorted(seen), 1):
+            if seq != expected:
+                raise Bad(f"seq {seq}: seq {expected} is missing before it")
+    bases = {}  # epoch -> the seq of the event that opened it
     for seq in sorted(seen):
         event = seen[seq]
         if event["type"] == "epoch":
             number, commitment = event["epoch"]["number"], event["epoch"]["commitment"]
             if commitments.setdefault(number, commitment) != commitment:
                 raise Bad(f"seq {seq}: epoch {number} changed its commitment")
+            if event["op"] == "start":
+                bases.setdefault(number, seq)
             if event["op"] == "reveal":
                 if event.get("next"):  # none when the server stopped
                     commitments.setdefault(event["next"]["number"], event["next"]["commitment"])
+                    bases.setdefault(event["next"]["number"], seq)
                 if "seed" in event:
                     seed = bytes.fromhex(event["seed"])
                     if merkle_root(seed) != commitment:
@@ -129,21 +140,10 @@ def check(path):
         number, position = proof["epoch"], proof["position"]
         if commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
             raise Bad(f"seq {seq}: not the commitment of epoch {number}")
-        if position <= last_position.get(number, -1):
-            raise Bad(f"seq {seq}: position {position} used twice or out of order")
-        last_position[number] = position
+        # The position is the roll's seq after the event that opened the epoch.
+        if bases.setdefault(number, seq - position - 1) != seq - position - 1:
+            raise Bad(f"seq {seq}: position {position} is not its place in epoch {number}")
         rolls.append(event)
-    # An export holds every roll (its outcomes keep their text in both languages): the
-    # positions of a revealed epoch must then be exactly 0, 1, 2… with none passed over.
-    if rolls and all(isinstance(event.get("text"), dict) for event in rolls):
-        for number in seeds:
-            expected = 0
-            for event in rolls:
-                if event["proof"]["epoch"] == number:
-                    if event["proof"]["position"] != expected:
-                        raise Bad(f"seq {event['seq']}: position {event['proof']['position']}"
-                                  f" where {expected} was due")
-                    expected += 1
     checked, waiting = 0, 0
     for event in rolls:
         proof = event["proof"]

@@ -692,7 +692,7 @@ def epoch_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = F
                                "epoch": event["epoch"]}
     _with_id(message, request_id)
     if event["op"] == "reveal":
-        message["rolls"] = event["rolls"]
+        message["events"] = event["events"]
         message["next"] = event["next"]
         if not hidden:
             message["seed"] = event["seed"]

@@ -1432,7 +1432,7 @@ async def _epoch_end(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(reply, ensure_ascii=False))
         else:
-            print(f"epoch {reply['epoch']['number']} ended after {reply['rolls']} rolls; "
+            print(f"epoch {reply['epoch']['number']} ended after {reply['events']} events; "
                   f"seed {reply.get('seed', '?')}; next commitment "
                   f"{reply['next']['commitment']}")
         return EXIT_OK

@@ -62,7 +62,7 @@ from sidecar.protocol.messages import (
     sheets_message,
     welcome_message,
 )
-from sidecar.provable import Epoch, leaf_key, new_client_seed, tree
+from sidecar.provable import LEAVES, Epoch, leaf_key, new_client_seed, tree
 from sidecar.seats import (
     MAX_SEATS,
     folded,
@@ -673,8 +673,6 @@ class TableCore:
             proof = dict(source.proof)
             proof["sides"] = [die["sides"] for die in source.rolled]
             event["proof"] = proof
-            assert table.epoch is not None
-            records += (("epoch", "current", table.epoch.record(next=proof["position"] + 1)),)
         elif manual and self.provable:
             event["proof"] = {"manual": True, "by": {"name": ticket.member.name,
                                                      "role": ticket.member.role}}
@@ -708,18 +706,25 @@ class TableCore:
 
     def roll_dice(self, table: Table, member: Member | None,
                   event: dict[str, Any] | None = None) -> ProvableDice:
-        """The verifiable dice of the next roll of ``table`` (the caller holds its turn and
-        made sure the epoch is not full): the epoch's next position, the roller's client
-        seed (``event``: the open roll decided on, whose roller's seed is kept)."""
+        """The verifiable dice of the next event of ``table`` (the caller holds its turn and
+        made sure the epoch is not full): its position, the roller's client seed
+        (``event``: the open roll decided on, whose roller's seed is kept)."""
         epoch = table.epoch
-        assert epoch is not None and not epoch.full
+        assert epoch is not None
+        position = epoch.position(table.seq + 1)
+        assert 0 <= position < LEAVES
         client = ((event or {}).get("proof") or {}).get("client") or (
             member.client_seed if member is not None and member.client_seed
             else new_client_seed())
-        source = ProvableDice(leaf_key(epoch.seed, epoch.next), client, epoch.next)
+        source = ProvableDice(leaf_key(epoch.seed, position), client, position)
         source.proof = {"epoch": epoch.number, "commitment": epoch.commitment,
-                        "position": epoch.next, "client": client}
+                        "position": position, "client": client}
         return source
+
+    @staticmethod
+    def epoch_full(table: Table) -> bool:
+        """Whether the table's next event would be past its epoch's last position."""
+        return table.epoch is not None and table.epoch.position(table.seq + 1) >= LEAVES
 
     @staticmethod
     def _server_ticket(table: Table, member: Member | None) -> RollTicket:
@@ -744,22 +749,23 @@ class TableCore:
         next welcome."""
         old = table.epoch
         assert old is not None
-        new = Epoch.fresh(old.number + 1) if start_next else None
+        seq = table.seq + 1
+        new = Epoch.fresh(old.number + 1, seq) if start_next else None
         ticket = ticket or self._server_ticket(table, None)
-        event = {"type": "epoch", "op": "reveal", "seq": table.seq + 1, "table": table.name,
-                 "epoch": old.public(), "seed": old.seed.hex(), "rolls": old.next,
+        event = {"type": "epoch", "op": "reveal", "seq": seq, "table": table.name,
+                 "epoch": old.public(), "seed": old.seed.hex(), "events": seq - old.base - 1,
                  "next": new.public() if new is not None else None, "by": ticket.member.by,
                  "mode": "public", "request_id": ticket.request_id}
         return self._pending(ticket, event, (
             ("epoch", "current", new.record() if new is not None else None),
             ("epoch", str(old.number), {"seed": old.seed.hex(),
-                                        "commitment": old.commitment, "rolls": old.next})))
+                                        "commitment": old.commitment, "base": old.base})))
 
     def epoch_start(self, table: Table) -> Pending:
         """The event starting a table's epoch (the caller holds the table's turn): its
         commitment, public; the seed stays in the server's records. The first one is 1;
         after a stop that revealed the last one, the next number."""
-        epoch = Epoch.fresh(max(table.revealed, default=0) + 1)
+        epoch = Epoch.fresh(max(table.revealed, default=0) + 1, table.seq + 1)
         ticket = self._server_ticket(table, None)
         event = {"type": "epoch", "op": "start", "seq": table.seq + 1, "table": table.name,
                  "epoch": epoch.public(), "by": ticket.member.by, "mode": "public",

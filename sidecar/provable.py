@@ -1,8 +1,9 @@
 """Dice anyone can check: epochs, the derivation of faces, and their proofs.
 
-Each table has a current *epoch*: a secret 32-byte seed. Every roll of the epoch takes
-the next *position* ``p`` (0, 1, 2…) and draws its faces from the *leaf key* of that
-position, the roller's *client seed* and ``p``::
+Each table has a current *epoch*: a secret 32-byte seed. Every event of the epoch has a
+*position* ``p`` (0, 1, 2…: its seq after the event that opened the epoch), and a roll
+draws its faces from the *leaf key* of its position, the roller's *client seed* and
+``p``::
 
     leaf(p)        = HMAC-SHA256(key=seed,    msg=b"sidecar-leaf" || u32be(p))
     block(s, j)    = HMAC-SHA256(key=leaf(p), msg=b"sidecar-dice/1" || 0x00 || client
@@ -159,32 +160,33 @@ def root_from_path(key: bytes, position: int, path: list[str]) -> str:
 
 @dataclass
 class Epoch:
-    """A table's current epoch: its number, secret seed and commitment, and the next
-    position. Kept as the table record ``("epoch", "current")`` (server-side only)."""
+    """A table's current epoch: its number, secret seed and commitment, and ``base``: the
+    seq of the event that opened it. A roll's position is its seq − base − 1, so no
+    counter is written with each roll and none can be skipped unseen. Kept as the table
+    record ``("epoch", "current")`` (server-side only), written when the epoch opens."""
 
     number: int
     seed: bytes
     commitment: str
-    next: int = 0
+    base: int
 
     @classmethod
-    def fresh(cls, number: int) -> Epoch:
+    def fresh(cls, number: int, base: int) -> Epoch:
         seed = new_seed()
-        return cls(number, seed, tree(seed).root)
+        return cls(number, seed, tree(seed).root, base)
 
-    @property
-    def full(self) -> bool:
-        return self.next >= LEAVES
+    def position(self, seq: int) -> int:
+        """The position of the event of ``seq`` (``LEAVES`` or more: past the epoch's end)."""
+        return seq - self.base - 1
 
-    def record(self, *, next: int | None = None) -> dict[str, Any]:
+    def record(self) -> dict[str, Any]:
         return {"number": self.number, "seed": self.seed.hex(),
-                "commitment": self.commitment,
-                "next": self.next if next is None else next}
+                "commitment": self.commitment, "base": self.base}
 
     @classmethod
     def from_record(cls, value: dict[str, Any]) -> Epoch:
         return cls(int(value["number"]), bytes.fromhex(value["seed"]),
-                   str(value["commitment"]), int(value.get("next", 0)))
+                   str(value["commitment"]), int(value["base"]))
 
     def public(self) -> dict[str, Any]:
         """What every member is told of it: its number and commitment."""

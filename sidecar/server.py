@@ -263,8 +263,8 @@ class SidecarServer:
         for name in sorted(names):
             table = self.tables.open(name)
             async with table.turn:
-                if table.epoch is None or table.epoch.next == 0:
-                    continue
+                if table.epoch is None or table.seq == table.epoch.base:
+                    continue  # nothing happened in it
                 # The next epoch starts at the table's next welcome: a stop computes no
                 # new commitment for every table (its deadline is short).
                 self._deliver(await self._store(self.core.epoch_end(table,
@@ -287,7 +287,7 @@ class SidecarServer:
 
     async def _roll_over(self, table: Table) -> None:
         """Inside the table's turn: a full epoch is revealed before the next roll."""
-        if table.epoch is not None and table.epoch.full:
+        if self.core.epoch_full(table):
             self._deliver(await self._store(self.core.epoch_end(table)))
 
     async def _epoch(self, session: ClientSession, request: EpochRequest) -> None:

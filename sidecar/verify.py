@@ -8,10 +8,10 @@ stops at the first one that does not check, naming its ``seq``:
   again, from a history page: it must be the same one);
 - an epoch's revealed seed hashes to the commitment announced before its rolls
   (the Merkle root of :mod:`sidecar.provable`);
-- each verifiable roll names that commitment, a position not used before in its epoch
-  (in an export, where every roll is, the positions of a revealed epoch are exactly
-  0, 1, 2…), and its dice are those the derivation gives (from the seed, or from the roll's own
-  leaf key and path to the commitment, which is what a player's log holds);
+- an export's seqs are 1, 2, 3… with none missing;
+- each verifiable roll names that commitment and its position is its seq after the event
+  that opened the epoch, and its dice are those the derivation gives (from the seed, or
+  from the roll's own leaf key and path to the commitment, which a player's log holds);
 - with ``rerun``, the ruleset (when its plugin is installed) resolves the same faces to
   the same result.
 
@@ -88,7 +88,7 @@ def check(events: Iterable[dict[str, Any]], *,
     report = Report()
     commitments: dict[int, str] = {}  # epoch → commitment announced
     seeds: dict[int, bytes] = {}
-    used: dict[int, int] = {}  # epoch → last position seen
+    bases: dict[int, int] = {}  # epoch → the seq of the event that opened it
     rolls: list[dict[str, Any]] = []
     seen: dict[int, dict[str, Any]] = {}
     last = 0
@@ -118,6 +118,13 @@ def check(events: Iterable[dict[str, Any]], *,
                 raise Bad(seq, f"out of order (after seq {last})")
             last = seq
         seen[seq] = dict(event)
+    outcomes = [e for e in seen.values() if e.get("type") == "outcome"]
+    if outcomes and all(isinstance(e.get("text"), dict) for e in outcomes):
+        # An export (its outcomes keep both languages' texts) holds every event: seqs
+        # 1, 2, 3… with none missing (a missing one could hide a roll drawn and dropped).
+        for expected, seq in enumerate(sorted(seen), 1):
+            if seq != expected:
+                raise Bad(seq, f"seq {expected} is missing before it")
     for seq in sorted(seen):
         event = seen[seq]
         kind = event.get("type")
@@ -125,10 +132,13 @@ def check(events: Iterable[dict[str, Any]], *,
             number, commitment = event["epoch"]["number"], event["epoch"]["commitment"]
             if commitments.setdefault(number, commitment) != commitment:
                 raise Bad(seq, f"epoch {number} changed its commitment")
+            if event.get("op") == "start":
+                bases.setdefault(number, seq)
             if event.get("op") == "reveal":
                 nxt = event.get("next")
                 if nxt:
                     commitments.setdefault(nxt["number"], nxt["commitment"])
+                    bases.setdefault(nxt["number"], seq)
                 if "seed" in event:
                     seed = bytes.fromhex(event["seed"])
                     if tree(seed).root != commitment:
@@ -144,25 +154,11 @@ def check(events: Iterable[dict[str, Any]], *,
         number, position = proof["epoch"], proof["position"]
         if commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
             raise Bad(seq, f"not the commitment of epoch {number}")
-        if position <= used.get(number, -1):
-            raise Bad(seq, f"position {position} of epoch {number} used twice or out of order")
-        used[number] = position
+        # A position is the roll's seq after the event that opened its epoch: the server
+        # cannot pass one over to draw other faces, nor use one twice.
+        if bases.setdefault(number, seq - position - 1) != seq - position - 1:
+            raise Bad(seq, f"position {position} is not this event's place in epoch {number}")
         rolls.append(event)
-    # An export holds every roll: a revealed epoch's positions are then exactly 0, 1, …
-    # (one skipped would be a roll drawn and hidden, or a position passed over to draw
-    # other faces). A client's log misses the rolls it was not shown.
-    if rolls and all(isinstance(event.get("text"), dict) for event in rolls):
-        reveals = {e["epoch"]["number"]: e for e in seen.values()
-                   if e.get("type") == "epoch" and e.get("op") == "reveal"}
-        for number, reveal in sorted(reveals.items()):
-            positions = [e for e in rolls if e["proof"]["epoch"] == number]
-            for expected, event in enumerate(positions):
-                if event["proof"]["position"] != expected:
-                    raise Bad(event["seq"], f"position {event['proof']['position']} of epoch "
-                                            f"{number} where {expected} was due")
-            if len(positions) != reveal.get("rolls", len(positions)):
-                raise Bad(reveal["seq"], f"epoch {number} counts {reveal.get('rolls')} rolls, "
-                                         f"the export has {len(positions)}")
     # Seeds are revealed after the rolls: faces are checked once every seed is known.
     for event in rolls:
         proof = event["proof"]

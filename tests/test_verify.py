@@ -196,6 +196,22 @@ def test_tampered_export_fails_naming_the_seq(played: dict[str, Any], tmp_path: 
     assert standalone.returncode == 1 and f"seq {seq}:" in standalone.stdout
 
 
+def _removed(events: list[dict[str, Any]]) -> int:
+    index = next(i for i, e in enumerate(events) if e["type"] == "outcome"
+                 and e.get("mode") == "self")
+    del events[index]
+    return events[index]["seq"]
+
+
+def test_a_removed_line_fails_naming_the_seq_after_it(played: dict[str, Any],
+                                                      tmp_path: Path) -> None:
+    path, seq = _tampered(played, tmp_path, _removed)
+    done = _verify(path)
+    assert done.returncode == 1 and f"seq {seq}:" in done.stdout, done.stdout
+    standalone = _standalone(path)
+    assert standalone.returncode == 1 and f"seq {seq}:" in standalone.stdout
+
+
 def test_a_skipped_position_fails_in_an_export(played: dict[str, Any],
                                                tmp_path: Path) -> None:
     path, seq = _tampered(played, tmp_path, _skipped_position)
@@ -361,7 +377,7 @@ def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(
             capture_output=True, text=True, timeout=60)
         assert ended.returncode == 0, ended.stderr
         reveal = json.loads(ended.stdout)
-        assert reveal["op"] == "reveal" and reveal["rolls"] == 1 and "seed" in reveal
+        assert reveal["op"] == "reveal" and reveal["events"] == 1 and "seed" in reveal
         # A player's saved log: `sidecar history --json` after the reveal.
         history = subprocess.run(
             [sys.executable, "-m", "sidecar", "history", "--url", server.url, "--table", "t",

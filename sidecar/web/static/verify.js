@@ -215,8 +215,8 @@ export function verifyBadge(outcome) {
 export function renderEpoch(event) {
   const next = event.next ? ` → ${event.next.commitment.slice(0, 12)}…` : "";
   const text = event.op === "reveal"
-    ? (state.lang === "en" ? `Epoch ${event.epoch.number} revealed (${event.rolls} rolls)${next}`
-      : `Époque ${event.epoch.number} révélée (${event.rolls} jets)${next}`)
+    ? (state.lang === "en" ? `Epoch ${event.epoch.number} revealed (${event.events} events)${next}`
+      : `Époque ${event.epoch.number} révélée (${event.events} événements)${next}`)
     : (state.lang === "en" ? `Dice committed: ${event.epoch.commitment.slice(0, 12)}…`
       : `Dés engagés : ${event.epoch.commitment.slice(0, 12)}…`);
   return el("li", { class: "entry entry-note entry-epoch", "data-seq": event.seq, "data-kind": "epoch" },
