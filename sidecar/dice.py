@@ -185,11 +185,16 @@ class ProvableDice(SecureDice):
         return faces
 
     def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
-        """Draw ``count`` dice in stream order (the pool's end, reversed)."""
+        """Draw ``count`` dice in stream order: the pool is refilled first (a new block's
+        faces go after those left, i.e. at the pool's front), then cut from its end."""
+        if (count <= 0 or sides.__class__ is not int or not 1 <= sides <= MAX_SIDES
+                or len(self.rolled) + count > MAX_DRAWS):
+            return DiceSource.roll_many(self, count, sides, **info)  # (its checks)
         pool = self.pools.get(sides)
-        if (count <= 0 or pool is None or len(pool) < count
-                or len(self.rolled) + count > MAX_DRAWS or sides.__class__ is not int):
-            return DiceSource.roll_many(self, count, sides, **info)
+        if pool is None:
+            pool = self.pools[sides] = []
+        while len(pool) < count:
+            pool[:0] = self._refill(sides)
         faces = pool[-count:]
         del pool[-count:]
         faces.reverse()
