@@ -142,7 +142,7 @@ class SidecarServer:
         self.host.trust(self.config.trusted_plugins)
         self.pipeline = pipeline or RollPipeline(self.host)
         if self.config.dice == "provable":
-            # Each roll's verifiable dice are set around its run (see _drawing): the
+            # Each roll's verifiable dice are set around its run (``_roll``, ``_decide``):
             # plugins get them through the same ``dice`` argument as any other source.
             self.pipeline.dice_factory = current_dice
         self.journal = Journal(self.config.db)
@@ -294,6 +294,8 @@ class SidecarServer:
         member, table = session.member, session.table
         assert member is not None and table is not None
         ticket = self.core.begin_epoch_end(table, member, request)
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return  # the same request again: its reveal, not a second one
         async with table.turn:
             if table.epoch is None:
                 pending = self.core.epoch_start(table)

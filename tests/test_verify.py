@@ -391,3 +391,17 @@ def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(
     done = _verify(log)
     assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout
     assert _standalone(log).returncode == 0
+
+
+def test_a_repeated_epoch_end_ends_one_epoch() -> None:
+    async def scenario() -> None:
+        async with running_server(dice="provable") as server:
+            gm = await Peer.open(server)
+            await gm.join(name="MJ", role="gm")
+            await gm.roll("bloodlust", {"pool": 2})
+            first = await gm.request({"type": "epoch", "op": "end", "id": "end-1"})
+            again = await gm.request({"type": "epoch", "op": "end", "id": "end-1"})
+            assert again["duplicate"] is True and again["seq"] == first["seq"]
+            assert again["next"] == first["next"] and again["seed"] == first["seed"]
+            await gm.close()
+    run(scenario())
