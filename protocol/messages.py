@@ -8,6 +8,7 @@ fields are ignored, as the contract requires. Server messages are plain maps bui
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,8 @@ class Hello:
     resume: int | None = None
     protocol: int = PROTOCOL_VERSION
     id: RequestId = None
+    #: The member's own seed for verifiable dice (``None``: the server makes one).
+    client_seed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,12 +179,21 @@ class PluginsRequest:
     id: RequestId = None
 
 
+@dataclass(frozen=True)
+class EpochRequest:
+    """An ``epoch`` request (GM): ``end`` reveals the current epoch's seed and starts a
+    new one (verifiable dice)."""
+
+    op: str = "end"
+    id: RequestId = None
+
+
 #: Most events one ``history`` page returns.
 MAX_HISTORY_PAGE = 500
 
 Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest | SeatRequest
            | SheetRequest | ReactRequest | SessionRequest | AskRequest
-           | InitiativeRequest)
+           | InitiativeRequest | EpochRequest)
 
 
 def request_id(message: dict[str, Any]) -> RequestId:
@@ -291,8 +303,23 @@ def parse_hello(message: dict[str, Any]) -> Hello:
         # Regional variants ("fr-CA") map to their language; other languages get English.
         locale = "fr" if raw.startswith("fr") else "en"
     resume = _seq(message, "resume")
+    client_seed = None
+    if message.get("client_seed") is not None:
+        client_seed = _string(message, "client_seed", max_chars=64)
+        if not CLIENT_SEED.fullmatch(client_seed):
+            raise bad_field("client_seed", "1 to 64 letters, digits, '-', '_' or '.'",
+                            fr="1 à 64 lettres, chiffres, « - », « _ » ou « . »")
     return Hello(table=table, name=name, role=role, token=token, locale=locale,
-                 resume=resume, protocol=protocol, id=rid)
+                 resume=resume, protocol=protocol, id=rid, client_seed=client_seed)
+
+
+#: What a client seed may hold (no separator byte of the derivation, no spaces).
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def parse_epoch(message: dict[str, Any]) -> EpochRequest:
+    """Validate an ``epoch`` request (``op``: ``end``)."""
+    return EpochRequest(id=_id(message), op=_choice(message, "op", ("end",)))
 
 
 def _dice(message: dict[str, Any]) -> list[int] | None:
@@ -483,7 +510,7 @@ def parse_plugins(message: dict[str, Any]) -> PluginsRequest:
 PARSERS = {"hello": parse_hello, "roll": parse_roll, "odds": parse_odds,
            "history": parse_history, "plugins": parse_plugins, "seat": parse_seat,
            "sheet": parse_sheet, "react": parse_react, "session": parse_session,
-           "ask": parse_ask, "initiative": parse_initiative}
+           "ask": parse_ask, "initiative": parse_initiative, "epoch": parse_epoch}
 
 
 def parse_request(message: dict[str, Any]) -> Request:
@@ -532,10 +559,12 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
                     characters: list[dict[str, Any]] | None = None,
                     characters_more: bool = False,
                     asks: list[dict[str, Any]] | None = None,
-                    options: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                    options: list[dict[str, Any]] | None = None,
+                    epoch: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
     ``seat`` when the member sits on a seat; ``characters`` those it may see;
-    ``options`` the extensions' option descriptions."""
+    ``options`` the extensions' option descriptions; ``epoch`` the current epoch's number,
+    commitment and the member's client seed (verifiable dice)."""
     message: dict[str, Any] = {
         "type": "welcome",
         "protocol": PROTOCOL_VERSION,
@@ -555,6 +584,8 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
         message["characters_more"] = True
     if asks:
         message["asks"] = asks
+    if epoch is not None:
+        message["epoch"] = epoch
     if replayed is not None:
         message["replayed"] = replayed
     return _with_id(message, request_id)
@@ -641,6 +672,32 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         if character is not None and "sheet" in event:
             message["spent"] = event["spent"]
             message["sheet"] = event["sheet"]
+        if "proof" in event:
+            # Only those who see the faces get what checks them (a blind roll's roller
+            # does not even learn its position).
+            message["proof"] = event["proof"]
+    if duplicate:
+        message["duplicate"] = True
+    return message
+
+
+def epoch_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
+                  request_id: RequestId = None, duplicate: bool = False) -> dict[str, Any]:
+    """The ``epoch`` message of a journaled epoch event: a new commitment (``start``), or
+    an epoch ended (``reveal``) with the next one's commitment. The revealed seed goes to
+    the GMs only (``hidden`` for everyone else): players get each roll's key with the
+    rolls they saw (``history``), never the seed, which would give away every secret
+    roll. ``next`` is ``None`` when the server stopped (the next epoch starts with the
+    table's next welcome)."""
+    message: dict[str, Any] = {"type": "epoch", "op": event["op"], "seq": event["seq"],
+                               "table": event["table"], "by": public_by(event["by"]),
+                               "epoch": event["epoch"]}
+    _with_id(message, request_id)
+    if event["op"] == "reveal":
+        message["events"] = event["events"]
+        message["next"] = event["next"]
+        if not hidden:
+            message["seed"] = event["seed"]
     if duplicate:
         message["duplicate"] = True
     return message

@@ -558,6 +558,23 @@ def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
+def _add_dice_options(serve: argparse.ArgumentParser) -> None:
+    """``serve``'s options for where faces come from (verifiable dice)."""
+    group = serve.add_argument_group("dice")
+    group.add_argument("--dice", choices=("secure", "provable"), default=ServerConfig.dice,
+                       help="secure: the OS's random numbers; provable: derived from a "
+                            "committed seed per table, revealed when its epoch ends, so "
+                            "anyone can check every face (default: %(default)s)")
+    group.add_argument("--keep-epochs", action="store_true",
+                       help="with --dice provable: a clean stop does not end (reveal) the "
+                            "tables' epochs")
+
+
+def _dice_options(config: ServerConfig, args: argparse.Namespace) -> None:
+    config.dice = args.dice
+    config.reveal_on_stop = not args.keep_epochs
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     config = ServerConfig(
         host=args.host, port=args.port, db=args.db, plugins_dir=args.plugins_dir,
@@ -572,6 +589,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
         print("sidecar: TLS needs both --ssl-certfile and --ssl-keyfile", file=sys.stderr)
         return EXIT_USAGE
+    _dice_options(config, args)
     # Unset tokens keep the random ones ServerConfig made.
     config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
     config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
@@ -1329,6 +1347,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "origin and localhost are always allowed")
     group.add_argument("--allow-player-dice", action="store_true",
                        help="players may enter physical dice (GMs always may)")
+    _add_dice_options(serve)
     group = serve.add_argument_group("journal")
     group.add_argument("--db", default=DEFAULT.db, metavar="PATH",
                        help=f"SQLite journal of every table (default ./{DEFAULT.db}; "
@@ -1535,7 +1554,74 @@ def build_parser() -> argparse.ArgumentParser:
                       help="an extension's per-roll setting, as for roll")
     odds.add_argument("--json", action="store_true")
     odds.set_defaults(func=cmd_odds, pairs="params")
+    _add_verify_commands(sub)
     return parser
+
+
+def _add_verify_commands(sub: Any) -> None:
+    """``verify`` (check an export or a saved log) and ``epoch end`` (GM)."""
+    verify = sub.add_parser("verify", help="check verifiable dice: an export or a client's "
+                            "saved log (JSON Lines), after its epochs' reveal")
+    verify.add_argument("file", help="JSON Lines file ('-': standard input)")
+    verify.add_argument("--no-rerun", action="store_true",
+                        help="do not re-run the installed rulesets on the faces")
+    verify.set_defaults(func=cmd_verify)
+    epoch = sub.add_parser("epoch", help="GM: verifiable dice epochs")
+    epoch_sub = epoch.add_subparsers(dest="op", required=True)
+    end = epoch_sub.add_parser("end", help="end the current epoch: reveal its seed (every "
+                               "roll of it becomes checkable) and commit to a new one")
+    _client_options(end, "gm")
+    end.set_defaults(func=cmd_epoch_end)
+
+
+#: ``sidecar verify``: nothing wrong, but rolls whose epoch is not revealed yet.
+EXIT_WAITING = 3
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Exit 0 when every verifiable roll checks, 1 naming the first bad seq, 3 when some
+    rolls wait for their epoch's reveal."""
+    from sidecar.verify import Bad, check, events_of, ruleset_rerun
+
+    try:
+        handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
+    except OSError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with handle:
+        try:
+            report = check(events_of(handle),
+                           rerun=None if args.no_rerun else ruleset_rerun())
+        except Bad as bad:
+            print(f"FAILED: seq {bad.seq}: {bad.why}", flush=True)
+            return EXIT_ERROR
+        except (KeyError, TypeError, ValueError) as exc:
+            print(f"FAILED: malformed proof ({type(exc).__name__}: {exc})", flush=True)
+            return EXIT_ERROR
+    epochs = ", ".join(str(n) for n in sorted(report.epochs)) or "none"
+    print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
+          f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
+    if report.waiting:
+        print(f"{len(report.waiting)} rolls wait for their epoch to be revealed (not revealed "
+              f"yet: seq {', '.join(map(str, report.waiting[:10]))})")
+        return EXIT_WAITING
+    return EXIT_OK
+
+
+async def _epoch_end(args: argparse.Namespace) -> int:
+    async with _joined(args) as (client, _):
+        reply = await client.request({"type": "epoch", "op": "end"})
+        if args.json:
+            print(json.dumps(reply, ensure_ascii=False))
+        else:
+            print(f"epoch {reply['epoch']['number']} ended after {reply['events']} events; "
+                  f"seed {reply.get('seed', '?')}; next commitment "
+                  f"{reply['next']['commitment']}")
+        return EXIT_OK
+
+
+def cmd_epoch_end(args: argparse.Namespace) -> int:
+    return _run(_epoch_end(args))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -156,14 +156,18 @@ class SidecarClient:
     def __init__(self, url: str, *, table: str, name: str, role: str = "player",
                  token: str | None = None, locale: str = "fr", binary: bool = True,
                  resume: int | None = None, reconnect: bool = False,
-                 max_delay: float = 5.0, ssl: ssl_module.SSLContext | None = None) -> None:
+                 max_delay: float = 5.0, ssl: ssl_module.SSLContext | None = None,
+                 client_seed: str | None = None) -> None:
         self.url = url
         #: TLS context for a ``wss://`` URL (e.g. one trusting a self-signed certificate:
         #: ``ssl.create_default_context(cafile=PATH)``); None: the system's trust store.
         self.ssl = ssl
+        # Its own seed for verifiable dice (one per client unless given; a server with
+        # secure dice ignores it).
         self.hello: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION,
                                       "table": table, "name": name, "role": role,
-                                      "locale": locale}
+                                      "locale": locale,
+                                      "client_seed": client_seed or secrets.token_hex(16)}
         if token is not None:
             self.hello["token"] = token
         self.binary = binary

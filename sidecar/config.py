@@ -44,6 +44,11 @@ class ServerConfig:
     ssl_keyfile: str | None = None
     #: Whether players (not only GMs) may send their own physical dice.
     allow_player_dice: bool = False
+    #: Where faces come from: ``secure`` (the OS's CSPRNG) or ``provable`` (committed
+    #: epoch seeds, checkable after their reveal: see sidecar.provable).
+    dice: str = "secure"
+    #: Whether a clean stop reveals every table's current epoch (provable dice).
+    reveal_on_stop: bool = True
 
     # Journal
     #: SQLite file where every table event is stored before it is sent (":memory:" keeps

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from sidecar.config import ServerConfig
+from sidecar.dice import ProvableDice
 from sidecar.guard import choices_problem, deep_copy
 from sidecar.joinlink import join_block
 from sidecar.journal import request_key
@@ -41,6 +42,7 @@ from sidecar.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import (
     AskRequest,
+    EpochRequest,
     Hello,
     HistoryRequest,
     InitiativeRequest,
@@ -61,6 +63,7 @@ from sidecar.protocol.messages import (
     sheets_message,
     welcome_message,
 )
+from sidecar.provable import LEAVES, Epoch, leaf_key, new_client_seed, tree
 from sidecar.seats import (
     MAX_SEATS,
     folded,
@@ -283,7 +286,8 @@ class TableCore:
                     "avec son lien, ou sous un autre nom", seat=near)
         member = Member(name=hello.name, role=role, locale=hello.locale, binary=binary,
                         connection=connection, seat=seat,
-                        held=collections.deque() if hello.resume is not None else None)
+                        held=collections.deque() if hello.resume is not None else None,
+                        client_seed=hello.client_seed or new_client_seed())
         # Creating a table takes a token: observers without one only join existing tables.
         table = self.tables.join(hello.table, member, creator=gm_ok or player_ok,
                                  table=table)
@@ -303,7 +307,9 @@ class TableCore:
             replayed=replayed if hello.resume is not None else None,
             request_id=hello.id, seat=member.seat, characters=characters,
             characters_more=more,
-            asks=self.ask_list(table, member, AskRequest(op="list"))["asks"])
+            asks=self.ask_list(table, member, AskRequest(op="list"))["asks"],
+            epoch=({**table.epoch.public(), "client": member.client_seed}
+                   if self.provable and table.epoch is not None else None))
         # GMs get the players' join link and its QR code (a server open to the LAN only).
         join = join_block(self.config, self.public_url, table.name) if member.role == "gm" \
             else None
@@ -596,14 +602,17 @@ class TableCore:
         return message
 
     def number(self, ticket: RollTicket, resolution: Resolution, *, now: float = 0.0,
-               reaction: ReactTicket | None = None) -> Pending:
+               reaction: ReactTicket | None = None,
+               source: ProvableDice | None = None, manual: bool = False) -> Pending:
         """The journal event of a resolved roll, numbered after the table's committed seq.
 
         Nothing about the table changes until :meth:`commit`. The caller holds
         ``table.turn`` from here to commit or abandon. An event larger than
         ``max_event_bytes`` is refused here (``too_large``), before anything is counted.
         ``now`` (seconds since the epoch) dates an open roll's expiry; ``reaction``: the
-        event is the decision taken on that open roll.
+        event is the decision taken on that open roll. ``source``: the verifiable dice it
+        drew (its proof is stored with it, and the epoch's next position); ``manual``: its
+        faces were entered by the requester (marked so, with who, when dice are provable).
         """
         table = ticket.table
         if ticket.member.gone:
@@ -669,6 +678,13 @@ class TableCore:
             event["character"] = character.name
             event["spent"] = spent
             event["sheet"] = records[0][2]["values"] if records else character.values
+        if source is not None:
+            proof = dict(source.proof)
+            proof["sides"] = [die["sides"] for die in source.rolled]
+            event["proof"] = proof
+        elif manual and self.provable:
+            event["proof"] = {"manual": True, "by": {"name": ticket.member.name,
+                                                     "role": ticket.member.role}}
         if reaction is not None:
             event["reacts_to"] = reaction.event["seq"]
             event["choice"] = reaction.choice
@@ -689,6 +705,97 @@ class TableCore:
         size = check_event_size(event, self.config.max_event_bytes)
         table.pending += 1
         return Pending(ticket, event, resolution.state, size, records)
+
+    # -- verifiable dice: epochs ------------------------------------------------------------
+
+    @property
+    def provable(self) -> bool:
+        """Whether faces come from committed epochs (``--dice provable``)."""
+        return self.config.dice == "provable"
+
+    def roll_dice(self, table: Table, member: Member | None,
+                  event: dict[str, Any] | None = None) -> ProvableDice:
+        """The verifiable dice of the next event of ``table`` (the caller holds its turn and
+        made sure the epoch is not full): its position, the roller's client seed
+        (``event``: the open roll decided on, whose roller's seed is kept)."""
+        epoch = table.epoch
+        assert epoch is not None
+        position = epoch.position(table.seq + 1)
+        assert 0 <= position < LEAVES
+        client = ((event or {}).get("proof") or {}).get("client") or (
+            member.client_seed if member is not None and member.client_seed
+            else new_client_seed())
+        source = ProvableDice(leaf_key(epoch.seed, position), client, position)
+        source.proof = {"epoch": epoch.number, "commitment": epoch.commitment,
+                        "position": position, "client": client}
+        return source
+
+    @staticmethod
+    def epoch_full(table: Table) -> bool:
+        """Whether the table's next event would be past its epoch's last position."""
+        return table.epoch is not None and table.epoch.position(table.seq + 1) >= LEAVES
+
+    @staticmethod
+    def _server_ticket(table: Table, member: Member | None) -> RollTicket:
+        by = Member(name="sidecar", role="server") if member is None else member
+        return RollTicket(table, by, None, None, None)
+
+    def begin_epoch_end(self, table: Table, member: Member, request: EpochRequest
+                        ) -> RollTicket:
+        """Check that ``member`` may end the epoch (GMs only, on a provable server)."""
+        self._gm_only(member, "end an epoch", "clore une époque")
+        if not self.provable:
+            raise ProtocolError(
+                "forbidden", "this server's dice are not verifiable (--dice provable)",
+                fr="les dés de ce serveur ne sont pas vérifiables (--dice provable)")
+        return RollTicket(table, member, None, request.id, self._key(member, request.id))
+
+    def epoch_end(self, table: Table, ticket: RollTicket | None = None, *,
+                  start_next: bool = True) -> Pending:
+        """The event ending the current epoch (the caller holds the table's turn): its seed,
+        journaled (the GMs' view shows it, players' does not) and the next commitment;
+        ``start_next=False`` (the server stopping) leaves the next epoch to the table's
+        next welcome."""
+        old = table.epoch
+        assert old is not None
+        seq = table.seq + 1
+        new = Epoch.fresh(old.number + 1, seq) if start_next else None
+        ticket = ticket or self._server_ticket(table, None)
+        event = {"type": "epoch", "op": "reveal", "seq": seq, "table": table.name,
+                 "epoch": old.public(), "seed": old.seed.hex(), "events": seq - old.base - 1,
+                 "next": new.public() if new is not None else None, "by": ticket.member.by,
+                 "mode": "public", "request_id": ticket.request_id}
+        return self._pending(ticket, event, (
+            ("epoch", "current", new.record() if new is not None else None),
+            ("epoch", str(old.number), {"seed": old.seed.hex(),
+                                        "commitment": old.commitment, "base": old.base})))
+
+    def epoch_start(self, table: Table) -> Pending:
+        """The event starting a table's epoch (the caller holds the table's turn): its
+        commitment, public; the seed stays in the server's records. The first one is 1;
+        after a stop that revealed the last one, the next number."""
+        epoch = Epoch.fresh(max(table.revealed, default=0) + 1, table.seq + 1)
+        ticket = self._server_ticket(table, None)
+        event = {"type": "epoch", "op": "start", "seq": table.seq + 1, "table": table.name,
+                 "epoch": epoch.public(), "by": ticket.member.by, "mode": "public",
+                 "request_id": None}
+        return self._pending(ticket, event, (("epoch", "current", epoch.record()),))
+
+    @staticmethod
+    def with_key(table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        """An outcome as its reader sees it, plus (once its epoch is revealed) its roll's
+        leaf key and path to the commitment: only readers who see the roll get them."""
+        proof = message.get("proof")
+        if proof is None or "position" not in proof:
+            return message
+        seed = table.revealed.get(proof["epoch"])
+        if seed is None:
+            return message
+        position = proof["position"]
+        message = dict(message)
+        message["proof"] = {**proof, "key": leaf_key(seed, position).hex(),
+                            "path": tree(seed).path(position)}
+        return message
 
     # -- open rolls -----------------------------------------------------------------------
 
@@ -1177,6 +1284,8 @@ class HistoryPage:
             if message is None:
                 self.last = event["seq"]
                 continue
+            if "proof" in message:
+                message = TableCore.with_key(self.table, message)
             size = encoded_size(message, self.binary)
             if self.events and self.size + size > self.max_bytes:
                 self.more = self._done = True

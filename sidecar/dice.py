@@ -1,20 +1,24 @@
 """Where dice faces come from.
 
 Rulesets draw every face through a :class:`DiceSource`, in their documented consumption
-order. Three sources: :class:`SecureDice` (OS randomness, the default), :class:`ManualDice`
-(physical dice entered by a person, validated) and :class:`SeededDice` (reproducible, for
-tests). Every source records what was drawn in ``rolled``, which becomes the outcome's
-``dice``.
+order. Four sources: :class:`SecureDice` (OS randomness), :class:`ProvableDice` (derived
+from a committed epoch seed, checkable after its reveal: :mod:`sidecar.provable`),
+:class:`ManualDice` (physical dice entered by a person, validated) and :class:`SeededDice`
+(reproducible, for tests). Plugins get one of them as ``dice`` and cannot tell which.
+Every source records what was drawn in ``rolled``, which becomes the outcome's ``dice``.
 """
 
 from __future__ import annotations
 
 import functools
+import hmac
 import os
 import random
+import struct
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError
+from sidecar.provable import block_prefix
 
 #: Most dice one roll may draw (a runaway ruleset or parameter is refused, not served).
 MAX_DRAWS = 500
@@ -140,6 +144,60 @@ class SecureDice(DiceSource):
             return super().roll_many(count, sides, **info)  # (checks and refills)
         faces = pool[-count:]
         del pool[-count:]
+        self.rolled += ([{"sides": sides, "face": face, **info} for face in faces] if info
+                        else [{"sides": sides, "face": face} for face in faces])
+        return faces
+
+
+class ProvableDice(SecureDice):
+    """Faces derived from a roll's leaf key, the roller's client seed and the roll's
+    position (the derivation of :mod:`sidecar.provable`), so that anyone given the leaf
+    key recomputes them.
+
+    Built like :class:`SecureDice`: one pool per die size, refilled a 32-byte HMAC block
+    at a time and turned into faces in bulk (the same rejection sampling), kept reversed so
+    that ``pop()`` hands them out in stream order.
+    """
+
+    def __init__(self, key: bytes, client: str, position: int) -> None:
+        super().__init__({})
+        self._key = key
+        self._prefix = block_prefix(client, position)
+        #: What the roll's proof says of it (epoch, commitment, position, client seed).
+        self.proof: dict[str, Any] = {}
+        #: Next block index, per die size.
+        self._blocks: dict[int, int] = {}
+
+    def _refill(self, sides: int) -> list[int]:  # type: ignore[override]
+        j = self._blocks.get(sides, 0)
+        self._blocks[sides] = j + 1
+        block = hmac.digest(self._key, self._prefix + sides.to_bytes(4, "big")
+                            + j.to_bytes(4, "big"), "sha256")
+        if sides < 256:
+            rejected, table = _byte_tables(sides)
+            faces = list(block.translate(table, rejected))
+        elif sides == 256:
+            faces = [b + 1 for b in block]
+        else:
+            limit = 65536 - 65536 % sides
+            faces = [w % sides + 1 for w in struct.unpack(">16H", block) if w < limit]
+        faces.reverse()
+        return faces
+
+    def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
+        """Draw ``count`` dice in stream order: the pool is refilled first (a new block's
+        faces go after those left, i.e. at the pool's front), then cut from its end."""
+        if (count <= 0 or sides.__class__ is not int or not 1 <= sides <= MAX_SIDES
+                or len(self.rolled) + count > MAX_DRAWS):
+            return DiceSource.roll_many(self, count, sides, **info)  # (its checks)
+        pool = self.pools.get(sides)
+        if pool is None:
+            pool = self.pools[sides] = []
+        while len(pool) < count:
+            pool[:0] = self._refill(sides)
+        faces = pool[-count:]
+        del pool[-count:]
+        faces.reverse()
         self.rolled += ([{"sides": sides, "face": face, **info} for face in faces] if info
                         else [{"sides": sides, "face": face} for face in faces])
         return faces

@@ -44,6 +44,7 @@ from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import (
     AskRequest,
+    EpochRequest,
     Hello,
     HistoryRequest,
     InitiativeRequest,
@@ -57,6 +58,7 @@ from sidecar.protocol.messages import (
     parse_request,
     request_id,
 )
+from sidecar.provable import CURRENT, current_dice
 from sidecar.ratelimit import FailureGuard, TokenBucket
 from sidecar.seats import qr_data_uri
 from sidecar.table import Member, Table, Tables
@@ -144,6 +146,10 @@ class SidecarServer:
         self.host.timeout = self.config.plugin_timeout
         self.host.trust(self.config.trusted_plugins)
         self.pipeline = pipeline or RollPipeline(self.host)
+        if self.config.dice == "provable":
+            # Each roll's verifiable dice are set around its run (``_roll``, ``_decide``):
+            # plugins get them through the same ``dice`` argument as any other source.
+            self.pipeline.dice_factory = current_dice
         self.journal = Journal(self.config.db)
         self.core = TableCore(self.config, catalogue=self.host, preparer=self.pipeline,
                               load=self._load_table, version=sidecar.__version__)
@@ -245,7 +251,13 @@ class SidecarServer:
         return f"{scheme}://{host}:{self.port}{WS_PATH}"
 
     async def stop(self) -> None:
-        """Close every connection with 1001 (going away) and stop listening."""
+        """Close every connection with 1001 (going away) and stop listening; first, with
+        verifiable dice, reveal every table's current epoch (unless told not to)."""
+        if self.config.dice == "provable" and self.config.reveal_on_stop:
+            try:
+                await self.reveal_all()
+            except Exception:
+                log.exception("stop: the epochs could not all be revealed")
         for timer in self.timers:
             timer.cancel()
         self.timers.clear()
@@ -271,6 +283,54 @@ class SidecarServer:
                                 self.config.stop_timeout + 1)
         await asyncio.to_thread(self.journal.close)
         self.host.shutdown()
+
+    async def reveal_all(self) -> int:
+        """End the current epoch of every table that rolled in it; how many were ended."""
+        names = set(self.tables.tables) | set(
+            await asyncio.to_thread(self.journal.tables_with, "epoch"))
+        ended = 0
+        for name in sorted(names):
+            table = self.tables.open(name)
+            async with table.turn:
+                if table.epoch is None or table.seq == table.epoch.base:
+                    continue  # nothing happened in it
+                # The next epoch starts at the table's next welcome: a stop computes no
+                # new commitment for every table (its deadline is short).
+                self._deliver(await self._store(self.core.epoch_end(table,
+                                                                    start_next=False)))
+                ended += 1
+        return ended
+
+    async def _ensure_epoch(self, table: Table, member: Member) -> None:
+        """Give a table its first epoch before its first welcome (journaled first: the
+        commitment a member is shown never changes under it after a restart)."""
+        if table.epoch is not None:
+            return
+        async with table.turn:
+            if table.epoch is None:
+                pending = self.core.epoch_start(table)
+                deliveries = await self._store(pending)
+                for delivery in deliveries:  # the joiner learns it from its welcome
+                    delivery.members = [m for m in delivery.members if m is not member]
+                self._deliver(deliveries)
+
+    async def _roll_over(self, table: Table) -> None:
+        """Inside the table's turn: a full epoch is revealed before the next roll."""
+        if self.core.epoch_full(table):
+            self._deliver(await self._store(self.core.epoch_end(table)))
+
+    async def _epoch(self, session: ClientSession, request: EpochRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_epoch_end(table, member, request)
+        if ticket.key is not None and await self._answer_repeat(session, ticket):
+            return  # the same request again: its reveal, not a second one
+        async with table.turn:
+            if table.epoch is None:
+                pending = self.core.epoch_start(table)
+                self._deliver(await self._store(pending))
+            deliveries = await self._store(self.core.epoch_end(table, ticket))
+        self._deliver(deliveries)
 
     async def __aenter__(self) -> SidecarServer:
         await self.start()
@@ -548,6 +608,8 @@ class SidecarServer:
         table, member = session.table, session.member
         assert table is not None and member is not None
         replayed = upto = None
+        if self.config.dice == "provable":
+            await self._ensure_epoch(table, member)
         if hello.resume is not None:
             # Everything committed so far is in the journal once this returns (and the
             # table's seq counts only acknowledged events), so the journal holds exactly
@@ -640,6 +702,8 @@ class SidecarServer:
             await self._ask(session, request)
         elif isinstance(request, InitiativeRequest):
             await self._initiative(session, request)
+        elif isinstance(request, EpochRequest):
+            await self._epoch(session, request)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
@@ -657,9 +721,18 @@ class SidecarServer:
                 return
             self.core.attach_sheet(ticket)
             assert ticket.roll is not None
-            resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
-                                                 table_state=table.state)
-            pending = self.core.number(ticket, resolution, now=time.time())
+            source = None
+            if self.core.provable and request.dice is None:
+                await self._roll_over(table)
+                source = self.core.roll_dice(table, member)
+            drawing = CURRENT.set(source)
+            try:
+                resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
+                                                     table_state=table.state)
+            finally:
+                CURRENT.reset(drawing)
+            pending = self.core.number(ticket, resolution, now=time.time(), source=source,
+                                       manual=request.dice is not None)
             deliveries = await self._store(pending)
         self._deliver(deliveries)
         if pending.event.get("open"):
@@ -837,9 +910,18 @@ class SidecarServer:
         async with table.turn:
             react = self.core.begin_react(table, member, request)
             ticket, roll, outcome = self.core.reopen(react)
-            resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
-                                                   table.state)
-            pending = self.core.number(ticket, resolution, now=time.time(), reaction=react)
+            source = None
+            if self.core.provable and react.dice is None:
+                await self._roll_over(table)
+                source = self.core.roll_dice(table, member, react.event)
+            drawing = CURRENT.set(source)
+            try:
+                resolution = await self.pipeline.react(roll, outcome, react.choice,
+                                                       react.dice, table.state)
+            finally:
+                CURRENT.reset(drawing)
+            pending = self.core.number(ticket, resolution, now=time.time(), reaction=react,
+                                       source=source, manual=react.dice is not None)
             pending.reply_id = react.reply_id
             deliveries = await self._store(pending)
         self._deliver(deliveries)

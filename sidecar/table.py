@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError
+from sidecar.provable import Epoch
 from sidecar.sheets import Character
 
 
@@ -37,6 +38,8 @@ class Member:
     #: Its seat was removed or given a new token: the connection is being closed, and
     #: nothing it sent (even already received) is acted on any more.
     gone: bool = False
+    #: Its seed for verifiable dice (sent at ``hello``, or made by the server).
+    client_seed: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -96,6 +99,10 @@ class Table:
     asks: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Open rolls waiting for a decision: roll id → the open outcome's event.
     open_rolls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Verifiable dice: the current epoch (its seed is the server's until revealed).
+    epoch: Epoch | None = None
+    #: Seeds of the epochs already revealed, by number (to give each roll's key).
+    revealed: dict[int, bytes] = field(default_factory=dict)
 
     MAX_RECENT = 100_000
 
@@ -202,6 +209,11 @@ class Table:
                 self.open_rolls.pop(name, None)
             else:
                 self.open_rolls[name] = value
+        elif kind == "epoch":
+            if name == "current":
+                self.epoch = None if value is None else Epoch.from_record(value)
+            elif value is not None:
+                self.revealed[int(name)] = bytes.fromhex(value["seed"])
 
 
 class Tables:

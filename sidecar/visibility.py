@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 from sidecar.protocol.messages import (
     ask_message,
+    epoch_message,
     initiative_message,
     outcome_message,
     seat_event_message,
@@ -91,6 +92,7 @@ BUILDERS: dict[str, Builder] = {
     "session": session_message,
     "ask": ask_message,
     "initiative": initiative_message,
+    "epoch": epoch_message,
 }
 
 
@@ -110,8 +112,11 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
     build = BUILDERS.get(event["type"], outcome_message)
     planned: list[tuple[list[R], dict[str, Any]]] = []
     groups: dict[tuple[str, str, bool], tuple[list[R], dict[str, Any]]] = {}
+    epoch = event["type"] == "epoch"
     for reader in readers:
-        view = audience(mode, reader.key, roller, owner)
+        # An epoch's seed is for the GMs: everyone else sees it ended, not the seed.
+        view = (audience(mode, reader.key, roller, owner) if not epoch
+                else FULL if reader.key[1] == "gm" else HIDDEN)
         if view is None:
             continue
         if reader is requester:

@@ -23,6 +23,7 @@ import {
   state, t,
 } from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
+import { clientSeed, noteWelcome, onEpoch, renderEpoch, verifyBadge } from "./verify.js";
 
 /** The session's key: a seat link's token is kept here for this tab only, never in the URL. */
 const SESSION_KEY = "sidecar.session";
@@ -142,7 +143,8 @@ async function join(event) {
     Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0 });
   }
   state.floor = null; // until this join's history is in
-  const client = new SidecarClient(wsUrl(), { table, name, role, token, locale: state.lang });
+  const client = new SidecarClient(wsUrl(), { table, name, role, token, locale: state.lang,
+    clientSeed: clientSeed(table, name) });
   client.on("state", (status) => {
     setStatus(status);
     if (status === "closed" && state.client === client) {
@@ -160,8 +162,10 @@ async function join(event) {
   client.on("seat", addNote);
   client.on("ask", addNote);
   client.on("session", addNote);
+  client.on("epoch", (event) => { addNote(event); onEpoch(event, client, renderLog); });
   client.on("welcome", (welcome) => {
     state.welcome = welcome;
+    noteWelcome(welcome);
     if (state.client === client) {
       // A reconnection: the characters as they are now; resumed events follow it.
       resetCharacters(welcome);
@@ -175,6 +179,7 @@ async function join(event) {
     const welcome = await client.connect();
     state.client = client;
     state.welcome = welcome;
+    noteWelcome(welcome);
     enterTable(welcome);
     // The form is gone: the focus goes to what replaced it, not to <body>.
     $("table-title").focus();
@@ -564,7 +569,7 @@ function addOutcome(outcome) {
 }
 
 /** The events shown as notes in the log (the others are outcomes). */
-const NOTES = new Set(["sheet", "seat", "ask", "session"]);
+const NOTES = new Set(["sheet", "seat", "ask", "session", "epoch"]);
 
 /** A `sheet`, `seat`, `ask` or `session` event: a line of the log, and what it changes. */
 function addNote(event) {
@@ -711,7 +716,7 @@ function renderOutcome(outcome, deciding = []) {
     outcome.mode && outcome.mode !== "public"
       ? el("span", { class: `badge mode-${outcome.mode}`, text: t(`mode.badge.${outcome.mode}`) }) : null,
     outcome.manual ? el("span", { class: "badge", text: t("log.manual") }) : null,
-    el("span", { class: "seq", text: `#${outcome.seq ?? ""}` }));
+    verifyBadge(outcome), el("span", { class: "seq", text: `#${outcome.seq ?? ""}` }));
   const body = [];
   if (hidden) {
     body.push(el("p", { class: "hidden-note", text: t("log.hidden") }));
@@ -743,6 +748,7 @@ function renderOutcome(outcome, deciding = []) {
 
 /** A character or seat change, as its line of the log: who did what, to what, and why. */
 function renderNote(event) {
+  if (event.type === "epoch") return renderEpoch(event);
   const who = el("strong", { class: "who", text: event.by?.name ?? "?" });
   let what;
   let details = [];

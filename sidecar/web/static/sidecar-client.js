@@ -43,7 +43,7 @@ export const PROTOCOL = 1;
 /** Error codes after which reconnecting cannot help (the server closes the connection). */
 const FATAL_CODES = new Set(["forbidden", "unsupported_protocol", "bad_message"]);
 /** Journaled events: they carry a `seq`, each is delivered once. */
-const JOURNALED = new Set(["outcome", "sheet", "seat", "ask", "session"]);
+const JOURNALED = new Set(["outcome", "sheet", "seat", "ask", "session", "epoch"]);
 
 /** An `error` message from the server, or a failure of the connection itself. */
 export class SidecarError extends Error {
@@ -106,6 +106,8 @@ export class SidecarClient {
     this.name = options.name;
     this.role = options.role ?? "player";
     this.token = options.token;
+    /** This member's seed for verifiable dice (sent at hello; the server makes one if not). */
+    this.clientSeed = options.clientSeed ?? randomPrefix() + randomPrefix();
     this.locale = options.locale ?? "fr";
     this.binary = options.binary ?? true;
     this.reconnect = options.reconnect ?? true;
@@ -203,6 +205,7 @@ export class SidecarClient {
         const hello = { type: "hello", id: helloId, protocol: PROTOCOL, table: this.table,
                         name: this.name, role: this.role, locale: this.locale };
         if (this.token) hello.token = this.token;
+        if (this.clientSeed) hello.client_seed = this.clientSeed;
         if (this.lastSeq !== null) hello.resume = this.lastSeq;
         this._sendRaw(hello);
       };

@@ -1,0 +1,193 @@
+"""Dice anyone can check: epochs, the derivation of faces, and their proofs.
+
+Each table has a current *epoch*: a secret 32-byte seed. Every event of the epoch has a
+*position* ``p`` (0, 1, 2…: its seq after the event that opened the epoch), and a roll
+draws its faces from the *leaf key* of its position, the roller's *client seed* and
+``p``::
+
+    leaf(p)        = HMAC-SHA256(key=seed,    msg=b"sidecar-leaf" || u32be(p))
+    block(s, j)    = HMAC-SHA256(key=leaf(p), msg=b"sidecar-dice/1" || 0x00 || client
+                                                  || 0x00 || u32be(p) || u32be(s) || u32be(j))
+
+The faces of the dice of ``s`` sides, in the order the roll drew them, come from the
+stream ``block(s, 0) || block(s, 1) || …`` by rejection sampling: for ``s ≤ 256`` one
+byte ``b`` at a time, kept when ``b < 256 − 256 mod s`` (face ``b mod s + 1``); for
+``s > 256`` one big-endian 16-bit word ``w`` at a time, kept when
+``w < 65536 − 65536 mod s`` (face ``w mod s + 1``). Every face is exactly equally likely.
+
+The *commitment* of an epoch, sent before any roll of it, is the root of a Merkle tree
+over its :data:`LEAVES` leaves (``SHA-256(0x00 || leaf(p))``; inner nodes
+``SHA-256(0x01 || left || right)``). Revealing the epoch gives each roll's audience, and
+only them, the leaf key of that roll with its path to the root: a member checks every
+roll they saw against the commitment and learns nothing of the others (each leaf is an
+independent HMAC of the seed). The seed itself goes to the GMs and into the journal.
+
+``protocol/PROTOCOL.md`` (§ Dice anyone can check) is the reference for implementers;
+``examples/verify_dice.py`` is an independent verifier in one file.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+#: Positions (rolls) per epoch: a tree of 2^12 leaves (building it takes milliseconds).
+DEPTH = 12
+LEAVES = 1 << DEPTH
+LEAF_LABEL = b"sidecar-leaf"
+DICE_LABEL = b"sidecar-dice/1"
+#: Largest die the 16-bit rule serves (the dice module's limit is lower).
+MAX_SIDES = 65536
+
+#: The dice source of the roll being resolved in this task (set by the server around
+#: a pipeline run; the pipeline's dice factory reads it, so plugins see only ``dice``).
+CURRENT: contextvars.ContextVar[Any] = contextvars.ContextVar("sidecar_dice", default=None)
+
+
+def current_dice() -> Any:
+    """The pipeline's dice factory on a provable server: the roll's verifiable dice, or
+    the OS's when none was set (nothing to prove)."""
+    source = CURRENT.get()
+    if source is None:
+        from sidecar.dice import SecureDice
+        return SecureDice()
+    return source
+
+
+def new_seed() -> bytes:
+    """A fresh epoch seed from the operating system's CSPRNG."""
+    return secrets.token_bytes(32)
+
+
+def new_client_seed() -> str:
+    """A client seed for a member that sent none (the server tells it in ``welcome``)."""
+    return secrets.token_hex(16)
+
+
+def leaf_key(seed: bytes, position: int) -> bytes:
+    """The key of position ``position`` of the epoch of ``seed``."""
+    return hmac.digest(seed, LEAF_LABEL + position.to_bytes(4, "big"), "sha256")
+
+
+def leaf_hash(key: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + key).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def block_prefix(client: str, position: int) -> bytes:
+    """What every block message of one roll starts with (before ``u32be(s) || u32be(j)``)."""
+    return DICE_LABEL + b"\x00" + client.encode() + b"\x00" + position.to_bytes(4, "big")
+
+
+def faces_of(key: bytes, client: str, position: int, sides: list[int]) -> list[int]:
+    """The faces of dice of ``sides`` drawn in that order by the roll at ``position``
+    (the reference implementation: one byte or word at a time)."""
+    prefix = block_prefix(client, position)
+    streams: dict[int, tuple[bytearray, list[int]]] = {}  # sides → (buffer, [next block])
+    faces = []
+    for s in sides:
+        buffer, state = streams.setdefault(s, (bytearray(), [0]))
+        width = 1 if s <= 256 else 2
+        limit = (256 if width == 1 else 65536)
+        limit -= limit % s
+        while True:
+            while len(buffer) < width:
+                buffer += hmac.digest(key, prefix + s.to_bytes(4, "big")
+                                      + state[0].to_bytes(4, "big"), "sha256")
+                state[0] += 1
+            value = int.from_bytes(buffer[:width], "big")
+            del buffer[:width]
+            if value < limit:
+                faces.append(value % s + 1)
+                break
+    return faces
+
+
+@dataclass
+class Tree:
+    """The Merkle tree of one epoch: its root (the commitment) and each leaf's path."""
+
+    seed: bytes
+    levels: list[list[bytes]]
+
+    @property
+    def root(self) -> str:
+        return self.levels[-1][0].hex()
+
+    def key(self, position: int) -> str:
+        return leaf_key(self.seed, position).hex()
+
+    def path(self, position: int) -> list[str]:
+        """The siblings from the leaf up to (not including) the root."""
+        siblings = []
+        index = position
+        for level in self.levels[:-1]:
+            siblings.append(level[index ^ 1].hex())
+            index >>= 1
+        return siblings
+
+
+@functools.lru_cache(maxsize=8)
+def tree(seed: bytes) -> Tree:
+    """The tree of the epoch of ``seed`` (a few epochs kept: reveals and histories ask
+    for paths more than once)."""
+    level = [leaf_hash(leaf_key(seed, p)) for p in range(LEAVES)]
+    levels = [level]
+    while len(level) > 1:
+        level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
+        levels.append(level)
+    return Tree(seed, levels)
+
+
+def root_from_path(key: bytes, position: int, path: list[str]) -> str:
+    """The root a leaf key and its path lead to (compare with the commitment)."""
+    digest = leaf_hash(key)
+    index = position
+    for sibling in path:
+        other = bytes.fromhex(sibling)
+        digest = node_hash(other, digest) if index & 1 else node_hash(digest, other)
+        index >>= 1
+    return digest.hex()
+
+
+@dataclass
+class Epoch:
+    """A table's current epoch: its number, secret seed and commitment, and ``base``: the
+    seq of the event that opened it. A roll's position is its seq − base − 1, so no
+    counter is written with each roll and none can be skipped unseen. Kept as the table
+    record ``("epoch", "current")`` (server-side only), written when the epoch opens."""
+
+    number: int
+    seed: bytes
+    commitment: str
+    base: int
+
+    @classmethod
+    def fresh(cls, number: int, base: int) -> Epoch:
+        seed = new_seed()
+        return cls(number, seed, tree(seed).root, base)
+
+    def position(self, seq: int) -> int:
+        """The position of the event of ``seq`` (``LEAVES`` or more: past the epoch's end)."""
+        return seq - self.base - 1
+
+    def record(self) -> dict[str, Any]:
+        return {"number": self.number, "seed": self.seed.hex(),
+                "commitment": self.commitment, "base": self.base}
+
+    @classmethod
+    def from_record(cls, value: dict[str, Any]) -> Epoch:
+        return cls(int(value["number"]), bytes.fromhex(value["seed"]),
+                   str(value["commitment"]), int(value["base"]))
+
+    def public(self) -> dict[str, Any]:
+        """What every member is told of it: its number and commitment."""
+        return {"number": self.number, "commitment": self.commitment}

@@ -1,0 +1,150 @@
+"""The web table verifies its own dice after a reveal, in a real headless Chromium.
+
+A player's page, a GM's page and a real sidecar with ``dice="provable"``: after the GM
+ends the epoch from the page, the player's page has checked (WebCrypto) and marked ✓
+every roll it saw, and neither its state nor anything it received over its WebSocket
+holds the epoch's seed or the key of a blind roll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from sidecar.protocol.codec import decode
+from sidecar.provable import leaf_key
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN
+from tests.live_server import LiveServer
+from tests.test_web_table import TIMEOUT_MS
+from tests.test_web_table import browser as browser  # the fixture
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    with LiveServer(rate_limit=0, dice="provable") as live:
+        yield live
+
+
+class Recorded:
+    """A page joined to a table, every WebSocket frame it received kept (decoded)."""
+
+    def __init__(self, browser: Any, base: str, table: str, name: str, role: str,
+                 token: str) -> None:
+        self.context = browser.new_context()
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.frames: list[Any] = []
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._keep))
+        query = urlencode({"table": table, "name": name, "role": role, "token": token})
+        self.page.goto(f"{base}/?{query}")
+        self.page.click("#join-form button[type=submit]")
+        self.page.wait_for_selector("#table:not([hidden])")
+
+    def _keep(self, payload: Any) -> None:
+        self.frames.append(payload)
+
+    def state(self, expression: str) -> Any:
+        return self.page.evaluate(f"() => window.sidecarTable.{expression}")
+
+    def roll(self, pool: int, mode: str = "public") -> int:
+        before = self.state("outcomes.length")
+        self.page.select_option("#ruleset", "bloodlust")
+        self.page.fill("#param-pool", str(pool))
+        self.page.check(f'input[name="mode"][value="{mode}"]')
+        self.page.click("#roll-button")
+        self.page.wait_for_function("n => window.sidecarTable.outcomes.length > n",
+                                    arg=before)
+        return self.state("outcomes[window.sidecarTable.outcomes.length - 1].seq")
+
+    def received(self) -> list[dict[str, Any]]:
+        return [decode(frame if isinstance(frame, bytes) else frame.encode())
+                for frame in self.frames]
+
+    def close(self) -> None:
+        self.page.evaluate("() => window.sidecarTable.client?.close()")
+        self.context.close()
+        assert not self.errors, self.errors
+
+
+def test_a_players_page_verifies_its_rolls_and_learns_nothing_of_a_blind_one(
+        browser: Any, server: LiveServer) -> None:
+    player = Recorded(browser, server.http, "preuve", "Aengus", "player", PLAYER_TOKEN)
+    gm = Recorded(browser, server.http, "preuve", "Morgane", "gm", GM_TOKEN)
+    public = player.roll(3)
+    secret = player.roll(2, mode="gm")
+    blind = player.roll(4, mode="blind")
+    gm_blind = gm.roll(5, mode="blind")
+    gm_public = gm.roll(1)
+    player.page.wait_for_selector(f'#log .entry[data-seq="{gm_public}"]')
+    assert player.state("welcome.epoch.client") == player.page.evaluate(
+        "() => localStorage.getItem('sidecar.clientSeed.preuve.Aengus')")
+    # The GM ends the epoch from the page.
+    gm.page.click("#epoch-end")
+    player.page.wait_for_function(
+        "seq => window.sidecarTable.verified && seq in window.sidecarTable.verified",
+        arg=gm_public)
+    verified = player.state("verified")
+    assert verified == {str(public): True, str(secret): True, str(gm_public): True}
+    for seq in (public, secret, gm_public):
+        mark = player.page.wait_for_selector(
+            f'#log .entry[data-seq="{seq}"] .verified[data-verified="yes"]')
+        assert mark.text_content() == "✓"
+    assert player.page.query_selector(
+        f'#log .entry[data-seq="{blind}"] .verified') is None
+    # The GM's page checks every roll it saw, blind ones included.
+    gm.page.wait_for_function(
+        "seq => window.sidecarTable.verified && seq in window.sidecarTable.verified",
+        arg=gm_blind)
+    gm_verified = gm.state("verified")
+    assert all(gm_verified[str(seq)] for seq in (public, secret, blind, gm_blind, gm_public))
+    # Nothing of the blind rolls reached the player: no seed, no key of theirs, no faces.
+    reveal = next(m for m in gm.received() if m.get("type") == "epoch"
+                  and m.get("op") == "reveal")
+    seed = bytes.fromhex(reveal["seed"])
+    gm_history = gm.page.evaluate("() => window.sidecarTable.outcomes.map(o => [o.seq, "
+                                  "o.proof && o.proof.position])")
+    positions = {seq: position for seq, position in gm_history}
+    received = player.received()
+    text = repr(received) + repr(player.state("outcomes"))
+    assert reveal["seed"] not in text
+    for seq in (blind, gm_blind):
+        assert leaf_key(seed, positions[seq]).hex() not in text
+    about_blind = [m for m in received if m.get("seq") == blind] + [
+        e for m in received if m.get("type") == "history" for e in m["events"]
+        if e.get("seq") == blind]
+    assert about_blind and all(m["result"] == {"hidden": True} and m["dice"] == []
+                               and "proof" not in m for m in about_blind)
+    assert not [m for m in received if m.get("seq") == gm_blind] + [
+        e for m in received if m.get("type") == "history" for e in m["events"]
+        if e.get("seq") == gm_blind]
+    player.close()
+    gm.close()
+
+
+def test_the_pages_own_sha256_and_hmac_match_the_standard(browser: Any,
+                                                          server: LiveServer) -> None:
+    """What the page uses where the browser withholds WebCrypto (a LAN address over
+    HTTP): the same digests as Python's hashlib and hmac, short and multi-block."""
+    import hashlib
+    import hmac
+
+    page = browser.new_page()
+    page.goto(f"{server.http}/?table=x")
+    messages = [b"", b"abc", bytes(range(55)), bytes(range(56)), bytes(range(64)),
+                bytes(range(200)) * 3]
+    key = bytes(range(32))
+    got = page.evaluate("""async ([messages, key]) => {
+        const m = await import('/static/verify.js');
+        const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+        const bytes = (l) => new Uint8Array(l);
+        return messages.map((msg) => [hex(m.sha256Plain(bytes(msg))),
+                                      hex(m.hmacPlain(bytes(key), bytes(msg)))]);
+    }""", [[list(msg) for msg in messages], list(key)])
+    assert got == [[hashlib.sha256(msg).hexdigest(),
+                    hmac.new(key, msg, "sha256").hexdigest()] for msg in messages]
+    page.close()
