@@ -30,6 +30,9 @@ LAPTOP = (1280, 800)
 
 
 @pytest.fixture(scope="module")
+#: Opens the roll form's extension options (open by default; a click would close them).
+OPEN_OPTIONS = "() => { document.getElementById('ext-options').open = true; }"
+
 def server(plugins: Path) -> Iterator[LiveServer]:  # noqa: F811
     with LiveServer(plugins_dir=str(plugins), rate_limit=0) as live:
         yield live
@@ -155,8 +158,8 @@ def test_after_joining_the_focus_is_on_the_tables_heading(browser: Any,
 def test_fields_are_16px_and_targets_44px_on_a_phone(browser: Any, server: LiveServer) -> None:
     gm = gm_page(browser, server.http, "doigts")
     gm.page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
-    gm.page.select_option("#ruleset", "seuil")
-    gm.page.click("#ext-options summary")
+    gm.page.select_option("#ruleset", "oweens")  # with the combat options' fields
+    gm.page.evaluate(OPEN_OPTIONS)
     small = gm.page.evaluate("""() => [...document.querySelectorAll(
         'input, select, textarea')].filter(n => n.offsetParent !== null)
         .filter(n => n.type !== 'checkbox' && n.type !== 'radio')

@@ -480,8 +480,11 @@ export function renderChoices(outcome, lang = "fr") {
   const buttons = outcome.choices.map((choice) => {
     const isDefault = choice.name === outcome.default;
     const dice = Number(choice.dice) > 0 ? ` (${say.dice(Number(choice.dice))})` : "";
+    // A `gm: true` choice is a GM's alone (the ladder's « réussi, mais… »): marked, so that
+    // bindChoices leaves it to GMs.
+    const gmOnly = choice.gm === true ? ' data-gm="1"' : "";
     return `<button type="button" class="sidecar-choice${isDefault ? " sidecar-default" : ""}" `
-      + `data-choice="${escapeHtml(choice.name)}"${isDefault ? ` title="${escapeHtml(say.byDefault)}"` : ""}>`
+      + `data-choice="${escapeHtml(choice.name)}"${gmOnly}${isDefault ? ` title="${escapeHtml(say.byDefault)}"` : ""}>`
       + `${escapeText(local(choice.label, lang) || choice.name)}${escapeText(dice)}</button>`;
   }).join("");
   // A choice that draws dice takes the player's physical dice too (empty: the sidecar rolls).
@@ -531,8 +534,17 @@ export function bindChoices(root, chat) {
       block.remove();
       continue;
     }
+    let buttons = [...block.querySelectorAll(".sidecar-choice")];
+    if (chat.client.role !== "gm") {
+      // A GM's choice is not offered to the roller: the server would refuse it.
+      for (const button of buttons) if (button.dataset.gm === "1") button.remove();
+      buttons = buttons.filter((button) => button.dataset.gm !== "1");
+      if (!buttons.length) {
+        block.remove();
+        continue;
+      }
+    }
     kept.push(block);
-    const buttons = [...block.querySelectorAll(".sidecar-choice")];
     for (const button of buttons) {
       button.addEventListener("click", async (event) => {
         event?.preventDefault?.();

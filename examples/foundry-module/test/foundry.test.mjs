@@ -483,13 +483,17 @@ function fakeCard(html) {
   for (const match of html.matchAll(/<div class="sidecar-choices" data-roll="([^"]*)" data-by="([^"]*)">([^]*?)<\/div>/g)) {
     const buttons = [...match[3].matchAll(/<button [^>]*data-choice="([^"]*)"[^>]*>/g)].map((button) => {
       const listeners = [];
-      return { dataset: { choice: unescape(button[1]) }, disabled: false,
-               addEventListener: (type, fn) => listeners.push(fn),
-               click: () => Promise.all(listeners.map((fn) => fn({ preventDefault() {} }))) };
+      const dataset = { choice: unescape(button[1]) };
+      if (/ data-gm="1"/.test(button[0])) dataset.gm = "1";
+      const made = { dataset, disabled: false, removed: false,
+                     remove() { made.removed = true; },
+                     addEventListener: (type, fn) => listeners.push(fn),
+                     click: () => Promise.all(listeners.map((fn) => fn({ preventDefault() {} }))) };
+      return made;
     });
     const block = { dataset: { roll: unescape(match[1]), by: unescape(match[2]) }, removed: false, buttons,
                     remove() { block.removed = true; },
-                    querySelectorAll: (selector) => (selector === ".sidecar-choice" ? buttons : []) };
+                    querySelectorAll: (selector) => (selector === ".sidecar-choice" ? buttons.filter((b) => !b.removed) : []) };
     blocks.push(block);
   }
   return { root, blocks, button: (choice) => blocks.flatMap((b) => b.buttons).find((b) => b.dataset.choice === choice) };
@@ -555,6 +559,24 @@ describe("open rolls: choices as buttons on the card", () => {
       assert.equal(bindChoices(other.root, chat(role, name)).length, kept, `${role} ${name}`);
       assert.equal(other.blocks[0].removed, kept === 0);
     }
+  });
+
+  test("a GM's choice (gm: true) is a button for the GMs only, never for the roller", () => {
+    const chat = (role, name) => new SidecarChat({ client: { on: () => () => {}, role, name }, userId: "u", gmIds: () => [] });
+    const mixed = { ...open, choices: [{ name: "success_at_cost", label: { fr: "Réussi, mais…" }, dice: 0, gm: true },
+                                       open.choices[1]] };
+    const forPlayer = fakeCard(renderCard(mixed));
+    assert.equal(bindChoices(forPlayer.root, chat("player", "Aengus")).length, 1);
+    assert.deepEqual(forPlayer.blocks[0].buttons.filter((b) => !b.removed).map((b) => b.dataset.choice), ["keep"]);
+    const forGm = fakeCard(renderCard(mixed));
+    assert.equal(bindChoices(forGm.root, chat("gm", "Morgane")).length, 1);
+    assert.deepEqual(forGm.blocks[0].buttons.filter((b) => !b.removed).map((b) => b.dataset.choice),
+      ["success_at_cost", "keep"]);
+    // Only a GM's choices left: the roller's card has no block at all.
+    const gmOnly = { ...open, choices: [mixed.choices[0]], default: "success_at_cost" };
+    const waiting = fakeCard(renderCard(gmOnly));
+    assert.equal(bindChoices(waiting.root, chat("player", "Aengus")).length, 0);
+    assert.equal(waiting.blocks[0].removed, true);
   });
 });
 
