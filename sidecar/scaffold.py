@@ -107,6 +107,15 @@ py-modules = ["$module"]
 
 [tool.pytest.ini_options]
 testpaths = ["tests"]
+
+[tool.ruff]
+line-length = 100
+
+[tool.ruff.lint]
+select = ["E", "F", "W", "I", "B", "UP"]
+
+[tool.ruff.lint.isort]
+known-first-party = ["$module"]
 """
 
 RULESET = '''\
@@ -210,11 +219,11 @@ table server with this plugin installed."""
 from __future__ import annotations
 
 import pytest
+from sidecar import ProtocolError
+from sidecar.testing import check_descriptions, check_odds_match_enumeration, odds, resolve
 
 import $module
 from $module import RULESET
-from sidecar import ProtocolError
-from sidecar.testing import check_descriptions, check_odds_match_enumeration, odds, resolve
 
 
 def test_its_descriptions_pass_the_servers_checks():
@@ -323,11 +332,11 @@ start a real table server with this plugin installed."""
 from __future__ import annotations
 
 import pytest
+from sidecar import ProtocolError
+from sidecar.testing import check_descriptions, check_odds_match_enumeration, odds, resolve
 
 import $module
 from $module import NAME
-from sidecar import ProtocolError
-from sidecar.testing import check_descriptions, check_odds_match_enumeration, odds, resolve
 
 #: A built-in ruleset to roll with: 2d6 against a target.
 RULESET, PARAMS = "dice", {"expr": "2d6", "target": 7}

@@ -1,11 +1,16 @@
-"""pbta-moves: a ruleset for vtt-sidecar.
+"""Powered by the Apocalypse : les actions / the moves, a ruleset for vtt-sidecar.
 
-Roll ``dice`` six-sided dice and add ``bonus``: a total that reaches ``target`` is a
-success, one that beats it by 5 or more a critical success. Dice order: the dice, in the
-order rolled (what a player enters with physical dice).
+A move rolls two six-sided dice and adds a stat (and any *forward* or *ongoing* bonus):
 
-Made with ``sidecar new-plugin``: change the rules below, and the tests in ``tests/`` with
-them. Every hook is documented in ``sidecar/hookspecs.py`` (and docs/PLUGINS.md).
+* 10 or more: a full success (kind ``success``);
+* 7 to 9: a partial success, at a cost, a hard choice or a worse outcome (``narrow``);
+* 6 or less: a miss — the MC makes a move, as hard as they like (``failure``);
+* with ``advanced`` (an advanced move, as in *Dungeon World* and *Apocalypse World*'s
+  second edition), 12 or more is a critical (``critical``).
+
+The ``margin`` is the total against the partial success's 7 (a success when it is 0 or
+more). Dice order: the two dice. The game is not one of vtt-sidecar's seeds: this plugin
+was started with ``sidecar new-plugin pbta-moves`` and written from there.
 """
 
 from __future__ import annotations
@@ -17,65 +22,77 @@ from sidecar.dice import DiceSource
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import odds_reply, sum_of
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 #: The ruleset's name: what a client sends as ``ruleset``.
-RULESET = "pbta_moves"
-#: A total that beats the target by this much is a critical success.
-CRITICAL_BY = 5
+RULESET = "pbta"
+#: Totals from which a roll is a partial success, a full success, a critical (advanced).
+PARTIAL, FULL, CRITICAL = 7, 10, 12
 
-#: The roll's parameters: the server checks every request against them and fills in the
-#: defaults before any hook sees it; clients build their form from them.
 PARAMS: dict[str, dict[str, Any]] = {
-    "dice": {"type": "int", "min": 1, "max": 10, "default": 2,
-             "label": label("Dés", "Dice"),
-             "description": label("Nombre de d6 lancés", "How many d6 are rolled")},
-    "bonus": {"type": "int", "min": -20, "max": 20, "default": 0,
-              "label": label("Bonus", "Bonus"),
-              "description": label("Ajouté au total des dés", "Added to the dice's total")},
-    "target": {"type": "int", "min": 1, "max": 100, "required": True,
-               "label": label("Seuil", "Target"),
-               "description": label("Le total à atteindre", "The total to reach")},
+    "stat": {"type": "int", "min": -3, "max": 4, "default": 0,
+             "label": label("Caractéristique", "Stat"),
+             "description": label("La caractéristique ajoutée aux dés (−3 à +4)",
+                                  "The stat added to the dice (−3 to +4)")},
+    "forward": {"type": "int", "min": -5, "max": 5, "default": 0,
+                "label": label("En avant / continu", "Forward / ongoing"),
+                "description": label("Bonus ou malus « en avant » et continus, ajoutés",
+                                     "Forward and ongoing bonuses or penalties, added")},
+    "advanced": {"type": "bool", "default": False,
+                 "label": label("Action avancée", "Advanced move"),
+                 "description": label("12 et plus : réussite critique",
+                                      "12 or more: a critical success")},
+    "move": {"type": "string", "default": "", "max_length": 100,
+             "label": label("Action", "Move"),
+             "description": label("Le nom de l'action (pour le message)",
+                                  "The move's name (for the message)")},
 }
 
 LABELS = {
     "critical": label("Réussite critique", "Critical success"),
-    "success": label("Réussite", "Success"),
-    "failure": label("Échec", "Failure"),
+    "success": label("Réussite totale", "Full success"),
+    "narrow": label("Réussite partielle", "Partial success"),
+    "failure": label("Échec : le MC fait une action", "Miss: the MC makes a move"),
 }
 
 
-def kind_of(total: int, target: int) -> str:
-    """The kind of a total against the target (one of the five kinds of the protocol)."""
-    if total >= target + CRITICAL_BY:
+def kind_of(total: int, advanced: bool) -> str:
+    """The kind of a move's total."""
+    if advanced and total >= CRITICAL:
         return "critical"
-    return "success" if total >= target else "failure"
+    if total >= FULL:
+        return "success"
+    return "narrow" if total >= PARTIAL else "failure"
 
 
 @hookimpl
 def sidecar_rulesets() -> list[dict[str, Any]]:
-    return [{"name": RULESET, "title": label("pbta-moves", "pbta-moves"), "version": __version__,
-             "params": PARAMS,
-             "dice_order": label("les dés, dans l'ordre", "the dice, in order")}]
+    return [{"name": RULESET,
+             "title": label("Powered by the Apocalypse (2d6 + caractéristique)",
+                            "Powered by the Apocalypse (2d6 + stat)"),
+             "version": __version__, "params": PARAMS,
+             "dice_order": label("les deux dés", "the two dice")}]
 
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
     p = roll.params
-    faces = dice.roll_many(p["dice"], 6)
-    total = sum(faces) + p["bonus"]
-    kind = kind_of(total, p["target"])
-    result = {"success": kind != "failure", "margin": total - p["target"], "kind": kind,
-              "label": LABELS[kind], "total": total, "target": p["target"]}
+    faces = dice.roll_many(2, 6)
+    modifier = p["stat"] + p["forward"]
+    total = sum(faces) + modifier
+    kind = kind_of(total, p["advanced"])
+    result = {"success": kind != "failure", "margin": total - PARTIAL, "kind": kind,
+              "label": LABELS[kind], "total": total, "modifier": modifier,
+              "move": p["move"]}
     return Outcome(result=result, dice=dice.rolled)
 
 
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
-    """Exact odds: the distribution of the dice's sum, shifted by the bonus."""
+    """Exact odds: the two dice's sum, shifted by the stat and the bonuses."""
     p = roll.params
-    totals = sum_of(p["dice"], 6).shift(p["bonus"])
-    kinds = totals.map(lambda total: kind_of(total, p["target"])).counts
+    totals = sum_of(2, 6).shift(p["stat"] + p["forward"])
+    kinds = totals.map(lambda total: kind_of(total, p["advanced"])).counts
     return odds_reply(kinds, totals.total, "total", totals.counts.items())
 
 
@@ -83,8 +100,6 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     faces = "+".join(str(die["face"]) for die in outcome.dice)
-    bonus = roll.params["bonus"]
-    against = "contre" if locale == "fr" else "vs"
-    head = f"{roll.label} : " if roll.label else ""
-    return (f"{head}{faces}{f'{bonus:+d}' if bonus else ''} = {r['total']} {against} "
-            f"{r['target']} → {r['label'][locale]}")
+    modifier = f"{r['modifier']:+d}" if r["modifier"] else ""
+    head = f"{r['move'] or roll.label} : " if (r["move"] or roll.label) else ""
+    return f"{head}{faces}{modifier} = {r['total']} → {r['label'][locale]}"
