@@ -440,5 +440,6 @@ build/
 dist/
 .venv/
 .pytest_cache/
+.ruff_cache/
 sidecar.db*
 """
