@@ -400,7 +400,7 @@ sidecar plugins        # liste « $module » ; relancez `sidecar serve`
 Tester (les tests utilisent `sidecar.testing`, livré avec vtt-sidecar) :
 
 ```sh
-pip install pytest
+pip install -e '.[test]'   # pytest
 pytest
 ```
 
@@ -422,7 +422,7 @@ sidecar plugins        # lists "$module"; restart `sidecar serve`
 Test it (the tests use `sidecar.testing`, shipped with vtt-sidecar):
 
 ```sh
-pip install pytest
+pip install -e '.[test]'   # pytest
 pytest
 ```
 
