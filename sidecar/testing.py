@@ -346,7 +346,12 @@ class TableServer:
             server = SidecarServer(config, host=host)
             await server.start()
             return server
-        self.server = self.call(boot())
+        try:
+            self.server = self.call(boot())
+        except BaseException:
+            host.shutdown()
+            self.close()
+            raise
         return self
 
     def close(self) -> None:

@@ -181,6 +181,18 @@ def test_the_examples_tests_pass_with_the_kit(kit, example, count):
     assert re.search(rf"\b{count} passed\b", tested.stdout), tested.stdout
 
 
+def test_the_examples_use_every_helper_and_fixture_of_the_kit():
+    import sidecar.testing as kit
+
+    tests = "\n".join(path.read_text() for path in EXAMPLES.glob("*/tests/test_*.py"))
+    helpers = [name for name in kit.__all__ if callable(getattr(kit, name))
+               and not isinstance(getattr(kit, name), type)]
+    fixtures = ["sidecar_plugins", "sidecar_server", "sidecar_client", "next_event"]
+    assert len(helpers) == 7
+    for name in helpers + fixtures:
+        assert re.search(rf"\b{name}\b", tests), f"no example's test uses {name}"
+
+
 # -- new-plugin's refusals and question ------------------------------------------------------
 
 @pytest.mark.parametrize("name,says", [
