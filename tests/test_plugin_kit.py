@@ -59,9 +59,10 @@ class Venv:
         ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
         Path(own, "zz_parent_environment.pth").write_text(
             "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in ours) + "\n")
-        # The project's own variables (a coverage run, a locale) pass; a PYTHONPATH would
-        # hide what the environment itself provides.
-        self.env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+        # The machine's variables pass; a PYTHONPATH would hide what the environment itself
+        # provides, and this run's pytest options are not the plugin projects'.
+        self.env = {key: value for key, value in os.environ.items()
+                    if key not in ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
         self.env["PYTHONUNBUFFERED"] = "1"
 
     def run(self, *args: str, cwd: Path | None = None,
