@@ -1,6 +1,7 @@
 """The ``sidecar`` command: ``serve``, ``plugins``, ``roll``, ``react``, ``watch``,
 ``history``, ``export``, ``odds``, the GM's ``seat`` and ``sheet`` (seats and
-characters), asked rolls (the GM's ``ask``, a seat's ``answer``) and ``session``."""
+characters), asked rolls (the GM's ``ask``, a seat's ``answer``), ``session`` and
+``new-plugin`` (a plugin project, from :mod:`sidecar.scaffold`)."""
 
 from __future__ import annotations
 
@@ -1555,7 +1556,59 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--json", action="store_true")
     odds.set_defaults(func=cmd_odds, pairs="params")
     _add_verify_commands(sub)
+    _add_new_plugin_command(sub)
     return parser
+
+
+def _add_new_plugin_command(sub: Any) -> None:
+    """``new-plugin NAME``: a plugin project, ready to install and test."""
+    new = sub.add_parser("new-plugin", help="write a new plugin project (a ruleset or an "
+                         "extension), ready to pip install and test")
+    new.add_argument("name", metavar="NAME", help="the plugin's name, e.g. pbta-moves")
+    new.add_argument("--kind", choices=("ruleset", "extension"),
+                     help="what it is (default: asked in a terminal, else ruleset)")
+    new.add_argument("--directory", metavar="DIR",
+                     help="where to write it (default: ./NAME; must not exist)")
+    new.set_defaults(func=cmd_new_plugin)
+
+
+def _ask_kind() -> str | None:
+    """Ask which kind of plugin, in a terminal; None when the answer is not one."""
+    answer = input("Un jeu de règles ou une extension ? / A ruleset or an extension? "
+                   "[ruleset/extension, default ruleset] ").strip().lower()
+    kinds = {"": "ruleset", "r": "ruleset", "ruleset": "ruleset", "jeu": "ruleset",
+             "e": "extension", "extension": "extension"}
+    return kinds.get(answer)
+
+
+def cmd_new_plugin(args: argparse.Namespace) -> int:
+    """Write the project; one line and exit 2 for a bad name or an existing directory."""
+    from pathlib import Path
+
+    from sidecar import scaffold
+
+    problem = scaffold.name_problem(args.name)
+    if problem:
+        print(f"sidecar: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    directory = Path(args.directory or args.name)
+    if directory.exists():
+        print(f"sidecar: '{directory}' already exists: choose another name or --directory",
+              file=sys.stderr)
+        return EXIT_USAGE
+    kind = args.kind
+    if kind is None:
+        kind = _ask_kind() if sys.stdin.isatty() else "ruleset"
+        if kind is None:
+            print("sidecar: answer ruleset or extension", file=sys.stderr)
+            return EXIT_USAGE
+    written = scaffold.write_project(args.name, kind, directory)
+    print(f"{kind} '{scaffold.module_name(args.name)}' written to {directory}/:")
+    for path in written:
+        print(f"  {path.relative_to(directory)}")
+    print(f"next / ensuite:\n  cd {directory}\n  pip install -e .   # into the server's "
+          "environment\n  pytest\n  sidecar plugins   # lists it; restart `sidecar serve`")
+    return EXIT_OK
 
 
 def _add_verify_commands(sub: Any) -> None:
