@@ -29,10 +29,11 @@ PHONE = (390, 844)
 LAPTOP = (1280, 800)
 
 
-@pytest.fixture(scope="module")
 #: Opens the roll form's extension options (open by default; a click would close them).
 OPEN_OPTIONS = "() => { document.getElementById('ext-options').open = true; }"
 
+
+@pytest.fixture(scope="module")
 def server(plugins: Path) -> Iterator[LiveServer]:  # noqa: F811
     with LiveServer(plugins_dir=str(plugins), rate_limit=0) as live:
         yield live
