@@ -37,7 +37,7 @@ const STRINGS = {
   fr: {
     hidden: "Jet à l'aveugle : seul le MJ voit le résultat.",
     odds: "Chances", success: "de réussite", applied: "Extensions",
-    usage: "Usage : /sc 2d6+3 [target=10] · /sc <jeu> param=valeur… [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc ask <jeu> --to Nom,Nom …  ·  /sc session  ·  /sc help",
+    usage: "Usage : /sc 2d6+3 [target=10] · /sc <jeu> param=valeur… [extension.clé=valeur…] [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc ask <jeu> --to Nom,Nom …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Jeu inconnu « ${name} ». Jeux de la table : ${known}.`,
     badMode: (mode) => `Mode inconnu « ${mode} » : public, gm, blind ou self.`,
     badDice: "--dice attend des faces séparées par des virgules, ex. --dice 6,6,1",
@@ -64,7 +64,7 @@ const STRINGS = {
   en: {
     hidden: "Blind roll: only the GM sees the result.",
     odds: "Odds", success: "to succeed", applied: "Extensions",
-    usage: "Usage: /sc 2d6+3 [target=10] · /sc <game> param=value… [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc ask <game> --to Name,Name …  ·  /sc session  ·  /sc help",
+    usage: "Usage: /sc 2d6+3 [target=10] · /sc <game> param=value… [extension.key=value…] [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc ask <game> --to Name,Name …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Unknown game "${name}". Games at this table: ${known}.`,
     badMode: (mode) => `Unknown mode "${mode}": public, gm, blind or self.`,
     badDice: "--dice wants faces separated by commas, e.g. --dice 6,6,1",
