@@ -119,35 +119,51 @@ def test_secure_dice_refill_keeps_rejection_sampling_exact(sides, monkeypatch):
     assert SecureDice._refill(sides) == [b % sides + 1 for b in block if b < limit]
 
 
+class WaitingOdds:
+    """A trusted ruleset whose odds wait for the event loop to say it is still turning."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.loop_turned = threading.Event()
+
+    @hookimpl
+    def sidecar_rulesets(self):
+        return [{"name": "patient", "title": "Patient", "params": {}}]
+
+    @hookimpl
+    def sidecar_resolve(self, roll, dice):
+        return {"kind": "success", "margin": 0, "label": {"fr": "Oui", "en": "Yes"}}
+
+    @hookimpl
+    def sidecar_odds(self, roll):
+        # On the loop, nothing could set the event meanwhile: the wait would time out.
+        turned = self.loop_turned.wait(timeout=5)
+        return {"p_success": 1.0 if turned else 0.0,
+                "kinds": {"success": 1.0 if turned else 0.0}}
+
+
 def test_a_built_in_rulesets_odds_are_computed_off_the_event_loop():
-    """Exact odds near the work budget take a good part of a second: the loop goes on
-    serving (here: a task that only yields) while a trusted ruleset computes them."""
+    """Exact odds near the work budget take a good part of a second: a trusted ruleset
+    computes them in a worker thread, and the loop goes on serving meanwhile."""
     host = default_host()
+    plugin = WaitingOdds()
+    host.register(plugin, "patient", trusted=True)
     pipeline = RollPipeline(host)
 
-    async def scenario() -> tuple[int, dict]:
-        turns = 0
-        done = asyncio.Event()
+    async def scenario() -> dict:
+        async def signal() -> None:
+            await asyncio.sleep(0)  # the odds have started: the loop is free to run this
+            plugin.loop_turned.set()
 
-        async def spin() -> None:
-            nonlocal turns
-            while not done.is_set():
-                turns += 1
-                await asyncio.sleep(0)
-
-        spinner = asyncio.create_task(spin())
-        roll = pipeline.prepare("dice", {"expr": "60d20", "target": 600}, by=BY)
-        try:
-            odds = await pipeline.odds(roll)
-        finally:
-            done.set()
-            await spinner
-        return turns, odds
+        signaller = asyncio.create_task(signal())
+        roll = pipeline.prepare("patient", {}, by=BY)
+        odds = await pipeline.odds(roll)
+        await signaller
+        return odds
 
     try:
-        turns, odds = asyncio.run(scenario())
+        odds = asyncio.run(scenario())
     finally:
         host.shutdown()
-    assert 0 < odds["p_success"] < 1
-    # On the loop, the spinner would get only the few turns of the path's own awaits.
-    assert turns > 100
+    assert odds["p_success"] == 1.0
