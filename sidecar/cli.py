@@ -469,6 +469,13 @@ def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
     sys.stdout.flush()
 
 
+def plugin_load_failure(exc: Exception) -> str:
+    """A plugin load error as one line (a plugin's own message may hold newlines),
+    French then English like the rest of the command line."""
+    return ("sidecar: impossible de charger les plugins / cannot load plugins: "
+            + " ".join(str(exc).split()))
+
+
 async def _serve(config: ServerConfig, table: str) -> int:
     from sidecar.journal import JournalError
     from sidecar.plugins import PluginLoadError
@@ -477,7 +484,7 @@ async def _serve(config: ServerConfig, table: str) -> int:
     try:
         server = SidecarServer(config)
     except PluginLoadError as exc:
-        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
     except JournalError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
@@ -648,7 +655,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
-        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         print(json.dumps([{"name": p.name, "version": p.version, "source": p.source,
@@ -1275,7 +1282,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
-        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
     try:
         params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))
