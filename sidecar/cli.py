@@ -623,11 +623,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 async def _server_plugins(args: argparse.Namespace) -> int:
-    async with _joined(args, role="observer", name="sidecar-plugins") as (client, _):
+    async with _joined(args, role="observer", name="sidecar-plugins") as (client, welcome):
         reply = await client.request({"type": "plugins"})
     if args.json:
         print(json.dumps(reply["plugins"], ensure_ascii=False, indent=2))
         return EXIT_OK
+    # (A server from before versioned hooks says nothing: the contract's hooks, 1.0.)
+    print(f"{HOOKS_LABEL}: {welcome.get('server', {}).get('hooks', '1.0')}")
     for info in reply["plugins"]:
         state = "DÉSACTIVÉ / DISABLED" if info["disabled"] else "actif / active"
         print(f"{info['name']} {info['version']}  ({info['source']}) — {state}")
@@ -645,9 +647,11 @@ async def _server_plugins(args: argparse.Namespace) -> int:
 
 #: ``sidecar plugins`` speaks as the rest of the command line: French first, then English.
 RULESETS_LABEL = "jeux de règles / rulesets"
+HOOKS_LABEL = "API des hooks / hooks API"
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
+    from sidecar.hookspecs import HOOKS_API
     from sidecar.plugins import PluginLoadError, default_host
 
     if args.url:
@@ -665,6 +669,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
                           for p in host.plugins.values()],
                          ensure_ascii=False, indent=2))
         return EXIT_OK
+    print(f"{HOOKS_LABEL}: {HOOKS_API}")
     for info in host.plugins.values():
         print(f"{info.name} {info.version}  ({info.source})")
         if info.description:

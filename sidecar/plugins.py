@@ -27,6 +27,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -257,6 +258,8 @@ class PluginHost:
                  failure_window: float = 60.0) -> None:
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(hookspecs)
+        #: The hooks a plugin may implement (see :meth:`add_hookspecs`).
+        self.hook_names: tuple[str, ...] = HOOK_NAMES
         self.plugins: dict[str, PluginInfo] = {}
         #: Seconds a third-party hook call may take before it is skipped.
         self.timeout = timeout
@@ -291,6 +294,14 @@ class PluginHost:
             self.pm.enable_tracing()
 
     # -- loading ------------------------------------------------------------------------
+
+    def add_hookspecs(self, specs: Any) -> None:
+        """Add the hook specifications of ``specs`` (a module or class of
+        ``@hookspec`` functions) to those of :mod:`sidecar.hookspecs`: for a test of a
+        hook's deprecation, or a host that offers hooks of its own."""
+        self.pm.add_hookspecs(specs)
+        self.hook_names = tuple(sorted({*self.hook_names, *(
+            name for name in dir(specs) if name.startswith("sidecar_"))}))
 
     def load_entry_points(self, *, disabled: tuple[str, ...] = ()) -> None:
         """Register every plugin of the ``sidecar`` entry-point group (built-ins included)."""
@@ -345,11 +356,11 @@ class PluginHost:
             )
         impls = _hookimpls(plugin)
         hooks = list(impls)
-        unknown = [hook for hook in hooks if hook not in HOOK_NAMES]
+        unknown = [hook for hook in hooks if hook not in self.hook_names]
         if unknown:
             raise PluginLoadError(
                 f"plugin '{name}' implements unknown hook(s) {', '.join(unknown)}; "
-                f"known hooks: {', '.join(HOOK_NAMES)}"
+                f"known hooks: {', '.join(self.hook_names)}"
             )
         for hook, opts in impls.items():
             if opts.get("wrapper") or opts.get("hookwrapper"):
@@ -359,10 +370,14 @@ class PluginHost:
                     f"plugin '{name}': {hook} is a hook wrapper (wrapper=True or "
                     "hookwrapper=True), which sidecar does not run; implement the hook "
                     "itself (tryfirst/trylast set the order)")
-        try:
-            self.pm.register(plugin, name=name)
-        except pluggy.PluginValidationError as exc:
-            raise PluginLoadError(f"plugin '{name}': {exc}") from exc
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                self.pm.register(plugin, name=name)
+            except pluggy.PluginValidationError as exc:
+                raise PluginLoadError(f"plugin '{name}': {exc}") from exc
+        for warning in caught:
+            self._warn(name, warning)
         info = PluginInfo(name=name, version=str(version or ""), source=source,
                           description=_first_doc_line(plugin), hooks=sorted(hooks),
                           trusted=trusted)
@@ -370,6 +385,15 @@ class PluginHost:
         self._forget_calls()
         if "sidecar_rulesets" in hooks:
             self._collect_rulesets(plugin, info)
+
+    @staticmethod
+    def _warn(name: str, warning: warnings.WarningMessage) -> None:
+        """Pass on a warning pluggy gave while registering a plugin (a deprecated hook or
+        argument: ``warn_on_impl``, ``warn_on_impl_args``), naming the plugin, where its
+        function is; and log it, since Python hides deprecation warnings by default."""
+        text = f"plugin '{name}': {warning.message}"
+        log.warning("%s (%s:%s)", text, warning.filename, warning.lineno)
+        warnings.warn_explicit(text, warning.category, warning.filename, warning.lineno or 0)
 
     def _collect_rulesets(self, plugin: Any, info: PluginInfo) -> None:
         try:
