@@ -114,13 +114,32 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     """Describe the rulesets this plugin provides.
 
     :return: a list of maps, one per ruleset: ``name`` (the id clients send),
-        ``title`` (``{"fr": ..., "en": ...}`` or a string), ``version`` (string) and
-        ``params`` (a map from parameter name to its description: ``type`` — one of
-        ``int``, ``bool``, ``string``, ``list`` —, optional ``default``, ``min``, ``max``,
-        ``labels`` (named values accepted for an ``int``), ``choices``, ``required`` and
-        ``description`` ``{"fr", "en"}``). The host validates every request against
-        ``params`` and fills in the defaults before any hook sees the roll, and sends the
-        whole description to clients in ``welcome`` so they can build a form.
+        ``title`` (``{"fr": ..., "en": ...}`` or a string), ``version`` (string),
+        optionally ``dice_order`` and ``description`` (``{"fr", "en"}``: the order its
+        dice are drawn in, what it is), and ``params``: a map from parameter name to its
+        description. The host validates every request against ``params`` and fills in
+        the defaults before any hook sees the roll, and sends the whole description to
+        clients in ``welcome`` so they can build a form.
+
+    A parameter's description holds ``type`` (``int``, ``bool``, ``string``, ``list`` or
+    ``map``; ``string`` when left out), and optionally ``default``, ``required``,
+    ``label`` and ``description`` (a string or ``{"fr", "en"}``), then by type:
+
+    * ``int``: ``min``, ``max``, ``labels`` (named values a request may send instead:
+      ``{"Difficile": 9}``);
+    * ``string``: ``choices``, ``choice_labels`` (choice → ``{"fr", "en"}``),
+      ``max_length``, ``pattern`` (a regular expression the whole value matches),
+      ``example``;
+    * ``list``: ``items`` (``"string"``, the default, or ``"int"``), ``max_items``, then
+      ``choices`` and ``choice_labels`` for strings, ``item`` (``{"min", "max"}``) for
+      integers;
+    * ``map``: ``values`` (``"string"`` or ``"int"``), ``max_items``, ``item`` (the
+      description of each value).
+
+    Anything else is refused when the plugin is loaded, as are a key of the wrong type,
+    ``min`` above ``max``, and a ``default`` that is not a valid value (out of range, not
+    among the ``choices``, a label rather than the number): the error names the plugin,
+    the ruleset, the parameter and the key.
 
     Example::
 
