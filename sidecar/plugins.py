@@ -313,8 +313,9 @@ class PluginHost:
             except BaseException as exc:  # sys.exit() at import is a broken plugin too
                 raise PluginLoadError(
                     f"plugin '{ep.name}' (entry point {ep.value}) failed to import: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
+                    f"{type(exc).__name__}: {exc}",
+                    fr=f"plugin « {ep.name} » (point d'entrée {ep.value}) : échec de "
+                    f"l'import : {type(exc).__name__} : {exc}", plugin=ep.name) from exc
             dist = ep.dist
             # A plugin's own __version__ wins: one distribution may ship several plugins.
             version = getattr(plugin, "__version__", None) or (dist.version if dist else "")
@@ -342,8 +343,9 @@ class PluginHost:
             except BaseException as exc:  # sys.exit() at import is a broken plugin too
                 sys.modules.pop(module_name, None)
                 raise PluginLoadError(
-                    f"plugin '{name}' ({file}) failed to import: {type(exc).__name__}: {exc}"
-                ) from exc
+                    f"plugin '{name}' ({file}) failed to import: {type(exc).__name__}: {exc}",
+                    fr=f"plugin « {name} » ({file}) : échec de l'import : "
+                    f"{type(exc).__name__} : {exc}", plugin=name) from exc
             self.register(module, name, version=getattr(module, "__version__", ""),
                           source=str(file))
 
@@ -360,8 +362,9 @@ class PluginHost:
         if unknown:
             raise PluginLoadError(
                 f"plugin '{name}' implements unknown hook(s) {', '.join(unknown)}; "
-                f"known hooks: {', '.join(self.hook_names)}"
-            )
+                f"known hooks: {', '.join(self.hook_names)}",
+                fr=f"plugin « {name} » : hook(s) inconnu(s) {', '.join(unknown)}",
+                plugin=name, hook=unknown[0])
         for hook, opts in impls.items():
             if opts.get("wrapper") or opts.get("hookwrapper"):
                 # The host calls implementations one at a time to contain failures; a
@@ -403,7 +406,9 @@ class PluginHost:
         except BaseException as exc:
             self._unregister(info.name)
             raise PluginLoadError(
-                f"plugin '{info.name}': sidecar_rulesets() raised {type(exc).__name__}: {exc}"
+                f"plugin '{info.name}': sidecar_rulesets() raised {type(exc).__name__}: {exc}",
+                fr=f"plugin « {info.name} » : sidecar_rulesets() a levé "
+                f"{type(exc).__name__} : {exc}", plugin=info.name, hook="sidecar_rulesets"
             ) from exc
         if inspect.isawaitable(described):
             described.close()
@@ -411,7 +416,10 @@ class PluginHost:
             raise PluginLoadError(f"plugin '{info.name}': sidecar_rulesets() must not be async")
         if not isinstance(described, list):
             self._unregister(info.name)
-            raise PluginLoadError(f"plugin '{info.name}': sidecar_rulesets() must return a list")
+            raise PluginLoadError(
+                f"plugin '{info.name}': sidecar_rulesets() must return a list",
+                fr=f"plugin « {info.name} » : sidecar_rulesets() doit renvoyer une liste",
+                plugin=info.name, hook="sidecar_rulesets")
         for item in described:
             error = self._ruleset_problem(info.name, item)
             if error is not None:
