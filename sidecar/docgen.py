@@ -120,10 +120,14 @@ def _options(opts: dict[str, Any]) -> str:
 
 
 def render() -> str:
-    """The generated section: the API version, then each hook."""
+    """The generated section: the API version, the rules common to every hook (the
+    module's docstring), then each hook."""
     parts = [BEGIN, "",
              f"Hooks API version / version de l'API des hooks : **{hookspecs.HOOKS_API}** "
-             "(`sidecar.hookspecs.HOOKS_API`, `welcome.server.hooks`).", ""]
+             "(`sidecar.hookspecs.HOOKS_API`, `welcome.server.hooks`).", "",
+             "### What every hook may count on", "",
+             # (Its first line tells the reader of the file to read it: left out here.)
+             markdown(hookspecs.__doc__ or "").split("\n\n", 1)[-1], ""]
     for name, function, opts in hooks():
         parts += [f"### `{name}`", "", "```python", signature(name, function), "```", ""]
         said = _options(opts)

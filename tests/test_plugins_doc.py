@@ -34,6 +34,7 @@ def test_every_hook_has_its_entry_with_its_signature():
         in section
     assert "- **`dice`**: where faces come from" in section      # a :param:, as an item
     assert "*`firstresult`: the first answer wins.*" in section
+    assert "**Who is called.**" in section       # the rules common to every hook too
     assert "``" not in section.replace("```", "")                  # no reST literal left
 
 
