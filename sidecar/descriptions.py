@@ -14,6 +14,7 @@ other key is refused, so a typo never passes silently.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -107,9 +108,13 @@ class _Collector:
         for key in keys:
             if key not in allowed:
                 known = ", ".join(allowed) or "none"
+                # A typo ("defualt") gets its likely fix named.
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint_en = f", did you mean '{close[0]}'?" if close else ""
+                hint_fr = f", vouliez-vous dire « {close[0]} » ?" if close else ""
                 self.add(name, f"{prefix}{key}",
-                         f"unknown key for {what_en} (known: {known})",
-                         f"clé inconnue pour {what_fr} (connues : {known})")
+                         f"unknown key for {what_en}{hint_en} (known: {known})",
+                         f"clé inconnue pour {what_fr}{hint_fr} (connues : {known})")
 
     def bounds(self, name: str, spec: dict[str, Any], prefix: str = "") -> None:
         for key in ("min", "max"):

@@ -64,7 +64,8 @@ def sidecar_modify_roll(roll):
 MALFORMED = {
     "misspelled default": (
         ruleset_plugin('{"n": {"type": "int", "min": 1, "max": 6, "defualt": 3}}'),
-        "sidecar_rulesets", "tour", "n.defualt", "unknown key"),
+        "sidecar_rulesets", "tour", "n.defualt",
+        "unknown key for a parameter of type int, did you mean 'default'?"),
     "min as a string": (
         ruleset_plugin('{"n": {"type": "int", "min": "1", "max": 6}}'),
         "sidecar_rulesets", "tour", "n.min", "must be an integer, not '1'"),
