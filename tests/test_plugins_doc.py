@@ -91,3 +91,20 @@ def test_the_guides_ruleset_and_extension_work_on_a_real_server(tmp_path):
             assert short["code"] == "invalid_params"
             assert short["details"]["param"] == "options.ruse.feint"
     run(scenario())
+
+
+def test_the_guides_load_error_is_what_sidecar_serve_prints(tmp_path):
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text[text.index("## Vérifié au chargement"):]
+    sample = re.search(r"```\n(sidecar: .*?)```", section, re.S).group(1)
+    (tmp_path / "tour.py").write_text(
+        "from sidecar import hookimpl\n\n@hookimpl\ndef sidecar_rulesets():\n"
+        '    return [{"name": "tour", "params": {"n": {"type": "int", "min": 1, "max": 6,'
+        ' "defualt": 3}}}]\n')
+    served = subprocess.run([sys.executable, "-m", "sidecar", "serve", "--port", "0", "--db",
+                             ":memory:", "--plugins-dir", str(tmp_path)],
+                            capture_output=True, text=True, timeout=60)
+    assert served.returncode != 0
+    assert served.stderr.count("\n") == 1
+    # (The guide wraps the line: compare the words.)
+    assert sample.split() == served.stderr.split()
