@@ -560,8 +560,10 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
                     characters_more: bool = False,
                     asks: list[dict[str, Any]] | None = None,
                     options: list[dict[str, Any]] | None = None,
-                    epoch: dict[str, Any] | None = None) -> dict[str, Any]:
+                    epoch: dict[str, Any] | None = None,
+                    hooks: str | None = None) -> dict[str, Any]:
     """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
+    ``hooks`` the version of the plugin hooks (``server.hooks``);
     ``seat`` when the member sits on a seat; ``characters`` those it may see;
     ``options`` the extensions' option descriptions; ``epoch`` the current epoch's number,
     commitment and the member's client seed (verifiable dice)."""
@@ -571,7 +573,8 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
         "table": table,
         "role": role,
         "seq": seq,
-        "server": {"name": SERVER_NAME, "version": version},
+        "server": ({"name": SERVER_NAME, "version": version} if hooks is None else
+                   {"name": SERVER_NAME, "version": version, "hooks": hooks}),
         "rulesets": rulesets,
         "extensions": extensions,
         "options": options or [],

@@ -470,6 +470,13 @@ def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
     sys.stdout.flush()
 
 
+def plugin_load_failure(exc: Exception) -> str:
+    """A plugin load error as one line (a plugin's own message may hold newlines),
+    French then English like the rest of the command line."""
+    return ("sidecar: impossible de charger les plugins / cannot load plugins: "
+            + " ".join(str(exc).split()))
+
+
 async def _serve(config: ServerConfig, table: str) -> int:
     from sidecar.journal import JournalError
     from sidecar.plugins import PluginLoadError
@@ -478,7 +485,7 @@ async def _serve(config: ServerConfig, table: str) -> int:
     try:
         server = SidecarServer(config)
     except PluginLoadError as exc:
-        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
     except JournalError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
@@ -617,11 +624,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 async def _server_plugins(args: argparse.Namespace) -> int:
-    async with _joined(args, role="observer", name="sidecar-plugins") as (client, _):
+    async with _joined(args, role="observer", name="sidecar-plugins") as (client, welcome):
         reply = await client.request({"type": "plugins"})
     if args.json:
         print(json.dumps(reply["plugins"], ensure_ascii=False, indent=2))
         return EXIT_OK
+    # (A server from before versioned hooks says nothing: the contract's hooks, 1.0.)
+    print(f"{HOOKS_LABEL}: {welcome.get('server', {}).get('hooks', '1.0')}")
     for info in reply["plugins"]:
         state = "DÉSACTIVÉ / DISABLED" if info["disabled"] else "actif / active"
         print(f"{info['name']} {info['version']}  ({info['source']}) — {state}")
@@ -639,9 +648,11 @@ async def _server_plugins(args: argparse.Namespace) -> int:
 
 #: ``sidecar plugins`` speaks as the rest of the command line: French first, then English.
 RULESETS_LABEL = "jeux de règles / rulesets"
+HOOKS_LABEL = "API des hooks / hooks API"
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
+    from sidecar.hookspecs import HOOKS_API
     from sidecar.plugins import PluginLoadError, default_host
 
     if args.url:
@@ -649,7 +660,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
-        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         print(json.dumps([{"name": p.name, "version": p.version, "source": p.source,
@@ -659,6 +670,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
                           for p in host.plugins.values()],
                          ensure_ascii=False, indent=2))
         return EXIT_OK
+    print(f"{HOOKS_LABEL}: {HOOKS_API}")
     for info in host.plugins.values():
         print(f"{info.name} {info.version}  ({info.source})")
         if info.description:
@@ -1276,7 +1288,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
-        print(f"sidecar: cannot load plugins: {exc}", file=sys.stderr)
+        print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
     try:
         params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))

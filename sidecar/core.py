@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from sidecar.config import ServerConfig
 from sidecar.dice import ProvableDice
 from sidecar.guard import choices_problem, deep_copy
+from sidecar.hookspecs import HOOKS_API
 from sidecar.joinlink import join_block
 from sidecar.journal import request_key
 from sidecar.limits import check_event_size, check_strings, encoded_size
@@ -309,7 +310,8 @@ class TableCore:
             characters_more=more,
             asks=self.ask_list(table, member, AskRequest(op="list"))["asks"],
             epoch=({**table.epoch.public(), "client": member.client_seed}
-                   if self.provable and table.epoch is not None else None))
+                   if self.provable and table.epoch is not None else None),
+            hooks=HOOKS_API)
         # GMs get the players' join link and its QR code (a server open to the LAN only).
         join = join_block(self.config, self.public_url, table.name) if member.role == "gm" \
             else None

@@ -53,6 +53,24 @@ valid Unicode strings, booleans, finite numbers, integers from -2**63 to 2**64-1
 at most 12 deep; an extension's result, and the notes it adds, at most 4,096 in size
 (values plus characters). Built-in plugins (and those the operator trusts with
 ``--trust``) run inline on the real roll, unchecked.
+
+**Descriptions are checked at load.** What :func:`sidecar_rulesets`,
+:func:`sidecar_sheet` and :func:`sidecar_options` describe is checked strictly when the
+plugin is loaded: every key must be one its type knows, of the right type, ``min`` at most
+``max``, a ``default`` a valid value (in range, among the ``choices``), texts a string or
+``{"fr", "en"}``. A mistake stops ``sidecar serve`` with one line naming the plugin, the
+hook, the description and the key (see :mod:`sidecar.descriptions` for every key).
+
+**Versions and deprecations.** :data:`HOOKS_API` is the version of these hooks
+(``major.minor``), which ``welcome`` (``server.hooks``) and ``sidecar plugins`` show. A
+minor version adds hooks, arguments or description keys: a plugin written for an older
+minor version keeps working. A hook argument is never renamed or removed at once: the
+hook first takes both names for at least one minor version, and a plugin that asks for
+the old one gets a :class:`HookDeprecationWarning` naming it when it is loaded (pluggy's
+``warn_on_impl_args``; a whole hook going away warns through ``warn_on_impl``) — and
+the server logs it; only the next major version removes it. History: 1.0 — the
+contract's five hooks; 1.1 — ``sidecar_sheet``, ``sidecar_options``, ``sidecar_react``,
+``sidecar_initiative``, ``sidecar_render_text`` and the strict checks of descriptions.
 """
 
 from __future__ import annotations
@@ -65,6 +83,27 @@ if TYPE_CHECKING:
     from sidecar.dice import DiceSource
     from sidecar.model import Outcome, Roll
 
+#: The version of the hooks below (``major.minor``): see "Versions and deprecations".
+HOOKS_API = "1.1"
+
+
+class HookDeprecationWarning(DeprecationWarning):
+    """A plugin implements a hook, or asks for a hook argument, that is going away."""
+
+
+def deprecated(old: str, *, instead: str, since: str) -> HookDeprecationWarning:
+    """The warning a hookspec gives for a hook argument (or hook) that is going away,
+    for pluggy's ``warn_on_impl_args`` (or ``warn_on_impl``)::
+
+        @hookspec(warn_on_impl_args={"faces": deprecated("faces", instead="dice",
+                                                         since="1.2")})
+        def sidecar_resolve(roll, dice, faces): ...
+    """
+    return HookDeprecationWarning(
+        f"'{old}' is deprecated since hooks API {since} and goes away at the next major "
+        f"version: use '{instead}' / « {old} » est obsolète depuis l'API des hooks {since} "
+        f"et disparaît à la prochaine version majeure : utilisez « {instead} »")
+
 
 # ---------------------------------------------------------------------------------------
 # Rulesets
@@ -75,13 +114,32 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     """Describe the rulesets this plugin provides.
 
     :return: a list of maps, one per ruleset: ``name`` (the id clients send),
-        ``title`` (``{"fr": ..., "en": ...}`` or a string), ``version`` (string) and
-        ``params`` (a map from parameter name to its description: ``type`` — one of
-        ``int``, ``bool``, ``string``, ``list`` —, optional ``default``, ``min``, ``max``,
-        ``labels`` (named values accepted for an ``int``), ``choices``, ``required`` and
-        ``description`` ``{"fr", "en"}``). The host validates every request against
-        ``params`` and fills in the defaults before any hook sees the roll, and sends the
-        whole description to clients in ``welcome`` so they can build a form.
+        ``title`` (``{"fr": ..., "en": ...}`` or a string), ``version`` (string),
+        optionally ``dice_order`` and ``description`` (``{"fr", "en"}``: the order its
+        dice are drawn in, what it is), and ``params``: a map from parameter name to its
+        description. The host validates every request against ``params`` and fills in
+        the defaults before any hook sees the roll, and sends the whole description to
+        clients in ``welcome`` so they can build a form.
+
+    A parameter's description holds ``type`` (``int``, ``bool``, ``string``, ``list`` or
+    ``map``; ``string`` when left out), and optionally ``default``, ``required``,
+    ``label`` and ``description`` (a string or ``{"fr", "en"}``), then by type:
+
+    * ``int``: ``min``, ``max``, ``labels`` (named values a request may send instead:
+      ``{"Difficile": 9}``);
+    * ``string``: ``choices``, ``choice_labels`` (choice → ``{"fr", "en"}``),
+      ``max_length``, ``pattern`` (a regular expression the whole value matches),
+      ``example``;
+    * ``list``: ``items`` (``"string"``, the default, or ``"int"``), ``max_items``, then
+      ``choices`` and ``choice_labels`` for strings, ``item`` (``{"min", "max"}``) for
+      integers;
+    * ``map``: ``values`` (``"string"`` or ``"int"``), ``max_items``, ``item`` (the
+      description of each value).
+
+    Anything else is refused when the plugin is loaded, as are a key of the wrong type,
+    ``min`` above ``max``, and a ``default`` that is not a valid value (out of range, not
+    among the ``choices``, a label rather than the number): the error names the plugin,
+    the ruleset, the parameter and the key.
 
     Example::
 

@@ -21,69 +21,15 @@ import json
 from collections.abc import Container
 from typing import Any
 
-from sidecar.params import TYPES, check_schema, normalise_label, validate_params
+from sidecar.descriptions import options_problems
+from sidecar.params import normalise_label, validate_params
 from sidecar.protocol.errors import ProtocolError
-
-#: The keys an option description may hold.
-DESCRIPTION_KEYS = ("label", "description", "rulesets", "params")
-
-
-def _bilingual(value: Any) -> bool:
-    return isinstance(value, str) or (
-        isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
 
 
 def check_description(described: Any) -> list[str]:
-    """Problems in what :func:`~sidecar.hookspecs.sidecar_options` returned (empty when
-    it is sound)."""
-    if not isinstance(described, dict):
-        return ["sidecar_options() must return a map (or None)"]
-    problems = [f"unknown key '{key}' (known: {', '.join(DESCRIPTION_KEYS)})"
-                for key in described if key not in DESCRIPTION_KEYS]
-    for key in ("label", "description"):
-        if key in described and not _bilingual(described[key]):
-            problems.append(f"'{key}' must be a string or a map {{\"fr\": ..., \"en\": ...}}")
-    rulesets = described.get("rulesets")
-    if rulesets is not None and (not isinstance(rulesets, list) or not rulesets or not all(
-            isinstance(r, str) and r for r in rulesets)):
-        problems.append("'rulesets' must be a non-empty list of ruleset names, or None "
-                        "(every ruleset)")
-    params = described.get("params")
-    if not isinstance(params, dict):
-        return [*problems, "'params' must be a map of option key to its description"]
-    problems += check_schema(params)
-    for key, spec in params.items():
-        if not isinstance(spec, dict):
-            continue
-        if not isinstance(key, str) or not key or "." in key or "=" in key:
-            problems.append(f"option key {key!r}: a non-empty name without '.' or '='")
-        kind = spec.get("type", "string")
-        if kind not in TYPES:
-            continue  # (check_schema said so)
-        for text in ("label", "description"):
-            if text in spec and not _bilingual(spec[text]):
-                problems.append(f"option '{key}': '{text}' must be a string or "
-                                "{\"fr\": ..., \"en\": ...}")
-        cost = spec.get("cost")
-        if cost is not None:
-            if kind == "bool":
-                if isinstance(cost, bool) or not isinstance(cost, int):
-                    problems.append(f"option '{key}': the cost of a bool is an integer")
-            elif kind == "list" and isinstance(spec.get("choices"), list):
-                if not isinstance(cost, dict) or any(
-                        c not in spec["choices"] or isinstance(v, bool) or not isinstance(v, int)
-                        for c, v in cost.items()):
-                    problems.append(f"option '{key}': the cost of a list is a map from its "
-                                    "choices to integers")
-            else:
-                problems.append(f"option '{key}': only a bool or a list with choices has a "
-                                "cost")
-        if "default" in spec and spec["default"] is not None:
-            try:
-                validate_params({key: spec["default"]}, {key: spec})
-            except ProtocolError as exc:
-                problems.append(f"option '{key}': its default is not valid ({exc.message})")
-    return problems
+    """Problems in what :func:`~sidecar.hookspecs.sidecar_options` returned, in English
+    (empty when it is sound); see :func:`sidecar.descriptions.options_problems`."""
+    return [problem.text("option") for problem in options_problems(described)]
 
 
 def listing(name: str, described: dict[str, Any]) -> dict[str, Any]:

@@ -170,42 +170,17 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
 
 
 def check_schema(schema: Any) -> list[str]:
-    """Problems in a ruleset's parameter description (empty when it is sound)."""
-    if not isinstance(schema, dict):
-        return ["params must be a map of parameter name to description"]
-    problems = []
-    for name, spec in schema.items():
-        if not isinstance(spec, dict):
-            problems.append(f"parameter '{name}': description must be a map")
-        elif spec.get("type", "string") not in TYPES:
-            problems.append(f"parameter '{name}': type must be one of {', '.join(TYPES)}")
-        elif spec.get("items", "string") not in ("string", "int"):
-            problems.append(f"parameter '{name}': a list's items are 'string' or 'int'")
-    return problems
+    """Problems in a ruleset's parameter description, in English (empty when it is
+    sound); the strict checks live in :mod:`sidecar.descriptions`."""
+    from sidecar.descriptions import params_problems
 
-
-#: The keys a sheet field's description may hold beyond those of a parameter.
-SHEET_KEYS = ("resource", "refill", "values", "item", "label", "extension")
+    return [problem.text("parameter") for problem in params_problems(schema)]
 
 
 def check_sheet(sheet: Any) -> list[str]:
-    """Problems in a character sheet's description (empty when it is sound): a ``params``
-    description whose counters (``resource``, ``refill``) are integers with a default."""
-    problems = check_schema(sheet)
-    if problems:
-        return problems
-    for name, spec in sheet.items():
-        kind = spec.get("type", "string")
-        if spec.get("resource") and kind != "int":
-            problems.append(f"field '{name}': only an int can be a resource")
-        refill = spec.get("refill")
-        if refill is not None and (refill not in ("turn", "rest") or kind != "int"
-                                   or "default" not in spec):
-            problems.append(f"field '{name}': refill is 'turn' or 'rest', on an int with a "
-                            "default")
-        if kind == "map" and spec.get("values", "string") not in MAP_VALUES:
-            problems.append(f"field '{name}': a map's values are 'int' or 'string'")
-        if spec.get("required"):
-            problems.append(f"field '{name}': sheet fields are never required (give a "
-                            "default)")
-    return problems
+    """Problems in a character sheet's description, in English (empty when it is sound):
+    a ``params`` description whose counters (``resource``, ``refill``) are integers with
+    a default; see :func:`sidecar.descriptions.sheet_problems`."""
+    from sidecar.descriptions import sheet_problems
+
+    return [problem.text("field") for problem in sheet_problems(sheet)]

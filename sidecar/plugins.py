@@ -27,6 +27,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -36,11 +37,16 @@ from typing import Any
 import pluggy
 
 from sidecar import hookspecs
+from sidecar.descriptions import (
+    Problem,
+    options_problems,
+    ruleset_problems,
+    sheet_problems,
+)
 from sidecar.looptime import Timed
 from sidecar.markers import PROJECT
-from sidecar.options import check_description, validate_options
 from sidecar.options import listing as option_listing
-from sidecar.params import check_schema, check_sheet
+from sidecar.options import validate_options
 from sidecar.workers import Abandoned, Call, DaemonWorkers
 
 log = logging.getLogger("sidecar.plugins")
@@ -69,7 +75,60 @@ def scope(*, rulesets: tuple[str, ...] | None = None,
 
 
 class PluginLoadError(Exception):
-    """A plugin could not be loaded; the message names the plugin and says why."""
+    """A plugin could not be loaded; the message names the plugin and says why.
+
+    ``message`` is English; ``fr`` (when given) the same in French, which ``str()``
+    puts first (``« fr » / « en »``, one line), like the command line's other messages.
+    A description refused at load also carries ``plugin``, ``hook``, ``description``
+    (the ruleset, ``None`` for options) and ``key`` (the parameter and its key:
+    ``difficulty.default``).
+    """
+
+    def __init__(self, message: str, *, fr: str | None = None, plugin: str | None = None,
+                 hook: str | None = None, description: str | None = None,
+                 key: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fr = fr
+        self.plugin = plugin
+        self.hook = hook
+        self.description = description
+        self.key = key
+
+    def __str__(self) -> str:
+        return f"{self.fr} / {self.message}" if self.fr else self.message
+
+
+#: How a refused description is named, per hook: (English, French) of the description,
+#: then of one of its entries.
+_DESCRIBED = {
+    "sidecar_rulesets": (("ruleset '{}'", "jeu de règles « {} »"), ("parameter", "paramètre")),
+    "sidecar_sheet": (("the sheet of '{}'", "la fiche de « {} »"), ("field", "champ")),
+    "sidecar_options": (("its options", "ses options"), ("option", "option")),
+}
+
+
+def description_error(plugin: str, hook: str, described: str | None,
+                      problems: list[Problem]) -> PluginLoadError:
+    """The load error for a description ``hook`` returned that ``problems`` refuse:
+    the plugin, the hook, the description and the key of the first problem, French then
+    English (with how many more there are)."""
+    first = problems[0]
+    (what_en, what_fr), (noun_en, noun_fr) = _DESCRIBED[hook]
+    more = len(problems) - 1
+    en = [f"plugin '{plugin}'", hook]
+    fr = [f"plugin « {plugin} »", hook]
+    if described is not None or hook == "sidecar_options":
+        en.append(what_en.format(described))
+        fr.append(what_fr.format(described))
+    if first.where_en(noun_en):
+        en.append(first.where_en(noun_en))
+        fr.append(first.where_fr(noun_fr))
+    text_en = ", ".join(en) + f": {first.en}" + (f" (and {more} more)" if more else "")
+    text_fr = ", ".join(fr) + f" : {first.fr}" + (f" (et {more} de plus)" if more else "")
+    key = ".".join(part for part in (first.name, first.key) if part is not None) or None
+    return PluginLoadError(text_en, fr=text_fr, plugin=plugin, hook=hook,
+                           description=described, key=key)
 
 
 class PluginTimeout(Exception):
@@ -199,6 +258,8 @@ class PluginHost:
                  failure_window: float = 60.0) -> None:
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(hookspecs)
+        #: The hooks a plugin may implement (see :meth:`add_hookspecs`).
+        self.hook_names: tuple[str, ...] = HOOK_NAMES
         self.plugins: dict[str, PluginInfo] = {}
         #: Seconds a third-party hook call may take before it is skipped.
         self.timeout = timeout
@@ -234,6 +295,14 @@ class PluginHost:
 
     # -- loading ------------------------------------------------------------------------
 
+    def add_hookspecs(self, specs: Any) -> None:
+        """Add the hook specifications of ``specs`` (a module or class of
+        ``@hookspec`` functions) to those of :mod:`sidecar.hookspecs`: for a test of a
+        hook's deprecation, or a host that offers hooks of its own."""
+        self.pm.add_hookspecs(specs)
+        self.hook_names = tuple(sorted({*self.hook_names, *(
+            name for name in dir(specs) if name.startswith("sidecar_"))}))
+
     def load_entry_points(self, *, disabled: tuple[str, ...] = ()) -> None:
         """Register every plugin of the ``sidecar`` entry-point group (built-ins included)."""
         for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -244,8 +313,9 @@ class PluginHost:
             except BaseException as exc:  # sys.exit() at import is a broken plugin too
                 raise PluginLoadError(
                     f"plugin '{ep.name}' (entry point {ep.value}) failed to import: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
+                    f"{type(exc).__name__}: {exc}",
+                    fr=f"plugin « {ep.name} » (point d'entrée {ep.value}) : échec de "
+                    f"l'import : {type(exc).__name__} : {exc}", plugin=ep.name) from exc
             dist = ep.dist
             # A plugin's own __version__ wins: one distribution may ship several plugins.
             version = getattr(plugin, "__version__", None) or (dist.version if dist else "")
@@ -273,8 +343,9 @@ class PluginHost:
             except BaseException as exc:  # sys.exit() at import is a broken plugin too
                 sys.modules.pop(module_name, None)
                 raise PluginLoadError(
-                    f"plugin '{name}' ({file}) failed to import: {type(exc).__name__}: {exc}"
-                ) from exc
+                    f"plugin '{name}' ({file}) failed to import: {type(exc).__name__}: {exc}",
+                    fr=f"plugin « {name} » ({file}) : échec de l'import : "
+                    f"{type(exc).__name__} : {exc}", plugin=name) from exc
             self.register(module, name, version=getattr(module, "__version__", ""),
                           source=str(file))
 
@@ -287,12 +358,13 @@ class PluginHost:
             )
         impls = _hookimpls(plugin)
         hooks = list(impls)
-        unknown = [hook for hook in hooks if hook not in HOOK_NAMES]
+        unknown = [hook for hook in hooks if hook not in self.hook_names]
         if unknown:
             raise PluginLoadError(
                 f"plugin '{name}' implements unknown hook(s) {', '.join(unknown)}; "
-                f"known hooks: {', '.join(HOOK_NAMES)}"
-            )
+                f"known hooks: {', '.join(self.hook_names)}",
+                fr=f"plugin « {name} » : hook(s) inconnu(s) {', '.join(unknown)}",
+                plugin=name, hook=unknown[0])
         for hook, opts in impls.items():
             if opts.get("wrapper") or opts.get("hookwrapper"):
                 # The host calls implementations one at a time to contain failures; a
@@ -301,10 +373,14 @@ class PluginHost:
                     f"plugin '{name}': {hook} is a hook wrapper (wrapper=True or "
                     "hookwrapper=True), which sidecar does not run; implement the hook "
                     "itself (tryfirst/trylast set the order)")
-        try:
-            self.pm.register(plugin, name=name)
-        except pluggy.PluginValidationError as exc:
-            raise PluginLoadError(f"plugin '{name}': {exc}") from exc
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                self.pm.register(plugin, name=name)
+            except pluggy.PluginValidationError as exc:
+                raise PluginLoadError(f"plugin '{name}': {exc}") from exc
+        for warning in caught:
+            self._warn(name, warning)
         info = PluginInfo(name=name, version=str(version or ""), source=source,
                           description=_first_doc_line(plugin), hooks=sorted(hooks),
                           trusted=trusted)
@@ -312,6 +388,15 @@ class PluginHost:
         self._forget_calls()
         if "sidecar_rulesets" in hooks:
             self._collect_rulesets(plugin, info)
+
+    @staticmethod
+    def _warn(name: str, warning: warnings.WarningMessage) -> None:
+        """Pass on a warning pluggy gave while registering a plugin (a deprecated hook or
+        argument: ``warn_on_impl``, ``warn_on_impl_args``), naming the plugin, where its
+        function is; and log it, since Python hides deprecation warnings by default."""
+        text = f"plugin '{name}': {warning.message}"
+        log.warning("%s (%s:%s)", text, warning.filename, warning.lineno)
+        warnings.warn_explicit(text, warning.category, warning.filename, warning.lineno or 0)
 
     def _collect_rulesets(self, plugin: Any, info: PluginInfo) -> None:
         try:
@@ -321,7 +406,9 @@ class PluginHost:
         except BaseException as exc:
             self._unregister(info.name)
             raise PluginLoadError(
-                f"plugin '{info.name}': sidecar_rulesets() raised {type(exc).__name__}: {exc}"
+                f"plugin '{info.name}': sidecar_rulesets() raised {type(exc).__name__}: {exc}",
+                fr=f"plugin « {info.name} » : sidecar_rulesets() a levé "
+                f"{type(exc).__name__} : {exc}", plugin=info.name, hook="sidecar_rulesets"
             ) from exc
         if inspect.isawaitable(described):
             described.close()
@@ -329,12 +416,15 @@ class PluginHost:
             raise PluginLoadError(f"plugin '{info.name}': sidecar_rulesets() must not be async")
         if not isinstance(described, list):
             self._unregister(info.name)
-            raise PluginLoadError(f"plugin '{info.name}': sidecar_rulesets() must return a list")
+            raise PluginLoadError(
+                f"plugin '{info.name}': sidecar_rulesets() must return a list",
+                fr=f"plugin « {info.name} » : sidecar_rulesets() doit renvoyer une liste",
+                plugin=info.name, hook="sidecar_rulesets")
         for item in described:
-            problem = self._ruleset_problem(item)
-            if problem:
+            error = self._ruleset_problem(info.name, item)
+            if error is not None:
                 self._unregister(info.name)
-                raise PluginLoadError(f"plugin '{info.name}': {problem}")
+                raise error
             listing = {
                 "name": item["name"],
                 "title": item.get("title", item["name"]),
@@ -346,14 +436,25 @@ class PluginHost:
             self.rulesets[item["name"]] = (info.name, listing)
             info.rulesets.append(item["name"])
 
-    def _ruleset_problem(self, item: Any) -> str | None:
+    def _ruleset_problem(self, plugin: str, item: Any) -> PluginLoadError | None:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
-            return "each ruleset description needs a non-empty string 'name'"
+            return PluginLoadError(
+                f"plugin '{plugin}', sidecar_rulesets: each ruleset description needs a "
+                "non-empty string 'name'",
+                fr=f"plugin « {plugin} », sidecar_rulesets : chaque description de jeu a "
+                "besoin d'un 'name', une chaîne non vide", plugin=plugin,
+                hook="sidecar_rulesets", key="name")
         if item["name"] in self.rulesets:
             owner = self.rulesets[item["name"]][0]
-            return f"ruleset '{item['name']}' is already provided by plugin '{owner}'"
-        problems = check_schema(item.get("params", {}))
-        return f"ruleset '{item['name']}': {'; '.join(problems)}" if problems else None
+            return PluginLoadError(
+                f"plugin '{plugin}': ruleset '{item['name']}' is already provided by "
+                f"plugin '{owner}'",
+                fr=f"plugin « {plugin} » : le jeu de règles « {item['name']} » est déjà "
+                f"fourni par le plugin « {owner} »", plugin=plugin, hook="sidecar_rulesets",
+                description=item["name"])
+        problems = ruleset_problems(item)
+        return (description_error(plugin, "sidecar_rulesets", item["name"], problems)
+                if problems else None)
 
     def _unregister(self, name: str) -> None:
         self.pm.unregister(name=name)
@@ -399,9 +500,9 @@ class PluginHost:
             self._sheets[ruleset] = self._build_sheet(ruleset, strict=True)
 
     def _build_sheet(self, ruleset: str, *, strict: bool) -> dict[str, Any]:
-        def problem(text: str) -> None:
+        def problem(text: str | PluginLoadError) -> None:
             if strict:
-                raise PluginLoadError(text)
+                raise text if isinstance(text, PluginLoadError) else PluginLoadError(text)
             log.error("%s", text)
 
         owner = self.ruleset_owner(ruleset)
@@ -426,10 +527,9 @@ class PluginHost:
                 fields.close()
                 problem(f"plugin '{name}': sidecar_sheet() must not be async")
                 continue
-            problems = check_sheet(fields)
-            if problems:
-                problem(f"plugin '{name}': the sheet of '{ruleset}' is left out: "
-                        + "; ".join(problems))
+            problems = sheet_problems(fields)
+            if problems:  # (when not strict, logged: the sheet is left out)
+                problem(description_error(name, "sidecar_sheet", ruleset, problems))
                 continue
             for field_name, spec in fields.items():
                 if field_name in sheet:
@@ -462,20 +562,22 @@ class PluginHost:
                 continue
             try:
                 description = impl.function()
-                problems = (["sidecar_options() must not be async"]
+                problems = ([Problem(None, None, "must not be async",
+                                     "ne doit pas être async")]
                             if inspect.isawaitable(description) else
-                            check_description(description) if description is not None
+                            options_problems(description) if description is not None
                             else [])
             except BaseException as exc:  # a plugin can never stop the server
-                description, problems = None, [f"sidecar_options() raised "
-                                               f"{type(exc).__name__}: {exc}"]
+                description, problems = None, [Problem(
+                    None, None, f"raised {type(exc).__name__}: {exc}",
+                    f"a levé {type(exc).__name__} : {exc}")]
             if inspect.isawaitable(description):
                 description.close()
             if problems:
-                text = f"plugin '{name}': its options are unusable: " + "; ".join(problems)
+                error = description_error(name, "sidecar_options", None, problems)
                 if strict:
-                    raise PluginLoadError(text)
-                log.error("%s", text)
+                    raise error
+                log.error("%s (its options go unchecked)", error)
                 continue
             if description is not None:
                 described[name] = description

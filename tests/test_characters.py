@@ -217,5 +217,5 @@ def test_an_unusable_sheet_description_fails_at_start_naming_plugin_and_field(tm
         '"luck": {"type": "int", "min": 0, "max": 5, "default": 3, "resource": True,',
         '"luck": {"type": "string", "default": "x", "resource": True,')
     directory = write_plugins(tmp_path / "p", badsheet=source)
-    with pytest.raises(PluginLoadError, match="badsheet.*'luck': only an int"):
+    with pytest.raises(PluginLoadError, match="badsheet.*'luck', key 'resource': only an int"):
         default_host(directory)

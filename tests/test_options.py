@@ -173,7 +173,7 @@ def sidecar_modify_roll(roll):
     pass
 '''
     directory = write_plugins(tmp_path / "p", broken=plugin)
-    with pytest.raises(PluginLoadError, match="plugin 'broken': its options are unusable"):
+    with pytest.raises(PluginLoadError, match="plugin 'broken', sidecar_options"):
         default_host(directory)
 
 

@@ -85,7 +85,7 @@ def test_serve_refuses_an_unusable_option_description_naming_the_plugin(tmp_path
     served = sidecar("serve", "--port", "0", "--db", ":memory:", "--gm-token", GM_TOKEN,
                      "--plugins-dir", str(tmp_path))
     assert served.returncode != 0
-    assert "plugin 'broken': its options are unusable" in served.stderr
-    assert "option 'feint': the cost of a bool is an integer" in served.stderr
+    assert "plugin 'broken', sidecar_options" in served.stderr
+    assert "option 'feint', key 'cost': the cost of a bool is an integer" in served.stderr
     listed = sidecar("plugins", "--plugins-dir", str(tmp_path))
     assert listed.returncode != 0 and "plugin 'broken'" in listed.stderr

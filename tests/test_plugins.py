@@ -188,7 +188,8 @@ def test_third_party_ruleset_from_plugins_dir_with_its_own_text(tmp_path):
     ('from sidecar import hookimpl\n@hookimpl\ndef sidecar_rulesets():\n'
      '    return [{"name": "bloodlust"}]\n', "already provided by plugin 'bloodlust'"),
     ('from sidecar import hookimpl\n@hookimpl\ndef sidecar_rulesets():\n'
-     '    return [{"name": "x", "params": {"a": {"type": "float"}}}]\n', "type must be one of"),
+     '    return [{"name": "x", "params": {"a": {"type": "float"}}}]\n',
+     "parameter 'a', key 'type': unknown type 'float'"),
 ])
 def test_bad_plugins_are_refused_at_load_with_their_name(tmp_path, source, needle):
     directory = tmp_path / "p"

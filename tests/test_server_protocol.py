@@ -11,6 +11,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 import sidecar
+from sidecar.hookspecs import HOOKS_API
 from sidecar.pipeline import RollPipeline
 from sidecar.protocol.errors import ERROR_CODES
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
@@ -28,7 +29,8 @@ def test_welcome_describes_table_server_rulesets_and_extensions():
             assert welcome["type"] == "welcome" and welcome["id"] == 7
             assert welcome["protocol"] == 1 and welcome["table"] == "crypte"
             assert welcome["role"] == "player" and welcome["seq"] == 0
-            assert welcome["server"] == {"name": "vtt-sidecar", "version": sidecar.__version__}
+            assert welcome["server"] == {"name": "vtt-sidecar", "version": sidecar.__version__,
+                                         "hooks": HOOKS_API}
             bloodlust = next(r for r in welcome["rulesets"] if r["name"] == "bloodlust")
             assert {"name", "title", "version", "params"} <= set(bloodlust)
             assert bloodlust["params"]["pool"]["type"] == "int"

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from sidecar.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
+from sidecar.hookspecs import HOOKS_API
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import default_host
 from sidecar.protocol.codec import encode
@@ -126,7 +127,7 @@ def test_welcome_is_built_from_the_table_and_the_catalogue():
     table, member = core.join(request, binary=True)
     welcome = core.welcome(table, member, request, replayed=0)
     assert welcome["type"] == "welcome" and welcome["protocol"] == 1
-    assert welcome["server"] == {"name": "vtt-sidecar", "version": "9.9"}
+    assert welcome["server"] == {"name": "vtt-sidecar", "version": "9.9", "hooks": HOOKS_API}
     assert welcome["id"] == "h1" and welcome["replayed"] == 0 and welcome["manual_dice"]
     assert {r["name"] for r in welcome["rulesets"]} >= {"bloodlust", "oweens"}
     plain = hello(name="B")
