@@ -1,11 +1,13 @@
 """Where dice faces come from.
 
-Rulesets draw every face through a :class:`DiceSource`, in their documented consumption
-order. Four sources: :class:`SecureDice` (OS randomness), :class:`ProvableDice` (derived
-from a committed epoch seed, checkable after its reveal: :mod:`sidecar.provable`),
-:class:`ManualDice` (physical dice entered by a person, validated) and :class:`SeededDice`
-(reproducible, for tests). Plugins get one of them as ``dice`` and cannot tell which.
-Every source records what was drawn in ``rolled``, which becomes the outcome's ``dice``.
+Rulesets draw every face through the :class:`Dice` they get as ``dice``, in their
+documented consumption order. Behind it, one of four sources (:class:`DiceSource`):
+:class:`SecureDice` (OS randomness), :class:`ProvableDice` (derived from a committed epoch
+seed, checkable after its reveal: :mod:`sidecar.provable`), :class:`ManualDice` (physical
+dice entered by a person, validated) and :class:`SeededDice` (reproducible, for tests).
+Plugins cannot tell which: every source reaches them as the same :class:`Dice` class,
+with the same public attributes. Every source records what was drawn in ``rolled``,
+which becomes the outcome's ``dice``.
 """
 
 from __future__ import annotations
@@ -27,10 +29,16 @@ MAX_SIDES = 1000
 
 
 class DiceSource:
-    """Base class: hands out faces and records each draw in ``rolled``."""
+    """Base class of the sources: hands out faces and records each draw in ``rolled``.
+    The server's own: hooks get a source wrapped in a :class:`Dice`."""
 
     def __init__(self) -> None:
         self.rolled: list[dict[str, Any]] = []
+
+    @property
+    def unused(self) -> int:
+        """Faces given ahead of the draws and not drawn yet (only physical dice have any)."""
+        return 0
 
     def _face(self, sides: int) -> int:
         raise NotImplementedError
@@ -201,6 +209,45 @@ class ProvableDice(SecureDice):
         self.rolled += ([{"sides": sides, "face": face, **info} for face in faces] if info
                         else [{"sides": sides, "face": face} for face in faces])
         return faces
+
+
+class Dice:
+    """The ``dice`` every hook gets, whatever source is behind it.
+
+    ``roll(sides, **info)`` draws one face, ``roll_many(count, sides, **info)`` several,
+    ``rolled`` lists every die drawn so far (``{"sides", "face", **info}``, in order) and
+    ``unused`` says how many faces a person entered ahead that the roll has not drawn yet
+    (physical dice typed up front; ``0`` otherwise — what ``roll.manual`` already says).
+    The source (OS randomness, verifiable dice, physical dice, seeded test dice) is
+    private: the class, its attributes and its ``repr`` are the same for all of them, so
+    a ruleset cannot tell or choose where its faces come from.
+    """
+
+    __slots__ = ("_source",)
+
+    def __init__(self, source: DiceSource) -> None:
+        self._source = source
+
+    def roll(self, sides: int, **info: Any) -> int:
+        """Draw one die with ``sides`` faces; ``info`` is kept with it (e.g. ``role="twin"``)."""
+        return self._source.roll(sides, **info)
+
+    def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
+        """Draw ``count`` dice of ``sides`` faces, in order."""
+        return self._source.roll_many(count, sides, **info)
+
+    @property
+    def rolled(self) -> list[dict[str, Any]]:
+        """Every die drawn so far, in order (the list the outcome's ``dice`` default to)."""
+        return self._source.rolled
+
+    @property
+    def unused(self) -> int:
+        """Faces entered ahead of the draws and not drawn yet (physical dice only)."""
+        return self._source.unused
+
+    def __repr__(self) -> str:
+        return f"<Dice: {len(self._source.rolled)} drawn>"
 
 
 class SeededDice(DiceSource):
