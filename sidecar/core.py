@@ -725,7 +725,7 @@ class TableCore:
         client = ((event or {}).get("proof") or {}).get("client") or (
             member.client_seed if member is not None and member.client_seed
             else new_client_seed())
-        source = ProvableDice(leaf_key(epoch.seed, position), client, position)
+        source = ProvableDice(epoch.leaf(position), client, position)
         source.proof = {"epoch": epoch.number, "commitment": epoch.commitment,
                         "position": position, "client": client}
         return source
