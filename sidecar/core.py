@@ -1226,9 +1226,15 @@ class TableCore:
         return odds_message(roll.ruleset, roll.params, odds, request.id)
 
     @staticmethod
-    def replayed(member: Member, event: dict[str, Any]) -> dict[str, Any] | None:
-        """A journal event resent to a resuming member, as they may see it."""
-        return view(event, member)
+    def replayed(member: Member, event: dict[str, Any],
+                 table: Table | None = None) -> dict[str, Any] | None:
+        """A journal event resent to a resuming member, as they may see it: once its
+        epoch is revealed, an outcome carries its key and path as ``history`` gives them
+        (:meth:`with_key`; ``table``: the member's)."""
+        message = view(event, member)
+        if message is not None and table is not None and "proof" in message:
+            message = TableCore.with_key(table, message)
+        return message
 
     def plugins(self, request: PluginsRequest) -> dict[str, Any]:
         return plugins_message(self.catalogue.status(), request.id)
