@@ -13,14 +13,13 @@ which becomes the outcome's ``dice``.
 from __future__ import annotations
 
 import functools
-import hmac
 import os
 import random
 import struct
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError
-from sidecar.provable import Keyed, block_prefix
+from sidecar.provable import Keyed, block_prefix, hmac_once
 
 #: Most dice one roll may draw (a runaway ruleset or parameter is refused, not served).
 MAX_DRAWS = 500
@@ -188,7 +187,7 @@ class ProvableDice(SecureDice):
         prefix = self._prefix + sides.to_bytes(4, "big")
         if j == 0:
             count = 1
-            data = hmac.digest(self._key, prefix + b"\x00\x00\x00\x00", "sha256")
+            data = hmac_once(self._key, prefix + b"\x00\x00\x00\x00")
         else:
             count = min(j, self.BLOCKS)
             keyed = self._keyed

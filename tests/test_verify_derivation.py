@@ -17,7 +17,16 @@ from pathlib import Path
 import pytest
 
 from sidecar.dice import MAX_DRAWS, ProvableDice
-from sidecar.provable import LEAVES, Epoch, Keyed, faces_of, leaf_key, root_from_path, tree
+from sidecar.provable import (
+    LEAVES,
+    Epoch,
+    Keyed,
+    faces_of,
+    hmac_once,
+    leaf_key,
+    root_from_path,
+    tree,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,6 +65,8 @@ def test_kept_hmac_states_are_hmac() -> None:
         keyed = Keyed(key)
         for message in (b"", b"sidecar-leaf\x00\x00\x00\x07", bytes(100)):
             assert keyed.digest(message) == hmac.digest(key, message, "sha256")
+            if length <= 64:
+                assert hmac_once(key, message) == hmac.digest(key, message, "sha256")
         assert keyed.digests(b"p", 3, 2) == b"".join(
             hmac.digest(key, b"p" + j.to_bytes(4, "big"), "sha256") for j in (3, 4))
     epoch = Epoch.fresh(1, base=0)
