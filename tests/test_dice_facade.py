@@ -41,7 +41,17 @@ def sidecar_resolve(roll, dice):
     faces = dice.roll_many(1, 6)
     seen["rolled"] = [d["face"] for d in dice.rolled] == [face, *faces]
     return {"result": {"success": True, "margin": 0, "kind": "success",
-                       "label": {"fr": "vu", "en": "seen"}, "seen": seen}}
+                       "label": {"fr": "vu", "en": "seen"}, "seen": seen},
+            "choices": [{"name": "more", "label": {"fr": "encore", "en": "more"},
+                         "dice": 1}],
+            "default": "more"}
+
+@hookimpl
+def sidecar_react(roll, outcome, choice, dice):
+    seen = _look(dice)
+    face = dice.roll(6)
+    seen["rolled"] = [d["face"] for d in dice.rolled] == [face]
+    return {"result": {**outcome.result, "seen": seen}, "dice": outcome.dice + dice.rolled}
 '''
 
 
@@ -58,11 +68,15 @@ async def _seen(plugins: Path, *, dice: str = "secure", manual: bool = False,
         peer = await Peer.open(server)
         await peer.join(role="gm", name="MJ")
         outcome = await peer.roll("probe", {}, **({"dice": [2, 5]} if manual else {}))
+        decided = await peer.request({"type": "react", "id": "d", "roll": outcome["roll"],
+                                      "choice": "more", **({"dice": [4]} if manual else {})})
         await peer.close()
     finally:
         await server.stop()
     assert outcome["type"] == "outcome", outcome
-    return outcome["result"]["seen"]
+    assert decided["type"] == "outcome", decided
+    # What the plugin saw when resolving, and when deciding (the same, bar its repr).
+    return {"resolve": outcome["result"]["seen"], "react": decided["result"]["seen"]}
 
 
 @pytest.mark.parametrize("trusted", [False, True], ids=["guarded", "trusted"])
@@ -84,8 +98,9 @@ def test_every_source_reaches_plugins_as_the_same_dice(tmp_path: Path,
 
     seen = run(scenario())
     first = seen["secure"]
-    assert first["class"] == "sidecar.dice.Dice"
-    assert first["names"] == ["roll", "roll_many", "rolled", "unused"]
-    assert first["rolled"] is True
+    assert first["resolve"]["class"] == "sidecar.dice.Dice"
+    assert first["resolve"]["names"] == ["roll", "roll_many", "rolled", "unused"]
+    assert first["resolve"] == first["react"]
+    assert first["resolve"]["rolled"] is True
     for source, what in seen.items():
         assert what == first, source
