@@ -14,7 +14,7 @@ from math import comb
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource
+from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
 from sidecar.protocol.errors import invalid_param
@@ -233,7 +233,7 @@ def _check_automatic(params: dict[str, Any]) -> None:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = with_pool(roll)
     spend = spends(p, roll.sheet)
     if p["automatic"]:

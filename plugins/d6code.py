@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource, ManualDice
+from sidecar.dice import Dice, ManualDice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
@@ -384,7 +384,7 @@ def _style(p: dict[str, Any], faces: list[int], success: bool) -> dict[str, Any]
     return style
 
 
-def play(p: dict[str, Any], dice: DiceSource, *, await_reroll: bool = False
+def play(p: dict[str, Any], dice: Dice, *, await_reroll: bool = False
          ) -> dict[str, Any]:
     """The result of a roll whose params (code filled in) are checked, drawing its faces
     from ``dice`` in the documented order. ``await_reroll``: a double's reroll is not
@@ -462,13 +462,12 @@ def _faces_after_twins(p: dict[str, Any]) -> int:
     return after
 
 
-def awaits_reroll(roll: Roll, p: dict[str, Any], dice: DiceSource) -> bool:
+def awaits_reroll(roll: Roll, p: dict[str, Any], dice: Dice) -> bool:
     """Physical dice: a double's reroll is asked for once the twins are seen — unless the
     faces entered already hold it (typed up front, as before open rolls: still taken)."""
     if not roll.manual or not p["twin"]:
         return False
-    entered = dice.unused if isinstance(dice, ManualDice) else 0
-    return entered < parse_code(p["code"])[0] + 2 + _faces_after_twins(p)
+    return dice.unused < parse_code(p["code"])[0] + 2 + _faces_after_twins(p)
 
 
 #: What an open d6code roll may offer, by choice name.
@@ -506,7 +505,7 @@ def offer(outcome: Outcome, p: dict[str, Any], sheet: dict[str, Any] | None) -> 
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = with_code(roll)
     _check(p)
     _check_combo(roll)
@@ -532,7 +531,7 @@ def _recovered(result: dict[str, Any]) -> int:
 
 
 @hookimpl
-def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outcome:
     """A decision after the dice: ``twin_reroll`` draws the double's 2 reroll faces;
     ``style_libre``/``style_extreme`` spend a style point and draw its 2 dice; ``keep``
     leaves the result. The roll is played again with every face in the documented order,
@@ -561,7 +560,7 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -
     faces = [face for role in ("normal", "twin", "twin_reroll", "style", "opponent")
              for face in by_role.get(role, [])]
     replay = ManualDice(faces)
-    result = play(p, replay)
+    result = play(p, Dice(replay))
     spend: dict[str, int] = {}
     if roll.sheet is not None:
         if choice == "twin_reroll":

@@ -23,7 +23,7 @@ from math import comb
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource
+from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import POINT, Dist, add, check_work, negate, odds_reply
 from sidecar.rules import common, heading, name_params
@@ -102,7 +102,7 @@ def judge_term(term: Term, dice: list[dict[str, Any]]) -> int:
     return sum(die["face"] for die in dice)
 
 
-def roll_term(term: Term, index: int, dice: DiceSource) -> list[dict[str, Any]]:
+def roll_term(term: Term, index: int, dice: Dice) -> list[dict[str, Any]]:
     """Draw a term's dice in the documented order; return their records."""
     records: list[dict[str, Any]] = []
     for _ in range(term.count):
@@ -119,7 +119,7 @@ def roll_term(term: Term, index: int, dice: DiceSource) -> list[dict[str, Any]]:
     return records
 
 
-def roll_expression(expr: Expression, dice: DiceSource) -> tuple[int, list[dict[str, Any]]]:
+def roll_expression(expr: Expression, dice: Dice) -> tuple[int, list[dict[str, Any]]]:
     """Roll every term; return the total and the per-term breakdown."""
     total = 0
     terms = []
@@ -145,7 +145,7 @@ def verdict(total: int, target: int | None, counting: bool) -> dict[str, Any]:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     expr = parse(roll.params["expr"])
     target = roll.params.get("target")
     total, terms = roll_expression(expr, dice)

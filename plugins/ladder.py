@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource
+from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import POINT, Dist, highest_of, odds_reply
 from sidecar.protocol.errors import invalid_param
@@ -295,7 +295,7 @@ def _check(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> None:
                                 fr="permis seulement tant que la Chance est ≥ 2")
 
 
-def _pair(dice: DiceSource, level: int, attempt: int) -> int:
+def _pair(dice: Dice, level: int, attempt: int) -> int:
     """Roll a level's pair (smaller die first), mark the kept die, return the score."""
     small, large, bonus, _ = dice_for(level)
     first = dice.roll(small, attempt=attempt)
@@ -372,7 +372,7 @@ def offer_gm(outcome: Outcome, sheet: dict[str, Any] | None) -> None:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
     _check(p, roll.sheet)
     level = max(0, base_level(p, roll.sheet) + p["advantages"] - p["disadvantages"])
@@ -421,7 +421,7 @@ def hp_loss(result: dict[str, Any], sheet: dict[str, Any]) -> int:
 
 
 @hookimpl
-def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outcome:
     """A decision after a failed pair: ``reroll`` draws a new pair that replaces the
     score (1 luck point), ``sacrifice`` makes the action succeed (1 Chance), ``keep``
     leaves the failure — to the GM, who then takes ``success_at_cost`` (« réussi,

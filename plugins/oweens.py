@@ -24,7 +24,7 @@ from math import comb
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource
+from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
 from sidecar.protocol.errors import invalid_param
@@ -867,7 +867,7 @@ def _new_game(roll: Roll) -> dict[str, Any] | None:
                                       "total": 0}
 
 
-def _volley_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+def _volley_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outcome:
     state = outcome.result["volley"]
     game = outcome.result.get("game")
     faces = list(state["faces"])
@@ -953,7 +953,7 @@ def game_odds(bonus: int, volleys: int) -> dict[str, Any]:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
     if p["volley"]:
         game = _new_game(roll)
@@ -971,7 +971,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
 
 
 @hookimpl
-def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource) -> Outcome:
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outcome:
     """A decision after the dice: ``buy_<n>`` (n augmentations bought with bonbonus) or
     ``keep``; then, after a lost ``contest``, ``save_<n>`` (n reserve points kept at 1 BB+
     each) or ``none``."""

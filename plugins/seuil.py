@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource
+from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import add, die, negate, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
@@ -261,7 +261,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = effective(roll)
     count, fixed = SCORE_DICE[p["level"]]
     faces = dice.roll_many(count, 10, role="score")

@@ -727,7 +727,7 @@ class TableCore:
         client = ((event or {}).get("proof") or {}).get("client") or (
             member.client_seed if member is not None and member.client_seed
             else new_client_seed())
-        source = ProvableDice(leaf_key(epoch.seed, position), client, position)
+        source = ProvableDice(epoch.leaf(position), client, position)
         source.proof = {"epoch": epoch.number, "commitment": epoch.commitment,
                         "position": position, "client": client}
         return source
@@ -1228,9 +1228,15 @@ class TableCore:
         return odds_message(roll.ruleset, roll.params, odds, request.id)
 
     @staticmethod
-    def replayed(member: Member, event: dict[str, Any]) -> dict[str, Any] | None:
-        """A journal event resent to a resuming member, as they may see it."""
-        return view(event, member)
+    def replayed(member: Member, event: dict[str, Any],
+                 table: Table | None = None) -> dict[str, Any] | None:
+        """A journal event resent to a resuming member, as they may see it: once its
+        epoch is revealed, an outcome carries its key and path as ``history`` gives them
+        (:meth:`with_key`; ``table``: the member's)."""
+        message = view(event, member)
+        if message is not None and table is not None and "proof" in message:
+            message = TableCore.with_key(table, message)
+        return message
 
     def plugins(self, request: PluginsRequest) -> dict[str, Any]:
         return plugins_message(self.catalogue.status(), request.id)

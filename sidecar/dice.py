@@ -1,24 +1,25 @@
 """Where dice faces come from.
 
-Rulesets draw every face through a :class:`DiceSource`, in their documented consumption
-order. Four sources: :class:`SecureDice` (OS randomness), :class:`ProvableDice` (derived
-from a committed epoch seed, checkable after its reveal: :mod:`sidecar.provable`),
-:class:`ManualDice` (physical dice entered by a person, validated) and :class:`SeededDice`
-(reproducible, for tests). Plugins get one of them as ``dice`` and cannot tell which.
-Every source records what was drawn in ``rolled``, which becomes the outcome's ``dice``.
+Rulesets draw every face through the :class:`Dice` they get as ``dice``, in their
+documented consumption order. Behind it, one of four sources (:class:`DiceSource`):
+:class:`SecureDice` (OS randomness), :class:`ProvableDice` (derived from a committed epoch
+seed, checkable after its reveal: :mod:`sidecar.provable`), :class:`ManualDice` (physical
+dice entered by a person, validated) and :class:`SeededDice` (reproducible, for tests).
+Plugins cannot tell which: every source reaches them as the same :class:`Dice` class,
+with the same public attributes. Every source records what was drawn in ``rolled``,
+which becomes the outcome's ``dice``.
 """
 
 from __future__ import annotations
 
 import functools
-import hmac
 import os
 import random
 import struct
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError
-from sidecar.provable import block_prefix
+from sidecar.provable import Keyed, block_prefix, hmac_once
 
 #: Most dice one roll may draw (a runaway ruleset or parameter is refused, not served).
 MAX_DRAWS = 500
@@ -27,10 +28,16 @@ MAX_SIDES = 1000
 
 
 class DiceSource:
-    """Base class: hands out faces and records each draw in ``rolled``."""
+    """Base class of the sources: hands out faces and records each draw in ``rolled``.
+    The server's own: hooks get a source wrapped in a :class:`Dice`."""
 
     def __init__(self) -> None:
         self.rolled: list[dict[str, Any]] = []
+
+    @property
+    def unused(self) -> int:
+        """Faces given ahead of the draws and not drawn yet (only physical dice have any)."""
+        return 0
 
     def _face(self, sides: int) -> int:
         raise NotImplementedError
@@ -154,14 +161,21 @@ class ProvableDice(SecureDice):
     position (the derivation of :mod:`sidecar.provable`), so that anyone given the leaf
     key recomputes them.
 
-    Built like :class:`SecureDice`: one pool per die size, refilled a 32-byte HMAC block
-    at a time and turned into faces in bulk (the same rejection sampling), kept reversed so
-    that ``pop()`` hands them out in stream order.
+    Built like :class:`SecureDice`: one pool per die size, turned into faces in bulk (the
+    same rejection sampling), kept reversed so that ``pop()`` hands them out in stream
+    order. A die size's first refill is one HMAC block (most rolls need no more); later
+    ones make 2, 4, then 8 blocks at once from the key's HMAC states, hashed once
+    (:class:`~sidecar.provable.Keyed`).
     """
 
+    #: Most HMAC blocks one refill makes (256 bytes).
+    BLOCKS = 8
+
     def __init__(self, key: bytes, client: str, position: int) -> None:
-        super().__init__({})
+        self.rolled: list[dict[str, Any]] = []  # (DiceSource.__init__, without the call)
+        self.pools: dict[int, list[int]] = {}
         self._key = key
+        self._keyed: Keyed | None = None
         self._prefix = block_prefix(client, position)
         #: What the roll's proof says of it (epoch, commitment, position, client seed).
         self.proof: dict[str, Any] = {}
@@ -170,17 +184,26 @@ class ProvableDice(SecureDice):
 
     def _refill(self, sides: int) -> list[int]:  # type: ignore[override]
         j = self._blocks.get(sides, 0)
-        self._blocks[sides] = j + 1
-        block = hmac.digest(self._key, self._prefix + sides.to_bytes(4, "big")
-                            + j.to_bytes(4, "big"), "sha256")
+        prefix = self._prefix + sides.to_bytes(4, "big")
+        if j == 0:
+            count = 1
+            data = hmac_once(self._key, prefix + b"\x00\x00\x00\x00")
+        else:
+            count = min(j, self.BLOCKS)
+            keyed = self._keyed
+            if keyed is None:
+                keyed = self._keyed = Keyed(self._key)
+            data = keyed.digests(prefix, j, count)
+        self._blocks[sides] = j + count
         if sides < 256:
             rejected, table = _byte_tables(sides)
-            faces = list(block.translate(table, rejected))
+            faces = list(data.translate(table, rejected))
         elif sides == 256:
-            faces = [b + 1 for b in block]
+            faces = [b + 1 for b in data]
         else:
             limit = 65536 - 65536 % sides
-            faces = [w % sides + 1 for w in struct.unpack(">16H", block) if w < limit]
+            faces = [w % sides + 1 for w in struct.unpack(f">{16 * count}H", data)
+                     if w < limit]
         faces.reverse()
         return faces
 
@@ -192,7 +215,7 @@ class ProvableDice(SecureDice):
             return DiceSource.roll_many(self, count, sides, **info)  # (its checks)
         pool = self.pools.get(sides)
         if pool is None:
-            pool = self.pools[sides] = []
+            pool = self.pools[sides] = self._refill(sides)
         while len(pool) < count:
             pool[:0] = self._refill(sides)
         faces = pool[-count:]
@@ -201,6 +224,45 @@ class ProvableDice(SecureDice):
         self.rolled += ([{"sides": sides, "face": face, **info} for face in faces] if info
                         else [{"sides": sides, "face": face} for face in faces])
         return faces
+
+
+class Dice:
+    """The ``dice`` every hook gets, whatever source is behind it.
+
+    ``roll(sides, **info)`` draws one face, ``roll_many(count, sides, **info)`` several,
+    ``rolled`` lists every die drawn so far (``{"sides", "face", **info}``, in order) and
+    ``unused`` says how many faces a person entered ahead that the roll has not drawn yet
+    (physical dice typed up front; ``0`` otherwise — what ``roll.manual`` already says).
+    The source (OS randomness, verifiable dice, physical dice, seeded test dice) is
+    private: the class, its attributes and its ``repr`` are the same for all of them, so
+    a ruleset cannot tell or choose where its faces come from.
+    """
+
+    __slots__ = ("_source",)
+
+    def __init__(self, source: DiceSource) -> None:
+        self._source = source
+
+    def roll(self, sides: int, **info: Any) -> int:
+        """Draw one die with ``sides`` faces; ``info`` is kept with it (e.g. ``role="twin"``)."""
+        return self._source.roll(sides, **info)
+
+    def roll_many(self, count: int, sides: int, **info: Any) -> list[int]:
+        """Draw ``count`` dice of ``sides`` faces, in order."""
+        return self._source.roll_many(count, sides, **info)
+
+    @property
+    def rolled(self) -> list[dict[str, Any]]:
+        """Every die drawn so far, in order (the list the outcome's ``dice`` default to)."""
+        return self._source.rolled
+
+    @property
+    def unused(self) -> int:
+        """Faces entered ahead of the draws and not drawn yet (physical dice only)."""
+        return self._source.unused
+
+    def __repr__(self) -> str:
+        return f"<Dice: {len(self._source.rolled)} drawn>"
 
 
 class SeededDice(DiceSource):

@@ -80,7 +80,7 @@ from typing import TYPE_CHECKING, Any
 from sidecar.markers import hookspec
 
 if TYPE_CHECKING:
-    from sidecar.dice import DiceSource
+    from sidecar.dice import Dice
     from sidecar.model import Outcome, Roll
 
 #: The version of the hooks below (``major.minor``): see "Versions and deprecations".
@@ -152,7 +152,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
 
 
 @hookspec(firstresult=True)
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | None:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
     """Resolve a roll of a ruleset this plugin provides, drawing every face from ``dice``.
 
     Called on the ruleset's owner only (the plugin whose :func:`sidecar_rulesets` lists
@@ -160,10 +160,13 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | 
 
     :param roll: the roll, after the extensions' :func:`sidecar_modify_roll`;
         ``roll.params`` is validated with defaults filled in.
-    :param dice: where faces come from: ``dice.roll(sides)`` returns one face and
-        ``dice.roll_many(count, sides)`` several. It is the secure random source, or the
-        faces the player entered (physical dice), in the order drawn — so always draw in
-        the ruleset's documented consumption order.
+    :param dice: where faces come from (a :class:`~sidecar.dice.Dice`):
+        ``dice.roll(sides)`` returns one face, ``dice.roll_many(count, sides)`` several,
+        ``dice.rolled`` lists those drawn. Behind it: the secure random source, the
+        verifiable dice (``--dice provable``) or the faces a person entered (physical dice,
+        in the order drawn; ``dice.unused`` counts those not drawn yet) — the same class
+        for all, so a plugin cannot tell which. Always draw in the ruleset's documented
+        consumption order.
     :return: an :class:`~sidecar.model.Outcome`, or a map with at least ``result``
         (``success``, ``margin``, ``kind``, ``label``) — ``dice`` defaults to every die
         drawn, ``notes`` to ``[]``; ``spend`` (a roll as a character) what it takes from
@@ -180,7 +183,7 @@ def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | 
 
 
 @hookspec(firstresult=True)
-def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: DiceSource
+def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice
                   ) -> Outcome | dict[str, Any] | None:
     """Resolve a decision taken after the dice: ``choice`` among the ``choices`` an
     outcome of this plugin's ruleset offered (an *open roll*).

@@ -23,7 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidecar.dice import DiceExhausted, DiceSource, ManualDice, SecureDice, describe_dice
+from sidecar.dice import (
+    Dice,
+    DiceExhausted,
+    DiceSource,
+    ManualDice,
+    SecureDice,
+    describe_dice,
+)
 from sidecar.guard import (
     LOCALES,
     Guard,
@@ -167,7 +174,8 @@ class RollPipeline:
     ) -> None:
         self.host = host
         #: Where faces come from; by default :class:`SecureDice`, with one set of pools
-        #: for the trusted rulesets resolved on this pipeline's thread.
+        #: for the trusted rulesets resolved on this pipeline's thread. Whatever the
+        #: source, hooks get it wrapped in a :class:`~sidecar.dice.Dice`.
         self.dice_factory = dice_factory
         self.on_failure = on_failure
         self._pools: dict[int, list[int]] = {}
@@ -412,7 +420,8 @@ class RollPipeline:
         source: DiceSource = (ManualDice(dice) if dice is not None
                               else self._dice(impl.info.trusted))
         try:
-            raw, guard = await self._call_owner(impl, roll, states.of(owner), (source,))
+            raw, guard = await self._call_owner(impl, roll, states.of(owner),
+                                                (Dice(source),))
         except ProtocolError:
             raise
         except DiceExhausted:
@@ -439,7 +448,7 @@ class RollPipeline:
         # Replay with the missing faces padded to learn the whole sequence of dice.
         probe = ManualDice(faces, pad=True)
         try:
-            await self._call_owner(impl, copy_roll(roll, {}), {}, (probe,))
+            await self._call_owner(impl, copy_roll(roll, {}), {}, (Dice(probe),))
             wanted = f"{len(probe.rolled)} ({describe_dice(probe.rolled)})"
         except Exception:
             wanted = f"more than {len(faces)}"
@@ -630,8 +639,9 @@ class RollPipeline:
             source = SecureDice(self._pools)
         roll.state = states.of(owner.plugin)
         try:
-            raw = (owner.function(roll, source) if owner.positions is None
-                   else owner.function(*owner.pick((roll, source))))
+            facade = Dice(source)  # (plugins never see which source is behind it)
+            raw = (owner.function(roll, facade) if owner.positions is None
+                   else owner.function(*owner.pick((roll, facade))))
         except (ProtocolError, DiceExhausted):
             raise
         except BaseException as exc:  # a plugin can never stop the server
@@ -699,7 +709,7 @@ class RollPipeline:
                               else self._dice(impl.info.trusted))
         try:
             raw, guard = await self._call_owner(impl, roll, states.of(owner),
-                                                (copy_outcome(outcome), choice, source))
+                                                (copy_outcome(outcome), choice, Dice(source)))
         except ProtocolError:
             raise
         except DiceExhausted:

@@ -33,7 +33,7 @@ import functools
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Positions (rolls) per epoch: a tree of 2^12 leaves (building it takes milliseconds).
@@ -72,6 +72,64 @@ def new_client_seed() -> str:
 def leaf_key(seed: bytes, position: int) -> bytes:
     """The key of position ``position`` of the epoch of ``seed``."""
     return hmac.digest(seed, LEAF_LABEL + position.to_bytes(4, "big"), "sha256")
+
+
+_INNER = bytes(b ^ 0x36 for b in range(256))
+_OUTER = bytes(b ^ 0x5C for b in range(256))
+
+try:  # CPython's own SHA-256 (3.12+: _sha2): a few hashes per roll, amid the server's
+    # other work, cost less through it than through OpenSSL's generic dispatch.
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found]
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef]
+    except ImportError:
+        _sha256 = hashlib.sha256  # type: ignore[assignment]
+
+
+def hmac_once(key: bytes, message: bytes) -> bytes:
+    """``hmac.digest(key, message, "sha256")`` for a key of at most 64 bytes, written out
+    (RFC 2104) on :data:`_sha256`: one roll's first block."""
+    padded = key.ljust(64, b"\x00")
+    inner = _sha256(padded.translate(_INNER) + message).digest()
+    return _sha256(padded.translate(_OUTER) + inner).digest()
+
+
+class Keyed:
+    """HMAC-SHA256 under one key, for many messages: the key's two padded blocks
+    (RFC 2104) are hashed once, and each message costs two copies of those states and
+    two short updates — about half of ``hmac.digest``, which pads and hashes the key
+    again at every call. The same function: ``Keyed(k).digest(m) == hmac.digest(k, m,
+    "sha256")``."""
+
+    __slots__ = ("inner", "outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > 64:  # (HMAC hashes a key longer than the block first)
+            key = hashlib.sha256(key).digest()
+        padded = key.ljust(64, b"\x00")
+        self.inner = _sha256(padded.translate(_INNER))
+        self.outer = _sha256(padded.translate(_OUTER))
+
+    def digest(self, message: bytes) -> bytes:
+        inner = self.inner.copy()
+        inner.update(message)
+        outer = self.outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
+
+    def digests(self, prefix: bytes, first: int, count: int) -> bytes:
+        """``digest(prefix || u32be(j))`` for ``j`` from ``first``, ``count`` of them,
+        end to end (one roll's blocks of one die size, made in one loop)."""
+        inner, outer = self.inner, self.outer
+        out = []
+        for j in range(first, first + count):
+            i = inner.copy()
+            i.update(prefix + j.to_bytes(4, "big"))
+            o = outer.copy()
+            o.update(i.digest())
+            out.append(o.digest())
+        return b"".join(out)
 
 
 def leaf_hash(key: bytes) -> bytes:
@@ -139,7 +197,8 @@ class Tree:
 def tree(seed: bytes) -> Tree:
     """The tree of the epoch of ``seed`` (a few epochs kept: reveals and histories ask
     for paths more than once)."""
-    level = [leaf_hash(leaf_key(seed, p)) for p in range(LEAVES)]
+    keyed = Keyed(seed)
+    level = [leaf_hash(keyed.digest(LEAF_LABEL + p.to_bytes(4, "big"))) for p in range(LEAVES)]
     levels = [level]
     while len(level) > 1:
         level = [node_hash(level[i], level[i + 1]) for i in range(0, len(level), 2)]
@@ -169,11 +228,20 @@ class Epoch:
     seed: bytes
     commitment: str
     base: int
+    _keyed: Keyed | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def fresh(cls, number: int, base: int) -> Epoch:
         seed = new_seed()
         return cls(number, seed, tree(seed).root, base)
+
+    def leaf(self, position: int) -> bytes:
+        """The leaf key of ``position``: :func:`leaf_key`, from the seed's HMAC states kept
+        with the epoch (a roll's key then costs two hash copies, not a whole HMAC)."""
+        keyed = self._keyed
+        if keyed is None:
+            keyed = self._keyed = Keyed(self.seed)
+        return keyed.digest(LEAF_LABEL + position.to_bytes(4, "big"))
 
     def position(self, seq: int) -> int:
         """The position of the event of ``seq`` (``LEAVES`` or more: past the epoch's end)."""

@@ -636,7 +636,7 @@ class SidecarServer:
             if not page:
                 break
             for event in page:
-                message = self.core.replayed(member, event)
+                message = self.core.replayed(member, event, table)
                 if message is not None:
                     # At the client's pace: live events wait in ``held`` (bounded in bytes).
                     await session.outbox.room()

@@ -9,6 +9,7 @@ deterministic)."""
 from __future__ import annotations
 
 import collections
+import hmac
 import importlib.util
 import math
 from pathlib import Path
@@ -16,7 +17,16 @@ from pathlib import Path
 import pytest
 
 from sidecar.dice import MAX_DRAWS, ProvableDice
-from sidecar.provable import LEAVES, Epoch, faces_of, leaf_key, root_from_path, tree
+from sidecar.provable import (
+    LEAVES,
+    Epoch,
+    Keyed,
+    faces_of,
+    hmac_once,
+    leaf_key,
+    root_from_path,
+    tree,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,6 +56,22 @@ def test_fast_source_reference_and_standalone_agree() -> None:
         assert bulk == faces_of(key, "client-1", position, [6] * MAX_DRAWS)
     assert standalone.merkle_root(seed) == tree(seed).root
     assert standalone.DEPTH == (LEAVES - 1).bit_length()
+
+
+def test_kept_hmac_states_are_hmac() -> None:
+    """The server's HMAC from kept key states (leaf keys, later blocks) is HMAC-SHA256."""
+    for length in (0, 1, 32, 63, 64, 65, 200):
+        key = bytes(range(length % 256))[:length] or b""
+        keyed = Keyed(key)
+        for message in (b"", b"sidecar-leaf\x00\x00\x00\x07", bytes(100)):
+            assert keyed.digest(message) == hmac.digest(key, message, "sha256")
+            if length <= 64:
+                assert hmac_once(key, message) == hmac.digest(key, message, "sha256")
+        assert keyed.digests(b"p", 3, 2) == b"".join(
+            hmac.digest(key, b"p" + j.to_bytes(4, "big"), "sha256") for j in (3, 4))
+    epoch = Epoch.fresh(1, base=0)
+    assert [epoch.leaf(p) for p in (0, 7, LEAVES - 1)] == [
+        leaf_key(epoch.seed, p) for p in (0, 7, LEAVES - 1)]
 
 
 def test_every_leaf_has_a_path_to_the_commitment() -> None:
