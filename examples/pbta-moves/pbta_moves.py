@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar import hookimpl
-from sidecar.dice import DiceSource
+from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import odds_reply, sum_of
 
@@ -75,7 +75,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
 
 
 @hookimpl
-def sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome:
+def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
     faces = dice.roll_many(2, 6)
     modifier = p["stat"] + p["forward"]
