@@ -30,7 +30,7 @@ def test_every_hook_has_its_entry_with_its_signature():
     section = docgen.current(GUIDE.read_text(encoding="utf-8"))
     for hook in HOOK_NAMES:
         assert f"### `{hook}`" in section
-    assert "sidecar_resolve(roll: Roll, dice: DiceSource) -> Outcome | dict[str, Any] | None" \
+    assert "sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None" \
         in section
     assert "- **`dice`**: where faces come from" in section      # a :param:, as an item
     assert "*`firstresult`: the first answer wins.*" in section
