@@ -20,6 +20,7 @@ from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.live_server import LiveServer
 from tests.test_web_table import TIMEOUT_MS
 from tests.test_web_table import browser as browser  # the fixture
+from tests.web_checks import axe_violations
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +103,8 @@ def test_a_players_page_verifies_its_rolls_and_learns_nothing_of_a_blind_one(
         arg=gm_blind)
     gm_verified = gm.state("verified")
     assert all(gm_verified[str(seq)] for seq in (public, secret, blind, gm_blind, gm_public))
+    # The marks and the GM's epoch panel pass axe like every other state of the page.
+    assert axe_violations(player) == [] and axe_violations(gm) == []
     # Nothing of the blind rolls reached the player: no seed, no key of theirs, no faces.
     reveal = next(m for m in gm.received() if m.get("type") == "epoch"
                   and m.get("op") == "reveal")
