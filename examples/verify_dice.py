@@ -82,7 +82,9 @@ def events(path):
                 if message.get("type") == "history":
                     for event in message["events"]:
                         yield event, True
-                elif message.get("type") in ("welcome", "epoch", "outcome"):
+                # Every journaled event (it has a seq) takes its place in the epoch:
+                # seats, sheets, asks... count as much as rolls.
+                elif message.get("type") == "welcome" or isinstance(message.get("seq"), int):
                     yield message, False
 
 
@@ -174,11 +176,17 @@ def main():
         return 2
     try:
         checked, waiting = check(sys.argv[1])
+    except OSError as exc:
+        print(f"cannot read {sys.argv[1]}: {exc.strerror}")
+        return 2
     except Bad as bad:
         print(f"FAILED: {bad}")
         return 1
     except (KeyError, TypeError, ValueError) as exc:
         print(f"FAILED: malformed file ({exc!r})")
+        return 1
+    if not checked and not waiting:
+        print("FAILED: no verifiable roll in this file")
         return 1
     print(f"{checked} rolls checked" + (f", {waiting} wait for a reveal" if waiting else ""))
     return 3 if waiting else 0

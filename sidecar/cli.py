@@ -1663,6 +1663,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         except (KeyError, TypeError, ValueError) as exc:
             print(f"FAILED: malformed proof ({type(exc).__name__}: {exc})", flush=True)
             return EXIT_ERROR
+    if not (report.checked or report.waiting or report.manual):
+        # An empty or unrelated file must not look like a clean one.
+        print("FAILED: aucun jet à vérifier dans ce fichier / no roll to verify in this file "
+              "(sidecar export --table T, or a client's log saved with --json)", flush=True)
+        return EXIT_ERROR
     epochs = ", ".join(str(n) for n in sorted(report.epochs)) or "none"
     print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
           f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")

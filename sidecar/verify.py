@@ -54,7 +54,9 @@ PAGE = "_from_history"
 
 def events_of(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """The events of a JSON Lines file: one event (or message) per line; a ``history``
-    page stands for its events; other messages (presence, errors…) are skipped."""
+    page stands for its events. Every journaled event (one with a ``seq``: seats, sheets,
+    asks… too) is kept, since each takes its place in the epoch's positions; messages
+    without one (presence, errors…) are skipped."""
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -67,7 +69,7 @@ def events_of(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         if message.get("type") == "history":
             for event in message.get("events", []):
                 yield {**event, PAGE: True}
-        elif message.get("type") in ("welcome", "epoch", "outcome"):
+        elif message.get("type") == "welcome" or isinstance(message.get("seq"), int):
             yield message
 
 

@@ -31,6 +31,10 @@ async def _play(db: str, *, end: bool = True) -> dict[str, Any]:
         gm_welcome = await gm.join(name="MJ", role="gm", client_seed="gm-seed-1")
         welcome = await player.join(name="Aengus", client_seed="aengus-seed")
         public = await player.roll("bloodlust", {"pool": 4})
+        # Events that are not rolls take their places in the epoch too (a seat, a sheet).
+        await gm.request({"type": "seat", "id": "s", "op": "add", "name": "Léa"})
+        await gm.request({"type": "sheet", "id": "c", "op": "set", "character": "Brann",
+                          "ruleset": "bloodlust", "owner": None, "values": {}})
         secret = await player.roll("bloodlust", {"pool": 3}, mode="gm")
         blind = await player.roll("bloodlust", {"pool": 5}, mode="blind")
         gm_self = await gm.roll("bloodlust", {"pool": 2}, mode="self")
@@ -124,6 +128,20 @@ def test_players_get_keys_of_what_they_saw_never_the_seed(played: dict[str, Any]
     assert report.checked == 2 and not report.waiting
 
 
+def test_an_empty_or_unrelated_file_is_not_a_clean_one(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    presence = tmp_path / "presence.jsonl"
+    presence.write_text('{"type": "presence", "members": []}\n')
+    for path in (empty, presence):
+        done = _verify(path)
+        assert done.returncode == 1 and "no roll to verify" in done.stdout, done.stdout
+        standalone = _standalone(path)
+        assert standalone.returncode == 1 and "no verifiable roll" in standalone.stdout
+    missing = _standalone(tmp_path / "nothere.jsonl")
+    assert missing.returncode == 2 and "Traceback" not in missing.stdout + missing.stderr
+
+
 def test_export_verifies(played: dict[str, Any]) -> None:
     done = _verify(played["export"])
     assert done.returncode == 0, done.stdout + done.stderr
@@ -163,10 +181,10 @@ def _client_seed(events: list[dict[str, Any]]) -> int:
 
 
 def _reordered(events: list[dict[str, Any]]) -> int:
-    rolls = [i for i, e in enumerate(events) if e["type"] == "outcome"]
-    i, j = rolls[0], rolls[1]
-    events[i], events[j] = events[j], events[i]
-    return events[j]["seq"]
+    # The first roll and the line after it swapped: that roll comes out of order.
+    i = next(i for i, e in enumerate(events) if e["type"] == "outcome")
+    events[i], events[i + 1] = events[i + 1], events[i]
+    return events[i + 1]["seq"]
 
 
 def _skipped_position(events: list[dict[str, Any]]) -> int:
