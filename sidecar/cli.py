@@ -65,7 +65,11 @@ def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[
     params: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise ValueError(f"expected key=value, got '{pair}'")
+            required = [k for k, spec in (schema or {}).items()
+                        if isinstance(spec, dict) and spec.get("required")]
+            hint = (f" (« {required[0]}={pair} » ?)" if len(required) == 1 else "")
+            raise ValueError(f"attendu clé=valeur / expected key=value, reçu / got "
+                             f"'{pair}'{hint}")
         key, value = pair.split("=", 1)
         params[key.strip()] = coerce_value(value, (schema or {}).get(key.strip()))
     return params
@@ -473,8 +477,13 @@ def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
 def plugin_load_failure(exc: Exception) -> str:
     """A plugin load error as one line (a plugin's own message may hold newlines),
     French then English like the rest of the command line."""
-    return ("sidecar: impossible de charger les plugins / cannot load plugins: "
+    line = ("sidecar: impossible de charger les plugins / cannot load plugins: "
             + " ".join(str(exc).split()))
+    plugin = getattr(exc, "plugin", None)
+    if plugin:
+        # One broken plugin need not stop the table: say how to leave it out.
+        line += (f" — pour servir sans lui / to serve without it: --disable {plugin}")
+    return line
 
 
 async def _serve(config: ServerConfig, table: str) -> int:
@@ -595,7 +604,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_failed_hellos=args.max_failed_hellos,
         ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile)
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
-        print("sidecar: TLS needs both --ssl-certfile and --ssl-keyfile", file=sys.stderr)
+        print("sidecar: le TLS demande --ssl-certfile et --ssl-keyfile / TLS needs both "
+              "--ssl-certfile and --ssl-keyfile", file=sys.stderr)
         return EXIT_USAGE
     _dice_options(config, args)
     # Unset tokens keep the random ones ServerConfig made.
@@ -762,10 +772,12 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
         print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
-        print(f"sidecar: cannot connect to {url}: {exc}", file=sys.stderr)
+        print(f"sidecar: connexion impossible / cannot connect to {url}: {exc}"
+              + tls_hint(url, exc), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     except WebSocketException as exc:  # something answers there, but not a sidecar
-        print(f"sidecar: cannot connect to {url}: {handshake_problem(exc)}", file=sys.stderr)
+        print(f"sidecar: connexion impossible / cannot connect to {url}: "
+              f"{handshake_problem(exc)}" + tls_hint(url, exc), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     try:
         yield client, welcome
@@ -815,11 +827,27 @@ def _run(command: Any) -> int:
         return exit_.code
 
 
+def tls_hint(url: str, exc: BaseException) -> str:
+    """What to try when a connection failed over (or for want of) TLS."""
+    text = str(exc)
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        return (" — certificat non reconnu : SSL_CERT_FILE=cert.pem sidecar … (docs/DEPLOY.md)"
+                " / untrusted certificate: SSL_CERT_FILE=cert.pem sidecar …")
+    if url.startswith("ws://") and "valid HTTP response" in text:
+        return (" — serveur en TLS ? essayez / a TLS server? try "
+                + url.replace("ws://", "wss://", 1))
+    return ""
+
+
 def parse_dice(text: str | None) -> list[int] | None:
     """``--dice 3,5,6`` (or spaces) → ``[3, 5, 6]``; ``None`` when not given."""
     if text is None:
         return None
-    return [int(x) for x in text.replace(" ", ",").split(",") if x]
+    faces = [x for x in text.replace(" ", ",").split(",") if x]
+    if not all(x.isdigit() for x in faces):
+        raise ValueError(f"--dice {text!r}: des faces séparées par des virgules, ex. 3,5,6 / "
+                         "faces separated by commas, e.g. 3,5,6")
+    return [int(x) for x in faces]
 
 
 async def _roll(args: argparse.Namespace) -> int:
@@ -1618,8 +1646,10 @@ def cmd_new_plugin(args: argparse.Namespace) -> int:
     print(f"{kind} '{scaffold.module_name(args.name)}' written to {directory}/:")
     for path in written:
         print(f"  {path.relative_to(directory)}")
-    print(f"next / ensuite:\n  cd {directory}\n  pip install -e .   # into the server's "
-          "environment\n  pytest\n  sidecar plugins   # lists it; restart `sidecar serve`")
+    print(f"ensuite / next:\n  cd {directory}\n  pip install -e '.[test]'   # dans "
+          "l'environnement du serveur / into the server's environment\n"
+          "  python -m pytest\n  sidecar plugins   # le liste / lists it; relancez / restart "
+          "`sidecar serve`")
     return EXIT_OK
 
 

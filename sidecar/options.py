@@ -170,10 +170,15 @@ def parse_option(text: str, described: dict[str, dict[str, Any]],
     value = raw.strip()
     if value.startswith(("{", "[", '"')) or (description is None and value not in YES + NO):
         try:
-            options[name] = json.loads(value)
+            whole = json.loads(value)
         except json.JSONDecodeError:
             raise ValueError(f"--option {name}: not JSON ({value[:40]!r}); write "
                              f"{name}.key=value, {name}={{json}} or {name}=yes") from None
+        if isinstance(whole, dict) and isinstance(options.get(name), dict):
+            # After ext.key=value options: the JSON adds its keys, in either order.
+            options[name].update(whole)
+        else:
+            options[name] = whole
     elif value.lower() in YES:
         options.setdefault(name, {})
     elif value.lower() in NO:

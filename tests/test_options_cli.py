@@ -89,3 +89,16 @@ def test_serve_refuses_an_unusable_option_description_naming_the_plugin(tmp_path
     assert "option 'feint', key 'cost': the cost of a bool is an integer" in served.stderr
     listed = sidecar("plugins", "--plugins-dir", str(tmp_path))
     assert listed.returncode != 0 and "plugin 'broken'" in listed.stderr
+
+
+def test_dotted_keys_and_a_json_object_merge_in_either_order():
+    """``--option combat.options=viser --option 'combat={"zone":"bras"}'`` once dropped
+    the Viser the first option asked for."""
+    from sidecar.options import parse_options
+    from sidecar.plugins import default_host
+
+    described = default_host().option_descriptions()
+    for texts in (["combat.options=viser", 'combat={"zone": "bras"}'],
+                  ['combat={"zone": "bras"}', "combat.options=viser"]):
+        assert parse_options(texts, described) == {
+            "combat": {"options": ["viser"], "zone": "bras"}}, texts
