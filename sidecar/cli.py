@@ -721,6 +721,22 @@ def server_url(text: str) -> str:
     return urlunsplit((scheme, parts.netloc, path, "", ""))
 
 
+def link_details(text: str) -> dict[str, str]:
+    """What a page link given as ``--url`` says of the table and who joins: ``table``,
+    ``token``, ``role``, ``name`` from its query, and a seat's ``#token=…``."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(text.strip())
+    found = {key: values[-1] for key, values in parse_qs(parts.query).items()
+             if key in ("table", "token", "role", "name") and values}
+    fragment = parse_qs(parts.fragment)
+    if fragment.get("token"):
+        found["token"] = fragment["token"][-1]
+    if found.get("role") not in (None, *ROLES):
+        found.pop("role")
+    return found
+
+
 class CliExit(Exception):
     """Ends a command with an exit code (the message is already printed)."""
 
@@ -742,6 +758,15 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     role = role or args.role
     # Observers need no token, but one lets them open a table nobody has opened yet.
     token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
+    table = args.table
+    link = link_details(args.url)
+    if link.get("table") and table == "demo":  # (the default: the link's table instead)
+        table = link["table"]
+    if token is None and link.get("token"):
+        # A link pasted whole (serve's lines, a seat's link) says who joins with its token.
+        token = link["token"]
+        role = link.get("role") or ("player" if role in (None, "observer") else role)
+        name = name or link.get("name")
     inferred = role is None  # watch, history: the role follows the token (_token_role)
     role = _token_role(token) if inferred else role
     try:
@@ -751,7 +776,7 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
         raise CliExit(EXIT_CONNECT) from None
 
     def client_as(member: str) -> Any:
-        return SidecarClient(url, table=args.table, name=member, role=role,
+        return SidecarClient(url, table=table, name=member, role=role,
                              token=token, locale=getattr(args, "locale", "fr"),
                              binary=not getattr(args, "text_frames", False),
                              reconnect=reconnect)

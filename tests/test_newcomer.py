@@ -445,3 +445,25 @@ def test_the_gms_page_shows_the_join_link_and_its_qr_code(browser):
         gm = gm_page(browser, server.http, "local")
         gm.page.wait_for_selector("#gm-panel:not([hidden])")
         assert gm.page.query_selector("#gm-join") is None
+
+
+def test_a_pasted_page_link_joins_its_table_with_its_token_role_and_name():
+    """``--url`` given the link ``serve`` prints (or a seat's link) once ignored its table,
+    token, role and name: « token est obligatoire pour le rôle player »."""
+    with ServeProcess() as server:
+        page = server.url.replace("ws://", "http://").removesuffix("/ws") + "/"
+        player = sidecar("roll", "dice", "expr=1d6", "--json", "--url",
+                         f"{page}?table=soiree&token={PLAYER_TOKEN}")
+        assert player.returncode == 0, player.stderr
+        rolled = json.loads(player.stdout)
+        assert rolled["table"] == "soiree" and rolled["by"]["role"] == "player"
+        gm = sidecar("roll", "dice", "expr=1d6", "--json", "--url",
+                     f"{page}?table=soiree&role=gm&token={GM_TOKEN}")
+        assert gm.returncode == 0, gm.stderr
+        assert json.loads(gm.stdout)["by"]["role"] == "gm"
+        seat = _seat_token(["--url", server.url, "--table", "soiree", "--token", GM_TOKEN],
+                           "Léa")
+        as_seat = sidecar("roll", "dice", "expr=1d6", "--json", "--url",
+                          f"{page}?table=soiree&name=L%C3%A9a#token={seat}")
+        assert as_seat.returncode == 0, as_seat.stderr
+        assert json.loads(as_seat.stdout)["by"]["name"] == "Léa"
