@@ -381,9 +381,31 @@ def format_odds(odds: dict[str, Any], width: int = 30) -> str:
              "critical": "critique / critical"}
     lines = [f"P(réussite / success) = {odds['p_success'] * 100:.2f} %"]
     for kind, p in odds["kinds"].items():
+        if p == 0 and kind != "success":
+            continue  # (a kind this roll cannot give)
         bar = "█" * round(p * width)
         lines.append(f"  {names.get(kind, kind):<24} {p * 100:6.2f} % {bar}")
+    lines += format_distribution(odds.get("distribution"), width)
     return "\n".join(lines)
+
+
+def format_distribution(distribution: Any, width: int = 30, most: int = 40) -> list[str]:
+    """The distribution of a roll's values (``distribution.of``: e.g. its total), one line
+    a value; a long one as its range, mean and most likely values."""
+    if not isinstance(distribution, dict) or not distribution.get("values"):
+        return []
+    values = [(v, p) for v, p in distribution["values"] if isinstance(p, (int, float))]
+    of = distribution.get("of", "value")
+    lines = [f"  distribution ({of}) :"]
+    peak = max(p for _, p in values) or 1
+    shown = values
+    if len(values) > most:
+        mean = sum(v * p for v, p in values if isinstance(v, (int, float)))
+        lines.append(f"    {values[0][0]} … {values[-1][0]}, moyenne / mean {mean:.2f}")
+        shown = sorted(sorted(values, key=lambda vp: -vp[1])[:10])
+    for value, p in shown:
+        lines.append(f"    {value!s:>6}  {p * 100:6.2f} % {'█' * round(p / peak * width)}")
+    return lines
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -704,6 +726,9 @@ def server_url(text: str) -> str:
 
     text = text.strip()
     parts = urlsplit(text if "://" in text else f"ws://{text}")
+    if "://" not in text and parts.hostname and parts.port is None and not parts.path:
+        # A bare host: the sidecar's own port, not the web's 80.
+        parts = urlsplit(f"ws://{text}:{urlsplit(DEFAULT_URL).port}")
     page = parts.scheme.lower() in ("http", "https")
     scheme = {"http": "ws", "https": "wss"}.get(parts.scheme.lower(), parts.scheme.lower())
     try:

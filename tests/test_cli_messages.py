@@ -40,3 +40,25 @@ def test_a_broken_plugin_says_how_to_serve_without_it():
     line = plugin_load_failure(PluginLoadError("bad key", fr="clé fautive", plugin="tour"))
     assert line.endswith("--disable tour") and "\n" not in line
     assert "--disable" not in plugin_load_failure(PluginLoadError("no plugin named"))
+
+
+def test_a_bare_host_means_the_sidecars_port():
+    from sidecar.cli import DEFAULT_URL, server_url
+
+    port = DEFAULT_URL.rsplit(":", 1)[1].split("/")[0]
+    assert server_url("192.168.1.20") == f"ws://192.168.1.20:{port}/ws"
+    assert server_url("192.168.1.20:9000") == "ws://192.168.1.20:9000/ws"
+    assert server_url("http://192.168.1.20/") == "ws://192.168.1.20/ws"  # a page: as given
+
+
+def test_odds_show_the_distribution_of_totals_and_leave_out_impossible_kinds():
+    from sidecar.cli import format_odds
+
+    odds = {"p_success": 0.5, "kinds": {"botch": 0.0, "failure": 0.5, "success": 0.5},
+            "distribution": {"of": "total", "values": [[2, 0.25], [3, 0.5], [4, 0.25]]}}
+    shown = format_odds(odds)
+    assert "botch" not in shown and "distribution (total)" in shown
+    assert "     3   50.00 %" in shown
+    long = {"p_success": 1.0, "kinds": {"success": 1.0},
+            "distribution": {"of": "total", "values": [[v, 1 / 100] for v in range(100)]}}
+    assert "0 … 99, moyenne / mean 49.50" in format_odds(long)
