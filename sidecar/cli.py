@@ -12,6 +12,7 @@ import gc
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -806,7 +807,9 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
                              binary=not getattr(args, "text_frames", False),
                              reconnect=reconnect)
 
-    client = client_as(name or args.name)
+    # Without --name nor $USER (Windows, a service): "MJ" for a GM, "joueur" otherwise.
+    client = client_as(name or args.name or os.environ.get("USER")
+                       or ("MJ" if role == "gm" else "joueur"))
     try:
         try:
             welcome = await client.connect()
@@ -893,7 +896,7 @@ def parse_dice(text: str | None) -> list[int] | None:
     """``--dice 3,5,6`` (or spaces) → ``[3, 5, 6]``; ``None`` when not given."""
     if text is None:
         return None
-    faces = [x for x in text.replace(" ", ",").split(",") if x]
+    faces = [x for x in re.split(r"[\s,;]+", text) if x]
     if not all(x.isdigit() for x in faces):
         raise ValueError(f"--dice {text!r}: des faces séparées par des virgules, ex. 3,5,6 / "
                          "faces separated by commas, e.g. 3,5,6")
@@ -1391,8 +1394,8 @@ def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -
     parser.add_argument("--url", default=os.environ.get("SIDECAR_URL", DEFAULT_URL),
                         help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
     parser.add_argument("--table", default="demo", help="table name (default demo)")
-    parser.add_argument("--name", default=os.environ.get("USER", "joueur"),
-                        help="your display name (default $USER)")
+    parser.add_argument("--name", default=None,
+                        help="your display name (default $USER, else MJ for a GM, joueur)")
     parser.add_argument("--role", default=default_role, choices=ROLES,
                         help=f"default {default_role}" if default_role else
                         "default: player with --token, observer without")

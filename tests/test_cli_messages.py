@@ -62,3 +62,26 @@ def test_odds_show_the_distribution_of_totals_and_leave_out_impossible_kinds():
     long = {"p_success": 1.0, "kinds": {"success": 1.0},
             "distribution": {"of": "total", "values": [[v, 1 / 100] for v in range(100)]}}
     assert "0 … 99, moyenne / mean 49.50" in format_odds(long)
+
+
+def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur():
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers import GM_TOKEN, PLAYER_TOKEN
+    from tests.test_cli import ServeProcess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("USER", "SIDECAR_TOKEN")}
+    with ServeProcess() as server:
+        for role, token, name in (("gm", GM_TOKEN, "MJ"), ("player", PLAYER_TOKEN, "joueur")):
+            done = subprocess.run([sys.executable, "-m", "sidecar", "roll", "dice", "expr=1d6",
+                                   "--url", server.url, "--role", role, "--token", token,
+                                   "--json"], capture_output=True, text=True, env=env,
+                                  timeout=60)
+            assert done.returncode == 0, done.stderr
+            assert f'"name": "{name}"' in done.stdout
+
+
+def test_faces_typed_at_a_prompt_keep_their_newline():
+    assert parse_dice("5\n") == [5] and parse_dice(" 3;4 ,5 ") == [3, 4, 5]
