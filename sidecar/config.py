@@ -7,8 +7,12 @@ from dataclasses import dataclass, field
 
 
 def new_token() -> str:
-    """A fresh random token (about 96 bits), easy to paste."""
-    return secrets.token_urlsafe(12)
+    """A fresh random token (about 96 bits), easy to paste;
+    never starting with "-", which a command line would take for an option."""
+    while True:
+        token = secrets.token_urlsafe(12)
+        if not token.startswith("-"):
+            return token
 
 
 @dataclass

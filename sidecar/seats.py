@@ -25,8 +25,12 @@ MAX_SEATS = 200
 
 
 def new_token() -> str:
-    """A fresh seat token (32 random bytes, URL-safe text)."""
-    return secrets.token_urlsafe(32)
+    """A fresh seat token (32 random bytes, URL-safe text);
+    never starting with "-", which a command line would take for an option."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
 
 
 def token_hash(token: str) -> str:
