@@ -137,6 +137,7 @@ from sidecar import hookimpl
 from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import odds_reply, sum_of
+from sidecar.rules import heading
 
 __version__ = "0.1.0"
 
@@ -206,9 +207,10 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     faces = "+".join(str(die["face"]) for die in outcome.dice)
     bonus = roll.params["bonus"]
     against = "contre" if locale == "fr" else "vs"
-    head = f"{roll.label} : " if roll.label else ""
-    return (f"{head}{faces}{f'{bonus:+d}' if bonus else ''} = {r['total']} {against} "
-            f"{r['target']} → {r['label'][locale]}")
+    # "Aengus — Escalade : (4+2) +1 = 7 contre 7 → Réussite": who, what, dice, bonus apart.
+    dice = f"({faces}) {bonus:+d}" if bonus else faces
+    return (f"{heading(roll)}{dice} = {r['total']} {against} {r['target']} → "
+            f"{r['label'][locale]}")
 '''
 
 RULESET_TESTS = '''\
@@ -238,7 +240,7 @@ def test_a_total_against_the_target(faces, kind):
     assert outcome["result"]["kind"] == kind
     assert outcome["result"]["total"] == sum(faces)
     assert [die["face"] for die in outcome["dice"]] == faces
-    assert outcome["text"]["en"].startswith(f"{faces[0]}+{faces[1]} = {sum(faces)} vs 7")
+    assert f" — {faces[0]}+{faces[1]} = {sum(faces)} vs 7" in outcome["text"]["en"]
 
 
 def test_a_roll_without_a_target_is_refused():

@@ -166,7 +166,7 @@ def test_a_new_ruleset_installs_passes_its_tests_and_a_server_rolls_it(kit):
     assert listed["params"]["target"]["required"] is True
     assert outcome["type"] == "outcome" and outcome["result"]["total"] == 6
     assert outcome["result"]["kind"] == "failure" and outcome["text"] == (
-        "2+3+1 = 6 contre 7 → Échec")
+        "MJ — (2+3) +1 = 6 contre 7 → Échec")
 
 
 def test_a_new_extension_installs_and_passes_its_tests(kit):

@@ -21,6 +21,7 @@ from sidecar import hookimpl
 from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import odds_reply, sum_of
+from sidecar.rules import heading
 
 __version__ = "1.0.0"
 
@@ -100,6 +101,7 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     faces = "+".join(str(die["face"]) for die in outcome.dice)
-    modifier = f"{r['modifier']:+d}" if r["modifier"] else ""
-    head = f"{r['move'] or roll.label} : " if (r["move"] or roll.label) else ""
-    return f"{head}{faces}{modifier} = {r['total']} → {r['label'][locale]}"
+    dice = f"({faces}) {r['modifier']:+d}" if r["modifier"] else faces
+    move = f"{r['move']} : " if r["move"] and r["move"] != roll.label else ""
+    # "Aengus — Se défaire : (4+3) +1 = 8 → Réussite partielle": who, the move, the dice.
+    return f"{heading(roll)}{move}{dice} = {r['total']} → {r['label'][locale]}"

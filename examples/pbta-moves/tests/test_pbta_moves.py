@@ -43,8 +43,8 @@ def test_an_advanced_move_is_a_critical_from_12():
     params = {"stat": 2, "advanced": True, "move": "Défier le danger"}
     outcome = resolve(pbta_moves, RULESET, params, faces=[5, 5])
     assert outcome["result"]["kind"] == "critical"
-    assert outcome["text"]["fr"] == "Défier le danger : 5+5+2 = 12 → Réussite critique"
-    assert outcome["text"]["en"] == "Défier le danger : 5+5+2 = 12 → Critical success"
+    assert outcome["text"]["fr"].endswith(" — Défier le danger : (5+5) +2 = 12 → Réussite critique")
+    assert outcome["text"]["en"].endswith(" — Défier le danger : (5+5) +2 = 12 → Critical success")
     plain = resolve(pbta_moves, RULESET, {"stat": 2}, faces=[5, 5])
     assert plain["result"]["kind"] == "success"
 
@@ -96,8 +96,8 @@ def test_a_move_at_a_live_table(sidecar_client):
     seen = player.next_event()
     while seen.get("type") != "outcome":
         seen = player.next_event()
-    assert seen["seq"] == outcome["seq"] and seen["text"] == "Lire une situation : 3+5+1 = 9 "\
-        "→ Réussite partielle"
+    assert seen["seq"] == outcome["seq"] and seen["text"] == "MJ — Lire une situation : "\
+        "(3+5) +1 = 9 → Réussite partielle"
 
 
 def test_the_command_line_rolls_it_at_the_live_table(sidecar_server):
@@ -107,4 +107,4 @@ def test_the_command_line_rolls_it_at_the_live_table(sidecar_server):
          sidecar_server.gm_token, "--dice", "6,4", "--locale", "en"],
         capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "6+4+2 = 12 → Full success" in done.stdout
+    assert "(6+4) +2 = 12 → Full success" in done.stdout
