@@ -163,11 +163,14 @@ def test_on_a_desktop_rolling_leaves_the_form_where_it_is(browser: Any,
     page.page.set_viewport_size({"width": 1280, "height": 500})
     page.page.select_option("#ruleset", "oweens")
     page.fill_params({"dice": 2})
+    in_view = """() => { const box = document.getElementById('roll-button')
+        .getBoundingClientRect(); return box.top >= 0 && box.bottom <= window.innerHeight; }"""
     for count in (1, 2):
         page.page.locator("#roll-button").scroll_into_view_if_needed()
-        before = page.page.evaluate("() => window.scrollY")
         page.page.click("#roll-button")
         page.page.wait_for_function("n => window.sidecarTable.outcomes.length === n", arg=count)
         page.wait_for_entry(page.state(f"outcomes[{count - 1}].seq"))
-        assert page.page.evaluate("() => window.scrollY") == before
+        # (Not the exact scrollY: the odds panel above the button may change its height by
+        # a line as the form resets; what matters is that the button is still there.)
+        assert page.page.evaluate(in_view), "the page jumped away from the roll button"
     page.close()
