@@ -30,16 +30,18 @@ def sidecar(*args: str, timeout: float = 30, **kwargs) -> subprocess.CompletedPr
 
 
 class ServeProcess:
-    """``sidecar serve`` on a free loopback port, with its printed URL."""
+    """``sidecar serve`` on a free loopback port, with its printed URL. ``command``: how
+    ``sidecar`` is run (another environment's Python, for the plugin kit's test)."""
 
-    def __init__(self, *args: str) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    def __init__(self, *args: str, command: list[str] | None = None, cwd: Path = ROOT,
+                 env: dict[str, str] | None = None, timeout: float = 20) -> None:
+        env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
-            [*SIDECAR, "serve", "--port", "0", "--gm-token", GM_TOKEN,
+            [*(command or SIDECAR), "serve", "--port", "0", "--gm-token", GM_TOKEN,
              "--player-token", PLAYER_TOKEN, *(args or ("--db", ":memory:"))],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
         self.lines: list[str] = []
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:

@@ -19,11 +19,9 @@ import builtins
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -38,7 +36,8 @@ from sidecar.testing import (
     enumerate_rolls,
     resolve,
 )
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN
+from tests.helpers import GM_TOKEN
+from tests.test_cli import ServeProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -107,39 +106,6 @@ def kit(tmp_path_factory):
 
 # -- the done-when ------------------------------------------------------------------------------
 
-class Serve:
-    """``sidecar serve`` run from the kit's environment, on a free loopback port."""
-
-    def __init__(self, venv: Venv, cwd: Path) -> None:
-        self.proc = subprocess.Popen(
-            [venv.python, "-m", "sidecar", "serve", "--port", "0", "--db", ":memory:",
-             "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN],
-            cwd=cwd, env=venv.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.lines: list[str] = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            found = re.search(r"WebSocket (ws://\S+)", line)
-            if found:
-                self.url = found.group(1)
-                return
-        self.stop()
-        raise RuntimeError("sidecar serve did not start: " + "".join(self.lines)
-                           + self.proc.stderr.read())
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=20)
-        finally:
-            self.proc.stdout.close()
-            self.proc.stderr.close()
-
-
 async def roll_once(url: str, ruleset: str, params: dict, **kwargs) -> tuple[dict, dict]:
     async with SidecarClient(url, table="kit", name="MJ", role="gm",
                              token=GM_TOKEN) as client:
@@ -153,7 +119,8 @@ def test_a_new_ruleset_installs_passes_its_tests_and_a_server_rolls_it(kit):
     tested = kit.venv.pytest(project)
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert re.search(r"\b10 passed\b", tested.stdout), tested.stdout
-    server = Serve(kit.venv, kit.place)
+    server = ServeProcess(command=[kit.venv.python, "-m", "sidecar"], cwd=kit.place,
+                          env=kit.venv.env, timeout=60)
     try:
         assert any(line.startswith("plugins: ") and "table_talk 0.1.0" in line
                    for line in server.lines), server.lines
