@@ -1337,9 +1337,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         known = dict(journal.tables())
         if args.table not in known:
-            names = ", ".join(known) or "none"
-            print(f"sidecar: no table '{args.table}' in the journal (tables: {names})",
-                  file=sys.stderr)
+            names = ", ".join(known) or "aucune / none"
+            print(f"sidecar: pas de table « {args.table} » dans le journal / no table "
+                  f"'{args.table}' in the journal (tables : {names})", file=sys.stderr)
             return EXIT_ERROR
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
         try:
@@ -1351,7 +1351,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             if args.output:
                 out.close()
         if args.output:
-            print(f"{count} events written to {args.output}", file=sys.stderr)
+            print(f"{count} événements écrits dans / events written to {args.output}",
+                  file=sys.stderr)
         return EXIT_OK
     except JournalError as exc:  # a damaged file: say how far it got
         print(f"sidecar: {exc} (after {count} events; `sqlite3 {args.db} .recover` may "
@@ -1752,11 +1753,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
               "(sidecar export --table T, or a client's log saved with --json)", flush=True)
         return EXIT_ERROR
     epochs = ", ".join(str(n) for n in sorted(report.epochs)) or "none"
+    print(f"{report.checked} jets vérifiés (époques {epochs}), {report.rerun} rejoués par leur "
+          f"jeu de règles, {report.manual} manuels (entrés par une personne, non vérifiables)")
     print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
           f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
     if report.waiting:
-        print(f"{len(report.waiting)} rolls wait for their epoch to be revealed (not revealed "
-              f"yet: seq {', '.join(map(str, report.waiting[:10]))})")
+        waiting = ", ".join(map(str, report.waiting[:10]))
+        print(f"{len(report.waiting)} jets attendent la révélation de leur époque / rolls wait "
+              f"for their epoch to be revealed (seq {waiting})")
         return EXIT_WAITING
     return EXIT_OK
 
@@ -1767,9 +1771,11 @@ async def _epoch_end(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(reply, ensure_ascii=False))
         else:
-            print(f"epoch {reply['epoch']['number']} ended after {reply['events']} events; "
-                  f"seed {reply.get('seed', '?')}; next commitment "
-                  f"{reply['next']['commitment']}")
+            number, events = reply["epoch"]["number"], reply["events"]
+            print(f"époque {number} close après {events} événements / epoch {number} ended "
+                  f"after {events} events")
+            print(f"graine / seed {reply.get('seed', '?')}")
+            print(f"prochain engagement / next commitment {reply['next']['commitment']}")
         return EXIT_OK
 
 

@@ -97,3 +97,21 @@ def test_tokens_never_start_with_a_dash(module, monkeypatch):
     draws = iter(["-first", "second"])
     monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(draws))
     assert importlib.import_module(module).new_token() == "second"
+
+
+def test_export_and_verify_speak_french_first(tmp_path):
+    import subprocess
+    import sys
+
+    missing = subprocess.run([sys.executable, "-m", "sidecar", "export", "--table", "t",
+                              "--db", str(tmp_path / "none.db")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode != 0
+    assert missing.stderr.index("pas de journal") < missing.stderr.index("no journal")
+    manual = tmp_path / "manual.jsonl"
+    manual.write_text('{"type": "outcome", "seq": 1, "proof": {"manual": true}}\n')
+    checked = subprocess.run([sys.executable, "-m", "sidecar", "verify", str(manual)],
+                             capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout
+    french, english = checked.stdout.splitlines()[:2]
+    assert "jets vérifiés" in french and "1 manuels" in french and "rolls checked" in english

@@ -290,7 +290,8 @@ def test_an_unrevealed_epoch_is_not_claimed_checked(tmp_path: Path) -> None:
             await player.close()
     run(scenario())
     done = _verify(_export(db, tmp_path))
-    assert done.returncode == 3 and "not revealed" in done.stdout, done.stdout
+    assert done.returncode == 3, done.stdout
+    assert "wait for their epoch to be revealed" in done.stdout, done.stdout
 
 
 def test_only_a_gm_ends_an_epoch() -> None:

@@ -54,7 +54,7 @@ class JournalReader:
         self.given = path
         self.path = real_path(path)
         if not Path(self.path).is_file():
-            raise JournalError(f"no journal at '{path}'")
+            raise JournalError(f"pas de journal à « {path} » / no journal at '{path}'")
         self.uri = read_only_uri(self.path)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
