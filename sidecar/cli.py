@@ -1351,8 +1351,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             if args.output:
                 out.close()
         if args.output:
-            print(f"{count} événements écrits dans / events written to {args.output}",
-                  file=sys.stderr)
+            print(f"{count} événements écrits dans {args.output} / {count} events written "
+                  f"to {args.output}", file=sys.stderr)
         return EXIT_OK
     except JournalError as exc:  # a damaged file: say how far it got
         print(f"sidecar: {exc} (after {count} events; `sqlite3 {args.db} .recover` may "
