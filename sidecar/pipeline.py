@@ -384,24 +384,20 @@ class RollPipeline:
         """Call an owner-only hook: inline on the roll when trusted, else on a guard's copy.
         Exceptions propagate (``BaseException`` of inline code as :class:`PluginCrash`)."""
         if impl.inline:
-            roll.state = state
-            try:
-                return impl.function(*impl.pick((roll, *values))), None
-            except (Exception, DiceExhausted):
-                raise
-            except BaseException as exc:  # SystemExit & co. from plugin code: its failure
-                raise PluginCrash(describe(exc)) from None
+            return self._call_inline(impl, roll, state, values), None
         guard = Guard(impl.plugin, impl.hook, roll, state)
         result = await self.host.invoke(impl, impl.pick((guard.work_roll, *values)))
         return result, guard
 
     @staticmethod
-    def _inline_odds(impl: Impl, roll: Roll) -> Any:
-        """A trusted owner's ``sidecar_odds``, called in a worker thread (no table state)."""
-        roll.state = {}
+    def _call_inline(impl: Impl, roll: Roll, state: dict[str, Any],
+                     values: tuple[Any, ...]) -> Any:
+        """A trusted owner's hook on the roll itself (on the loop, or in a worker thread
+        for odds); ``BaseException`` of its code raised as :class:`PluginCrash`."""
+        roll.state = state
         try:
-            return impl.function(*impl.pick((roll,)))
-        except Exception:
+            return impl.function(*impl.pick((roll, *values)))
+        except (Exception, DiceExhausted):
             raise
         except BaseException as exc:  # SystemExit & co. from plugin code: its failure
             raise PluginCrash(describe(exc)) from None
@@ -789,7 +785,7 @@ class RollPipeline:
             if impl.inline:
                 # Exact odds may take a good part of a second at the work budget: a trusted
                 # ruleset computes them off the event loop, so the table's rolls go on.
-                odds = await asyncio.to_thread(self._inline_odds, impl, roll)
+                odds = await asyncio.to_thread(self._call_inline, impl, roll, {}, ())
             else:
                 odds, _ = await self._call_owner(impl, roll, {}, ())
         except ProtocolError:
