@@ -537,9 +537,14 @@ def parse_request(message: dict[str, Any]) -> Request:
 SERVER_NAME = "vtt-sidecar"
 
 
-def _with_id(message: dict[str, Any], request_id: RequestId) -> dict[str, Any]:
+def _with_id(message: dict[str, Any], request_id: RequestId, *,
+             duplicate: bool = False) -> dict[str, Any]:
+    """``message`` with the request's ``id`` (its requester's copy), marked ``duplicate``
+    when it answers a repeated id."""
     if request_id is not None:
         message["id"] = request_id
+    if duplicate:
+        message["duplicate"] = True
     return message
 
 
@@ -713,10 +718,7 @@ def sheet_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = F
     message = {key: event[key] for key in SHEET_EVENT_FIELDS if key in event}
     message["type"] = "sheet"
     message["by"] = public_by(event["by"])
-    _with_id(message, request_id)
-    if duplicate:
-        message["duplicate"] = True
-    return message
+    return _with_id(message, request_id, duplicate=duplicate)
 
 
 #: What a ``sheet`` event shows (never its audience or stored request id).
@@ -734,10 +736,7 @@ def seat_event_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
                                "by": public_by(event["by"])}
     if event["op"] == "remove":
         message["removed"] = True
-    _with_id(message, request_id)
-    if duplicate:
-        message["duplicate"] = True
-    return message
+    return _with_id(message, request_id, duplicate=duplicate)
 
 
 def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
@@ -749,10 +748,7 @@ def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool =
                "number": event["number"], "by": public_by(event["by"])}
     if event.get("op") == "turn":
         message["op"], message["turn"] = "turn", event["turn"]
-    _with_id(message, request_id)
-    if duplicate:
-        message["duplicate"] = True
-    return message
+    return _with_id(message, request_id, duplicate=duplicate)
 
 
 #: What an ``ask`` event shows.
@@ -769,10 +765,7 @@ def ask_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = Fal
     if "roll_mode" in event:
         message["mode"] = event["roll_mode"]
     message["by"] = public_by(event["by"])
-    _with_id(message, request_id)
-    if duplicate:
-        message["duplicate"] = True
-    return message
+    return _with_id(message, request_id, duplicate=duplicate)
 
 
 def asks_message(table: str, asks: list[dict[str, Any]],
@@ -789,10 +782,7 @@ def initiative_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
                "ruleset": event["ruleset"], "order": event["order"],
                "claims": event["claims"], "spent": event["spent"],
                "by": public_by(event["by"])}
-    _with_id(message, request_id)
-    if duplicate:
-        message["duplicate"] = True
-    return message
+    return _with_id(message, request_id, duplicate=duplicate)
 
 
 def seats_message(table: str, seats: list[dict[str, Any]],
