@@ -197,12 +197,6 @@ def parse_options(texts: list[str], described: dict[str, dict[str, Any]]) -> dic
     return options
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("fr") or value.get("en") or "")
-    return str(value or "")
-
-
 def _both(value: Any) -> str:
     """A label French first, then English when it differs: ``Zone visée / Aimed zone``."""
     if isinstance(value, dict):
