@@ -26,6 +26,9 @@ ERROR_CODES: tuple[str, ...] = (
     "internal",
     # Contract 1.1: a roll or an adjustment would take a sheet's counter past its bounds.
     "insufficient",
+    # Extension (PROTOCOL.md §5): the shared store (Redis) cannot be reached; nothing was
+    # written, the connection stays open, and the same request may be sent again.
+    "store_unavailable",
 )
 
 

@@ -513,13 +513,14 @@ async def _serve(config: ServerConfig, table: str) -> int:
     from sidecar.journal import JournalError
     from sidecar.plugins import PluginLoadError
     from sidecar.server import SidecarServer
+    from sidecar.store import StoreUnavailable
 
     try:
         server = SidecarServer(config)
     except PluginLoadError as exc:
         print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
-    except JournalError as exc:
+    except (JournalError, ValueError) as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_ERROR
     try:
@@ -533,6 +534,12 @@ async def _serve(config: ServerConfig, table: str) -> int:
         # Everything loaded so far lives as long as the server: keep it out of the
         # cyclic collector's way, so collections during play stay short (tail latency).
         gc.freeze()
+    except StoreUnavailable:
+        print(f"sidecar: Redis injoignable à {config.store} — démarrez-le ou corrigez "
+              f"--store / Redis unreachable at {config.store} — start it or fix --store",
+              file=sys.stderr)
+        await server.stop()
+        return EXIT_ERROR
     except OSError as exc:
         print(f"sidecar: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
               file=sys.stderr)
@@ -554,8 +561,11 @@ async def _serve(config: ServerConfig, table: str) -> int:
         signal.signal(sig, on_signal)
     plugins = ", ".join(f"{p.name} {p.version}".strip() for p in server.host.plugins.values())
     print(f"plugins: {plugins or 'none'}")
-    print(f"journal: {config.db}" + (" (tables forgotten at stop)" if config.db == ":memory:"
-                                     else ""))
+    if config.store:
+        print(server.store.described)
+    else:
+        print(f"journal: {config.db}" + (" (tables forgotten at stop)"
+                                         if config.db == ":memory:" else ""))
     print(f"event loop: {type(loop).__module__.split('.')[0]}")
     print(_join_details(server, config, table), flush=True)
     _print_join_qr(server.core.public_url, config, table)
@@ -625,7 +635,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
         max_connections_per_address=args.max_connections_per_address,
         max_failed_hellos=args.max_failed_hellos,
-        ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile)
+        ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile, store=args.store)
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
         print("sidecar: le TLS demande --ssl-certfile et --ssl-keyfile / TLS needs both "
               "--ssl-certfile and --ssl-keyfile", file=sys.stderr)
@@ -1447,6 +1457,10 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--db", default=DEFAULT.db, metavar="PATH",
                        help=f"SQLite journal of every table (default ./{DEFAULT.db}; "
                             ":memory: forgets tables at stop)")
+    group.add_argument("--store", metavar="redis://HOST:PORT/DB",
+                       help="keep tables in Redis instead, shared by every sidecar serve "
+                            "pointed at it (pip install 'vtt-sidecar[redis]'; "
+                            "docs/DEPLOY.md)")
     group = serve.add_argument_group("plugins")
     group.add_argument("--plugins-dir", metavar="DIR", help="load every *.py of DIR as a plugin")
     group.add_argument("--disable", action="append", metavar="NAME",

@@ -58,6 +58,9 @@ class ServerConfig:
     #: SQLite file where every table event is stored before it is sent (":memory:" keeps
     #: tables only while the server runs).
     db: str = "sidecar.db"
+    #: Where tables are kept instead of ``db``: ``redis://HOST:PORT/DB`` shares them with
+    #: every ``sidecar serve`` pointed at the same Redis (see sidecar.redis_store).
+    store: str | None = None
 
     # Plugins
     #: A directory whose ``*.py`` files are loaded as plugins.

@@ -964,6 +964,29 @@ class TableCore:
         self.tables.forget_if_idle(table)
         return deliveries
 
+    def apply(self, table: Table, event: dict[str, Any], state: dict[str, Any] | None,
+              records: tuple[tuple[str, str, Any], ...]) -> tuple[list[Delivery],
+                                                                  list[Member]]:
+        """An event another process stored (a shared store): take it as :meth:`commit`
+        takes this process's own (``state`` None: the plugin state did not change), and
+        say who here gets which view, and which connections its seat change closes."""
+        table.commit(event, table.state if state is None else state, None, 0, records)
+        closing: list[Member] = []
+        if event["type"] == "seat":
+            if event.get("op") in ("remove", "rotate"):
+                closing = table.seat_members(event["name"])
+            elif event.get("op") == "add":
+                key = folded(event["name"])
+                closing = [m for m in table.members if m.role == "player"
+                           and not m.seat and folded(m.name) == key]
+        for member in closing:
+            table.leave(member)
+            member.gone = True
+        deliveries = [Delivery(members, message)
+                      for members, message in plan(event, table.members)]
+        self.tables.forget_if_idle(table)
+        return deliveries, closing
+
     def abandon(self, pending: Pending) -> ProtocolError:
         """The journal refused the event: nothing was committed; the roller's error."""
         table = pending.ticket.table

@@ -35,7 +35,7 @@ from websockets.http11 import Request, Response
 import sidecar
 from sidecar.config import ServerConfig
 from sidecar.core import CLOSE_POLICY, Delivery, HistoryPage, Pending, RollTicket, TableCore
-from sidecar.journal import Journal, JournalError
+from sidecar.journal import JournalError
 from sidecar.logthrottle import LogThrottle
 from sidecar.outbox import CLOSE_TOO_SLOW, Outbox
 from sidecar.pipeline import RollPipeline
@@ -61,6 +61,7 @@ from sidecar.protocol.messages import (
 from sidecar.provable import CURRENT, current_dice
 from sidecar.ratelimit import FailureGuard, TokenBucket
 from sidecar.seats import qr_data_uri
+from sidecar.store import DuplicateRequest, StaleTable, StoreUnavailable, open_store
 from sidecar.table import Member, Table, Tables
 from sidecar.webassets import WebAssets, page_policy
 
@@ -102,6 +103,15 @@ class ClientSession:
     def address(self) -> str:
         """The remote IP address (what failed ``hello``s are counted by)."""
         return remote_ip(self.connection)
+
+
+def store_unavailable() -> ProtocolError:
+    """The error of a request while the shared store (Redis) cannot be reached."""
+    return ProtocolError(
+        "store_unavailable", "the table's store (Redis) cannot be reached: nothing was "
+        "written; send the same request again in a moment",
+        fr="le stockage des tables (Redis) est injoignable : rien n'a été enregistré ; "
+           "renvoyez la même demande dans un instant", details={"retry": True})
 
 
 def remote_ip(connection: ServerConnection) -> str:
@@ -150,7 +160,9 @@ class SidecarServer:
             # Each roll's verifiable dice are set around its run (``_roll``, ``_decide``):
             # plugins get them through the same ``dice`` argument as any other source.
             self.pipeline.dice_factory = current_dice
-        self.journal = Journal(self.config.db)
+        self.store = open_store(self.config.db, self.config.store)
+        #: The SQLite journal when it is the store (None with Redis).
+        self.journal = getattr(self.store, "journal", None)
         self.core = TableCore(self.config, catalogue=self.host, preparer=self.pipeline,
                               load=self._load_table, version=sidecar.__version__)
         self.server: Server | None = None
@@ -166,10 +178,25 @@ class SidecarServer:
         #: Timers of open rolls waiting for a decision (cancelled at stop).
         self.timers: set[asyncio.TimerHandle] = set()
         self.expiring: set[asyncio.Task[None]] = set()
+        #: Tables being brought up to date with events of other processes (shared store),
+        #: and the last seq another process announced for each.
+        self.catching: dict[str, asyncio.Task[None]] = {}
+        self.announced: dict[str, int] = {}
+        if self.store.shared:
+            self.tables.added = self._watch
+            self.tables.forgotten = self.store.unwatch
+            self.store.reconnected = self._catch_up_all
 
     def _load_table(self, name: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
-        seq, state = self.journal.table_meta(name)
-        return seq, state, self.journal.records(name) if seq else {}
+        return self.store.snapshot(name)
+
+    async def _open_table(self, name: str) -> Table:
+        """Table ``name``, read from the store first when it is not in memory."""
+        table = self.tables.get(name)
+        if table is None:
+            await self.store.preload(name)
+            table = self.tables.open(name)
+        return table
 
     @property
     def tables(self) -> Tables:
@@ -181,6 +208,7 @@ class SidecarServer:
     async def start(self) -> None:
         """Bind and start accepting connections."""
         self.assets.load()
+        await self.store.open()
         self.server = await serve(
             self._handle,
             self.config.host,
@@ -198,8 +226,8 @@ class SidecarServer:
         )
         self.core.public_url = self.config.public_url or self.page_url
         # Open rolls left by the last run: their time to decide keeps running.
-        for name in await asyncio.to_thread(self.journal.tables_with, "open"):
-            table = self.tables.open(name)
+        for name in await self.store.tables_with("open"):
+            table = await self._open_table(name)
             self.tables.keep(table)
             for event in list(table.open_rolls.values()):
                 self._arm(table, event)
@@ -253,7 +281,10 @@ class SidecarServer:
     async def stop(self) -> None:
         """Close every connection with 1001 (going away) and stop listening; first, with
         verifiable dice, reveal every table's current epoch (unless told not to)."""
-        if self.config.dice == "provable" and self.config.reveal_on_stop:
+        # With a shared store the other processes keep serving the tables: one stopping
+        # ends no epoch (the GM ends it, from any process).
+        if (self.config.dice == "provable" and self.config.reveal_on_stop
+                and not self.store.shared):
             try:
                 await self.reveal_all()
             except Exception:
@@ -281,16 +312,18 @@ class SidecarServer:
                         task.cancel()
                     log.warning("stop: connection handlers cancelled after %.1f s",
                                 self.config.stop_timeout + 1)
-        await asyncio.to_thread(self.journal.close)
+        for task in list(self.catching.values()):
+            task.cancel()
+        await self.store.close()
         self.host.shutdown()
 
     async def reveal_all(self) -> int:
         """End the current epoch of every table that rolled in it; how many were ended."""
         names = set(self.tables.tables) | set(
-            await asyncio.to_thread(self.journal.tables_with, "epoch"))
+            await self.store.tables_with("epoch"))
         ended = 0
         for name in sorted(names):
-            table = self.tables.open(name)
+            table = await self._open_table(name)
             async with table.turn:
                 if table.epoch is None or table.seq == table.epoch.base:
                     continue  # nothing happened in it
@@ -306,10 +339,13 @@ class SidecarServer:
         commitment a member is shown never changes under it after a restart)."""
         if table.epoch is not None:
             return
+        async def start() -> list[Delivery]:
+            if table.epoch is not None:
+                return []  # another process started it
+            return await self._store(self.core.epoch_start(table))
         async with table.turn:
             if table.epoch is None:
-                pending = self.core.epoch_start(table)
-                deliveries = await self._store(pending)
+                deliveries = await self._retrying(table, start)
                 for delivery in deliveries:  # the joiner learns it from its welcome
                     delivery.members = [m for m in delivery.members if m is not member]
                 self._deliver(deliveries)
@@ -325,11 +361,12 @@ class SidecarServer:
         ticket = self.core.begin_epoch_end(table, member, request)
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return  # the same request again: its reveal, not a second one
-        async with table.turn:
+        async def end() -> list[Delivery]:
             if table.epoch is None:
-                pending = self.core.epoch_start(table)
-                self._deliver(await self._store(pending))
-            deliveries = await self._store(self.core.epoch_end(table, ticket))
+                self._deliver(await self._store(self.core.epoch_start(table)))
+            return await self._store(self.core.epoch_end(table, ticket))
+        async with table.turn:
+            deliveries = await self._retrying(table, end)
         self._deliver(deliveries)
 
     async def __aenter__(self) -> SidecarServer:
@@ -577,9 +614,14 @@ class SidecarServer:
                     raise self.core.not_joined()
                 session.locale = request.locale
                 self._check_hello_guard(session, request)
+                if self.store.shared and self.tables.get(request.table) is None:
+                    await self._preload(request.table)
                 session.table, session.member = self.core.join(
                     request, binary=session.binary, connection=session.connection)
                 session.bucket.refund()  # a successful hello is not counted
+            except StoreUnavailable:
+                await self._send_error(session, store_unavailable(), request_id(message))
+                continue
             except ProtocolError as error:
                 if error.code == "forbidden" and error.close is not None:  # a wrong token
                     self.failed_hellos.failed(session.address)
@@ -591,7 +633,14 @@ class SidecarServer:
             # Names and tables are shown quoted: a newline in one cannot forge a log line.
             log.info("%r joined table %r as %s (%s)", request.name, request.table,
                      request.role, session.peer)
-            await self._welcome(session, request)
+            try:
+                await self._welcome(session, request)
+            except StoreUnavailable:
+                # Joined, but its epoch or its resume cannot be read now: the client
+                # comes back (1013: try again later) and resumes from where it was.
+                await self._send_error(session, store_unavailable(), request_id(message))
+                await session.connection.close(1013, "store unavailable")
+                return False
             return True
 
     def _check_hello_guard(self, session: ClientSession, hello: Hello) -> None:
@@ -614,10 +663,9 @@ class SidecarServer:
             # Everything committed so far is in the journal once this returns (and the
             # table's seq counts only acknowledged events), so the journal holds exactly
             # (resume, upto]; later events are held for this member.
-            await self.journal.flush()
+            await self.store.flush()
             upto = table.seq
-            replayed = await asyncio.to_thread(self.journal.count_visible, table.name,
-                                               *member.key, hello.resume, upto)
+            replayed = await self.store.count(table.name, *member.key, hello.resume, upto)
         await self._send(session, self.core.welcome(table, member, hello, replayed))
         self._presence_changed(table)
         if hello.resume is not None and upto is not None:
@@ -631,8 +679,8 @@ class SidecarServer:
         assert table is not None and member is not None and member.held is not None
         last = after
         while last < upto:
-            page = await asyncio.to_thread(self.journal.page, table.name, *member.key,
-                                           last, upto, self.REPLAY_PAGE)
+            page = await self.store.page(table.name, *member.key, last, upto,
+                                         self.REPLAY_PAGE)
             if not page:
                 break
             for event in page:
@@ -668,6 +716,11 @@ class SidecarServer:
                 await dispatch(session, parse_request(message))
             except ProtocolError as error:
                 await self._send_error(session, error, request_id(message))
+            except DuplicateRequest as duplicate:
+                # Resolved by another process (or before a crash): its original answer.
+                await self._answer_duplicate(session, duplicate.seq, request_id(message))
+            except StoreUnavailable:
+                await self._send_error(session, store_unavailable(), request_id(message))
             except ConnectionClosed:
                 raise
             except Exception:
@@ -719,30 +772,148 @@ class SidecarServer:
             if await self._repeated_meanwhile(session, ticket, trims):
                 # The same request resolved meanwhile (another device of this member).
                 return
-            self.core.attach_sheet(ticket)
-            assert ticket.roll is not None
-            source = None
-            if self.core.provable and request.dice is None:
-                await self._roll_over(table)
-                source = self.core.roll_dice(table, member)
-            drawing = CURRENT.set(source)
-            try:
-                resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
-                                                     table_state=table.state)
-            finally:
-                CURRENT.reset(drawing)
-            pending = self.core.number(ticket, resolution, now=time.time(), source=source,
-                                       manual=request.dice is not None)
-            deliveries = await self._store(pending)
+            for _ in self._attempts():
+                self.core.attach_sheet(ticket)
+                assert ticket.roll is not None
+                source = None
+                if self.core.provable and request.dice is None:
+                    await self._roll_over(table)
+                    source = self.core.roll_dice(table, member)
+                drawing = CURRENT.set(source)
+                try:
+                    resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
+                                                         table_state=table.state)
+                finally:
+                    CURRENT.reset(drawing)
+                pending = self.core.number(ticket, resolution, now=time.time(),
+                                           source=source, manual=request.dice is not None)
+                try:
+                    deliveries = await self._store(pending)
+                    break
+                except StaleTable:
+                    await self._catch_up(table)
+            else:
+                raise self._too_busy(table)
         self._deliver(deliveries)
         if pending.event.get("open"):
             self._arm(table, pending.event)
+
+    #: Times an event is built again because other processes wrote the table first.
+    MAX_ATTEMPTS = 50
+
+    def _attempts(self) -> range:
+        return range(self.MAX_ATTEMPTS)
+
+    def _too_busy(self, table: Table) -> ProtocolError:
+        log.warning("table %r: %d attempts lost to other processes' writes", table.name,
+                    self.MAX_ATTEMPTS)
+        return ProtocolError("store_unavailable", "the table is too busy on other servers; "
+                             "send the same request again", fr="la table est trop occupée sur "
+                             "les autres serveurs ; renvoyez la même demande",
+                             details={"retry": True})
+
+    async def _retrying(self, table: Table, build: Callable[[], Awaitable[Any]]) -> Any:
+        """Inside the table's turn: ``build()`` again on a table brought up to date, as
+        long as another process wrote the table first (a shared store)."""
+        for _ in self._attempts():
+            try:
+                return await build()
+            except StaleTable:
+                await self._catch_up(table)
+        raise self._too_busy(table)
+
+    # -- other processes' events (a shared store) ---------------------------------------
+
+    async def _preload(self, name: str) -> None:
+        await self.store.preload(name)
+
+    def _watch(self, table: Table) -> None:
+        """A table now in memory: hear of other processes' events, and catch up on those
+        written since it was read."""
+        table.forgot = True  # request ids may have been resolved by other processes
+        self.store.watch(table.name, self._changed)
+        self._changed(table.name, table.seq + 1)
+
+    def _changed(self, name: str, seq: int) -> None:
+        """Another process stored event ``seq`` of table ``name`` (or may have)."""
+        table = self.tables.get(name)
+        if table is None:
+            return
+        self.announced[name] = max(seq, self.announced.get(name, 0))
+        if seq <= table.seq or name in self.catching:
+            return
+        task = asyncio.get_running_loop().create_task(self._catch_up_task(table))
+        self.catching[name] = task
+
+    def _catch_up_all(self) -> None:
+        """The notices' subscription came back: some may have been missed."""
+        for name, table in list(self.tables.tables.items()):
+            self._changed(name, table.seq + 1)
+
+    async def _catch_up_task(self, table: Table) -> None:
+        delay = 0.1
+        try:
+            while (self.announced.get(table.name, 0) > table.seq
+                   and self.tables.get(table.name) is table):
+                before = table.seq
+                try:
+                    async with table.turn:
+                        await self._catch_up(table)
+                except StoreUnavailable as error:
+                    # Redis away: try again (slower each time) until it is back; the
+                    # subscription's return announces the table again anyway.
+                    if delay == 0.1:
+                        log.warning("table %r: cannot read other servers' events now (%s)",
+                                    table.name, error)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+                    continue
+                if table.seq == before:
+                    break  # nothing new in the store (a notice ahead of a failed write)
+        except Exception:
+            log.exception("table %r: catching up with other servers failed", table.name)
+        finally:
+            self.catching.pop(table.name, None)
+            self.announced.pop(table.name, None)
+            if self.tables.get(table.name) is table:
+                self.tables.forget_if_idle(table)
+
+    async def _catch_up(self, table: Table) -> None:
+        """Inside the table's turn: apply the events other processes stored since this
+        process's last, in order, and send each to this process's members."""
+        for event, state, records in await self.store.since(table.name, table.seq):
+            if event["seq"] <= table.seq:
+                continue
+            if event["seq"] != table.seq + 1:
+                log.error("table %r: event #%s read after #%s; the gap is read again at "
+                          "the next event", table.name, event["seq"], table.seq)
+                return
+            deliveries, closing = self.core.apply(table, event, state, records)
+            for member in closing:
+                outbox = self.outboxes.get(member.connection)
+                if outbox is not None:
+                    outbox.shed("seat changed", CLOSE_POLICY, "seat changed")
+            self._deliver(deliveries)
+            if event.get("open"):
+                self._arm(table, event)
 
     async def _store(self, pending: Pending) -> list[Delivery]:
         """Journal a numbered event, then commit it (the caller holds the table's turn)."""
         table = pending.ticket.table
         try:
-            await self.journal.append(pending.event, pending.state, pending.records)
+            await self.store.append(pending.event, pending.state, pending.records,
+                                    expected=table.seq)
+        except (StaleTable, DuplicateRequest):
+            # Another process wrote to the table (or resolved this request) first: this
+            # event is dropped unseen; the caller catches up and builds it again, or
+            # answers the original.
+            self.core.abandon(pending)
+            raise
+        except StoreUnavailable as error:
+            log.error("event %s at %s not stored, not sent: %s", pending.event["seq"],
+                      table.name, error)
+            self.core.abandon(pending)
+            raise store_unavailable() from None
         except JournalError as error:
             log.error("event %s at %s not journaled, not sent: %s", pending.event["seq"],
                       table.name, error)
@@ -777,7 +948,7 @@ class SidecarServer:
         async with table.turn:
             if await self._repeated_meanwhile(session, ticket, trims):
                 return
-            deliveries = await build(ticket)
+            deliveries = await self._retrying(table, lambda: build(ticket))
         self._deliver(deliveries)
 
     async def _seat(self, session: ClientSession, request: SeatRequest) -> None:
@@ -876,6 +1047,12 @@ class SidecarServer:
         self.timers.add(handle)
 
     async def _expire(self, table: Table, roll_id: str) -> None:
+        try:
+            if self.store.shared:
+                async with table.turn:  # another process may have decided it
+                    await self._catch_up(table)
+        except StoreUnavailable:
+            pass  # decided on what this process knows; the store refuses a stale write
         event = table.open_rolls.get(roll_id)
         if event is None:
             return  # decided meanwhile
@@ -884,13 +1061,15 @@ class SidecarServer:
                 await self._decide(table, None, ReactRequest(roll=roll_id,
                                                              choice=event["default"]))
             else:
+                async def close() -> list[Delivery]:
+                    if roll_id not in table.open_rolls:
+                        return []
+                    return await self._store(self.core.close_open_roll(table, roll_id))
                 async with table.turn:
-                    if roll_id in table.open_rolls:
-                        pending = self.core.close_open_roll(table, roll_id)
-                        self._deliver(await self._store(pending))
-        except ProtocolError as error:
+                    self._deliver(await self._retrying(table, close))
+        except (ProtocolError, DuplicateRequest) as error:
             log.warning("open roll %s at %s could not take its default: %s", roll_id,
-                        table.name, error.message)
+                        table.name, getattr(error, "message", error))
         except Exception:
             log.exception("open roll %s at %s: its default failed", roll_id, table.name)
 
@@ -907,7 +1086,7 @@ class SidecarServer:
     async def _decide(self, table: Table, member: Member | None,
                       request: ReactRequest) -> None:
         """A decision on an open roll, by ``member`` (``None``: the default, in time)."""
-        async with table.turn:
+        async def decide() -> tuple[Pending, list[Delivery]]:
             react = self.core.begin_react(table, member, request)
             ticket, roll, outcome = self.core.reopen(react)
             source = None
@@ -923,7 +1102,9 @@ class SidecarServer:
             pending = self.core.number(ticket, resolution, now=time.time(), reaction=react,
                                        source=source, manual=react.dice is not None)
             pending.reply_id = react.reply_id
-            deliveries = await self._store(pending)
+            return pending, await self._store(pending)
+        async with table.turn:
+            pending, deliveries = await self._retrying(table, decide)
         self._deliver(deliveries)
         if pending.event.get("open"):
             self._arm(table, pending.event)
@@ -946,8 +1127,8 @@ class SidecarServer:
         assert ticket.key is not None
         event = table.remembered(ticket.key)
         if event is None and table.needs_journal_lookup():
-            event = await asyncio.to_thread(self.journal.find_request, table.name,
-                                            *member.key, ticket.request_id)
+            event = await self.store.find_request(table.name, *member.key,
+                                                  ticket.request_id)
         if event is None:
             return False
         log.info("repeat of request %r by %r at %r: original outcome #%s resent",
@@ -961,16 +1142,31 @@ class SidecarServer:
         await self._send(session, self.core.repeat(member, event))
         return True
 
+    async def _answer_duplicate(self, session: ClientSession, seq: int, rid: Any) -> None:
+        table, member = session.table, session.member
+        assert table is not None and member is not None
+        event = await self.store.event(table.name, seq)
+        if event is None:
+            raise StoreUnavailable(f"event #{seq} of {table.name!r} not readable")
+        log.info("repeat of request %r by %r at %r: original outcome #%s resent (stored "
+                 "by another server)", rid, member.name, table.name, seq)
+        if event.get("whole"):
+            answer = self.core.sheet_list(table, member, SheetRequest(op="list", id=rid))
+            answer["duplicate"] = True
+            await self._send(session, answer)
+            return
+        await self._send(session, self.core.repeat(member, event))
+
     async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
         table, member = session.table, session.member
         assert table is not None and member is not None
-        await self.journal.flush()
+        await self.store.flush()
         # Read in chunks and stop at max_history_bytes: a page never holds more in memory.
         page = HistoryPage(table, member, request, binary=session.binary,
                            max_bytes=self.config.max_history_bytes)
         while (wanted := page.wanted()):
-            page.add(await asyncio.to_thread(self.journal.page, table.name, *member.key,
-                                             page.last, table.seq, wanted + 1))
+            page.add(await self.store.page(table.name, *member.key, page.last, table.seq,
+                                           wanted + 1))
         session.bucket.charge(page.size / HISTORY_BYTES_PER_TOKEN)
         await self._send(session, page.message())
         # Pages are paid in bytes: a connection in debt is not read until it is paid off

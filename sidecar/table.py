@@ -233,6 +233,10 @@ class Tables:
         self.max_members = max_members
         self.max_observers = max_observers
         self.load = load
+        #: Told when a table comes into memory and when it is forgotten (a shared store
+        #: watches the tables a process serves).
+        self.added: Callable[[Table], None] | None = None
+        self.forgotten: Callable[[str], None] | None = None
 
     def get(self, name: str) -> Table | None:
         return self.tables.get(name)
@@ -294,13 +298,19 @@ class Tables:
                 f"table '{name}' is full ({self.max_members} members)",
                 fr=f"la table « {name} » est pleine ({self.max_members} membres)",
             )
-        self.tables[name] = table
+        if name not in self.tables:
+            self.tables[name] = table
+            if self.added is not None:
+                self.added(table)
         table.join(member)
         return table
 
     def keep(self, table: Table) -> None:
         """Hold ``table`` in memory with nobody at it (its open rolls' time runs)."""
-        self.tables.setdefault(table.name, table)
+        if table.name not in self.tables:
+            self.tables[table.name] = table
+            if self.added is not None:
+                self.added(table)
 
     def leave(self, table: Table, member: Member) -> None:
         """Unseat ``member``; forget the table if that left it idle."""
@@ -311,3 +321,5 @@ class Tables:
         """Drop an idle table from memory (the journal keeps it; a join loads it again)."""
         if table.idle and self.tables.get(table.name) is table:
             del self.tables[table.name]
+            if self.forgotten is not None:
+                self.forgotten(table.name)

@@ -612,6 +612,18 @@ def test_every_error_code_is_reachable(tmp_path):
         finally:
             server.journal.append = real
 
+    async def store_down(server):
+        # (Really provoked by a stopped Redis in tests/test_redis_store.py.)
+        from sidecar.store import StoreUnavailable
+
+        async def down(*args, **kwargs):
+            raise StoreUnavailable("Redis unreachable")
+        real, server.store.append = server.store.append, down
+        try:
+            return await first_error(server, roll)
+        finally:
+            server.store.append = real
+
     provoke = {
         "bad_frame": lambda s: first_error(s, b"\xc1"),
         "bad_message": lambda s: first_error(s, {**roll, "ruleset": 5}),
@@ -628,6 +640,7 @@ def test_every_error_code_is_reachable(tmp_path):
         "unsupported_protocol": lambda s: first_error(s, {**hello, "protocol": 2},
                                                       join=False),
         "internal": internal,
+        "store_unavailable": store_down,
         "insufficient": lambda s: first_error(
             s, {"type": "sheet", "id": "c", "op": "set", "character": "Zed", "ruleset": "luck",
                 "values": {"luck": 0}},

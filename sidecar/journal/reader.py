@@ -183,6 +183,12 @@ class JournalReader:
             (table, name, role, request_key(request_id)))
         return self._event(rows[0]) if rows else None
 
+    def event(self, table: str, seq: int) -> dict[str, Any] | None:
+        """One event of a table by its seq, if stored."""
+        rows = self._query(f"SELECT {EVENT_COLUMNS} FROM events WHERE table_name = ? "
+                           "AND seq = ?", (table, seq))
+        return self._event(rows[0]) if rows else None
+
     def count_visible(self, table: str, name: str, role: str, after: int, upto: int) -> int:
         """How many events in (after, upto] the member (name, role) may see."""
         return self._query(

@@ -64,6 +64,17 @@ VISIBLE_BEFORE_AUDIENCE = """(mode = 'public'
     OR (roller_name = :name AND roller_role = :role AND mode IN ('gm', 'blind', 'self')))"""
 
 
+def visible(mode: str, roller_name: str, roller_role: str, audience: str | None,
+            name: str, role: str) -> bool:
+    """:data:`VISIBLE` in Python, for stores that filter outside SQL (Redis): whether the
+    member (``name``, identity ``role``) may see an event stored with these columns."""
+    return (mode == "public"
+            or (role == "gm" and mode in ("gm", "blind"))
+            or (audience is None and roller_name == name and roller_role == role
+                and mode in ("gm", "blind", "self"))
+            or (role.startswith("seat") and audience == name))
+
+
 def identity_role(by: dict[str, Any]) -> str:
     """The role a journal row files its roller under: ``seat`` for a player on a seat."""
     seat = by.get("seat")

@@ -1,0 +1,418 @@
+"""Tables kept in Redis, shared by any number of ``sidecar serve`` processes.
+
+``sidecar serve --store redis://HOST:PORT/DB`` (the ``redis`` extra). Every process keeps
+the tables its members sit at in memory, as with the SQLite journal, and Redis decides:
+each event is written by one Lua script (:data:`APPEND`) that, atomically,
+
+1. checks the table is still at the ``seq`` the event was built on (compare-and-set: the
+   spend, the seat, the open roll were checked against that very table; if another
+   process wrote meanwhile, nothing is written and the process catches up and builds the
+   event again — the dice it drew are never shown);
+2. checks the request id was not resolved already (by any process);
+3. writes the plugin state and the records it changes (seats, characters, asks, open
+   rolls, epochs), appends the event to the table's stream (entry id ``<seq>-0``) and
+   publishes its seq on the table's channel.
+
+An outcome is sent only after the script's reply: what a member saw is in Redis (as
+durable as Redis's persistence makes it: see docs/DEPLOY.md). The other processes serving
+that table hear the channel, read the stream from their last seq and fan out to their
+members; a process that missed notices (its subscription dropped) reads every table it
+serves again when it reconnects.
+
+Keys of one table share a Redis Cluster hash tag (the table's name, percent-encoded):
+``sidecar:{NAME}:meta`` (hash: seq, state), ``…:events`` (stream), ``…:req`` (hash:
+request key → seq), ``…:r:<kind>`` (hash per record kind); ``sidecar:tables`` (a set of
+names, for tools) is the only key outside a table's slot and is never written by a script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, unquote
+
+import orjson
+
+from sidecar.journal.schema import JournalError, encode, request_key, visible
+from sidecar.store import DuplicateRequest, Entry, Snapshot, StaleTable, StoreUnavailable
+
+log = logging.getLogger("sidecar.store")
+
+#: The record kinds a table holds (one hash each).
+RECORD_KINDS = ("seat", "character", "ask", "session", "open", "epoch")
+#: The set of every table's name (for ``sidecar export``/``import`` and start-up).
+TABLES_KEY = "sidecar:tables"
+#: Notices of new events: one channel per table, all heard through this pattern.
+NOTIFY_PATTERN = "sidecar:{*}:notify"
+#: Stream entries read per round trip.
+READ_BATCH = 500
+
+APPEND = """
+local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+if seq ~= tonumber(ARGV[1]) then return {'stale', seq} end
+if ARGV[2] ~= '' then
+  local done = redis.call('HGET', KEYS[3], ARGV[2])
+  if done then return {'dup', tonumber(done)} end
+end
+local new = seq + 1
+redis.call('HSET', KEYS[1], 'seq', new)
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], new) end
+local i = 12
+for r = 1, tonumber(ARGV[11]) do
+  if ARGV[i] == '1' then
+    redis.call('HDEL', KEYS[3 + r], ARGV[i + 1])
+  else
+    redis.call('HSET', KEYS[3 + r], ARGV[i + 1], ARGV[i + 2])
+  end
+  i = i + 3
+end
+redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[3], 'm', ARGV[5], 'n', ARGV[6],
+           'r', ARGV[7], 'a', ARGV[8], 'q', ARGV[2], 's', ARGV[4], 'c', ARGV[9])
+redis.call('PUBLISH', ARGV[10], new)
+return {'ok', new}
+"""
+
+
+def table_tag(table: str) -> str:
+    """A table's hash tag: its name percent-encoded (no ``{``, ``}`` or ``:`` left)."""
+    return quote(table, safe="")
+
+
+class Keys:
+    """The Redis keys of one table (one Cluster slot: they share the hash tag)."""
+
+    def __init__(self, table: str) -> None:
+        base = f"sidecar:{{{table_tag(table)}}}"
+        self.meta = base + ":meta"
+        self.events = base + ":events"
+        self.requests = base + ":req"
+        self.channel = base + ":notify"
+        self.base = base
+
+    def record(self, kind: str) -> str:
+        return f"{self.base}:r:{kind}"
+
+
+def table_of_channel(channel: str) -> str | None:
+    """The table a notice channel belongs to (None: not one of ours)."""
+    if channel.startswith("sidecar:{") and channel.endswith("}:notify"):
+        return unquote(channel[len("sidecar:{"):-len("}:notify")])
+    return None
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _audience(value: str | None) -> str:
+    # "" is an audience (seat events: the GMs only), distinct from none at all.
+    return "-" if value is None else "+" + value
+
+
+def _entry_event(fields: dict[bytes, bytes]) -> dict[str, Any]:
+    return orjson.loads(fields[b"e"])
+
+
+def _entry_visible(fields: dict[bytes, bytes], name: str, role: str) -> bool:
+    audience = _text(fields[b"a"])
+    return visible(_text(fields[b"m"]), _text(fields[b"n"]), _text(fields[b"r"]),
+                   None if audience == "-" else audience[1:], name, role)
+
+
+def _unavailable(exc: BaseException) -> StoreUnavailable:
+    return StoreUnavailable(f"Redis injoignable / Redis unreachable ({exc})")
+
+
+class RedisStore:
+    """Tables in Redis (see the module's text); one per server process."""
+
+    shared = True
+
+    def __init__(self, url: str, *, connect_timeout: float = 2.0,
+                 timeout: float = 5.0) -> None:
+        try:
+            import redis.asyncio as redis
+            from redis import exceptions
+        except ImportError:
+            raise ValueError("--store redis://… demande le client Redis : pip install "
+                             "'vtt-sidecar[redis]' / --store redis://… needs the Redis "
+                             "client: pip install 'vtt-sidecar[redis]'") from None
+        self.url = url
+        self.described = f"store: {url}"
+        self._redis = redis
+        self._errors = (exceptions.ConnectionError, exceptions.TimeoutError, OSError,
+                        exceptions.BusyLoadingError)
+        self._response_error = exceptions.ResponseError
+        try:
+            self.client = redis.from_url(url, socket_connect_timeout=connect_timeout,
+                                         socket_timeout=timeout, health_check_interval=10)
+        except ValueError as exc:
+            raise ValueError(f"--store : {exc}") from None
+        self._append = self.client.register_script(APPEND)
+        self._snapshots: dict[str, Snapshot] = {}
+        #: Each table's plugin state as last stored (JSON), to skip rewriting it.
+        self._states: dict[str, str] = {}
+        self._known: set[str] = set()  # tables already added to TABLES_KEY
+        self._watched: dict[str, Callable[[str, int], None]] = {}
+        self._listener: asyncio.Task[None] | None = None
+        #: Called after the notices' subscription came back (notices may have been missed).
+        self.reconnected: Callable[[], None] | None = None
+        #: Whether the notices' subscription is up now.
+        self.listening = False
+        self._closed = False
+
+    # -- connecting ---------------------------------------------------------------------
+
+    async def open(self) -> None:
+        try:
+            await self.client.ping()
+        except self._errors as exc:
+            raise _unavailable(exc) from None
+        self._listener = asyncio.get_running_loop().create_task(self._listen())
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._listener is not None:
+            self._listener.cancel()
+            try:
+                await self._listener
+            except (asyncio.CancelledError, Exception):
+                pass
+        try:
+            await self.client.aclose()
+        except self._errors:
+            pass
+
+    async def _listen(self) -> None:
+        """Hear every table's notices; after a lost subscription, say so (catch up)."""
+        delay = 0.1
+        first = True
+        while not self._closed:
+            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.psubscribe(NOTIFY_PATTERN)
+                self.listening = True
+                if not first and self.reconnected is not None:
+                    self.reconnected()
+                first, delay = False, 0.1
+                while True:
+                    message = await pubsub.get_message(timeout=5.0)
+                    if message is None:
+                        continue
+                    table = table_of_channel(_text(message["channel"]))
+                    changed = self._watched.get(table) if table is not None else None
+                    if changed is not None:
+                        changed(table, int(message["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis away (or anything else): never stop hearing
+                if self.listening:
+                    log.warning("Redis: notices lost (%s); reconnecting", exc)
+                elif not isinstance(exc, self._errors):
+                    log.exception("Redis: the notices' subscription failed")
+                self.listening = False
+                first = False
+            finally:
+                try:
+                    await pubsub.aclose()
+                except Exception:  # the connection is gone already
+                    pass
+            await asyncio.sleep(delay)  # Redis away: try again, slower each time
+            delay = min(delay * 2, 2.0)
+
+    # -- loading ------------------------------------------------------------------------
+
+    async def preload(self, table: str) -> None:
+        keys = Keys(table)
+
+        async def read() -> list[Any]:
+            async with self.client.pipeline(transaction=True) as pipe:
+                pipe.hget(keys.meta, "seq")
+                pipe.hget(keys.meta, "state")
+                for kind in RECORD_KINDS:
+                    pipe.hgetall(keys.record(kind))
+                return await pipe.execute()
+        replies = await self._read(read)
+        seq = int(replies[0] or 0)
+        state: dict[str, Any] = {}
+        if replies[1]:
+            self._states[table] = _text(replies[1])
+            try:
+                loaded = orjson.loads(replies[1])
+                state = loaded if isinstance(loaded, dict) else {}
+            except ValueError:
+                log.error("Redis: the plugin state of table %r is unreadable; the table "
+                          "starts with an EMPTY state", table)
+        records: dict[str, dict[str, Any]] = {}
+        for kind, found in zip(RECORD_KINDS, replies[2:], strict=True):
+            for name, body in found.items():
+                try:
+                    records.setdefault(kind, {})[_text(name)] = orjson.loads(body)
+                except ValueError:
+                    log.error("Redis: the %s %r of table %r is unreadable; left out", kind,
+                              _text(name), table)
+        self._snapshots[table] = (seq, state, records)
+
+    def snapshot(self, table: str) -> Snapshot:
+        found = self._snapshots.pop(table, None)
+        if found is None:
+            raise StoreUnavailable(f"table {table!r} was not read from Redis first")
+        return found
+
+    # -- writing ------------------------------------------------------------------------
+
+    async def append(self, event: dict[str, Any], state: dict[str, Any],
+                     records: tuple[tuple[str, str, Any], ...], *, expected: int) -> None:
+        row = encode(event, state, records)
+        table = row.table
+        keys = Keys(table)
+        state_text = "" if self._states.get(table) == row.state else row.state
+        # Request ids are per member (another member's id 1 is not a repeat of mine).
+        request = (f"{row.roller_role}\x1f{row.roller_name}\x1f{row.request_id}"
+                   if row.request_id is not None else "")
+        changes = orjson.dumps([[kind, name, value] for kind, name, value in records]).decode()
+        argv: list[Any] = [expected, request, row.body, state_text, row.mode,
+                           row.roller_name, row.roller_role, _audience(row.audience),
+                           changes, keys.channel, len(row.records)]
+        record_keys = []
+        for kind, name, body in row.records:
+            record_keys.append(keys.record(kind))
+            argv += ["1", name, ""] if body is None else ["0", name, body]
+        try:
+            reply = await self._append(keys=[keys.meta, keys.events, keys.requests,
+                                             *record_keys], args=argv)
+        except self._errors as exc:
+            raise _unavailable(exc) from None
+        except self._response_error as exc:
+            # Redis refused the write itself (out of memory with noeviction, read-only
+            # replica…): nothing was written.
+            raise JournalError(f"Redis refused the event: {exc}") from None
+        outcome, seq = _text(reply[0]), int(reply[1])
+        if outcome == "stale":
+            raise StaleTable(seq)
+        if outcome == "dup":
+            raise DuplicateRequest(seq)
+        self._states[table] = row.state
+        if table not in self._known:
+            self._known.add(table)
+            try:
+                await self.client.sadd(TABLES_KEY, table)
+            except self._errors:
+                self._known.discard(table)  # listed next time: only tools read it
+
+    async def flush(self) -> None:
+        return None  # every append returned once Redis replied
+
+    # -- other processes' events --------------------------------------------------------
+
+    def watch(self, table: str, changed: Callable[[str, int], None]) -> None:
+        self._watched[table] = changed
+
+    def unwatch(self, table: str) -> None:
+        self._watched.pop(table, None)
+        self._states.pop(table, None)
+
+    async def _read(self, call: Callable[[], Any]) -> Any:
+        """A read, tried twice: after Redis came back, the first use of each pooled
+        connection fails (closed by the server). Writes are never retried this way."""
+        try:
+            return await call()
+        except self._errors:
+            pass
+        try:
+            return await call()
+        except self._errors as exc:
+            raise _unavailable(exc) from None
+
+    async def _range(self, table: str, after: int, upto: int | None,
+                     count: int) -> list[tuple[bytes, dict[bytes, bytes]]]:
+        return await self._read(lambda: self.client.xrange(
+            Keys(table).events, min=f"{after + 1}-0",
+            max="+" if upto is None else f"{upto}-0", count=count))
+
+    async def since(self, table: str, after: int) -> list[Entry]:
+        found: list[Entry] = []
+        while True:
+            batch = await self._range(table, after, None, READ_BATCH)
+            for _, fields in batch:
+                event = _entry_event(fields)
+                state_text = _text(fields[b"s"])
+                state = None
+                if state_text:
+                    state = orjson.loads(state_text)
+                    self._states[table] = state_text
+                changes = tuple((kind, name, value) for kind, name, value
+                                in orjson.loads(fields[b"c"]))
+                found.append((event, state, changes))
+                after = event["seq"]
+            if len(batch) < READ_BATCH:
+                return found
+
+    # -- reading ------------------------------------------------------------------------
+
+    async def _visible(self, table: str, name: str, role: str, after: int,
+                       upto: int | None, limit: int | None) -> tuple[int, list[Any]]:
+        """Visible events in (after, upto]: how many (up to ``limit``), and which."""
+        count, events = 0, []
+        while limit is None or count < limit:
+            batch = await self._range(table, after, upto, READ_BATCH)
+            for entry_id, fields in batch:
+                after = int(_text(entry_id).split("-")[0])
+                if _entry_visible(fields, name, role):
+                    count += 1
+                    if limit is not None:
+                        events.append(_entry_event(fields))
+                        if count >= limit:
+                            break
+            if len(batch) < READ_BATCH:
+                break
+        return count, events
+
+    async def count(self, table: str, name: str, role: str, after: int, upto: int) -> int:
+        return (await self._visible(table, name, role, after, upto, None))[0]
+
+    async def page(self, table: str, name: str, role: str, after: int, upto: int | None,
+                   limit: int) -> list[dict[str, Any]]:
+        return (await self._visible(table, name, role, after, upto, limit))[1]
+
+    async def event(self, table: str, seq: int) -> dict[str, Any] | None:
+        found = await self._range(table, seq - 1, seq, 1)
+        return _entry_event(found[0][1]) if found else None
+
+    async def find_request(self, table: str, name: str, role: str,
+                           request_id: Any) -> dict[str, Any] | None:
+        key = request_key(request_id)
+        if key is None:
+            return None
+        seq = await self._read(lambda: self.client.hget(Keys(table).requests,
+                                                        f"{role}\x1f{name}\x1f{key}"))
+        if seq is None:
+            return None
+        return await self.event(table, int(seq))
+
+    async def tables(self) -> list[tuple[str, int]]:
+        """Every table in the store with its last seq."""
+        try:
+            names = sorted(_text(name) for name in await self.client.smembers(TABLES_KEY))
+            async with self.client.pipeline(transaction=False) as pipe:
+                for name in names:
+                    pipe.hget(Keys(name).meta, "seq")
+                seqs = await pipe.execute()
+        except self._errors as exc:
+            raise _unavailable(exc) from None
+        return [(name, int(seq or 0)) for name, seq in zip(names, seqs, strict=True)]
+
+    async def tables_with(self, kind: str) -> list[str]:
+        try:
+            names = sorted(_text(name) for name in await self.client.smembers(TABLES_KEY))
+            async with self.client.pipeline(transaction=False) as pipe:
+                for name in names:
+                    pipe.exists(Keys(name).record(kind))
+                found = await pipe.execute()
+        except self._errors as exc:
+            raise _unavailable(exc) from None
+        return [name for name, present in zip(names, found, strict=True) if present]
+

@@ -1,0 +1,160 @@
+"""The Redis store: several servers on one real Redis serve the same tables as one.
+
+Every test starts a real ``redis-server`` (tests/redis_server.py) and real servers on
+loopback ports pointed at it; clients are real WebSocket connections. (The servers run in
+this process, on one event loop, each with its own store connection, its own tables in
+memory and its own subscription: nothing is shared between them but Redis. Separate
+``sidecar serve`` processes are tested in tests/test_redis_processes.py.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from sidecar.redis_store import Keys, table_of_channel, table_tag
+from tests.helpers import Peer, run, running_server
+from tests.redis_server import RedisServer
+
+
+@contextlib.asynccontextmanager
+async def servers(url: str, count: int = 2, **overrides: Any):
+    async with contextlib.AsyncExitStack() as stack:
+        yield [await stack.enter_async_context(running_server(store=url, **overrides))
+               for _ in range(count)]
+
+
+async def events_until(peer: Peer, seq: int, timeout: float = 10) -> list[dict[str, Any]]:
+    """The journaled events ``peer`` received (so far, and until ``seq``), in order of
+    arrival; read again from the start each call."""
+    def journaled() -> list[dict[str, Any]]:
+        return [m for m in peer.seen if "seq" in m and m["type"] not in ("welcome", "history")]
+    while not journaled() or journaled()[-1]["seq"] < seq:
+        await peer.recv(timeout)
+    return journaled()
+
+
+def test_a_member_of_one_server_receives_the_rolls_made_on_another(redis_server):
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            alice, bob = await Peer.open(a), await Peer.open(b)
+            await alice.join(name="Alice")
+            await bob.join(name="Bob")
+            seqs = []
+            for i in range(6):
+                roller = alice if i % 2 else bob
+                reply = await roller.roll()
+                assert reply["type"] == "outcome", reply
+                seqs.append(reply["seq"])
+            assert seqs == list(range(1, 7)), "one seq order per table, no gaps"
+            for peer in (alice, bob):
+                seen = await events_until(peer, 6)
+                assert [e["seq"] for e in seen] == list(range(1, 7))
+            await alice.close()
+            await bob.close()
+    run(scenario())
+
+
+def test_one_table_many_servers_concurrent_rolls_take_distinct_seqs(redis_server):
+    async def scenario():
+        async with servers(redis_server.url, 3) as trio:
+            members = []
+            for index, server in enumerate(trio):
+                for k in range(2):
+                    peer = await Peer.open(server)
+                    await peer.join(name=f"P{index}{k}")
+                    members.append(peer)
+
+            async def roll_many(peer: Peer) -> list[int]:
+                return [(await peer.roll())["seq"] for _ in range(10)]
+            results = await asyncio.gather(*(roll_many(p) for p in members))
+            taken = sorted(seq for seqs in results for seq in seqs)
+            assert taken == list(range(1, 61)), "every roll stored once, no gap, no double"
+            for peer in members:
+                seen = await events_until(peer, 60)
+                assert [e["seq"] for e in seen] == list(range(1, 61))
+            for peer in members:
+                await peer.close()
+    run(scenario(), timeout=120)
+
+
+def test_a_request_id_resolved_on_one_server_is_a_repeat_on_another(redis_server):
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            first, second = await Peer.open(a), await Peer.open(b)
+            await first.join(name="Alice")
+            await second.join(name="Alice")  # the same player, on another device
+            original = await first.roll(id="once")
+            again = await second.roll(id="once")
+            assert again["duplicate"] is True
+            assert again["seq"] == original["seq"] and again["dice"] == original["dice"]
+            # Another member's same id is theirs, not a repeat.
+            other = await Peer.open(b)
+            await other.join(name="Bob")
+            mine = await other.roll(id="once")
+            assert "duplicate" not in mine and mine["seq"] == original["seq"] + 1
+            for peer in (first, second, other):
+                await peer.close()
+    run(scenario())
+
+
+def test_resume_and_history_work_on_any_server(redis_server):
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            gm = await Peer.open(a)
+            await gm.join(role="gm", name="MJ")
+            for _ in range(3):
+                await gm.roll()
+            await gm.roll(mode="gm")
+            # A player who saw up to #1 resumes on the other server.
+            player = await Peer.open(b)
+            welcome = await player.join(name="Bob", resume=1)
+            assert welcome["seq"] == 4
+            replayed = await events_until(player, 3)
+            assert [e["seq"] for e in replayed] == [2, 3]  # the GM's secret #4 is not his
+            history = await player.request({"type": "history", "id": "h", "after": 0})
+            assert [e["seq"] for e in history["events"]] == [1, 2, 3]
+            gm_history = await gm.request({"type": "history", "id": "h", "after": 0})
+            assert [e["seq"] for e in gm_history["events"]] == [1, 2, 3, 4]
+            await gm.close()
+            await player.close()
+    run(scenario())
+
+
+def test_redis_down_rolls_answer_store_unavailable_and_resume_after(tmp_path):
+    with RedisServer(tmp_path / "r") as redis:
+        async def scenario():
+            async with servers(redis.url) as (a, b):
+                alice, bob = await Peer.open(a), await Peer.open(b)
+                await alice.join(name="Alice")
+                await bob.join(name="Bob")
+                assert (await alice.roll())["seq"] == 1
+                await asyncio.to_thread(redis.stop)
+                failed = await alice.roll(id="while-down")
+                assert failed["type"] == "error" and failed["code"] == "store_unavailable"
+                assert failed["details"]["retry"] is True
+                await asyncio.to_thread(redis.start)
+                # The members stayed connected; the same request now goes through.
+                again = await alice.roll(id="while-down")
+                assert again["type"] == "outcome" and again["seq"] == 2
+                seen = await events_until(bob, 2)
+                assert [e["seq"] for e in seen] == [1, 2]
+                # And the other server's rolls reach the first one's members again.
+                assert (await bob.roll())["seq"] == 3
+                assert [e["seq"] for e in await events_until(alice, 3)][-1] == 3
+                await alice.close()
+                await bob.close()
+        run(scenario(), timeout=90)
+
+
+def test_a_tables_keys_share_one_hash_tag():
+    for name in ("t", "la {table} de Zoé", "a:b%c}{", ""):
+        keys = Keys(name)
+        tag = "{" + table_tag(name) + "}"
+        for key in (keys.meta, keys.events, keys.requests, keys.channel,
+                    keys.record("seat")):
+            # Redis Cluster hashes the text between the first "{" and the next "}".
+            start = key.index("{")
+            assert key[start:key.index("}", start) + 1] == tag
+        assert table_of_channel(keys.channel) == name
