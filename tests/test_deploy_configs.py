@@ -177,9 +177,9 @@ PROXIES: dict[str, Callable[..., contextlib.AbstractContextManager[None]]] = {
 
 
 class Backends:
-    """Three ``sidecar serve`` processes as the configs' comments start them (tokens,
-    origins, no per-address limit), each with its own ``--public-url`` so that a GM's join
-    link tells which one a connection reached."""
+    """Three ``sidecar serve`` processes as DEPLOY.md starts them (same tokens, origins,
+    per-address limits), each with its own ``--public-url`` so that a GM's join link tells
+    which one a connection reached."""
 
     def __init__(self, folder: Path, origins: list[str]) -> None:
         self.folder = folder
@@ -192,7 +192,7 @@ class Backends:
     def start(self, index: int) -> None:
         args = ["--db", str(self.folder / f"sidecar-{index + 1}.db"),
                 "--public-url", f"https://b{index + 1}.backend.test/",
-                "--max-connections-per-address", "0"]
+                "--max-connections-per-address", "0", "--max-failed-hellos", "60"]
         for origin in self.origins:
             args += ["--origin", origin]
         if self.ports[index]:  # started again: on its port, where the proxies expect it
@@ -401,11 +401,12 @@ def test_a_stopped_process_is_passed_over(deployment: Deployment, kind: str) -> 
         deployment.backends.start(1)
 
 
-def test_configs_forward_to_the_ports_docs_give() -> None:
-    """DEPLOY.md starts the processes on the ports both configs forward to."""
+def test_deploy_md_starts_the_processes_the_configs_forward_to() -> None:
+    """DEPLOY.md links both configs and starts the sidecars on the ports they forward to."""
     deploy = (ROOT / "docs" / "DEPLOY.md").read_text()
+    ports = " ".join(backend.rsplit(":", 1)[1] for backend in SHIPPED_BACKENDS)
+    assert f"for port in {ports}; do" in deploy
     for name in ("nginx.conf", "haproxy.cfg"):
+        assert f"(deploy/{name})" in deploy
         text = (DEPLOY / name).read_text()
-        for backend in SHIPPED_BACKENDS:
-            assert backend in text
-            assert f"--port {backend.rsplit(':', 1)[1]}" in deploy
+        assert all(backend in text for backend in SHIPPED_BACKENDS)
