@@ -186,8 +186,12 @@ class Backends:
         self.origins = origins
         self.processes: list[ServeProcess | None] = [None, None, None]
         self.ports: list[int] = [0, 0, 0]
-        for index in range(3):
-            self.start(index)
+        try:
+            for index in range(3):
+                self.start(index)
+        except BaseException:
+            self.close()  # the ones already started
+            raise
 
     def start(self, index: int) -> None:
         args = ["--db", str(self.folder / f"sidecar-{index + 1}.db"),
