@@ -32,7 +32,7 @@ from websockets.exceptions import InvalidStatus
 
 from sidecar.client import SidecarClient
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-from tests.redis_server import free_port
+from tests.redis_server import RedisServer, free_port
 from tests.test_cli import ServeProcess
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,9 +181,10 @@ class Backends:
     per-address limits), each with its own ``--public-url`` so that a GM's join link tells
     which one a connection reached."""
 
-    def __init__(self, folder: Path, origins: list[str]) -> None:
+    def __init__(self, folder: Path, origins: list[str], store: str) -> None:
         self.folder = folder
         self.origins = origins
+        self.store = store
         self.processes: list[ServeProcess | None] = [None, None, None]
         self.ports: list[int] = [0, 0, 0]
         try:
@@ -194,7 +195,7 @@ class Backends:
             raise
 
     def start(self, index: int) -> None:
-        args = ["--db", str(self.folder / f"sidecar-{index + 1}.db"),
+        args = ["--store", self.store,
                 "--public-url", f"https://b{index + 1}.backend.test/",
                 "--max-connections-per-address", "0", "--max-failed-hellos", "60"]
         for origin in self.origins:
@@ -240,11 +241,12 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         (root / kind).mkdir()
         sites[kind] = Site(root / kind)
     cert, key = make_certificate(root)
-    backends = Backends(root, [site.origin for site in sites.values()])
-    try:
-        yield Deployment(backends, cert, key, sites)
-    finally:
-        backends.close()
+    with RedisServer(root / "redis") as redis:
+        backends = Backends(root, [site.origin for site in sites.values()], redis.url)
+        try:
+            yield Deployment(backends, cert, key, sites)
+        finally:
+            backends.close()
 
 
 async def open_peer(deployment: Deployment, kind: str, host: str = NAME,
@@ -304,7 +306,7 @@ def test_members_spread_over_the_three_processes_and_roll(deployment: Deployment
         try:
             for number in range(3):  # each held open: the next goes to the least busy
                 gm = await open_peer(deployment, kind, origin=deployment.sites[kind].origin)
-                gms.append((gm, await gm.join(table="crypte", name=f"MJ {number}",
+                gms.append((gm, await gm.join(table=f"crypte-{kind}", name=f"MJ {number}",
                                               role="gm")))
             assert sorted(backend_of(welcome) for _, welcome in gms) == [
                 "b1.backend.test", "b2.backend.test", "b3.backend.test"]
@@ -312,6 +314,12 @@ def test_members_spread_over_the_three_processes_and_roll(deployment: Deployment
                 outcome = await gm.roll("bloodlust", {"pool": 3})
                 assert outcome["type"] == "outcome", outcome
                 assert len(outcome["dice"]) == 3
+            # One table over three processes (one Redis): every GM sees the three rolls,
+            # in one order.
+            for gm, _ in gms:
+                while len([m for m in gm.seen if m["type"] == "outcome"]) < 3:
+                    await gm.recv()
+                assert [m["seq"] for m in gm.seen if m["type"] == "outcome"] == [1, 2, 3]
         finally:
             for gm, _ in gms:
                 await gm.close()
