@@ -158,3 +158,123 @@ def test_a_tables_keys_share_one_hash_tag():
             start = key.index("{")
             assert key[start:key.index("}", start) + 1] == tag
         assert table_of_channel(keys.channel) == name
+
+
+def _luck_host():
+    from sidecar.plugins import default_host
+    from tests import sheet_plugin
+
+    host = default_host(None)
+    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
+    return host
+
+
+@contextlib.asynccontextmanager
+async def luck_servers(url: str, count: int = 2, **overrides: Any):
+    async with contextlib.AsyncExitStack() as stack:
+        yield [await stack.enter_async_context(
+            running_server(host=_luck_host(), store=url, **overrides))
+            for _ in range(count)]
+
+
+def test_spends_are_checked_against_the_one_table_whatever_the_server(redis_server):
+    """Two GMs on two servers spend the same character's luck at once: exactly what it
+    holds is spent, the rest is refused as ``insufficient``; never below zero."""
+    async def scenario():
+        async with luck_servers(redis_server.url) as (a, b):
+            first, second = await Peer.open(a), await Peer.open(b)
+            await first.join(role="gm", name="MJ1")
+            await second.join(role="gm", name="MJ2")
+            made = await first.request({"type": "sheet", "id": "c", "op": "set",
+                                        "character": "Zed", "ruleset": "luck",
+                                        "values": {"luck": 5}})
+            assert made["type"] != "error", made
+
+            async def spend(peer: Peer, count: int) -> list[str]:
+                replies = [await peer.roll("luck", {"cost": 1}, character="Zed")
+                           for _ in range(count)]
+                return [r["type"] if r["type"] != "error" else r["code"] for r in replies]
+            results = await asyncio.gather(spend(first, 5), spend(second, 5))
+            flat = results[0] + results[1]
+            assert flat.count("outcome") == 5 and flat.count("insufficient") == 5
+            listed = await second.request({"type": "sheet", "id": "l", "op": "list"})
+            zed = next(c for c in listed["characters"] if c["character"] == "Zed")
+            assert zed["values"]["luck"] == 0
+            await first.close()
+            await second.close()
+    run(scenario(), timeout=90)
+
+
+def test_a_seat_added_on_one_server_lets_its_player_join_on_another(redis_server):
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            gm = await Peer.open(a)
+            await gm.join(role="gm", name="MJ")
+            seat = await gm.request({"type": "seat", "id": "s", "op": "add", "name": "Zoé"})
+            assert seat["type"] == "seat", seat
+            # The other server learns of the seat from the store, before its first join.
+            player = await Peer.open(b)
+            welcome = await player.join(name="Zoé", token=seat["token"])
+            assert welcome["type"] == "welcome"
+            # A new token for the seat (on the first server) closes the old link's
+            # connection on the second one.
+            rotated = await gm.request({"type": "seat", "id": "r", "op": "rotate",
+                                        "name": "Zoé"})
+            assert rotated["token"] != seat["token"]
+            while True:  # the connection ends (a policy close), whatever came before it
+                try:
+                    await player.recv()
+                except Exception as exc:  # ConnectionClosed, from websockets
+                    assert "ConnectionClosed" in type(exc).__name__
+                    break
+            refused = await Peer.open(b)
+            await refused.send({"type": "hello", "protocol": 1, "table": "t", "name": "Zoé",
+                                "role": "player", "token": seat["token"]})
+            assert (await refused.recv())["code"] == "forbidden"
+            await gm.close()
+    run(scenario())
+
+
+def test_an_open_roll_made_on_one_server_is_decided_on_another(redis_server):
+    async def scenario():
+        async with luck_servers(redis_server.url) as (a, b):
+            roller = await Peer.open(a)
+            await roller.join(role="gm", name="MJ")  # (a GM may give the dice)
+            other_device = await Peer.open(b)
+            await other_device.join(role="gm", name="MJ")
+            out = await roller.roll("luck", {"target": 7, "skill": 0,
+                                             "second_chance": True}, dice=[2])
+            assert out["open"] is True
+            decided = await other_device.request({"type": "react", "id": "d",
+                                                  "roll": out["roll"], "choice": "keep"})
+            assert decided["type"] == "outcome" and decided["reacts_to"] == out["seq"]
+            # Decided once, on any server.
+            again = await roller.request({"type": "react", "id": "d2", "roll": out["roll"],
+                                          "choice": "reroll"})
+            assert again["type"] == "error", again
+            await roller.close()
+            await other_device.close()
+    run(scenario())
+
+
+def test_an_open_rolls_default_is_taken_once_by_the_servers_together(redis_server):
+    async def scenario():
+        async with luck_servers(redis_server.url, 3, react_timeout=0.5) as trio:
+            peers_ = []
+            for server in trio:
+                peer = await Peer.open(server)
+                await peer.join(role="gm", name="MJ")
+                peers_.append(peer)
+            out = await peers_[0].roll("luck", {"target": 7, "skill": 0,
+                                                "second_chance": True}, dice=[2])
+            assert out["open"] is True
+            # Every server armed the roll's timer; one default is stored, seen by all.
+            for peer in peers_:
+                seen = await events_until(peer, out["seq"] + 1)
+                assert [e["seq"] for e in seen][-2:] == [out["seq"], out["seq"] + 1]
+                assert seen[-1]["reacts_to"] == out["seq"]
+            rolled = await peers_[1].roll()
+            assert rolled["seq"] == out["seq"] + 2, "the default was stored once"
+            for peer in peers_:
+                await peer.close()
+    run(scenario())
