@@ -1334,6 +1334,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.store or args.whole:
+        return _run_transfer(_export_table(args))
     # Read-only: works beside a server running on the same journal (it never takes the
     # writer's lock). Unreadable rows come out as events marked "unreadable".
     from sidecar.journal import JournalError, JournalReader
@@ -1370,6 +1372,71 @@ def cmd_export(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     finally:
         journal.close()
+
+
+def _run_transfer(work: Any) -> int:
+    from sidecar.journal import JournalError
+    from sidecar.store import StoreUnavailable
+    from sidecar.transfer import TransferError
+
+    try:
+        return asyncio.run(work)
+    except (TransferError, JournalError, ValueError) as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+    except StoreUnavailable:
+        print("sidecar: Redis injoignable — démarrez-le ou corrigez --store / Redis "
+              "unreachable — start it or fix --store", file=sys.stderr)
+    except OSError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+async def _export_table(args: argparse.Namespace) -> int:
+    """``export`` from Redis, or ``--whole`` (with what ``import`` needs) from either."""
+    from sidecar.transfer import read_redis, read_sqlite
+
+    if args.store:
+        head, events = await read_redis(args.store, args.table)
+    else:
+        head, events = read_sqlite(args.db, args.table)
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    count = 0
+    try:
+        if args.whole:
+            out.write(json.dumps(head, ensure_ascii=False) + "\n")
+        for event in events:
+            if not args.whole:
+                event.pop("request_id", None)
+            out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            count += 1
+    finally:
+        if args.output:
+            out.close()
+    if args.output:
+        print(f"{count} événements écrits dans {args.output} / {count} events written "
+              f"to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+async def _import_table(args: argparse.Namespace) -> int:
+    from sidecar.transfer import parse, write_redis, write_sqlite
+
+    with open(args.file, encoding="utf-8") as lines:
+        head, events = parse(lines)
+    if args.store:
+        count = await write_redis(args.store, head, events, args.table)
+        where = args.store
+    else:
+        count = await write_sqlite(args.db, head, events, args.table)
+        where = args.db
+    name = args.table or head["table"]
+    print(f"table « {name} » : {count} événements importés dans {where} / table '{name}': "
+          f"{count} events imported into {where}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    return _run_transfer(_import_table(args))
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
@@ -1650,8 +1717,23 @@ def build_parser() -> argparse.ArgumentParser:
                             "(read from the journal file: everything, secret rolls included)")
     export.add_argument("--table", required=True)
     export.add_argument("--db", default=DEFAULT.db, metavar="PATH")
+    export.add_argument("--store", metavar="redis://HOST:PORT/DB",
+                        help="read the table from Redis instead of the journal file")
+    export.add_argument("--whole", action="store_true",
+                        help="also the table's state, seats, characters and request ids: "
+                             "what `sidecar import` needs to move it to another store")
     export.add_argument("--output", "-o", metavar="FILE", help="default: standard output")
     export.set_defaults(func=cmd_export)
+
+    imp = sub.add_parser("import", help="write a table exported with `export --whole` into "
+                         "a journal file or Redis (the table must have no event there)")
+    imp.add_argument("file", metavar="FILE")
+    imp.add_argument("--db", default=DEFAULT.db, metavar="PATH",
+                     help="the journal to write (no server running on it)")
+    imp.add_argument("--store", metavar="redis://HOST:PORT/DB",
+                     help="write into Redis instead (servers may be running on it)")
+    imp.add_argument("--table", metavar="NAME", help="import under another name")
+    imp.set_defaults(func=cmd_import)
 
     odds = sub.add_parser("odds", help="exact odds of a roll, computed locally")
     odds.add_argument("ruleset")

@@ -264,12 +264,16 @@ class RedisStore:
 
     # -- writing ------------------------------------------------------------------------
 
-    async def append(self, event: dict[str, Any], state: dict[str, Any],
-                     records: tuple[tuple[str, str, Any], ...], *, expected: int) -> None:
-        row = encode(event, state, records)
+    def _script(self, event: dict[str, Any], state: dict[str, Any] | None,
+                records: tuple[tuple[str, str, Any], ...],
+                expected: int) -> tuple[str, str, list[str], list[Any]]:
+        """The table, its state's JSON, and the keys and arguments of :data:`APPEND` for
+        one event (``state`` None: not written)."""
+        row = encode(event, state if state is not None else {}, records)
         table = row.table
         keys = Keys(table)
-        state_text = "" if self._states.get(table) == row.state else row.state
+        state_text = ("" if state is None or self._states.get(table) == row.state
+                      else row.state)
         # Request ids are per member (another member's id 1 is not a repeat of mine).
         request = (f"{row.roller_role}\x1f{row.roller_name}\x1f{row.request_id}"
                    if row.request_id is not None else "")
@@ -281,9 +285,13 @@ class RedisStore:
         for kind, name, body in row.records:
             record_keys.append(keys.record(kind))
             argv += ["1", name, ""] if body is None else ["0", name, body]
+        return table, row.state, [keys.meta, keys.events, keys.requests, *record_keys], argv
+
+    async def append(self, event: dict[str, Any], state: dict[str, Any],
+                     records: tuple[tuple[str, str, Any], ...], *, expected: int) -> None:
+        table, state_text, keys, argv = self._script(event, state, records, expected)
         try:
-            reply = await self._append(keys=[keys.meta, keys.events, keys.requests,
-                                             *record_keys], args=argv)
+            reply = await self._append(keys=keys, args=argv)
         except self._errors as exc:
             raise _unavailable(exc) from None
         except self._response_error as exc:
@@ -295,13 +303,41 @@ class RedisStore:
             raise StaleTable(seq)
         if outcome == "dup":
             raise DuplicateRequest(seq)
-        self._states[table] = row.state
+        self._states[table] = state_text
+        await self._list(table)
+
+    async def _list(self, table: str) -> None:
         if table not in self._known:
             self._known.add(table)
             try:
                 await self.client.sadd(TABLES_KEY, table)
             except self._errors:
                 self._known.discard(table)  # listed next time: only tools read it
+
+    async def import_events(self, events: list[dict[str, Any]], state: dict[str, Any],
+                            records: tuple[tuple[str, str, Any], ...],
+                            batch: int = 200) -> None:
+        """Write a whole table's events 1…N (``sidecar import``): the state and the
+        records with the last one; pipelined, each still checked by :data:`APPEND`
+        (StaleTable if another writer took the table meanwhile)."""
+        for start in range(0, len(events), batch):
+            chunk = events[start:start + batch]
+            try:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for event in chunk:
+                        last = event is events[-1]
+                        _, _, keys, argv = self._script(
+                            event, state if last else None, records if last else (),
+                            event["seq"] - 1)
+                        await self._append(keys=keys, args=argv, client=pipe)
+                    replies = await pipe.execute()
+            except self._errors as exc:
+                raise _unavailable(exc) from None
+            for reply in replies:
+                if _text(reply[0]) != "ok":
+                    raise StaleTable(int(reply[1]))
+        if events:
+            await self._list(events[0]["table"])
 
     async def flush(self) -> None:
         return None  # every append returned once Redis replied
