@@ -278,3 +278,35 @@ def test_an_open_rolls_default_is_taken_once_by_the_servers_together(redis_serve
             for peer in peers_:
                 await peer.close()
     run(scenario())
+
+
+def test_verifiable_dice_rolled_on_several_servers_verify_from_the_store(redis_server,
+                                                                         tmp_path):
+    """One epoch shared by the servers: positions are taken once each whichever server
+    rolls, and the export from Redis verifies after the GM's reveal."""
+    from tests.test_cli import sidecar
+
+    async def scenario():
+        async with servers(redis_server.url, 2, dice="provable") as (a, b):
+            gm, player = await Peer.open(a), await Peer.open(b)
+            first = await gm.join(role="gm", name="MJ", client_seed="aa" * 16)
+            second = await player.join(name="Bob", client_seed="bb" * 16)
+            assert first["epoch"]["commitment"] == second["epoch"]["commitment"]
+            async def two(peer: Peer) -> list[dict[str, Any]]:
+                return [await peer.roll(), await peer.roll()]
+            pairs = await asyncio.gather(two(gm), two(player))
+            rolls = pairs[0] + pairs[1]
+            positions = sorted(r["proof"]["position"] for r in rolls)
+            assert len(set(positions)) == 4, "each position drawn once"
+            ended = await player.request({"type": "epoch", "id": "e", "op": "end"})
+            assert ended["type"] == "error" and ended["code"] == "forbidden"
+            ended = await gm.request({"type": "epoch", "id": "e", "op": "end"})
+            assert ended["type"] == "epoch", ended
+            await gm.close()
+            await player.close()
+    run(scenario())
+    export = tmp_path / "t.jsonl"
+    done = sidecar("export", "--table", "t", "--store", redis_server.url, "-o", str(export))
+    assert done.returncode == 0, done.stderr
+    checked = sidecar("verify", str(export))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
