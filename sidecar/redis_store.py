@@ -152,7 +152,6 @@ class RedisStore:
         except ValueError as exc:
             raise ValueError(f"--store : {exc}") from None
         self._append = self.client.register_script(APPEND)
-        self._snapshots: dict[str, Snapshot] = {}
         #: Each table's plugin state as last stored (JSON), to skip rewriting it.
         self._states: dict[str, str] = {}
         self._known: set[str] = set()  # tables already added to TABLES_KEY
@@ -225,7 +224,7 @@ class RedisStore:
 
     # -- loading ------------------------------------------------------------------------
 
-    async def preload(self, table: str) -> None:
+    async def preload(self, table: str) -> Snapshot:
         keys = Keys(table)
 
         async def read() -> list[Any]:
@@ -254,13 +253,11 @@ class RedisStore:
                 except ValueError:
                     log.error("Redis: the %s %r of table %r is unreadable; left out", kind,
                               _text(name), table)
-        self._snapshots[table] = (seq, state, records)
+        return seq, state, records
 
     def snapshot(self, table: str) -> Snapshot:
-        found = self._snapshots.pop(table, None)
-        if found is None:
-            raise StoreUnavailable(f"table {table!r} was not read from Redis first")
-        return found
+        # Redis is read asynchronously: the server passes what preload() returned.
+        raise StoreUnavailable(f"table {table!r} was not read from Redis first")
 
     # -- writing ------------------------------------------------------------------------
 

@@ -181,6 +181,7 @@ class SidecarServer:
         #: Tables being brought up to date with events of other processes (shared store),
         #: and the last seq another process announced for each.
         self.catching: dict[str, asyncio.Task[None]] = {}
+        self._preloaded: tuple[str, Any] | None = None
         self.announced: dict[str, int] = {}
         if self.store.shared:
             self.tables.added = self._watch
@@ -188,13 +189,24 @@ class SidecarServer:
             self.store.reconnected = self._catch_up_all
 
     def _load_table(self, name: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
+        # A table read from Redis just before (one slot, used at once: nothing piles up
+        # for the tables named by hellos that fail), else read now (SQLite).
+        preloaded, self._preloaded = self._preloaded, None
+        if preloaded is not None and preloaded[0] == name:
+            return preloaded[1]
         return self.store.snapshot(name)
+
+    async def _preload(self, name: str) -> None:
+        """Read table ``name`` from the store for the next :meth:`_load_table` (the
+        caller opens it right after, without awaiting anything in between)."""
+        snapshot = await self.store.preload(name)
+        self._preloaded = None if snapshot is None else (name, snapshot)
 
     async def _open_table(self, name: str) -> Table:
         """Table ``name``, read from the store first when it is not in memory."""
         table = self.tables.get(name)
         if table is None:
-            await self.store.preload(name)
+            await self._preload(name)
             table = self.tables.open(name)
         return table
 
@@ -616,8 +628,11 @@ class SidecarServer:
                 self._check_hello_guard(session, request)
                 if self.store.shared and self.tables.get(request.table) is None:
                     await self._preload(request.table)
-                session.table, session.member = self.core.join(
-                    request, binary=session.binary, connection=session.connection)
+                try:
+                    session.table, session.member = self.core.join(
+                        request, binary=session.binary, connection=session.connection)
+                finally:
+                    self._preloaded = None
                 session.bucket.refund()  # a successful hello is not counted
             except StoreUnavailable:
                 await self._send_error(session, store_unavailable(), request_id(message))
@@ -823,9 +838,6 @@ class SidecarServer:
         raise self._too_busy(table)
 
     # -- other processes' events (a shared store) ---------------------------------------
-
-    async def _preload(self, name: str) -> None:
-        await self.store.preload(name)
 
     def _watch(self, table: Table) -> None:
         """A table now in memory: hear of other processes' events, and catch up on those

@@ -62,11 +62,12 @@ class Store(Protocol):
     async def open(self) -> None:
         """Connect (and check the store answers); StoreUnavailable or JournalError if not."""
 
-    async def preload(self, table: str) -> None:
-        """Fetch a table before :meth:`snapshot` is asked for it (a no-op for SQLite)."""
+    async def preload(self, table: str) -> Snapshot | None:
+        """A table as stored, read asynchronously (None: read it with :meth:`snapshot`)."""
 
     def snapshot(self, table: str) -> Snapshot:
-        """A table as stored (synchronous: the table registry calls it while joining)."""
+        """A table as stored, read synchronously (SQLite; the table registry calls it
+        while joining)."""
 
     async def append(self, event: dict[str, Any], state: dict[str, Any],
                      records: tuple[tuple[str, str, Any], ...], *, expected: int) -> None:
@@ -118,8 +119,8 @@ class SqliteStore:
     async def open(self) -> None:
         pass
 
-    async def preload(self, table: str) -> None:
-        pass
+    async def preload(self, table: str) -> Snapshot | None:
+        return None  # read in place by snapshot(): a local file, a few hundred µs
 
     def snapshot(self, table: str) -> Snapshot:
         seq, state = self.journal.table_meta(table)
