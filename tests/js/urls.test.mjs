@@ -178,3 +178,28 @@ describe("several URLs", () => {
     }
   });
 });
+
+describe("the Node example", () => {
+  test("examples/js-client/roll.mjs takes several URLs separated by commas", async () => {
+    const { spawn } = await import("node:child_process");
+    const { ROOT } = await import("./sidecar-process.mjs");
+    const child = spawn(process.execPath, ["--experimental-websocket", "examples/js-client/roll.mjs",
+      `${await dead()},${sidecar.url}`, PLAYER_TOKEN, "js-urls-example"],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    try {
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`example printed only:\n${out}`)), 15000);
+        child.stdout.on("data", (chunk) => {
+          out += chunk;
+          if (/Nodejs — Escalade/.test(out)) { clearTimeout(timer); resolve(); }
+        });
+        child.on("exit", () => { clearTimeout(timer); reject(new Error(`example exited:\n${out}`)); });
+      });
+      assert.match(out, /chances de réussite : \d/);
+    } finally {
+      child.kill();
+    }
+  });
+});
