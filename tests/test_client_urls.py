@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +234,47 @@ def test_cli_roll_with_several_urls_each_read_as_one_url_is(
     assert f"ws://127.0.0.1:{dead}/ws, ws://127.0.0.1:{other}/ws" in error
     code = main(["roll", "bloodlust", "pool=1", "--url", f"127.0.0.1:{dead},ftp://nope"])
     assert code == 3 and "ftp://nope" in capsys.readouterr().err
+
+
+def test_cli_watch_goes_on_through_the_next_url_when_its_server_stops(tmp_path: Path) -> None:
+    """``sidecar watch`` with a dead address between two names of one server: the server
+    stops and comes back (its journal, its port); every roll is printed once, in order."""
+    with LiveServer(db=str(tmp_path / "journal.db")) as server:
+        port = server.server.port
+        watch = subprocess.Popen(
+            [sys.executable, "-m", "sidecar.cli", "watch", "--table", "veille", "--role", "gm",
+             "--token", GM_TOKEN, "--url", f"127.0.0.1:{port}",
+             "--url", f"127.0.0.1:{free_port()},http://localhost:{port}/"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in watch.stdout],
+                         daemon=True).start()
+
+        def printed(count: int) -> list[int]:
+            seqs: list[int] = []
+            while len(seqs) < count:
+                found = re.match(r"#(\d+) ", lines.get(timeout=20))
+                if found:
+                    seqs.append(int(found.group(1)))
+            return seqs
+
+        try:
+            assert lines.get(timeout=20).startswith("table veille")
+            before = [server.roll("veille", "Morgane", "bloodlust", {"pool": 1})["seq"]
+                      for _ in range(2)]
+            assert printed(2) == before
+            server.stop()
+            server.start()
+            missed = [server.roll("veille", "Morgane", "bloodlust", {"pool": 1})["seq"]
+                      for _ in range(3)]
+            assert printed(3) == missed == [before[-1] + 1 + i for i in range(3)]
+            live = server.roll("veille", "Morgane", "bloodlust", {"pool": 1})["seq"]
+            assert printed(1) == [live]
+            with pytest.raises(queue.Empty):  # and nothing printed twice
+                while True:
+                    if re.match(r"#\d+ ", lines.get(timeout=0.5)):
+                        raise AssertionError("a roll printed twice")
+        finally:
+            watch.terminate()
+            watch.wait(10)
