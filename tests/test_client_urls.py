@@ -134,8 +134,8 @@ def test_a_drop_moves_to_the_next_url_and_resumes_exactly_once() -> None:
                     await player.drop()     # …and the connection dies under it
                     await _rejoined(player, expected)
                     mine.append(await asyncio.wait_for(cut, 20))
+                    # (Its replayed copy, or the answer to its re-sending: either way once.)
                     assert mine[-1]["id"] == f"cut-off-{turn}"
-                    assert not mine[-1].get("duplicate")
                 stop.set()
                 flooded = await flooding
                 seqs += await _collect(stream, max(flooded[-1], *(m["seq"] for m in mine)))
