@@ -757,6 +757,17 @@ def server_url(text: str) -> str:
     return urlunsplit((scheme, parts.netloc, path, "", ""))
 
 
+def url_texts(given: str | list[str] | None) -> list[str]:
+    """The server addresses as typed: ``--url`` repeated and/or comma-separated (several
+    processes serving the same tables), else ``$SIDECAR_URL`` (commas too), else the
+    default; each is then read by :func:`server_url`."""
+    texts = [given] if isinstance(given, str) else list(given or ())
+    if not texts:
+        texts = [os.environ.get("SIDECAR_URL") or DEFAULT_URL]
+    found = [part.strip() for text in texts for part in text.split(",") if part.strip()]
+    return found or [DEFAULT_URL]
+
+
 def link_details(text: str) -> dict[str, str]:
     """What a page link given as ``--url`` says of the table and who joins: ``table``,
     ``token``, ``role``, ``name`` from its query, and a seat's ``#token=…``."""
@@ -795,7 +806,10 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     # Observers need no token, but one lets them open a table nobody has opened yet.
     token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
     table = args.table
-    link = link_details(args.url)
+    texts = url_texts(args.url)
+    link: dict[str, str] = {}
+    for text in reversed(texts):  # a page link's details, the first link's first
+        link.update(link_details(text))
     if link.get("table") and table == "demo":  # (the default: the link's table instead)
         table = link["table"]
     if token is None and link.get("token"):
@@ -806,13 +820,14 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
     inferred = role is None  # watch, history: the role follows the token (_token_role)
     role = _token_role(token) if inferred else role
     try:
-        url = server_url(args.url)
+        urls = [server_url(text) for text in texts]
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
+    where = ", ".join(urls)
 
     def client_as(member: str) -> Any:
-        return SidecarClient(url, table=table, name=member, role=role,
+        return SidecarClient(urls, table=table, name=member, role=role,
                              token=token, locale=getattr(args, "locale", "fr"),
                              binary=not getattr(args, "text_frames", False),
                              reconnect=reconnect)
@@ -835,12 +850,12 @@ async def _joined(args: argparse.Namespace, *, role: str | None = None,
         print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
-        print(f"sidecar: connexion impossible / cannot connect to {url}: {exc}"
-              + tls_hint(url, exc), file=sys.stderr)
+        print(f"sidecar: connexion impossible / cannot connect to {where}: {exc}"
+              + tls_hint(client.url, exc), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     except WebSocketException as exc:  # something answers there, but not a sidecar
-        print(f"sidecar: connexion impossible / cannot connect to {url}: "
-              f"{handshake_problem(exc)}" + tls_hint(url, exc), file=sys.stderr)
+        print(f"sidecar: connexion impossible / cannot connect to {where}: "
+              f"{handshake_problem(exc)}" + tls_hint(client.url, exc), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     try:
         yield client, welcome
@@ -1469,8 +1484,10 @@ def cmd_odds(args: argparse.Namespace) -> int:
 def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -> None:
     """The options of every command that joins a table (``default_role`` ``None``: the
     role follows ``--token``, see :func:`_token_role`)."""
-    parser.add_argument("--url", default=os.environ.get("SIDECAR_URL", DEFAULT_URL),
-                        help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
+    parser.add_argument("--url", action="append", metavar="URL",
+                        help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL); "
+                             "several processes serving the same tables: repeat --url or "
+                             "separate with commas (tried in turn, resumed on a drop)")
     parser.add_argument("--table", default="demo", help="table name (default demo)")
     parser.add_argument("--name", default=None,
                         help="your display name (default $USER, else MJ for a GM, joueur)")
@@ -1575,8 +1592,9 @@ def build_parser() -> argparse.ArgumentParser:
     plugins = sub.add_parser("plugins", help="list the plugins found, their rulesets and hooks")
     plugins.add_argument("--plugins-dir", metavar="DIR")
     plugins.add_argument("--json", action="store_true")
-    plugins.add_argument("--url", help="ask a running server instead (shows failures and "
-                                        "disabled plugins)")
+    plugins.add_argument("--url", action="append", metavar="URL",
+                         help="ask a running server instead (shows failures and disabled "
+                              "plugins); repeat or separate with commas for several")
     plugins.add_argument("--table", default="demo", help="table to join for --url")
     plugins.add_argument("--token", help="a GM or player token (or $SIDECAR_TOKEN), needed "
                                          "when --table is not open yet")

@@ -56,6 +56,12 @@ order, each event once, and :meth:`events` goes on as if nothing happened. Rolls
 unanswered by the drop are re-sent with the same ``id``; the server's idempotency makes
 sure they are never rolled twice.
 
+Several servers (``sidecar serve`` processes sharing one store): give a list of URLs,
+``SidecarClient(["ws://a:8765/ws", "ws://b:8765/ws"], …)``. :meth:`connect` joins through
+the first that answers; with ``reconnect=True`` a drop moves to the next URL in turn and
+resumes there from the last ``seq`` seen, each event still received once. :attr:`url` is
+the one in use.
+
 A sidecar serving TLS (``sidecar serve --ssl-certfile … --ssl-keyfile …``) is reached at
 ``wss://…/ws``; a self-signed certificate is trusted with ``ssl=``
 ``ssl.create_default_context(cafile="cert.pem")``.
@@ -69,7 +75,7 @@ import itertools
 import random
 import secrets
 import ssl as ssl_module
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -82,6 +88,9 @@ from sidecar.protocol.messages import PROTOCOL_VERSION
 FATAL_CODES = frozenset({"forbidden", "unsupported_protocol", "bad_message"})
 #: Journaled events (they carry a ``seq``) that :meth:`SidecarClient.events` yields.
 JOURNALED = frozenset({"outcome", "sheet", "seat", "ask", "session"})
+#: Failures of one server's address (nothing listening, not a WebSocket, a handshake
+#: that stalled, a connection cut during the join): the next URL may do better.
+UNREACHABLE = (OSError, InvalidHandshake, ConnectionClosed, TimeoutError)
 #: ``set_sheet(owner=KEEP)``: leave the character's owner as it is.
 KEEP: Any = object()
 
@@ -151,14 +160,22 @@ class Asks(dict[str, dict[str, Any]]):
 
 class SidecarClient:
     """One connection to one table. Requests are matched to replies by ``id``; everything
-    the table streams (outcomes, presence) is available from :meth:`events`."""
+    the table streams (outcomes, presence) is available from :meth:`events`.
 
-    def __init__(self, url: str, *, table: str, name: str, role: str = "player",
+    ``url`` is one server's WebSocket URL or a list of them (processes serving the same
+    tables): connecting tries them in order, a reconnection moves on to the next."""
+
+    def __init__(self, url: str | Sequence[str], *, table: str, name: str, role: str = "player",
                  token: str | None = None, locale: str = "fr", binary: bool = True,
                  resume: int | None = None, reconnect: bool = False,
                  max_delay: float = 5.0, ssl: ssl_module.SSLContext | None = None,
                  client_seed: str | None = None) -> None:
-        self.url = url
+        urls = [url] if isinstance(url, str) else list(url)
+        if not urls or not all(isinstance(each, str) and each for each in urls):
+            raise ValueError("url: one WebSocket URL or a non-empty list of them")
+        #: Every server URL given, in the order they are tried.
+        self.urls: list[str] = urls
+        self._index = 0
         #: TLS context for a ``wss://`` URL (e.g. one trusting a self-signed certificate:
         #: ``ssl.create_default_context(cafile=PATH)``); None: the system's trust store.
         self.ssl = ssl
@@ -200,13 +217,31 @@ class SidecarClient:
         # Set while joined: requests made during a reconnection wait for the new join.
         self._ready = asyncio.Event()
 
+    @property
+    def url(self) -> str:
+        """The server URL in use (or tried last): one of :attr:`urls`."""
+        return self.urls[self._index]
+
     # -- connection -------------------------------------------------------------------------
 
     async def connect(self) -> dict[str, Any]:
-        """Open the connection and join; returns ``welcome`` or raises :class:`SidecarError`."""
+        """Open the connection and join through the first of :attr:`urls` that answers;
+        returns ``welcome``. Raises :class:`SidecarError` when a server refuses for good
+        (``forbidden``…), else the last URL's failure when none could be joined."""
         self._closing = False
         self._finished = False
-        await self._join()
+        for tried in range(len(self.urls)):
+            if tried:
+                self._index = (self._index + 1) % len(self.urls)
+            try:
+                await self._join()
+                break
+            except SidecarError as error:
+                if error.code in FATAL_CODES or tried == len(self.urls) - 1:
+                    raise
+            except UNREACHABLE:
+                if tried == len(self.urls) - 1:
+                    raise
         self._reader = asyncio.create_task(self._read())
         return self.welcome
 
@@ -267,18 +302,25 @@ class SidecarClient:
                 future.set_exception(SidecarError("closed", "connection closed"))
 
     async def _rejoin(self) -> bool:
-        """Reconnect with resume, backing off; False once it cannot succeed."""
+        """Reconnect with resume, each try on the next of :attr:`urls` (the one that
+        dropped comes last), backing off after each full round; False once it cannot
+        succeed."""
         delay = 0.25
+        attempt = 0
         while not self._closing:
+            # Jitter spreads the reconnections of everyone a dead process dropped.
             await asyncio.sleep(delay * random.uniform(0.75, 1.25))
-            delay = min(self.max_delay, delay * 2)
+            attempt += 1
+            if attempt % len(self.urls) == 0:
+                delay = min(self.max_delay, delay * 2)
+            self._index = (self._index + 1) % len(self.urls)
             try:
                 await self._join()
                 return True
             except SidecarError as error:
                 if error.code in FATAL_CODES:
                     return False
-            except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError):
+            except UNREACHABLE:
                 continue
         return False
 

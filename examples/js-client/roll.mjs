@@ -2,12 +2,15 @@
 //
 //   node --experimental-websocket roll.mjs ws://127.0.0.1:8765/ws <player-token>
 //
+// Several sidecar processes serving the same tables: their URLs separated by commas (the
+// client joins through the first that answers and moves to the next after a drop).
 // (Node 22 and later need no flag.) The client is the file the sidecar serves at
 // /static/sidecar-client.js; a browser page or a Foundry module imports the same one.
 import { SidecarClient, SidecarError } from "../../sidecar/web/static/sidecar-client.js";
 
 const [url = "ws://127.0.0.1:8765/ws", token = "demo-player", table = "demo"] = process.argv.slice(2);
-const client = new SidecarClient(url, { table, name: "Nodejs", token, locale: "fr" });
+const urls = url.split(",").map((one) => one.trim()).filter(Boolean);
+const client = new SidecarClient(urls.length > 1 ? urls : url, { table, name: "Nodejs", token, locale: "fr" });
 client.on("state", (state) => { if (state === "reconnecting") console.log("(reconnexion…)"); });
 
 try {

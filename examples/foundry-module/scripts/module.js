@@ -16,6 +16,11 @@
  * that seat (under the Foundry user's name, or the *Seat name* setting), which keeps their
  * secret rolls theirs, and `/sc` rolls as their character (see `chooseCharacter`).
  *
+ * The *Sidecar address* setting may list several addresses separated by commas (sidecar
+ * processes serving the same tables): the client file is loaded from the first that
+ * serves it, and the client moves to the next address when its connection drops, resuming
+ * where it was (`serverUrls`).
+ *
  * Blind cards (and the GM's cards of asks) are posted by one GM's client: the first active
  * GM connected to the sidecar *as GM* (`responsibleGM`), not Foundry's `activeGM`, whose
  * browser may hold no GM token; a GM whose connection is refused is told so, and joins again
@@ -61,6 +66,12 @@ export function httpBase(url) {
   return url.replace(/^ws(s?):/, "http$1:").replace(/\/ws\/?$/, "");
 }
 
+/** The addresses of the *Sidecar address* setting: one, or several separated by commas. */
+export function serverUrls(text) {
+  const urls = String(text ?? "").split(",").map((url) => url.trim()).filter(Boolean);
+  return urls.length ? urls : [String(text ?? "")];
+}
+
 /** This Foundry page's origin (`http://192.168.1.20:30000`), as the sidecar sees it. */
 function pageOrigin() {
   return globalThis.location?.origin ?? "";
@@ -71,7 +82,7 @@ function serveAdvice(url) {
   const parts = [];
   const flag = originFlag(pageOrigin());
   if (flag) parts.push(flag);
-  if (globalThis.location?.protocol === "https:" && /^ws:/i.test(url)) {
+  if (globalThis.location?.protocol === "https:" && serverUrls(url).some((one) => /^ws:/i.test(one))) {
     parts.push("--ssl-certfile cert.pem --ssl-keyfile key.pem (wss://…)");
   }
   return parts.join(" ");
@@ -145,6 +156,7 @@ function onChatMessage(_log, text) {
 export function start() {
   live.loading ??= (async () => {
     const url = setting("url");
+    const urls = serverUrls(url);
     // A restart starts a new loop: this one ends at its next turn.
     const generation = ++live.generation;
     while (!live.stopped && live.generation === generation) {
@@ -152,9 +164,10 @@ export function start() {
         // The HTML spec lets a browser remember a failed module import (today's Chromium
         // fetches again; not every engine does): each attempt is a new URL.
         const suffix = live.attempt ? `?attempt=${live.attempt}` : "";
-        const { SidecarClient } = await import(`${httpBase(url)}/static/sidecar-client.js${suffix}`);
+        const { SidecarClient, first } = await loadClient(urls, suffix);
         if (live.stopped || live.generation !== generation) return null;
-        return await join(SidecarClient, url);
+        // The client joins through the address that just answered first, then the others.
+        return await join(SidecarClient, url, [...urls.slice(first), ...urls.slice(0, first)]);
       } catch (error) {
         if (live.attempt === 0) {
           ui.notifications.error(notice("VTTSIDECAR.unreachable", { url, advice: serveAdvice(url) }));
@@ -175,6 +188,19 @@ export function start() {
     return null;
   })();
   return live.loading;
+}
+
+/** The client module from the first of `urls` that serves it, and that address's index;
+ * rejects with the last one's failure. */
+async function loadClient(urls, suffix) {
+  for (let first = 0; ; first += 1) {
+    try {
+      const { SidecarClient } = await import(`${httpBase(urls[first])}/static/sidecar-client.js${suffix}`);
+      return { SidecarClient, first };
+    } catch (error) {
+      if (first === urls.length - 1) throw error;
+    }
+  }
 }
 
 /** Ends the module's connection and its retries (the world is closing; tests). */
@@ -199,12 +225,12 @@ export async function restart() {
   return null;
 }
 
-async function join(SidecarClient, url) {
+async function join(SidecarClient, url, urls) {
   const lang = game.i18n.lang?.startsWith("fr") ? "fr" : "en";
   const isGM = game.user.isGM;
   const seatToken = isGM ? "" : setting("seatToken").trim();
   const name = (seatToken && setting("seatName").trim()) || game.user.name;
-  const client = new SidecarClient(url, {
+  const client = new SidecarClient(urls.length > 1 ? urls : urls[0], {
     table: setting("table"), name, role: isGM ? "gm" : "player",
     token: isGM ? setting("gmToken") : seatToken || setting("playerToken"), locale: lang,
   });

@@ -34,6 +34,11 @@
  * `resume: <last seq seen>`: the server replays what was missed, in order, exactly once.
  * Rolls left unanswered by the drop are re-sent with the same `id`; the server's idempotency
  * makes sure they are never rolled twice.
+ *
+ * Several servers (`sidecar serve` processes sharing one store): give an array of URLs,
+ * `new SidecarClient(["ws://a:8765/ws", "ws://b:8765/ws"], {…})`. `connect()` joins
+ * through the first that answers; after a drop the client moves to the next URL in turn
+ * and resumes there, each event still delivered once. `client.url` is the one in use.
  */
 import { decode, encode } from "./vendor/msgpack.mjs";
 
@@ -87,7 +92,8 @@ function randomPrefix() {
  */
 export class SidecarClient {
   /**
-   * @param {string} url  the sidecar's WebSocket URL, e.g. `ws://127.0.0.1:8765/ws`
+   * @param {string|string[]} url  the sidecar's WebSocket URL, e.g. `ws://127.0.0.1:8765/ws`,
+   *   or several (processes serving the same tables), tried in turn
    * @param {object} options
    * @param {string} options.table  table name (created by the first join)
    * @param {string} options.name  display name
@@ -101,7 +107,13 @@ export class SidecarClient {
    * @param {typeof WebSocket} [options.WebSocket]  WebSocket class (default: the global)
    */
   constructor(url, options = {}) {
-    this.url = url;
+    const urls = Array.isArray(url) ? [...url] : [url];
+    if (!urls.length || !urls.every((each) => typeof each === "string" && each)) {
+      throw new TypeError("url: one WebSocket URL or a non-empty array of them");
+    }
+    /** Every server URL given, in the order they are tried. */
+    this.urls = urls;
+    this._urlIndex = 0;
     this.table = options.table;
     this.name = options.name;
     this.role = options.role ?? "player";
@@ -135,6 +147,12 @@ export class SidecarClient {
     this._closing = false;
     this._retryTimer = null;
     this._attempt = 0;
+    this._connecting = false;
+  }
+
+  /** The server URL in use (or tried last): one of `urls`. */
+  get url() {
+    return this.urls[this._urlIndex];
   }
 
   // -- events -------------------------------------------------------------------------------
@@ -181,11 +199,46 @@ export class SidecarClient {
 
   // -- connection ---------------------------------------------------------------------------
 
-  /** Open the connection and join; resolves with `welcome`, rejects with a SidecarError. */
-  connect() {
+  /**
+   * Open the connection and join through the first of `urls` that answers; resolves with
+   * `welcome`. Rejects with a SidecarError: a refusal for good (`forbidden`…) at once,
+   * else the last URL's failure (and, with `reconnect`, the client keeps trying).
+   */
+  async connect() {
     this._closing = false;
     this._setState("connecting");
-    return this._open();
+    this._connecting = true; // failures move on to the next URL here, not to a timer
+    try {
+      for (let tried = 0; ; tried += 1) {
+        if (tried) this._nextUrl();
+        try {
+          return await this._open();
+        } catch (error) {
+          this._forgetSocket();
+          if (this._closing || tried === this.urls.length - 1) {
+            this._connecting = false;
+            this._afterClose(); // closed for good, or a retry scheduled
+            throw error;
+          }
+        }
+      }
+    } finally {
+      this._connecting = false;
+    }
+  }
+
+  _nextUrl() {
+    this._urlIndex = (this._urlIndex + 1) % this.urls.length;
+  }
+
+  /** Let go of a socket whose join failed: its close, whenever it comes, is not followed
+   * up (connect() has moved on, or scheduled the next try itself). */
+  _forgetSocket() {
+    const ws = this._ws;
+    this._ws = null;
+    if (ws && ws.readyState <= 1) {
+      try { ws.close(); } catch { /* not open: nothing to close */ }
+    }
   }
 
   _open() {
@@ -246,11 +299,13 @@ export class SidecarClient {
       ws.onclose = (event) => {
         if (ended) return;
         ended = true;
-        if (this._ws === ws) this._ws = null;
+        // A socket connect() let go of (its join failed, another URL is tried) ends alone.
+        const current = this._ws === ws;
+        if (current) this._ws = null;
         if (!joined) {
           reject(new SidecarError("closed", `connection closed before joining (${event.code})`));
         }
-        this._afterClose();
+        if (current) this._afterClose();
       };
       ws.onerror = () => {
         // onclose normally follows and decides what to do; but Node's WebSocket reports a
@@ -265,13 +320,18 @@ export class SidecarClient {
   }
 
   _afterClose() {
+    if (this._connecting && !this._closing) return; // connect() tries the next URL
     if (this._closing || !this.reconnect) {
       this._setState("closed");
       this._failPending(new SidecarError("closed", "connection closed"));
       return;
     }
     this._setState("reconnecting");
-    const delay = Math.min(this.maxDelay, this.minDelay * 2 ** this._attempt);
+    // Each try goes to the next URL (the one that failed comes last); the delay doubles
+    // after each full round of them.
+    this._nextUrl();
+    const rounds = Math.floor(this._attempt / this.urls.length);
+    const delay = Math.min(this.maxDelay, this.minDelay * 2 ** rounds);
     this._attempt += 1;
     // Jitter spreads a whole table's reconnections after a server restart.
     const jittered = delay * (0.75 + Math.random() * 0.5);
