@@ -87,7 +87,8 @@ from sidecar.protocol.messages import PROTOCOL_VERSION
 #: Errors after which reconnecting cannot help: the server closed on purpose.
 FATAL_CODES = frozenset({"forbidden", "unsupported_protocol", "bad_message"})
 #: Journaled events (they carry a ``seq``) that :meth:`SidecarClient.events` yields.
-JOURNALED = frozenset({"outcome", "sheet", "seat", "ask", "session"})
+JOURNALED = frozenset({"outcome", "sheet", "seat", "ask", "session", "initiative",
+                       "epoch"})
 #: Failures of one server's address (nothing listening, not a WebSocket, a handshake
 #: that stalled, a connection cut during the join): the next URL may do better.
 UNREACHABLE = (OSError, InvalidHandshake, ConnectionClosed, TimeoutError)

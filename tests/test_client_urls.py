@@ -278,3 +278,25 @@ def test_cli_watch_goes_on_through_the_next_url_when_its_server_stops(tmp_path: 
         finally:
             watch.terminate()
             watch.wait(10)
+
+
+def test_epoch_and_initiative_events_count_as_journaled_for_resume() -> None:
+    """The server journals them: a client must yield them and resume after them (else a
+    reconnect replays them again, or the next process's resume starts too early)."""
+    from tests.helpers import Peer
+
+    async def scenario() -> None:
+        async with running_server(dice="provable") as server:
+            async with _client(server.url, "Aengus") as client:
+                stream = _journaled(client.events())
+                gm = await Peer.open(server)
+                await gm.join(table="urls", role="gm", name="MJ")
+                ended = await gm.request({"type": "epoch", "id": "e", "op": "end"})
+                assert ended["type"] == "epoch"
+                async with asyncio.timeout(10):
+                    event = await anext(stream)
+                    while event["type"] != "epoch":
+                        event = await anext(stream)
+                assert client.last_seq == event["seq"] == ended["seq"]
+                await gm.close()
+    run(scenario())

@@ -310,3 +310,37 @@ def test_verifiable_dice_rolled_on_several_servers_verify_from_the_store(redis_s
     assert done.returncode == 0, done.stderr
     checked = sidecar("verify", str(export))
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_python_client_moves_to_another_server_and_resumes_exactly_once(redis_server):
+    """SidecarClient given both servers' URLs: its server stops during a flood of rolls
+    made on the other one; it rejoins the other, resumes, and sees every seq once."""
+    from sidecar.client import SidecarClient
+    from tests.helpers import PLAYER_TOKEN
+
+    async def scenario():
+        async with running_server(store=redis_server.url) as b:
+            a = await running_server(store=redis_server.url).__aenter__()
+            client = SidecarClient([a.url, b.url], table="t", name="Aengus",
+                                   token=PLAYER_TOKEN, reconnect=True)
+            await client.connect()
+            stream = client.events()
+            roller = await Peer.open(b)
+            await roller.join(role="gm", name="MJ")
+            for _ in range(5):
+                await roller.roll()
+            await a.stop()  # the client's server goes away mid-session
+            for _ in range(5):
+                await roller.roll()
+            mine = await client.roll("bloodlust", {"pool": 2}, id="after-move")
+            assert client.url == b.url and mine["seq"] == 11
+            seqs: list[int] = []
+            async with asyncio.timeout(20):
+                while not seqs or seqs[-1] < 11:
+                    event = await anext(stream)
+                    if "seq" in event:
+                        seqs.append(event["seq"])
+            assert seqs == list(range(1, 12))
+            await client.close()
+            await roller.close()
+    run(scenario())
