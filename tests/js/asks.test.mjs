@@ -101,4 +101,17 @@ describe("asked rolls", () => {
     assert.equal(alice.lastSeq, seen.seq);
     await assert.rejects(alice.startSession(), (error) => error.code === "forbidden");
   });
+
+  test("an initiative order is journaled: a member's lastSeq follows it", async () => {
+    const table = "js-initiative";
+    const gm = await joined({ table, name: "MJ", role: "gm", token: GM_TOKEN });
+    await gm.setSheet({ character: "Aengus", ruleset: "oweens", values: { pep: 3 } });
+    const alice = await seated(gm, table, "Alice");
+    const aliceSees = alice.next("initiative");
+    const order = await gm.request({ type: "initiative", characters: ["Aengus"] });
+    assert.equal(order.type, "initiative");
+    const seen = await aliceSees;
+    assert.equal(seen.seq, order.seq);
+    assert.equal(alice.lastSeq, seen.seq);
+  });
 });

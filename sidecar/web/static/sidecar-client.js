@@ -48,7 +48,7 @@ export const PROTOCOL = 1;
 /** Error codes after which reconnecting cannot help (the server closes the connection). */
 const FATAL_CODES = new Set(["forbidden", "unsupported_protocol", "bad_message"]);
 /** Journaled events: they carry a `seq`, each is delivered once. */
-const JOURNALED = new Set(["outcome", "sheet", "seat", "ask", "session", "epoch"]);
+const JOURNALED = new Set(["outcome", "sheet", "seat", "ask", "session", "epoch", "initiative"]);
 
 /** An `error` message from the server, or a failure of the connection itself. */
 export class SidecarError extends Error {
