@@ -344,3 +344,20 @@ def test_the_python_client_moves_to_another_server_and_resumes_exactly_once(redi
             await client.close()
             await roller.close()
     run(scenario())
+
+
+def test_plugin_state_is_shared_a_blank_botch_used_on_one_server_is_used_on_all(
+        redis_server):
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            first, second = await Peer.open(a), await Peer.open(b)
+            await first.join(role="gm", name="MJ")
+            await second.join(role="gm", name="MJ2")
+            options = {"blank_botch": {}}
+            used = await first.roll(params={"pool": 1}, dice=[1], options=options)
+            assert used["result"]["kind"] == "failure"  # the table's blank botch, used
+            botch = await second.roll(params={"pool": 1}, dice=[1], options=options)
+            assert botch["result"]["kind"] == "botch", "the other server knew it was used"
+            await first.close()
+            await second.close()
+    run(scenario())
