@@ -196,7 +196,7 @@ async def load(urls: list[str], one_table: bool, seconds: float,
         "redis µs": (window["redis1"] - window["redis0"]) / answered * 1e6,
         "loadgen µs": (window["self1"] - window["self0"]) / answered * 1e6,
         "server cores": (window["cpu1"] - window["cpu0"]) / elapsed,
-        "refused/s": refused / elapsed,
+        "refused": refused,
         "errors": {code: n for c in clients for code, n in c.errors.items()},
     }
     if rclient is not None:
@@ -244,20 +244,53 @@ def throughput(seconds: float, folder: Path) -> list[dict[str, Any]]:
             plan += [(store, n, one_table) for n in (1, 2, 3)]
     print(f"{'store':<16} {'proc':>4} {'tables':<10} {'rolls/s':>8} {'p50 ms':>7} "
           f"{'p99 ms':>7} {'srv µs':>7} {'cores':>5} {'redis µs':>8} {'gen µs':>7} "
-          f"{'scripts':>7} {'xrange':>6} {'hget':>5} {'refused/s':>9}  (µs: CPU per roll)")
+          f"{'scripts':>7} {'xrange':>6} {'hget':>5} {'refused':>7}  (µs: CPU per roll)")
     rows = []
     for store, processes, one_table in plan:
         r = throughput_row(store, processes, one_table, seconds, folder)
         rows.append(r)
         extra = (f"{r['scripts/roll']:>7.2f} {r['xrange/roll']:>6.2f} {r['hget/roll']:>5.2f}"
                  if "scripts/roll" in r else f"{'':>7} {'':>6} {'':>5}")
-        if r["refused/s"]:
-            extra += f" {r['refused/s']:>9.0f} ({', '.join(r['errors'])})"
+        if r["refused"]:
+            extra += f" {r['refused']:>7} ({', '.join(r['errors'])})"
         print(f"{r['store']:<16} {r['processes']:>4} {r['tables']:<10} {r['rolls/s']:>8.0f} "
               f"{r['p50']:>7.2f} {r['p99']:>7.2f} {r['server µs']:>7.0f} "
               f"{r['server cores']:>5.2f} {r['redis µs']:>8.0f} {r['loadgen µs']:>7.0f} "
               f"{extra}", flush=True)
     return rows
+
+
+def notice_cost(folder: Path, notices: int = 20000) -> None:
+    """What one more process costs per roll elsewhere: an idle ``sidecar serve --store``
+    (no member) hears every table's notices; its CPU per notice of a table it does not
+    serve, for ``notices`` PUBLISHes sent in pipelines of 500."""
+    redis = redis_server(folder / "redis-notices", "everysec")
+    rclient = redis_sync.Redis(port=redis.port)
+    server = sidecar_server(free_port(), "--store", redis.url)
+    try:
+        time.sleep(0.5)
+        before = cpu_seconds(server.pid)
+        for start in range(0, notices, 500):
+            pipe = rclient.pipeline(transaction=False)
+            for seq in range(start, start + 500):
+                pipe.publish(f"sidecar:{{other{seq % 40}}}:notify", seq)
+            pipe.execute()
+        # Until the server has read them all: its CPU stops moving (a state, not a guess).
+        last, deadline = cpu_seconds(server.pid), time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.3)
+            now = cpu_seconds(server.pid)
+            if now - last < 0.02:
+                break
+            last = now
+        spent = cpu_seconds(server.pid) - before
+    finally:
+        server.stop()
+        rclient.close()
+        redis.stop()
+    print(f"an idle process hearing {notices} notices of tables it does not serve: "
+          f"{spent / notices * 1e6:.0f} µs of CPU per notice (paid by every process for "
+          "every event of every table)")
 
 
 # -- fan-out -------------------------------------------------------------------------------
@@ -333,8 +366,8 @@ def fanout(folder: Path) -> None:
 
 # -- in process ----------------------------------------------------------------------------
 
-async def in_process(store_kind: str, folder: Path, batches: int = 21,
-                     per_batch: int = 100) -> dict[str, float]:
+async def in_process(store_kind: str, folder: Path, batches: int = 11,
+                     per_batch: int = 100) -> list[tuple[float, float, float, float]]:
     from sidecar.config import ServerConfig
     from sidecar.core import TableCore
     from sidecar.pipeline import RollPipeline
@@ -343,16 +376,13 @@ async def in_process(store_kind: str, folder: Path, batches: int = 21,
     from sidecar.store import open_store
 
     redis = None
+    here = Path(tempfile.mkdtemp(dir=folder))  # a fresh store each call
     if store_kind == "sqlite":
-        store = open_store(folder / "inproc.db")
+        store = open_store(here / "inproc.db")
     else:
-        redis = redis_server(folder / f"redis-inproc-{store_kind}", "everysec")
+        redis = redis_server(here, "everysec")
         store = open_store("", redis.url)
     await store.open()
-    if store_kind == "redis-deaf":
-        # Diagnostic: what hearing the table's own notices costs (a process subscribes to
-        # every table's channel, so it hears its own PUBLISH too). Not a real setting.
-        store._listener.cancel()  # type: ignore[attr-defined]
     config = ServerConfig(gm_token=GM, player_token="p")
     host = default_host()
     pipeline = RollPipeline(host)
@@ -388,22 +418,54 @@ async def in_process(store_kind: str, folder: Path, batches: int = 21,
     host.shutdown()
     if redis is not None:
         redis.stop()
-    return {"roll": statistics.median(r[0] for r in results),
-            "roll cpu": min(r[1] for r in results),
-            "append": statistics.median(r[2] for r in results),
-            "append cpu": min(r[3] for r in results)}
+    return results
 
 
-def store_cost(folder: Path) -> None:
-    kinds = ("sqlite", "redis", "redis-deaf")
-    figures = {kind: asyncio.run(in_process(kind, folder)) for kind in kinds}
+async def client_floor(folder: Path, rounds: int = 3000) -> dict[str, float]:
+    """redis-py's own CPU per command in this process: PING, an HGET, and an EVALSHA of a
+    script that does nothing with as many arguments as the store's (17) — what any store
+    on this client pays before Redis does any work."""
+    import redis.asyncio as aredis
+
+    server = redis_server(folder / "redis-floor", "everysec")
+    client = aredis.from_url(server.url)
+    noop = client.register_script("return {'ok', 1}")
+    args = ["x" * 40] * 17
+    calls = {"PING": lambda: client.ping(),
+             "HGET": lambda: client.hget("k", "f"),
+             "EVALSHA, 17 args": lambda: noop(keys=["a", "b", "c"], args=args)}
+    figures = {}
+    for label, call in calls.items():
+        for _ in range(200):
+            await call()
+        start = time.thread_time()
+        for _ in range(rounds):
+            await call()
+        figures[label] = (time.thread_time() - start) / rounds * 1e6
+    await client.aclose()
+    server.stop()
+    return figures
+
+
+def store_cost(folder: Path, rounds: int = 3) -> None:
+    batches: dict[str, list[tuple[float, float, float, float]]] = {"sqlite": [], "redis": []}
+    for _ in range(rounds):  # alternated, so both see the same machine
+        for kind in batches:
+            batches[kind] += asyncio.run(in_process(kind, folder))
+    figures = {kind: {"roll": statistics.median(r[0] for r in results),
+                      "roll cpu": min(r[1] for r in results),
+                      "append": statistics.median(r[2] for r in results),
+                      "append cpu": min(r[3] for r in results)}
+               for kind, results in batches.items()}
     print(f"{'':<24} {'append wall':>11} {'append CPU':>10} {'roll wall':>10} "
           f"{'roll CPU':>9}   (µs; wall: median batch, CPU: best batch, this process)")
-    for kind, label in (("sqlite", "SQLite journal"), ("redis", "Redis (everysec)"),
-                        ("redis-deaf", "Redis, notices unheard")):
+    for kind, label in (("sqlite", "SQLite journal"), ("redis", "Redis (everysec)")):
         f = figures[kind]
         print(f"{label:<24} {f['append']:>11.1f} {f['append cpu']:>10.1f} {f['roll']:>10.1f} "
               f"{f['roll cpu']:>9.1f}")
+    floor = asyncio.run(client_floor(folder))
+    print("redis-py alone, CPU per command in this process: " + ", ".join(
+        f"{label} {cpu:.0f} µs" for label, cpu in floor.items()))
     s, r = figures["sqlite"], figures["redis"]
     print(f"Redis / SQLite: append wall ×{r['append'] / s['append']:.2f}, CPU "
           f"×{r['append cpu'] / s['append cpu']:.2f}; whole roll wall "
@@ -487,6 +549,7 @@ def main() -> None:
     if "throughput" in only:
         print("\n== throughput, latency and CPU per roll ==")
         throughput(seconds, folder)
+        notice_cost(folder)
     if "fanout" in only:
         print("\n== fan-out across processes ==")
         fanout(folder)
