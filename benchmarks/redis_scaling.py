@@ -505,6 +505,11 @@ async def fill(url: str, table: str, events: int, as_character: bool) -> None:
     await ws.close()
 
 
+def aof_bytes(redis: RedisServer) -> int:
+    """The append-only files' size on disk (Redis 7 keeps them in ``appendonlydir``)."""
+    return sum(path.stat().st_size for path in redis.folder.rglob("*.aof"))
+
+
 def bytes_per_event(folder: Path) -> None:
     redis = redis_server(folder / "redis-memory", "everysec")
     rclient = redis_sync.Redis(port=redis.port)
@@ -516,9 +521,9 @@ def bytes_per_event(folder: Path) -> None:
         print(f"{MEMORY_EVENTS} events per table (d6code 4D+2 with a style point, an id "
               "each; event bodies as stored):")
         for table, as_character in (("plain", False), ("character", True)):
-            before = rclient.info("memory")["used_memory"]
+            before, aof_before = rclient.info("memory")["used_memory"], aof_bytes(redis)
             asyncio.run(fill(url, table, MEMORY_EVENTS, as_character))
-            after = rclient.info("memory")["used_memory"]
+            after, aof_after = rclient.info("memory")["used_memory"], aof_bytes(redis)
             keys = sorted(k.decode() for k in rclient.scan_iter(f"sidecar:{{{table}}}:*"))
             xlen = rclient.xlen(f"sidecar:{{{table}}}:events")
             usage = {key: rclient.memory_usage(key, samples=0) or 0 for key in keys}
@@ -529,7 +534,8 @@ def bytes_per_event(folder: Path) -> None:
             print(f"  {table:<10} XLEN {xlen}: used_memory +{(after - before) / xlen:.0f} B/"
                   f"event; MEMORY USAGE {sum(usage.values()) / xlen:.0f} B/event ({parts}); "
                   f"last entry's fields {sum(len(k) + len(v) for k, v in body.items())} B "
-                  f"(event JSON {len(body[b'e'])} B)")
+                  f"(event JSON {len(body[b'e'])} B); AOF +{(aof_after - aof_before) / xlen:.0f}"
+                  " B/event")
     finally:
         server.stop()
         rclient.close()
