@@ -211,7 +211,7 @@ async def load(urls: list[str], one_table: bool, seconds: float,
 
 
 def throughput_row(store: str, processes: int, one_table: bool, seconds: float,
-                   folder: Path) -> dict[str, Any]:
+                   folder: Path, start: Any = sidecar_server) -> dict[str, Any]:
     redis = rclient = None
     servers: list[Process] = []
     try:
@@ -221,7 +221,7 @@ def throughput_row(store: str, processes: int, one_table: bool, seconds: float,
             rclient = redis_sync.Redis(port=redis.port)
             extra = ("--store", redis.url)
         ports = [free_port() for _ in range(processes)]
-        servers = [sidecar_server(port, *extra) for port in ports]
+        servers = [start(port, *extra) for port in ports]
         urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
         row = asyncio.run(load(urls, one_table, seconds, [s.pid for s in servers],
                                redis.process.pid if redis else None, rclient))
