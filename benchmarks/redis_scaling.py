@@ -366,8 +366,11 @@ def fanout(folder: Path) -> None:
 
 # -- in process ----------------------------------------------------------------------------
 
-async def in_process(store_kind: str, folder: Path, batches: int = 11,
-                     per_batch: int = 100) -> list[tuple[float, float, float, float]]:
+async def in_process(store_kind: str, folder: Path, batches: int = 11, per_batch: int = 100,
+                     lookup: bool = False) -> list[tuple[float, float, float, float]]:
+    """Batches of rolls through core, pipeline and store: (roll wall, roll CPU, append
+    wall, append CPU) per roll in µs. ``lookup``: ask the store for the request id first,
+    as the server does for a table whose ids it may not all know (every table, on Redis)."""
     from sidecar.config import ServerConfig
     from sidecar.core import TableCore
     from sidecar.pipeline import RollPipeline
@@ -394,8 +397,11 @@ async def in_process(store_kind: str, folder: Path, batches: int = 11,
         wall = cpu = append_wall = append_cpu = 0.0
         for _ in range(per_batch):
             start, start_cpu = time.perf_counter(), time.thread_time()
+            rid = next(counter)
             ticket = core.begin_roll(table, gm, RollRequest(
-                ruleset="bloodlust", params={"pool": 5}, mode="self", id=next(counter)))
+                ruleset="bloodlust", params={"pool": 5}, mode="self", id=rid))
+            if lookup:
+                assert await store.find_request(table.name, *gm.key, rid) is None
             async with table.turn:
                 core.attach_sheet(ticket)
                 resolution = await pipeline.run(ticket.roll, table_state=table.state)

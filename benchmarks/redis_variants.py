@@ -10,11 +10,13 @@ This runs the same load (12 tables, everysec) against ``sidecar serve`` as shipp
 against ``sidecar serve`` with that look-up switched off in the process
 (``Table.needs_journal_lookup`` patched to ``False`` — a measurement, not a fix: with the
 SQLite journal the look-up is needed), alternated over ``--rounds`` rounds, and prints the
-server CPU per roll of each.
+server CPU per roll of each; and first the same in process (core, pipeline, RedisStore,
+the look-up made or not), which the machine's noise disturbs less.
 """
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import sys
 import tempfile
@@ -40,11 +42,27 @@ def no_lookup_server(port: int, *extra: str) -> Process:
                     *extra], ready=r"WebSocket ws://")
 
 
+def in_process(folder: Path, rounds: int) -> None:
+    """The same look-up in process: rolls on a RedisStore with and without it, alternated."""
+    found: dict[bool, list[tuple[float, float, float, float]]] = {True: [], False: []}
+    for _ in range(rounds):
+        for lookup in (True, False):
+            found[lookup] += asyncio.run(redis_scaling.in_process("redis", folder,
+                                                                  lookup=lookup))
+    with_, without = found[True], found[False]
+    print("in process, RedisStore (everysec), whole roll: with the look-up "
+          f"{statistics.median(r[0] for r in with_):.0f} µs wall (median), "
+          f"{min(r[1] for r in with_):.0f} µs CPU (best batch); without "
+          f"{statistics.median(r[0] for r in without):.0f} µs wall, "
+          f"{min(r[1] for r in without):.0f} µs CPU")
+
+
 def main() -> None:
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
     seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv \
         else 4.0
     folder = Path(tempfile.mkdtemp(prefix="sidecar-redis-variants-"))
+    in_process(folder, rounds)
     variants = {"as shipped": redis_scaling.sidecar_server, "no look-up": no_lookup_server}
     found: dict[tuple[str, int], list[dict]] = {}
     print(f"{'variant':<12} {'proc':>4} {'round':>5} {'rolls/s':>8} {'p99 ms':>7} "
