@@ -171,6 +171,11 @@ class RedisStore:
             await self.client.ping()
         except self._errors as exc:
             raise _unavailable(exc) from None
+        except self._response_error as exc:
+            # Redis answers but refuses the URL's database (out of range), the user…:
+            # the same one line at start-up, not a traceback.
+            raise StoreUnavailable(f"Redis refuse la connexion / Redis refused the "
+                                   f"connection ({exc})") from None
         self._listener = asyncio.get_running_loop().create_task(self._listen())
 
     async def close(self) -> None:

@@ -15,6 +15,7 @@ what was received and stored, never on how long anything took.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import subprocess
 import threading
@@ -388,6 +389,16 @@ def test_start_up_with_redis_unreachable_says_so_in_one_line():
     assert "Traceback" not in result.stderr and "ws://" not in result.stdout
 
 
+def test_start_up_with_redis_refusing_the_connection_says_so_in_one_line(redis_server):
+    # Redis answers, but refuses what the URL asks (database 99 of the default 16).
+    url = f"redis://127.0.0.1:{redis_server.port}/99"
+    result = serve_fails("--store", url)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Redis" in lines[0] and url in lines[0] and "Traceback" not in result.stderr
+
+
 def test_store_naming_nothing_known_says_so_in_one_line():
     result = serve_fails("--store", "mysql://x")
     assert result.returncode != 0
@@ -519,13 +530,14 @@ def test_resuming_on_a_process_behind_the_client_replays_no_other_event_twice(tm
 # -- the chaos run ----------------------------------------------------------------------
 
 
-def test_chaos_kill_a_process_and_restart_redis_during_a_flood(tmp_path):
+@pytest.mark.parametrize("redis_down", ["restart", "crash"])
+def test_chaos_kill_a_process_and_restart_redis_during_a_flood(tmp_path, redis_down):
     """Three processes, six clients at one table (two per process) and two at another;
     40 rolls each. A process is killed with kill -9 after 60 acknowledged rolls (its
-    clients go on elsewhere) and Redis is restarted after 140 (AOF ``always``: nothing it
-    acknowledged is lost). Then every stream and the store are exactly what was
-    acknowledged."""
-    rolls = 40
+    clients go on elsewhere) and Redis is restarted after 140 — stopped cleanly, or
+    killed with kill -9 (AOF ``always``: what it acknowledged is on disk either way).
+    Then every stream and the store are exactly what was acknowledged."""
+    rolls = int(os.environ.get("CHAOS_ROLLS", "40"))
     with RedisServer(tmp_path / "redis", appendfsync="always") as redis, \
             Sidecar(redis.url) as p0, Sidecar(redis.url) as p1, Sidecar(redis.url) as p2:
         processes = [p0, p1, p2]
@@ -552,7 +564,11 @@ def test_chaos_kill_a_process_and_restart_redis_during_a_flood(tmp_path):
             victim.kill()
             await tally.reach(140)
             up.clear()
-            await asyncio.to_thread(redis.restart)
+            if redis_down == "restart":
+                await asyncio.to_thread(redis.restart)
+            else:
+                await asyncio.to_thread(redis.kill)
+                await asyncio.to_thread(redis.start)
             up.set()
             await asyncio.gather(*flood)
 
@@ -570,7 +586,7 @@ def test_chaos_kill_a_process_and_restart_redis_during_a_flood(tmp_path):
                     assert roller.counts["connections"] >= 2, roller.name
                 else:
                     assert roller.counts["connections"] == 1, roller.name
-            print(f"chaos: {in_flight} requests in flight on the killed process; "
+            print(f"chaos ({redis_down}): {in_flight} requests in flight on the killed process; "
                   f"{report(everyone)}")
             for roller in everyone:
                 await roller.close()
