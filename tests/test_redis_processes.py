@@ -399,6 +399,16 @@ def test_start_up_with_redis_refusing_the_connection_says_so_in_one_line(redis_s
     assert "Redis" in lines[0] and url in lines[0] and "Traceback" not in result.stderr
 
 
+def test_the_banner_does_not_show_the_redis_password(redis_server):
+    redis_server.command("CONFIG", "SET", "requirepass", "s3cret-pw")
+    url = f"redis://:s3cret-pw@127.0.0.1:{redis_server.port}/0"
+    with Sidecar(url) as process:
+        banner = "".join(process.lines)
+        assert f"store: redis://:***@127.0.0.1:{redis_server.port}/0" in banner
+        assert process.stop() == 0
+    assert "s3cret-pw" not in "".join(process.lines + process.output)
+
+
 def test_store_naming_nothing_known_says_so_in_one_line():
     result = serve_fails("--store", "mysql://x")
     assert result.returncode != 0
