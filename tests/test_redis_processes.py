@@ -1,11 +1,12 @@
 """Real ``sidecar serve --store redis://…`` processes on one real ``redis-server``.
 
-What only separate processes show: a start-up that cannot reach Redis, a process killed
-with ``kill -9`` in the middle of rolls (its clients go on with another process, resume
-and re-send what was not answered, and nothing is lost or doubled), and the chaos run of
-issue 18 — three processes, clients spread over them, a flood of rolls during which one
-process is killed and Redis restarted — after which every client's stream and the store
-hold exactly what was acknowledged.
+What only separate processes show: a start-up that cannot use Redis (one line, no
+traceback), a process killed with ``kill -9`` in the middle of rolls (its clients go on
+with another process, resume and re-send what was not answered, and nothing is lost or
+doubled), a client resuming on a process that has not read yet what the client saw
+elsewhere, and the chaos run of issue 18 — three processes, clients spread over them, a
+flood of rolls during which one process is killed and Redis restarted (or killed) —
+after which every client's stream and the store hold exactly what was acknowledged.
 
 The clients are raw protocol clients (:class:`Roller`), not ``sidecar.client``: what a
 reconnecting client must do is spelled out here, message by message. Every check is on
@@ -19,7 +20,9 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -56,6 +59,13 @@ class Sidecar(ServeProcess):
     def _drain(self, pipe: Any) -> None:
         for line in pipe:
             self.output.append(line)
+
+    def freeze(self) -> None:
+        """SIGSTOP, returning once the process is stopped (it reads nothing more)."""
+        self.proc.send_signal(signal.SIGSTOP)
+        stat = Path(f"/proc/{self.proc.pid}/stat")
+        while stat.read_text().rpartition(")")[2].split()[0] not in ("T", "t"):
+            time.sleep(0.001)  # the kernel's word is the only state to wait on
 
     def kill(self) -> None:
         """kill -9: no goodbye to Redis, to clients, to anything."""
@@ -213,11 +223,14 @@ class Roller:
             await self.connect()
         while todo or self.pending:
             while todo and len(self.pending) < self.window:
-                rid = todo.pop()
-                self.pending[rid] = {"type": "roll", "id": rid, "ruleset": "bloodlust",
-                                     "params": {"pool": 3}}
-                await self._send(self.pending[rid])
+                await self.send_roll(todo.pop())
             await self._next()
+
+    async def send_roll(self, rid: str) -> None:
+        """Send one roll, kept until answered (``roll_all`` and ``until`` read answers)."""
+        self.pending[rid] = {"type": "roll", "id": rid, "ruleset": "bloodlust",
+                             "params": {"pool": 3}}
+        await self._send(self.pending[rid])
 
     async def request(self, message: dict[str, Any]) -> None:
         """Any other request with an id, until answered."""
@@ -437,17 +450,14 @@ def test_a_process_killed_mid_roll_loses_nothing_acknowledged_and_doubles_nothin
             # it stored stays stored), ten more are sent to it, and it is killed: whatever
             # it answered is lost on the way. Some rolls reached Redis and were never
             # answered; the last ten did not go further than A's socket.
-            def send_all(ids: list[str]) -> list[Any]:
-                for rid in ids:
-                    roller.pending[rid] = {"type": "roll", "id": rid, "ruleset": "bloodlust",
-                                           "params": {"pool": 3}}
-                return [roller._send(roller.pending[rid]) for rid in ids]
-            await asyncio.gather(*send_all([f"b{i}" for i in range(10)]))
+            for rid in (f"b{i}" for i in range(10)):
+                await roller.send_roll(rid)
             while len(stored_events(redis, "t")) < 5 + 3:
                 await asyncio.sleep(0.001)  # Redis is read directly: nothing to wait on
-            a.proc.send_signal(signal.SIGSTOP)
+            a.freeze()
             late = [f"z{i}" for i in range(10)]
-            await asyncio.gather(*send_all(late))
+            for rid in late:
+                await roller.send_roll(rid)
             a.kill()
             await roller.lose_connection()
             # The client goes on with B: resume, then the same ids again.
