@@ -259,7 +259,11 @@ class Roller:
     def _handle(self, message: dict[str, Any]) -> None:
         kind, rid = message["type"], message.get("id")
         if kind == "error":
-            if rid not in self.pending:
+            if rid is None and message.get("code") == "store_unavailable":
+                # Welcomed, but the replay could not be read (Redis away): the process
+                # closes the connection (1013); this client resumes from its last seq.
+                self.counts["store_unavailable"] += 1
+            elif rid not in self.pending:
                 self.problems.append(f"error not about a pending request: {message}")
             elif message.get("code") == "store_unavailable" and message.get(
                     "details", {}).get("retry"):
