@@ -31,7 +31,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import orjson
 
@@ -103,6 +103,16 @@ def table_of_channel(channel: str) -> str | None:
     return None
 
 
+def redacted(url: str) -> str:
+    """``url`` as printed (banner, logs): its password, if any, replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -141,7 +151,7 @@ class RedisStore:
                              "'vtt-sidecar[redis]' / --store redis://… needs the Redis "
                              "client: pip install 'vtt-sidecar[redis]'") from None
         self.url = url
-        self.described = f"store: {url}"
+        self.described = f"store: {redacted(url)}"
         self._redis = redis
         self._errors = (exceptions.ConnectionError, exceptions.TimeoutError, OSError,
                         exceptions.BusyLoadingError)
@@ -170,6 +180,11 @@ class RedisStore:
             await self.client.ping()
         except self._errors as exc:
             raise _unavailable(exc) from None
+        except self._response_error as exc:
+            # Redis answers but refuses the URL's database (out of range), the user…:
+            # the same one line at start-up, not a traceback.
+            raise StoreUnavailable(f"Redis refuse la connexion / Redis refused the "
+                                   f"connection ({exc})") from None
         self._listener = asyncio.get_running_loop().create_task(self._listen())
 
     async def close(self) -> None:

@@ -678,6 +678,12 @@ class SidecarServer:
             # Everything committed so far is in the journal once this returns (and the
             # table's seq counts only acknowledged events), so the journal holds exactly
             # (resume, upto]; later events are held for this member.
+            if self.store.shared:
+                # This process may not have read yet events the client saw on another
+                # one: read them first, else they would come live after the replay
+                # (seen twice); the held copies of those the replay covers are dropped.
+                async with table.turn:
+                    await self._catch_up(table)
             await self.store.flush()
             upto = table.seq
             replayed = await self.store.count(table.name, *member.key, hello.resume, upto)
@@ -709,8 +715,10 @@ class SidecarServer:
         while member.held:
             message, frame = member.held.popleft()
             session.outbox.release(len(frame))
-            if message.get("type") == "outcome" and message["seq"] <= last:
-                continue  # already in the replay
+            if message.get("seq", last + 1) <= last:
+                # Already in the replay: every journaled event carries its seq (an
+                # outcome, a seat, a session…), live-only messages (presence) none.
+                continue
             await session.outbox.room()
             await self._send_frame(session, frame)
         member.held = None
