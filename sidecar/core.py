@@ -37,6 +37,7 @@ from sidecar.guard import choices_problem, deep_copy
 from sidecar.hookspecs import HOOKS_API
 from sidecar.joinlink import join_block
 from sidecar.journal import request_key
+from sidecar.journal.schema import identity_role
 from sidecar.limits import check_event_size, check_strings, encoded_size
 from sidecar.model import Outcome, Roll
 from sidecar.pipeline import Resolution
@@ -965,12 +966,17 @@ class TableCore:
         return deliveries
 
     def apply(self, table: Table, event: dict[str, Any], state: dict[str, Any] | None,
-              records: tuple[tuple[str, str, Any], ...]) -> tuple[list[Delivery],
-                                                                  list[Member]]:
+              records: tuple[tuple[str, str, Any], ...], size: int = 0
+              ) -> tuple[list[Delivery], list[Member]]:
         """An event another process stored (a shared store): take it as :meth:`commit`
-        takes this process's own (``state`` None: the plugin state did not change), and
-        say who here gets which view, and which connections its seat change closes."""
-        table.commit(event, table.state if state is None else state, None, 0, records)
+        takes this process's own (``state`` None: the plugin state did not change; its
+        request id remembered as the store files it, by roller), and say who here gets
+        which view, and which connections its seat change closes."""
+        key = None
+        if event.get("request_id") is not None:
+            by = event["by"]
+            key = (by["name"], identity_role(by), request_key(event["request_id"]) or "")
+        table.commit(event, table.state if state is None else state, key, size, records)
         closing: list[Member] = []
         if event["type"] == "seat":
             if event.get("op") in ("remove", "rotate"):

@@ -44,8 +44,8 @@ log = logging.getLogger("sidecar.store")
 RECORD_KINDS = ("seat", "character", "ask", "session", "open", "epoch")
 #: The set of every table's name (for ``sidecar export``/``import`` and start-up).
 TABLES_KEY = "sidecar:tables"
-#: Notices of new events: one channel per table, all heard through this pattern.
-NOTIFY_PATTERN = "sidecar:{*}:notify"
+#: Announced to a table's watcher when its notices may have been missed (read it all).
+ANY = 1 << 62
 #: Stream entries read per round trip.
 READ_BATCH = 500
 
@@ -60,8 +60,8 @@ local new = seq + 1
 redis.call('HSET', KEYS[1], 'seq', new)
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], new) end
-local i = 12
-for r = 1, tonumber(ARGV[11]) do
+local i = 13
+for r = 1, tonumber(ARGV[12]) do
   if ARGV[i] == '1' then
     redis.call('HDEL', KEYS[3 + r], ARGV[i + 1])
   else
@@ -71,7 +71,11 @@ for r = 1, tonumber(ARGV[11]) do
 end
 redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[3], 'm', ARGV[5], 'n', ARGV[6],
            'r', ARGV[7], 'a', ARGV[8], 'q', ARGV[2], 's', ARGV[4], 'c', ARGV[9])
-redis.call('PUBLISH', ARGV[10], new)
+-- The notice, unless the writer is the channel's only listener (ARGV[11]: 1 when the
+-- writing process listens to it itself): a lone process pays for no notice of its own.
+if redis.call('PUBSUB', 'NUMSUB', ARGV[10])[2] > tonumber(ARGV[11]) then
+  redis.call('PUBLISH', ARGV[10], new)
+end
 return {'ok', new}
 """
 
@@ -157,8 +161,11 @@ class RedisStore:
                         exceptions.BusyLoadingError)
         self._response_error = exceptions.ResponseError
         try:
+            # (No health_check_interval: it costs a clock read and a branch on every
+            # command, tens of µs with redis-py; a dead connection fails its command and
+            # the next one takes a new connection.)
             self.client = redis.from_url(url, socket_connect_timeout=connect_timeout,
-                                         socket_timeout=timeout, health_check_interval=10)
+                                         socket_timeout=timeout)
         except ValueError as exc:
             raise ValueError(f"--store : {exc}") from None
         self._append = self.client.register_script(APPEND)
@@ -167,8 +174,14 @@ class RedisStore:
         self._known: set[str] = set()  # tables already added to TABLES_KEY
         self._watched: dict[str, Callable[[str, int], None]] = {}
         self._listener: asyncio.Task[None] | None = None
-        #: Called after the notices' subscription came back (notices may have been missed).
-        self.reconnected: Callable[[], None] | None = None
+        #: The notices' subscription now (None: being made again), and the lock every
+        #: (un)subscribe takes: one command at a time on its connection.
+        self._pubsub: Any = None
+        self._subscribing = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: The tables whose channel the subscription holds now (confirmed).
+        self._subscribed: set[str] = set()
+        self._wanted = asyncio.Event()  # a first table to watch
         #: Whether the notices' subscription is up now.
         self.listening = False
         self._closed = False
@@ -189,6 +202,8 @@ class RedisStore:
 
     async def close(self) -> None:
         self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
         if self._listener is not None:
             self._listener.cancel()
             try:
@@ -201,22 +216,38 @@ class RedisStore:
             pass
 
     async def _listen(self) -> None:
-        """Hear every table's notices; after a lost subscription, say so (catch up)."""
+        """Hear the notices of the tables this process serves (one channel each: a
+        process is not woken by tables it does not serve); when the subscription is made
+        again, every watched table is announced (notices may have been missed)."""
         delay = 0.1
-        first = True
         while not self._closed:
-            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            if not self._watched:
+                self._wanted.clear()
+                await self._wanted.wait()
+                continue
+            pubsub = self.client.pubsub()
             try:
-                await pubsub.psubscribe(NOTIFY_PATTERN)
-                self.listening = True
-                if not first and self.reconnected is not None:
-                    self.reconnected()
-                first, delay = False, 0.1
+                async with self._subscribing:
+                    watched = list(self._watched)
+                    await pubsub.subscribe(*(Keys(table).channel for table in watched))
+                    self._pubsub = pubsub
+                self.listening, delay = True, 0.1
+                for table in watched:  # written meanwhile, unheard: read them
+                    changed = self._watched.get(table)
+                    if changed is not None:
+                        changed(table, ANY)
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
                     if message is None:
                         continue
+                    kind = message.get("type")
                     table = table_of_channel(_text(message["channel"]))
+                    if kind == "subscribe" and table in self._watched:
+                        # Confirmed: Redis counts this process among the channel's
+                        # listeners for every script that comes after (see APPEND).
+                        self._subscribed.add(table)
+                    if kind != "message":
+                        continue
                     changed = self._watched.get(table) if table is not None else None
                     if changed is not None:
                         changed(table, int(message["data"]))
@@ -228,14 +259,34 @@ class RedisStore:
                 elif not isinstance(exc, self._errors):
                     log.exception("Redis: the notices' subscription failed")
                 self.listening = False
-                first = False
             finally:
+                self._pubsub = None
+                self._subscribed = set()
                 try:
                     await pubsub.aclose()
                 except Exception:  # the connection is gone already
                     pass
             await asyncio.sleep(delay)  # Redis away: try again, slower each time
             delay = min(delay * 2, 2.0)
+
+    async def _subscription(self, table: str, subscribe: bool) -> None:
+        """(Un)subscribe one table's channel on the subscription as it is now (made again
+        later, it subscribes every watched table anyway)."""
+        async with self._subscribing:
+            pubsub = self._pubsub
+            if pubsub is None or (table in self._watched) != subscribe:
+                return
+            try:
+                if subscribe:
+                    await pubsub.subscribe(Keys(table).channel)  # confirmed in _listen
+                else:
+                    self._subscribed.discard(table)
+                    await pubsub.unsubscribe(Keys(table).channel)
+            except Exception:
+                return  # the listener sees the connection fail and starts again
+        changed = self._watched.get(table)
+        if subscribe and changed is not None:
+            changed(table, ANY)  # written before the subscription took: read them
 
     # -- loading ------------------------------------------------------------------------
 
@@ -292,7 +343,8 @@ class RedisStore:
         changes = orjson.dumps([[kind, name, value] for kind, name, value in records]).decode()
         argv: list[Any] = [expected, request, row.body, state_text, row.mode,
                            row.roller_name, row.roller_role, _audience(row.audience),
-                           changes, keys.channel, len(row.records)]
+                           changes, keys.channel, 1 if table in self._subscribed else 0,
+                           len(row.records)]
         record_keys = []
         for kind, name, body in row.records:
             record_keys.append(keys.record(kind))
@@ -357,11 +409,21 @@ class RedisStore:
     # -- other processes' events --------------------------------------------------------
 
     def watch(self, table: str, changed: Callable[[str, int], None]) -> None:
+        new = table not in self._watched
         self._watched[table] = changed
+        if new:
+            self._wanted.set()
+            self._spawn(self._subscription(table, True))
 
     def unwatch(self, table: str) -> None:
-        self._watched.pop(table, None)
+        if self._watched.pop(table, None) is not None:
+            self._spawn(self._subscription(table, False))
         self._states.pop(table, None)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _read(self, call: Callable[[], Any]) -> Any:
         """A read, tried twice: after Redis came back, the first use of each pooled
@@ -394,7 +456,7 @@ class RedisStore:
                     self._states[table] = state_text
                 changes = tuple((kind, name, value) for kind, name, value
                                 in orjson.loads(fields[b"c"]))
-                found.append((event, state, changes))
+                found.append((event, state, changes, len(fields[b"e"])))
                 after = event["seq"]
             if len(batch) < READ_BATCH:
                 return found

@@ -186,7 +186,6 @@ class SidecarServer:
         if self.store.shared:
             self.tables.added = self._watch
             self.tables.forgotten = self.store.unwatch
-            self.store.reconnected = self._catch_up_all
 
     def _load_table(self, name: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
         # A table read from Redis just before (one slot, used at once: nothing piles up
@@ -850,7 +849,6 @@ class SidecarServer:
     def _watch(self, table: Table) -> None:
         """A table now in memory: hear of other processes' events, and catch up on those
         written since it was read."""
-        table.forgot = True  # request ids may have been resolved by other processes
         self.store.watch(table.name, self._changed)
         self._changed(table.name, table.seq + 1)
 
@@ -864,11 +862,6 @@ class SidecarServer:
             return
         task = asyncio.get_running_loop().create_task(self._catch_up_task(table))
         self.catching[name] = task
-
-    def _catch_up_all(self) -> None:
-        """The notices' subscription came back: some may have been missed."""
-        for name, table in list(self.tables.tables.items()):
-            self._changed(name, table.seq + 1)
 
     async def _catch_up_task(self, table: Table) -> None:
         delay = 0.1
@@ -901,14 +894,14 @@ class SidecarServer:
     async def _catch_up(self, table: Table) -> None:
         """Inside the table's turn: apply the events other processes stored since this
         process's last, in order, and send each to this process's members."""
-        for event, state, records in await self.store.since(table.name, table.seq):
+        for event, state, records, size in await self.store.since(table.name, table.seq):
             if event["seq"] <= table.seq:
                 continue
             if event["seq"] != table.seq + 1:
                 log.error("table %r: event #%s read after #%s; the gap is read again at "
                           "the next event", table.name, event["seq"], table.seq)
                 return
-            deliveries, closing = self.core.apply(table, event, state, records)
+            deliveries, closing = self.core.apply(table, event, state, records, size)
             for member in closing:
                 outbox = self.outboxes.get(member.connection)
                 if outbox is not None:

@@ -25,8 +25,9 @@ from typing import Any, Protocol
 from sidecar.journal import Journal
 
 #: What a store gives back for one event written by another process: the event, the
-#: table's plugin state after it (``None``: unchanged) and the records it changed.
-Entry = tuple[dict[str, Any], dict[str, Any] | None, tuple[tuple[str, str, Any], ...]]
+#: table's plugin state after it (``None``: unchanged), the records it changed and its
+#: size as stored (bytes of JSON).
+Entry = tuple[dict[str, Any], dict[str, Any] | None, tuple[tuple[str, str, Any], ...], int]
 #: A table as loaded: last seq, plugin state, records by kind then name.
 Snapshot = tuple[int, dict[str, Any], dict[str, dict[str, Any]]]
 

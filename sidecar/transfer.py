@@ -74,7 +74,7 @@ async def read_redis(url: str, table: str) -> tuple[dict[str, Any], list[dict[st
             names = ", ".join(name for name, _ in await store.tables()) or "aucune / none"
             raise TransferError(f"pas de table « {table} » dans Redis / no table '{table}' "
                                 f"in Redis (tables : {names})")
-        events = [event for event, _, _ in await store.since(table, 0)
+        events = [event for event, _, _, _ in await store.since(table, 0)
                   if event["seq"] <= seq]
         return header(table, seq, state, records), events
     finally:

@@ -361,3 +361,49 @@ def test_plugin_state_is_shared_a_blank_botch_used_on_one_server_is_used_on_all(
             await first.close()
             await second.close()
     run(scenario())
+
+
+def _publishes(redis: RedisServer) -> int:
+    stats = redis.command("INFO", "commandstats").decode()
+    for line in stats.splitlines():
+        if line.startswith("cmdstat_publish:"):
+            return int(line.split("calls=")[1].split(",")[0])
+    return 0
+
+
+def _listeners(redis: RedisServer, table: str) -> int:
+    reply = redis.command("PUBSUB", "NUMSUB", Keys(table).channel).decode().split("\r\n")
+    return int(reply[-2].lstrip(":"))
+
+
+def test_notices_go_only_to_the_servers_of_a_table_and_never_to_a_lone_writer(redis_server):
+    """A server listens to the tables it serves, not to every table; a server alone at a
+    table publishes no notice for its own writes (nobody else would hear it)."""
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            alice = await Peer.open(a)
+            await alice.join(table="t1", name="Alice")
+            bob = await Peer.open(b)
+            await bob.join(table="t2", name="Bob")
+
+            async def until(check) -> None:  # the subscriptions are made in the background
+                async with asyncio.timeout(10):
+                    while not check():
+                        await asyncio.sleep(0.01)
+            await until(lambda: _listeners(redis_server, "t1") == 1
+                        and _listeners(redis_server, "t2") == 1)
+            before = _publishes(redis_server)
+            for _ in range(3):
+                await alice.roll()
+            assert _publishes(redis_server) == before, "a lone writer publishes nothing"
+            # Bob comes to t1 through the other server: from now on t1's writes are heard.
+            carol = await Peer.open(b)
+            await carol.join(table="t1", name="Carol")
+            await until(lambda: _listeners(redis_server, "t1") == 2)
+            assert (await alice.roll())["seq"] == 4
+            assert [e["seq"] for e in await events_until(carol, 4)][-1] == 4
+            assert _publishes(redis_server) > before
+            for peer in (alice, bob, carol):
+                await peer.close()
+            await until(lambda: _listeners(redis_server, "t1") == 0)
+    run(scenario())
