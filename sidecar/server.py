@@ -812,8 +812,8 @@ class SidecarServer:
                 try:
                     deliveries = await self._store(pending)
                     break
-                except StaleTable:
-                    await self._catch_up(table)
+                except StaleTable as stale:
+                    await self._after_stale(table, stale)
             else:
                 raise self._too_busy(table)
         self._deliver(deliveries)
@@ -840,9 +840,44 @@ class SidecarServer:
         for _ in self._attempts():
             try:
                 return await build()
-            except StaleTable:
-                await self._catch_up(table)
+            except StaleTable as stale:
+                await self._after_stale(table, stale)
         raise self._too_busy(table)
+
+    async def _after_stale(self, table: Table, stale: StaleTable) -> None:
+        """Inside the table's turn, the store refused an event built on this process's
+        table: catch up with what other processes wrote (the store may have sent it), so
+        the event is built again — or, when the store holds fewer events than this
+        process saw acknowledged, read the table again from the store."""
+        if stale.seq < table.seq:
+            self._store_lost(table, stale.seq)
+            raise ProtocolError(
+                "store_unavailable", "the store lost this table's last events; the table "
+                "was read again from it: join again", fr="le stockage a perdu les derniers "
+                "événements de cette table ; elle a été relue : rejoignez-la",
+                details={"retry": True})
+        missed = stale.missed
+        if missed and missed[0][0]["seq"] == table.seq + 1 and missed[-1][0]["seq"] == stale.seq:
+            self._apply(table, missed)
+        else:
+            await self._catch_up(table)
+
+    def _store_lost(self, table: Table, seq: int) -> None:
+        """The store is behind this process's table (Redis restarted without its last
+        writes: ``appendfsync everysec`` and a crash, a failover to a late replica, a
+        FLUSHALL). This process's copy is dropped and its members' connections closed:
+        they join again and get the table as the store has it."""
+        log.error("table %r: the store holds events up to #%d but this server had #%d "
+                  "acknowledged: Redis lost writes (see docs/DEPLOY.md, persistence); the "
+                  "table is read again from Redis", table.name, seq, table.seq)
+        for member in list(table.members):
+            member.gone = True
+            outbox = self.outboxes.get(member.connection)
+            if outbox is not None:
+                outbox.shed("store lost events", 1012, "table read again from the store")
+        if self.tables.get(table.name) is table:
+            del self.tables.tables[table.name]
+            self.store.unwatch(table.name)
 
     # -- other processes' events (a shared store) ---------------------------------------
 
@@ -894,7 +929,12 @@ class SidecarServer:
     async def _catch_up(self, table: Table) -> None:
         """Inside the table's turn: apply the events other processes stored since this
         process's last, in order, and send each to this process's members."""
-        for event, state, records, size in await self.store.since(table.name, table.seq):
+        self._apply(table, await self.store.since(table.name, table.seq))
+
+    def _apply(self, table: Table, entries: list[Any]) -> None:
+        """Apply other processes' events (in order, from the table's next seq) and send
+        each to this process's members."""
+        for event, state, records, size in entries:
             if event["seq"] <= table.seq:
                 continue
             if event["seq"] != table.seq + 1:

@@ -37,11 +37,15 @@ class StoreUnavailable(Exception):
 
 
 class StaleTable(Exception):
-    """The table moved on in the store (another process wrote ``seq``): catch up, retry."""
+    """The table is at ``seq`` in the store, not where this process thought: another
+    process wrote it (catch up — ``missed``: the events after the expected seq, when the
+    store gave them at once — and build again), or, ``seq`` lower, the store lost
+    events it had acknowledged (Redis restarted without them)."""
 
-    def __init__(self, seq: int) -> None:
+    def __init__(self, seq: int, missed: list[Entry] | None = None) -> None:
         super().__init__(f"the table is at #{seq} in the store")
         self.seq = seq
+        self.missed = missed
 
 
 class DuplicateRequest(Exception):

@@ -407,3 +407,38 @@ def test_notices_go_only_to_the_servers_of_a_table_and_never_to_a_lone_writer(re
                 await peer.close()
             await until(lambda: _listeners(redis_server, "t1") == 0)
     run(scenario())
+
+
+def test_a_store_that_lost_acknowledged_events_is_read_again_not_jammed(redis_server,
+                                                                       caplog):
+    """Redis restarted without its last writes (everysec and a crash, a late replica,
+    a FLUSHALL): the server says so, drops its copy of the table and closes its members'
+    connections; joined again, the table is as Redis has it and takes rolls again."""
+    import logging
+
+    async def scenario():
+        async with servers(redis_server.url, 1) as (a,):
+            gm = await Peer.open(a)
+            await gm.join(role="gm", name="MJ")
+            await gm.roll()
+            await gm.roll()
+            redis_server.command("FLUSHALL")
+            await gm.send({"type": "roll", "id": "after-loss", "ruleset": "bloodlust",
+                           "params": {"pool": 3}})
+            closed = None
+            try:
+                while True:
+                    await gm.recv()
+            except Exception as exc:  # the connection is closed: 1012, table read again
+                closed = getattr(exc, "rcvd", None)
+            assert closed is not None and closed.code == 1012
+            assert not any(m.get("id") == "after-loss" and m["type"] == "outcome"
+                           for m in gm.seen)
+            again = await Peer.open(a)
+            welcome = await again.join(role="gm", name="MJ")
+            assert welcome["seq"] == 0
+            assert (await again.roll(id="after-loss"))["seq"] == 1
+            await again.close()
+    with caplog.at_level(logging.ERROR, logger="sidecar.server"):
+        run(scenario())
+    assert any("Redis lost writes" in r.getMessage() for r in caplog.records)
