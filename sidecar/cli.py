@@ -535,8 +535,11 @@ async def _serve(config: ServerConfig, table: str) -> int:
         # cyclic collector's way, so collections during play stay short (tail latency).
         gc.freeze()
     except StoreUnavailable:
-        print(f"sidecar: Redis injoignable à {config.store} — démarrez-le ou corrigez "
-              f"--store / Redis unreachable at {config.store} — start it or fix --store",
+        from sidecar.redis_store import redacted
+
+        shown = redacted(config.store or "")
+        print(f"sidecar: Redis injoignable à {shown} — démarrez-le ou corrigez "
+              f"--store / Redis unreachable at {shown} — start it or fix --store",
               file=sys.stderr)
         await server.stop()
         return EXIT_ERROR

@@ -117,11 +117,15 @@ def table_of_channel(channel: str) -> str | None:
 def redacted(url: str) -> str:
     """``url`` as printed (banner, logs): its password, if any, replaced by ``***``."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    if parts.password is not None:
+        user = parts.username or ""
+        host = parts.netloc.rpartition("@")[2]
+        parts = parts._replace(netloc=f"{user}:***@{host}")
+    if "password=" in parts.query:  # redis://host/0?password=…, which redis-py reads too
+        query = "&".join("password=***" if item.startswith("password=") else item
+                         for item in parts.query.split("&"))
+        parts = parts._replace(query=query)
+    return urlunsplit(parts)
 
 
 def _text(value: Any) -> str:

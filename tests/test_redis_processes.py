@@ -626,3 +626,13 @@ def _no_journal_file_left():
     yield
     assert (ROOT / "sidecar.db").exists() == before
 
+
+
+def test_the_unreachable_line_does_not_show_the_redis_password():
+    from tests.redis_server import free_port
+
+    for url in (f"redis://:s3cret-pw@127.0.0.1:{free_port()}/0",
+                f"redis://127.0.0.1:{free_port()}/0?password=s3cret-pw"):
+        result = serve_fails("--store", url)
+        assert result.returncode != 0 and "***" in result.stderr
+        assert "s3cret-pw" not in result.stderr + result.stdout
