@@ -534,13 +534,8 @@ async def _serve(config: ServerConfig, table: str) -> int:
         # Everything loaded so far lives as long as the server: keep it out of the
         # cyclic collector's way, so collections during play stay short (tail latency).
         gc.freeze()
-    except StoreUnavailable:
-        from sidecar.redis_store import redacted
-
-        shown = redacted(config.store or "")
-        print(f"sidecar: Redis injoignable à {shown} — démarrez-le ou corrigez "
-              f"--store / Redis unreachable at {shown} — start it or fix --store",
-              file=sys.stderr)
+    except StoreUnavailable as exc:  # (its text names the store, password hidden)
+        print(f"sidecar: {exc}", file=sys.stderr)
         await server.stop()
         return EXIT_ERROR
     except OSError as exc:
@@ -630,7 +625,8 @@ def _dice_options(config: ServerConfig, args: argparse.Namespace) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     config = ServerConfig(
-        host=args.host, port=args.port, db=args.db, plugins_dir=args.plugins_dir,
+        host=args.host, port=args.port, db=args.db or DEFAULT.db,
+        plugins_dir=args.plugins_dir,
         allow_player_dice=args.allow_player_dice, origins=tuple(args.origin or ()),
         public_url=args.public_url or "", react_timeout=args.react_timeout,
         rate_limit=args.rate_limit, disabled_plugins=tuple(args.disable or ()),
@@ -639,6 +635,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_connections_per_address=args.max_connections_per_address,
         max_failed_hellos=args.max_failed_hellos,
         ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile, store=args.store)
+    problem = store_choice(args)
+    if problem:
+        print(f"sidecar: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    config.store = args.store
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
         print("sidecar: le TLS demande --ssl-certfile et --ssl-keyfile / TLS needs both "
               "--ssl-certfile and --ssl-keyfile", file=sys.stderr)
@@ -1351,7 +1352,28 @@ def cmd_history(args: argparse.Namespace) -> int:
     return _run(_history(args))
 
 
+def store_choice(args: argparse.Namespace) -> str | None:
+    """Settle ``--store`` (or ``$SIDECAR_STORE``, which keeps a Redis password out of
+    ``ps``) against ``--db``: what is wrong, in one line, or None (``args`` updated)."""
+    store = args.store if args.store is not None else os.environ.get("SIDECAR_STORE")
+    if store is not None and not store.strip():
+        return ("--store est vide (une variable non définie ?) ; sans --store, le journal "
+                "--db sert / --store is empty (an unset variable?); without --store the "
+                "--db journal is used")
+    if store and args.db is not None:
+        return ("--db et --store : choisissez l'un des deux / --db and --store: choose one "
+                "(a journal file, or Redis)")
+    args.store = store or None
+    if args.db is None:
+        args.db = DEFAULT.db
+    return None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
+    problem = store_choice(args)
+    if problem:
+        print(f"sidecar: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.store or args.whole:
         return _run_transfer(_export_table(args))
     # Read-only: works beside a server running on the same journal (it never takes the
@@ -1401,9 +1423,12 @@ def _run_transfer(work: Any) -> int:
         return asyncio.run(work)
     except (TransferError, JournalError, ValueError) as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
-    except StoreUnavailable:
-        print("sidecar: Redis injoignable — démarrez-le ou corrigez --store / Redis "
-              "unreachable — start it or fix --store", file=sys.stderr)
+    except StoreUnavailable as exc:
+        text = str(exc)
+        if "Redis injoignable /" in text:  # (a read's failure: say what to do)
+            text = ("Redis injoignable — démarrez-le ou corrigez --store / Redis "
+                    "unreachable — start it or fix --store")
+        print(f"sidecar: {text}", file=sys.stderr)
     except OSError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
     return EXIT_ERROR
@@ -1454,6 +1479,10 @@ async def _import_table(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    problem = store_choice(args)
+    if problem:
+        print(f"sidecar: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     return _run_transfer(_import_table(args))
 
 
@@ -1541,7 +1570,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="players may enter physical dice (GMs always may)")
     _add_dice_options(serve)
     group = serve.add_argument_group("journal")
-    group.add_argument("--db", default=DEFAULT.db, metavar="PATH",
+    group.add_argument("--db", metavar="PATH",
                        help=f"SQLite journal of every table (default ./{DEFAULT.db}; "
                             ":memory: forgets tables at stop)")
     group.add_argument("--store", metavar="redis://HOST:PORT/DB",
@@ -1737,7 +1766,7 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write a table's whole journal as JSON Lines "
                             "(read from the journal file: everything, secret rolls included)")
     export.add_argument("--table", required=True)
-    export.add_argument("--db", default=DEFAULT.db, metavar="PATH")
+    export.add_argument("--db", metavar="PATH", help=f"default ./{DEFAULT.db}")
     export.add_argument("--store", metavar="redis://HOST:PORT/DB",
                         help="read the table from Redis instead of the journal file")
     export.add_argument("--whole", action="store_true",
@@ -1749,7 +1778,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="write a table exported with `export --whole` into "
                          "a journal file or Redis (the table must have no event there)")
     imp.add_argument("file", metavar="FILE")
-    imp.add_argument("--db", default=DEFAULT.db, metavar="PATH",
+    imp.add_argument("--db", metavar="PATH",
                      help="the journal to write (no server running on it)")
     imp.add_argument("--store", metavar="redis://HOST:PORT/DB",
                      help="write into Redis instead (servers may be running on it)")

@@ -36,7 +36,14 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 import orjson
 
 from sidecar.journal.schema import JournalError, encode, request_key, visible
-from sidecar.store import DuplicateRequest, Entry, Snapshot, StaleTable, StoreUnavailable
+from sidecar.store import (
+    DuplicateRequest,
+    Entry,
+    Snapshot,
+    StaleTable,
+    StoreFull,
+    StoreUnavailable,
+)
 
 log = logging.getLogger("sidecar.store")
 
@@ -151,6 +158,11 @@ def _unavailable(exc: BaseException) -> StoreUnavailable:
     return StoreUnavailable(f"Redis injoignable / Redis unreachable ({exc})")
 
 
+#: Connections a process opens to Redis at most; requests beyond wait for one (a burst of
+#: joins after a process died must queue, not fail).
+MAX_CONNECTIONS = 64
+
+
 class RedisStore:
     """Tables in Redis (see the module's text); one per server process."""
 
@@ -171,12 +183,23 @@ class RedisStore:
         self._errors = (exceptions.ConnectionError, exceptions.TimeoutError, OSError,
                         exceptions.BusyLoadingError)
         self._response_error = exceptions.ResponseError
+        self._full = exceptions.OutOfMemoryError
+        self._auth = exceptions.AuthenticationError
+        database = urlsplit(url).path.strip("/")
+        if database and not database.isdigit():
+            raise ValueError(f"--store : la base Redis est un numéro, pas « {database} » "
+                             f"(redis://HÔTE:PORT/0) / the Redis database is a number, not "
+                             f"'{database}' (redis://HOST:PORT/0)")
         try:
-            # (No health_check_interval: it costs a clock read and a branch on every
-            # command, tens of µs with redis-py; a dead connection fails its command and
-            # the next one takes a new connection.)
-            self.client = redis.from_url(url, socket_connect_timeout=connect_timeout,
-                                         socket_timeout=timeout)
+            # A bounded pool that makes requests wait for a free connection (redis-py's
+            # default pool fails past 100 at once: "Too many connections"). No
+            # health_check_interval: a clock read and a branch on every command, tens of
+            # µs with redis-py; a dead connection fails its command, the next takes a
+            # new one.
+            pool = redis.BlockingConnectionPool.from_url(
+                url, max_connections=MAX_CONNECTIONS, timeout=timeout,
+                socket_connect_timeout=connect_timeout, socket_timeout=timeout)
+            self.client = redis.Redis(connection_pool=pool)
         except ValueError as exc:
             raise ValueError(f"--store : {exc}") from None
         self._append = self.client.register_script(APPEND)
@@ -200,16 +223,42 @@ class RedisStore:
     # -- connecting ---------------------------------------------------------------------
 
     async def open(self) -> None:
+        shown = redacted(self.url)
         try:
             await self.client.ping()
-        except self._errors as exc:
-            raise _unavailable(exc) from None
+        except self._auth as exc:
+            raise StoreUnavailable(f"Redis refuse l'utilisateur ou le mot de passe de {shown} "
+                                   f"/ Redis refused the user or password of {shown} "
+                                   f"({exc})") from None
+        except self._errors:
+            raise StoreUnavailable(f"Redis injoignable à {shown} — démarrez-le ou corrigez "
+                                   f"--store / Redis unreachable at {shown} — start it or "
+                                   "fix --store") from None
         except self._response_error as exc:
             # Redis answers but refuses the URL's database (out of range), the user…:
             # the same one line at start-up, not a traceback.
-            raise StoreUnavailable(f"Redis refuse la connexion / Redis refused the "
-                                   f"connection ({exc})") from None
+            raise StoreUnavailable(f"Redis refuse {shown} / Redis refused {shown} "
+                                   f"({exc})") from None
+        await self._check_settings()
         self._listener = asyncio.get_running_loop().create_task(self._listen())
+
+    async def _check_settings(self) -> None:
+        """Warn at start-up about the Redis settings that lose history (docs/DEPLOY.md §5);
+        a Redis that does not let CONFIG be read (a managed one) is not checked."""
+        try:
+            found = {}
+            for name in ("appendonly", "maxmemory-policy"):
+                found.update({_text(k): _text(v)
+                              for k, v in (await self.client.config_get(name)).items()})
+        except (*self._errors, self._response_error):
+            return
+        if found.get("appendonly") == "no":
+            log.warning("Redis: appendonly is off — a crash of Redis loses every event since "
+                        "its last snapshot; turn AOF on (docs/DEPLOY.md §5)")
+        policy = found.get("maxmemory-policy")
+        if policy not in (None, "noeviction"):
+            log.warning("Redis: maxmemory-policy is %s — Redis may evict tables' history "
+                        "when full; use noeviction (docs/DEPLOY.md §5)", policy)
 
     async def close(self) -> None:
         self._closed = True
@@ -305,12 +354,20 @@ class RedisStore:
         keys = Keys(table)
 
         async def read() -> list[Any]:
-            async with self.client.pipeline(transaction=True) as pipe:
-                pipe.hget(keys.meta, "seq")
-                pipe.hget(keys.meta, "state")
-                for kind in RECORD_KINDS:
-                    pipe.hgetall(keys.record(kind))
-                return await pipe.execute()
+            # Not a MULTI (refused by a full Redis, which still serves reads): the seq is
+            # read first and last, and every write moves it, so equal seqs mean nothing
+            # was written in between; else read again.
+            for _ in range(10):
+                async with self.client.pipeline(transaction=False) as pipe:
+                    pipe.hget(keys.meta, "seq")
+                    pipe.hget(keys.meta, "state")
+                    for kind in RECORD_KINDS:
+                        pipe.hgetall(keys.record(kind))
+                    pipe.hget(keys.meta, "seq")
+                    replies = await pipe.execute()
+                if replies[0] == replies[-1]:
+                    return replies[:-1]
+            raise StoreUnavailable(f"table {table!r} kept changing while read")
         replies = await self._read(read)
         seq = int(replies[0] or 0)
         state: dict[str, Any] = {}
@@ -369,9 +426,10 @@ class RedisStore:
             reply = await self._append(keys=keys, args=argv)
         except self._errors as exc:
             raise _unavailable(exc) from None
+        except self._full as exc:
+            raise StoreFull(f"Redis est plein / Redis is full ({exc})") from None
         except self._response_error as exc:
-            # Redis refused the write itself (out of memory with noeviction, read-only
-            # replica…): nothing was written.
+            # Redis refused the write itself (a read-only replica…): nothing was written.
             raise JournalError(f"Redis refused the event: {exc}") from None
         outcome, seq = _text(reply[0]), int(reply[1])
         if outcome == "stale":

@@ -61,7 +61,13 @@ from sidecar.protocol.messages import (
 from sidecar.provable import CURRENT, current_dice
 from sidecar.ratelimit import FailureGuard, TokenBucket
 from sidecar.seats import qr_data_uri
-from sidecar.store import DuplicateRequest, StaleTable, StoreUnavailable, open_store
+from sidecar.store import (
+    DuplicateRequest,
+    StaleTable,
+    StoreFull,
+    StoreUnavailable,
+    open_store,
+)
 from sidecar.table import Member, Table, Tables
 from sidecar.webassets import WebAssets, page_policy
 
@@ -105,8 +111,16 @@ class ClientSession:
         return remote_ip(self.connection)
 
 
-def store_unavailable() -> ProtocolError:
-    """The error of a request while the shared store (Redis) cannot be reached."""
+def store_unavailable(*, full: bool = False) -> ProtocolError:
+    """The error of a request while the shared store (Redis) cannot be reached, or is
+    full (``full``: Redis refused the write for want of memory)."""
+    if full:
+        return ProtocolError(
+            "store_unavailable", "the table's store (Redis) is full: nothing was written; "
+            "the GM must give Redis more memory (docs/DEPLOY.md), then send the same "
+            "request again", fr="le stockage des tables (Redis) est plein : rien n'a été "
+            "enregistré ; le MJ doit donner plus de mémoire à Redis (docs/DEPLOY.md), puis "
+            "renvoyez la même demande", details={"retry": True, "full": True})
     return ProtocolError(
         "store_unavailable", "the table's store (Redis) cannot be reached: nothing was "
         "written; send the same request again in a moment",
@@ -181,6 +195,9 @@ class SidecarServer:
         #: Tables being brought up to date with events of other processes (shared store),
         #: and the last seq another process announced for each.
         self.catching: dict[str, asyncio.Task[None]] = {}
+        #: Open rolls whose timer runs here: (table, roll id).
+        self.armed: set[tuple[str, str]] = set()
+        self.sweeper: asyncio.Task[None] | None = None
         self._preloaded: tuple[str, Any] | None = None
         self.announced: dict[str, int] = {}
         if self.store.shared:
@@ -242,6 +259,8 @@ class SidecarServer:
             self.tables.keep(table)
             for event in list(table.open_rolls.values()):
                 self._arm(table, event)
+        if self.store.shared:
+            self.sweeper = asyncio.get_running_loop().create_task(self._sweep_open_rolls())
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The TLS context of ``--ssl-certfile``/``--ssl-keyfile``, or None (plain TCP).
@@ -325,6 +344,8 @@ class SidecarServer:
                                 self.config.stop_timeout + 1)
         for task in list(self.catching.values()):
             task.cancel()
+        if self.sweeper is not None:
+            self.sweeper.cancel()
         await self.store.close()
         self.host.shutdown()
 
@@ -886,6 +907,29 @@ class SidecarServer:
         written since it was read."""
         self.store.watch(table.name, self._changed)
         self._changed(table.name, table.seq + 1)
+        # Its open rolls: their time runs here too (the process that made them may be
+        # gone); whichever process takes a default first stores it, once.
+        for event in list(table.open_rolls.values()):
+            self._arm(table, event)
+
+    #: Seconds between two looks for open rolls of tables no process serves (shared store).
+    SWEEP_INTERVAL = 30.0
+
+    async def _sweep_open_rolls(self) -> None:
+        """With a shared store, open rolls whose table no member keeps in any process
+        (the process that made them died) still take their default in time: every
+        process looks for them now and then, and keeps those tables (their timers run)."""
+        interval = min(self.SWEEP_INTERVAL, max(1.0, self.config.react_timeout / 2))
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                for name in await self.store.tables_with("open"):
+                    if self.tables.get(name) is None:
+                        self.tables.keep(await self._open_table(name))
+            except StoreUnavailable:
+                continue  # Redis away: look again later
+            except Exception:
+                log.exception("looking for open rolls failed")
 
     def _changed(self, name: str, seq: int) -> None:
         """Another process stored event ``seq`` of table ``name`` (or may have)."""
@@ -963,10 +1007,13 @@ class SidecarServer:
             self.core.abandon(pending)
             raise
         except StoreUnavailable as error:
-            log.error("event %s at %s not stored, not sent: %s", pending.event["seq"],
-                      table.name, error)
+            # Once per interval: a flood of rolls against a Redis that is down or full
+            # must not flood the log.
+            self.log_throttle.log(logging.ERROR, f"store {type(error).__name__}",
+                                  "event %s at %s not stored, not sent: %s",
+                                  pending.event["seq"], table.name, error)
             self.core.abandon(pending)
-            raise store_unavailable() from None
+            raise store_unavailable(full=isinstance(error, StoreFull)) from None
         except JournalError as error:
             log.error("event %s at %s not journaled, not sent: %s", pending.event["seq"],
                       table.name, error)
@@ -1086,12 +1133,18 @@ class SidecarServer:
     # -- open rolls ---------------------------------------------------------------------
 
     def _arm(self, table: Table, event: dict[str, Any]) -> None:
-        """Take the default of an open roll once its time to decide is over."""
+        """Take the default of an open roll once its time to decide is over (once per
+        roll and process, however many times it is armed)."""
+        armed = (table.name, str(event["roll"]))
+        if armed in self.armed:
+            return
+        self.armed.add(armed)
         loop = asyncio.get_running_loop()
         delay = max(0.0, event["expires"] - time.time())
         handle: asyncio.TimerHandle | None = None
 
         def due() -> None:
+            self.armed.discard(armed)
             self.timers.discard(handle)  # type: ignore[arg-type]
             task = loop.create_task(self._expire(table, str(event["roll"])))
             self.expiring.add(task)

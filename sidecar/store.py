@@ -36,6 +36,10 @@ class StoreUnavailable(Exception):
     """The store cannot be reached (Redis down): nothing was written; try again later."""
 
 
+class StoreFull(StoreUnavailable):
+    """The store refused a write for want of memory (Redis ``maxmemory``, noeviction)."""
+
+
 class StaleTable(Exception):
     """The table is at ``seq`` in the store, not where this process thought: another
     process wrote it (catch up — ``missed``: the events after the expected seq, when the

@@ -320,7 +320,8 @@ def test_the_python_client_moves_to_another_server_and_resumes_exactly_once(redi
 
     async def scenario():
         async with running_server(store=redis_server.url) as b:
-            a = await running_server(store=redis_server.url).__aenter__()
+            started = running_server(store=redis_server.url)  # (held, stopped below)
+            a = await started.__aenter__()
             client = SidecarClient([a.url, b.url], table="t", name="Aengus",
                                    token=PLAYER_TOKEN, reconnect=True)
             await client.connect()
