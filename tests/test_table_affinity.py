@@ -3,11 +3,12 @@ a load balancer hashing on it sends every member of one table to the same proces
 (docs/DEPLOY.md §4). The server ignores the query: ``hello``'s ``table`` is the one joined.
 
 The load balancers themselves are tested in ``tests/test_deploy_configs.py``; the
-JavaScript client in ``tests/js/urls.test.mjs``, the page in ``tests/test_web_table.py``."""
+JavaScript client in ``tests/js/urls.test.mjs``; the page here, in a real Chromium."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from websockets.asyncio.client import connect
@@ -15,6 +16,9 @@ from websockets.asyncio.client import connect
 from sidecar.client import SidecarClient, table_url
 from sidecar.server import SidecarServer
 from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
+from tests.live_server import LiveServer
+from tests.test_web_table import TIMEOUT_MS
+from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
 
 #: A name with everything a query could mistake: spaces, accents, ``&``, ``#``, ``+``, ``=``.
 HARD_NAME = "Crypte d'été & #2 +=ok"
@@ -95,3 +99,23 @@ def test_the_hello_names_the_table_not_the_url() -> None:
             await peer.close()
 
     run(scenario())
+
+
+def test_the_page_opens_its_socket_with_the_table(browser: Any) -> None:
+    """The web page (app.js builds the JS client with ``wsUrl()``) opens ``/ws?table=…``."""
+    with LiveServer(rate_limit=0) as server:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            opened: list[str] = []
+            page.on("websocket", lambda socket: opened.append(socket.url))
+            query = urlencode({"table": HARD_NAME, "name": "Aengus", "role": "player",
+                               "token": PLAYER_TOKEN})
+            page.goto(f"{server.http}/?{query}")
+            page.click("#join-form button[type=submit]")
+            page.wait_for_selector("#table:not([hidden])")
+            assert page.evaluate("() => window.sidecarTable.welcome.table") == HARD_NAME
+            assert opened == [f"{server.url}?{HARD_QUERY}"]
+        finally:
+            context.close()
