@@ -60,7 +60,9 @@ Several servers (``sidecar serve`` processes sharing one store): give a list of 
 ``SidecarClient(["ws://a:8765/ws", "ws://b:8765/ws"], …)``. :meth:`connect` joins through
 the first that answers; with ``reconnect=True`` a drop moves to the next URL in turn and
 resumes there from the last ``seq`` seen, each event still received once. :attr:`url` is
-the one in use.
+the one in use. Each URL is opened with the table in its query (``…/ws?table=crypte``, see
+:func:`table_url`): a load balancer in front of those processes hashes on it, so that every
+member of one table reaches the same process (cheaper; any process would do).
 
 A sidecar serving TLS (``sidecar serve --ssl-certfile … --ssl-keyfile …``) is reached at
 ``wss://…/ws``; a self-signed certificate is trusted with ``ssl=``
@@ -77,6 +79,7 @@ import secrets
 import ssl as ssl_module
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
+from urllib.parse import parse_qsl, quote
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -94,6 +97,20 @@ JOURNALED = frozenset({"outcome", "sheet", "seat", "ask", "session", "initiative
 UNREACHABLE = (OSError, InvalidHandshake, ConnectionClosed, TimeoutError)
 #: ``set_sheet(owner=KEEP)``: leave the character's owner as it is.
 KEEP: Any = object()
+
+
+def table_url(url: str, table: str) -> str:
+    """``url`` with ``table=<table>`` added to its query, percent-encoded as RFC 3986 says
+    (UTF-8, everything but letters, digits and ``-._~`` encoded: the JavaScript client's
+    ``tableUrl`` writes the same bytes, so a load balancer hashing on the parameter sends
+    both to one process). A URL that names a ``table`` already is returned unchanged.
+    The server ignores the query: the ``table`` of ``hello`` is the one joined."""
+    rest, hash_, fragment = url.partition("#")
+    base, question, query = rest.partition("?")
+    if any(key == "table" for key, _ in parse_qsl(query, keep_blank_values=True)):
+        return url
+    joined = f"{query}&" if query and not query.endswith("&") else query
+    return f"{base}?{joined}table={quote(table, safe='')}{hash_}{fragment}"
 
 
 def is_open(outcome: dict[str, Any]) -> bool:
@@ -248,7 +265,9 @@ class SidecarClient:
 
     async def _join(self) -> None:
         tls = {"ssl": self.ssl} if self.ssl is not None and self.url.startswith("wss://") else {}
-        self._ws = await connect(self.url, max_size=1 << 20, compression=None, **tls)
+        # The table in the query: a load balancer keeps a table's members on one process.
+        self._ws = await connect(table_url(self.url, self.hello["table"]), max_size=1 << 20,
+                                 compression=None, **tls)
         hello = {**self.hello, "id": f"{self._prefix}-hello"}
         if self.last_seq is not None:
             hello["resume"] = self.last_seq

@@ -7,12 +7,14 @@ file no longer has the line — so the file tested is the file documented. The p
 come from Debian's ``nginx`` and ``haproxy`` packages: without them these tests fail
 (``.ci/run`` installs them), they are never skipped.
 
-Until the Redis store is merged each sidecar here has its own journal; the proxies do not
-know the difference (they see three processes that accept the same tokens and origins).
+The three sidecars share one real Redis (``--store redis://…``). The WebSockets carry the
+table in their query (``/ws?table=<name>``, as every shipped client opens them): the
+proxies send every member of one table to one process, and spread the tables.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.client
 import os
@@ -30,7 +32,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from sidecar.client import SidecarClient
+from sidecar.client import SidecarClient, table_url
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 from tests.redis_server import RedisServer, free_port
 from tests.test_cli import ServeProcess
@@ -250,11 +252,15 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
 
 
 async def open_peer(deployment: Deployment, kind: str, host: str = NAME,
-                    origin: str | None = None) -> Peer:
+                    origin: str | None = None, table: str | None = None) -> Peer:
     """A WebSocket to the proxy as a browser at ``https://host:port`` opens it (the proxy
-    is reached on the loopback whatever name the URL gives)."""
+    is reached on the loopback whatever name the URL gives), with ``?table=`` as the
+    clients add it when ``table`` is given (without: an older client)."""
     port = deployment.sites[kind].https_port
-    ws = await connect(f"wss://{host}:{port}/ws", host="127.0.0.1", port=port,
+    url = f"wss://{host}:{port}/ws"
+    if table is not None:
+        url = table_url(url, table)
+    ws = await connect(url, host="127.0.0.1", port=port,
                        ssl=deployment.context(), origin=origin, compression=None,  # type: ignore[arg-type]
                        max_size=1 << 22)
     return Peer(ws)
@@ -299,30 +305,59 @@ def test_the_shipped_config_passes_the_proxys_own_check(deployment: Deployment,
 
 
 @pytest.mark.parametrize("kind", PROXIES)
-def test_members_spread_over_the_three_processes_and_roll(deployment: Deployment,
-                                                          kind: str) -> None:
+def test_a_tables_members_meet_on_one_process_and_tables_spread(deployment: Deployment,
+                                                                kind: str) -> None:
+    origin = deployment.sites[kind].origin
+
+    async def gm_at(table: str, number: int) -> tuple[Peer, dict]:
+        gm = await open_peer(deployment, kind, origin=origin, table=table)
+        return gm, await gm.join(table=table, name=f"MJ {number}", role="gm")
+
     async def scenario() -> None:
         gms = []
         try:
-            for number in range(3):  # each held open: the next goes to the least busy
-                gm = await open_peer(deployment, kind, origin=deployment.sites[kind].origin)
-                gms.append((gm, await gm.join(table=f"crypte-{kind}", name=f"MJ {number}",
-                                              role="gm")))
-            assert sorted(backend_of(welcome) for _, welcome in gms) == [
-                "b1.backend.test", "b2.backend.test", "b3.backend.test"]
+            # Three GMs held open at one table (the least busy process would take each in
+            # turn without affinity): all on one process.
+            table = f"crypte {kind} & #été"
+            for number in range(3):
+                gms.append(await gm_at(table, number))
+            assert len({backend_of(welcome) for _, welcome in gms}) == 1, [
+                backend_of(welcome) for _, welcome in gms]
             for gm, _ in gms:
                 outcome = await gm.roll("bloodlust", {"pool": 3})
                 assert outcome["type"] == "outcome", outcome
                 assert len(outcome["dice"]) == 3
-            # One table over three processes (one Redis): every GM sees the three rolls,
-            # in one order.
             for gm, _ in gms:
                 while len([m for m in gm.seen if m["type"] == "outcome"]) < 3:
                     await gm.recv()
                 assert [m["seq"] for m in gm.seen if m["type"] == "outcome"] == [1, 2, 3]
+            # Twelve tables, two members each: each table on one process, the tables over
+            # several processes.
+            where: dict[str, str] = {}
+            for number in range(12):
+                name = f"table {number} {kind}"
+                pair = [await gm_at(name, 0), await gm_at(name, 1)]
+                gms += pair
+                backends = {backend_of(welcome) for _, welcome in pair}
+                assert len(backends) == 1, (name, backends)
+                where[name] = backends.pop()
+            assert len(set(where.values())) >= 2, where
         finally:
             for gm, _ in gms:
                 await gm.close()
+
+    with deployment.proxy(kind):
+        run(scenario())
+
+
+@pytest.mark.parametrize("kind", PROXIES)
+def test_a_socket_without_the_table_still_joins(deployment: Deployment, kind: str) -> None:
+    """An older client (no ``?table=``) is balanced without affinity, and served."""
+    async def scenario() -> None:
+        peer = await open_peer(deployment, kind, origin=deployment.sites[kind].origin)
+        assert (await peer.join(table=f"ancien {kind}"))["type"] == "welcome"
+        assert (await peer.roll("bloodlust", {"pool": 1}))["type"] == "outcome"
+        await peer.close()
 
     with deployment.proxy(kind):
         run(scenario())
@@ -337,6 +372,16 @@ def test_the_python_client_joins_and_rolls_through_the_proxy(deployment: Deploym
                                  ssl=deployment.context()) as client:
             outcome = await client.roll("bloodlust", {"pool": 2})
             assert outcome["type"] == "outcome" and len(outcome["dice"]) == 2
+        # Two GMs through the client (which adds ?table=): one process.
+        gms = [SidecarClient(url, table="crypte", name=f"MJ {n}", role="gm", token=GM_TOKEN,
+                             ssl=deployment.context()) for n in range(2)]
+        for gm in gms:
+            await gm.connect()
+        try:
+            assert backend_of(gms[0].welcome) == backend_of(gms[1].welcome)
+        finally:
+            for gm in gms:
+                await gm.close()
 
     with deployment.proxy(kind):
         run(scenario())
@@ -391,26 +436,71 @@ def test_origins_are_checked_behind_the_proxy_as_on_the_sidecar(deployment: Depl
         run(scenario())
 
 
-@pytest.mark.parametrize("kind", PROXIES)
-def test_a_stopped_process_is_passed_over(deployment: Deployment, kind: str) -> None:
-    """Members joining while one process is down all land on the other two."""
-    async def scenario() -> None:
-        seen = []
-        for number in range(4):
-            gm = await open_peer(deployment, kind)
-            welcome = await gm.join(table="crypte", name=f"MJ {number}", role="gm",
-                                    token=GM_TOKEN)
-            seen.append(backend_of(welcome))
-            assert (await gm.roll("bloodlust", {"pool": 1}))["type"] == "outcome"
-            await gm.close()
-        assert "b2.backend.test" not in seen
+async def _outcome_seqs(client: SidecarClient, until: int) -> list[int]:
+    """The seqs of the outcomes ``client`` received, up to ``until`` (bounded)."""
+    seqs: list[int] = []
+    async with asyncio.timeout(30):
+        stream = client.outcomes()
+        while not seqs or seqs[-1] < until:
+            seqs.append((await anext(stream))["seq"])
+    return seqs
 
-    deployment.backends.stop(1)
+
+async def _moved(client: SidecarClient, away_from: str) -> str:
+    """Wait until ``client`` is joined again, on another process than ``away_from``."""
+    async with asyncio.timeout(60):
+        while not (client._ready.is_set() and backend_of(client.welcome) != away_from):
+            await asyncio.sleep(0.02)
+    return backend_of(client.welcome)
+
+
+@pytest.mark.parametrize("kind", PROXIES)
+def test_a_tables_process_stops_its_members_resume_on_another(deployment: Deployment,
+                                                              kind: str) -> None:
+    """The process a table's members share stops: they reconnect through the proxy, land
+    on another process, together, and resume there, every event once; a member joining
+    while it is down lands there too."""
+    url = f"wss://127.0.0.1:{deployment.sites[kind].https_port}/ws"
+    table = f"repli {kind}"
+    stopped: list[int] = []
+
+    def member(name: str) -> SidecarClient:
+        return SidecarClient(url, table=table, name=name, role="gm", token=GM_TOKEN,
+                             ssl=deployment.context(), reconnect=True, max_delay=1.0)
+
+    async def scenario() -> None:
+        members = [member(f"MJ {n}") for n in range(3)]
+        late = member("MJ en retard")
+        try:
+            for each in members:
+                await each.connect()
+            first = {backend_of(each.welcome) for each in members}
+            assert len(first) == 1, first
+            serving = first.pop()
+            rolled = [(await each.roll("bloodlust", {"pool": 1}))["seq"] for each in members]
+            assert rolled == [1, 2, 3]
+            index = int(serving.split(".")[0][1:]) - 1  # "b2.backend.test" → 1
+            stopped.append(index)
+            await asyncio.to_thread(deployment.backends.stop, index)
+            now = {await _moved(each, serving) for each in members}
+            assert len(now) == 1, now
+            await late.connect()
+            assert {backend_of(late.welcome)} == now
+            again = await members[0].roll("bloodlust", {"pool": 1})
+            assert again["seq"] == 4
+            for each in members:
+                assert await _outcome_seqs(each, 4) == [1, 2, 3, 4]
+            assert await _outcome_seqs(late, 4) == [4]
+        finally:
+            for each in [*members, late]:
+                await each.close()
+
     try:
         with deployment.proxy(kind):
-            run(scenario())
+            run(scenario(), timeout=120)
     finally:
-        deployment.backends.start(1)
+        for index in stopped:
+            deployment.backends.start(index)
 
 
 def test_deploy_md_starts_the_processes_the_configs_forward_to() -> None:

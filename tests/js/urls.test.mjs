@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { SidecarClient, SidecarError } from "../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient, SidecarError, tableUrl } from "../../sidecar/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "./sidecar-process.mjs";
 
 let sidecar;
@@ -176,6 +176,65 @@ describe("several URLs", () => {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the table in the URL's query (a load balancer's affinity)", () => {
+  // The same name and bytes as tests/test_table_affinity.py: both clients hash alike.
+  const HARD_NAME = "Crypte d'été & #2 +=ok";
+  const HARD_QUERY = "table=Crypte%20d%27%C3%A9t%C3%A9%20%26%20%232%20%2B%3Dok";
+
+  /** A WebSocket class that records the URLs it is asked to open. */
+  function recording(opened) {
+    return class extends globalThis.WebSocket {
+      constructor(url, ...rest) {
+        opened.push(url);
+        super(url, ...rest);
+      }
+    };
+  }
+
+  test("tableUrl adds the table once, encoded as the Python client does", () => {
+    const cases = [
+      ["ws://a:1/ws", `ws://a:1/ws?${HARD_QUERY}`],
+      ["ws://a:1/ws?", `ws://a:1/ws?${HARD_QUERY}`],
+      ["wss://a/ws?lang=fr", `wss://a/ws?lang=fr&${HARD_QUERY}`],
+      ["wss://a/ws?lang=fr&", `wss://a/ws?lang=fr&${HARD_QUERY}`],
+      ["ws://a:1/ws#x", `ws://a:1/ws?${HARD_QUERY}#x`],
+      ["ws://a:1/ws?table=autre", "ws://a:1/ws?table=autre"],
+      ["ws://a:1/ws?x=1&table=", "ws://a:1/ws?x=1&table="],
+    ];
+    for (const [url, expected] of cases) assert.equal(tableUrl(url, HARD_NAME), expected);
+    for (const name of [HARD_NAME, "démo", "a/b?c", "100%", "~-._!*'()"]) {
+      const query = tableUrl("ws://a/ws", name).split("?")[1];
+      assert.equal(new URLSearchParams(query).get("table"), name);
+      assert.match(query, /^[A-Za-z0-9\-._~%=]+$/);
+    }
+  });
+
+  test("each URL tried is opened with the table; client.url stays as given", async () => {
+    const opened = [];
+    const urls = [await dead(), sidecar.url];
+    const player = client(urls, { table: HARD_NAME, name: "Aengus", token: PLAYER_TOKEN,
+                                  WebSocket: recording(opened) });
+    const welcome = await player.connect();
+    assert.equal(welcome.table, HARD_NAME);
+    assert.deepEqual(opened, urls.map((url) => `${url}?${HARD_QUERY}`));
+    assert.equal(player.url, sidecar.url);
+    await player.close();
+  });
+
+  test("a table already in the URL is kept, and hello's table is the one joined", async () => {
+    const opened = [];
+    const url = `${sidecar.url}?table=autre`;
+    const player = client(url, { table: "js-affinity", name: "Aengus", token: PLAYER_TOKEN,
+                                 WebSocket: recording(opened) });
+    const welcome = await player.connect();
+    assert.deepEqual(opened, [url]);
+    assert.equal(welcome.table, "js-affinity");
+    const outcome = await player.roll({ ruleset: "bloodlust", params: { pool: 1 } });
+    assert.equal(outcome.table, "js-affinity");
+    await player.close();
   });
 });
 

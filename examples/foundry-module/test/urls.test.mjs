@@ -49,6 +49,9 @@ describe("the Sidecar address setting with several addresses", () => {
       const client = module.api.client;
       assert.deepEqual(client.urls, [sidecar.url, down]);
       assert.equal(client.url, sidecar.url);
+      // The socket carries the table (the client loaded from the sidecar adds it): a load
+      // balancer in front of several processes keeps the table's members on one of them.
+      assert.equal(client._ws.url, `${sidecar.url}?table=foundry-urls`);
       const rejoined = client.next("welcome", () => true, 20000);
       client.dropConnection();
       await rejoined; // through the dead address (refused), then round to the live one

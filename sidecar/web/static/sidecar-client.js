@@ -39,6 +39,9 @@
  * `new SidecarClient(["ws://a:8765/ws", "ws://b:8765/ws"], {…})`. `connect()` joins
  * through the first that answers; after a drop the client moves to the next URL in turn
  * and resumes there, each event still delivered once. `client.url` is the one in use.
+ * Each URL is opened with the table in its query (`…/ws?table=crypte`, see `tableUrl`): a
+ * load balancer in front of those processes hashes on it, so that every member of one
+ * table reaches the same process (cheaper; any process would do).
  */
 import { decode, encode } from "./vendor/msgpack.mjs";
 
@@ -65,6 +68,30 @@ export class SidecarError extends Error {
     this.details = details ?? {};
     this.serverMessage = message;
   }
+}
+
+/**
+ * `url` with `table=<table>` added to its query, percent-encoded as RFC 3986 says (UTF-8,
+ * everything but letters, digits and `-._~` encoded: the Python client's `table_url` writes
+ * the same bytes, so a load balancer hashing on the parameter sends both to one process).
+ * A URL that names a `table` already is returned unchanged. The server ignores the query:
+ * the `table` of `hello` is the one joined.
+ * @param {string} url
+ * @param {string} table
+ * @returns {string}
+ */
+export function tableUrl(url, table) {
+  const hashAt = url.indexOf("#");
+  const rest = hashAt < 0 ? url : url.slice(0, hashAt);
+  const fragment = hashAt < 0 ? "" : url.slice(hashAt);
+  const queryAt = rest.indexOf("?");
+  const base = queryAt < 0 ? rest : rest.slice(0, queryAt);
+  const query = queryAt < 0 ? "" : rest.slice(queryAt + 1);
+  if (new URLSearchParams(query).has("table")) return url;
+  const encoded = encodeURIComponent(String(table ?? "")).replace(
+    /[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const joined = query && !query.endsWith("&") ? `${query}&` : query;
+  return `${base}?${joined}table=${encoded}${fragment}`;
 }
 
 function randomPrefix() {
@@ -246,7 +273,8 @@ export class SidecarClient {
       let joined = false;
       let ws;
       try {
-        ws = new this.WebSocket(this.url);
+        // The table in the query: a load balancer keeps a table's members on one process.
+        ws = new this.WebSocket(tableUrl(this.url, this.table));
       } catch (err) {
         reject(new SidecarError("closed", `cannot connect to ${this.url}: ${err.message}`));
         return;
