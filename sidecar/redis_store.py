@@ -216,6 +216,7 @@ class RedisStore:
         #: The tables whose channel the subscription holds now (confirmed).
         self._subscribed: set[str] = set()
         self._wanted = asyncio.Event()  # a first table to watch
+        self._lost = False  # the subscription was lost (said when it is back)
         #: Whether the notices' subscription is up now.
         self.listening = False
         self._closed = False
@@ -291,6 +292,9 @@ class RedisStore:
                     watched = list(self._watched)
                     await pubsub.subscribe(*(Keys(table).channel for table in watched))
                     self._pubsub = pubsub
+                if delay > 0.1 or self._lost:
+                    log.warning("Redis: back; reading every table served here again")
+                self._lost = False
                 self.listening, delay = True, 0.1
                 for table in watched:  # written meanwhile, unheard: read them
                     changed = self._watched.get(table)
@@ -316,6 +320,7 @@ class RedisStore:
             except Exception as exc:  # Redis away (or anything else): never stop hearing
                 if self.listening:
                     log.warning("Redis: notices lost (%s); reconnecting", exc)
+                    self._lost = True
                 elif not isinstance(exc, self._errors):
                     log.exception("Redis: the notices' subscription failed")
                 self.listening = False

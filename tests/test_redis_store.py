@@ -122,7 +122,10 @@ def test_resume_and_history_work_on_any_server(redis_server):
     run(scenario())
 
 
-def test_redis_down_rolls_answer_store_unavailable_and_resume_after(tmp_path):
+def test_redis_down_rolls_answer_store_unavailable_and_resume_after(tmp_path, caplog):
+    import logging
+
+    caplog.set_level(logging.WARNING, logger="sidecar.store")
     with RedisServer(tmp_path / "r") as redis:
         async def scenario():
             async with servers(redis.url) as (a, b):
@@ -143,6 +146,10 @@ def test_redis_down_rolls_answer_store_unavailable_and_resume_after(tmp_path):
                 # And the other server's rolls reach the first one's members again.
                 assert (await bob.roll())["seq"] == 3
                 assert [e["seq"] for e in await events_until(alice, 3)][-1] == 3
+                # The log says Redis went and came back.
+                said = [r.getMessage() for r in caplog.records]
+                assert any("notices lost" in m for m in said)
+                assert any("Redis: back" in m for m in said)
                 await alice.close()
                 await bob.close()
         run(scenario(), timeout=90)
