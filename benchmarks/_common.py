@@ -66,8 +66,10 @@ class Process:
 def sidecar_server(port: int, *extra: str) -> Process:
     """The real server, journal on a temporary file, no rate limit, default plugins only."""
     db = Path(tempfile.mkdtemp(prefix="sidecar-bench-")) / "bench.db"
+    # (A Redis store in ``extra`` replaces the journal: serve takes one or the other.)
+    where = [] if "--store" in extra else ["--db", str(db)]
     return Process([sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port),
-                    "--db", str(db), "--gm-token", GM, "--player-token", PLAYER,
+                    *where, "--gm-token", GM, "--player-token", PLAYER,
                     "--rate-limit", "0", "--log-level", "warning", "--disable", "boss",
                     # Fan-out measures up to 500 observers at one table, all from loopback.
                     "--max-observers", "1000", "--max-connections-per-address", "0",

@@ -148,9 +148,10 @@ class Client:
 
 
 async def load(urls: list[str], one_table: bool, seconds: float,
-               pids: list[int], redis_pid: int | None, rclient: Any) -> dict[str, Any]:
+               pids: list[int], redis_pid: int | None, rclient: Any,
+               count: int = CLIENTS) -> dict[str, Any]:
     clients = [Client(i, urls[i % len(urls)], "bench" if one_table else f"bench{i % TABLES}")
-               for i in range(CLIENTS)]
+               for i in range(count)]
     for client in clients:
         await client.open()
     window: dict[str, float] = {}
@@ -211,7 +212,8 @@ async def load(urls: list[str], one_table: bool, seconds: float,
 
 
 def throughput_row(store: str, processes: int, one_table: bool, seconds: float,
-                   folder: Path, start: Any = sidecar_server) -> dict[str, Any]:
+                   folder: Path, start: Any = sidecar_server,
+                   clients: int = CLIENTS) -> dict[str, Any]:
     redis = rclient = None
     servers: list[Process] = []
     try:
@@ -224,7 +226,7 @@ def throughput_row(store: str, processes: int, one_table: bool, seconds: float,
         servers = [start(port, *extra) for port in ports]
         urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
         row = asyncio.run(load(urls, one_table, seconds, [s.pid for s in servers],
-                               redis.process.pid if redis else None, rclient))
+                               redis.process.pid if redis else None, rclient, clients))
     finally:
         for server in servers:
             server.stop()
@@ -257,7 +259,23 @@ def throughput(seconds: float, folder: Path) -> list[dict[str, Any]]:
               f"{r['p50']:>7.2f} {r['p99']:>7.2f} {r['server µs']:>7.0f} "
               f"{r['server cores']:>5.2f} {r['redis µs']:>8.0f} {r['loadgen µs']:>7.0f} "
               f"{extra}", flush=True)
+    equal_load(seconds, folder)
     return rows
+
+
+def equal_load(seconds: float, folder: Path) -> None:
+    """CPU per roll as processes are added, each process offered the same load (4 clients
+    × 2 in flight each, tables spread as a load balancer with affinity would): on 2 cores a
+    saturated lone process batches more work per wake-up than three sharing the cores,
+    which the rows above mix with the cost of adding processes."""
+    print("\nequal load per process (4 clients each, 12 tables, Redis everysec):")
+    for processes in (1, 2, 3):
+        r = throughput_row("everysec", processes, False, seconds, folder,
+                           clients=4 * processes)
+        print(f"  {processes} process(es), {4 * processes:>2} clients: {r['rolls/s']:>6.0f} "
+              f"rolls/s, server CPU {r['server µs']:>4.0f} µs/roll, "
+              f"{r['server cores'] / processes:.2f} cores each, p99 {r['p99']:.2f} ms",
+              flush=True)
 
 
 def notice_cost(folder: Path, notices: int = 20000) -> None:

@@ -36,6 +36,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 import orjson
 
 from sidecar.journal.schema import JournalError, encode, request_key, visible
+from sidecar.resp import ConnectionLost, RespConnection, RespError
 from sidecar.store import (
     DuplicateRequest,
     Entry,
@@ -203,6 +204,12 @@ class RedisStore:
         except ValueError as exc:
             raise ValueError(f"--store : {exc}") from None
         self._append = self.client.register_script(APPEND)
+        # The script of every event goes through a plain pipelined connection (see
+        # sidecar.resp: a quarter of redis-py's CPU per command); TLS keeps redis-py.
+        settings = redis.connection.parse_url(url)
+        self._fast: RespConnection | None = (
+            RespConnection(settings, timeout=timeout, connect_timeout=connect_timeout)
+            if RespConnection.usable(settings) else None)
         #: Each table's plugin state as last stored (JSON), to skip rewriting it.
         self._states: dict[str, str] = {}
         self._known: set[str] = set()  # tables already added to TABLES_KEY
@@ -271,6 +278,8 @@ class RedisStore:
                 await self._listener
             except (asyncio.CancelledError, Exception):
                 pass
+        if self._fast is not None:
+            await self._fast.close()
         try:
             await self.client.aclose()
         except self._errors:
@@ -428,7 +437,10 @@ class RedisStore:
                      records: tuple[tuple[str, str, Any], ...], *, expected: int) -> None:
         table, state_text, keys, argv = self._script(event, state, records, expected)
         try:
-            reply = await self._append(keys=keys, args=argv)
+            if self._fast is not None:
+                reply = await self._run_fast(keys, argv)
+            else:
+                reply = await self._append(keys=keys, args=argv)
         except self._errors as exc:
             raise _unavailable(exc) from None
         except self._full as exc:
@@ -447,6 +459,33 @@ class RedisStore:
             raise DuplicateRequest(seq)
         self._states[table] = state_text
         await self._list(table)
+
+    async def _run_fast(self, keys: list[str], argv: list[Any]) -> Any:
+        """:data:`APPEND` on the plain connection; Redis's errors as redis-py raises them
+        (so :meth:`append` handles both paths alike)."""
+        from redis import exceptions
+
+        command = ("EVALSHA", self._append.sha, len(keys), *keys, *argv)
+        try:
+            try:
+                return await self._fast.call(*command)  # type: ignore[union-attr]
+            except RespError as exc:
+                if not str(exc).startswith("NOSCRIPT"):
+                    raise
+                # Redis restarted (its script cache is empty): load it, run it (NOSCRIPT
+                # means it did not run).
+                await self.client.script_load(APPEND)
+                return await self._fast.call(*command)  # type: ignore[union-attr]
+        except ConnectionLost as exc:
+            raise exceptions.ConnectionError(str(exc)) from None
+        except RespError as exc:
+            text = str(exc)
+            if text.startswith("OOM"):
+                raise exceptions.OutOfMemoryError(text) from None
+            if text.startswith(("LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN")):
+                # Redis is starting (loading its AOF) or busy: unavailable for now.
+                raise exceptions.BusyLoadingError(text) from None
+            raise exceptions.ResponseError(text) from None
 
     async def _list(self, table: str) -> None:
         if table not in self._known:
