@@ -149,7 +149,7 @@ class Client:
 
 async def load(urls: list[str], one_table: bool, seconds: float,
                pids: list[int], redis_pid: int | None, rclient: Any,
-               count: int = CLIENTS) -> dict[str, Any]:
+               count: int = CLIENTS, rate: float | None = None) -> dict[str, Any]:
     clients = [Client(i, urls[i % len(urls)], "bench" if one_table else f"bench{i % TABLES}")
                for i in range(count)]
     for client in clients:
@@ -159,9 +159,17 @@ async def load(urls: list[str], one_table: bool, seconds: float,
     answered = refused = 0
     stop = time.perf_counter() + WARMUP + seconds
 
+    # ``rate``: rolls/s offered in all (paced, an open loop), instead of as fast as the
+    # servers answer.
+    gap = None if rate is None else count * DEPTH / rate
+
     async def worker(client: Client) -> None:
         nonlocal answered, refused
+        due = time.perf_counter()
         while time.perf_counter() < stop:
+            if gap is not None:
+                due += gap
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
             done, latency = await client.roll()
             if window.get("start", float("inf")) <= done <= window.get("end", float("inf")):
                 if latency is None:
@@ -213,7 +221,7 @@ async def load(urls: list[str], one_table: bool, seconds: float,
 
 def throughput_row(store: str, processes: int, one_table: bool, seconds: float,
                    folder: Path, start: Any = sidecar_server,
-                   clients: int = CLIENTS) -> dict[str, Any]:
+                   clients: int = CLIENTS, rate: float | None = None) -> dict[str, Any]:
     redis = rclient = None
     servers: list[Process] = []
     try:
@@ -226,7 +234,8 @@ def throughput_row(store: str, processes: int, one_table: bool, seconds: float,
         servers = [start(port, *extra) for port in ports]
         urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
         row = asyncio.run(load(urls, one_table, seconds, [s.pid for s in servers],
-                               redis.process.pid if redis else None, rclient, clients))
+                               redis.process.pid if redis else None, rclient, clients,
+                               rate))
     finally:
         for server in servers:
             server.stop()
@@ -263,19 +272,29 @@ def throughput(seconds: float, folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
+#: Rolls/s offered to each process in :func:`equal_load` (well under what one core does,
+#: so three processes, Redis and the load generator fit on 2 cores).
+PACED = 700
+
+
 def equal_load(seconds: float, folder: Path) -> None:
-    """CPU per roll as processes are added, each process offered the same load (4 clients
-    × 2 in flight each, tables spread as a load balancer with affinity would): on 2 cores a
-    saturated lone process batches more work per wake-up than three sharing the cores,
-    which the rows above mix with the cost of adding processes."""
-    print("\nequal load per process (4 clients each, 12 tables, Redis everysec):")
-    for processes in (1, 2, 3):
-        r = throughput_row("everysec", processes, False, seconds, folder,
-                           clients=4 * processes)
-        print(f"  {processes} process(es), {4 * processes:>2} clients: {r['rolls/s']:>6.0f} "
-              f"rolls/s, server CPU {r['server µs']:>4.0f} µs/roll, "
-              f"{r['server cores'] / processes:.2f} cores each, p99 {r['p99']:.2f} ms",
-              flush=True)
+    """CPU per roll as processes are added, each process offered the same paced load
+    (:data:`PACED` rolls/s, 4 clients each, 12 tables): the saturated rows above mix the
+    cost of adding processes with the batching a lone saturated process gets (more work
+    per wake-up) that processes sharing 2 cores do not."""
+    print(f"\nequal paced load per process ({PACED} rolls/s each, 4 clients each, "
+          f"{TABLES} tables):")
+    # SQLite with 2 and 3 processes: separate servers, each its own journal and tables,
+    # sharing nothing but the machine — what the machine alone adds per roll.
+    for store in ("sqlite", "everysec"):
+        for processes in (1, 2, 3):
+            r = throughput_row(store, processes, False, seconds, folder,
+                               clients=4 * processes, rate=PACED * processes)
+            print(f"  {r['store']:<16} {processes} process(es): {r['rolls/s']:>6.0f} "
+                  f"rolls/s, server CPU {r['server µs']:>4.0f} µs/roll "
+                  f"({r['server cores'] / processes:.2f} cores each), Redis "
+                  f"{r['redis µs']:>3.0f} µs/roll, p50 {r['p50']:.2f} ms, p99 "
+                  f"{r['p99']:.2f} ms", flush=True)
 
 
 def notice_cost(folder: Path, notices: int = 20000) -> None:
