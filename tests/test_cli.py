@@ -329,12 +329,14 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     monkeypatch.setattr(cli, "_serve", fake_serve)
     monkeypatch.delenv("SIDECAR_GM_TOKEN", raising=False)
     monkeypatch.delenv("SIDECAR_PLAYER_TOKEN", raising=False)
+    monkeypatch.delenv("SIDECAR_STORE", raising=False)
     assert cli.main(["serve"]) == 0
     (config,) = built
     expected = ServerConfig(gm_token=config.gm_token, player_token=config.player_token)
     assert dataclasses.asdict(config) == dataclasses.asdict(expected)
     assert config.gm_token != config.player_token
     export = cli.build_parser().parse_args(["export", "--table", "t"])
+    assert cli.store_choice(export) is None  # (--db, else --store, else the default)
     assert export.db == expected.db and cli.DEFAULT_URL.endswith(f":{expected.port}/ws")
 
 
