@@ -1370,48 +1370,14 @@ def store_choice(args: argparse.Namespace) -> str | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    # Read-only: works beside a server running on the same journal (it never takes the
+    # writer's lock) or on the same Redis. Unreadable rows come out as events marked
+    # "unreadable".
     problem = store_choice(args)
     if problem:
         print(f"sidecar: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    if args.store or args.whole:
-        return _run_transfer(_export_table(args))
-    # Read-only: works beside a server running on the same journal (it never takes the
-    # writer's lock). Unreadable rows come out as events marked "unreadable".
-    from sidecar.journal import JournalError, JournalReader
-
-    try:
-        journal = JournalReader(args.db)
-    except JournalError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    count = 0
-    try:
-        known = dict(journal.tables())
-        if args.table not in known:
-            names = ", ".join(known) or "aucune / none"
-            print(f"sidecar: pas de table « {args.table} » dans le journal / no table "
-                  f"'{args.table}' in the journal (tables : {names})", file=sys.stderr)
-            return EXIT_ERROR
-        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-        try:
-            for event in journal.all_events(args.table):
-                event.pop("request_id", None)
-                out.write(json.dumps(event, ensure_ascii=False) + "\n")
-                count += 1
-        finally:
-            if args.output:
-                out.close()
-        if args.output:
-            print(f"{count} événements écrits dans {args.output} / {count} events written "
-                  f"to {args.output}", file=sys.stderr)
-        return EXIT_OK
-    except JournalError as exc:  # a damaged file: say how far it got
-        print(f"sidecar: {exc} (after {count} events; `sqlite3 {args.db} .recover` may "
-              f"save more)", file=sys.stderr)
-        return EXIT_ERROR
-    finally:
-        journal.close()
+    return _run_transfer(_export_table(args))
 
 
 def _run_transfer(work: Any) -> int:
@@ -1435,13 +1401,16 @@ def _run_transfer(work: Any) -> int:
 
 
 async def _export_table(args: argparse.Namespace) -> int:
-    """``export`` from Redis, or ``--whole`` (with what ``import`` needs) from either."""
+    """``export``: a table's events, from the journal or Redis; ``--whole`` adds what
+    ``import`` needs (a header with state and records, and request ids)."""
     from sidecar.transfer import read_redis, read_sqlite
 
     if args.store:
         head, events = await read_redis(args.store, args.table)
     else:
         head, events = read_sqlite(args.db, args.table)
+    from sidecar.journal import JournalError
+
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     count = 0
     try:
@@ -1449,9 +1418,14 @@ async def _export_table(args: argparse.Namespace) -> int:
             out.write(json.dumps(head, ensure_ascii=False) + "\n")
         for event in events:
             if not args.whole:
-                event.pop("request_id", None)
+                event.pop("request_id", None)  # (what `import` needs; a plain export not)
             out.write(json.dumps(event, ensure_ascii=False) + "\n")
             count += 1
+    except JournalError as exc:  # a damaged file: say how far it got
+        if args.store:
+            raise
+        raise JournalError(f"{exc} (after {count} events; `sqlite3 {args.db} .recover` may "
+                           "save more)") from None
     finally:
         if args.output:
             out.close()
