@@ -1355,7 +1355,9 @@ def cmd_history(args: argparse.Namespace) -> int:
 def store_choice(args: argparse.Namespace) -> str | None:
     """Settle ``--store`` (or ``$SIDECAR_STORE``, which keeps a Redis password out of
     ``ps``) against ``--db``: what is wrong, in one line, or None (``args`` updated)."""
-    store = args.store if args.store is not None else os.environ.get("SIDECAR_STORE")
+    # (An empty $SIDECAR_STORE is unset; an empty --store is a mistake said as such.)
+    store = args.store if args.store is not None else (os.environ.get("SIDECAR_STORE")
+                                                       or None)
     if store is not None and not store.strip():
         return ("--store est vide (une variable non définie ?) ; sans --store, le journal "
                 "--db sert / --store is empty (an unset variable?); without --store the "
@@ -1550,7 +1552,8 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--store", metavar="redis://HOST:PORT/DB",
                        help="keep tables in Redis instead, shared by every sidecar serve "
                             "pointed at it (pip install 'vtt-sidecar[redis]'; "
-                            "docs/DEPLOY.md)")
+                            "docs/DEPLOY.md); also unix:///PATH?db=N, rediss://; "
+                            "default $SIDECAR_STORE")
     group = serve.add_argument_group("plugins")
     group.add_argument("--plugins-dir", metavar="DIR", help="load every *.py of DIR as a plugin")
     group.add_argument("--disable", action="append", metavar="NAME",

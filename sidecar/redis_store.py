@@ -159,6 +159,9 @@ def _entry_visible(fields: dict[bytes, bytes], name: str, role: str) -> bool:
 
 
 def _unavailable(exc: BaseException) -> StoreUnavailable:
+    if type(exc).__name__ == "AuthenticationError":  # Redis is there: it refuses us
+        return StoreUnavailable(f"Redis refuse l'utilisateur ou le mot de passe / Redis "
+                                f"refused the user or password ({exc})")
     return StoreUnavailable(f"Redis injoignable / Redis unreachable ({exc})")
 
 
@@ -189,7 +192,9 @@ class RedisStore:
         self._response_error = exceptions.ResponseError
         self._full = exceptions.OutOfMemoryError
         self._auth = exceptions.AuthenticationError
-        database = urlsplit(url).path.strip("/")
+        parts = urlsplit(url)
+        # (For unix:// the path is the socket's, and the database is ?db=N.)
+        database = parts.path.strip("/") if parts.scheme in ("redis", "rediss") else ""
         if database and not database.isdigit():
             raise ValueError(f"--store : la base Redis est un numéro, pas « {database} » "
                              f"(redis://HÔTE:PORT/0) / the Redis database is a number, not "

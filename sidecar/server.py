@@ -655,8 +655,11 @@ class SidecarServer:
                     self._preloaded = None
                 session.bucket.refund()  # a successful hello is not counted
             except StoreUnavailable:
+                # (PROTOCOL.md §5: closed with 1013, try again later; the client
+                # reconnects and resumes.)
                 await self._send_error(session, store_unavailable(), request_id(message))
-                continue
+                await session.connection.close(1013, "store unavailable")
+                return False
             except ProtocolError as error:
                 if error.code == "forbidden" and error.close is not None:  # a wrong token
                     self.failed_hellos.failed(session.address)
@@ -1174,8 +1177,11 @@ class SidecarServer:
                 async with table.turn:
                     self._deliver(await self._retrying(table, close))
         except (ProtocolError, DuplicateRequest) as error:
-            log.warning("open roll %s at %s could not take its default: %s", roll_id,
-                        table.name, getattr(error, "message", error))
+            # With a shared store, another process taking the default first is the
+            # normal race (each arms the roll): not worth a warning.
+            log.log(logging.INFO if self.store.shared else logging.WARNING,
+                    "open roll %s at %s could not take its default: %s", roll_id,
+                    table.name, getattr(error, "message", error))
         except Exception:
             log.exception("open roll %s at %s: its default failed", roll_id, table.name)
 

@@ -42,12 +42,14 @@ class RedisServer:
     what the tests of "nothing acknowledged is lost" across a Redis restart need)."""
 
     def __init__(self, folder: Path, *, appendfsync: str = "always", port: int | None = None,
-                 maxmemory: str | None = None) -> None:
+                 maxmemory: str | None = None, unixsocket: Path | None = None) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.appendfsync = appendfsync
         self.port = port or free_port()
         self.maxmemory = maxmemory
+        #: Also listen on this Unix socket (``unix://`` stores).
+        self.unixsocket = unixsocket
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -63,6 +65,8 @@ class RedisServer:
                 "--logfile", str(self.folder / "redis.log")]
         if self.maxmemory:
             args += ["--maxmemory", self.maxmemory]
+        if self.unixsocket is not None:
+            args += ["--unixsocket", str(self.unixsocket), "--unixsocketperm", "700"]
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout

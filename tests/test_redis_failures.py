@@ -165,3 +165,51 @@ def test_risky_redis_settings_are_warned_about_at_start(tmp_path, caplog):
     warned = " ".join(r.getMessage() for r in caplog.records)
     assert "appendonly is off" in warned and "allkeys-lru" in warned
 
+
+
+def test_a_unix_socket_store_serves_two_servers(tmp_path):
+    """``--store unix:///PATH?db=N`` (Redis on the same machine, no TCP): the plain
+    connection of each event's script goes through the socket too."""
+    sock = tmp_path / "redis.sock"
+    with RedisServer(tmp_path / "r", unixsocket=sock):
+        url = f"unix://{sock}?db=1"
+
+        async def scenario():
+            async with running_server(store=url) as a, running_server(store=url) as b:
+                alice, bob = await Peer.open(a), await Peer.open(b)
+                await alice.join(name="Alice")
+                await bob.join(name="Bob")
+                assert (await alice.roll())["seq"] == 1
+                assert (await bob.roll())["seq"] == 2
+                while not any(m.get("seq") == 2 for m in alice.seen):
+                    await alice.recv()
+                await alice.close()
+                await bob.close()
+        run(scenario())
+
+
+def test_a_hello_while_redis_is_down_is_answered_then_closed_1013(tmp_path):
+    with RedisServer(tmp_path / "r") as redis:
+        async def scenario():
+            async with running_server(store=redis.url) as server:
+                await asyncio.to_thread(redis.stop)
+                peer = await Peer.open(server)
+                await peer.send({"type": "hello", "protocol": 1, "table": "new-table",
+                                 "name": "Bob", "role": "player", "token": PLAYER_TOKEN})
+                error = await peer.recv()
+                assert error["type"] == "error" and error["code"] == "store_unavailable"
+                try:
+                    await peer.recv()
+                    raise AssertionError("the connection should be closed")
+                except Exception as exc:  # ConnectionClosed
+                    assert getattr(exc, "rcvd", None) is not None and exc.rcvd.code == 1013
+        run(scenario())
+
+
+def test_export_with_a_wrong_password_says_so(redis_server):
+    redis_server.command("CONFIG", "SET", "requirepass", "right-one")
+    url = f"redis://:wrong-one@127.0.0.1:{redis_server.port}/0"
+    export = subprocess.run([*SIDECAR, "export", "--table", "t", "--store", url],
+                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert export.returncode == 1 and "password" in export.stderr
+    assert "wrong-one" not in export.stderr
