@@ -74,6 +74,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import random
 import secrets
 import ssl as ssl_module
@@ -86,6 +87,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.messages import PROTOCOL_VERSION
+
+log = logging.getLogger("sidecar.client")
 
 #: Errors after which reconnecting cannot help: the server closed on purpose.
 FATAL_CODES = frozenset({"forbidden", "unsupported_protocol", "bad_message"})
@@ -287,6 +290,13 @@ class SidecarClient:
         if isinstance(reply.get("session"), int):
             self.session = reply["session"]
         if self.last_seq is None:
+            self.last_seq = reply.get("seq", 0)
+        elif reply.get("seq", 0) < self.last_seq:
+            # The table is behind what this client saw: the server's store lost events
+            # (docs/DEPLOY.md). Its next events reuse those numbers: follow the table.
+            log.warning("table %r is at #%s, behind #%s seen here: the server lost events; "
+                        "following it from there", self.hello["table"], reply.get("seq", 0),
+                        self.last_seq)
             self.last_seq = reply.get("seq", 0)
         # Rolls cut off by a drop: same id again, so the server answers without rerolling.
         for message, future in self._pending.values():

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
@@ -61,14 +62,24 @@ ANY = 1 << 62
 READ_BATCH = 500
 
 APPEND = """
-local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+local meta = redis.call('HMGET', KEYS[1], 'seq', 'inc')
+local seq = tonumber(meta[1] or '0')
+local inc = meta[2] or ''
+-- The table's incarnation (ARGV[12]: the writer's, '' when it knows none yet): another
+-- one means Redis lost events the writer saw (emptied, restarted without its last
+-- writes): the writer must read the table again.
+if ARGV[12] ~= '' and ARGV[12] ~= inc then return {'lost', seq, inc} end
 if seq ~= tonumber(ARGV[1]) then
   if seq > tonumber(ARGV[1]) then
     -- The events the writer missed, in the same reply: one round trip less to catch up.
     return {'stale', seq, redis.call('XRANGE', KEYS[2], (tonumber(ARGV[1]) + 1) .. '-0',
-                                     '+', 'COUNT', 64)}
+                                     '+', 'COUNT', 64), inc}
   end
-  return {'stale', seq}
+  return {'stale', seq, {}, inc}
+end
+if inc == '' then
+  inc = ARGV[13]
+  redis.call('HSET', KEYS[1], 'inc', inc)
 end
 if ARGV[2] ~= '' then
   local done = redis.call('HGET', KEYS[3], ARGV[2])
@@ -78,8 +89,8 @@ local new = seq + 1
 redis.call('HSET', KEYS[1], 'seq', new)
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], new) end
-local i = 13
-for r = 1, tonumber(ARGV[12]) do
+local i = 15
+for r = 1, tonumber(ARGV[14]) do
   if ARGV[i] == '1' then
     redis.call('HDEL', KEYS[3 + r], ARGV[i + 1])
   else
@@ -88,13 +99,22 @@ for r = 1, tonumber(ARGV[12]) do
   i = i + 3
 end
 redis.call('XADD', KEYS[2], new .. '-0', 'e', ARGV[3], 'm', ARGV[5], 'n', ARGV[6],
-           'r', ARGV[7], 'a', ARGV[8], 'q', ARGV[2], 's', ARGV[4], 'c', ARGV[9])
+           'r', ARGV[7], 'a', ARGV[8], 'q', ARGV[2], 's', ARGV[4], 'c', ARGV[9], 'i', inc)
 -- The notice, unless the writer is the channel's only listener (ARGV[11]: 1 when the
 -- writing process listens to it itself): a lone process pays for no notice of its own.
 if redis.call('PUBSUB', 'NUMSUB', ARGV[10])[2] > tonumber(ARGV[11]) then
-  redis.call('PUBLISH', ARGV[10], new)
+  redis.call('PUBLISH', ARGV[10], new .. ' ' .. inc)
 end
-return {'ok', new}
+return {'ok', new, inc}
+"""
+
+
+RENEW = """
+-- A process found Redis behind its table: a new incarnation, unless one was given since.
+if (redis.call('HGET', KEYS[1], 'inc') or '') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'inc', ARGV[2])
+end
+return 1
 """
 
 
@@ -212,6 +232,11 @@ class RedisStore:
         except ValueError as exc:
             raise ValueError(f"--store : {exc}") from None
         self._append = self.client.register_script(APPEND)
+        self._renew = self.client.register_script(RENEW)
+        #: Each table's incarnation as this process knows it (see APPEND).
+        self._incs: dict[str, str] = {}
+        #: Told when a notice shows a table's incarnation changed (Redis lost events).
+        self.lost: Callable[[str, int], None] | None = None
         # The script of every event goes through a plain pipelined connection (see
         # sidecar.resp: a quarter of redis-py's CPU per command); TLS keeps redis-py.
         settings = redis.connection.parse_url(url)
@@ -331,7 +356,15 @@ class RedisStore:
                         continue
                     changed = self._watched.get(table) if table is not None else None
                     if changed is not None:
-                        changed(table, int(message["data"]))
+                        number, _, inc = _text(message["data"]).partition(" ")
+                        known = self._incs.get(table, "")
+                        if inc and known and inc != known:
+                            if self.lost is not None:
+                                self.lost(table, int(number))
+                            continue
+                        if inc and not known:
+                            self._incs[table] = inc  # (a table begun by another process)
+                        changed(table, int(number))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # Redis away (or anything else): never stop hearing
@@ -385,6 +418,7 @@ class RedisStore:
                     pipe.hget(keys.meta, "state")
                     for kind in RECORD_KINDS:
                         pipe.hgetall(keys.record(kind))
+                    pipe.hget(keys.meta, "inc")
                     pipe.hget(keys.meta, "seq")
                     replies = await pipe.execute()
                 if replies[0] == replies[-1]:
@@ -402,7 +436,8 @@ class RedisStore:
                 log.error("Redis: the plugin state of table %r is unreadable; the table "
                           "starts with an EMPTY state", table)
         records: dict[str, dict[str, Any]] = {}
-        for kind, found in zip(RECORD_KINDS, replies[2:], strict=True):
+        self._incs[table] = _text(replies[-1] or b"")
+        for kind, found in zip(RECORD_KINDS, replies[2:-1], strict=True):
             for name, body in found.items():
                 try:
                     records.setdefault(kind, {})[_text(name)] = orjson.loads(body)
@@ -434,6 +469,7 @@ class RedisStore:
         argv: list[Any] = [expected, request, row.body, state_text, row.mode,
                            row.roller_name, row.roller_role, _audience(row.audience),
                            changes, keys.channel, 1 if table in self._subscribed else 0,
+                           self._incs.get(table, ""), secrets.token_hex(8),
                            len(row.records)]
         record_keys = []
         for kind, name, body in row.records:
@@ -457,6 +493,10 @@ class RedisStore:
             # Redis refused the write itself (a read-only replica…): nothing was written.
             raise JournalError(f"Redis refused the event: {exc}") from None
         outcome, seq = _text(reply[0]), int(reply[1])
+        if outcome == "lost":
+            raise StaleTable(seq, lost=True)
+        if table in self._watched or table in self._incs:
+            self._incs[table] = _text(reply[-1])
         if outcome == "stale":
             missed = None
             if len(reply) > 2:
@@ -544,6 +584,23 @@ class RedisStore:
         if self._watched.pop(table, None) is not None:
             self._spawn(self._subscription(table, False))
         self._states.pop(table, None)
+        self._incs.pop(table, None)
+
+    def renew(self, table: str) -> None:
+        """This process found Redis behind its copy of ``table``: give the table a new
+        incarnation (unless another process did), so every other process holding the old
+        one reads it again at its next write or notice."""
+        old = self._incs.get(table, "")
+        if not old:
+            return  # (Redis was emptied: the next first write gives a new one)
+
+        async def renew() -> None:
+            try:
+                await self._renew(keys=[Keys(table).meta], args=[old, secrets.token_hex(8)])
+            except (*self._errors, self._response_error) as exc:
+                log.warning("Redis: table %r could not be given a new incarnation (%s)",
+                            table, exc)
+        self._spawn(renew())
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -572,7 +629,13 @@ class RedisStore:
         found: list[Entry] = []
         while True:
             batch = await self._range(table, after, None, READ_BATCH)
+            known = self._incs.get(table, "")
             for _, fields in batch:
+                inc = _text(fields.get(b"i", b""))
+                if inc and known and inc != known:
+                    raise StaleTable(after, lost=True)  # the stream was written anew
+                if inc and not known and table in self._watched:
+                    known = self._incs[table] = inc
                 found.append(self._entry(table, fields))
                 after = found[-1][0]["seq"]
             if len(batch) < READ_BATCH:

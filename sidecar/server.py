@@ -203,6 +203,7 @@ class SidecarServer:
         if self.store.shared:
             self.tables.added = self._watch
             self.tables.forgotten = self.store.unwatch
+            self.store.lost = self._lost_notice
 
     def _load_table(self, name: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
         # A table read from Redis just before (one slot, used at once: nothing piles up
@@ -873,27 +874,40 @@ class SidecarServer:
         table: catch up with what other processes wrote (the store may have sent it), so
         the event is built again — or, when the store holds fewer events than this
         process saw acknowledged, read the table again from the store."""
-        if stale.seq < table.seq:
+        if stale.lost or stale.seq < table.seq:
             self._store_lost(table, stale.seq)
-            raise ProtocolError(
-                "store_unavailable", "the store lost this table's last events; the table "
-                "was read again from it: join again", fr="le stockage a perdu les derniers "
-                "événements de cette table ; elle a été relue : rejoignez-la",
-                details={"retry": True})
+            raise self._lost_error()
         missed = stale.missed
         if missed and missed[0][0]["seq"] == table.seq + 1 and missed[-1][0]["seq"] == stale.seq:
             self._apply(table, missed)
         else:
             await self._catch_up(table)
 
+    @staticmethod
+    def _lost_error() -> ProtocolError:
+        return ProtocolError(
+            "store_unavailable", "the store lost this table's last events; the table was "
+            "read again from it: join again", fr="le stockage a perdu les derniers "
+            "événements de cette table ; elle a été relue : rejoignez-la",
+            details={"retry": True})
+
+    def _lost_notice(self, name: str, seq: int) -> None:
+        """A notice of another incarnation of a table this process holds: another
+        process found Redis behind (it lost events), so is this process's copy."""
+        table = self.tables.get(name)
+        if table is not None:
+            self._store_lost(table, seq)
+
     def _store_lost(self, table: Table, seq: int) -> None:
         """The store is behind this process's table (Redis restarted without its last
         writes: ``appendfsync everysec`` and a crash, a failover to a late replica, a
         FLUSHALL). This process's copy is dropped and its members' connections closed:
         they join again and get the table as the store has it."""
-        log.error("table %r: the store holds events up to #%d but this server had #%d "
-                  "acknowledged: Redis lost writes (see docs/DEPLOY.md, persistence); the "
-                  "table is read again from Redis", table.name, seq, table.seq)
+        log.error("table %r: the store holds events up to #%d (or another incarnation of "
+                  "the table) but this server had #%d acknowledged: Redis lost writes (see "
+                  "docs/DEPLOY.md, persistence); the table is read again from Redis",
+                  table.name, seq, table.seq)
+        self.store.renew(table.name)  # every other process holding it reads it again
         for member in list(table.members):
             member.gone = True
             outbox = self.outboxes.get(member.connection)
@@ -965,6 +979,8 @@ class SidecarServer:
                     continue
                 if table.seq == before:
                     break  # nothing new in the store (a notice ahead of a failed write)
+        except ProtocolError:
+            pass  # Redis lost events: the table was dropped and its members told
         except Exception:
             log.exception("table %r: catching up with other servers failed", table.name)
         finally:
@@ -976,7 +992,12 @@ class SidecarServer:
     async def _catch_up(self, table: Table) -> None:
         """Inside the table's turn: apply the events other processes stored since this
         process's last, in order, and send each to this process's members."""
-        self._apply(table, await self.store.since(table.name, table.seq))
+        try:
+            entries = await self.store.since(table.name, table.seq)
+        except StaleTable as stale:  # the stream was written anew: Redis lost events
+            self._store_lost(table, stale.seq)
+            raise self._lost_error() from None
+        self._apply(table, entries)
 
     def _apply(self, table: Table, entries: list[Any]) -> None:
         """Apply other processes' events (in order, from the table's next seq) and send
@@ -1162,6 +1183,8 @@ class SidecarServer:
                     await self._catch_up(table)
         except StoreUnavailable:
             pass  # decided on what this process knows; the store refuses a stale write
+        except ProtocolError:
+            return  # Redis lost events: the table was dropped (read again at a join)
         event = table.open_rolls.get(roll_id)
         if event is None:
             return  # decided meanwhile

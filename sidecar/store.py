@@ -46,10 +46,13 @@ class StaleTable(Exception):
     store gave them at once — and build again), or, ``seq`` lower, the store lost
     events it had acknowledged (Redis restarted without them)."""
 
-    def __init__(self, seq: int, missed: list[Entry] | None = None) -> None:
+    def __init__(self, seq: int, missed: list[Entry] | None = None, *,
+                 lost: bool = False) -> None:
         super().__init__(f"the table is at #{seq} in the store")
         self.seq = seq
         self.missed = missed
+        #: The store lost events this process saw (its table is another incarnation).
+        self.lost = lost
 
 
 class DuplicateRequest(Exception):
@@ -94,6 +97,10 @@ class Store(Protocol):
 
     def unwatch(self, table: str) -> None:
         """Stop watching ``table`` (forgotten by this process)."""
+
+    def renew(self, table: str) -> None:
+        """The store was found behind this process's copy of ``table`` (it lost events):
+        make every other process holding it read it again."""
 
     async def count(self, table: str, name: str, role: str, after: int, upto: int) -> int:
         """How many events in (after, upto] the member (name, role) may see."""
@@ -152,6 +159,9 @@ class SqliteStore:
 
     def unwatch(self, table: str) -> None:
         pass
+
+    def renew(self, table: str) -> None:
+        pass  # (one process, one file: nobody else holds the table)
 
     async def count(self, table: str, name: str, role: str, after: int, upto: int) -> int:
         return await asyncio.to_thread(self.journal.count_visible, table, name, role, after,

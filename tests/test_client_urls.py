@@ -300,3 +300,17 @@ def test_epoch_and_initiative_events_count_as_journaled_for_resume() -> None:
                 assert client.last_seq == event["seq"] == ended["seq"]
                 await gm.close()
     run(scenario())
+
+
+def test_a_table_behind_what_the_client_saw_is_followed_from_its_seq() -> None:
+    """Its store lost events (docs/DEPLOY.md): the next events reuse numbers this client
+    saw; dropping them as old would hide them."""
+    async def scenario() -> None:
+        async with running_server() as server:
+            async with _client(server.url, "Aengus", resume=99, table="behind") as client:
+                assert client.welcome["seq"] < 99 and client.last_seq == client.welcome["seq"]
+                async with _client(server.url, "MJ", role="gm", table="behind") as gm:
+                    rolled = await gm.roll("bloodlust", {"pool": 1})
+                seen = await _collect(_journaled(client.events()), rolled["seq"])
+                assert seen == [rolled["seq"]]
+    run(scenario())

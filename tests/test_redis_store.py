@@ -450,3 +450,59 @@ def test_a_store_that_lost_acknowledged_events_is_read_again_not_jammed(redis_se
     with caplog.at_level(logging.ERROR, logger="sidecar.server"):
         run(scenario())
     assert any("Redis lost writes" in r.getMessage() for r in caplog.records)
+
+
+def test_when_redis_loses_events_every_server_holding_the_table_reads_it_again(
+        redis_server):
+    """Redis emptied under two servers (or restarted without its last writes): the one
+    that writes next finds out; the table gets a new incarnation, and the other server,
+    whose members saw the lost events, hears it and drops its copy too (its members'
+    connections closed, 1012) instead of ignoring new events under numbers it had. The
+    Python client then follows the table from its seq, lower than what it saw."""
+    from sidecar.client import SidecarClient
+    from tests.helpers import PLAYER_TOKEN
+
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            watcher = await Peer.open(a)
+            await watcher.join(name="Watcher")
+            client = SidecarClient(a.url, table="t", name="Cli", token=PLAYER_TOKEN,
+                                   reconnect=True)
+            await client.connect()
+            roller = await Peer.open(b)
+            await roller.join(role="gm", name="MJ")
+            for _ in range(3):
+                await roller.roll()
+            await events_until(watcher, 3)
+            redis_server.command("FLUSHALL")
+            await roller.send({"type": "roll", "id": "x", "ruleset": "bloodlust",
+                               "params": {"pool": 3}})
+
+            async def closed(peer: Peer) -> int:
+                try:
+                    while True:
+                        await peer.recv(10)
+                except Exception as exc:
+                    return getattr(getattr(exc, "rcvd", None), "code", 0)
+            assert await closed(roller) == 1012
+            again = await Peer.open(b)
+            assert (await again.join(role="gm", name="MJ"))["seq"] == 0
+            first = await again.roll()
+            assert first["seq"] == 1
+            # Server a hears the new incarnation: its copy (at #3) goes, its members too.
+            assert await closed(watcher) == 1012
+            back = await Peer.open(a)
+            welcome = await back.join(name="Watcher", resume=3)
+            assert welcome["seq"] == 1
+            # The client rejoined by itself and follows the table from #1.
+            async with asyncio.timeout(10):
+                while client.last_seq != 1 or not client._ready.is_set():
+                    await asyncio.sleep(0.02)
+            assert (await again.roll())["seq"] == 2
+            async with asyncio.timeout(10):
+                while client.last_seq != 2:
+                    await asyncio.sleep(0.02)
+            await client.close()
+            for peer in (again, back):
+                await peer.close()
+    run(scenario(), timeout=60)

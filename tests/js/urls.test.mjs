@@ -68,6 +68,14 @@ describe("several URLs", () => {
     assert.throws(() => new SidecarClient([], { table: "t", name: "n" }), TypeError);
   });
 
+  test("a table behind what was seen (its store lost events): lastSeq follows it", async () => {
+    const player = client(sidecar.url, { table: "js-behind", name: "Aengus",
+                                         token: PLAYER_TOKEN, resume: 99 });
+    const welcome = await player.connect();
+    assert.ok(welcome.seq < 99);
+    assert.equal(player.lastSeq, welcome.seq);
+  });
+
   test("the first URL refused, it joins through the next", async () => {
     const urls = [await dead(), await dead(), sidecar.url];
     const player = client(urls, { table: "js-urls", name: "Aengus", token: PLAYER_TOKEN });

@@ -306,7 +306,9 @@ export class SidecarClient {
             this.characters = new Map((message.characters ?? [])
               .filter((entry) => entry && typeof entry.character === "string")
               .map((entry) => [entry.character, { ...entry }]));
-            if (this.lastSeq === null) this.lastSeq = message.seq;
+            // A table behind what was seen here: the server's store lost events (its
+            // next events reuse those numbers): follow the table from its seq.
+            if (this.lastSeq === null || message.seq < this.lastSeq) this.lastSeq = message.seq;
             this._setState("open");
             this._emit("welcome", message);
             this._resendPending();
