@@ -495,8 +495,8 @@ class RedisStore:
         outcome, seq = _text(reply[0]), int(reply[1])
         if outcome == "lost":
             raise StaleTable(seq, lost=True)
-        if table in self._watched or table in self._incs:
-            self._incs[table] = _text(reply[-1])
+        if outcome in ("ok", "stale") and (table in self._watched or table in self._incs):
+            self._incs[table] = _text(reply[-1])  # (a "dup" reply carries no incarnation)
         if outcome == "stale":
             missed = None
             if len(reply) > 2:

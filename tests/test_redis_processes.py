@@ -335,8 +335,13 @@ def stored_events(redis: RedisServer, table: str) -> list[tuple[str, dict[str, A
 
     client = redis_py.Redis(host="127.0.0.1", port=redis.port, db=0)
     try:
-        entries = client.xrange(Keys(table).events, "-", "+")
-        meta_seq = int(client.hget(Keys(table).meta, "seq") or 0)
+        # One MULTI: read while rolls are being stored, the stream and the seq must be
+        # read at the same point (two commands would let a script run in between).
+        with client.pipeline(transaction=True) as pipe:
+            pipe.xrange(Keys(table).events, "-", "+")
+            pipe.hget(Keys(table).meta, "seq")
+            entries, seq = pipe.execute()
+        meta_seq = int(seq or 0)
     finally:
         client.close()
     found = [(entry_id.decode(), orjson.loads(fields[b"e"]), fields[b"q"].decode())

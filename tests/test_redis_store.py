@@ -94,6 +94,11 @@ def test_a_request_id_resolved_on_one_server_is_a_repeat_on_another(redis_server
             await other.join(name="Bob")
             mine = await other.roll(id="once")
             assert "duplicate" not in mine and mine["seq"] == original["seq"] + 1
+            # A repeat answered by the store changes nothing of the table on that server:
+            # the next roll made elsewhere reaches it as usual.
+            later = await first.roll()
+            assert [e["seq"] for e in await events_until(second, later["seq"])][-1] == \
+                later["seq"]
             for peer in (first, second, other):
                 await peer.close()
     run(scenario())
@@ -506,3 +511,28 @@ def test_when_redis_loses_events_every_server_holding_the_table_reads_it_again(
             for peer in (again, back):
                 await peer.close()
     run(scenario(), timeout=60)
+
+
+def test_the_same_ids_raced_on_two_servers_are_stored_once_and_change_nothing_else(
+        redis_server):
+    """The same request ids sent to two servers at once: the store's script answers the
+    loser as a repeat (the original outcome); both members stay, and later rolls reach
+    both servers as usual."""
+    async def scenario():
+        async with servers(redis_server.url) as (a, b):
+            first, second = await Peer.open(a), await Peer.open(b)
+            await first.join(name="Alice")
+            await second.join(name="Alice")
+            for k in range(10):
+                one, two = await asyncio.gather(first.roll(id=f"race-{k}"),
+                                                second.roll(id=f"race-{k}"))
+                assert one["seq"] == two["seq"] and one["dice"] == two["dice"]
+                assert bool(one.get("duplicate")) != bool(two.get("duplicate"))
+            later = await first.roll()
+            assert later["seq"] == 11
+            for peer in (first, second):
+                seen = await events_until(peer, later["seq"])
+                assert sorted({e["seq"] for e in seen}) == list(range(1, 12))
+            await first.close()
+            await second.close()
+    run(scenario())
