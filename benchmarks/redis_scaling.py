@@ -216,6 +216,7 @@ async def load(urls: list[str], one_table: bool, seconds: float,
         row["scripts/roll"] = (delta("evalsha") + delta("eval")) / answered
         row["xrange/roll"] = delta("xrange") / answered
         row["hget/roll"] = delta("hget") / answered
+        row["publish/roll"] = delta("publish") / answered
     return row
 
 
@@ -227,7 +228,10 @@ def throughput_row(store: str, processes: int, one_table: bool, seconds: float,
     try:
         extra: tuple[str, ...] = ()
         if store != "sqlite":
-            redis = redis_server(folder / f"redis-{store}-{processes}-{one_table}", store)
+            # A fresh Redis each run (a folder of its own): a Redis started again on an
+            # earlier run's AOF would hold its tables, and the request ids made again.
+            redis = redis_server(folder / f"redis-{store}-{processes}-{one_table}-"
+                                          f"{os.urandom(3).hex()}", store)
             rclient = redis_sync.Redis(port=redis.port)
             extra = ("--store", redis.url)
         ports = [free_port() for _ in range(processes)]
