@@ -944,19 +944,7 @@ class TableCore:
         table = ticket.table
         table.pending -= 1
         table.commit(pending.event, pending.state, ticket.key, pending.size, pending.records)
-        if pending.close_seat is not None:
-            # Found now, not when the event was numbered: a hello with the old token may
-            # have joined while the event was on its way to the journal.
-            pending.closing = table.seat_members(pending.close_seat)
-        elif pending.event["type"] == "seat" and pending.event["op"] == "add":
-            # Players who took the new seat's name (or one like it) with the shared token
-            # leave: from now on that name is the seat's only.
-            key = folded(pending.event["name"])
-            pending.closing = [m for m in table.members if m.role == "player"
-                               and not m.seat and folded(m.name) == key]
-        for member in pending.closing:
-            table.leave(member)  # a removed or re-keyed seat sees nothing more from now
-            member.gone = True  # ...and nothing it already sent is acted on
+        pending.closing = self._unseat(table, pending.event, pending.close_seat)
         deliveries = [Delivery(members, message) for members, message in plan(
             pending.event, table.members, requester=ticket.member,
             request_id=None if not pending.echo else (
@@ -977,21 +965,34 @@ class TableCore:
             by = event["by"]
             key = (by["name"], identity_role(by), request_key(event["request_id"]) or "")
         table.commit(event, table.state if state is None else state, key, size, records)
-        closing: list[Member] = []
-        if event["type"] == "seat":
-            if event.get("op") in ("remove", "rotate"):
-                closing = table.seat_members(event["name"])
-            elif event.get("op") == "add":
-                key = folded(event["name"])
-                closing = [m for m in table.members if m.role == "player"
-                           and not m.seat and folded(m.name) == key]
-        for member in closing:
-            table.leave(member)
-            member.gone = True
+        closing = self._unseat(table, event, event["name"] if event["type"] == "seat"
+                               and event.get("op") in ("remove", "rotate") else None)
         deliveries = [Delivery(members, message)
                       for members, message in plan(event, table.members)]
         self.tables.forget_if_idle(table)
         return deliveries, closing
+
+    @staticmethod
+    def _unseat(table: Table, event: dict[str, Any], close_seat: str | None) -> list[Member]:
+        """The connections a committed seat event takes from the table (unseated here;
+        the server closes them): those on ``close_seat`` (removed or re-keyed), or the
+        players without a seat who took the name of a seat just added."""
+        if close_seat is not None:
+            # Found now, not when the event was numbered: a hello with the old token may
+            # have joined while the event was on its way to the store.
+            closing = table.seat_members(close_seat)
+        elif event["type"] == "seat" and event.get("op") == "add":
+            # Players who took the new seat's name (or one like it) with the shared token
+            # leave: from now on that name is the seat's only.
+            key = folded(event["name"])
+            closing = [m for m in table.members if m.role == "player"
+                       and not m.seat and folded(m.name) == key]
+        else:
+            return []
+        for member in closing:
+            table.leave(member)  # a removed or re-keyed seat sees nothing more from now
+            member.gone = True  # ...and nothing it already sent is acted on
+        return closing
 
     def abandon(self, pending: Pending) -> ProtocolError:
         """The journal refused the event: nothing was committed; the roller's error."""

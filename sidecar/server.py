@@ -656,10 +656,7 @@ class SidecarServer:
                     self._preloaded = None
                 session.bucket.refund()  # a successful hello is not counted
             except StoreUnavailable:
-                # (PROTOCOL.md §5: closed with 1013, try again later; the client
-                # reconnects and resumes.)
-                await self._send_error(session, store_unavailable(), request_id(message))
-                await session.connection.close(1013, "store unavailable")
+                await self._try_again_later(session, message)
                 return False
             except ProtocolError as error:
                 if error.code == "forbidden" and error.close is not None:  # a wrong token
@@ -674,13 +671,16 @@ class SidecarServer:
                      request.role, session.peer)
             try:
                 await self._welcome(session, request)
-            except StoreUnavailable:
-                # Joined, but its epoch or its resume cannot be read now: the client
-                # comes back (1013: try again later) and resumes from where it was.
-                await self._send_error(session, store_unavailable(), request_id(message))
-                await session.connection.close(1013, "store unavailable")
+            except StoreUnavailable:  # joined, but its epoch or its resume cannot be read
+                await self._try_again_later(session, message)
                 return False
             return True
+
+    async def _try_again_later(self, session: ClientSession, hello: dict[str, Any]) -> None:
+        """A hello the store cannot serve now: ``store_unavailable``, then close 1013
+        (try again later, PROTOCOL.md §5); the client comes back and resumes."""
+        await self._send_error(session, store_unavailable(), request_id(hello))
+        await session.connection.close(1013, "store unavailable")
 
     def _check_hello_guard(self, session: ClientSession, hello: Hello) -> None:
         """Refuse, without checking it, a token from an address that guessed too often."""
@@ -810,6 +810,24 @@ class SidecarServer:
         assert member is not None and table is not None
         ticket = self.core.begin_roll(table, member, request)
         trims = table.trims
+
+        async def roll() -> tuple[Pending, list[Delivery]]:
+            self.core.attach_sheet(ticket)
+            assert ticket.roll is not None
+            source = None
+            if self.core.provable and request.dice is None:
+                await self._roll_over(table)
+                source = self.core.roll_dice(table, member)
+            drawing = CURRENT.set(source)
+            try:
+                resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
+                                                     table_state=table.state)
+            finally:
+                CURRENT.reset(drawing)
+            pending = self.core.number(ticket, resolution, now=time.time(), source=source,
+                                       manual=request.dice is not None)
+            return pending, await self._store(pending)
+
         if ticket.key is not None and await self._answer_repeat(session, ticket):
             return
         # One roll of a table at a time, from reading its plugin state to committing the
@@ -819,37 +837,13 @@ class SidecarServer:
             if await self._repeated_meanwhile(session, ticket, trims):
                 # The same request resolved meanwhile (another device of this member).
                 return
-            for _ in self._attempts():
-                self.core.attach_sheet(ticket)
-                assert ticket.roll is not None
-                source = None
-                if self.core.provable and request.dice is None:
-                    await self._roll_over(table)
-                    source = self.core.roll_dice(table, member)
-                drawing = CURRENT.set(source)
-                try:
-                    resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
-                                                         table_state=table.state)
-                finally:
-                    CURRENT.reset(drawing)
-                pending = self.core.number(ticket, resolution, now=time.time(),
-                                           source=source, manual=request.dice is not None)
-                try:
-                    deliveries = await self._store(pending)
-                    break
-                except StaleTable as stale:
-                    await self._after_stale(table, stale)
-            else:
-                raise self._too_busy(table)
+            pending, deliveries = await self._retrying(table, roll)
         self._deliver(deliveries)
         if pending.event.get("open"):
             self._arm(table, pending.event)
 
     #: Times an event is built again because other processes wrote the table first.
     MAX_ATTEMPTS = 50
-
-    def _attempts(self) -> range:
-        return range(self.MAX_ATTEMPTS)
 
     def _too_busy(self, table: Table) -> ProtocolError:
         log.warning("table %r: %d attempts lost to other processes' writes", table.name,
@@ -862,7 +856,7 @@ class SidecarServer:
     async def _retrying(self, table: Table, build: Callable[[], Awaitable[Any]]) -> Any:
         """Inside the table's turn: ``build()`` again on a table brought up to date, as
         long as another process wrote the table first (a shared store)."""
-        for _ in self._attempts():
+        for _ in range(self.MAX_ATTEMPTS):
             try:
                 return await build()
             except StaleTable as stale:
@@ -908,11 +902,10 @@ class SidecarServer:
                   "docs/DEPLOY.md, persistence); the table is read again from Redis",
                   table.name, seq, table.seq)
         self.store.renew(table.name)  # every other process holding it reads it again
-        for member in list(table.members):
+        for member in table.members:
             member.gone = True
-            outbox = self.outboxes.get(member.connection)
-            if outbox is not None:
-                outbox.shed("store lost events", 1012, "table read again from the store")
+        self._close_members(list(table.members), "table read again from the store", 1012,
+                            why="store lost events")
         if self.tables.get(table.name) is table:
             del self.tables.tables[table.name]
             self.store.unwatch(table.name)
@@ -1010,10 +1003,7 @@ class SidecarServer:
                           "the next event", table.name, event["seq"], table.seq)
                 return
             deliveries, closing = self.core.apply(table, event, state, records, size)
-            for member in closing:
-                outbox = self.outboxes.get(member.connection)
-                if outbox is not None:
-                    outbox.shed("seat changed", CLOSE_POLICY, "seat changed")
+            self._close_members(closing, "seat changed", CLOSE_POLICY)
             self._deliver(deliveries)
             if event.get("open"):
                 self._arm(table, event)
@@ -1046,13 +1036,19 @@ class SidecarServer:
             self.core.abandon(pending)
             raise
         deliveries = self.core.commit(pending)
-        for member in pending.closing:
-            # A removed or re-keyed seat: its connections end now (they may reconnect
-            # only with the new link).
+        # A removed or re-keyed seat: its connections end now (they may reconnect only
+        # with the new link).
+        self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
+        return deliveries
+
+    def _close_members(self, members: list[Member], reason: str, code: int,
+                       why: str | None = None) -> None:
+        """End these members' connections: ``code`` and ``reason`` in the close frame,
+        ``why`` (default: the reason) kept as why the connection was shed."""
+        for member in members:
             outbox = self.outboxes.get(member.connection)
             if outbox is not None:
-                outbox.shed(pending.close_reason, CLOSE_POLICY, pending.close_reason)
-        return deliveries
+                outbox.shed(why or reason, code, reason)
 
     async def _journal_change(
             self, session: ClientSession,
@@ -1268,16 +1264,11 @@ class SidecarServer:
             return False
         log.info("repeat of request %r by %r at %r: original outcome #%s resent",
                  ticket.request_id, member.name, table.name, event["seq"])
-        if event.get("whole"):  # a refill of every character: answered by the list
-            answer = self.core.sheet_list(table, member, SheetRequest(op="list",
-                                                                      id=ticket.request_id))
-            answer["duplicate"] = True
-            await self._send(session, answer)
-            return True
-        await self._send(session, self.core.repeat(member, event))
+        await self._resend_original(session, event, ticket.request_id)
         return True
 
     async def _answer_duplicate(self, session: ClientSession, seq: int, rid: Any) -> None:
+        """The store said request ``rid`` already made event ``seq``: resend it."""
         table, member = session.table, session.member
         assert table is not None and member is not None
         event = await self.store.event(table.name, seq)
@@ -1285,6 +1276,14 @@ class SidecarServer:
             raise StoreUnavailable(f"event #{seq} of {table.name!r} not readable")
         log.info("repeat of request %r by %r at %r: original outcome #%s resent (stored "
                  "by another server)", rid, member.name, table.name, seq)
+        await self._resend_original(session, event, rid)
+
+    async def _resend_original(self, session: ClientSession, event: dict[str, Any],
+                               rid: Any) -> None:
+        """A repeated request's answer: its original event, as the member may see it,
+        marked ``duplicate`` (a refill of every character: the list of characters)."""
+        table, member = session.table, session.member
+        assert table is not None and member is not None
         if event.get("whole"):
             answer = self.core.sheet_list(table, member, SheetRequest(op="list", id=rid))
             answer["duplicate"] = True
