@@ -206,7 +206,6 @@ class RedisStore:
                              "client: pip install 'vtt-sidecar[redis]'") from None
         self.url = url
         self.described = f"store: {redacted(url)}"
-        self._redis = redis
         self._errors = (exceptions.ConnectionError, exceptions.TimeoutError, OSError,
                         exceptions.BusyLoadingError)
         self._response_error = exceptions.ResponseError
@@ -436,7 +435,9 @@ class RedisStore:
                 log.error("Redis: the plugin state of table %r is unreadable; the table "
                           "starts with an EMPTY state", table)
         records: dict[str, dict[str, Any]] = {}
-        self._incs[table] = _text(replies[-1] or b"")
+        if replies[-1]:
+            # (Only a table that has one: the names of hellos that fail must not pile up.)
+            self._incs[table] = _text(replies[-1])
         for kind, found in zip(RECORD_KINDS, replies[2:-1], strict=True):
             for name, body in found.items():
                 try:

@@ -78,7 +78,7 @@ async def read_redis(url: str, table: str) -> tuple[dict[str, Any], list[dict[st
                   if event["seq"] <= seq]
         return header(table, seq, state, records), events
     finally:
-        await store.client.aclose()
+        await store.close()
 
 
 # -- writing a table --------------------------------------------------------------------
@@ -178,7 +178,7 @@ async def write_redis(url: str, head: dict[str, Any], events: list[dict[str, Any
                                 f"server wrote to '{name}' during the import") from None
         return len(events)
     finally:
-        await store.client.aclose()
+        await store.close()
 
 
 __all__ = ["JournalError", "TransferError", "header", "parse", "read_redis", "read_sqlite",

@@ -213,3 +213,20 @@ def test_export_with_a_wrong_password_says_so(redis_server):
                             capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert export.returncode == 1 and "password" in export.stderr
     assert "wrong-one" not in export.stderr
+
+
+def test_hellos_naming_many_tables_leave_nothing_behind_in_the_store(redis_server):
+    """Each hello for a table not in memory reads it from Redis first; a flood of hellos
+    naming new tables with a wrong token must not leave one entry each in the store's
+    per-table memory."""
+    async def scenario():
+        async with running_server(store=redis_server.url, max_failed_hellos=0) as server:
+            for k in range(50):
+                peer = await Peer.open(server)
+                await peer.send({"type": "hello", "protocol": 1, "table": f"nope-{k}",
+                                 "name": "X", "role": "gm", "token": "wrong"})
+                assert (await peer.recv())["code"] == "forbidden"
+                await peer.close()
+            store = server.store
+            assert not store._incs and not store._states and not store._watched
+    run(scenario())
