@@ -635,9 +635,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_connections_per_address=args.max_connections_per_address,
         max_failed_hellos=args.max_failed_hellos,
         ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile, store=args.store)
-    problem = store_choice(args)
-    if problem:
-        print(f"sidecar: {problem}", file=sys.stderr)
+    if store_refused(args):
         return EXIT_USAGE
     config.store = args.store
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
@@ -1371,13 +1369,19 @@ def store_choice(args: argparse.Namespace) -> str | None:
     return None
 
 
+def store_refused(args: argparse.Namespace) -> bool:
+    """:func:`store_choice`, its problem printed in one line; True if there was one."""
+    problem = store_choice(args)
+    if problem:
+        print(f"sidecar: {problem}", file=sys.stderr)
+    return problem is not None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     # Read-only: works beside a server running on the same journal (it never takes the
     # writer's lock) or on the same Redis. Unreadable rows come out as events marked
     # "unreadable".
-    problem = store_choice(args)
-    if problem:
-        print(f"sidecar: {problem}", file=sys.stderr)
+    if store_refused(args):
         return EXIT_USAGE
     return _run_transfer(_export_table(args))
 
@@ -1455,9 +1459,7 @@ async def _import_table(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    problem = store_choice(args)
-    if problem:
-        print(f"sidecar: {problem}", file=sys.stderr)
+    if store_refused(args):
         return EXIT_USAGE
     return _run_transfer(_import_table(args))
 
