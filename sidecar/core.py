@@ -625,8 +625,12 @@ class TableCore:
         records: tuple[tuple[str, str, Any], ...] = ()
         character = table.characters.get(roll.character) if roll.character else None
         spent: dict[str, int] = {}
+        sheet = None
         if character is not None:
             spent, records = self._spend(character, roll, outcome.spend)
+            # The values the roll leaves: its own record's, when it writes one (a roll
+            # that spends nothing writes none; the ask's record may follow either way).
+            sheet = records[0][2]["values"] if records else character.values
         roll_id = reaction.roll_id if reaction is not None else secrets.token_hex(8)
         opposition = cooperation = None
         if ticket.answers is not None:
@@ -680,7 +684,7 @@ class TableCore:
         if character is not None:
             event["character"] = character.name
             event["spent"] = spent
-            event["sheet"] = records[0][2]["values"] if records else character.values
+            event["sheet"] = sheet
         if source is not None:
             proof = dict(source.proof)
             proof["sides"] = [die["sides"] for die in source.rolled]
