@@ -651,7 +651,9 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         message["reacts_to"] = event["reacts_to"]
         if not hidden:
             message["choice"] = event["choice"]
-            message["reacted_by"] = event["reacted_by"]
+            # Who decided, as ``by`` shows an author: a seat's id stays in the journal.
+            reactor = event["reacted_by"]
+            message["reacted_by"] = None if reactor is None else public_by(reactor)
     if event.get("open"):
         message["open"] = True
         message["expires"] = event["expires"]

@@ -40,6 +40,7 @@ from sidecar.journal import request_key
 from sidecar.journal.schema import identity_role
 from sidecar.limits import check_event_size, check_strings, encoded_size
 from sidecar.model import Outcome, Roll
+from sidecar.ownership import check_decider, not_yours, sheet_audience
 from sidecar.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import (
@@ -549,8 +550,9 @@ class TableCore:
     @staticmethod
     def _character_for(table: Table, member: Member, name: str,
                        ruleset: str | None) -> Character:
-        """The character ``member`` may roll as: ``invalid_params`` if there is none of
-        that name (or of another ruleset), ``forbidden`` if it is not theirs."""
+        """The character ``member`` may roll as: for a player, ``forbidden`` (one answer)
+        unless it is theirs, ``invalid_params`` if theirs plays another ruleset; for a GM,
+        ``invalid_params`` if there is none of that name (or of another ruleset)."""
         if member.role != "gm" and not member.seat:
             # None can be theirs: answered before looking, so that it tells nothing of
             # which characters (a GM's secret NPCs) exist.
@@ -559,16 +561,12 @@ class TableCore:
                 fr="seuls un MJ ou le joueur d'une place jouent un personnage",
                 details={"field": "character"})
         character = table.characters.get(name)
+        if member.role != "gm" and (character is None or character.owner != member.name):
+            # One answer whether it exists or not: a seat must not find the GM's secret
+            # NPCs (or another seat's characters) by guessing names.
+            raise not_yours(name)
         if character is None:
-            raise ProtocolError(
-                "invalid_params", f"no character '{name[:64]}' at this table",
-                fr=f"pas de personnage « {name[:64]} » à cette table",
-                details={"param": "character", "field": "character"})
-        if member.role != "gm" and not (member.seat and character.owner == member.name):
-            raise ProtocolError(
-                "forbidden", f"'{name[:64]}' is not your character",
-                fr=f"« {name[:64]} » n'est pas votre personnage",
-                details={"field": "character"})
+            raise TableCore._no_character(name)
         if ruleset is not None and character.ruleset != ruleset:
             raise ProtocolError(
                 "invalid_params",
@@ -625,8 +623,13 @@ class TableCore:
         records: tuple[tuple[str, str, Any], ...] = ()
         character = table.characters.get(roll.character) if roll.character else None
         spent: dict[str, int] = {}
+        sheet = None
         if character is not None:
-            spent, records = self._spend(character, roll, outcome.spend)
+            spent, records = self._spend(character, roll, outcome.spend,
+                                         sheet_audience(table, character.owner))
+            # The values the roll leaves: its own record's, when it writes one (a roll
+            # that spends nothing writes none; the ask's record may follow either way).
+            sheet = records[0][2]["values"] if records else character.values
         roll_id = reaction.roll_id if reaction is not None else secrets.token_hex(8)
         opposition = cooperation = None
         if ticket.answers is not None:
@@ -680,7 +683,7 @@ class TableCore:
         if character is not None:
             event["character"] = character.name
             event["spent"] = spent
-            event["sheet"] = records[0][2]["values"] if records else character.values
+            event["sheet"] = sheet
         if source is not None:
             proof = dict(source.proof)
             proof["sides"] = [die["sides"] for die in source.rolled]
@@ -805,8 +808,9 @@ class TableCore:
     def begin_react(self, table: Table, member: Member | None, request: ReactRequest
                     ) -> ReactTicket:
         """Check a decision on an open roll: ``bad_message`` for an unknown or closed roll
-        or an unknown choice, ``forbidden`` for someone else's roll (GMs decide any) or a
-        player taking a choice marked ``gm: true``,
+        or an unknown choice, ``forbidden`` for someone else's roll (GMs decide any), a
+        roll made as a character no longer the player's, or a player taking a choice
+        marked ``gm: true``,
         ``bad_dice`` for manual faces that are not the choice's count. ``member`` ``None``:
         the server itself, taking the default when nobody decided in time."""
         event = table.open_rolls.get(request.roll)
@@ -819,6 +823,7 @@ class TableCore:
                 raise ProtocolError("forbidden", "only the roller or a GM decides on a roll",
                                     fr="seuls l'auteur du jet ou un MJ décident d'un jet",
                                     details={"field": "roll"})
+            check_decider(table, member, event)
             if request.dice is not None and member.role != "gm" \
                     and not self.config.allow_player_dice:
                 raise ProtocolError(
@@ -894,11 +899,12 @@ class TableCore:
         return pending
 
 
-    def _spend(self, character: Character, roll: Roll, spend: Any
+    def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str
                ) -> tuple[dict[str, int], tuple[tuple[str, str, Any], ...]]:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
-        number field of the sheet. Nothing is changed yet."""
+        number field of the sheet. Nothing is changed yet. ``owner_seat``: the identity
+        role of its owner's seat (``""``: none)."""
         if not isinstance(spend, dict):
             # A falsy non-map (None, [], 0, "") passes the outcome checks that look only
             # at a spend that is there.
@@ -929,7 +935,8 @@ class TableCore:
         spent = {name: amount for name, amount in spend.items() if amount}
         shown = None
         if character.owner is not None and audience(
-                roll.mode, (character.owner, "seat"), identity(roll.by)) != FULL:
+                roll.mode, (character.owner, owner_seat or "seat"),
+                identity(roll.by)) != FULL:
             # The owner's seat will not see this outcome's sheet: it keeps seeing the
             # values it last saw, until an event it sees shows them whole.
             shown = character.shown if character.shown is not None else character.values
@@ -1235,7 +1242,7 @@ class TableCore:
         if request.op == "remove":
             fields["removed"] = True
             record = None
-        event = self._event(ticket, "sheet", after.owner or "", **fields)
+        event = self._event(ticket, "sheet", sheet_audience(table, after.owner), **fields)
         return self._pending(ticket, event, (("character", name, record),))
 
     # -- other requests -----------------------------------------------------------------

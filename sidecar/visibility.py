@@ -10,8 +10,11 @@ A member is known by its identity ``(name, role)``, where a player on a seat has
 ``seat``: a player who joined with the shared token under the same display name is someone
 else, and sees none of the seat's secret rolls.
 
-Events with an ``audience`` (sheet and seat events) go to the GMs and to the seat of that
-name (``""``: the GMs only), whatever their mode.
+Events with an ``audience`` (sheet and seat events) go to the GMs and to that seat
+(``seat:<id>``, its identity role; ``""``: the GMs only), whatever their mode. A seat
+added again under a removed seat's name is another seat and reads none of them. (Journals
+written before audiences named seats by identity hold the seat's name: read by the seat
+of that name.)
 
 :func:`plan` is the one place that turns these rules into messages: live fan-out, replay,
 history and the answer to a repeated request all go through it. (The journal's SQL filter
@@ -52,7 +55,8 @@ def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
 
     ``owner``: the event's audience (sheet and seat events), else ``None``."""
     if owner is not None:
-        if viewer[1] == "gm" or (viewer[1].startswith("seat") and viewer[0] == owner):
+        if viewer[1] == "gm" or (viewer[1].startswith("seat") and seat_audience(owner,
+                                                                                viewer)):
             return FULL
         return None
     is_roller = viewer == roller
@@ -68,6 +72,15 @@ def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
     if mode == "self":
         return FULL if is_roller else None
     return None
+
+
+def seat_audience(owner: str, viewer: tuple[str, str]) -> bool:
+    """Whether the seat ``viewer`` is the ``audience`` ``owner`` of an event: that seat's
+    identity role, or — in a journal written before audiences named seats by identity —
+    its name (see :data:`sidecar.journal.schema.VISIBLE`)."""
+    if owner.startswith("seat:"):
+        return viewer[1] == owner
+    return viewer[0] == owner
 
 
 class Reader(Protocol):

@@ -108,8 +108,9 @@ def test_who_may_roll_which_character():
             await carol.join("t", "Carol")
             assert (await carol.roll("luck", {}, character="Ysolde"))["code"] == "forbidden"
             assert (await alice.roll("luck", {}, character="Gobelin"))["code"] == "forbidden"
-            assert (await alice.roll("luck", {}, character="Nobody"))["code"] == \
-                "invalid_params"
+            # Nobody has that name: the same answer as another's character (issue 25).
+            assert (await alice.roll("luck", {}, character="Nobody"))["code"] == "forbidden"
+            assert (await gm.roll("luck", {}, character="Nobody"))["code"] == "invalid_params"
             assert (await alice.roll("bloodlust", {"pool": 2}, character="Ysolde"))[
                 "code"] == "invalid_params"
             gm_roll = await gm.roll("luck", {"cost": 0}, character="Ysolde")
@@ -192,8 +193,8 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
             gone = await gm.request({"type": "sheet", "id": "rm", "op": "remove",
                                      "character": "Ysolde", "reason": "mort"})
             assert gone["removed"] is True
-            assert (await alice.roll("luck", {}, character="Ysolde"))["code"] == \
-                "invalid_params"
+            # Removed: no longer hers, the same answer as any name not hers (issue 25).
+            assert (await alice.roll("luck", {}, character="Ysolde"))["code"] == "forbidden"
 
     token_box = []
     original = _table

@@ -52,12 +52,15 @@ MIGRATIONS = (("events", "audience", "ALTER TABLE events ADD COLUMN audience TEX
 #: sidecar.visibility. ``:role`` is the member's identity role: ``seat:<id>`` for a player
 #: on a seat (the ``roller_role`` of their events too: a seat added again under a removed
 #: seat's name has a new id). An event with an ``audience`` (sheet and seat events) is
-#: seen by the GMs and by the seat of that name only.
+#: seen by the GMs and by that seat only: its identity role (``seat:<id>``), or its name
+#: in rows written before audiences named seats by identity (``substr``, not ``LIKE``,
+#: which ignores case).
 VISIBLE = """(mode = 'public'
     OR (:role = 'gm' AND mode IN ('gm', 'blind'))
     OR (audience IS NULL AND roller_name = :name AND roller_role = :role
         AND mode IN ('gm', 'blind', 'self'))
-    OR (:role LIKE 'seat%' AND audience = :name))"""
+    OR (:role LIKE 'seat%' AND (audience = :role
+        OR (audience = :name AND substr(audience, 1, 5) <> 'seat:'))))"""
 #: :data:`VISIBLE` for a journal written before audiences existed (read-only tools).
 VISIBLE_BEFORE_AUDIENCE = """(mode = 'public'
     OR (:role = 'gm' AND mode IN ('gm', 'blind'))
@@ -72,7 +75,9 @@ def visible(mode: str, roller_name: str, roller_role: str, audience: str | None,
             or (role == "gm" and mode in ("gm", "blind"))
             or (audience is None and roller_name == name and roller_role == role
                 and mode in ("gm", "blind", "self"))
-            or (role.startswith("seat") and audience == name))
+            or (role.startswith("seat") and audience is not None
+                and (audience == role
+                     or (audience == name and not audience.startswith("seat:")))))
 
 
 def identity_role(by: dict[str, Any]) -> str:
