@@ -213,11 +213,19 @@ def with_pool(roll: Roll) -> dict[str, Any]:
 
 
 def spends(params: dict[str, Any], sheet: dict[str, Any] | None) -> dict[str, int]:
-    """Volonté: a point and the turn's one use (both the player's choice: a character
-    without them answers ``insufficient``)."""
+    """Volonté: a point and the turn's one use (both the player's choice, declared
+    before the dice by :func:`sidecar_max_spend`: a character without them answers
+    ``insufficient`` before any die)."""
     if sheet is None or not params["willpower"]:
         return {}
     return {"volonte": 1, "volonte_tour": 1}
+
+
+@hookimpl
+def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
+    """The most a roll as a character could spend, before its dice: Volonté's point and
+    use, which the dice never change (no decision after the dice spends)."""
+    return None if choice is not None else spends(roll.params, roll.sheet) or None
 
 
 def _check_automatic(params: dict[str, Any]) -> None:

@@ -251,8 +251,9 @@ def with_code(roll: Roll) -> dict[str, Any]:
 
 def spends(params: dict[str, Any], result: dict[str, Any],
            sheet: dict[str, Any]) -> dict[str, int]:
-    """What a roll made as a character takes from its sheet (all the player's choices: a
-    sheet without the point answers ``insufficient``): a style point, less the SP extreme
+    """What a roll made as a character takes from its sheet (all the player's choices,
+    declared before the dice by :func:`sidecar_max_spend`: a sheet without the point
+    answers ``insufficient`` before any die): a style point, less the SP extreme
     style gives back (a give-back when it is 2); an SC point — for a series, one point
     for three doubled rolls: the first spends it and leaves 2 in ``sc_serie``, the next
     two spend those."""
@@ -269,6 +270,23 @@ def spends(params: dict[str, Any], result: dict[str, Any],
     elif choice:
         add_spend(spend, "points_surcompetence", 1)
     return spend
+
+
+@hookimpl
+def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
+    """The most a roll as a character could spend, declared before its dice (the host
+    refuses it then when the sheet lacks it): the style point — ``style``, or
+    ``style_if_needed`` counted even though a success spends nothing (else a failure
+    alone would be refused, and the player could roll until the dice succeed) — and the
+    SurCompétence point; a decision, the style point it engages. What extreme style
+    gives back and the combo chain's points are the dice's, taken as far as the sheet
+    holds."""
+    if choice is not None:
+        return {"points_style": 1} if choice.startswith("style_") else None
+    p = roll.params
+    style = p.get("style") is not None or p.get("style_if_needed") is not None
+    most = spends(p, {"style": {"sp_recovered": 0} if style else None}, roll.sheet or {})
+    return {name: amount for name, amount in most.items() if amount > 0} or None
 
 
 def chain_stake(sheet: dict[str, Any] | None, params: dict[str, Any]) -> int:
@@ -564,8 +582,10 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
     spend: dict[str, int] = {}
     if roll.sheet is not None:
         if choice == "twin_reroll":
-            # The style point was paid with the roll; only what it gives back may change.
-            change = _recovered(old) - _recovered(result)
+            # The style point was paid with the roll; only what it gives back may change
+            # — as far as the sheet still holds what it gave (the dice decide this one).
+            change = min(_recovered(old) - _recovered(result),
+                         max(0, roll.sheet.get("points_style", 0)))
         else:
             change = 1 - _recovered(result)
         if change:

@@ -472,11 +472,30 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
     return decided
 
 
+@hookimpl
+def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
+    """The most a roll as a character could spend, declared before its dice (the host
+    refuses it then when the sheet lacks it): the standing orders' luck point and
+    Chance point, counted even though a success spends neither — else a failure alone
+    would be refused, and the player could roll until the pair succeeds. A decision
+    declares its own (``reroll``, ``sacrifice``). Hit points are the dice's: taken only
+    as far as the sheet holds (:func:`hp_loss`)."""
+    if choice is None:
+        p = roll.params
+        most = {"points_chance": 1 if p["reroll"] else 0,
+                "chance": 1 if p["sacrifice_chance"] else 0}
+    else:
+        most = {"points_chance": 1 if choice == "reroll" else 0,
+                "chance": 1 if choice == "sacrifice" else 0}
+    return {name: amount for name, amount in most.items() if amount} or None
+
+
 def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any], *,
            rerolled: bool) -> dict[str, int]:
     """What a roll made as a character takes from its sheet: a luck point for the reroll,
-    a point of Chance when the sacrifice saved the roll (both the player's choice: a
-    sheet without one answers ``insufficient``), and, for a "réussi, mais…" paid in hit
+    a point of Chance when the sacrifice saved the roll (both the player's choice,
+    declared before the dice by :func:`sidecar_max_spend`: a sheet without one answers
+    ``insufficient`` before any die), and, for a "réussi, mais…" paid in hit
     points, the loss (1 for a minor loss, the differential for a major one), which stops
     at 0 hit points."""
     spend: dict[str, int] = {}

@@ -448,8 +448,9 @@ def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any]
            spent_already: int = 0, decided: bool = False) -> dict[str, int]:
     """What a roll made as a character takes from its sheet (and notes it in ``result``).
 
-    - the bought augmentations' bonbonus (what the player chose: never reduced, so a
-      wallet too small is the server's ``insufficient``);
+    - the bought augmentations' bonbonus (what the player chose: never reduced; their
+      most is declared before the dice, :func:`sidecar_max_spend`, so a wallet too
+      small is the server's ``insufficient`` before any die);
     - in an opposed complex action (``contest``), a failure's ME — the opponent's margin
       — from the reserve of the characteristic used, never below 0 (a reserve stops at
       0), less the points the player keeps at 1 BB+ each (``keep_reserve``, charged only
@@ -493,6 +494,34 @@ def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any]
         add_spend(spend, "bonbonus", lost)
         result["drinking_bonbonus_lost"] = lost
     return spend
+
+
+@hookimpl
+def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
+    """The most a roll as a character could spend, declared before its dice (the host
+    refuses it then when the wallet lacks it): every augmentation bought before the dice
+    at its price — counted even though the dice may leave some unused, or refuse the
+    purchase on a Bourde (else the dice alone would decide the refusal, and the player
+    could roll until they spared the wallet) — and the emotion bonbonus of a glass; a
+    decision, what it buys. What the dice drain (a reserve, a glass's bonbonus) is taken
+    as far as the sheet holds (:func:`spends`). Combat options paid in bonbonus are
+    declared by their extension."""
+    p = roll.params
+    price = 1 if p["bagage"] else 2
+    if p["volley"]:
+        return None  # (darts spend nothing)
+    if choice is None:
+        bonbonus = p["buy_augmentations"] * price
+        if p["drinking"] and p.get("emotion_bonbonus"):
+            bonbonus += 1
+        return {"bonbonus": bonbonus} if bonbonus else None
+    if choice.startswith("buy_") and choice[4:].isdigit():
+        return {"bonbonus": int(choice[4:]) * price}
+    if choice.startswith("save_") and choice[5:].isdigit():
+        return {"bonbonus": int(choice[5:])}
+    if choice.startswith("lose_") and choice[5:] in CHARACTERISTICS:
+        return {CHARACTERISTICS[choice[5:]][0]: 1}
+    return None
 
 
 def drinking_difficulty(params: dict[str, Any], sheet: dict[str, Any] | None) -> int:

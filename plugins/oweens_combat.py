@@ -307,6 +307,19 @@ def counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> dict[str
 
 
 @hookimpl
+@scope(rulesets=("oweens",), option=NAME)  # (exact: read_settings answers None elsewhere)
+def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
+    """The options paid in bonbonus, declared before the dice: the host refuses the roll
+    then when the wallet lacks them with what the ruleset declares (augmentations
+    bought), never once the dice are seen. A decision after the dice pays nothing here."""
+    settings = read_settings(roll)
+    if (choice is not None or settings is None or settings["hold"]
+            or settings["pay"] != "bonbonus" or not settings["cost"]):
+        return None
+    return {"bonbonus": settings["cost"]}
+
+
+@hookimpl
 @scope(rulesets=("oweens",), option=NAME)
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     settings = read_settings(roll)
@@ -357,8 +370,9 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                         "knocked_out": knocked_out, "knocked_down": knocked_down}
     if settings["pay"] == "bonbonus":
         result["bonbonus_spent"] = result.get("bonbonus_spent", 0) + settings["cost"]
-        # The player's choice: never reduced to the wallet; paid once, with the roll (a
-        # decision taken after the dice, ``decided``, does not pay it again).
+        # The player's choice: never reduced to the wallet (declared before the dice,
+        # sidecar_max_spend); paid once, with the roll (a decision taken after the dice,
+        # ``decided``, does not pay it again).
         if roll.sheet is not None and not result.get("decided"):
             add_spend(outcome.spend, "bonbonus", settings["cost"])
     paid = (f"{settings['cost']} dé(s) en moins" if settings["pay"] == "dice"

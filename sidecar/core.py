@@ -83,6 +83,7 @@ from sidecar.sheets import (
     diff,
     refilled,
 )
+from sidecar.spending import taken_as_far_as_held, unpaid_note
 from sidecar.table import Member, Table, Tables
 from sidecar.visibility import FULL, audience, identity, plan, view
 
@@ -625,8 +626,10 @@ class TableCore:
         spent: dict[str, int] = {}
         sheet = None
         if character is not None:
+            # Faces drawn: the outcome is journaled whatever its spend (sidecar.spending).
             spent, records = self._spend(character, roll, outcome.spend,
-                                         sheet_audience(table, character.owner))
+                                         sheet_audience(table, character.owner),
+                                         notes=outcome.notes if resolution.drawn else None)
             # The values the roll leaves: its own record's, when it writes one (a roll
             # that spends nothing writes none; the ask's record may follow either way).
             sheet = records[0][2]["values"] if records else character.values
@@ -899,12 +902,15 @@ class TableCore:
         return pending
 
 
-    def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str
+    def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str, *,
+               notes: list[str] | None = None
                ) -> tuple[dict[str, int], tuple[tuple[str, str, Any], ...]]:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
         number field of the sheet. Nothing is changed yet. ``owner_seat``: the identity
-        role of its owner's seat (``""``: none)."""
+        role of its owner's seat (``""``: none). ``notes`` (the outcome's, when the request
+        drew faces): never refused then — the spend is taken only as far as the sheet
+        holds, and ``notes`` say what was not taken."""
         if not isinstance(spend, dict):
             # A falsy non-map (None, [], 0, "") passes the outcome checks that look only
             # at a spend that is there.
@@ -918,6 +924,8 @@ class TableCore:
         sheet = self.catalogue.sheet_schema(character.ruleset)
         values = character.values
         try:
+            if spend and notes is not None:
+                spend = self._held(character, roll, sheet, spend, notes)
             if spend:
                 values, _ = apply_delta(sheet, character.values, spend, sign=-1,
                                         where="spend")
@@ -944,6 +952,19 @@ class TableCore:
             return spent, ()  # nothing changes: no record to write
         record = Character(character.name, character.ruleset, character.owner, values, shown)
         return spent, (("character", character.name, record.to_record()),)
+
+    @staticmethod
+    def _held(character: Character, roll: Roll, sheet: dict[str, Any],
+              spend: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+        """A rolled outcome's spend, taken only as far as the sheet holds (contract §7:
+        refusals never depend on the dice); what was not taken goes in ``notes``."""
+        taken, unpaid = taken_as_far_as_held(sheet, character.values, spend)
+        if unpaid:
+            log.warning("ruleset %s spent past the sheet of %r after its dice (not taken: "
+                        "%s): declare it in sidecar_max_spend or clamp it", roll.ruleset,
+                        character.name, unpaid)
+            notes.append(unpaid_note(unpaid))
+        return taken
 
     def commit(self, pending: Pending) -> list[Delivery]:
         """The journal stored the event: commit it to the table; who gets which view."""

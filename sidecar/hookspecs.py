@@ -23,7 +23,8 @@ ones a function names. A misspelled hook name is refused when the plugin is load
 to the plugin that owns the roll's ruleset (the one whose :func:`sidecar_rulesets` listed
 it) and to no other: no need to check ``roll.ruleset`` there. :func:`sidecar_render_text`
 goes to the owner first, then, only if it gives no text, to the plugins that own no
-ruleset (extensions) in turn.
+ruleset (extensions) in turn. :func:`sidecar_max_spend` goes to the owner and to every
+plugin that owns no ruleset.
 The extension hooks — :func:`sidecar_modify_roll`, :func:`sidecar_modify_outcome` — go to
 every plugin implementing them, for rolls of every ruleset, one plugin at a time in
 pluggy's order: ``@hookimpl(tryfirst=True)`` first, ``trylast=True`` last, otherwise the
@@ -70,7 +71,8 @@ the old one gets a :class:`HookDeprecationWarning` naming it when it is loaded (
 ``warn_on_impl_args``; a whole hook going away warns through ``warn_on_impl``) — and
 the server logs it; only the next major version removes it. History: 1.0 — the
 contract's five hooks; 1.1 — ``sidecar_sheet``, ``sidecar_options``, ``sidecar_react``,
-``sidecar_initiative``, ``sidecar_render_text`` and the strict checks of descriptions.
+``sidecar_initiative``, ``sidecar_render_text`` and the strict checks of descriptions;
+1.2 — ``sidecar_max_spend`` (refusals never depend on the dice).
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ if TYPE_CHECKING:
     from sidecar.model import Outcome, Roll
 
 #: The version of the hooks below (``major.minor``): see "Versions and deprecations".
-HOOKS_API = "1.1"
+HOOKS_API = "1.2"
 
 
 class HookDeprecationWarning(DeprecationWarning):
@@ -173,12 +175,19 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
         ``roll.sheet``; ``choices`` and ``default`` to leave the roll open (see
         :func:`sidecar_react`).
 
-    **Spending.** A spend past a field's bounds makes the server refuse the whole roll
-    (``insufficient``: nothing rolled, nothing spent). That is right for what the player
-    chose before the dice (augmentations bought, a point of luck): spend it whole. But
-    what the dice decide (a reserve drained by the margin, a wound) must be taken only as
-    far as ``roll.sheet`` holds — clamp it — never refused: a roll refused after its dice
-    could be rolled again until the dice spare the sheet.
+    **Spending: refusals never depend on the dice.** A roll refused after its faces
+    exist could be rolled again until the dice spare the sheet, so the host refuses only
+    before the first die: what the player chose before the dice (augmentations bought, a
+    luck point for a reroll "if it fails", a style point "if needed") is declared in
+    :func:`sidecar_max_spend` — the most it could cost, whatever the faces — and the
+    roll is refused (``insufficient``: no die drawn, nothing spent) when the sheet cannot
+    pay that. Once a face is drawn, the outcome is journaled whatever it shows: spend
+    what was chosen whole, and take what the dice decide (a reserve drained by the
+    margin, a wound) only as far as ``roll.sheet`` holds — clamp it. A spend that would
+    still leave a field's bounds is taken only as far as the sheet holds by the host,
+    which says in the outcome's ``notes`` what was not taken (and logs the ruleset). Raise
+    a refusal (``ProtocolError``) only before drawing: one raised after a face was drawn
+    is the ruleset's failure (``plugin_error``, counted against the plugin).
     """
 
 
@@ -203,6 +212,48 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice
     :return: what :func:`sidecar_resolve` returns: the outcome after the decision — its
         ``dice`` at least the faces drawn now; ``spend`` what the decision costs (a Chance
         point); new ``choices`` to keep the roll open.
+    """
+
+
+@hookspec
+def sidecar_max_spend(roll: Roll, outcome: Outcome | None, choice: str | None
+                      ) -> dict[str, int] | None:
+    """Declare the most a roll as a character could take from its sheet, whatever the
+    dice show, before any die is drawn (contract §7: refusals never depend on the dice).
+
+    Called on the ruleset's owner and on every extension (a plugin owning no ruleset),
+    only for a roll made as a character (``roll.sheet`` holds its values): once before
+    :func:`sidecar_resolve` (after :func:`sidecar_modify_roll`), and once before each
+    :func:`sidecar_react`. The host adds up the answers, field by field, and refuses the
+    request with ``insufficient`` (``field``, ``have``, ``need``: the declared most) when
+    the sheet cannot pay it — the same answer whatever the faces would have been, and
+    none drawn. Declare what the player chose before the dice, counted whole even when
+    the dice may make it free (a reroll ordered "if the pair fails" costs its luck point
+    in the declaration, though a success spends nothing); leave out what the dice decide
+    and you clamp to ``roll.sheet`` yourself (a wound stopping at 0).
+
+    Without a declaration, a spend the sheet cannot pay is refused only when the request
+    drew no face; once a face is drawn, the host takes it only as far as the sheet holds
+    (see :func:`sidecar_resolve`) — so declare every cost the player chose, or it may be
+    taken for free.
+
+    :param roll: the roll as :func:`sidecar_resolve` (or :func:`sidecar_react`) will
+        see it: ``params`` after the extensions, ``options``, ``sheet``. Read only.
+    :param outcome: ``None`` before the roll; before a decision, the open outcome.
+    :param choice: ``None`` before the roll; before a decision, the choice's name.
+    :return: ``{field: amount}``, the most each integer field of the sheet could lose
+        (amounts of 0 or less are ignored), or ``None`` for nothing. A malformed answer,
+        or a raise, is the plugin's failure: a ruleset's answers ``plugin_error`` (no
+        die drawn), an extension's is left out. A ``ProtocolError`` raised here refuses
+        the request as it is (nothing is drawn yet).
+
+    Example::
+
+        @hookimpl
+        def sidecar_max_spend(roll, choice):
+            if choice == "reroll" or (choice is None and roll.params["reroll"]):
+                return {"luck": 1}
+            return None
     """
 
 

@@ -1,8 +1,10 @@
 """The roll pipeline, as plain objects a test can drive without a socket.
 
-validate → ``sidecar_modify_roll`` (extensions, one at a time) → ``sidecar_resolve`` (the
-ruleset's owner only) → ``sidecar_modify_outcome`` (extensions) → ``sidecar_render_text``
-(the owner first; the other plugins only when it gives no text).
+validate → ``sidecar_modify_roll`` (extensions, one at a time) → ``sidecar_max_spend``
+(as a character: the most it could spend, refused before any die when the sheet cannot
+pay it, :mod:`sidecar.spending`) → ``sidecar_resolve`` (the ruleset's owner only) →
+``sidecar_modify_outcome`` (extensions) → ``sidecar_render_text`` (the owner first; the
+other plugins only when it gives no text).
 
 Trusted plugins (the built-ins, and those the operator trusts) are called inline on the
 real roll and outcome, with only a shallow record to undo a raise and to see what changed.
@@ -47,10 +49,15 @@ from sidecar.params import validate_params
 from sidecar.plugins import HookFailure, Impl, InlinePlan, PluginCrash, PluginHost
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import KINDS, heading
+from sidecar.spending import add_declared, declaration_problem, refuse_unaffordable
 
 log = logging.getLogger("sidecar.pipeline")
 
 __all__ = ["LOCALES", "Resolution", "RollPipeline", "failure_note", "result_problem"]
+
+#: What the dice source itself refuses while a roll draws (typed faces out of range, too
+#: many draws): the host's answers about the faces, passed on as they are.
+DICE_REFUSALS = ("bad_dice", "too_large")
 
 
 @dataclass
@@ -62,6 +69,10 @@ class Resolution:
     text: dict[str, str]
     state: dict[str, dict[str, Any]]
     failures: list[HookFailure] = field(default_factory=list)
+    #: Faces this request drew (the roll's, or the decision's): once one is drawn the
+    #: outcome is journaled whatever its spend (contract §7: refusals never depend on
+    #: the dice), taken only as far as the sheet holds.
+    drawn: int = 0
 
 
 class TableStates:
@@ -365,6 +376,106 @@ class RollPipeline:
                 details={"plugin": owner, "ruleset": ruleset, "disabled": True})
         return owner
 
+    # -- what a roll may spend, before its dice (sidecar.spending) ------------------------
+
+    def _declared(self, roll: Roll, impl: Impl, answer: Any, sheet: dict[str, Any],
+                  most: dict[str, int], failures: list[HookFailure]) -> None:
+        """Add one plugin's ``sidecar_max_spend`` answer to ``most``, checked."""
+        problem = declaration_problem(answer, sheet)
+        if problem is None:
+            add_declared(most, answer)
+        else:
+            self._declaration_failed(roll, impl, problem, failures)
+
+    def _declaration_failed(self, roll: Roll, impl: Impl, problem: str,
+                            failures: list[HookFailure]) -> None:
+        """A plugin could not say what the roll may spend: the owner's failure refuses
+        the roll (no die drawn yet); an extension's leaves it out, as elsewhere."""
+        if impl.plugin == self.host.ruleset_owner(roll.ruleset):
+            raise self._ruleset_failed(roll, impl.plugin, problem,
+                                       "failed to say what the roll may spend",
+                                       "n'a pas pu dire ce que le jet peut dépenser")
+        self._report(failures, impl.plugin, impl.hook, problem)
+
+    @staticmethod
+    def _passes(exc: BaseException) -> bool:
+        """A refusal a declaration may raise as it is: nothing is drawn yet."""
+        return isinstance(exc, ProtocolError) and exc.code in ("invalid_params",
+                                                                "insufficient")
+
+    def _declare_inline(self, impl: Impl, roll: Roll, outcome: Outcome | None,
+                        choice: str | None, states: TableStates, sheet: dict[str, Any],
+                        most: dict[str, int], failures: list[HookFailure]) -> None:
+        """A trusted ``sidecar_max_spend``, on the roll itself, added to ``most``."""
+        if not impl.applies(roll):
+            return
+        roll.state = states.of(impl.plugin)
+        try:
+            answer = impl.function(*impl.pick((roll, outcome, choice)))
+        except BaseException as exc:  # a plugin can never stop the server
+            if self._passes(exc):
+                raise
+            self._declaration_failed(roll, impl, describe(exc), failures)
+            return
+        self._declared(roll, impl, answer, sheet, most, failures)
+
+    def _afford_inline(self, impls: list[Impl], roll: Roll, outcome: Outcome | None,
+                       choice: str | None, states: TableStates,
+                       failures: list[HookFailure]) -> None:
+        """:meth:`afford` when every declaration is trusted and sync (the built-ins)."""
+        if roll.sheet is None or not impls:
+            return
+        sheet = self.host.sheet_schema(roll.ruleset)
+        most: dict[str, int] = {}
+        for impl in impls:
+            self._declare_inline(impl, roll, outcome, choice, states, sheet, most, failures)
+        refuse_unaffordable(sheet, roll.sheet, most)
+
+    async def afford(self, roll: Roll, outcome: Outcome | None, choice: str | None,
+                     states: TableStates | dict[str, Any] | None,
+                     failures: list[HookFailure]) -> None:
+        """Before any die of a roll as a character (``outcome``/``choice``: before a
+        decision on that open roll): ``insufficient`` when its sheet cannot pay the most
+        the owner and the extensions declare it could spend (``sidecar_max_spend``)."""
+        if roll.sheet is None:
+            return
+        if not isinstance(states, TableStates):
+            states = TableStates(states)
+        impls = self.host.spend_limiters(roll.ruleset)
+        if all(impl.inline for impl in impls):
+            self._afford_inline(impls, roll, outcome, choice, states, failures)
+            return
+        sheet = self.host.sheet_schema(roll.ruleset)
+        most: dict[str, int] = {}
+        for impl in impls:
+            if impl.inline:
+                self._declare_inline(impl, roll, outcome, choice, states, sheet, most,
+                                     failures)
+                continue
+            try:  # read only for the plugin: it gets copies
+                answer = await self.host.invoke(impl, impl.pick((
+                    copy_roll(roll, states.of(impl.plugin)),
+                    copy_outcome(outcome) if outcome is not None else None, choice)))
+            except Exception as exc:
+                if self._passes(exc):
+                    raise
+                self._declaration_failed(roll, impl, describe(exc), failures)
+                continue
+            self._declared(roll, impl, answer, sheet, most, failures)
+        refuse_unaffordable(sheet, roll.sheet, most)
+
+    def _refused_after_dice(self, roll: Roll, owner: str | None, exc: ProtocolError,
+                            source: DiceSource) -> ProtocolError:
+        """A refusal raised while resolving: as it is before any face is drawn, or when it
+        is the dice source's own (typed faces out of range, too many draws); otherwise
+        the ruleset refused once it had seen faces — its failure, never a refusal that
+        could depend on the dice."""
+        if not source.rolled or exc.code in DICE_REFUSALS:
+            return exc
+        return self._ruleset_failed(roll, owner, f"{exc.code}: {exc.message}",
+                                    "refused the roll after drawing its dice",
+                                    "a refusé le jet après avoir tiré ses dés")
+
     def _ruleset_failed(self, roll: Roll, owner: str | None, why: str, en: str,
                         fr: str) -> ProtocolError:
         """Log and count a ruleset plugin's failure; the ``plugin_error`` for the client."""
@@ -406,6 +517,12 @@ class RollPipeline:
                       states: TableStates | dict[str, Any],
                       failures: list[HookFailure]) -> Outcome:
         """Have the ruleset's owner resolve the roll, from manual faces or the dice source."""
+        return (await self._resolve(roll, dice, states, failures))[0]
+
+    async def _resolve(self, roll: Roll, dice: list[int] | None,
+                       states: TableStates | dict[str, Any],
+                       failures: list[HookFailure]) -> tuple[Outcome, DiceSource]:
+        """:meth:`resolve`, and the source the faces came from (what it drew)."""
         if not isinstance(states, TableStates):
             states = TableStates(states)
         owner = self._check_owner(roll.ruleset)
@@ -418,8 +535,8 @@ class RollPipeline:
         try:
             raw, guard = await self._call_owner(impl, roll, states.of(owner),
                                                 (Dice(source),))
-        except ProtocolError:
-            raise
+        except ProtocolError as exc:
+            raise self._refused_after_dice(roll, owner, exc, source) from None
         except DiceExhausted:
             raise (await self._too_few_dice(roll, impl, dice or [])) from None
         except Exception as exc:
@@ -428,7 +545,7 @@ class RollPipeline:
         self._keep_owner_state(guard, roll, owner, states)
         outcome = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
         _check_all_used(source)
-        return outcome
+        return outcome, source
 
     def _keep_owner_state(self, guard: Guard | None, roll: Roll, owner: str,
                           states: TableStates) -> None:
@@ -610,13 +727,14 @@ class RollPipeline:
                 raise (await self._too_few_dice(roll, plan.resolve, dice or [])) from None
         self._check_owner(roll.ruleset)
         changed = await self.modify_roll(roll, states, failures)
-        outcome = await self.resolve(roll, dice, states, failures)
+        await self.afford(roll, None, None, states, failures)
+        outcome, source = await self._resolve(roll, dice, states, failures)
         outcome.applied = changed
         await self.modify_outcome(roll, outcome, states, failures)
         _note_failures(outcome, failures)
         text = await self.render_text(roll, outcome, failures)
         return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
-                          failures=failures)
+                          failures=failures, drawn=len(source.rolled))
 
     def _run_inline(self, plan: InlinePlan, roll: Roll, dice: list[int] | None,
                     states: TableStates, failures: list[HookFailure]) -> Resolution:
@@ -626,6 +744,8 @@ class RollPipeline:
         changed: list[str] = []
         for impl in plan.modify_roll:
             self._modify_roll_inline(impl, roll, states, failures, changed)
+        if roll.sheet is not None and plan.max_spend:
+            self._afford_inline(plan.max_spend, roll, None, None, states, failures)
         owner = plan.resolve
         if dice is not None:
             source: DiceSource = ManualDice(dice)
@@ -638,7 +758,9 @@ class RollPipeline:
             facade = Dice(source)  # (plugins never see which source is behind it)
             raw = (owner.function(roll, facade) if owner.positions is None
                    else owner.function(*owner.pick((roll, facade))))
-        except (ProtocolError, DiceExhausted):
+        except ProtocolError as exc:
+            raise self._refused_after_dice(roll, owner.plugin, exc, source) from None
+        except DiceExhausted:
             raise
         except BaseException as exc:  # a plugin can never stop the server
             raise self._ruleset_failed(roll, owner.plugin, describe(exc),
@@ -682,7 +804,7 @@ class RollPipeline:
                              and not text.isspace()
                              else self._text_or_default(text, roll, outcome, locale))
         return Resolution(roll=roll, outcome=outcome, text=texts, state=states.merged(),
-                          failures=failures)
+                          failures=failures, drawn=len(source.rolled))
 
     @staticmethod
     def _text_or_default(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
@@ -701,13 +823,14 @@ class RollPipeline:
         impl = self.host.owner_implementation("sidecar_react", roll.ruleset)
         if impl is None or owner is None:
             raise self._bad_outcome(roll, owner, "its plugin does not implement sidecar_react")
+        await self.afford(roll, outcome, choice, states, failures)
         source: DiceSource = (ManualDice(dice) if dice is not None
                               else self._dice(impl.info.trusted))
         try:
             raw, guard = await self._call_owner(impl, roll, states.of(owner),
                                                 (copy_outcome(outcome), choice, Dice(source)))
-        except ProtocolError:
-            raise
+        except ProtocolError as exc:
+            raise self._refused_after_dice(roll, owner, exc, source) from None
         except DiceExhausted:
             raise ProtocolError(
                 "bad_dice", f"too few dice for this choice: {len(dice or [])} given",
@@ -724,7 +847,7 @@ class RollPipeline:
         _note_failures(result, failures)
         text = await self.render_text(roll, result, failures)
         return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
-                          failures=failures)
+                          failures=failures, drawn=len(source.rolled))
 
     async def initiative(self, roll: Roll, entries: list[dict[str, Any]],
                          table_state: dict[str, dict[str, Any]] | None = None

@@ -56,6 +56,8 @@ ENTRY_POINT_GROUP = "sidecar"
 TRUSTED_DISTRIBUTION = "vtt-sidecar"
 HOOK_NAMES = tuple(name for name in dir(hookspecs) if name.startswith("sidecar_"))
 EXTENSION_HOOKS = ("sidecar_modify_roll", "sidecar_modify_outcome")
+#: Hooks whose trusted implementations honour :func:`scope`.
+SCOPED_HOOKS = (*EXTENSION_HOOKS, "sidecar_max_spend")
 #: The attribute :func:`scope` sets on an extension hook.
 SCOPE_ATTRIBUTE = "sidecar_scope"
 
@@ -218,6 +220,8 @@ class InlinePlan:
     resolve: Impl
     modify_outcome: list[Impl]
     texts: list[Impl]
+    #: ``sidecar_max_spend``: the owner's and the extensions' (see :meth:`spend_limiters`).
+    max_spend: list[Impl] = field(default_factory=list)
 
 
 @dataclass
@@ -629,7 +633,7 @@ class PluginHost:
                 is_async = inspect.iscoroutinefunction(impl.function)
                 inline = info.trusted and not is_async
                 rulesets, option = (getattr(impl.function, SCOPE_ATTRIBUTE, (None, None))
-                                    if inline and hook in EXTENSION_HOOKS else (None, None))
+                                    if inline and hook in SCOPED_HOOKS else (None, None))
                 impls.append(Impl(impl.plugin_name, hook, impl.function, names, is_async, info,
                                   None if names == spec else
                                   tuple(spec.index(name) for name in names),
@@ -648,6 +652,14 @@ class PluginHost:
                  if impl.plugin == owner or not self.plugins[impl.plugin].rulesets),
                 key=lambda impl: impl.plugin != owner)
         return impls
+
+    def spend_limiters(self, ruleset: str) -> list[Impl]:
+        """The ``sidecar_max_spend`` implementations for a roll of ``ruleset``: its
+        owner's and those of plugins that own no ruleset (extensions), in pluggy's order;
+        another ruleset's plugin declares for its own rulesets only."""
+        owner = self.ruleset_owner(ruleset)
+        return [impl for impl in self.implementations("sidecar_max_spend")
+                if impl.plugin == owner or not self.plugins[impl.plugin].rulesets]
 
     def _forget_calls(self) -> None:
         """Drop the precomputed call lists (a plugin was added, removed, disabled, trusted)."""
@@ -671,10 +683,13 @@ class PluginHost:
              if i.rulesets is None or ruleset in i.rulesets], resolve,
             [i for i in self.implementations("sidecar_modify_outcome")
              if i.rulesets is None or ruleset in i.rulesets],
-            self.text_order(ruleset)) if resolve is not None else None
+            self.text_order(ruleset),
+            [i for i in self.spend_limiters(ruleset)
+             if i.rulesets is None or ruleset in i.rulesets]) if resolve is not None else None
         if plan is not None and not all(
                 impl.inline for impl in (plan.resolve, *plan.modify_roll,
-                                         *plan.modify_outcome, *plan.texts)):
+                                         *plan.modify_outcome, *plan.texts,
+                                         *plan.max_spend)):
             plan = None
         self._plans[ruleset] = plan
         return plan

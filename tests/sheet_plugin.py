@@ -1,7 +1,8 @@
 """A small ruleset with a character sheet, for the tests of seats, sheets and spends.
 
 ``luck``: a d6 against ``target``; rolled as a character, it spends ``cost`` points of
-``luck`` (the sheet's resource) and reads ``skill`` from the sheet when not given.
+``luck`` (the sheet's resource) and reads ``skill`` from the sheet when not given. It
+declares those costs before the dice (``sidecar_max_spend``), as a plugin should.
 """
 
 from __future__ import annotations
@@ -85,3 +86,10 @@ def sidecar_odds(roll: Any) -> dict[str, Any]:
     p = wins / 6
     return {"p_success": p, "kinds": {"botch": 0.0, "failure": 1 - p, "narrow": 0.0,
                                       "success": p, "critical": 0.0}}
+
+
+@hookimpl
+def sidecar_max_spend(roll: Any, choice: Any) -> dict[str, int] | None:
+    if choice is None:
+        return {"luck": roll.params["cost"]}
+    return {"luck": 1} if choice == "reroll" else None

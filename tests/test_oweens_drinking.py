@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import pytest
 
+from sidecar.protocol.errors import ProtocolError
 from tests.sheet_helpers import PIPELINE, after, new_sheet, odds_as, roll_as
 
 
@@ -94,7 +95,11 @@ def test_an_emotion_bonbonus_costs_one_and_manifests_its_effect():
     assert proud.outcome.result["drinking"]["manifested"]
     # Manifested for this very roll: a Bourde on it is the coma.
     assert glass(hero, [1, 1], emotion_bonbonus="honte").outcome.result["drinking"]["coma"]
-    assert glass(drinker(), [6, 6], emotion_bonbonus="honte").outcome.spend["bonbonus"] == 1
+    assert glass(drinker(bonbonus=1), [6, 6],
+                 emotion_bonbonus="honte").outcome.spend["bonbonus"] == 1
+    with pytest.raises(ProtocolError) as broke:  # no bonbonus to claim: before the dice
+        glass(drinker(), [6, 6], emotion_bonbonus="honte")
+    assert broke.value.details == {"field": "bonbonus", "have": 0, "need": 1}
 
 
 def _enumerated(params, sheet, count):

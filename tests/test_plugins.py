@@ -457,6 +457,8 @@ def test_every_hook_has_a_test(tmp_path):
             made = await gm.request({"type": "sheet", "id": "c", "op": "set",
                                      "character": "P", "ruleset": "probe", "values": {}})
             assert made["type"] == "sheet", made
+            as_p = await gm.roll("probe", {}, character="P")  # (declares its most spent)
+            assert as_p["type"] == "outcome" and as_p["character"] == "P", as_p
             order = await gm.request({"type": "initiative", "id": "i", "characters": ["P"]})
             assert order["order"] == [["P"]], order
             odds = await gm.request({"type": "odds", "id": "o", "ruleset": "probe"})
@@ -469,7 +471,10 @@ def test_every_hook_has_a_test(tmp_path):
     for name in HOOK_NAMES:
         assert name in calls, f"{name} is never called through the host: drive it here"
     # Owner-only hooks went to the recorder for its own ruleset only.
-    assert calls.count("sidecar_resolve") == 1 and calls.count("sidecar_odds") == 1
+    assert calls.count("sidecar_resolve") == 2 and calls.count("sidecar_odds") == 1
+    # Declared before the roll as P only: not for the rolls without a character (nor
+    # the decision on one), nor for bloodlust's (a ruleset declares for its own only).
+    assert calls.count("sidecar_max_spend") == 1
 
 
 SEQUENCE: list[str] = []

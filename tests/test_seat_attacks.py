@@ -579,7 +579,11 @@ def test_the_gms_history_of_a_character_adds_up_to_its_values():
 
 class Counter:
     """An extension that counts a table's rolls in its per-table state and spends a point
-    of ``focus`` on every roll as a character."""
+    of ``focus`` on every roll as a character (declared before the dice)."""
+
+    @hookimpl
+    def sidecar_max_spend(self, roll: Any, choice: Any) -> dict[str, int] | None:
+        return {"focus": 1} if choice is None else None
 
     @hookimpl
     def sidecar_modify_outcome(self, roll: Any, outcome: Any) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from sidecar.params import check_sheet
 from sidecar.protocol.errors import ProtocolError
-from tests.sheet_helpers import HOST, affordable, after, new_sheet, odds_as, roll_as
+from tests.sheet_helpers import HOST, after, new_sheet, odds_as, roll_as
 
 
 def aengus(**values):
@@ -126,11 +126,16 @@ def test_an_opposed_failure_drains_the_reserve_used_by_the_opponents_margin():
 
 
 def test_chosen_spends_are_never_reduced_to_what_the_wallet_holds():
-    broke = aengus(bonbonus=1)
     bought = roll_as("oweens", {"characteristic": "ECL", "difficulty": 4,
-                                "buy_augmentations": 1}, broke, [5, 6, 6])
+                                "buy_augmentations": 1}, aengus(bonbonus=2), [5, 6, 6])
     assert bought.outcome.spend == {"bonbonus": 2}
-    assert not affordable(broke, bought.outcome.spend, "oweens")  # → insufficient
+    # A wallet that cannot pay them is refused before the dice (whatever they would show:
+    # refused after them, the player could roll until the augmentation went unused).
+    with pytest.raises(ProtocolError) as broke:
+        roll_as("oweens", {"characteristic": "ECL", "difficulty": 4,
+                           "buy_augmentations": 1}, aengus(bonbonus=1), [5, 6, 6])
+    assert broke.value.code == "insufficient"
+    assert broke.value.details == {"field": "bonbonus", "have": 1, "need": 2}
     keep = roll_as("oweens", {"characteristic": "ECL", "difficulty": 3, "contest": True,
                               "keep_reserve": 2}, new_sheet("oweens", ecl=3), [2, 2, 2])
     # ME 3: keeping points is paid by what the wallet holds (0): the dice decide how many

@@ -151,8 +151,10 @@ def test_bloodlust_willpower_spends_a_point_and_the_turns_one_use():
     assert first.outcome.spend == {"volonte": 1, "volonte_tour": 1}
     later = after(hero, first.outcome.spend, "bloodlust")
     assert (later["volonte"], later["volonte_tour"]) == (1, 0)
-    again = roll_as("bloodlust", {"skill": "Mêlée", "willpower": True}, later, [1, 2, 3])
-    assert not affordable(later, again.outcome.spend, "bloodlust")  # once per turn
+    with pytest.raises(ProtocolError) as once_per_turn:  # refused before the dice
+        roll_as("bloodlust", {"skill": "Mêlée", "willpower": True}, later, [1, 2, 3])
+    assert once_per_turn.value.code == "insufficient"
+    assert once_per_turn.value.details == {"field": "volonte_tour", "have": 0, "need": 1}
     assert HOST.sheet_schema("bloodlust")["volonte_tour"]["refill"] == "turn"
     auto = roll_as("bloodlust", {"skill": "Persuasion", "automatic": True,
                                  "willpower": True, "difficulty": 5}, hero, [])
@@ -223,9 +225,11 @@ def test_d6code_surcompetence_one_point_for_three_doubled_short_actions():
         assert nxt.outcome.result["score"] == 34 and nxt.outcome.spend == {"sc_serie": 1}
         hero = after(hero, nxt.outcome.spend, "d6code")
     assert (hero["points_surcompetence"], hero["sc_serie"]) == (0, 0)
-    fourth = roll_as("d6code", {"skill": "CORPS À CORPS", "surcompetence": "serie",
-                                "difficulty": 20}, hero, [4, 4, 4])
-    assert not affordable(hero, fourth.outcome.spend, "d6code")  # a new point is needed
+    with pytest.raises(ProtocolError) as fourth:  # a new point is needed, before the dice
+        roll_as("d6code", {"skill": "CORPS À CORPS", "surcompetence": "serie",
+                           "difficulty": 20}, hero, [4, 4, 4])
+    assert fourth.value.code == "insufficient"
+    assert fourth.value.details == {"field": "points_surcompetence", "have": 0, "need": 1}
 
 
 # -- Seuil ---------------------------------------------------------------------------------

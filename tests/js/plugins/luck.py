@@ -8,6 +8,8 @@ spends whatever those sheets hold.
 ``second_chance``: a failed roll is left open (PROTOCOL.md §7, open rolls): the roller may
 ``reroll`` (one more die; as a character, one luck point) or ``keep`` it (the default).
 ``target`` (default 6) above 6 makes a roll without bonus fail for sure.
+Both costs are declared before the dice (``sidecar_max_spend``): a sheet short of them is
+refused before any die is drawn.
 """
 
 from sidecar import hookimpl
@@ -77,3 +79,10 @@ def sidecar_react(roll, outcome, choice, dice):
 def sidecar_odds(roll):
     p = min(6, max(0, 7 + _bonus(roll) - roll.params["target"])) / 6
     return {"p_success": p, "kinds": {"failure": 1 - p, "success": p}}
+
+
+@hookimpl
+def sidecar_max_spend(roll, choice):
+    if choice is None:
+        return {"luck": roll.params["push"]}
+    return {"luck": 1} if choice == "reroll" else None
