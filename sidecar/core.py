@@ -693,6 +693,10 @@ class TableCore:
             event["choice"] = reaction.choice
             event["reacted_by"] = reaction.member.by if reaction.member is not None else None
             records += (("open", reaction.roll_id, None),)
+            if roll.mode == "blind":
+                # Its roller may not even learn that it was decided (that it was open):
+                # the decision is the GMs' alone, live, replayed and in history.
+                event["audience"] = ""
         if outcome.choices is not None:
             problem = choices_problem(outcome.choices, outcome.default)
             if problem:
@@ -810,10 +814,16 @@ class TableCore:
         ``bad_dice`` for manual faces that are not the choice's count. ``member`` ``None``:
         the server itself, taking the default when nobody decided in time."""
         event = table.open_rolls.get(request.roll)
-        if event is None:
-            raise bad_field("roll", "no open roll of that id at this table (unknown, or "
-                            "already decided)", fr="pas de jet ouvert de cet identifiant à "
-                            "cette table (inconnu, ou déjà décidé)")
+        if event is None or (member is not None and member.role != "gm"
+                             and event["mode"] == "blind"):
+            # A GM decides a blind roll; anyone else is answered as for a closed roll,
+            # before anything else is looked at: whether it is open tells how the dice
+            # went (contract §7, 1.2).
+            raise bad_field("roll", "no open roll of that id at this table that you may "
+                            "decide (unknown, already decided, or blind: a GM decides)",
+                            fr="pas de jet ouvert de cet identifiant à cette table que vous "
+                               "puissiez décider (inconnu, déjà décidé, ou à l'aveugle : "
+                               "le MJ décide)")
         if member is not None:
             if member.role != "gm" and member.key != identity(event["by"]):
                 raise ProtocolError("forbidden", "only the roller or a GM decides on a roll",

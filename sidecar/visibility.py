@@ -11,7 +11,8 @@ A member is known by its identity ``(name, role)``, where a player on a seat has
 else, and sees none of the seat's secret rolls.
 
 Events with an ``audience`` (sheet and seat events) go to the GMs and to the seat of that
-name (``""``: the GMs only), whatever their mode.
+name (``""``: the GMs only), whatever their mode. A decision taken on a blind roll has the
+audience ``""``: its roller may not even learn that the roll was open.
 
 :func:`plan` is the one place that turns these rules into messages: live fan-out, replay,
 history and the answer to a repeated request all go through it. (The journal's SQL filter
@@ -109,6 +110,8 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
     roller = identity(event["by"])
     mode = event["mode"]
     owner = event.get("audience")
+    if owner is None and mode == "blind" and "reacts_to" in event:
+        owner = ""  # a decision on a blind roll journaled before it was given its audience
     build = BUILDERS.get(event["type"], outcome_message)
     planned: list[tuple[list[R], dict[str, Any]]] = []
     groups: dict[tuple[str, str, bool], tuple[list[R], dict[str, Any]]] = {}
