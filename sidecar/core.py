@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from sidecar.asks import listed
 from sidecar.config import ServerConfig
 from sidecar.dice import ProvableDice
 from sidecar.guard import choices_problem, deep_copy
@@ -55,7 +56,6 @@ from sidecar.protocol.messages import (
     SeatRequest,
     SessionRequest,
     SheetRequest,
-    ask_message,
     asks_message,
     history_message,
     odds_message,
@@ -527,16 +527,10 @@ class TableCore:
 
     @staticmethod
     def ask_list(table: Table, member: Member, request: AskRequest) -> dict[str, Any]:
-        """The answer to ``ask`` ``list``: open asks — all for a GM, a seat's own."""
-        asks = []
-        for ask in table.asks.values():
-            event = ask["event"]
-            if member.role != "gm" and not (member.seat and any(
-                    t["seat"] == member.name for t in event["to"])):
-                continue
-            view = ask_message(event)
-            view["answered"] = dict(ask["answered"])
-            asks.append(view)
+        """The answer to ``ask`` ``list``: open asks — all for a GM, a seat's own, each as
+        its mode lets the member see it (:func:`sidecar.asks.listed`)."""
+        asks = [view for view in (listed(ask, member) for ask in table.asks.values())
+                if view is not None]
         return asks_message(table.name, asks, request.id)
 
     @staticmethod

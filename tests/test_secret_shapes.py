@@ -1,4 +1,4 @@
-"""Issue 25, item 3, against a real ``sidecar serve`` process: what a blind roll's
+"""Issue 25, items 3 and 4, against a real ``sidecar serve`` process: what a blind roll's
 roller, and the seats asked for a secret roll, receive does not depend on the dice.
 
 Contract §7 clarified (1.2): a blind roll's roller receives a copy whose shape (keys,
@@ -225,3 +225,123 @@ def test_3_time_running_out_on_a_blind_roll_tells_its_roller_nothing():
             assert len(frames) == ROLLS // 2 and len({shape(m) for m in frames}) == 1, \
                 Counter(shape(m) for m in frames)
     run(scenario(), timeout=120)
+
+
+# -- item 4: the answers to an ask follow its mode -----------------------------------------
+
+LADDER = {"level": 3, "difficulty": 5}
+
+
+async def answer(peer: Peer, ask: str) -> dict[str, Any]:
+    out = await peer.request({"type": "roll", "id": rid(), "ruleset": "ladder", "params": {},
+                              "answers": ask})
+    assert out["type"] == "outcome", out
+    return out
+
+
+async def answered_by(gm: Peer, ask: str) -> dict[str, Any]:
+    """The GM's copy of the next answer to ``ask``."""
+    while True:
+        message = await gm.recv_type("outcome")
+        if message.get("answers") == ask:
+            return message
+
+
+@pytest.mark.parametrize("mode", ["gm", "blind"])
+def test_4_what_a_seat_is_told_of_an_ask_never_depends_on_the_dice(mode):
+    async def scenario() -> None:
+        with ServeProcess(*SERVE, "--react-timeout", "3600") as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm", token=GM_TOKEN)
+            tokens = await seated(server, gm, "Alice", "Bob")
+            alice, _ = await join(server, "Alice", tokens["Alice"])
+            bob, _ = await join(server, "Bob", tokens["Bob"])
+
+            async def views(phase: str) -> dict[str, str]:
+                """What each seat is told of the open asks: listed, and welcomed."""
+                told = {}
+                for name, peer in (("Alice", alice), ("Bob", bob)):
+                    listed = await peer.request({"type": "ask", "id": rid(), "op": "list"})
+                    told[f"{phase} {name} list"] = shape(listed["asks"])
+                    other, welcome = await join(server, name, tokens[name])
+                    told[f"{phase} {name} welcome"] = shape(welcome.get("asks", []))
+                    await other.close()
+                return told
+
+            rounds: list[dict[str, str]] = []
+            firsts = []
+            for _ in range(30):
+                asked = await gm.request({"type": "ask", "id": rid(), "op": "open",
+                                          "to": ["Alice", "Bob"], "ruleset": "ladder",
+                                          "params": LADDER, "mode": mode, "opposed": True})
+                ask = asked["ask"]
+                await answer(alice, ask)
+                first = await answered_by(gm, ask)
+                firsts.append(first)
+                told = await views("one answered:")
+                await answer(bob, ask)
+                second = await answered_by(gm, ask)
+                told |= await views("both answered:")
+                await settle(gm, first)
+                await settle(gm, second)
+                told |= await views("decided:")
+                rounds.append(told)
+            assert {bool(out.get("open")) for out in firsts} == {True, False}
+            for view in rounds[0]:
+                seen = Counter(told[view] for told in rounds)
+                assert len(seen) == 1, (view, seen)
+            # Nothing of a result is told: not even the roller's own (blind), nor another
+            # seat's (gm); the ask is listed to a seat until it answered.
+            last = rounds[-1]
+            for key in ('"success": ', '"margin": ', '"open": '):
+                assert all(key not in told for told in last.values()), (key, last)
+    run(scenario(), timeout=180)
+
+
+@pytest.mark.parametrize("mode", ["gm", "blind"])
+def test_4_an_opposition_or_cooperation_not_public_reaches_only_the_gms(mode):
+    async def scenario() -> None:
+        with ServeProcess(*SERVE, "--react-timeout", "3600") as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm", token=GM_TOKEN)
+            tokens = await seated(server, gm, "Alice", "Bob")
+            alice, _ = await join(server, "Alice", tokens["Alice"])
+            bob, _ = await join(server, "Bob", tokens["Bob"])
+            judged = Counter()
+            for kind in ("opposed", "cooperative") * 4:
+                asked = await gm.request({"type": "ask", "id": rid(), "op": "open",
+                                          "to": ["Alice", "Bob"], "ruleset": "ladder",
+                                          "params": LADDER, "mode": mode, kind: True})
+                ask = asked["ask"]
+                await answer(alice, ask)
+                first = await answered_by(gm, ask)
+                await answer(bob, ask)
+                second = await answered_by(gm, ask)
+                for copy in (first, second, *await settle(gm, first),
+                             *await settle(gm, second)):
+                    judged.update(key for key in ("opposition", "cooperation") if key in copy)
+            assert judged == {"opposition": 4, "cooperation": 4}, judged  # the GM saw all
+            mark = await fence(gm, alice, bob)
+            for name, peer in (("Alice", alice), ("Bob", bob)):
+                other = "Bob" if name == "Alice" else "Alice"
+                reads = {"live": received(peer, mark), "history": await history(peer),
+                         "resume": await resumed(server, name, tokens[name])}
+                for how, frames in reads.items():
+                    for frame in frames:
+                        assert "opposition" not in frame and "cooperation" not in frame, \
+                            (name, how, frame)
+                        assert (frame.get("by") or {}).get("name") != other, (name, how, frame)
+            # Public, everyone reads who won (what the checks above would have seen).
+            alice.seen.clear()
+            asked = await gm.request({"type": "ask", "id": rid(), "op": "open",
+                                      "to": ["Alice", "Bob"], "ruleset": "ladder",
+                                      "params": LADDER, "mode": "public", "opposed": True})
+            await answer(alice, asked["ask"])
+            first = await answered_by(gm, asked["ask"])
+            await answer(bob, asked["ask"])
+            second = await answered_by(gm, asked["ask"])
+            await settle(gm, first)
+            await settle(gm, second)
+            mark = await fence(gm, alice)
+            assert any("opposition" in frame for frame in received(alice, mark))
+    run(scenario(), timeout=180)
