@@ -647,22 +647,22 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
             message["opposition"] = event["opposition"]
         if "cooperation" in event and not hidden:
             message["cooperation"] = event["cooperation"]
-    if "reacts_to" in event:
+    # A blind roll's roller learns nothing of a decision after the dice, not even that one
+    # is pending: whether the roll is open tells how the dice went (the ladder opens a
+    # failed pair). Its copy has one shape whatever the dice show (contract §7, 1.2); the
+    # decisions themselves reach the GMs only (their events' audience).
+    if "reacts_to" in event and not hidden:
         message["reacts_to"] = event["reacts_to"]
-        if not hidden:
-            message["choice"] = event["choice"]
-            # Who decided, as ``by`` shows an author: a seat's id stays in the journal.
-            reactor = event["reacted_by"]
-            message["reacted_by"] = None if reactor is None else public_by(reactor)
-    if event.get("open"):
+        message["choice"] = event["choice"]
+        # Who decided, as ``by`` shows an author: a seat's id stays in the journal.
+        reactor = event["reacted_by"]
+        message["reacted_by"] = None if reactor is None else public_by(reactor)
+    if event.get("open") and not hidden:
         message["open"] = True
         message["expires"] = event["expires"]
-        if not hidden:
-            # A blind roll's roller learns that a decision is pending, not which: the
-            # choices offered would tell how the dice went.
-            message["choices"] = event["choices"]
-            if event.get("default") is not None:
-                message["default"] = event["default"]
+        message["choices"] = event["choices"]
+        if event.get("default") is not None:
+            message["default"] = event["default"]
     if hidden:
         message.update(
             dice=[],

@@ -173,11 +173,10 @@ def format_label(label: Any) -> str:
 
 def format_choices(message: dict[str, Any]) -> list[str]:
     """An open roll's choices, numbered as ``sidecar roll`` asks for them, its default and
-    how to decide; a blind roll's roller sees only that the roll waits."""
+    how to decide (a blind roll's roller is not told that it is open)."""
     choices = message.get("choices")
     if not choices:
-        return ["   ouvert / open: en attente d'une décision du MJ / waiting for the GM's "
-                "decision"]
+        return []
     lines = ["   choix / choices:"]
     for number, choice in enumerate(choices, 1):
         extra = f", {choice['dice']} dé(s) / dice" if choice.get("dice") else ""
@@ -194,7 +193,6 @@ def format_choices(message: dict[str, Any]) -> list[str]:
 def format_decision(message: dict[str, Any]) -> str:
     """What a decision answers: the open outcome's seq, the choice, who took it."""
     who = message.get("reacted_by")
-    # A blind roll's roller has neither the choice nor who took it.
     by = (f"par / by {who.get('name')} ({who.get('role')})" if isinstance(who, dict)
           else "temps écoulé / time ran out" if "reacted_by" in message else "")
     choice = message.get("choice")
@@ -208,11 +206,8 @@ def format_outcome(message: dict[str, Any]) -> str:
     """A readable block for one outcome (an open roll's choices, a decision's answer)."""
     result = message.get("result", {})
     if result.get("hidden"):
+        # Neither open nor decided, for its roller: that would tell how the dice went.
         lines = [f"#{message['seq']} {message['text']}"]
-        if "reacts_to" in message:
-            lines.append(format_decision(message))
-        if message.get("open"):
-            lines += format_choices(message)
         lines += format_answer(message)
         return "\n".join(lines)
     mark = KIND_MARKS.get(result.get("kind", ""), "")

@@ -448,8 +448,8 @@ class SidecarClient:
 
     def may_decide(self, outcome: dict[str, Any]) -> bool:
         """Whether this client may ``react`` to an open outcome: it shows choices this
-        client may take (a blind roll's roller sees none; a ``gm: true`` choice is a GM's
-        alone), and this client is a GM or the roller."""
+        client may take (a blind roll's roller is not even told that it is open; a ``gm:
+        true`` choice is a GM's alone), and this client is a GM or the roller."""
         if not is_open(outcome) or not self.choices_for(outcome):
             return False
         role = self.hello.get("role")

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from sidecar.asks import listed
 from sidecar.config import ServerConfig
 from sidecar.dice import ProvableDice
 from sidecar.guard import choices_problem, deep_copy
@@ -56,7 +57,6 @@ from sidecar.protocol.messages import (
     SeatRequest,
     SessionRequest,
     SheetRequest,
-    ask_message,
     asks_message,
     history_message,
     odds_message,
@@ -529,16 +529,10 @@ class TableCore:
 
     @staticmethod
     def ask_list(table: Table, member: Member, request: AskRequest) -> dict[str, Any]:
-        """The answer to ``ask`` ``list``: open asks — all for a GM, a seat's own."""
-        asks = []
-        for ask in table.asks.values():
-            event = ask["event"]
-            if member.role != "gm" and not (member.seat and any(
-                    t["seat"] == member.name for t in event["to"])):
-                continue
-            view = ask_message(event)
-            view["answered"] = dict(ask["answered"])
-            asks.append(view)
+        """The answer to ``ask`` ``list``: open asks — all for a GM, a seat's own, each as
+        its mode lets the member see it (:func:`sidecar.asks.listed`)."""
+        asks = [view for view in (listed(ask, member) for ask in table.asks.values())
+                if view is not None]
         return asks_message(table.name, asks, request.id)
 
     @staticmethod
@@ -699,6 +693,10 @@ class TableCore:
             event["choice"] = reaction.choice
             event["reacted_by"] = reaction.member.by if reaction.member is not None else None
             records += (("open", reaction.roll_id, None),)
+            if roll.mode == "blind":
+                # Its roller may not even learn that it was decided (that it was open):
+                # the decision is the GMs' alone, live, replayed and in history.
+                event["audience"] = ""
         if outcome.choices is not None:
             problem = choices_problem(outcome.choices, outcome.default)
             if problem:
@@ -817,10 +815,16 @@ class TableCore:
         ``bad_dice`` for manual faces that are not the choice's count. ``member`` ``None``:
         the server itself, taking the default when nobody decided in time."""
         event = table.open_rolls.get(request.roll)
-        if event is None:
-            raise bad_field("roll", "no open roll of that id at this table (unknown, or "
-                            "already decided)", fr="pas de jet ouvert de cet identifiant à "
-                            "cette table (inconnu, ou déjà décidé)")
+        if event is None or (member is not None and member.role != "gm"
+                             and event["mode"] == "blind"):
+            # A GM decides a blind roll; anyone else is answered as for a closed roll,
+            # before anything else is looked at: whether it is open tells how the dice
+            # went (contract §7, 1.2).
+            raise bad_field("roll", "no open roll of that id at this table that you may "
+                            "decide (unknown, already decided, or blind: a GM decides)",
+                            fr="pas de jet ouvert de cet identifiant à cette table que vous "
+                               "puissiez décider (inconnu, déjà décidé, ou à l'aveugle : "
+                               "le MJ décide)")
         if member is not None:
             if member.role != "gm" and member.key != identity(event["by"]):
                 raise ProtocolError("forbidden", "only the roller or a GM decides on a roll",

@@ -14,7 +14,12 @@ Events with an ``audience`` (sheet and seat events) go to the GMs and to that se
 (``seat:<id>``, its identity role; ``""``: the GMs only), whatever their mode. A seat
 added again under a removed seat's name is another seat and reads none of them. (Journals
 written before audiences named seats by identity hold the seat's name: read by the seat
-of that name.)
+of that name.) A decision taken on a blind roll has the audience ``""``: its roller may
+not even learn that the roll was open.
+
+An answer to an ask that settles it carries the ``opposition`` or ``cooperation`` of every
+answer: only those who see every answer get it — everyone for a ``public`` ask, else the
+GMs (:data:`JUDGED`).
 
 :func:`plan` is the one place that turns these rules into messages: live fan-out, replay,
 history and the answer to a repeated request all go through it. (The journal's SQL filter
@@ -38,6 +43,9 @@ from sidecar.protocol.messages import (
 
 FULL = "full"
 HIDDEN = "hidden"
+
+#: What an ask's last answer says of all the answers (the other seats' results).
+JUDGED = ("opposition", "cooperation")
 
 
 def identity(by: dict[str, Any]) -> tuple[str, str]:
@@ -122,26 +130,32 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
     roller = identity(event["by"])
     mode = event["mode"]
     owner = event.get("audience")
+    if owner is None and mode == "blind" and "reacts_to" in event:
+        owner = ""  # a decision on a blind roll journaled before it was given its audience
     build = BUILDERS.get(event["type"], outcome_message)
     planned: list[tuple[list[R], dict[str, Any]]] = []
-    groups: dict[tuple[str, str, bool], tuple[list[R], dict[str, Any]]] = {}
+    groups: dict[tuple[str, bool, str, bool], tuple[list[R], dict[str, Any]]] = {}
     epoch = event["type"] == "epoch"
+    judged = mode == "public" or not any(key in event for key in JUDGED)
+    unjudged = event if judged else {k: v for k, v in event.items() if k not in JUDGED}
     for reader in readers:
         # An epoch's seed is for the GMs: everyone else sees it ended, not the seed.
         view = (audience(mode, reader.key, roller, owner) if not epoch
                 else FULL if reader.key[1] == "gm" else HIDDEN)
         if view is None:
             continue
+        whole = judged or reader.key[1] == "gm"
+        source = event if whole else unjudged
         if reader is requester:
-            message = build(event, reader.locale, hidden=view == HIDDEN,
+            message = build(source, reader.locale, hidden=view == HIDDEN,
                             request_id=request_id, duplicate=duplicate)
             if extra:
                 message.update(extra)
             planned.append(([reader], message))
             continue
-        group = (view, reader.locale, reader.binary)
+        group = (view, whole, reader.locale, reader.binary)
         if group not in groups:
-            groups[group] = ([], build(event, reader.locale, hidden=view == HIDDEN))
+            groups[group] = ([], build(source, reader.locale, hidden=view == HIDDEN))
         groups[group][0].append(reader)
     return planned + list(groups.values())
 

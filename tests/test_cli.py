@@ -677,8 +677,9 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
         history = sidecar("history", *gm)
         assert history.stdout.count("1) reroll") == 2
         assert "choix / choice: keep — par / by Alice (player)" in history.stdout
-        # A blind roll's roller learns only that the GM decides, and that it was decided
-        # (seen on her other connection: a seat's rolls reach every connection of the seat).
+        # A blind roll's roller learns neither that it is open nor that it was decided
+        # (watched on her other connection: a seat's rolls reach all its connections), and
+        # may not decide it: a GM does.
         seat = json.loads(sidecar("seat", "add", "Cleo", "--json", *gm).stdout)
         cleo = ["--url", server.url, "--table", "t", "--token", seat["token"], "--name", "Cleo",
                 "--role", "player"]
@@ -688,15 +689,21 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             assert "table t" in hers.stdout.readline()
             blind = sidecar("roll", "luck", *OPEN, "--mode", "blind", *cleo,
                             stdin=subprocess.DEVNULL)
-            assert "en attente d'une décision du MJ" in blind.stdout
+            assert blind.returncode == 0, blind.stderr
+            assert "résultat caché" in blind.stdout and "open" not in blind.stdout
             assert "reroll" not in blind.stdout and "Votre choix" not in blind.stdout
-            seq = re.search(r"#(\d+)", blind.stdout).group(1)
             full = json.loads(sidecar("history", *gm, "--json").stdout.splitlines()[-1])
+            assert full["open"] is True
+            hers_too = sidecar("react", full["roll"], "keep", *cleo)
+            assert hers_too.returncode == 1 and "bad_message" in hers_too.stderr
             assert sidecar("react", full["roll"], "keep", *gm).returncode == 0
+            after = sidecar("roll", "luck", "target=1", "skill=0", "--dice", "1", *gm)
             watched, _ = hers.communicate(timeout=30)
         finally:
             hers.kill()
-        assert watched.splitlines()[-1] == f"   réagit à / reacts to #{seq}", watched
+        assert "reacts to" not in watched and "open" not in watched, watched
+        assert after.returncode == 0, after.stderr
+        assert re.search(r"#\d+ ", after.stdout).group(0) in watched, watched
 
 
 def test_history_says_when_time_ran_out(tmp_path):

@@ -315,18 +315,23 @@ def test_a_blind_roll_is_decided_by_the_gm_and_a_decided_roll_is_not_offered() -
             async with _client(server, "Alice") as alice, \
                     _client(server, "MJ", role="gm") as gm:
                 out = await alice.roll("luck", FAIL, dice=[3], mode="blind")
-                assert out["open"] is True and "choices" not in out
-                assert not alice.may_decide(out) and out["roll"] in alice.open
+                # Its roller is not told that it is open (that would tell how it went).
+                assert "open" not in out and "choices" not in out
+                assert not alice.may_decide(out) and out["roll"] not in alice.open
                 # Opened after the roll: still offered, as it is still open.
                 stream = gm.open_rolls()
                 full = await _next(stream)
                 assert full["roll"] == out["roll"] and full["choices"]
+                watching = alice.outcomes()
                 decided = await gm.react(full, "keep")
                 assert decided["reacted_by"] == {"name": "MJ", "role": "gm"}
-                hidden = await _next(alice.outcomes(), 5)
-                while hidden.get("reacts_to") is None:
-                    hidden = await _next(alice.outcomes(), 5)
-                assert hidden["result"] == {"hidden": True} and not alice.open
+                # ...nor that it was decided: the GM's next public roll is her next outcome.
+                mark = await gm.roll("luck", {"target": 1, "skill": 0}, dice=[1])
+                seen = await _next(watching, 5)
+                while seen["seq"] != mark["seq"]:
+                    assert "reacts_to" not in seen, seen
+                    seen = await _next(watching, 5)
+                assert not alice.open
                 # Two open rolls; the first decided before the iterator takes it: skipped.
                 first = await gm.roll("luck", FAIL, dice=[1])
                 second = await gm.roll("luck", FAIL, dice=[1])

@@ -90,7 +90,7 @@ def test_bad_reactions_are_refused_and_change_nothing():
     run(scenario())
 
 
-def test_a_reaction_keeps_the_rolls_visibility_and_blind_hides_the_choices():
+def test_a_blind_roll_is_decided_by_a_gm_and_its_roller_is_told_nothing_of_it():
     async def scenario():
         async with _server(allow_player_dice=True) as server:
             gm = await Peer.open(server)
@@ -100,17 +100,18 @@ def test_a_reaction_keeps_the_rolls_visibility_and_blind_hides_the_choices():
             bob = await Peer.open(server)
             await bob.join("t", "Bob")
             out = await _open_roll(alice, mode="blind")
-            assert out["open"] is True and "choices" not in out
+            assert "open" not in out and "choices" not in out and "expires" not in out
             assert out["result"] == {"hidden": True}
             full = await gm.recv_type("outcome")
             assert full["choices"]
+            # The roller may not decide it: answered as for a roll that is not open.
+            mine = await alice.request({"type": "react", "id": "a", "roll": out["roll"],
+                                        "choice": "keep"})
+            assert mine["code"] == "bad_message" and mine["details"]["field"] == "roll"
             decided = await gm.request({"type": "react", "id": "g", "roll": out["roll"],
                                         "choice": "reroll", "dice": [1]})
-            assert decided["choice"] == "reroll"
-            hidden = await alice.recv_type("outcome")
-            assert hidden["reacts_to"] == out["seq"] and hidden["result"] == {"hidden": True}
-            assert "choice" not in hidden
-            assert await bob.quiet() == []
+            assert decided["choice"] == "reroll" and decided["reacts_to"] == out["seq"]
+            assert await alice.quiet() == [] and await bob.quiet() == []
     run(scenario())
 
 

@@ -1,8 +1,9 @@
 """Open rolls and asked rolls on the web table (PROTOCOL.md §7.4–7.6), in a real headless
 Chromium against a real sidecar: an open roll's choices are buttons on its card for the
-roller and the GM (not for a blind roll's roller), the decision replaces them; the GM asks a
-seat for a roll, the player answers from the card, the GM's card shows the answer; sessions
-in the log. Skips like tests/test_web_table.py without Chromium or Playwright.
+roller and the GM (a blind roll's roller is not even told it is open), the decision
+replaces them; the GM asks a seat for a roll, the player answers from the card, the GM's
+card shows the answer; sessions in the log. Skips like tests/test_web_table.py without
+Chromium or Playwright.
 """
 
 from __future__ import annotations
@@ -147,19 +148,23 @@ def test_the_gm_decides_with_physical_dice_asked_for_the_choice(
         page.close()
 
 
-def test_a_blind_rolls_roller_has_no_buttons(browser: Any, server: LiveServer) -> None:
+def test_a_blind_rolls_roller_is_told_nothing_of_its_decision(browser: Any,
+                                                             server: LiveServer) -> None:
     table = "ouverte-aveugle"
     gm = gm_page(browser, server.http, table)
     player = player_page(browser, server.http, table)
     seq = roll_open(player, mode="blind")
-    player.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .awaiting')
-    assert card(player, seq).locator("button").count() == 0
     gm.wait_for_entry(seq)
+    # Neither buttons nor « en attente »: whether it is open would tell how it went.
+    nothing = "button, .awaiting, .decided"
+    assert card(player, seq).locator(nothing).count() == 0
     card(gm, seq).locator('button.choice[data-choice="keep"]').click()
-    player.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .decided')
-    # The roller learns it was decided, not how (the choice would tell how the dice went).
-    assert card(player, seq).locator(".decided").text_content() == "Décidé"
+    gm.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .decided')
     assert card(gm, seq).locator(".decided").text_content() == "Décidé : Garder — par Morgane"
+    later = roll_open(gm)  # once the player has it, she has all that came before
+    player.wait_for_entry(later)
+    assert card(player, seq).locator(nothing).count() == 0
+    assert player.state(f"outcomes.filter(o => o.reacts_to === {seq}).length") == 0
     for page in (player, gm):
         page.close()
 

@@ -51,10 +51,10 @@ MIGRATIONS = (("events", "audience", "ALTER TABLE events ADD COLUMN audience TEX
 #: What a member may see, as SQL over (mode, roller, audience): mirrors
 #: sidecar.visibility. ``:role`` is the member's identity role: ``seat:<id>`` for a player
 #: on a seat (the ``roller_role`` of their events too: a seat added again under a removed
-#: seat's name has a new id). An event with an ``audience`` (sheet and seat events) is
-#: seen by the GMs and by that seat only: its identity role (``seat:<id>``), or its name
-#: in rows written before audiences named seats by identity (``substr``, not ``LIKE``,
-#: which ignores case).
+#: seat's name has a new id). An event with an ``audience`` (sheet and seat events; ``""``
+#: for the decisions on a blind roll) is seen by the GMs and by that seat only: its
+#: identity role (``seat:<id>``), or its name in rows written before audiences named seats
+#: by identity (``substr``, not ``LIKE``, which ignores case).
 VISIBLE = """(mode = 'public'
     OR (:role = 'gm' AND mode IN ('gm', 'blind'))
     OR (audience IS NULL AND roller_name = :name AND roller_role = :role

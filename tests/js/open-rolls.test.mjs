@@ -70,26 +70,33 @@ describe("open rolls", () => {
     await assert.rejects(alice.react(out.roll, "keep"), (error) => error.code === "bad_message" && error.details.field === "roll");
   });
 
-  test("the GM decides with physical dice; a blind roll's roller sees it open without choices", async () => {
+  test("the GM decides with physical dice; a blind roll's roller is told nothing of it", async () => {
     const table = "js-open-blind";
     const alice = await joined({ table, name: "Alice", token: PLAYER_TOKEN });
     const gm = await joined({ table, name: "MJ", role: "gm", token: GM_TOKEN });
     const aliceOpens = [];
+    const aliceOutcomes = [];
     alice.on("open", (outcome) => aliceOpens.push(outcome));
+    alice.on("outcome", (outcome) => aliceOutcomes.push(outcome));
     const gmSees = gm.next("open");
     const out = await alice.roll({ ruleset: "luck", params: FAIL, mode: "blind" });
-    assert.equal(out.open, true);
+    // Whether it is open would tell how the dice went: its roller is not told.
+    assert.equal(out.open, undefined);
     assert.equal(out.choices, undefined);
     assert.equal(alice.mayDecide(out), false);
     const full = await gmSees;
     assert.equal(full.roll, out.roll);
+    await assert.rejects(alice.react(out.roll, "keep"), (error) => error.code === "bad_message" && error.details.field === "roll");
     await assert.rejects(gm.react(full, "reroll", [3, 4]), (error) => error.code === "bad_dice");
-    const hidden = alice.next("outcome", (outcome) => outcome.reacts_to === out.seq);
     const decided = await gm.react(full, "reroll", [6]);
     assert.equal(decided.dice[0].face, 6);
     assert.equal(decided.result.total, 6);
     assert.deepEqual(decided.reacted_by, { name: "MJ", role: "gm" });
-    assert.deepEqual((await hidden).result, { hidden: true });
+    // Nor that it was decided: the GM's next public roll is her next outcome.
+    const next = alice.next("outcome", (outcome) => outcome.roll !== out.roll);
+    const mark = await gm.roll({ ruleset: "luck", params: { target: 1 }, dice: [1] });
+    assert.equal((await next).seq, mark.seq);
+    assert.equal(aliceOutcomes.some((outcome) => "reacts_to" in outcome), false);
     assert.equal(aliceOpens.length, 0);
   });
 });

@@ -49,10 +49,9 @@ let clock = null;
 /** The line saying how an open roll was decided: choice, by whom, or time running out. */
 function decidedLine(decision, opened) {
   const choices = opened?.choices ?? decision.choices;
-  const blind = !("reacted_by" in decision) && !("choice" in decision);
+  // (A blind roll's roller gets no decision at all: it would tell that the roll was open.)
   let text;
-  if (blind) text = t("open.decided.blind");
-  else if (decision.reacted_by === null || decision.reacted_by === undefined) {
+  if (decision.reacted_by === null || decision.reacted_by === undefined) {
     text = decision.choice ? t("open.timeout", { choice: choiceLabel(choices, decision.choice) })
       : t("open.timeout.none");
   } else {

@@ -555,7 +555,8 @@ export class SidecarClient {
   }
 
   /** Whether this client may decide an open outcome: it shows choices (a blind roll's
-   * roller sees none) and this client is a GM or its roller. */
+   * roller is not even told that it is open: a GM decides) and this client is a GM or its
+   * roller. */
   mayDecide(outcome) {
     if (outcome?.open !== true || !this.choicesFor(outcome).length) return false;
     return this.role === "gm" || (this.role === "player" && outcome.by?.name === this.name);
