@@ -570,6 +570,10 @@ async def _serve(config: ServerConfig, table: str) -> int:
     await stop.wait()
     print("sidecar: stopping (connections closed with 1001)", flush=True)
     await server.stop()
+    if any(not task.done() for task in server.host.abandoned):
+        # An async hook that ignores its cancellation never ends, and asyncio would wait
+        # for it at exit. Everything acknowledged is journaled already: leave now.
+        _hard_exit(EXIT_OK, "abandoning plugin tasks that ignore their cancellation")
     return EXIT_OK
 
 
