@@ -196,12 +196,19 @@ Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest |
            | InitiativeRequest | EpochRequest)
 
 
-def request_id(message: dict[str, Any]) -> RequestId:
-    """The message's ``id`` if it is a valid one, else ``None`` (used to echo it)."""
-    value = message.get("id")
+def request_id(message: dict[str, Any] | None) -> RequestId:
+    """The message's ``id`` if it is a valid one, else ``None`` (used to echo it): one an
+    answer can carry back (not a lone surrogate, not past 64 bits)."""
+    value = message.get("id") if message else None
     if isinstance(value, bool):
         return None
-    if isinstance(value, int) or (isinstance(value, str) and len(value) <= MAX_ID_CHARS):
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else None
+    if isinstance(value, str) and len(value) <= MAX_ID_CHARS:
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return None
         return value
     return None
 
