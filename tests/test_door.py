@@ -189,3 +189,19 @@ def test_the_folding_is_derived_from_the_unicode_data():
     assert missed == []
     assert len({folded(name) for name in ("Élodie", "Eloïse", "Zoë", "Ζωή", "Жанна",
                                           "ハナ", "김민준")}) == 7
+
+
+def test_a_client_named_in_decomposed_form_follows_its_seats_asks():
+    """The Python client names itself as the server keeps names (NFC): a seat joined as
+    "Zoe\\u0308" is the seat "Zoë" for its own bookkeeping too (the asks it may answer)."""
+    from sidecar.testing import TableServer
+
+    with TableServer() as srv:
+        gm = srv.client("MJ")
+        token = gm.add_seat("Zo\u00eb")["token"]
+        zoe = srv.client("Zoe\u0308", role="player", token=token)
+        assert zoe.welcome["seat"] is True
+        ask = gm.ask(["Zo\u00eb"], "bloodlust", {"pool": 2})
+        while zoe.next_event()["type"] != "ask":
+            pass
+        assert list(zoe.asks) == [ask["ask"]]
