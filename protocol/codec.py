@@ -104,7 +104,9 @@ def decode(frame: bytes | str) -> dict[str, Any]:
 
     ``bytes`` are MessagePack, ``str`` is JSON. Raises :class:`ProtocolError` with code
     ``bad_frame`` when the frame cannot be decoded, and ``bad_message`` when it decodes to
-    something other than a map.
+    something other than a map. A frame parsed into a map that holds a value refused
+    (a lone surrogate, an integer past 64 bits…) raises with that map as the error's
+    ``parsed``.
     """
     if len(frame) > MAX_FRAME_BYTES:
         raise ProtocolError(
@@ -131,7 +133,13 @@ def decode(frame: bytes | str) -> dict[str, Any]:
         raise _bad_frame(str(exc) or type(exc).__name__) from None
     except Exception as exc:  # msgpack raises a few more exotic types on garbage
         raise _bad_frame(type(exc).__name__) from None
-    _check_value(value, 0, "", not isinstance(frame, (bytes, bytearray, memoryview)))
+    try:
+        _check_value(value, 0, "", not isinstance(frame, (bytes, bytearray, memoryview)))
+    except ProtocolError as exc:
+        # The frame was parsed: what it holds goes with the error, so that the answer can
+        # echo its ``id`` (a client waits for the answer to its request).
+        exc.parsed = value if isinstance(value, dict) else None
+        raise
     if not isinstance(value, dict):
         raise ProtocolError(
             "bad_message",

@@ -38,8 +38,12 @@ class ProtocolError(Exception):
     ``message`` is English; ``message_fr`` (when given) is what French-speaking clients
     read. ``details`` is a small JSON-compatible map (e.g. ``{"field": "pool"}``).
     ``close``: the WebSocket close code that follows this error (``None``: the connection
-    stays open, the contract's rule except where it says otherwise).
+    stays open, the contract's rule except where it says otherwise). ``parsed``: the map a
+    frame was parsed into, when the frame was refused for what it holds (its ``id`` is
+    echoed).
     """
+
+    parsed: dict[str, Any] | None = None
 
     def __init__(
         self,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError, bad_field
+from sidecar.protocol.text import control_problem, folded, normalized
 
 PROTOCOL_VERSION = 1
 ROLES = ("player", "gm", "observer")
@@ -196,12 +197,19 @@ Request = (Hello | RollRequest | OddsRequest | HistoryRequest | PluginsRequest |
            | InitiativeRequest | EpochRequest)
 
 
-def request_id(message: dict[str, Any]) -> RequestId:
-    """The message's ``id`` if it is a valid one, else ``None`` (used to echo it)."""
-    value = message.get("id")
+def request_id(message: dict[str, Any] | None) -> RequestId:
+    """The message's ``id`` if it is a valid one, else ``None`` (used to echo it): one an
+    answer can carry back (not a lone surrogate, not past 64 bits)."""
+    value = message.get("id") if message else None
     if isinstance(value, bool):
         return None
-    if isinstance(value, int) or (isinstance(value, str) and len(value) <= MAX_ID_CHARS):
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else None
+    if isinstance(value, str) and len(value) <= MAX_ID_CHARS:
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return None
         return value
     return None
 
@@ -234,7 +242,35 @@ def _string(message: dict[str, Any], name: str, *, required: bool = True,
     if len(value) > max_chars:
         raise bad_field(name, f"at most {max_chars} characters",
                         fr=f"au plus {max_chars} caractères")
+    _no_controls(name, value)
     return value
+
+
+def _no_controls(field: str, value: str) -> None:
+    """Refuse text that would act on a display (``"Eve\x1b[8m"``, a ``\r``, an OSC)."""
+    if value.isascii() and value.isprintable():
+        return
+    problem = control_problem(value)
+    if problem is not None:
+        raise bad_field(field, f"must not hold control characters ({problem})",
+                        fr=f"ne doit pas contenir de caractères de contrôle ({problem})")
+
+
+def _checked_name(field: str, value: str) -> str:
+    """A name (of a member, a seat, a character, a table) in one Unicode form (NFC), and
+    showing at least one character: a name of nothing but marks or fillers is refused."""
+    value = normalized(value)
+    if len(value) > MAX_NAME_CHARS:
+        raise bad_field(field, f"at most {MAX_NAME_CHARS} characters",
+                        fr=f"au plus {MAX_NAME_CHARS} caractères")
+    if not folded(value):
+        raise bad_field(field, "must show at least one visible character",
+                        fr="doit montrer au moins un caractère visible")
+    return value
+
+
+def _name(message: dict[str, Any], field: str) -> str:
+    return _checked_name(field, _string(message, field))
 
 
 def _choice(message: dict[str, Any], name: str, choices: tuple[str, ...],
@@ -288,8 +324,8 @@ def parse_hello(message: dict[str, Any]) -> Hello:
             details={"supported": [PROTOCOL_VERSION]},
             close=1002,
         )
-    table = _string(message, "table")
-    name = _string(message, "name")
+    table = _name(message, "table")
+    name = _name(message, "name")
     role = _choice(message, "role", ROLES)
     token = None
     if message.get("token") is not None:
@@ -361,7 +397,7 @@ def parse_roll(message: dict[str, Any]) -> RollRequest:
 def _optional_name(message: dict[str, Any], name: str) -> str | None:
     if message.get(name) is None:
         return None
-    return _string(message, name)
+    return _name(message, name)
 
 
 def parse_odds(message: dict[str, Any]) -> OddsRequest:
@@ -390,6 +426,9 @@ def parse_ask(message: dict[str, Any]) -> AskRequest:
         raise bad_field("to", f"must be a list of 1 to {MAX_ASKED} seat or character names",
                         fr=f"doit être une liste de 1 à {MAX_ASKED} noms de places ou de "
                            "personnages")
+    for name in to:
+        _no_controls("to", name)
+    to = [_checked_name("to", name) for name in to]
     return AskRequest(
         op=op, to=tuple(dict.fromkeys(to)), ruleset=_string(message, "ruleset"),
         params=_map(message, "params"),
@@ -426,8 +465,9 @@ def parse_initiative(message: dict[str, Any]) -> InitiativeRequest:
             raise bad_field("characters", "each is a character's name or {character, claim, "
                             "bagage}", fr="chacun est un nom de personnage ou {character, "
                             "claim, bagage}")
-        entries.append({"character": item["character"], "claim": _bool(item, "claim"),
-                        "bagage": _bool(item, "bagage")})
+        _no_controls("characters", item["character"])
+        entries.append({"character": _checked_name("characters", item["character"]),
+                        "claim": _bool(item, "claim"), "bagage": _bool(item, "bagage")})
     names = [entry["character"] for entry in entries]
     if len(set(names)) != len(names):
         raise bad_field("characters", "names a character twice",
@@ -450,7 +490,7 @@ def parse_seat(message: dict[str, Any]) -> SeatRequest:
     """Validate a ``seat`` request (``name`` is required but for ``list``)."""
     rid = _id(message)
     op = _choice(message, "op", SEAT_OPS)
-    name = None if op == "list" else _string(message, "name")
+    name = None if op == "list" else _name(message, "name")
     return SeatRequest(op=op, name=name, id=rid)
 
 
@@ -461,7 +501,7 @@ def parse_sheet(message: dict[str, Any]) -> SheetRequest:
     character = None
     if op in ("set", "adjust", "remove") or (op == "refill" and message.get("character")
                                              is not None):
-        character = _string(message, "character")
+        character = _name(message, "character")
     ruleset = _string(message, "ruleset") if op == "set" else None
     has_owner = op == "set" and "owner" in message
     owner = _optional_name(message, "owner") if has_owner else None
@@ -477,7 +517,7 @@ def parse_sheet(message: dict[str, Any]) -> SheetRequest:
     limit = 100
     if op in ("list", "refill"):
         if message.get("after") is not None:
-            after = _string(message, "after", allow_empty=True)
+            after = normalized(_string(message, "after", allow_empty=True))
         given = _int(message, "limit", required=False)
         if given is not None:
             if not 1 <= given <= MAX_HISTORY_PAGE:

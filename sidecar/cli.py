@@ -25,6 +25,7 @@ from sidecar.config import ServerConfig
 from sidecar.options import describe as describe_options
 from sidecar.options import parse_options
 from sidecar.protocol.messages import LOCALES, MODES, ROLES
+from sidecar.terminal import as_json, for_terminal, shown
 
 #: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
 #: (tokens are random per run, so none is taken from here).
@@ -202,6 +203,7 @@ def format_decision(message: dict[str, Any]) -> str:
                                                 taken, by) if part)
 
 
+@for_terminal
 def format_outcome(message: dict[str, Any]) -> str:
     """A readable block for one outcome (an open roll's choices, a decision's answer)."""
     result = message.get("result", {})
@@ -243,6 +245,7 @@ def format_answer(message: dict[str, Any]) -> list[str]:
     return lines
 
 
+@for_terminal
 def format_sheet_event(event: dict[str, Any]) -> str:
     """One journaled sheet event: what changed, before → after, and why."""
     who = (event.get("by") or {}).get("name")
@@ -271,6 +274,7 @@ def format_sheet_event(event: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@for_terminal
 def format_seat_event(event: dict[str, Any]) -> str:
     """A seat event as the GMs see it in the journal (never with its token)."""
     who = (event.get("by") or {}).get("name")
@@ -296,6 +300,7 @@ def format_asked(side: dict[str, Any], common: dict[str, Any] | None = None) -> 
     return text
 
 
+@for_terminal
 def format_ask_event(event: dict[str, Any]) -> str:
     """An ask as the table sees it: who is asked, for what roll; or its cancellation."""
     who = (event.get("by") or {}).get("name")
@@ -341,6 +346,7 @@ def format_opposition(opposition: dict[str, Any]) -> str:
     return f"   opposition {opposition.get('ask')}: {'; '.join(sides)} — {verdict}"
 
 
+@for_terminal
 def format_session_event(event: dict[str, Any]) -> str:
     """A new game session (or, ``op: "turn"``, the table's next turn)."""
     who = (event.get("by") or {}).get("name")
@@ -351,6 +357,7 @@ def format_session_event(event: dict[str, Any]) -> str:
             + (f" — par / by {who}" if who else ""))
 
 
+@for_terminal
 def format_event(event: dict[str, Any]) -> str:
     """Any journaled event (``watch``, ``history``)."""
     kind = event.get("type")
@@ -366,8 +373,9 @@ def format_event(event: dict[str, Any]) -> str:
 
 
 def format_error(code: str, message: str, details: dict[str, Any] | None = None) -> str:
-    """One line for a server error (its message says what is wrong, in ``--locale``)."""
-    return f"sidecar: {code}: {' '.join(message.split())}"
+    """One line for a server error (its message says what is wrong, in ``--locale``):
+    its lines joined, the rest shown, not obeyed."""
+    return shown(f"sidecar: {code}: {' '.join(message.split())}")
 
 
 def format_odds(odds: dict[str, Any], width: int = 30) -> str:
@@ -565,6 +573,10 @@ async def _serve(config: ServerConfig, table: str) -> int:
     await stop.wait()
     print("sidecar: stopping (connections closed with 1001)", flush=True)
     await server.stop()
+    if any(not task.done() for task in server.host.abandoned):
+        # An async hook that ignores its cancellation never ends, and asyncio would wait
+        # for it at exit. Everything acknowledged is journaled already: leave now.
+        _hard_exit(EXIT_OK, "abandoning plugin tasks that ignore their cancellation")
     return EXIT_OK
 
 
@@ -667,8 +679,9 @@ async def _server_plugins(args: argparse.Namespace) -> int:
     async with _joined(args, role="observer", name="sidecar-plugins") as (client, welcome):
         reply = await client.request({"type": "plugins"})
     if args.json:
-        print(json.dumps(reply["plugins"], ensure_ascii=False, indent=2))
+        print(as_json(reply["plugins"], indent=2))
         return EXIT_OK
+    reply, welcome = shown(reply), shown(welcome)  # (printed as they came, not obeyed)
     # (A server from before versioned hooks says nothing: the contract's hooks, 1.0.)
     print(f"{HOOKS_LABEL}: {welcome.get('server', {}).get('hooks', '1.0')}")
     for info in reply["plugins"]:
@@ -942,7 +955,7 @@ async def _roll(args: argparse.Namespace) -> int:
         outcomes = client.outcomes()
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
                                     options=options, dice=dice, character=args.character)
-        print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome),
+        print(as_json(outcome) if args.json else format_outcome(outcome),
               flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
                 and not args.json and sys.stdin.isatty()):
@@ -1006,7 +1019,7 @@ async def _ask(client: Any, outcome: dict[str, Any], outcomes: AsyncIterator[dic
             hint = (f"Entrée / Enter = {default}" if default
                     else "Entrée / Enter = laisser ouvert / leave it open")
             reading = asyncio.ensure_future(_read_line(
-                f"Votre choix / your choice [1-{len(choices)}, {hint}]: "))
+                f"Votre choix / your choice [1-{len(choices)}, {shown(hint)}]: "))
             await asyncio.wait({reading, watcher}, return_when=asyncio.FIRST_COMPLETED)
             if watcher.done():
                 reading.cancel()
@@ -1017,12 +1030,12 @@ async def _ask(client: Any, outcome: dict[str, Any], outcomes: AsyncIterator[dic
             if answer == "" or (not answer.strip() and default is None):
                 # End of input, or Enter without a default: the roll waits for its time.
                 print(f"\nLe jet reste ouvert / the roll stays open: sidecar react "
-                      f"{outcome['roll']} CHOIX/CHOICE")
+                      f"{shown(outcome['roll'])} CHOIX/CHOICE")
                 return
             choice = pick_choice(answer, choices, default)
             if choice is None:
-                print(f"« {answer.strip()} » ? 1-{len(choices)} "
-                      f"({', '.join(c['name'] for c in choices)})")
+                print(shown(f"« {answer.strip()} » ? 1-{len(choices)} "
+                            f"({', '.join(c['name'] for c in choices)})"))
                 continue
             faces = None
             if manual and choice.get("dice"):
@@ -1053,7 +1066,7 @@ async def _react(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     async with _joined(args) as (client, _):
         decided = await client.react(args.roll, args.choice, dice)
-        print(json.dumps(decided, ensure_ascii=False) if args.json else format_outcome(decided))
+        print(as_json(decided) if args.json else format_outcome(decided))
         return EXIT_OK
 
 
@@ -1068,17 +1081,18 @@ def cmd_roll(args: argparse.Namespace) -> int:
 async def _watch(args: argparse.Namespace) -> int:
     # A watcher outlives server restarts: it rejoins with resume and misses nothing.
     async with _joined(args, reconnect=True) as (client, welcome):
-        print(f"table {welcome['table']} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
+        print(f"table {shown(welcome['table'])} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
               "quit", flush=True)
         count = 0
         async for event in client.events():
             if event["type"] == "presence":
                 # Every CLI roll joins and leaves: two lines each, so shown on request only.
                 if args.presence and not args.json:
-                    names = ", ".join(f"{m['name']} ({m['role']})" for m in event["members"])
+                    names = shown(", ".join(f"{m['name']} ({m['role']})"
+                                            for m in event["members"]))
                     print(f"   à la table / at the table: {names}", flush=True)
                 continue
-            print(json.dumps(event, ensure_ascii=False) if args.json
+            print(as_json(event) if args.json
                   else format_event(event), flush=True)
             count += event["type"] == "outcome"
             if args.count and count >= args.count:
@@ -1095,6 +1109,7 @@ def print_qr(link: str, out: Any = None) -> None:
     segno.make(link).terminal(out=out or sys.stdout, compact=True)
 
 
+@for_terminal
 def format_seat_link(reply: dict[str, Any]) -> str:
     """A seat's link and token, as ``seat add`` and ``seat rotate`` print them."""
     name = reply["name"]
@@ -1105,6 +1120,7 @@ def format_seat_link(reply: dict[str, Any]) -> str:
             "`sidecar seat rotate` en refait un / makes a new one)")
 
 
+@for_terminal
 def format_seats(seats: list[dict[str, Any]]) -> str:
     if not seats:
         return "aucune place / no seats"
@@ -1117,6 +1133,7 @@ def format_seats(seats: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+@for_terminal
 def format_sheets(characters: list[dict[str, Any]]) -> str:
     if not characters:
         return "aucun personnage / no characters"
@@ -1138,15 +1155,16 @@ async def _seat(args: argparse.Namespace) -> int:
     async with _joined(args) as (client, _):
         if args.seat_command == "list":
             seats = await client.seats()
-            print(json.dumps(seats, ensure_ascii=False) if args.json else format_seats(seats))
+            print(as_json(seats) if args.json else format_seats(seats))
             return EXIT_OK
         call = {"add": client.add_seat, "remove": client.remove_seat,
                 "rotate": client.rotate_seat}[args.seat_command]
         reply = await call(args.seat)
         if args.json:
-            print(json.dumps(reply, ensure_ascii=False))
+            print(as_json(reply))
         elif args.seat_command == "remove":
-            print(f"Place / seat « {reply['name']} » supprimée / removed (#{reply.get('seq')})")
+            print(f"Place / seat « {shown(reply['name'])} » supprimée / removed "
+                  f"(#{reply.get('seq')})")
         else:
             print(format_seat_link(reply), flush=True)
             if not args.no_qr:
@@ -1163,7 +1181,7 @@ async def _sheet(args: argparse.Namespace) -> int:
         command = args.sheet_command
         if command == "list":
             characters = await client.sheets()
-            print(json.dumps(characters, ensure_ascii=False) if args.json
+            print(as_json(characters) if args.json
                   else format_sheets(characters))
             return EXIT_OK
         reason = args.reason
@@ -1198,7 +1216,7 @@ async def _sheet(args: argparse.Namespace) -> int:
         else:
             reply = await client.remove_sheet(args.character, reason=reason)
         if args.json:
-            print(json.dumps(reply, ensure_ascii=False))
+            print(as_json(reply))
         elif reply.get("type") == "sheets":  # a refill of every character: all of them after
             print(format_sheets(reply.get("characters") or []))
         else:
@@ -1224,7 +1242,7 @@ async def _ask_command(args: argparse.Namespace) -> int:
         if command == "list":
             asks = await client.asks()
             if args.json:
-                print(json.dumps(asks, ensure_ascii=False))
+                print(as_json(asks))
             elif not asks:
                 print("aucune demande ouverte / no open ask")
             for ask in [] if args.json else asks:
@@ -1250,7 +1268,7 @@ async def _ask_command(args: argparse.Namespace) -> int:
                 return _usage(str(exc))
             reply = await client.ask(names, args.ruleset, params, label=args.label,
                                      mode=args.mode, opposed=args.opposed, each=each or None)
-        print(json.dumps(reply, ensure_ascii=False) if args.json else format_ask_event(reply))
+        print(as_json(reply) if args.json else format_ask_event(reply))
         return EXIT_OK
 
 
@@ -1297,7 +1315,7 @@ async def _answer(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
         outcome = await client.answer(ask_id, dice)
-        print(json.dumps(outcome, ensure_ascii=False) if args.json else format_outcome(outcome),
+        print(as_json(outcome) if args.json else format_outcome(outcome),
               flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.json
                 and sys.stdin.isatty()):
@@ -1312,7 +1330,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
 async def _session(args: argparse.Namespace) -> int:
     async with _joined(args) as (client, _):
         reply = await client.start_session()
-        print(json.dumps(reply, ensure_ascii=False) if args.json
+        print(as_json(reply) if args.json
               else format_session_event(reply))
         return EXIT_OK
 
@@ -1334,7 +1352,7 @@ async def _history(args: argparse.Namespace) -> int:
         while True:
             page = await client.request({"type": "history", "after": after, "limit": 500})
             for event in page["events"]:
-                print(json.dumps(event, ensure_ascii=False) if args.json
+                print(as_json(event) if args.json
                       else format_event(event))
             after = page["next"]
             if not page["more"]:
@@ -1862,10 +1880,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
             report = check(events_of(handle),
                            rerun=None if args.no_rerun else ruleset_rerun())
         except Bad as bad:
-            print(f"FAILED: seq {bad.seq}: {bad.why}", flush=True)
+            print(shown(f"FAILED: seq {bad.seq}: {bad.why}"), flush=True)
             return EXIT_ERROR
         except (KeyError, TypeError, ValueError) as exc:
-            print(f"FAILED: malformed proof ({type(exc).__name__}: {exc})", flush=True)
+            print(shown(f"FAILED: malformed proof ({type(exc).__name__}: {exc})"), flush=True)
             return EXIT_ERROR
     if not (report.checked or report.waiting or report.manual):
         # An empty or unrelated file must not look like a clean one.
@@ -1889,8 +1907,9 @@ async def _epoch_end(args: argparse.Namespace) -> int:
     async with _joined(args) as (client, _):
         reply = await client.request({"type": "epoch", "op": "end"})
         if args.json:
-            print(json.dumps(reply, ensure_ascii=False))
+            print(as_json(reply))
         else:
+            reply = shown(reply)
             number, events = reply["epoch"]["number"], reply["events"]
             print(f"époque {number} close après {events} événements / epoch {number} ended "
                   f"after {events} events")

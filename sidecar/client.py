@@ -87,6 +87,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.messages import PROTOCOL_VERSION
+from sidecar.protocol.text import normalized
 
 log = logging.getLogger("sidecar.client")
 
@@ -202,8 +203,11 @@ class SidecarClient:
         self.ssl = ssl
         # Its own seed for verifiable dice (one per client unless given; a server with
         # secure dice ignores it).
+        # (In the form the server keeps names in, NFC: the welcome and the events then
+        # name this client as it was named here.)
         self.hello: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION,
-                                      "table": table, "name": name, "role": role,
+                                      "table": normalized(table), "name": normalized(name),
+                                      "role": role,
                                       "locale": locale,
                                       "client_seed": client_seed or secrets.token_hex(16)}
         if token is not None:

@@ -40,14 +40,18 @@ Hooks may be plain functions or ``async def`` (except :func:`sidecar_rulesets`, 
 once at load). A third-party plugin's sync hooks run in a worker thread on copies of the
 roll and outcome (at most two such calls at once per plugin: more fail at once), its
 async hooks on the event loop on the same copies; either way under a deadline (``sidecar
-serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a raise
-(a sync call still running is then interrupted at its next Python instruction). An async
-hook that holds the event loop for more than 50 ms between two awaits (``time.sleep``,
-heavy computing) counts as failing even within its deadline, since the whole server waits
-meanwhile; past its whole deadline in one step, it is disabled at once. A hook that only
-waited while another held the loop is not blamed. Five failures within 60 s disable the
-plugin for the rest of the run. Never block the event loop from an async hook: use
-``await``, or a sync hook.
+serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a raise (a
+sync call still running is then interrupted at its next Python instruction; an async
+hook, which runs as a task of its own, is cancelled and no longer awaited: its roll is
+answered at the deadline, whatever the hook does with its ``CancelledError``). An async
+hook still running 0.1 s after its cancellation ignores it (``except CancelledError:
+pass`` in a loop): it is disabled at once, and left to itself until the process exits. An
+async hook that holds the event loop for more than 50 ms between two awaits
+(``time.sleep``, heavy computing) counts as failing even within its deadline, since the
+whole server waits meanwhile; past its whole deadline in one step, it is disabled at
+once. A hook that only waited while another held the loop is not blamed. Five failures
+within 60 s disable the plugin for the rest of the run. Never block the event loop from
+an async hook: use ``await``, or a sync hook.
 
 What a plugin hands back is checked before it is stored: maps with string keys, lists,
 valid Unicode strings, booleans, finite numbers, integers from -2**63 to 2**64-1, nested

@@ -134,8 +134,8 @@ def description_error(plugin: str, hook: str, described: str | None,
 
 
 class PluginTimeout(Exception):
-    """A plugin call ran past its deadline (it is left running in its thread, ignored),
-    or held the event loop past it."""
+    """A plugin call ran past its deadline (a thread is left running, ignored; an async
+    hook's task is cancelled and not awaited), or held the event loop past it."""
 
 
 class PluginBusy(Exception):
@@ -146,6 +146,20 @@ class PluginBusy(Exception):
 class PluginCrash(Exception):
     """A plugin raised a ``BaseException`` that is not an ``Exception`` (``SystemExit``,
     ``KeyboardInterrupt``, its own ``CancelledError``…): its failure, like any raise."""
+
+
+async def _drive(timed: Timed) -> Any:
+    """The coroutine of an async hook's task (a task needs a coroutine, not an awaitable).
+
+    A task lets ``KeyboardInterrupt`` and ``SystemExit`` through to the event loop, which
+    would stop the server: raised by the plugin, they end its task as :class:`PluginCrash`.
+    """
+    try:
+        return await timed
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        raise PluginCrash(f"{type(exc).__name__}: {exc}") from None
 
 
 def _cancelling() -> bool:
@@ -276,6 +290,12 @@ class PluginHost:
         #: Longest an async hook may hold the event loop in one step (between two awaits);
         #: past it the hook is blamed, even within its deadline.
         self.loop_hold_limit = 0.05
+        #: Seconds an async hook cancelled at its deadline has to end before it is
+        #: disabled for ignoring its cancellation.
+        self.cancel_grace = 0.1
+        #: Tasks of async hooks abandoned at their deadline that have not ended yet (a hook
+        #: that ignores cancellation never does): a process about to exit leaves them.
+        self.abandoned: set[asyncio.Future[Any]] = set()
         #: When a hook was last blamed for holding the loop; calls that timed out while it
         #: did are excused (see :meth:`record_failure`).
         self._held_at = float("-inf")
@@ -709,45 +729,82 @@ class PluginHost:
     async def invoke(self, impl: Impl, args: list[Any]) -> Any:
         """Call one implementation under the host's guards and return its result.
 
-        Async hooks are awaited on the event loop under the deadline, and a call that holds
-        the loop past it (a blocking call inside ``async def``) is a failure too; sync hooks
-        of untrusted plugins run in a daemon worker thread, at most
-        :attr:`max_threads_per_plugin` at once per plugin; trusted sync hooks run inline.
-        Whatever the plugin raises comes out as an ``Exception`` — a ``BaseException``
-        (``SystemExit``, ``KeyboardInterrupt``, a ``CancelledError`` of its own) as
-        :class:`PluginCrash` —, so a plugin can never stop the server. Only the cancellation
-        of the calling task itself (the server shutting down) propagates as such.
+        Async hooks run as a task of their own, awaited until the deadline only (see
+        :meth:`_in_task`), and a call that holds the loop past it (a blocking call inside
+        ``async def``) is a failure too; sync hooks of untrusted plugins run in a daemon
+        worker thread, at most :attr:`max_threads_per_plugin` at once per plugin; trusted
+        sync hooks run inline. Whatever the plugin raises comes out as an ``Exception`` — a
+        ``BaseException`` (``SystemExit``, ``KeyboardInterrupt``, a ``CancelledError`` of
+        its own) as :class:`PluginCrash` —, so a plugin can never stop the server. Only the
+        cancellation of the calling task itself (the server shutting down) propagates as
+        such.
         """
         try:
             if impl.is_async:
-                start = time.monotonic()
-                timed = Timed(impl.function(*args))
-                try:
-                    async with asyncio.timeout(self.timeout) as deadline:
-                        result = await timed
-                finally:
-                    if not _cancelling():  # (the server's shutdown passes as it is)
-                        self._check_hold(impl, timed.longest)
-                return result
+                return await self._in_task(impl, args)
             if impl.info.trusted:
                 return impl.function(*args)
             return await self._in_thread(impl, args)
-        except TimeoutError:
-            if impl.is_async and not deadline.expired():
-                raise  # the plugin's own TimeoutError: an ordinary failure
-            if impl.is_async and self._held_at > start:
-                # Another plugin held the loop during this call (and is blamed for it):
-                # this one is left out of the roll, but not counted as failing.
-                self._excused[impl.plugin] += 1
-                raise PluginTimeout(f"took longer than {self.timeout:g} s while another "
-                                    "plugin held the event loop (not counted)") from None
-            raise PluginTimeout(f"took longer than {self.timeout:g} s") from None
         except Exception:
             raise
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError) and _cancelling():
                 raise  # the server's own task is being cancelled: not the plugin's doing
             raise PluginCrash(f"{type(exc).__name__}: {exc}") from None
+
+    async def _in_task(self, impl: Impl, args: list[Any]) -> Any:
+        """An async hook, run as a task that is awaited until the deadline and no longer.
+
+        At the deadline the task is cancelled and abandoned: the caller never awaits its
+        end, so a hook that swallows its ``CancelledError`` (a retry loop around
+        ``except CancelledError: pass``) cannot hold its roll, nor its table. One that has
+        not ended :attr:`cancel_grace` seconds later ignores cancellation: it is disabled
+        at once (its task is left to itself, see :attr:`abandoned`).
+        """
+        start = time.monotonic()
+        timed = Timed(impl.function(*args))
+        task = asyncio.ensure_future(_drive(timed))
+        try:
+            done, _ = await asyncio.wait((task,), timeout=self.timeout)
+            if not done:
+                task.cancel()
+                await asyncio.wait((task,), timeout=self.cancel_grace)
+        except asyncio.CancelledError:
+            # The server's own cancellation: the hook's task is cancelled with it, never
+            # awaited (it may not honour it).
+            task.cancel()
+            self._let_go(task)
+            raise
+        self._let_go(task)
+        self._check_hold(impl, timed.longest)
+        if done:
+            return task.result()  # (its own TimeoutError, CancelledError… are its failure)
+        if not task.done():
+            why = (f"took longer than {self.timeout:g} s and ignored its cancellation "
+                   f"for {self.cancel_grace:g} s more")
+            if impl.info.trusted:  # (never disabled: the operator answers for it)
+                raise PluginTimeout(why)
+            self._disable(impl.plugin, why)
+            raise PluginTimeout(f"{why}: disabled")
+        if self._held_at > start:
+            # Another plugin held the loop during this call (and is blamed for it): this
+            # one is left out of the roll, but not counted as failing.
+            self._excused[impl.plugin] += 1
+            raise PluginTimeout(f"took longer than {self.timeout:g} s while another "
+                                "plugin held the event loop (not counted)")
+        raise PluginTimeout(f"took longer than {self.timeout:g} s")
+
+    def _let_go(self, task: asyncio.Future[Any]) -> None:
+        """Keep a hook's task in :attr:`abandoned` until it ends (the loop holds tasks
+        weakly; nobody may await it any more), then retrieve what it ended with, so that
+        asyncio logs nothing about it."""
+        self.abandoned.add(task)
+
+        def ended(task: asyncio.Future[Any]) -> None:
+            self.abandoned.discard(task)
+            if not task.cancelled():
+                task.exception()
+        task.add_done_callback(ended)
 
     async def call_firstresult(self, hook: str, owner: str | None,
                                on_failure: Callable[[HookFailure], None],
@@ -825,12 +882,14 @@ class PluginHost:
             raise
         future.add_done_callback(finished)
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(self.timeout) as deadline:
                 return await asyncio.wrap_future(future)
         except TimeoutError:
+            if not deadline.expired():
+                raise  # the plugin's own TimeoutError: an ordinary failure
             # Abandoned: stop it, so it does not keep taking the interpreter's time.
             call.interrupt()
-            raise
+            raise PluginTimeout(f"took longer than {self.timeout:g} s") from None
 
     def _workers(self) -> DaemonWorkers:
         if self._pool is None:

@@ -5,8 +5,9 @@ and then only its SHA-256 is kept: in memory, in the journal and in ``export``. 
 are 32 random bytes, so a fast hash is enough (nothing to brute-force), and the hash is
 compared in constant time.
 
-Identities are exact names, but a name that only looks like a seat's ("alice", "Alice ",
-"Al\u200bice") is kept off the table: see :func:`folded`.
+Identities are exact names (in one Unicode form, NFC, from the door on), but a name that
+only looks like a seat's ("alice", "Alice ", "Al\u200bice", "Alice\u034f") is kept off
+the table: see :func:`~sidecar.protocol.text.folded`.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import unicodedata
 from collections.abc import Iterable
 from urllib.parse import quote, urlencode
 
 import segno
+
+from sidecar.protocol.text import folded
+
+__all__ = ["MAX_SEATS", "folded", "lookalike", "new_token", "qr_data_uri", "same_hash",
+           "seat_link", "token_hash"]
 
 #: Most seats one table may have.
 MAX_SEATS = 200
@@ -41,15 +46,6 @@ def token_hash(token: str) -> str:
 def same_hash(a: str, b: str) -> bool:
     """Two token hashes compared in constant time."""
     return hmac.compare_digest(a.encode(), b.encode())
-
-
-def folded(name: str) -> str:
-    """``name`` as a reader would tell it apart: compatibility-normalised (NFKC), without
-    invisible (format, control) characters, case-folded, spaces collapsed. Two names that
-    fold alike look like one name at the table ("Alice", "alice ", "Al\u200bice")."""
-    text = unicodedata.normalize("NFKC", name)
-    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Cc"))
-    return " ".join(unicodedata.normalize("NFKC", text.casefold()).split())
 
 
 def lookalike(name: str, seats: Iterable[str]) -> str | None:

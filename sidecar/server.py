@@ -535,8 +535,8 @@ class SidecarServer:
             return decode(frame)
         try:
             return decode(frame)
-        except ProtocolError:
-            return {}
+        except ProtocolError as exc:
+            return exc.parsed or {}
 
     def _rate_limited(self, session: ClientSession) -> ProtocolError:
         retry = session.bucket.retry_after()
@@ -661,7 +661,7 @@ class SidecarServer:
             except ProtocolError as error:
                 if error.code == "forbidden" and error.close is not None:  # a wrong token
                     self.failed_hellos.failed(session.address)
-                await self._send_error(session, error, request_id(message))
+                await self._send_error(session, error, request_id(message or error.parsed))
                 if error.close is not None:
                     await session.connection.close(error.close, error.code)
                     return False
@@ -762,7 +762,7 @@ class SidecarServer:
                     raise self._rate_limited(session)
                 await dispatch(session, parse_request(message))
             except ProtocolError as error:
-                await self._send_error(session, error, request_id(message))
+                await self._send_error(session, error, request_id(message or error.parsed))
             except DuplicateRequest as duplicate:
                 # Resolved by another process (or before a crash): its original answer.
                 await self._answer_duplicate(session, duplicate.seq, request_id(message))

@@ -1,0 +1,100 @@
+"""Text a table shows: what may not be in it, and how names are told apart.
+
+Two questions about the names and labels clients send, answered from the Unicode data
+(:mod:`unicodedata`), never from a hand-made list of characters:
+
+- :func:`control_problem`: characters that act on a display instead of showing (C0 and
+  C1 controls, DEL, line and paragraph separators, bidirectional embeddings, overrides and
+  isolates). A name ``"Eve\\x1b[8m"`` or a label with ``\\r`` or ``\\x1b]52;…`` would write
+  on a GM's terminal; such text is refused at the door, and :func:`escaped` shows it
+  harmlessly wherever it is printed anyway (text from plugins, from an older journal).
+- :func:`folded`: a name as a reader tells it apart, so that a name that only *looks* like
+  a seat's (``"alice"``, ``"Alice\\u034f"``, ``"Alice\\u3164"``) is kept off the table.
+
+Like the codec, this module depends on nothing of the server.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+#: The bidirectional classes of the explicit embedding, override and isolate controls.
+_BIDI_CONTROLS = frozenset(("LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"))
+
+
+def is_control(char: str) -> bool:
+    """Whether ``char`` acts on a display rather than showing: a control character
+    (``Cc``: C0, DEL, C1), a line or paragraph separator, or a bidirectional embedding,
+    override or isolate."""
+    return (unicodedata.category(char) in ("Cc", "Zl", "Zp")
+            or unicodedata.bidirectional(char) in _BIDI_CONTROLS)
+
+
+@functools.cache
+def _controls() -> tuple[re.Pattern[str], dict[int, str]]:
+    """Every control of :func:`is_control` (all in the Basic Multilingual Plane), as a
+    pattern that finds one and as a table that escapes each (``\\x1b``, ``\\u202e``)."""
+    codes = [code for code in range(0x10000) if is_control(chr(code))]
+    pattern = re.compile("[" + "".join(re.escape(chr(code)) for code in codes) + "]")
+    table = {code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" for code in codes}
+    return pattern, table
+
+
+def control_pattern() -> re.Pattern[str]:
+    """A pattern that finds one control character of :func:`is_control`."""
+    return _controls()[0]
+
+
+def control_problem(text: str) -> str | None:
+    """The first control character of ``text`` as ``U+001B``, or ``None``."""
+    found = _controls()[0].search(text)
+    return None if found is None else f"U+{ord(found.group()):04X}"
+
+
+def escaped(text: str) -> str:
+    """``text`` with every control character written out (``\\x1b``, ``\\r``→``\\x0d``,
+    ``\\u202e``): what a terminal shows instead of obeying it."""
+    if text.isascii() and text.isprintable():
+        return text
+    return text.translate(_controls()[1])
+
+
+def normalized(name: str) -> str:
+    """``name`` in one form (NFC): an accent typed as one character or as a letter and a
+    combining mark is one name (``"Élodie"`` either way)."""
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _invisible(char: str) -> bool:
+    """Whether ``char`` shows nothing of its own in a name: a mark (it only changes the
+    letter before it: accents, variation selectors, the combining grapheme joiner, the
+    Mongolian free variation selectors, Khmer inherent vowels), a format, control, private,
+    surrogate or unassigned code point (zero-width spaces and joiners, tags), or a letter or
+    symbol Unicode names a filler or a blank (the Hangul fillers, the blank Braille
+    pattern)."""
+    category = unicodedata.category(char)
+    if category[0] in "MC":
+        return True
+    return category in ("Lo", "So") and unicodedata.name(char, "").endswith(
+        ("FILLER", " BLANK"))
+
+
+def _visible(text: str) -> str:
+    """``text`` without what shows nothing of its own; any space as one plain space."""
+    return "".join(" " if char.isspace() else char for char in text
+                   if char.isspace() or not _invisible(char))
+
+
+def folded(name: str) -> str:
+    """``name`` as a reader tells it apart: compatibility-decomposed (NFKD), case-folded,
+    without what shows nothing of its own (see :func:`_invisible`: marks and accents
+    included), spaces collapsed. Two names that fold alike look like one name at the table
+    ("Alice", "alice ", "Al\u200bice", "Alice\u034f", "Alicè")."""
+    if name.isascii() and name.isprintable():  # (the usual name: nothing to drop)
+        return " ".join(name.lower().split())
+    # Marks go before case folding too: some fold into letters (U+0345 into "ι").
+    text = _visible(unicodedata.normalize("NFKD", name)).casefold()
+    return " ".join(_visible(unicodedata.normalize("NFKD", text)).split())
