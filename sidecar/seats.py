@@ -3,7 +3,7 @@
 A seat's token is made here, given once to the GM who made it (with its link and QR code)
 and then only its SHA-256 is kept: in memory, in the journal and in ``export``. Tokens
 are 32 random bytes, so a fast hash is enough (nothing to brute-force), and the hash is
-compared in constant time.
+compared in constant time (:meth:`sidecar.table.Table.seat_of`).
 
 Identities are exact names, but a name that only looks like a seat's ("alice", "Alice ",
 "Al\u200bice") is kept off the table: see :func:`folded`.
@@ -12,7 +12,6 @@ Identities are exact names, but a name that only looks like a seat's ("alice", "
 from __future__ import annotations
 
 import hashlib
-import hmac
 import secrets
 import unicodedata
 from collections.abc import Iterable
@@ -36,11 +35,6 @@ def new_token() -> str:
 def token_hash(token: str) -> str:
     """What is kept of a token: its SHA-256, in hexadecimal."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def same_hash(a: str, b: str) -> bool:
-    """Two token hashes compared in constant time."""
-    return hmac.compare_digest(a.encode(), b.encode())
 
 
 def folded(name: str) -> str:
