@@ -167,12 +167,3 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
         else:
             checked[name] = _check_string(name, value, spec)
     return checked
-
-
-def check_sheet(sheet: Any) -> list[str]:
-    """Problems in a character sheet's description, in English (empty when it is sound):
-    a ``params`` description whose counters (``resource``, ``refill``) are integers with
-    a default; see :func:`sidecar.descriptions.sheet_problems`."""
-    from sidecar.descriptions import sheet_problems
-
-    return [problem.text("field") for problem in sheet_problems(sheet)]
