@@ -159,7 +159,7 @@ def test_a_join_with_the_old_token_while_the_seat_change_is_journaled_is_closed_
             gm = await _gm(server)
             token = await _seat(gm)
             entered, release = asyncio.Event(), asyncio.Event()
-            append = server.journal.append
+            append = server.store.journal.append
 
             async def slow_append(event, *args, **kwargs):
                 if event.get("type") == "seat" and event.get("op") == op:
@@ -167,7 +167,7 @@ def test_a_join_with_the_old_token_while_the_seat_change_is_journaled_is_closed_
                     await release.wait()
                 return await append(event, *args, **kwargs)
 
-            server.journal.append = slow_append
+            server.store.journal.append = slow_append
             await gm.send({"type": "seat", "id": "x", "op": op, "name": "Alice"})
             await asyncio.wait_for(entered.wait(), 5)
             late = await Peer.open(server)

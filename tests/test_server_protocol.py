@@ -606,11 +606,11 @@ def test_every_error_code_is_reachable(tmp_path):
     async def internal(server):
         async def broken(event, state):
             raise JournalError("disk I/O error")
-        real, server.journal.append = server.journal.append, broken
+        real, server.store.journal.append = server.store.journal.append, broken
         try:
             return await first_error(server, roll)
         finally:
-            server.journal.append = real
+            server.store.journal.append = real
 
     async def store_down(server):
         # (Really provoked by a stopped Redis in tests/test_redis_store.py.)
@@ -813,7 +813,7 @@ def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
             await a.join(name="A")
             await b.join(name="B")
             await watcher.join(name="W", role="observer")
-            real = server.journal.append
+            real = server.store.journal.append
             entered, release, failing = asyncio.Event(), asyncio.Event(), [True]
 
             async def append(event, state, records=()):  # a full disk, the first write only
@@ -823,7 +823,7 @@ def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
                     await release.wait()
                     raise JournalError("database or disk is full")
                 await real(event, state, records)
-            server.journal.append = append
+            server.store.journal.append = append
 
             await a.send({"type": "roll", "id": "a", "ruleset": "bloodlust",
                           "params": {"pool": 2}})
