@@ -325,19 +325,6 @@ def place_augmentations(faces: list[int], budget: int) -> tuple[list[int], int]:
     return final, used
 
 
-def _exhaustive_placement(faces: list[int], budget: int) -> tuple[int, int]:
-    """(most successes, fewest steps) by trying every raise of every die: for tests."""
-    best = (sum(die_successes(f) for f in faces), 0)
-    ranges = [range(0, 6 - f + 1) for f in faces]
-    for steps in itertools.product(*ranges):
-        used = sum(steps)
-        if used <= budget:
-            gained = sum(die_successes(f + k) for f, k in zip(faces, steps, strict=True))
-            if (gained, -used) > (best[0], -best[1]):
-                best = (gained, used)
-    return best
-
-
 def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
           buy_augmentations: int = 0, bagage: bool = False, npc_bagage: bool = False,
           equipment: int = 0, reserve: int | None = None) -> dict[str, Any]:

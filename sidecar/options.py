@@ -2,7 +2,8 @@
 
 An extension describes its settings once (:func:`~sidecar.hookspecs.sidecar_options`): which
 rulesets it applies to and its fields, written like a ruleset's ``params`` (plus ``cost``).
-The host checks each description when the plugins are loaded (:func:`check_description`),
+The host checks each description when the plugins are loaded
+(:func:`~sidecar.descriptions.options_problems`),
 ``welcome`` lists them (``welcome.options``) so clients build forms, and every request's
 ``options`` is checked against them before any hook sees the roll
 (:func:`validate_options`): an unknown extension, an unknown key, a value of the wrong type
@@ -21,15 +22,8 @@ import json
 from collections.abc import Container
 from typing import Any
 
-from sidecar.descriptions import options_problems
 from sidecar.params import normalise_label, validate_params
 from sidecar.protocol.errors import ProtocolError
-
-
-def check_description(described: Any) -> list[str]:
-    """Problems in what :func:`~sidecar.hookspecs.sidecar_options` returned, in English
-    (empty when it is sound); see :func:`sidecar.descriptions.options_problems`."""
-    return [problem.text("option") for problem in options_problems(described)]
 
 
 def listing(name: str, described: dict[str, Any]) -> dict[str, Any]:
@@ -80,7 +74,8 @@ def validate_options(options: dict[str, Any], ruleset: str,
     values (an int's ``labels``) turned into numbers. Keys left out stay left out: the
     extension applies its own defaults, as before descriptions existed.
 
-    :param described: extension name → its description (:func:`check_description`-sound).
+    :param described: extension name → its description (sound: see
+        :func:`~sidecar.descriptions.options_problems`).
     :param loaded: every loaded plugin's name: one without a description gets its
         settings untouched.
     """

@@ -167,20 +167,3 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
         else:
             checked[name] = _check_string(name, value, spec)
     return checked
-
-
-def check_schema(schema: Any) -> list[str]:
-    """Problems in a ruleset's parameter description, in English (empty when it is
-    sound); the strict checks live in :mod:`sidecar.descriptions`."""
-    from sidecar.descriptions import params_problems
-
-    return [problem.text("parameter") for problem in params_problems(schema)]
-
-
-def check_sheet(sheet: Any) -> list[str]:
-    """Problems in a character sheet's description, in English (empty when it is sound):
-    a ``params`` description whose counters (``resource``, ``refill``) are integers with
-    a default; see :func:`sidecar.descriptions.sheet_problems`."""
-    from sidecar.descriptions import sheet_problems
-
-    return [problem.text("field") for problem in sheet_problems(sheet)]

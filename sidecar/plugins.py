@@ -276,7 +276,7 @@ class PluginHost:
                  failure_window: float = 60.0) -> None:
         self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(hookspecs)
-        #: The hooks a plugin may implement (see :meth:`add_hookspecs`).
+        #: The hooks a plugin may implement.
         self.hook_names: tuple[str, ...] = HOOK_NAMES
         self.plugins: dict[str, PluginInfo] = {}
         #: Seconds a third-party hook call may take before it is skipped.
@@ -318,14 +318,6 @@ class PluginHost:
             self.pm.enable_tracing()
 
     # -- loading ------------------------------------------------------------------------
-
-    def add_hookspecs(self, specs: Any) -> None:
-        """Add the hook specifications of ``specs`` (a module or class of
-        ``@hookspec`` functions) to those of :mod:`sidecar.hookspecs`: for a test of a
-        hook's deprecation, or a host that offers hooks of its own."""
-        self.pm.add_hookspecs(specs)
-        self.hook_names = tuple(sorted({*self.hook_names, *(
-            name for name in dir(specs) if name.startswith("sidecar_"))}))
 
     def load_entry_points(self, *, disabled: tuple[str, ...] = ()) -> None:
         """Register every plugin of the ``sidecar`` entry-point group (built-ins included)."""
@@ -486,11 +478,6 @@ class PluginHost:
         self._forget_calls()
 
     # -- what is loaded -----------------------------------------------------------------
-
-    def is_trusted(self, plugin: str) -> bool:
-        """Whether a plugin runs inline without the third-party guards."""
-        info = self.plugins.get(plugin)
-        return info is not None and info.trusted
 
     def trust(self, names: tuple[str, ...]) -> None:
         """Run these plugins inline, like the built-ins (the operator vouches for them)."""
@@ -805,39 +792,6 @@ class PluginHost:
             if not task.cancelled():
                 task.exception()
         task.add_done_callback(ended)
-
-    async def call_firstresult(self, hook: str, owner: str | None,
-                               on_failure: Callable[[HookFailure], None],
-                               **kwargs: Any) -> Any:
-        """Call ``hook`` like pluggy's ``firstresult``, one implementation at a time, for
-        hooks without a step of their own in the pipeline (e.g. ``sidecar_sheet``).
-
-        With ``owner`` given the hook is owner-only: only that plugin's implementation is
-        called, and its failure propagates. Otherwise a failing implementation is reported
-        through ``on_failure`` and skipped. Untrusted sync implementations get copies of
-        the roll and outcome (a late thread never touches the real ones).
-        """
-        from sidecar.guard import copy_outcome, copy_roll
-        from sidecar.model import Outcome, Roll
-
-        for impl in self.implementations(hook):
-            if owner is not None and impl.plugin != owner:
-                continue
-            args = [kwargs[name] for name in impl.argnames]
-            if not impl.inline:
-                args = [copy_roll(arg, arg.state) if isinstance(arg, Roll)
-                        else copy_outcome(arg) if isinstance(arg, Outcome) else arg
-                        for arg in args]
-            try:
-                result = await self.invoke(impl, args)
-            except Exception as exc:
-                if owner is not None:
-                    raise
-                on_failure(HookFailure(impl.plugin, hook, f"{type(exc).__name__}: {exc}"))
-                continue
-            if result is not None:
-                return result
-        return None
 
     def _check_hold(self, impl: Impl, longest: float) -> None:
         """Blame an async hook one of whose steps held the event loop too long."""

@@ -3,7 +3,7 @@
 A seat's token is made here, given once to the GM who made it (with its link and QR code)
 and then only its SHA-256 is kept: in memory, in the journal and in ``export``. Tokens
 are 32 random bytes, so a fast hash is enough (nothing to brute-force), and the hash is
-compared in constant time.
+compared in constant time (:meth:`sidecar.table.Table.seat_of`).
 
 Identities are exact names (in one Unicode form, NFC, from the door on), but a name that
 only looks like a seat's ("alice", "Alice ", "Al\u200bice", "Alice\u034f") is kept off
@@ -13,7 +13,6 @@ the table: see :func:`~sidecar.protocol.text.folded`.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import secrets
 from collections.abc import Iterable
 from urllib.parse import quote, urlencode
@@ -22,7 +21,7 @@ import segno
 
 from sidecar.protocol.text import folded
 
-__all__ = ["MAX_SEATS", "folded", "lookalike", "new_token", "qr_data_uri", "same_hash",
+__all__ = ["MAX_SEATS", "folded", "lookalike", "new_token", "qr_data_uri",
            "seat_link", "token_hash"]
 
 #: Most seats one table may have.
@@ -41,11 +40,6 @@ def new_token() -> str:
 def token_hash(token: str) -> str:
     """What is kept of a token: its SHA-256, in hexadecimal."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def same_hash(a: str, b: str) -> bool:
-    """Two token hashes compared in constant time."""
-    return hmac.compare_digest(a.encode(), b.encode())
 
 
 def lookalike(name: str, seats: Iterable[str]) -> str | None:

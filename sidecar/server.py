@@ -175,8 +175,6 @@ class SidecarServer:
             # plugins get them through the same ``dice`` argument as any other source.
             self.pipeline.dice_factory = current_dice
         self.store = open_store(self.config.db, self.config.store)
-        #: The SQLite journal when it is the store (None with Redis).
-        self.journal = getattr(self.store, "journal", None)
         self.core = TableCore(self.config, catalogue=self.host, preparer=self.pipeline,
                               load=self._load_table, version=sidecar.__version__)
         self.server: Server | None = None

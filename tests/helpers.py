@@ -97,6 +97,22 @@ class Peer:
                     got.append(message)
         return got
 
+    async def unseen(self, *, presence: bool = False) -> list[dict[str, Any]]:
+        """Every message the server sent this peer before it answers a request sent now
+        (expected: none), presence left out unless asked for. The server writes to one
+        connection in order, so anything it had sent this peer — an event it must not see,
+        say — comes before the answer: no waiting for time to pass."""
+        rid = f"unseen-{secrets.token_hex(6)}"
+        await self.send({"type": "plugins", "id": rid})
+        got = []
+        while True:
+            message = await self.recv()
+            if message.get("id") == rid:
+                assert message["type"] == "plugins", message
+                return got
+            if presence or message["type"] != "presence":
+                got.append(message)
+
     async def join(self, table: str = "t", name: str = "Aengus", role: str = "player",
                    token: str | None = None, **extra: Any) -> dict[str, Any]:
         if token is None and role != "observer":

@@ -1,16 +1,35 @@
-"""The first O'Ween's odds engine, kept as a reference for the fast one.
+"""Slow, plain references for O'Ween's fast code: the first odds engine, and the best
+placement of augmentations by exhaustive search.
 
-It visits every (non-1 dice, cheap steps, natural successes) state one by one; it was
-checked against exhaustive enumeration of the real roll code. ``sidecar.rulesets.oweens.exact_odds``
-must give exactly the same integers (tests/test_oweens_odds.py compares them).
+The odds engine visits every (non-1 dice, cheap steps, natural successes) state one by
+one; it was checked against exhaustive enumeration of the real roll code.
+``sidecar.rulesets.oweens.exact_odds`` must give exactly the same integers
+(tests/test_oweens_odds.py compares them).
 """
 
 from __future__ import annotations
 
+import itertools
 from math import comb
 from typing import Any
 
 from sidecar.probability import odds_reply
+from sidecar.rulesets.oweens import die_successes
+
+
+def exhaustive_placement(faces: list[int], budget: int) -> tuple[int, int]:
+    """(most successes, fewest steps) for augmentations placed on ``faces`` within
+    ``budget``, by trying every raise of every die (what ``place_augmentations`` must
+    find)."""
+    best = (sum(die_successes(f) for f in faces), 0)
+    ranges = [range(0, 6 - f + 1) for f in faces]
+    for steps in itertools.product(*ranges):
+        used = sum(steps)
+        if used <= budget:
+            gained = sum(die_successes(f + k) for f, k in zip(faces, steps, strict=True))
+            if (gained, -used) > (best[0], -best[1]):
+                best = (gained, used)
+    return best
 
 
 def exact_odds_by_state(count: int, target: int, free: int, bought: int) -> dict[str, Any]:

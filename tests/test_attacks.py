@@ -450,6 +450,14 @@ def test_5_observers_cannot_create_tables(tmp_path):
 
 # -- 6. presence storms --------------------------------------------------------------------
 
+async def _presence_until(peer: Peer, names: list[str]) -> None:
+    """Read ``peer``'s messages until a presence lists exactly ``names`` (in any order)."""
+    while True:
+        message = await peer.recv_type("presence", timeout=20)
+        if sorted(m["name"] for m in message["members"]) == sorted(names):
+            return
+
+
 def test_6_join_leave_loops_do_not_send_a_presence_per_change(tmp_path):
     with Serve(tmp_path) as server:
         async def scenario() -> None:
@@ -457,7 +465,8 @@ def test_6_join_leave_loops_do_not_send_a_presence_per_change(tmp_path):
             members = [await Peer.open(server) for _ in range(20)]
             for i, member in enumerate(members):
                 await member.join(name=f"P{i}", role="observer")
-            await watcher.quiet(1.0)  # the joins' presence messages pass
+            seated = ["MJ", *(f"P{i}" for i in range(20))]
+            await _presence_until(watcher, seated)  # the joins' presence messages pass
             # what one full member list of this table weighs
             full = len(msgpack.packb({"type": "presence", "table": "t", "members": [
                 {"name": f"P{i}", "role": "observer"} for i in range(20)]}))
@@ -466,10 +475,14 @@ def test_6_join_leave_loops_do_not_send_a_presence_per_change(tmp_path):
                 storm = await Peer.open(server)
                 await storm.join(name="Tempête", role="observer")
                 await storm.close()
-            await watcher.quiet(1.5)
+            # One more member who stays: a list with it and no storm is the last word
+            # (the storm's last leave and this join both told), however slow the machine.
+            last = await Peer.open(server)
+            await last.join(name="Fin", role="observer")
+            await _presence_until(watcher, [*seated, "Fin"])
             presence = [m for m in watcher.seen if m["type"] == "presence"]
             sent = sum(len(msgpack.packb(m)) for m in presence)
-            # coalesced or deltas: far less than a full list per change (100 changes)
+            # coalesced or deltas: far less than a full list per change (101 changes)
             assert sent < 25 * full, f"{len(presence)} presence messages, {sent} bytes"
         run(scenario(), timeout=60)
 

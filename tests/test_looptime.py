@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
+from sidecar import looptime
 from sidecar.looptime import Timed
 
 
@@ -14,35 +14,63 @@ async def awaiting(timed: Timed) -> object:
     return await timed
 
 
-def test_a_blocking_step_is_measured_and_the_waiting_is_not():
-    async def hook() -> str:
-        await asyncio.sleep(0.2)  # waiting: not a hold on the loop
-        time.sleep(0.05)          # blocking: one step of at least 50 ms
+class Clock:
+    """The clock :class:`Timed` reads, moved by the test: a step "blocks" for exactly the
+    time the test says, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(looptime, "time", clock)
+    return clock
+
+
+def test_a_blocking_step_is_measured_and_the_waiting_is_not(clock: Clock) -> None:
+    async def hook(waited: asyncio.Future[None]) -> str:
+        await waited              # waiting: while others hold the loop for 200 ms
+        clock.advance(0.05)       # blocking: this step holds the loop for 50 ms
         await asyncio.sleep(0)
+        clock.advance(0.01)       # a shorter step
         return "fait"
 
     async def scenario() -> tuple[object, float]:
-        timed = Timed(hook())
-        return await timed, timed.longest
+        waited = asyncio.get_running_loop().create_future()
+        timed = Timed(hook(waited))
+        task = asyncio.ensure_future(awaiting(timed))
+        await asyncio.sleep(0)    # the hook starts, then waits
+        clock.advance(0.2)        # someone else's 200 ms
+        waited.set_result(None)
+        return await task, timed.longest
 
     result, longest = asyncio.run(scenario())
     assert result == "fait"
-    assert 0.05 <= longest < 0.2
+    assert longest == pytest.approx(0.05)
 
 
-def test_someone_elses_block_is_not_this_hooks():
+def test_someone_elses_block_is_not_this_hooks(clock: Clock) -> None:
     async def patient() -> None:
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
 
     async def scenario() -> float:
         timed = Timed(patient())
         task = asyncio.ensure_future(awaiting(timed))
-        await asyncio.sleep(0)  # the hook starts, then waits
-        time.sleep(0.1)         # the loop is held by this test, not by the hook
+        await asyncio.sleep(0)    # the hook starts, then waits
+        clock.advance(0.1)        # the loop is held by this test, not by the hook
         await task
         return timed.longest
 
-    assert asyncio.run(scenario()) < 0.05
+    assert asyncio.run(scenario()) == 0
 
 
 def test_results_exceptions_and_cancellation_pass_through():

@@ -300,14 +300,72 @@ def test_the_example_client_says_which_python_to_use():
 
 # -- 9. texts a user reads --------------------------------------------------------------------
 
-def test_user_facing_texts_cite_what_users_have():
+#: A file name a text cites (``docs/RULESETS.md``, ``../README.md``, ``PROTOCOL.md``).
+CITED = re.compile(r"(?<![\w/.-])((?:\.{1,2}/)*(?:[\w-]+/)*[\w-]+\.md)\b")
+#: A Markdown link's target that is a path (not a web address, nor an anchor alone).
+LINKED = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s#]+)")
+
+
+def _documents() -> list[Path]:
+    """The Markdown a user of a checkout reads."""
+    return sorted({*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("protocol/*.md"),
+                   *ROOT.glob("examples/*/README.md"), *ROOT.glob("benchmarks/*.md")})
+
+
+def _served_texts() -> list[str]:
+    """What the server shows users of its plugins: descriptions of plugins, rulesets,
+    their params and sheets, and extension options (every string in them)."""
     from sidecar.plugins import default_host
 
-    for path in ("docs/RULESETS.md", "README.md", "examples/boss-weak-points/README.md"):
-        text = (ROOT / path).read_text()
-        assert "RULES.md" not in text and "CONTRACT.md" not in text, path
-    described = [info.description for info in default_host().plugins.values()]
-    assert described and not any("RULES.md" in text for text in described)
+    host = default_host()
+
+    def strings(value) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [text for item in value.values() for text in strings(item)]
+        if isinstance(value, list | tuple):
+            return [text for item in value for text in strings(item)]
+        return []
+    return [text for info in host.plugins.values() for text in strings(info.description)] + \
+        strings(host.ruleset_listing()) + strings(host.option_descriptions())
+
+
+def _missing_citations(text: str, here: Path, names: set[str]) -> list[str]:
+    """The files ``text`` (read in folder ``here``) cites that a checkout does not have:
+    a path from ``here`` or from the top, or a bare name of one of its documents."""
+    missing = []
+    for cited in CITED.findall(text):
+        if "/" in cited:
+            found = (here / cited).exists() or (ROOT / cited).exists()
+        else:
+            found = cited in names or (here / cited).exists()
+        if not found:
+            missing.append(cited)
+    return missing
+
+
+def test_user_facing_texts_cite_only_files_users_have():
+    """The rules' seeds (RULES.md) and the contract (CONTRACT.md) are the developers'; a
+    user has the checkout: every file the docs and the server's texts cite is in it, and
+    every link of the docs leads to a file."""
+    documents = _documents()
+    names = {path.name for path in documents}
+    assert {"README.md", "PROTOCOL.md", "RULESETS.md", "PLUGINS.md"} <= names
+    missing = []
+    for path in documents:
+        text = path.read_text()
+        where = path.relative_to(ROOT)
+        missing += [f"{where}: {cited}"
+                    for cited in _missing_citations(text, path.parent, names)]
+        missing += [f"{where}: link {target}" for target in LINKED.findall(text)
+                    if not (path.parent / target).exists()]
+    served = _served_texts()
+    assert len(served) > 100  # (every ruleset's descriptions, in two languages)
+    for text in served:
+        missing += [f"served text {text[:60]!r}: {cited}"
+                    for cited in _missing_citations(text, ROOT, names)]
+    assert missing == []
 
 
 def test_plugins_speak_french_first_then_english():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.options import check_description, parse_option
+from sidecar.options import parse_option
 from sidecar.plugins import PluginLoadError, default_host
 from tests.helpers import peers, run, running_server
 from tests.test_plugins import write_plugins
@@ -175,11 +175,6 @@ def sidecar_modify_roll(roll):
     directory = write_plugins(tmp_path / "p", broken=plugin)
     with pytest.raises(PluginLoadError, match="plugin 'broken', sidecar_options"):
         default_host(directory)
-
-
-def test_the_built_in_descriptions_are_sound(host):
-    for name, description in host.option_descriptions().items():
-        assert check_description(description) == [], name
 
 
 def test_command_line_options_are_typed_from_the_description(host):

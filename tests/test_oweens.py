@@ -85,7 +85,8 @@ def test_placement_is_optimal_on_every_small_roll():
     """Greedy placement, closed form and exhaustive search agree (all faces, ≤ 4 dice)."""
     import itertools
 
-    from sidecar.rulesets.oweens import _exhaustive_placement, best_gain
+    from sidecar.rulesets.oweens import best_gain
+    from tests.oweens_reference import exhaustive_placement
     for count in range(1, 5):
         for faces in itertools.product(range(1, 7), repeat=count):
             for budget in range(0, 11):
@@ -93,7 +94,7 @@ def test_placement_is_optimal_on_every_small_roll():
                 gained = sum(die_successes(f) for f in placed)
                 assert all(p >= f and p <= 6 for p, f in zip(placed, faces, strict=True))
                 assert sum(p - f for p, f in zip(placed, faces, strict=True)) == used
-                assert (gained, used) == _exhaustive_placement(list(faces), budget)
+                assert (gained, used) == exhaustive_placement(list(faces), budget)
                 cheap = sum(1 for f in faces if f in (3, 5))
                 medium = sum({2: 2, 3: 1, 4: 1}.get(f, 0) for f in faces)
                 natural = sum(die_successes(f) for f in faces)

@@ -513,24 +513,3 @@ def test_host_calls_one_implementation_at_a_time(tmp_path):
     assert any("'a' failed" in note and "a breaks" in note for note in notes)
     assert resolution.outcome.applied == ["b"]
     assert [f.plugin for f in resolution.failures] == ["a"]
-
-
-def test_call_firstresult_is_owner_only_when_an_owner_is_given(tmp_path):
-    """For hooks without a pipeline step of their own: the owner alone, or the first
-    answer of the others, failures skipped and reported."""
-    directory = write_plugins(tmp_path / "p", greedy=GREEDY,
-                              loud='from sidecar import hookimpl\n@hookimpl\n'
-                                   'def sidecar_render_text(roll, outcome, locale):\n'
-                                   '    raise RuntimeError("loud")\n')
-    host = default_host(directory)
-    pipeline = RollPipeline(host)
-    roll = pipeline.prepare("bloodlust", {"pool": 2})
-    outcome = asyncio.run(pipeline.run(roll, dice=[6, 6])).outcome
-    failures = []
-    owned = asyncio.run(host.call_firstresult("sidecar_render_text", "bloodlust",
-                                              failures.append, roll=roll, outcome=outcome,
-                                              locale="en"))
-    assert owned.startswith("? — 2d10") and failures == []
-    anyone = asyncio.run(host.call_firstresult("sidecar_render_text", None, failures.append,
-                                               roll=roll, outcome=outcome, locale="en"))
-    assert isinstance(anyone, str) and [f.plugin for f in failures] == ["loud"]

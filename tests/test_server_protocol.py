@@ -326,10 +326,10 @@ def test_two_tables_are_isolated():
             await b.join(table="sud")
             first = await a.roll()
             assert first["seq"] == 1
-            assert await b.quiet() == []
+            assert await b.unseen() == []
             second = await b.roll()
             assert second["seq"] == 1 and second["table"] == "sud"
-            assert await a.quiet() == []
+            assert await a.unseen() == []
     run(scenario())
 
 
@@ -382,7 +382,7 @@ def test_gm_mode_roller_and_gms_only():
             outcome = await roller.roll(mode="gm")
             assert "hidden" not in outcome["result"]
             assert (await gm.recv_type("outcome"))["result"] == outcome["result"]
-            assert await other.quiet() == [] and await watcher.quiet() == []
+            assert await other.unseen() == [] and await watcher.unseen() == []
     run(scenario())
 
 
@@ -396,7 +396,7 @@ def test_blind_mode_gm_sees_all_roller_sees_hidden_others_nothing():
             assert mine["seq"] == 1 and mine["label"] == "Perception"
             full = await gm.recv_type("outcome")
             assert len(full["dice"]) == 6 and "kind" in full["result"]
-            assert await other.quiet() == [] and await watcher.quiet() == []
+            assert await other.unseen() == [] and await watcher.unseen() == []
             # the dice appear in no stream but the GM's
             faces = [d["face"] for d in full["dice"]]
             for peer in (roller, other, watcher):
@@ -413,7 +413,7 @@ def test_self_mode_roller_only():
             outcome = await roller.roll(mode="self")
             assert len(outcome["dice"]) == 3
             for peer in (gm, other, watcher):
-                assert await peer.quiet() == []
+                assert await peer.unseen() == []
     run(scenario())
 
 
@@ -426,7 +426,7 @@ def test_roller_on_a_second_device_sees_their_own_gm_roll():
             await other.join(name="Brady")
             await phone.roll(mode="gm")
             assert (await laptop.recv_type("outcome"))["mode"] == "gm"
-            assert await other.quiet() == []
+            assert await other.unseen() == []
     run(scenario())
 
 
@@ -553,7 +553,7 @@ def test_errors_answer_only_the_client_that_caused_them():
             await a.join(name="A")
             await b.join(name="B")
             await a.roll(ruleset="nope")
-            assert await b.quiet() == []
+            assert await b.unseen() == []
     run(scenario())
 
 
@@ -606,11 +606,11 @@ def test_every_error_code_is_reachable(tmp_path):
     async def internal(server):
         async def broken(event, state):
             raise JournalError("disk I/O error")
-        real, server.journal.append = server.journal.append, broken
+        real, server.store.journal.append = server.store.journal.append, broken
         try:
             return await first_error(server, roll)
         finally:
-            server.journal.append = real
+            server.store.journal.append = real
 
     async def store_down(server):
         # (Really provoked by a stopped Redis in tests/test_redis_store.py.)
@@ -813,7 +813,7 @@ def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
             await a.join(name="A")
             await b.join(name="B")
             await watcher.join(name="W", role="observer")
-            real = server.journal.append
+            real = server.store.journal.append
             entered, release, failing = asyncio.Event(), asyncio.Event(), [True]
 
             async def append(event, state, records=()):  # a full disk, the first write only
@@ -823,7 +823,7 @@ def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
                     await release.wait()
                     raise JournalError("database or disk is full")
                 await real(event, state, records)
-            server.journal.append = append
+            server.store.journal.append = append
 
             await a.send({"type": "roll", "id": "a", "ruleset": "bloodlust",
                           "params": {"pool": 2}})
@@ -929,5 +929,7 @@ def test_a_join_leave_loop_produces_few_presence_messages_ending_with_the_truth(
             # of the loop, one message each before, are coalesced.
             assert count <= elapsed / PRESENCE_INTERVAL + 2, (count, elapsed)
             assert count < 2 * cycles
-            assert await watcher.quiet(PRESENCE_INTERVAL * 2) == []
+            # The truth was the last word: no presence is due, and none came after it.
+            assert server.tables.get("t").presence_due is None
+            assert await watcher.unseen(presence=True) == []
     run(scenario())

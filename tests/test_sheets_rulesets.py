@@ -8,7 +8,6 @@ import importlib
 
 import pytest
 
-from sidecar.params import check_sheet
 from sidecar.protocol.errors import ProtocolError
 from tests.sheet_helpers import HOST, affordable, after, new_sheet, odds_as, roll_as
 
@@ -20,8 +19,10 @@ SUPPLIED = {"oweens": "dice", "ladder": "level", "bloodlust": "pool", "d6code": 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_every_ruleset_has_a_sound_bilingual_sheet_listed_in_welcome(ruleset):
+    # Sound: HOST's strict load refuses an unsound sheet (as does
+    # tests/test_descriptions.py::test_every_built_in_and_the_boss_example_pass_the_strict_checks).
     sheet = HOST.sheet_schema(ruleset)
-    assert sheet and check_sheet(sheet) == []
+    assert sheet
     for name, spec in sheet.items():
         assert spec["label"]["fr"].strip() and spec["label"]["en"].strip(), name
         assert spec["description"]["fr"].strip() and spec["description"]["en"], name

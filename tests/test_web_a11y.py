@@ -235,14 +235,36 @@ def test_the_contrasts_axe_does_not_measure(browser: Any, server: LiveServer) ->
     page.close()
 
 
-def test_help_texts_are_linked_to_their_fields(browser: Any, server: LiveServer) -> None:
+#: Each field of the roll form: its param, its help text (None: none) and whether a
+#: control names that help in its ``aria-describedby``.
+FIELD_HELPS = """() => [...document.querySelectorAll('#params [data-param]')].map((field) => {
+    const help = field.querySelector('.help');
+    return {param: field.dataset.param, text: help ? help.textContent : null,
+            linked: !!help && !!help.id
+                    && !!document.querySelector(`[aria-describedby~="${help.id}"]`)};
+})"""
+
+
+def test_help_texts_render_and_are_linked_to_their_fields(browser: Any,
+                                                           server: LiveServer) -> None:
+    """Every param the server describes shows its description under its field, and a
+    screen reader reads it with the field (``aria-describedby``)."""
     page = player_page(browser, server.http, "aides")
-    for ruleset in ("seuil", "oweens", "d6code"):
-        page.page.select_option("#ruleset", ruleset)
-        unlinked = page.page.evaluate("""() => [...document.querySelectorAll('#params .help')]
-            .filter((help) => !help.id || !document.querySelector(
-                `[aria-describedby~="${help.id}"]`)).map((help) => help.textContent)""")
-        assert unlinked == [], ruleset
+    listing = server.server.host.ruleset_listing()
+    assert {"seuil", "oweens", "d6code"} <= {ruleset["name"] for ruleset in listing}
+    for ruleset in listing:
+        described = {name: spec["description"] for name, spec in ruleset["params"].items()
+                     if spec.get("description")}
+        page.page.select_option("#ruleset", ruleset["name"])
+        fields = page.page.evaluate(FIELD_HELPS)
+        assert [field["param"] for field in fields] == list(ruleset["params"]), ruleset
+        shown = {field["param"]: field for field in fields if field["text"] is not None}
+        assert set(shown) == set(described), ruleset["name"]
+        for name, field in shown.items():
+            texts = (set(described[name].values()) if isinstance(described[name], dict)
+                     else {described[name]})
+            assert field["text"] in texts, (ruleset["name"], name, field)
+            assert field["linked"], (ruleset["name"], name, field)
     page.close()
 
 
