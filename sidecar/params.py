@@ -184,3 +184,10 @@ def check_sheet(sheet: Any) -> list[str]:
     from sidecar.descriptions import sheet_problems
 
     return [problem.text("field") for problem in sheet_problems(sheet)]
+
+
+def copy_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A copy of validated params that shares nothing mutable with them (their values are
+    scalars and lists of scalars): what a roll's extensions change is not what was asked."""
+    return {name: value.copy() if value.__class__ is list else value
+            for name, value in params.items()}
