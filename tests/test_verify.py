@@ -378,8 +378,20 @@ def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
     out, decided = run(scenario())
     assert decided["proof"]["client"] == "aengus-seed"
     assert decided["proof"]["position"] == out["proof"]["position"] + 1
-    done = _verify(_export(db, tmp_path))
+    export = _export(db, tmp_path)
+    # Its ruleset is a test plugin: without it, the verifier says what it did not re-run.
+    done = _verify(export)
+    assert done.returncode == 4 and "2 rolls checked" in done.stdout, done.stdout
+    assert "NOT CHECKED (2)" in done.stdout
+    assert f"seq {decided['seq']}: roll {decided['roll']}, field result: the ruleset " \
+           "'luck' is not installed here" in done.stdout
+    # With the same plugin as the server (`serve --plugins-dir`), all of it re-runs.
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "luck_rules.py").write_text((ROOT / "tests" / "sheet_plugin.py").read_text())
+    done = _verify(export, "--plugins-dir", str(plugins))
     assert done.returncode == 0 and "2 rolls checked" in done.stdout, done.stdout
+    assert "2 re-run" in done.stdout
 
 
 def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(
