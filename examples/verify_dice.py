@@ -25,7 +25,7 @@ What it checks, in order:
    spent; a decision is on a roll still open, by its roller or a GM, with a choice it
    offered, drawing that choice's dice; an answer is the asked seat's, rolled as asked;
    an opposed or cooperative ask's verdict follows from its answers; the project's own
-   rulesets' results agree with themselves (success and kind, success and margin).
+   rulesets' results agree with themselves (success and kind; a failure's margin ≤ -1).
 
 What it does NOT do: re-run the rulesets (it has none). Each result, its extensions
 (applied, notes), its text, the choices it offers and what it spends are the server's
@@ -217,7 +217,7 @@ class Report:
 
 def check_proof(event, opened, epochs, report, export):
     """The roll is proven (or entered by hand, legitimately): returns how many new dice
-    it drew (None when that is not known)."""
+    it may have drawn (None when that is not known)."""
     seq = event["seq"]
     shown = [(d["sides"], d["face"]) for d in event["dice"]]
     earlier = [(d["sides"], d["face"]) for d in opened["dice"]] if opened else []
@@ -225,7 +225,7 @@ def check_proof(event, opened, epochs, report, export):
     proof = event.get("proof")
     if proof is None:
         if opened and event.get("choice") is None and not event["dice"]:
-            return 0  # closed when its time ran out: no die drawn
+            return {0}  # closed when its time ran out: no die drawn
         if known and number is not None:
             raise Bad(event, "proof", f"no proof, though epoch {number} was open: every "
                       "roll of a provable table is proven or marked as entered by hand")
@@ -250,7 +250,8 @@ def check_proof(event, opened, epochs, report, export):
             elif settings.get("player_dice") is not True:
                 raise Bad(event, "proof", "dice entered by a player, and players may not "
                           f"enter dice on this server (epoch {number}'s settings)")
-        return len(shown) - len(earlier)
+        # A decision shows its new dice, maybe after its open roll's: either count.
+        return {len(shown), len(shown) - len(earlier)} if opened else {len(shown)}
     if known and proof["epoch"] != number:
         raise Bad(event, "proof.epoch", f"its proof names epoch {proof['epoch']}, epoch "
                   f"{number} was open")
@@ -269,7 +270,7 @@ def check_proof(event, opened, epochs, report, export):
             raise Bad(event, "proof.key", "its key is not under the commitment")
     else:
         report.waiting += 1
-        return len(proof["sides"])
+        return {len(proof["sides"])}
     drawn = list(zip(proof["sides"], faces(key, proof["client"], position, proof["sides"]),
                      strict=True))
     # Exactly the dice drawn, in order; a decision may show its open roll's dice too
@@ -279,7 +280,7 @@ def check_proof(event, opened, epochs, report, export):
                   f"({', '.join(f'd{s}:{f}' for s, f in drawn)}): its dice are not the "
                   "ones derived")
     report.checked += 1
-    return len(drawn)
+    return {len(drawn)}
 
 
 class Table:
@@ -453,6 +454,9 @@ def decision(event, opened, drew):
         if reactor is not None or opened.get("default") is not None:
             raise Bad(event, "choice", "only a roll without a default closes with no "
                       "choice, by the server, when its time runs out")
+        if event["result"] != opened["result"] or event["dice"]:
+            raise Bad(event, "result", "a roll closed when its time ran out keeps its "
+                      "result as it stood and draws nothing")
         return
     offered = {c["name"]: c for c in opened.get("choices") or []}
     if choice not in offered:
@@ -466,9 +470,9 @@ def decision(event, opened, drew):
         if offered[choice].get("gm") is True:
             raise Bad(event, "choice", f"only a GM takes '{choice}'")
     wanted = offered[choice].get("dice", 0)
-    if drew is not None and drew != wanted:
+    if drew is not None and wanted not in drew:
         raise Bad(event, "choice", f"'{choice}' draws {wanted} dice, this decision drew "
-                  f"{drew}")
+                  f"{min(drew)}")
 
 
 def conventions(event):
@@ -479,9 +483,8 @@ def conventions(event):
     if result["success"] != (result["kind"] not in ("botch", "failure")):
         raise Bad(event, "result.success", f"{result['success']} with kind "
                   f"'{result['kind']}'")
-    if (result["margin"] >= 0) != result["success"]:
-        raise Bad(event, "result.margin", f"{result['margin']} for a "
-                  f"{'success' if result['success'] else 'failure'}")
+    if not result["success"] and result["margin"] > -1:  # (docs/RULESETS.md)
+        raise Bad(event, "result.margin", f"{result['margin']} for a failure (at most -1)")
 
 
 def check(path):

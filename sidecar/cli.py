@@ -1897,10 +1897,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
     if report.unchecked:
         print(f"NON VÉRIFIÉ / NOT CHECKED ({len(report.unchecked)}):")
-        for seq, roll, field, why in report.unchecked[:20]:
-            print(f"  {describe(seq, roll, field, why)}")
-        if len(report.unchecked) > 20:
-            print(f"  … +{len(report.unchecked) - 20}")
+        # One line per reason: a missing plugin is said once, with the rolls it leaves.
+        reasons: dict[tuple[str, str], list[tuple[Any, str | None]]] = {}
+        for seq, roll, field, why in report.unchecked:
+            reasons.setdefault((field, why), []).append((seq, roll))
+        for (field, why), where in reasons.items():
+            seq, roll = where[0]
+            more = f" (+{len(where) - 1}: seq " + ", ".join(
+                str(s) for s, _ in where[1:11]) + ("…" if len(where) > 11 else "") + ")" \
+                if len(where) > 1 else ""
+            print(f"  {describe(seq, roll, field, why)}{more}")
     if report.waiting:
         waiting = ", ".join(map(str, report.waiting[:10]))
         print(f"{len(report.waiting)} jets attendent la révélation de leur époque / rolls wait "

@@ -182,7 +182,10 @@ class Replay:
 
     def _spend(self, character: dict[str, Any], spend: dict[str, int]) -> dict[str, Any]:
         host = self._host()
-        schema = host.sheet_schema(character["ruleset"]) if host is not None else {}
+        if host is None:  # (no plugin here: the amounts taken as they are)
+            return {**character["values"], **{name: character["values"].get(name, 0) - amount
+                                               for name, amount in spend.items()}}
+        schema = host.sheet_schema(character["ruleset"])
         try:
             values, _ = apply_delta(schema, character["values"], spend, sign=-1,
                                     where="spend")

@@ -109,8 +109,9 @@ def interleaves(shown: list[tuple[Any, Any]], first: list[tuple[Any, Any]],
 
 
 def new_faces(shown: list[int], earlier: list[int], limit: int = 16) -> list[list[int]]:
-    """The faces a decision may have added to its open roll's (``earlier``): ``shown``
-    without ``earlier`` taken out in order, every way it can be (at most ``limit``)."""
+    """The faces a decision may have added to its open roll's (``earlier``): all it shows
+    (a ruleset may show only the new ones), or ``shown`` without ``earlier`` taken out in
+    order, every way it can be (at most ``limit``)."""
     found: list[list[int]] = []
 
     def walk(i: int, j: int, rest: list[int]) -> None:
@@ -126,7 +127,7 @@ def new_faces(shown: list[int], earlier: list[int], limit: int = 16) -> list[lis
         walk(i + 1, j, [*rest, shown[i]])
 
     walk(0, 0, [])
-    return found or [shown]
+    return [shown, *(faces for faces in found if faces != shown)]
 
 
 @dataclass

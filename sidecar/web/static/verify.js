@@ -218,11 +218,6 @@ export async function checkCopy(copy, { commitment, settings, opened } = {}) {
   return { ok: true };
 }
 
-/** Whether one roll checks (`checkCopy`, as a yes or no). */
-export async function checkRoll(outcome, proof, commitment) {
-  return (await checkCopy({ ...outcome, proof }, { commitment }))?.ok === true;
-}
-
 /** The commitments and settings this page was told, by epoch number (welcome, epochs). */
 const commitments = new Map();
 const settingsOf = new Map();
