@@ -722,6 +722,11 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         if character is not None and "sheet" in event:
             message["spent"] = event["spent"]
             message["sheet"] = event["sheet"]
+        # What a verifier re-runs the roll from, beside its params: the extensions'
+        # settings, and the params as asked when an extension changed them.
+        for key in ("options", "asked_params"):
+            if key in event:
+                message[key] = event[key]
         if "proof" in event:
             # Only those who see the faces get what checks them (a blind roll's roller
             # does not even learn its position).
@@ -824,6 +829,8 @@ def initiative_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
                "ruleset": event["ruleset"], "order": event["order"],
                "claims": event["claims"], "spent": event["spent"],
                "by": public_by(event["by"])}
+    if "entries" in event:  # (what a verifier orders again)
+        message["entries"] = event["entries"]
     return _with_id(message, request_id, duplicate=duplicate)
 
 

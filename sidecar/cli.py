@@ -1852,6 +1852,8 @@ def _add_verify_commands(sub: Any) -> None:
     verify.add_argument("file", help="JSON Lines file ('-': standard input)")
     verify.add_argument("--no-rerun", action="store_true",
                         help="do not re-run the installed rulesets on the faces")
+    verify.add_argument("--plugins-dir", metavar="DIR",
+                        help="also load the plugins of DIR, as `serve --plugins-dir` did")
     verify.set_defaults(func=cmd_verify)
     epoch = sub.add_parser("epoch", help="GM: verifiable dice epochs")
     epoch_sub = epoch.add_subparsers(dest="op", required=True)
@@ -1863,29 +1865,40 @@ def _add_verify_commands(sub: Any) -> None:
 
 #: ``sidecar verify``: nothing wrong, but rolls whose epoch is not revealed yet.
 EXIT_WAITING = 3
+#: ``sidecar verify``: nothing wrong, but something could not be checked (listed).
+EXIT_UNCHECKED = 4
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Exit 0 when every verifiable roll checks, 1 naming the first bad seq, 3 when some
-    rolls wait for their epoch's reveal."""
-    from sidecar.verify import Bad, check, events_of, ruleset_rerun
+    """Exit 0 when every roll checks whole, 1 naming the first bad seq, roll and field,
+    3 when some rolls wait for their epoch's reveal, 4 when something could not be
+    checked (each listed)."""
+    from sidecar.plugins import PluginLoadError, default_host
+    from sidecar.replay import Replay
+    from sidecar.verify import Bad, check, describe, events_of
 
     try:
         handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
     except OSError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    replay = Replay(None if args.no_rerun else
+                    lambda left_out: default_host(args.plugins_dir, disabled=left_out))
     with handle:
         try:
-            report = check(events_of(handle),
-                           rerun=None if args.no_rerun else ruleset_rerun())
+            report = check(events_of(handle), replay=replay)
         except Bad as bad:
-            print(shown(f"FAILED: seq {bad.seq}: {bad.why}"), flush=True)
+            print(shown(f"FAILED: {bad}"), flush=True)
             return EXIT_ERROR
         except (KeyError, TypeError, ValueError) as exc:
             print(shown(f"FAILED: malformed proof ({type(exc).__name__}: {exc})"), flush=True)
             return EXIT_ERROR
-    if not (report.checked or report.waiting or report.manual):
+        except PluginLoadError as exc:
+            print(f"sidecar: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        finally:
+            replay.close()
+    if not report.rolls:
         # An empty or unrelated file must not look like a clean one.
         print("FAILED: aucun jet à vérifier dans ce fichier / no roll to verify in this file "
               "(sidecar export --table T, or a client's log saved with --json)", flush=True)
@@ -1895,12 +1908,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"jeu de règles, {report.manual} manuels (entrés par une personne, non vérifiables)")
     print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
           f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
+    if report.unchecked:
+        print(f"NON VÉRIFIÉ / NOT CHECKED ({len(report.unchecked)}):")
+        # One line per reason: a missing plugin is said once, with the rolls it leaves.
+        reasons: dict[tuple[str, str], list[tuple[Any, str | None]]] = {}
+        for seq, roll, field, why in report.unchecked:
+            reasons.setdefault((field, why), []).append((seq, roll))
+        for (field, why), where in reasons.items():
+            seq, roll = where[0]
+            more = f" (+{len(where) - 1}: seq " + ", ".join(
+                str(s) for s, _ in where[1:11]) + ("…" if len(where) > 11 else "") + ")" \
+                if len(where) > 1 else ""
+            print(f"  {describe(seq, roll, field, why)}{more}")
     if report.waiting:
         waiting = ", ".join(map(str, report.waiting[:10]))
         print(f"{len(report.waiting)} jets attendent la révélation de leur époque / rolls wait "
               f"for their epoch to be revealed (seq {waiting})")
         return EXIT_WAITING
-    return EXIT_OK
+    return EXIT_UNCHECKED if report.unchecked else EXIT_OK
 
 
 async def _epoch_end(args: argparse.Namespace) -> int:

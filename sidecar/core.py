@@ -109,6 +109,7 @@ class Catalogue(Protocol):
     def extension_listing(self) -> list[dict[str, Any]]: ...
     def option_listing(self) -> list[dict[str, Any]]: ...
     def status(self) -> list[dict[str, Any]]: ...
+    def versions(self) -> dict[str, str]: ...
 
 
 class Preparer(Protocol):
@@ -599,7 +600,8 @@ class TableCore:
 
     def number(self, ticket: RollTicket, resolution: Resolution, *, now: float = 0.0,
                reaction: ReactTicket | None = None,
-               source: ProvableDice | None = None, manual: bool = False) -> Pending:
+               source: ProvableDice | None = None, manual: bool = False,
+               asked: dict[str, Any] | None = None) -> Pending:
         """The journal event of a resolved roll, numbered after the table's committed seq.
 
         Nothing about the table changes until :meth:`commit`. The caller holds
@@ -608,7 +610,9 @@ class TableCore:
         ``now`` (seconds since the epoch) dates an open roll's expiry; ``reaction``: the
         event is the decision taken on that open roll. ``source``: the verifiable dice it
         drew (its proof is stored with it, and the epoch's next position); ``manual``: its
-        faces were entered by the requester (marked so, with who, when dice are provable).
+        faces were entered by the requester (marked so, with who, when dice are provable);
+        ``asked``: the params as requested, kept as ``asked_params`` when extensions
+        changed them (a verifier re-runs the roll from them).
         """
         table = ticket.table
         if ticket.member.gone:
@@ -671,6 +675,10 @@ class TableCore:
             "text": resolution.text,
             "request_id": ticket.request_id,
         }
+        if roll.options:  # (what a verifier re-runs the extensions with)
+            event["options"] = roll.options
+        if asked is not None and asked != roll.params:
+            event["asked_params"] = asked
         if ticket.answers is not None:
             event["answers"] = ticket.answers
             if opposition is not None:
@@ -720,6 +728,19 @@ class TableCore:
         """Whether faces come from committed epochs (``--dice provable``)."""
         return self.config.dice == "provable"
 
+    def epoch_settings(self) -> dict[str, Any]:
+        """What an epoch opened now records of this server (:class:`Epoch` ``settings``):
+        whether players may enter physical dice, and the plugins resolving rolls."""
+        return {"player_dice": self.config.allow_player_dice,
+                "plugins": self.catalogue.versions()}
+
+    def epoch_outdated(self, table: Table) -> bool:
+        """Whether the table's current epoch was opened under other settings than this
+        server's (or before epochs recorded them): it must end before anyone rolls in it
+        here, or a verifier would judge its rolls by rules they were not made under."""
+        epoch = table.epoch
+        return epoch is not None and epoch.settings != self.epoch_settings()
+
     def roll_dice(self, table: Table, member: Member | None,
                   event: dict[str, Any] | None = None) -> ProvableDice:
         """The verifiable dice of the next event of ``table`` (the caller holds its turn and
@@ -766,7 +787,7 @@ class TableCore:
         old = table.epoch
         assert old is not None
         seq = table.seq + 1
-        new = Epoch.fresh(old.number + 1, seq) if start_next else None
+        new = Epoch.fresh(old.number + 1, seq, self.epoch_settings()) if start_next else None
         ticket = ticket or self._server_ticket(table, None)
         event = {"type": "epoch", "op": "reveal", "seq": seq, "table": table.name,
                  "epoch": old.public(), "seed": old.seed.hex(), "events": seq - old.base - 1,
@@ -781,7 +802,8 @@ class TableCore:
         """The event starting a table's epoch (the caller holds the table's turn): its
         commitment, public; the seed stays in the server's records. The first one is 1;
         after a stop that revealed the last one, the next number."""
-        epoch = Epoch.fresh(max(table.revealed, default=0) + 1, table.seq + 1)
+        epoch = Epoch.fresh(max(table.revealed, default=0) + 1, table.seq + 1,
+                            self.epoch_settings())
         ticket = self._server_ticket(table, None)
         event = {"type": "epoch", "op": "start", "seq": table.seq + 1, "table": table.name,
                  "epoch": epoch.public(), "by": ticket.member.by, "mode": "public",
@@ -1142,7 +1164,8 @@ class TableCore:
         event = {"type": "initiative", "seq": table.seq + 1, "table": table.name,
                  "ruleset": ruleset, "order": answer["order"],
                  "claims": [e["character"] for e in request.characters if e["claim"]],
-                 "spent": answer["spend"], "by": ticket.member.by, "mode": "public",
+                 "spent": answer["spend"], "entries": [dict(e) for e in request.characters],
+                 "by": ticket.member.by, "mode": "public",
                  "request_id": ticket.request_id}
         return self._pending(ticket, event, records)
 

@@ -167,3 +167,10 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
         else:
             checked[name] = _check_string(name, value, spec)
     return checked
+
+
+def copy_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A copy of validated params that shares nothing mutable with them (their values are
+    scalars and lists of scalars): what a roll's extensions change is not what was asked."""
+    return {name: value.copy() if value.__class__ is list else value
+            for name, value in params.items()}

@@ -884,6 +884,12 @@ class PluginHost:
         self._forget_calls()
         log.warning("plugin %s disabled for the rest of the run: %s", plugin, why)
 
+    def versions(self) -> dict[str, str]:
+        """The plugins that take part in rolls, name → version (disabled ones left out):
+        what an epoch of verifiable dice records of the rules its rolls were resolved by."""
+        return {name: info.version for name, info in sorted(self.plugins.items())
+                if not info.disabled and name not in self.disabled}
+
     def status(self) -> list[dict[str, Any]]:
         """Every plugin with its hooks, rulesets, failures and whether it is disabled."""
         now = time.monotonic()

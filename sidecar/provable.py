@@ -222,18 +222,25 @@ class Epoch:
     """A table's current epoch: its number, secret seed and commitment, and ``base``: the
     seq of the event that opened it. A roll's position is its seq − base − 1, so no
     counter is written with each roll and none can be skipped unseen. Kept as the table
-    record ``("epoch", "current")`` (server-side only), written when the epoch opens."""
+    record ``("epoch", "current")`` (server-side only), written when the epoch opens.
+
+    ``settings``: what a verifier needs to know of the server that opened it and that the
+    dice cannot prove — whether players may enter physical dice, the plugins (name →
+    version) whose rules resolve its rolls. Public with the commitment; ``None`` for an
+    epoch opened before epochs carried them. A server whose settings differ ends such an
+    epoch before its next welcome, so each epoch's rolls were all made under its own."""
 
     number: int
     seed: bytes
     commitment: str
     base: int
+    settings: dict[str, Any] | None = None
     _keyed: Keyed | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
-    def fresh(cls, number: int, base: int) -> Epoch:
+    def fresh(cls, number: int, base: int, settings: dict[str, Any] | None = None) -> Epoch:
         seed = new_seed()
-        return cls(number, seed, tree(seed).root, base)
+        return cls(number, seed, tree(seed).root, base, settings)
 
     def leaf(self, position: int) -> bytes:
         """The leaf key of ``position``: :func:`leaf_key`, from the seed's HMAC states kept
@@ -248,14 +255,20 @@ class Epoch:
         return seq - self.base - 1
 
     def record(self) -> dict[str, Any]:
-        return {"number": self.number, "seed": self.seed.hex(),
-                "commitment": self.commitment, "base": self.base}
+        record = {"number": self.number, "seed": self.seed.hex(),
+                  "commitment": self.commitment, "base": self.base}
+        if self.settings is not None:
+            record["settings"] = self.settings
+        return record
 
     @classmethod
     def from_record(cls, value: dict[str, Any]) -> Epoch:
         return cls(int(value["number"]), bytes.fromhex(value["seed"]),
-                   str(value["commitment"]), int(value["base"]))
+                   str(value["commitment"]), int(value["base"]), value.get("settings"))
 
     def public(self) -> dict[str, Any]:
-        """What every member is told of it: its number and commitment."""
-        return {"number": self.number, "commitment": self.commitment}
+        """What every member is told of it: its number, commitment and settings."""
+        public: dict[str, Any] = {"number": self.number, "commitment": self.commitment}
+        if self.settings is not None:
+            public["settings"] = self.settings
+        return public

@@ -38,6 +38,7 @@ from sidecar.core import CLOSE_POLICY, Delivery, HistoryPage, Pending, RollTicke
 from sidecar.journal import JournalError
 from sidecar.logthrottle import LogThrottle
 from sidecar.outbox import CLOSE_TOO_SLOW, Outbox
+from sidecar.params import copy_params
 from sidecar.pipeline import RollPipeline
 from sidecar.plugins import PluginHost, default_host
 from sidecar.protocol.codec import decode, encode
@@ -367,15 +368,19 @@ class SidecarServer:
 
     async def _ensure_epoch(self, table: Table, member: Member) -> None:
         """Give a table its first epoch before its first welcome (journaled first: the
-        commitment a member is shown never changes under it after a restart)."""
-        if table.epoch is not None:
+        commitment a member is shown never changes under it after a restart); end one
+        opened under other settings (a restart with other options or plugins) and start
+        the next under this server's."""
+        if table.epoch is not None and not self.core.epoch_outdated(table):
             return
         async def start() -> list[Delivery]:
             if table.epoch is not None:
-                return []  # another process started it
+                if not self.core.epoch_outdated(table):
+                    return []  # another process started it
+                return await self._store(self.core.epoch_end(table))
             return await self._store(self.core.epoch_start(table))
         async with table.turn:
-            if table.epoch is None:
+            if table.epoch is None or self.core.epoch_outdated(table):
                 deliveries = await self._retrying(table, start)
                 for delivery in deliveries:  # the joiner learns it from its welcome
                     delivery.members = [m for m in delivery.members if m is not member]
@@ -808,10 +813,15 @@ class SidecarServer:
         assert member is not None and table is not None
         ticket = self.core.begin_roll(table, member, request)
         trims = table.trims
+        assert ticket.roll is not None
+        # The params as asked: extensions may change them before the dice, and a retry
+        # (another process wrote first) must start again from these, not from theirs.
+        asked = copy_params(ticket.roll.params)
 
         async def roll() -> tuple[Pending, list[Delivery]]:
             self.core.attach_sheet(ticket)
             assert ticket.roll is not None
+            ticket.roll.params = copy_params(asked)
             source = None
             if self.core.provable and request.dice is None:
                 await self._roll_over(table)
@@ -823,7 +833,7 @@ class SidecarServer:
             finally:
                 CURRENT.reset(drawing)
             pending = self.core.number(ticket, resolution, now=time.time(), source=source,
-                                       manual=request.dice is not None)
+                                       manual=request.dice is not None, asked=asked)
             return pending, await self._store(pending)
 
         if ticket.key is not None and await self._answer_repeat(session, ticket):

@@ -108,8 +108,25 @@ def test_export_and_verify_speak_french_first(tmp_path):
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0
     assert missing.stderr.index("pas de journal") < missing.stderr.index("no journal")
+    # A GM's roll with physical dice, as the journal keeps it (the verifier re-runs it).
+    import asyncio
+    import json
+
+    from sidecar.pipeline import RollPipeline
+    from sidecar.plugins import default_host
+
+    pipeline = RollPipeline(default_host())
+    gm = {"name": "MJ", "role": "gm"}
+    roll = pipeline.prepare("bloodlust", {"pool": 2}, by=gm, manual=True)
+    resolution = asyncio.run(pipeline.run(roll, dice=[3, 8]))
+    outcome = resolution.outcome
     manual = tmp_path / "manual.jsonl"
-    manual.write_text('{"type": "outcome", "seq": 1, "proof": {"manual": true}}\n')
+    manual.write_text(json.dumps({
+        "type": "outcome", "seq": 1, "roll": "r1", "table": "t", "by": gm,
+        "ruleset": "bloodlust", "params": roll.params, "label": "", "mode": "public",
+        "dice": outcome.dice, "result": outcome.result, "applied": outcome.applied,
+        "notes": outcome.notes, "text": resolution.text,
+        "proof": {"manual": True, "by": gm}}) + "\n")
     checked = subprocess.run([sys.executable, "-m", "sidecar", "verify", str(manual)],
                              capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout

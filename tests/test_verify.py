@@ -378,8 +378,21 @@ def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
     out, decided = run(scenario())
     assert decided["proof"]["client"] == "aengus-seed"
     assert decided["proof"]["position"] == out["proof"]["position"] + 1
-    done = _verify(_export(db, tmp_path))
+    export = _export(db, tmp_path)
+    # Its ruleset is a test plugin: without it, the verifier says what it did not re-run.
+    done = _verify(export)
+    assert done.returncode == 4 and "2 rolls checked" in done.stdout, done.stdout
+    assert "NOT CHECKED (2)" in done.stdout
+    # (said once, with the other rolls it leaves unchecked)
+    assert f"seq {out['seq']}: roll {out['roll']}, field result: the ruleset 'luck' is not " \
+           f"installed here (+1: seq {decided['seq']})" in done.stdout
+    # With the same plugin as the server (`serve --plugins-dir`), all of it re-runs.
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "luck_rules.py").write_text((ROOT / "tests" / "sheet_plugin.py").read_text())
+    done = _verify(export, "--plugins-dir", str(plugins))
     assert done.returncode == 0 and "2 rolls checked" in done.stdout, done.stdout
+    assert "2 re-run" in done.stdout
 
 
 def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(
@@ -424,3 +437,53 @@ def test_a_repeated_epoch_end_ends_one_epoch() -> None:
             assert again["next"] == first["next"] and again["seed"] == first["seed"]
             await gm.close()
     run(scenario())
+
+
+def test_decisions_the_server_takes_in_time_verify_and_cannot_be_forged(
+        tmp_path: Path) -> None:
+    """An open roll whose time runs out takes its default (the server decides) or, without
+    one, closes as it stands: both verify, re-run; the server's decision passed off as
+    another choice, or a closed roll's result changed, do not."""
+    from tests.test_open_rolls import FAIL, _host
+
+    db = str(tmp_path / "journal.db")
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with running_server(host=_host(), db=db, dice="provable",
+                                  react_timeout=0.2) as server:
+            gm = await Peer.open(server)
+            await gm.join(name="MJ", role="gm", client_seed="gm-seed")
+            await gm.roll("luck", FAIL)
+            defaulted = await gm.recv_type("outcome")
+            closing = await gm.roll("luck", {**FAIL, "no_default": True})
+            assert closing["open"] is True, closing
+            closed = await gm.recv_type("outcome")
+            await gm.close()
+        return defaulted, closed
+    defaulted, closed = run(scenario())
+    assert defaulted["reacted_by"] is None and defaulted["choice"] == "keep"
+    assert closed["choice"] is None and closed["dice"] == []
+    export = _export(db, tmp_path)
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "luck_rules.py").write_text((ROOT / "tests" / "sheet_plugin.py").read_text())
+    done = _verify(export, "--plugins-dir", str(plugins))
+    assert done.returncode == 0 and "4 re-run" in done.stdout, done.stdout
+    assert _standalone(export).returncode == 0
+
+    def other_choice(events: list[dict[str, Any]]) -> int:
+        event = next(e for e in events if e["seq"] == defaulted["seq"])
+        event["choice"] = "reroll"
+        return event["seq"]
+
+    def closed_better(events: list[dict[str, Any]]) -> int:
+        event = next(e for e in events if e["seq"] == closed["seq"])
+        event["result"] = {**event["result"], "success": True, "kind": "success"}
+        return event["seq"]
+
+    for change, field in ((other_choice, "choice"), (closed_better, "result")):
+        path, seq = _tampered({"export": export}, tmp_path, change)
+        for done in (_verify(path, "--plugins-dir", str(plugins)), _standalone(path)):
+            assert done.returncode == 1, done.stdout + done.stderr
+            assert f"seq {seq}: " in done.stdout and f"field {field}" in done.stdout, \
+                done.stdout

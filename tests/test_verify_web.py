@@ -151,3 +151,66 @@ def test_the_pages_own_sha256_and_hmac_match_the_standard(browser: Any,
     assert got == [[hashlib.sha256(msg).hexdigest(),
                     hmac.new(key, msg, "sha256").hexdigest()] for msg in messages]
     page.close()
+
+
+def test_the_pages_check_refuses_forged_copies_of_its_rolls(browser: Any,
+                                                           server: LiveServer) -> None:
+    """The page's own check, on copies of its rolls as a server could forge them: a roll
+    without its proof (every face 10), a player's dice passed off as entered by hand on a
+    server that does not allow it, a die added, dice moved — each marked ✗ naming the
+    field; the genuine copies ✓; a player's dice under an epoch that does not say whether
+    players could enter them: « cannot tell »."""
+    player = Recorded(browser, server.http, "faussaire", "Aengus", "player", PLAYER_TOKEN)
+    gm = Recorded(browser, server.http, "faussaire", "Morgane", "gm", GM_TOKEN)
+    seqs = [player.roll(6), player.roll(5)]
+    gm.page.click("#epoch-end")
+    player.page.wait_for_function(
+        "seq => window.sidecarTable.verified && seq in window.sidecarTable.verified",
+        arg=seqs[-1])
+    assert player.state("welcome.epoch.settings.player_dice") is False
+    verdicts = player.page.evaluate("""async (seqs) => {
+        const m = await import('/static/verify.js');
+        const table = window.sidecarTable;
+        const page = await table.client.history({ after: 0, limit: 500 });
+        const copies = page.events.filter((e) => seqs.includes(e.seq));
+        const epoch = table.welcome.epoch;
+        const context = { commitment: epoch.commitment, settings: epoch.settings };
+        const forge = (copy, change) => { const c = structuredClone(copy); change(c); return c; };
+        const out = {};
+        for (const copy of copies) {
+          out[copy.seq] = {
+            genuine: await m.checkCopy(copy, context),
+            no_proof: await m.checkCopy(forge(copy, (c) => {
+              delete c.proof; c.dice.forEach((d) => { d.face = 10; });
+              c.result = { ...c.result, success: true, kind: 'critical' }; }), context),
+            by_hand: await m.checkCopy(forge(copy, (c) => {
+              c.proof = { manual: true, by: { name: c.by.name, role: c.by.role } }; }),
+              context),
+            by_hand_no_settings: await m.checkCopy(forge(copy, (c) => {
+              c.proof = { manual: true, by: { name: c.by.name, role: c.by.role } }; }),
+              { commitment: epoch.commitment }),
+            extra_die: await m.checkCopy(forge(copy, (c) => {
+              c.dice.push({ sides: 10, face: 10 }); }), context),
+            reordered: await m.checkCopy(forge(copy, (c) => { c.dice.reverse(); }), context),
+            faces: copy.dice.map((d) => d.face),
+          };
+        }
+        return out;
+    }""", seqs)
+    assert sorted(int(seq) for seq in verdicts) == seqs
+    for verdict in verdicts.values():
+        assert verdict["genuine"] == {"ok": True}
+        assert verdict["no_proof"]["ok"] is False and verdict["no_proof"]["field"] == "proof"
+        assert verdict["by_hand"]["ok"] is False and verdict["by_hand"]["field"] == "proof"
+        assert verdict["by_hand_no_settings"]["ok"] is None
+        assert verdict["extra_die"]["ok"] is False and verdict["extra_die"]["field"] == "dice"
+        if verdict["faces"] != verdict["faces"][::-1]:
+            assert verdict["reordered"] == {"ok": False, "field": "dice",
+                                            "why": "its dice are not the ones derived"}
+    # The marks the log shows for the genuine rolls say what the page did not check.
+    for seq in seqs:
+        mark = player.page.wait_for_selector(
+            f'#log .entry[data-seq="{seq}"] .verified[data-verified="yes"]')
+        assert "sidecar verify" in mark.get_attribute("title")
+    player.close()
+    gm.close()

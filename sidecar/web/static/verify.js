@@ -9,12 +9,18 @@
 import { $, el, state } from "./page.js";
 
 const encoder = new TextEncoder();
-/** seq → true (checks) / false (does not): what the log marks. */
+/** seq → {ok: true | false | null (cannot tell), field, why}: what the log marks. */
 const results = new Map();
 
 const WORDS = {
-  fr: { ok: "dés vérifiés", bad: "dés NON conformes", end: "Clore l'époque (révéler la graine)" },
-  en: { ok: "dice verified", bad: "dice do NOT check", end: "End the epoch (reveal its seed)" },
+  fr: {
+    ok: "dés vérifiés (le résultat n'est pas recalculé ici : `sidecar verify` le fait)",
+    bad: "dés NON conformes", unknown: "non vérifiable ici", end: "Clore l'époque (révéler la graine)",
+  },
+  en: {
+    ok: "dice verified (the result is not recomputed here: `sidecar verify` does)",
+    bad: "dice do NOT check", unknown: "cannot be checked here", end: "End the epoch (reveal its seed)",
+  },
 };
 const word = (key) => (WORDS[state.lang] ?? WORDS.fr)[key];
 
@@ -151,64 +157,125 @@ export async function deriveFaces(key, client, position, sides) {
   return faces;
 }
 
-/** Whether one roll checks: its key is under the commitment the page was told before,
- * and its dice (as the page showed them) are the derived ones, in order. */
-export async function checkRoll(outcome, proof, commitment) {
-  if (!proof?.key || proof.commitment !== commitment) return false;
-  const key = fromHex(proof.key);
-  if (await rootFromPath(key, proof.position, proof.path ?? []) !== commitment) return false;
-  const faces = await deriveFaces(key, proof.client, proof.position, proof.sides);
-  const shown = (outcome.dice ?? []).map((die) => [die.sides, die.face]);
-  let at = 0;
-  for (let i = 0; i < faces.length; i += 1) {
-    while (at < shown.length && !(shown[at][0] === proof.sides[i] && shown[at][1] === faces[i])) at += 1;
-    if (at >= shown.length) return false;
-    at += 1;
-  }
-  return true;
+const pairs = (dice) => (dice ?? []).map((die) => [die.sides, die.face]);
+const same = (a, b) => a[0] === b[0] && a[1] === b[1];
+
+/** Whether `shown` is exactly `first` and `second` merged, each in its order (a decision
+ * may show its open roll's dice beside the ones it drew). */
+export function interleaves(shown, first, second) {
+  if (shown.length !== first.length + second.length) return false;
+  let reachable = new Set([0]); // how many of `first` were taken, after each die shown
+  shown.forEach((die, index) => {
+    const next = new Set();
+    for (const i of reachable) {
+      if (i < first.length && same(first[i], die)) next.add(i + 1);
+      if (index - i < second.length && same(second[index - i], die)) next.add(i);
+    }
+    reachable = next;
+  });
+  return reachable.size > 0;
 }
 
-/** The commitments this page was told, by epoch number (welcome, epoch events). */
+const bad = (field, why) => ({ ok: false, field, why });
+
+/** What this page can check of one roll of a revealed epoch: `null` when there is nothing
+ * to mark (a blind roll's hidden copy, dice a GM — or a player, where the epoch's settings
+ * allow it — entered by hand, a roll closed without drawing), else `{ok, field, why}`:
+ * `ok` false when something does not check, `null` when the page cannot tell. Every roll
+ * of the epoch is proven or entered by hand; a proof's key leads to the commitment the
+ * page was told before, and the roll shows exactly the dice derived (a decision: those of
+ * its open roll, `opened`, too). The result is not recomputed here (no rulesets in the
+ * page): `sidecar verify` does. */
+export async function checkCopy(copy, { commitment, settings, opened } = {}) {
+  if (copy.result?.hidden) return null;
+  const proof = copy.proof;
+  const decision = copy.reacts_to !== undefined && copy.reacts_to !== null;
+  if (!proof) {
+    if (decision && copy.choice == null && !(copy.dice ?? []).length) return null;
+    return bad("proof", "no proof: every roll of the epoch is proven or entered by hand");
+  }
+  if (proof.manual) {
+    const author = decision ? copy.reacted_by : copy.by;
+    if (!author || proof.by?.name !== author.name || proof.by?.role !== author.role) {
+      return bad("proof.by", "entered by someone else than the one who rolled");
+    }
+    if (proof.by.role === "gm" || settings?.player_dice === true) return null;
+    if (!settings) return { ok: null, field: "proof", why: "entered by a player; the epoch does not say whether players could" };
+    return bad("proof", "entered by a player, and players may not enter dice on this server");
+  }
+  if (!proof.key || proof.commitment !== commitment) return bad("proof.commitment", "not the epoch's commitment");
+  const key = fromHex(proof.key);
+  if (await rootFromPath(key, proof.position, proof.path ?? []) !== commitment) {
+    return bad("proof.key", "its key does not lead to the commitment");
+  }
+  const faces = await deriveFaces(key, proof.client, proof.position, proof.sides);
+  const drawn = proof.sides.map((sides, i) => [sides, faces[i]]);
+  const shown = pairs(copy.dice);
+  const exact = shown.length === drawn.length && shown.every((die, i) => same(die, drawn[i]));
+  if (!exact && !(decision && opened && interleaves(shown, pairs(opened.dice), drawn))) {
+    return bad("dice", "its dice are not the ones derived");
+  }
+  return { ok: true };
+}
+
+/** The commitments and settings this page was told, by epoch number (welcome, epochs). */
 const commitments = new Map();
+const settingsOf = new Map();
+
+function remember(epoch) {
+  if (!epoch) return;
+  if (!commitments.has(epoch.number)) commitments.set(epoch.number, epoch.commitment);
+  if (epoch.settings && !settingsOf.has(epoch.number)) settingsOf.set(epoch.number, epoch.settings);
+}
 
 export function noteWelcome(welcome) {
-  if (welcome?.epoch) commitments.set(welcome.epoch.number, welcome.epoch.commitment);
+  remember(welcome?.epoch);
   showEndButton(welcome);
 }
 
-/** An `epoch` event: remember the commitments; after a reveal, check the epoch's rolls. */
+/** An `epoch` event: remember the commitments; after a reveal, check every roll of the
+ * epoch this page may see (the events between the one that opened it and the reveal). */
 export async function onEpoch(event, client, rerender) {
-  for (const epoch of [event.epoch, event.next]) {
-    if (epoch && !commitments.has(epoch.number)) commitments.set(epoch.number, epoch.commitment);
-  }
+  remember(event.epoch);
+  remember(event.next);
   if (event.op !== "reveal") return;
   const number = event.epoch.number;
-  const commitment = commitments.get(number);
-  let after = 0;
+  const context = { commitment: commitments.get(number), settings: settingsOf.get(number) };
+  const first = event.seq - event.events;
+  const copies = new Map();
+  let after = first - 1;
   for (;;) {
     const page = await client.history({ after, limit: 500 });
     for (const copy of page.events) {
-      const proof = copy.proof;
-      if (copy.type !== "outcome" || !proof || proof.manual || proof.epoch !== number) continue;
-      // The dice as this page showed them live, when it did: the history copy must not
-      // be what decides.
-      const shown = state.outcomes.find((o) => o.seq === copy.seq) ?? copy;
-      results.set(copy.seq, await checkRoll(shown, proof, commitment));
+      if (copy.seq >= event.seq) break;
+      copies.set(copy.seq, copy);
     }
-    if (!page.more) break;
+    if (!page.more || page.events.some((copy) => copy.seq >= event.seq)) break;
     after = page.next;
   }
-  state.verified = Object.fromEntries(results);
+  // The dice as this page showed them live, when it did: the history copy must not be
+  // what decides.
+  const live = (seq) => state.outcomes.find((o) => o.seq === seq);
+  for (const [seq, copy] of copies) {
+    if (copy.type !== "outcome") continue;
+    const shown = live(seq);
+    const opened = copy.reacts_to != null ? (live(copy.reacts_to) ?? copies.get(copy.reacts_to)) : null;
+    const verdict = await checkCopy(shown ? { ...copy, dice: shown.dice } : copy, { ...context, opened });
+    if (verdict) results.set(seq, verdict);
+  }
+  state.verified = Object.fromEntries([...results].map(([seq, verdict]) => [seq, verdict.ok]));
   rerender();
 }
 
 /** The mark of one roll of the log (nothing until its epoch is revealed). */
 export function verifyBadge(outcome) {
-  if (outcome.proof?.manual) return null;
-  if (!results.has(outcome.seq)) return null;
-  const ok = results.get(outcome.seq);
-  return el("span", { class: `badge verified verified-${ok ? "yes" : "no"}`, "data-verified": ok ? "yes" : "no",
-    title: word(ok ? "ok" : "bad"), text: ok ? "✓" : "✗" });
+  const verdict = results.get(outcome.seq);
+  if (!verdict) return null;
+  const [mark, kind, title] = verdict.ok === true ? ["✓", "yes", word("ok")]
+    : verdict.ok === false ? ["✗", "no", `${word("bad")} (${verdict.field} : ${verdict.why})`]
+      : ["?", "unknown", `${word("unknown")} (${verdict.field} : ${verdict.why})`];
+  return el("span", { class: `badge verified verified-${kind}`, "data-verified": kind, "data-field": verdict.field ?? "",
+    title, text: mark });
 }
 
 /** A reveal or a new commitment, as a line of the log. */
