@@ -773,7 +773,8 @@ def url_texts(given: str | list[str] | None) -> list[str]:
 
 def link_details(text: str) -> dict[str, str]:
     """What a page link given as ``--url`` says of the table and who joins: ``table``,
-    ``token``, ``role``, ``name`` from its query, and a seat's ``#token=…``."""
+    ``role``, ``name`` from its query, and the token after ``#`` (``#token=…``: every link
+    the sidecar makes; an older link's ``?token=`` too)."""
     from urllib.parse import parse_qs, urlsplit
 
     parts = urlsplit(text.strip())
