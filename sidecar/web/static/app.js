@@ -5,11 +5,11 @@
 //
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
-import { applyAsk, applyAskOutcome, renderAsks, resetAsks } from "./asks.js";
+import { applyAsk, applyAskOutcome, listRestOfAsks, renderAsks, resetAsks } from "./asks.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import {
-  applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters, currentCharacter,
-  renderCharacterPanel, resetCharacters, sheetPlan,
+  addListedCharacters, applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters,
+  currentCharacter, renderCharacterPanel, resetCharacters, sheetPlan,
 } from "./characters.js";
 import {
   buildField, buildOptionFieldsets, fieldId as fieldIdIn, optionsFor, readFields, readOptionFieldsets,
@@ -163,6 +163,7 @@ async function join(event) {
   });
   client.on("outcome", addOutcome);
   client.on("presence", renderPresence);
+  client.on("characters", (entries) => addListedCharacters(entries, client.lastSeq));
   client.on("sheet", addNote);
   client.on("seat", addNote);
   client.on("ask", addNote);
@@ -175,6 +176,7 @@ async function join(event) {
       // A reconnection: the characters as they are now; resumed events follow it.
       resetCharacters(welcome);
       resetAsks(welcome);
+      listRestOfAsks(client, welcome);
       refreshSeats();
     }
     scheduleOdds();
@@ -248,6 +250,7 @@ function enterTable(welcome) {
   fillRulesets(query.get("ruleset") || localStorage.getItem("sidecar.ruleset"));
   resetCharacters(welcome);
   resetAsks(welcome);
+  listRestOfAsks(state.client, welcome);
   enterGmPanel();
   applyCharacter();
 }
