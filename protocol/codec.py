@@ -18,6 +18,13 @@ from sidecar.protocol.errors import ProtocolError
 
 #: Largest frame accepted, in bytes (the server also refuses it at the transport, 1009).
 MAX_FRAME_BYTES = 64 * 1024
+#: Largest frame a client accepts from a server (1 MiB). A server's frames are bounded
+#: by the lists they carry, which come in pages (``history``, ``sheet``/``seat``/``ask``
+#: ``list``: 56 KiB; ``welcome``: its descriptions of the rulesets, plus 24 KiB of
+#: characters and 24 KiB of asks), and no server sends one frame past the 1 MiB it lets a
+#: client leave unread (it closes with 1013 instead). Clients set their WebSocket's own
+#: limit to this too.
+CLIENT_FRAME_BYTES = 1 << 20
 #: Deepest nesting of maps and lists accepted in a message.
 MAX_DEPTH = 16
 #: Integers accepted: what MessagePack can carry, from the smallest signed 64-bit value to
@@ -99,20 +106,21 @@ def _check_value(value: Any, depth: int, path: str = "", text: bool = False) -> 
         raise _bad_frame(f"values of type {type(value).__name__} are not accepted")
 
 
-def decode(frame: bytes | str) -> dict[str, Any]:
+def decode(frame: bytes | str, *, max_bytes: int = MAX_FRAME_BYTES) -> dict[str, Any]:
     """Decode one frame into a message map.
 
     ``bytes`` are MessagePack, ``str`` is JSON. Raises :class:`ProtocolError` with code
-    ``bad_frame`` when the frame cannot be decoded, and ``bad_message`` when it decodes to
-    something other than a map. A frame parsed into a map that holds a value refused
-    (a lone surrogate, an integer past 64 bits…) raises with that map as the error's
-    ``parsed``.
+    ``too_large`` for a frame over ``max_bytes`` (a server reading a client's frame: 64
+    KiB; a client reading a server's: :data:`CLIENT_FRAME_BYTES`), ``bad_frame`` when the
+    frame cannot be decoded, and ``bad_message`` when it decodes to something other than
+    a map. A frame parsed into a map that holds a value refused (a lone surrogate, an
+    integer past 64 bits…) raises with that map as the error's ``parsed``.
     """
-    if len(frame) > MAX_FRAME_BYTES:
+    if len(frame) > max_bytes:
         raise ProtocolError(
             "too_large",
-            f"frame larger than {MAX_FRAME_BYTES} bytes",
-            fr=f"trame de plus de {MAX_FRAME_BYTES} octets",
+            f"frame larger than {max_bytes} bytes",
+            fr=f"trame de plus de {max_bytes} octets",
         )
     try:
         if isinstance(frame, (bytes, bytearray, memoryview)):

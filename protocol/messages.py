@@ -101,6 +101,9 @@ class AskRequest:
     #: Per seat or character of ``to``: params that differ from ``params`` (each side's
     #: own difficulty…).
     each: dict[str, Any] = field(default_factory=dict)
+    #: ``list``: the page of asks opened after this ``seq``, of at most ``limit`` asks.
+    after: int = 0
+    limit: int = 100
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,9 @@ class SeatRequest:
     op: str
     name: str | None = None
     id: RequestId = None
+    #: ``list``: the page of seats after this name, of at most ``limit`` seats.
+    after: str = ""
+    limit: int = 100
 
 
 @dataclass(frozen=True)
@@ -418,7 +424,8 @@ def parse_ask(message: dict[str, Any]) -> AskRequest:
     if op == "cancel":
         return AskRequest(op=op, ask=_string(message, "ask"), id=rid)
     if op == "list":
-        return AskRequest(op=op, id=rid)
+        return AskRequest(op=op, id=rid, after=_seq(message, "after") or 0,
+                          limit=_page_limit(message))
     to = message.get("to")
     if (not isinstance(to, list) or not 1 <= len(to) <= MAX_ASKED
             or not all(isinstance(name, str) and 0 < len(name) <= MAX_NAME_CHARS
@@ -487,11 +494,26 @@ def parse_react(message: dict[str, Any]) -> ReactRequest:
 
 
 def parse_seat(message: dict[str, Any]) -> SeatRequest:
-    """Validate a ``seat`` request (``name`` is required but for ``list``)."""
+    """Validate a ``seat`` request (``name`` is required but for ``list``, which takes
+    ``after`` and ``limit`` instead)."""
     rid = _id(message)
     op = _choice(message, "op", SEAT_OPS)
-    name = None if op == "list" else _name(message, "name")
-    return SeatRequest(op=op, name=name, id=rid)
+    if op == "list":
+        after = ("" if message.get("after") is None
+                 else _string(message, "after", allow_empty=True))
+        return SeatRequest(op=op, id=rid, after=after, limit=_page_limit(message))
+    return SeatRequest(op=op, name=_name(message, "name"), id=rid)
+
+
+def _page_limit(message: dict[str, Any]) -> int:
+    """A list request's ``limit``: 1 to 500, 100 when not given."""
+    given = _int(message, "limit", required=False)
+    if given is None:
+        return 100
+    if not 1 <= given <= MAX_HISTORY_PAGE:
+        raise bad_field("limit", f"must be 1 to {MAX_HISTORY_PAGE}",
+                        fr=f"doit être entre 1 et {MAX_HISTORY_PAGE}")
+    return given
 
 
 def parse_sheet(message: dict[str, Any]) -> SheetRequest:
@@ -604,6 +626,7 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
                     characters: list[dict[str, Any]] | None = None,
                     characters_more: bool = False,
                     asks: list[dict[str, Any]] | None = None,
+                    asks_more: bool = False,
                     options: list[dict[str, Any]] | None = None,
                     epoch: dict[str, Any] | None = None,
                     hooks: str | None = None) -> dict[str, Any]:
@@ -632,6 +655,8 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
         message["characters_more"] = True
     if asks:
         message["asks"] = asks
+    if asks_more:
+        message["asks_more"] = True
     if epoch is not None:
         message["epoch"] = epoch
     if replayed is not None:
@@ -816,9 +841,12 @@ def ask_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = Fal
 
 
 def asks_message(table: str, asks: list[dict[str, Any]],
-                 request_id: RequestId = None) -> dict[str, Any]:
-    """The answer to ``ask`` ``list``: the open asks (each with who answered)."""
-    return _with_id({"type": "asks", "table": table, "asks": asks}, request_id)
+                 request_id: RequestId = None, *, more: bool = False,
+                 next: int = 0) -> dict[str, Any]:
+    """The answer to ``ask`` ``list``: a page of the open asks (each with who answered;
+    ``next``: the ``after`` of the following page, when ``more``)."""
+    return _with_id({"type": "asks", "table": table, "asks": asks, "more": more,
+                     "next": next}, request_id)
 
 
 def initiative_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
@@ -835,9 +863,12 @@ def initiative_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
 
 
 def seats_message(table: str, seats: list[dict[str, Any]],
-                  request_id: RequestId = None) -> dict[str, Any]:
-    """The answer to ``seat`` ``list``: each seat, its open connections, its characters."""
-    return _with_id({"type": "seats", "table": table, "seats": seats}, request_id)
+                  request_id: RequestId = None, *, more: bool = False,
+                  next: str = "") -> dict[str, Any]:
+    """The answer to ``seat`` ``list``: a page of seats, each with its open connections
+    and its characters (``next``: the ``after`` of the following page, when ``more``)."""
+    return _with_id({"type": "seats", "table": table, "seats": seats, "more": more,
+                     "next": next}, request_id)
 
 
 def sheets_message(table: str, characters: list[dict[str, Any]],

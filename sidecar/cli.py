@@ -18,7 +18,6 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
-from urllib.parse import quote
 
 import sidecar
 from sidecar.config import ServerConfig
@@ -449,9 +448,10 @@ def sidecar_command() -> str:
 
 
 def _join_details(server: Any, config: ServerConfig, table: str) -> str:
+    from sidecar.joinlink import join_link
+
     url = server.url
     page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rsplit("/ws", 1)[0]
-    query = f"?table={quote(table)}"
     run = sidecar_command()
     lines = [
         f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
@@ -463,8 +463,8 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
         f"--token {config.player_token}",
         f"  Regarder    : {run} watch --url {url} --table {table} "
         f"--token {config.player_token}",
-        f"  Navigateur  : {page}/{query}&token={config.player_token}",
-        f"  Navigateur MJ: {page}/{query}&role=gm&token={config.gm_token}",
+        f"  Navigateur  : {join_link(page, table, config.player_token)}",
+        f"  Navigateur MJ: {join_link(page, table, config.gm_token, role='gm')}",
         f"  Place / seat : {run} seat add NOM --url {url} --table {table} "
         f"--token {config.gm_token}",
         "    (un jeton et un lien par joueur : seuls ses jets secrets restent à lui / "
@@ -479,8 +479,9 @@ def _join_details(server: Any, config: ServerConfig, table: str) -> str:
             addresses = [routed.split("//", 1)[1].rsplit(":", 1)[0]]
         scheme = "https" if url.startswith("wss://") else "http"
         for address in addresses or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
-            lines.append(f"  Réseau local / LAN: {scheme}://{address}:{port}/{query}"
-                         f"&token={config.player_token}")
+            lines.append("  Réseau local / LAN: "
+                         + join_link(f"{scheme}://{address}:{port}", table,
+                                     config.player_token))
     else:
         lines.append("  (--host 0.0.0.0 ouvre la table aux téléphones du réseau local / "
                      "opens the table to phones on the LAN)")
@@ -780,7 +781,8 @@ def url_texts(given: str | list[str] | None) -> list[str]:
 
 def link_details(text: str) -> dict[str, str]:
     """What a page link given as ``--url`` says of the table and who joins: ``table``,
-    ``token``, ``role``, ``name`` from its query, and a seat's ``#token=…``."""
+    ``role``, ``name`` from its query, and the token after ``#`` (``#token=…``: every link
+    the sidecar makes; an older link's ``?token=`` too)."""
     from urllib.parse import parse_qs, urlsplit
 
     parts = urlsplit(text.strip())

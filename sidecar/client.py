@@ -18,7 +18,11 @@ name and rolls as the character (``roll(..., character="Aengus")``): the outcome
 ``spent`` and ``sheet``, and :attr:`SidecarClient.characters` follows every change this
 client may see (it starts from the welcome's first page of characters: at a table of
 hundreds, ``welcome["characters_more"]`` says to call :meth:`SidecarClient.sheets` for
-all of them). Not enough left to spend raises :class:`SidecarError` ``insufficient``
+all of them). Every list comes in pages, and the client pages through: ``sheets()``,
+``seats()``, ``list_asks()``, and the open asks past the welcome's first page
+(``asks_more``), listed by :meth:`SidecarClient.connect`. Frames up to 1 MiB are read
+(``CLIENT_FRAME_BYTES``: a welcome carries the rulesets' descriptions and may pass 64
+KiB). Not enough left to spend raises :class:`SidecarError` ``insufficient``
 (``details``: ``field``, ``have``, ``need``).
 
 Open rolls (decide after seeing the dice): an outcome may come back ``open`` with
@@ -85,7 +89,8 @@ from urllib.parse import parse_qsl, quote
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from sidecar.protocol.codec import decode, encode
+from sidecar.protocol.codec import CLIENT_FRAME_BYTES, decode, encode
+from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import PROTOCOL_VERSION
 from sidecar.protocol.text import normalized
 
@@ -241,6 +246,7 @@ class SidecarClient:
         self._finished = False
         # Set while joined: requests made during a reconnection wait for the new join.
         self._ready = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def url(self) -> str:
@@ -268,18 +274,19 @@ class SidecarClient:
                 if tried == len(self.urls) - 1:
                     raise
         self._reader = asyncio.create_task(self._read())
+        await self._more_asks()
         return self.welcome
 
     async def _join(self) -> None:
         tls = {"ssl": self.ssl} if self.ssl is not None and self.url.startswith("wss://") else {}
         # The table in the query: a load balancer keeps a table's members on one process.
-        self._ws = await connect(table_url(self.url, self.hello["table"]), max_size=1 << 20,
-                                 compression=None, **tls)
+        self._ws = await connect(table_url(self.url, self.hello["table"]),
+                                 max_size=CLIENT_FRAME_BYTES, compression=None, **tls)
         hello = {**self.hello, "id": f"{self._prefix}-hello"}
         if self.last_seq is not None:
             hello["resume"] = self.last_seq
         await self._ws.send(encode(hello, binary=self.binary))
-        reply = decode(await self._ws.recv())
+        reply = decode(await self._ws.recv(), max_bytes=CLIENT_FRAME_BYTES)
         if reply.get("type") == "error":
             await self._ws.close()
             raise SidecarError(reply["code"], reply.get("message", ""), reply.get("details"))
@@ -320,7 +327,17 @@ class SidecarClient:
             assert self._ws is not None
             try:
                 async for frame in self._ws:
-                    self._dispatch(decode(frame))
+                    try:
+                        message = decode(frame, max_bytes=CLIENT_FRAME_BYTES)
+                    except ProtocolError as error:
+                        # A frame this client cannot read: no request can be matched to it.
+                        # Dropped like a connection (rejoined when reconnecting), so that
+                        # no request waits for it for ever.
+                        log.error("undecodable frame from %s (%s): connection closed",
+                                  self.url, error.message)
+                        await self._ws.close(1002, "undecodable frame")
+                        break
+                    self._dispatch(message)
             except ConnectionClosed:
                 pass
             self._ready.clear()
@@ -350,6 +367,11 @@ class SidecarClient:
             self._index = (self._index + 1) % len(self.urls)
             try:
                 await self._join()
+                if self.welcome.get("asks_more"):
+                    # (The reader is this very task: the rest of the asks come beside it.)
+                    task = asyncio.create_task(self._more_asks())
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
                 return True
             except SidecarError as error:
                 if error.code in FATAL_CODES:
@@ -370,6 +392,8 @@ class SidecarClient:
                 self._events.put_nowait(message)
         elif kind == "presence":
             self._events.put_nowait(message)
+        elif kind == "asks":
+            self._listed_asks(message.get("asks") or ())
         rid = message.get("id")
         entry = self._pending.get(rid) if rid is not None else None
         if entry is not None and not entry[1].done():
@@ -441,6 +465,39 @@ class SidecarClient:
                        and not any(side.get("open") for side in entry["answered"].values()))
             if settled or "opposition" in event:
                 self.asks.pop(ask_id, None)
+
+    def _listed_asks(self, listed: Any) -> None:
+        """A page of ``ask list`` (as it arrives, in order with the events): the asks not
+        followed yet join :attr:`asks`. Those followed already are as the page says: every
+        event since they were listed or opened has been applied to them."""
+        for entry in listed:
+            if not isinstance(entry, dict) or not isinstance(entry.get("ask"), str):
+                continue
+            if entry["ask"] not in self.asks:
+                ask = {key: value for key, value in entry.items() if key not in ("seq", "op")}
+                ask.setdefault("answered", {})
+                if self._may_answer(ask):
+                    self.asks[entry["ask"]] = ask
+
+    async def _more_asks(self) -> None:
+        """After a welcome that says ``asks_more``: the other open asks, page by page
+        (each fills :attr:`asks` as it arrives)."""
+        listed = self.welcome.get("asks") or []
+        if not self.welcome.get("asks_more") or not listed:
+            return
+        try:
+            await self._ask_pages(listed[-1].get("seq", 0))
+        except SidecarError as error:  # the connection ended meanwhile: the next welcome
+            log.info("open asks not listed (%s)", error)
+
+    async def _ask_pages(self, after: int) -> list[dict[str, Any]]:
+        asks: list[dict[str, Any]] = []
+        while True:
+            page = await self.request({"type": "ask", "op": "list", "after": after})
+            asks += page["asks"]
+            if not page.get("more") or not page["asks"]:
+                return asks
+            after = page["next"]
 
     def _may_answer(self, ask: dict[str, Any]) -> bool:
         """A GM follows every ask; a seat the asks naming it that it has not answered."""
@@ -561,8 +618,8 @@ class SidecarClient:
 
     async def list_asks(self) -> list[dict[str, Any]]:
         """The open asks as the server lists them (a GM: all; a seat: those naming it),
-        each with ``answered``: ``{seat: side}``."""
-        return (await self.request({"type": "ask", "op": "list"}))["asks"]
+        each with ``answered``: ``{seat: side}``; every page of them."""
+        return await self._ask_pages(0)
 
     async def answer(self, ask: str | dict[str, Any], dice: list[int] | None = None, *,
                      id: str | None = None) -> dict[str, Any]:
@@ -632,8 +689,25 @@ class SidecarClient:
         return await self.request({"type": "seat", "op": "rotate", "name": name})
 
     async def seats(self) -> list[dict[str, Any]]:
-        """The table's seats: ``[{name, online, characters}, …]``."""
-        return (await self.request({"type": "seat", "op": "list"}))["seats"]
+        """The table's seats: ``[{name, online, characters}, …]``, every page of them; a
+        seat owning more characters than its entry lists (``characters_more``) gets them
+        all from :meth:`sheets`."""
+        seats: list[dict[str, Any]] = []
+        after = ""
+        while True:
+            page = await self.request({"type": "seat", "op": "list", "after": after})
+            seats += page["seats"]
+            if not page.get("more") or not page["seats"]:
+                break
+            after = page["next"]
+        if any(seat.get("characters_more") for seat in seats):
+            owned: dict[str, list[str]] = {}
+            for entry in await self.sheets():
+                owned.setdefault(entry.get("owner") or "", []).append(entry["character"])
+            for seat in seats:
+                if seat.pop("characters_more", False):
+                    seat["characters"] = sorted(owned.get(seat["name"], ()))
+        return seats
 
     # -- characters -------------------------------------------------------------------------
 

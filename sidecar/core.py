@@ -26,7 +26,7 @@ import dataclasses
 import hmac
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -40,6 +40,7 @@ from sidecar.joinlink import join_block
 from sidecar.journal import request_key
 from sidecar.journal.schema import identity_role
 from sidecar.limits import check_event_size, check_strings, encoded_size
+from sidecar.listing import open_asks, seat_entries, take_page
 from sidecar.model import Outcome, Roll
 from sidecar.ownership import check_decider, not_yours, sheet_audience
 from sidecar.pipeline import Resolution
@@ -93,7 +94,8 @@ log = logging.getLogger("sidecar.core")
 CLOSE_PROTOCOL = 1002
 CLOSE_POLICY = 1008
 
-#: The most bytes of characters a ``welcome`` carries (the rest: ``sheet`` ``list``).
+#: The most bytes of characters a ``welcome`` carries (the rest: ``sheet`` ``list``), and
+#: the most of open asks (the rest: ``ask`` ``list``).
 WELCOME_BYTES = 24 * 1024
 
 #: Seconds between two presence messages of one table: joins and leaves in between are
@@ -303,6 +305,7 @@ class TableCore:
         """The ``welcome`` for a member just seated (``replayed``: events to be resent)."""
         # The first page only, in a welcome that stays small whatever the table holds.
         characters, more = self.visible_characters(table, member, max_bytes=WELCOME_BYTES)
+        asks = self.ask_list(table, member, AskRequest(op="list"), max_bytes=WELCOME_BYTES)
         message = welcome_message(
             table=table.name, role=member.role, seq=table.seq, version=self.version,
             rulesets=self.catalogue.ruleset_listing(),
@@ -312,7 +315,7 @@ class TableCore:
             replayed=replayed if hello.resume is not None else None,
             request_id=hello.id, seat=member.seat, characters=characters,
             characters_more=more,
-            asks=self.ask_list(table, member, AskRequest(op="list"))["asks"],
+            asks=asks["asks"], asks_more=asks["more"],
             epoch=({**table.epoch.public(), "client": member.client_seed}
                    if self.provable and table.epoch is not None else None),
             hooks=HOOKS_API)
@@ -528,13 +531,22 @@ class TableCore:
         del event["audience"]
         return self._pending(ticket, event, (("ask", request.ask, None),))
 
-    @staticmethod
-    def ask_list(table: Table, member: Member, request: AskRequest) -> dict[str, Any]:
-        """The answer to ``ask`` ``list``: open asks — all for a GM, a seat's own, each as
-        its mode lets the member see it (:func:`sidecar.asks.listed`)."""
-        asks = [view for view in (listed(ask, member) for ask in table.asks.values())
-                if view is not None]
-        return asks_message(table.name, asks, request.id)
+    def ask_list(self, table: Table, member: Member, request: AskRequest, *,
+                 max_bytes: int | None = None) -> dict[str, Any]:
+        """The answer to ``ask`` ``list``: a page of open asks — all for a GM, a seat's
+        own, each as its mode lets the member see it (:func:`sidecar.asks.listed`) — in
+        the order they were opened, after ``request.after`` (a ``seq``), within
+        ``max_bytes`` (by default the history pages' bound)."""
+        def views() -> Iterator[dict[str, Any]]:
+            for ask in open_asks(table, request.after):
+                view = listed(ask, member)
+                if view is not None:
+                    yield view
+        bound = self.config.max_history_bytes if max_bytes is None else max_bytes
+        page, more = take_page(views(), limit=request.limit, max_bytes=bound,
+                               binary=member.binary)
+        return asks_message(table.name, page, request.id, more=more,
+                            next=page[-1]["seq"] if page else request.after)
 
     @staticmethod
     def _key(member: Member, request_id: Any) -> tuple[str, str, str] | None:
@@ -1194,11 +1206,10 @@ class TableCore:
     def seat_list(self, table: Table, member: Member, request: SeatRequest) -> dict[str, Any]:
         """The answer to ``seat`` ``list`` (GMs only)."""
         self._gm_only(member, "manage seats", "gérer les places")
-        seats = [{"name": name, "online": len(table.seat_members(name)),
-                  "characters": sorted(c.name for c in table.characters.values()
-                                       if c.owner == name)}
-                 for name in sorted(table.seats)]
-        return seats_message(table.name, seats, request.id)
+        page, more = take_page(seat_entries(table, request.after), limit=request.limit,
+                               max_bytes=self.config.max_history_bytes, binary=member.binary)
+        return seats_message(table.name, page, request.id, more=more,
+                             next=page[-1]["name"] if page else request.after)
 
     def sheet_list(self, table: Table, member: Member, request: SheetRequest
                    ) -> dict[str, Any]:

@@ -16,10 +16,13 @@ from sidecar.seats import qr_data_uri
 ALL_INTERFACES = ("0.0.0.0", "", "::")
 
 
-def join_link(page_url: str, table: str, token: str) -> str:
-    """``http://192.168.1.20:8765/?table=demo&token=…``: the page joins ``table`` with
-    the players' ``token`` (the page takes the token out of its address at once)."""
-    return f"{page_url.rstrip('/')}/?table={quote(table)}&token={quote(token, safe='')}"
+def join_link(page_url: str, table: str, token: str, *, role: str | None = None) -> str:
+    """``http://192.168.1.20:8765/?table=demo#token=…``: the page joins ``table`` with
+    ``token`` (the players' by default; ``role="gm"`` for the GM's own link). The token
+    goes after ``#``, which a browser never sends: no server, proxy or access log sees it
+    (and the page takes it out of its address at once)."""
+    query = f"?table={quote(table)}" + (f"&role={quote(role)}" if role else "")
+    return f"{page_url.rstrip('/')}/{query}#token={quote(token, safe='')}"
 
 
 def open_to_lan(config: ServerConfig) -> bool:

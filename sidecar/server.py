@@ -218,6 +218,26 @@ class SidecarServer:
         snapshot = await self.store.preload(name)
         self._preloaded = None if snapshot is None else (name, snapshot)
 
+    async def _current_for_hello(self, hello: Hello) -> None:
+        """A shared store: the table as the store has it now, before a ``hello`` is
+        checked against it. A player's token is checked against seats another process
+        may have just rotated or removed (or added): its notice may not be here yet, so
+        the store is asked (one read, nothing when no event is new; the table's turn only
+        when one is). The caller joins right after, without awaiting anything between."""
+        table = self.tables.get(hello.table)
+        if table is not None and hello.role == "player":
+            try:
+                news = await self.store.since(table.name, table.seq)
+            except StaleTable as stale:  # the stream was written anew: Redis lost events
+                self._store_lost(table, stale.seq)
+                raise self._lost_error() from None
+            if news and self.tables.get(hello.table) is table:
+                async with table.turn:
+                    if news[-1][0]["seq"] > table.seq:
+                        await self._catch_up(table)
+        if self.tables.get(hello.table) is None:  # (also: forgotten while this waited)
+            await self._preload(hello.table)
+
     async def _open_table(self, name: str) -> Table:
         """Table ``name``, read from the store first when it is not in memory."""
         table = self.tables.get(name)
@@ -650,8 +670,8 @@ class SidecarServer:
                     raise self.core.not_joined()
                 session.locale = request.locale
                 self._check_hello_guard(session, request)
-                if self.store.shared and self.tables.get(request.table) is None:
-                    await self._preload(request.table)
+                if self.store.shared:
+                    await self._current_for_hello(request)
                 try:
                     session.table, session.member = self.core.join(
                         request, binary=session.binary, connection=session.connection)

@@ -12,7 +12,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from sidecar.config import ServerConfig
 from sidecar.plugins import PluginHost, default_host
-from sidecar.protocol.codec import decode, encode
+from sidecar.protocol.codec import CLIENT_FRAME_BYTES, decode, encode
 from sidecar.server import SidecarServer
 
 GM_TOKEN = "gm-secret-token"
@@ -70,7 +70,7 @@ class Peer:
     async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
         frame = await asyncio.wait_for(self.ws.recv(), timeout)
         assert isinstance(frame, bytes) == self.binary, "answered in the wrong encoding"
-        message = decode(frame)
+        message = decode(frame, max_bytes=CLIENT_FRAME_BYTES)  # what clients accept
         self.seen.append(message)
         return message
 

@@ -86,7 +86,8 @@ def test_serve_prints_where_it_listens_plugins_and_join_details():
                      "combat"):
             assert f"{name} 1.0" in plugins_line
         assert f"--token {PLAYER_TOKEN}" in banner and f"--token {GM_TOKEN}" in banner
-        assert f"?table=demo&token={PLAYER_TOKEN}" in banner
+        assert f"?table=demo#token={PLAYER_TOKEN}" in banner
+        assert "token=" not in "".join(server.lines).replace("#token=", "")
         assert server.stop() == 0
 
 
@@ -100,7 +101,7 @@ def test_join_details_give_phones_a_lan_link(monkeypatch):
     server = SimpleNamespace(url="ws://127.0.0.1:8765/ws", port=8765)
     monkeypatch.setattr(cli, "lan_addresses", lambda: ["192.0.2.7"])
     details = cli._join_details(server, config, "la crypte")
-    assert "http://192.0.2.7:8765/?table=la%20crypte&token=p-tok" in details
+    assert "http://192.0.2.7:8765/?table=la%20crypte#token=p-tok" in details
     assert "g-tok" not in details.split("LAN")[1]  # the GM token is never in a shared link
     local = cli._join_details(server, ServerConfig(host="127.0.0.1"), "demo")
     assert "--host 0.0.0.0" in local

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import http.client
 import os
+import re
 import shutil
 import socket
 import ssl
@@ -26,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from websockets.asyncio.client import connect
@@ -512,3 +513,45 @@ def test_deploy_md_starts_the_processes_the_configs_forward_to() -> None:
         assert f"(deploy/{name})" in deploy
         text = (DEPLOY / name).read_text()
         assert all(backend in text for backend in SHIPPED_BACKENDS)
+
+
+#: Where each proxy writes the requests it serves (as the test configures it).
+REQUEST_LOGS = {"nginx": "access.log", "haproxy": "proxy.out"}
+
+
+@pytest.mark.parametrize("kind", PROXIES)
+def test_no_link_puts_a_token_in_the_proxys_log(deployment: Deployment, kind: str) -> None:
+    """Every link that carries a token — ``serve``'s printed player and GM links, the GM's
+    join link (and its QR code) — carries it after ``#``: a browser opening it through the
+    proxy sends the path and query only, so no token lands in the proxy's request log.
+    (Before: ``?token=``, and the GM's and players' tokens were in ``access.log``.)"""
+    async def gm_welcome() -> dict:
+        gm = await open_peer(deployment, kind, origin=deployment.sites[kind].origin,
+                             table="liens")
+        welcome = await gm.join(table="liens", name="MJ", role="gm")
+        await gm.close()
+        return welcome
+
+    printed = [found for process in deployment.backends.processes if process is not None
+               for line in process.lines if GM_TOKEN in line or PLAYER_TOKEN in line
+               for found in re.findall(r"https?://\S+", line)]
+    log = deployment.sites[kind].folder / REQUEST_LOGS[kind]
+    with deployment.proxy(kind):
+        welcome = run(gm_welcome())
+        links = [welcome["join"]["link"], *printed]
+        assert len(printed) >= 2 * len(deployment.backends.processes)  # player's and GM's
+        for link in links:
+            parts = urlsplit(link)
+            # Each still joins with its token (after `#`): the test checks real links.
+            assert parse_qs(parts.fragment).get("token", [""])[0] in (GM_TOKEN, PLAYER_TOKEN)
+            path = parts.path + (f"?{parts.query}" if parts.query else "")
+            status, _, body = https_get(deployment, kind, path)
+            assert status == 200, body[:200]
+        # Every request is logged once it is served: wait for them all to be written.
+        deadline = time.monotonic() + 10
+        while (log.read_text(errors="replace").count("GET /?") < len(links)
+               and time.monotonic() < deadline):
+            time.sleep(0.02)
+    logged = log.read_text(errors="replace")
+    assert logged.count("GET /?") >= len(links), logged[-2000:]
+    assert GM_TOKEN not in logged and PLAYER_TOKEN not in logged, logged[-2000:]

@@ -454,7 +454,7 @@ def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms(
     lines += rest.splitlines()
     banner = "\n".join(lines)
     link = re.search(r"phones: scan — (\S+)", banner).group(1)
-    assert link.endswith(f"/?table=demo&token={PLAYER_TOKEN}")
+    assert link.endswith(f"/?table=demo#token={PLAYER_TOKEN}")
     assert f"Réseau local / LAN: {link}" in banner  # the link printed above it
     start = next(i for i, line in enumerate(lines) if "phones: scan" in line) + 1
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("▀")) + 1
@@ -473,7 +473,7 @@ def test_a_server_on_loopback_gives_no_join_link():
     assert join_block(local, "http://127.0.0.1:8765/", "demo") is None
     lan = ServerConfig(host="0.0.0.0", gm_token="g", player_token="p&q")
     block = join_block(lan, "http://192.0.2.7:8765/", "la crypte")
-    assert block["link"] == "http://192.0.2.7:8765/?table=la%20crypte&token=p%26q"
+    assert block["link"] == "http://192.0.2.7:8765/?table=la%20crypte#token=p%26q"
     seats_only = ServerConfig(host="0.0.0.0", gm_token="g", player_token="")
     assert join_block(seats_only, "http://192.0.2.7:8765/", "demo") is None
 
@@ -489,7 +489,7 @@ def test_the_gms_page_shows_the_join_link_and_its_qr_code(browser):
         gm = gm_page(browser, server.http, "scan")
         box = gm.page.wait_for_selector("#gm-join")
         link = gm.page.input_value("#gm-join-link")
-        assert link == f"http://192.0.2.7:8765/?table=scan&token={PLAYER_TOKEN}"
+        assert link == f"http://192.0.2.7:8765/?table=scan#token={PLAYER_TOKEN}"
         qr = gm.page.get_attribute("#gm-join img.qr", "src")
         assert qr.startswith("data:image/svg+xml")
         assert box.is_visible() and gm.page.is_visible("#gm-join img.qr")
@@ -511,12 +511,12 @@ def test_a_pasted_page_link_joins_its_table_with_its_token_role_and_name():
     with ServeProcess() as server:
         page = server.url.replace("ws://", "http://").removesuffix("/ws") + "/"
         player = sidecar("roll", "dice", "expr=1d6", "--json", "--url",
-                         f"{page}?table=soiree&token={PLAYER_TOKEN}")
+                         f"{page}?table=soiree#token={PLAYER_TOKEN}")
         assert player.returncode == 0, player.stderr
         rolled = json.loads(player.stdout)
         assert rolled["table"] == "soiree" and rolled["by"]["role"] == "player"
         gm = sidecar("roll", "dice", "expr=1d6", "--json", "--url",
-                     f"{page}?table=soiree&role=gm&token={GM_TOKEN}")
+                     f"{page}?table=soiree&role=gm#token={GM_TOKEN}")
         assert gm.returncode == 0, gm.stderr
         assert json.loads(gm.stdout)["by"]["role"] == "gm"
         seat = _seat_token(["--url", server.url, "--table", "soiree", "--token", GM_TOKEN],

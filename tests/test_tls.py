@@ -211,5 +211,5 @@ def test_join_details_of_a_tls_server_give_https_links(monkeypatch: pytest.Monke
     monkeypatch.setattr(cli, "lan_addresses", lambda: ["192.0.2.7"])
     details = cli._join_details(server, config, "crypte")
     assert "page https://127.0.0.1:8765/" in details
-    assert "Réseau local / LAN: https://192.0.2.7:8765/?table=crypte&token=p-tok" in details
+    assert "Réseau local / LAN: https://192.0.2.7:8765/?table=crypte#token=p-tok" in details
     assert "http://" not in details and "ws://" not in details

@@ -5,11 +5,11 @@
 //
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
-import { applyAsk, applyAskOutcome, renderAsks, resetAsks } from "./asks.js";
+import { applyAsk, applyAskOutcome, listRestOfAsks, renderAsks, resetAsks } from "./asks.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import {
-  applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters, currentCharacter,
-  renderCharacterPanel, resetCharacters, sheetPlan,
+  addListedCharacters, applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters,
+  currentCharacter, renderCharacterPanel, resetCharacters, sheetPlan,
 } from "./characters.js";
 import {
   buildField, buildOptionFieldsets, fieldId as fieldIdIn, optionsFor, readFields, readOptionFieldsets,
@@ -94,17 +94,22 @@ function savedSession() {
 }
 
 /**
- * A token in the address (a seat's link: `?table=T&name=N#token=…`, or an older
- * `?token=`) is read once, kept for this tab's session, and taken out of the address and
- * its history entry: it is a key, not something to bookmark, share or leave in the history.
+ * A token in the address — after `#` in every link the sidecar makes (a seat's
+ * `?table=T&name=N#token=…`, the players' join link `?table=T#token=…`, the GM's
+ * `?table=T&role=gm#token=…`: a browser never sends what follows `#`, so no server or proxy
+ * log holds it), or an older link's `?token=` — is read once, kept for this tab's session,
+ * and taken out of the address and its history entry: it is a key, not something to
+ * bookmark, share or leave in the history. A seat's link (a player's, naming the seat)
+ * joins at once.
  */
 function readTokenFromAddress() {
   const fragment = new URLSearchParams(location.hash.slice(1));
-  const seatToken = fragment.get("token");
-  const token = seatToken || query.get("token");
+  const hashed = fragment.get("token");
+  const token = hashed || query.get("token");
   if (!token) return null;
+  const role = query.get("role") || "player";
   const session = { table: query.get("table") || "", name: query.get("name") || "",
-    role: seatToken ? "player" : query.get("role") || "player", token, seat: Boolean(seatToken) };
+    role, token, seat: Boolean(hashed) && role === "player" && Boolean(query.get("name")) };
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
   query.delete("token");
   const search = query.toString();
@@ -158,6 +163,7 @@ async function join(event) {
   });
   client.on("outcome", addOutcome);
   client.on("presence", renderPresence);
+  client.on("characters", (entries) => addListedCharacters(entries, client.lastSeq));
   client.on("sheet", addNote);
   client.on("seat", addNote);
   client.on("ask", addNote);
@@ -170,6 +176,7 @@ async function join(event) {
       // A reconnection: the characters as they are now; resumed events follow it.
       resetCharacters(welcome);
       resetAsks(welcome);
+      listRestOfAsks(client, welcome);
       refreshSeats();
     }
     scheduleOdds();
@@ -243,6 +250,7 @@ function enterTable(welcome) {
   fillRulesets(query.get("ruleset") || localStorage.getItem("sidecar.ruleset"));
   resetCharacters(welcome);
   resetAsks(welcome);
+  listRestOfAsks(state.client, welcome);
   enterGmPanel();
   applyCharacter();
 }

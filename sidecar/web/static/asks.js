@@ -28,20 +28,64 @@ function asksMe(event) {
 
 const shown = (event) => isGm() || asksMe(event);
 
-/** After a `welcome`: the open asks it lists; those this page had that are gone are closed. */
+/** An ask as listed (a welcome, a page of `ask list`), keeping the answers this page saw. */
+function listed(ask, old) {
+  const item = known(ask);
+  if (old) for (const [seat, answer] of old.answers) if (!item.answers.has(seat)) item.answers.set(seat, answer);
+  return item;
+}
+
+/**
+ * After a `welcome`: the open asks it lists; those this page had that are gone are closed.
+ * A welcome that says `asks_more` lists the first page only: those this page had are kept
+ * open until every page is in (`listRestOfAsks`).
+ */
 export function resetAsks(welcome) {
   const before = state.asks ?? new Map();
   state.asks = new Map();
+  state.unlistedAsks = new Set();
   const open = new Set((welcome.asks ?? []).map((ask) => ask.ask));
   for (const [id, item] of before) {
-    if (!open.has(id)) state.asks.set(id, { ...item, closed: item.closed ?? "done" });
+    if (open.has(id)) continue;
+    if (welcome.asks_more && !item.closed) {
+      state.asks.set(id, item); // on a later page (and resumed events apply to it), or gone
+      state.unlistedAsks.add(id);
+    } else {
+      state.asks.set(id, { ...item, closed: item.closed ?? "done" });
+    }
   }
-  for (const ask of welcome.asks ?? []) {
-    const item = known(ask);
-    const old = before.get(ask.ask);
-    if (old) for (const [seat, answer] of old.answers) if (!item.answers.has(seat)) item.answers.set(seat, answer);
-    state.asks.set(ask.ask, item);
+  for (const ask of welcome.asks ?? []) state.asks.set(ask.ask, listed(ask, before.get(ask.ask)));
+  renderAsks();
+}
+
+/** A page of `ask list` (as it arrives, in order with the events): the asks not followed yet. */
+function addListedAsks(asks) {
+  for (const ask of asks) {
+    state.unlistedAsks?.delete(ask.ask);
+    const item = state.asks.get(ask.ask);
+    if ((item && !item.closed) || !shown(ask)) continue; // followed: its events apply to it
+    state.asks.set(ask.ask, listed(ask, item));
   }
+  renderAsks();
+}
+
+/**
+ * After a welcome that says `asks_more`: the other open asks, page by page; once all are
+ * in, those this page had that no page lists are closed.
+ */
+export async function listRestOfAsks(client, welcome) {
+  const first = welcome.asks ?? [];
+  if (!welcome.asks_more || !first.length) return;
+  try {
+    await client.asks({ after: first[first.length - 1].seq, onPage: addListedAsks });
+  } catch {
+    return; // the connection ended meanwhile: the next welcome lists them again
+  }
+  for (const id of state.unlistedAsks ?? []) {
+    const item = state.asks.get(id);
+    if (item && !item.closed) item.closed = "done";
+  }
+  state.unlistedAsks = null;
   renderAsks();
 }
 

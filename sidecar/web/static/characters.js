@@ -25,6 +25,22 @@ export function resetCharacters(welcome) {
   changed();
 }
 
+/**
+ * Characters a page of `sheet list` added (a welcome carries the first page of them only,
+ * `characters_more`: the client lists the rest), as they stood at `seq`.
+ */
+export function addListedCharacters(entries, seq) {
+  let added = false;
+  for (const entry of entries) {
+    if (state.characters.has(entry.character)) continue; // followed: events apply to it
+    state.characters.set(entry.character, { ...entry, seq: seq ?? state.welcome?.seq ?? 0 });
+    added = true;
+  }
+  if (!added) return;
+  pickDefault();
+  changed();
+}
+
 /** Whether the values of `name` are older than `seq` (an event at `seq` tells news). */
 function newer(name, seq) {
   const known = state.characters.get(name);

@@ -31,6 +31,8 @@ export const state = {
   presence: [],
   // Asked rolls this page shows a card for: ask id → {event, answers, opposition, closed}.
   asks: new Map(),
+  // After a welcome with `asks_more`: asks this page had, not listed again yet.
+  unlistedAsks: null,
   // The seq of this page's roll to bring into view once it is in the log.
   reveal: null,
 };

@@ -48,6 +48,14 @@ import { decode, encode } from "./vendor/msgpack.mjs";
 /** The protocol version this client speaks. */
 export const PROTOCOL = 1;
 
+/**
+ * The largest frame this client reads (1 MiB). A server's lists come in pages (`history`,
+ * `sheet`/`seat`/`ask` `list`: 56 KiB; `welcome`: its descriptions of the rulesets, plus
+ * 24 KiB of characters and 24 KiB of asks, `characters_more`/`asks_more` saying more
+ * follow) and no server sends a frame past the 1 MiB it lets a client leave unread.
+ */
+export const MAX_FRAME_BYTES = 1 << 20;
+
 /** Error codes after which reconnecting cannot help (the server closes the connection). */
 const FATAL_CODES = new Set(["forbidden", "unsupported_protocol", "bad_message"]);
 /** Journaled events: they carry a `seq`, each is delivered once. */
@@ -114,6 +122,9 @@ function randomPrefix() {
  *   `session` (a GM started game session `number`), public, each `seq` once;
  * - `character` ({character, ruleset, owner, values}, or `{character, removed: true}`)
  *   whenever `client.characters` changes: a sheet event, or a roll as a character;
+ * - `characters` ([{character, ruleset, owner, values}, …]) when a page of `sheet list`
+ *   adds characters `client.characters` did not hold: a welcome carries the first page
+ *   of them only (`characters_more`), the client lists the rest by itself (`listed`);
  * - `state` ("connecting" | "open" | "reconnecting" | "closed");
  * - `error` (SidecarError) for an error that answers no request of this client.
  */
@@ -163,6 +174,9 @@ export class SidecarClient {
     this.welcome = null;
     /** The characters this client may see, by name: `{character, ruleset, owner, values}`. */
     this.characters = new Map();
+    /** Resolves once `characters` holds every character of the last welcome (listed page
+     * by page after a welcome that says `characters_more`). */
+    this.listed = Promise.resolve();
     /** The SidecarError that ended the connection for good (a token changed…), if any. */
     this.closedBy = null;
     this.state = "idle";
@@ -310,8 +324,11 @@ export class SidecarClient {
             // next events reuse those numbers): follow the table from its seq.
             if (this.lastSeq === null || message.seq < this.lastSeq) this.lastSeq = message.seq;
             this._setState("open");
-            this._emit("welcome", message);
+            // What the last connection left unanswered is settled first: requests the
+            // welcome's listeners make (the rest of a list…) belong to this connection.
             this._resendPending();
+            this.listed = this._listCharacters(message);
+            this._emit("welcome", message);
             resolve(message);
           } else if (message.type === "error") {
             const error = new SidecarError(message.code, message.message, message.details);
@@ -410,6 +427,11 @@ export class SidecarClient {
   // -- frames -------------------------------------------------------------------------------
 
   _decode(data) {
+    // (A JS string's length is at most its UTF-8 bytes: the exact count only near the bound.)
+    const size = typeof data === "string"
+      ? (data.length * 3 > MAX_FRAME_BYTES ? new TextEncoder().encode(data).length : data.length)
+      : data.byteLength;
+    if (size > MAX_FRAME_BYTES) throw new Error(`frame larger than ${MAX_FRAME_BYTES} bytes`);
     if (typeof data === "string") return JSON.parse(data);
     const message = decode(new Uint8Array(data));
     if (message === null || typeof message !== "object" || Array.isArray(message)) {
@@ -443,6 +465,8 @@ export class SidecarClient {
       }
     } else if (message.type === "presence") {
       this._emit("presence", message);
+    } else if (message.type === "sheets") {
+      this._listedCharacters(message.characters);
     } else if (message.type === "error" && !this._pending.has(message.id)) {
       this._emit("error", new SidecarError(message.code, message.message, message.details));
     }
@@ -470,6 +494,38 @@ export class SidecarClient {
     }
     this.characters.set(name, entry);
     this._emit("character", entry);
+  }
+
+  /**
+   * A page of characters (`sheet list`, in order with the events): those `characters`
+   * did not hold join it; those it holds are as the page says already (every event since
+   * they were listed applies to them).
+   */
+  _listedCharacters(entries) {
+    const added = [];
+    for (const entry of Array.isArray(entries) ? entries : []) {
+      if (!entry || typeof entry.character !== "string" || this.characters.has(entry.character)) continue;
+      const copy = { ...entry };
+      this.characters.set(entry.character, copy);
+      added.push(copy);
+    }
+    if (added.length) this._emit("characters", added);
+  }
+
+  /** After a welcome that says `characters_more`: the other characters, page by page. */
+  async _listCharacters(welcome) {
+    const first = welcome.characters ?? [];
+    if (!welcome.characters_more || !first.length) return;
+    try {
+      let after = first[first.length - 1].character;
+      for (;;) {
+        const page = await this.request({ type: "sheet", op: "list", after });
+        if (!page.more || !page.characters?.length) return;
+        after = page.next;
+      }
+    } catch {
+      // The connection ended meanwhile: the next welcome lists them again.
+    }
   }
 
   _settle(message) {
@@ -587,9 +643,21 @@ export class SidecarClient {
     return this.request({ type: "ask", op: "cancel", ask: typeof ask === "object" ? ask.ask : ask });
   }
 
-  /** The open asks (a GM: all; a seat: those naming it), each with `answered: {seat: side}`. */
-  async asks() {
-    return (await this.request({ type: "ask", op: "list" })).asks;
+  /**
+   * The open asks (a GM: all; a seat: those naming it), each with `answered: {seat: side}`,
+   * every page of them, in the order they were opened. `after`: only those opened after
+   * that `seq`; `onPage(asks)` is called with each page as it arrives (before any event
+   * that follows it), for a list kept up to date by the events.
+   */
+  async asks({ after = 0, onPage } = {}) {
+    const asks = [];
+    for (;;) {
+      const page = await this.request({ type: "ask", op: "list", after });
+      onPage?.(page.asks ?? []);
+      asks.push(...(page.asks ?? []));
+      if (!page.more || !page.asks?.length) return asks;
+      after = page.next;
+    }
   }
 
   /**
@@ -639,9 +707,32 @@ export class SidecarClient {
     return this.request({ type: "seat", op: "rotate", name });
   }
 
-  /** The table's seats: `[{name, online, characters}, …]`. */
+  /**
+   * The table's seats: `[{name, online, characters}, …]`, every page of them; a seat owning
+   * more characters than its entry lists (`characters_more`) gets them all from `sheets()`.
+   */
   async seats() {
-    return (await this.request({ type: "seat", op: "list" })).seats;
+    const seats = [];
+    let after = "";
+    for (;;) {
+      const page = await this.request({ type: "seat", op: "list", after });
+      seats.push(...(page.seats ?? []));
+      if (!page.more || !page.seats?.length) break;
+      after = page.next;
+    }
+    if (seats.some((seat) => seat.characters_more)) {
+      const owned = new Map();
+      for (const entry of await this.sheets()) {
+        if (!owned.has(entry.owner)) owned.set(entry.owner, []);
+        owned.get(entry.owner).push(entry.character);
+      }
+      for (const seat of seats) {
+        if (!seat.characters_more) continue;
+        delete seat.characters_more;
+        seat.characters = (owned.get(seat.name) ?? []).sort();
+      }
+    }
+    return seats;
   }
 
   // -- characters -----------------------------------------------------------------------------
@@ -673,8 +764,7 @@ export class SidecarClient {
     return this._sheet({ type: "sheet", op: "remove", character }, reason, id);
   }
 
-  /** The characters this client may see: `[{character, ruleset, owner, values}, …]`. */
-  /** Every character this client may see, page after page. */
+  /** Every character this client may see, page after page: `[{character, ruleset, owner, values}, …]`. */
   async sheets() {
     const characters = [];
     let after = "";
