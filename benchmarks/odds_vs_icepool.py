@@ -22,8 +22,8 @@ import icepool
 from icepool import Vector
 
 from sidecar import api, probability
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 from sidecar.rulesets import bloodlust, d6code, ladder, oweens, seuil
 from sidecar.rulesets.oweens import best_gain
 

@@ -30,9 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar import hookimpl
+from sidecar.host.params import normalise_label
+from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll
-from sidecar.params import normalise_label
-from sidecar.plugins import scope
 from sidecar.protocol.errors import invalid_param
 from sidecar.rulesets.oweens import base_dice
 from sidecar.rulesets.sheets import add_spend

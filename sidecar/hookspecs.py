@@ -64,7 +64,7 @@ at most 12 deep; an extension's result, and the notes it adds, at most 4,096 in 
 plugin is loaded: every key must be one its type knows, of the right type, ``min`` at most
 ``max``, a ``default`` a valid value (in range, among the ``choices``), texts a string or
 ``{"fr", "en"}``. A mistake stops ``sidecar serve`` with one line naming the plugin, the
-hook, the description and the key (see :mod:`sidecar.descriptions` for every key).
+hook, the description and the key (see :mod:`sidecar.host.descriptions` for every key).
 
 **Versions and deprecations.** :data:`HOOKS_API` is the version of these hooks
 (``major.minor``), which ``welcome`` (``server.hooks``) and ``sidecar plugins`` show. A
@@ -86,7 +86,7 @@ from typing import TYPE_CHECKING, Any
 from sidecar.markers import hookspec
 
 if TYPE_CHECKING:
-    from sidecar.dice import Dice
+    from sidecar.dice.sources import Dice
     from sidecar.model import Outcome, Roll
 
 #: The version of the hooks below (``major.minor``): see "Versions and deprecations".
@@ -166,7 +166,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
 
     :param roll: the roll, after the extensions' :func:`sidecar_modify_roll`;
         ``roll.params`` is validated with defaults filled in.
-    :param dice: where faces come from (a :class:`~sidecar.dice.Dice`):
+    :param dice: where faces come from (a :class:`~sidecar.dice.sources.Dice`):
         ``dice.roll(sides)`` returns one face, ``dice.roll_many(count, sides)`` several,
         ``dice.rolled`` lists those drawn. Behind it: the secure random source, the
         verifiable dice (``--dice provable``) or the faces a person entered (physical dice,

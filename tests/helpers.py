@@ -11,9 +11,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from sidecar.config import ServerConfig
-from sidecar.plugins import PluginHost, default_host
+from sidecar.host.plugins import PluginHost, default_host
 from sidecar.protocol.codec import CLIENT_FRAME_BYTES, decode, encode
-from sidecar.server import SidecarServer
+from sidecar.server.connections import SidecarServer
 
 GM_TOKEN = "gm-secret-token"
 PLAYER_TOKEN = "player-secret-token"

@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 from sidecar.client import SidecarClient
-from sidecar.server import SidecarServer
+from sidecar.server.connections import SidecarServer
 from tests.helpers import make_config
 
 

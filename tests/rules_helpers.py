@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.errors import ProtocolError
 from tests.helpers import GM_TOKEN

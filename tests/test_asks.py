@@ -4,7 +4,7 @@ can be cancelled; it closes when everyone answered."""
 
 from __future__ import annotations
 
-from sidecar.plugins import default_host
+from sidecar.host.plugins import default_host
 from tests import sheet_plugin
 from tests.helpers import Peer, run, running_server
 

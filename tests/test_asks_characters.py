@@ -91,7 +91,7 @@ RULESETS = ("oweens", "ladder", "bloodlust", "d6code", "seuil", "dice")
 
 
 def test_the_matrix_covers_every_built_in_ruleset() -> None:
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     host = default_host(None)
     try:

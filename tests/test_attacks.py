@@ -56,7 +56,7 @@ class Serve:
 
     def start(self) -> Serve:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "serve", "--port", "0", "--db", str(self.db),
+            [sys.executable, "-m", "sidecar.cli.main", "serve", "--port", "0", "--db", str(self.db),
              "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN, *self.args],
             stdout=subprocess.PIPE, stderr=self.log.open("w"), text=True, cwd=ROOT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -733,7 +733,7 @@ def test_11_a_journal_with_corrupted_pages_is_refused_at_start(tmp_path):
         raw[start:start + 200] = os.urandom(200)
     db.write_bytes(bytes(raw))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sidecar.cli", "serve", "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "sidecar.cli.main", "serve", "--port", "0", "--db", str(db)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         code = proc.wait(20)

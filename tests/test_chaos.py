@@ -28,7 +28,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
-from sidecar.visibility import HIDDEN, audience
+from sidecar.table.visibility import HIDDEN, audience
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ class ServerProcess:
 
     def __init__(self, port: int, db: Path, *extra: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--db",
+            [sys.executable, "-m", "sidecar.cli.main", "serve", "--port", str(port), "--db",
              str(db), "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
              "--rate-limit", "0", "--log-level", "warning", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,

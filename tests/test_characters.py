@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.plugins import default_host
+from sidecar.host.plugins import default_host
 from tests import sheet_plugin
 from tests.helpers import Peer, run, running_server
 
@@ -211,7 +211,7 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
 
 
 def test_an_unusable_sheet_description_fails_at_start_naming_plugin_and_field(tmp_path):
-    from sidecar.plugins import PluginLoadError
+    from sidecar.host.plugins import PluginLoadError
     from tests.test_plugins import write_plugins
 
     source = (Path(__file__).parent / "sheet_plugin.py").read_text().replace(

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from sidecar.cli import coerce_value, format_odds, main, parse_pairs
+from sidecar.cli.main import coerce_value, format_odds, main, parse_pairs
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 
 ROOT = Path(__file__).resolve().parent.parent
 SIDECAR = [shutil.which("sidecar") or "", ] if shutil.which("sidecar") else \
-    [sys.executable, "-m", "sidecar.cli"]
+    [sys.executable, "-m", "sidecar.cli.main"]
 
 
 def sidecar(*args: str, timeout: float = 30, **kwargs) -> subprocess.CompletedProcess:
@@ -94,7 +94,7 @@ def test_serve_prints_where_it_listens_plugins_and_join_details():
 def test_join_details_give_phones_a_lan_link(monkeypatch):
     from types import SimpleNamespace
 
-    from sidecar import cli
+    from sidecar.cli import main as cli
     from sidecar.config import ServerConfig
 
     config = ServerConfig(host="0.0.0.0", port=8765, player_token="p-tok", gm_token="g-tok")
@@ -291,7 +291,7 @@ def test_entry_point_script_is_installed():
 def test_asyncio_policy_unchanged(capsys):
     """Running a command in-process (as a library user or a test would) leaves the caller's
     asyncio set-up as it was: same policy, no event loop left set, none running."""
-    from sidecar.cli import main
+    from sidecar.cli.main import main
 
     policy = asyncio.get_event_loop_policy()
     loop_before = getattr(policy, "_local", None) and policy._local._loop
@@ -319,7 +319,7 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     ``ServerConfig()`` (but its random tokens)."""
     import dataclasses
 
-    from sidecar import cli
+    from sidecar.cli import main as cli
     from sidecar.config import ServerConfig
 
     built = []
@@ -359,7 +359,7 @@ def test_serve_says_how_to_get_uvloop_when_it_is_missing(monkeypatch, capsys):
 
 
 def test_serve_limits_reach_the_server_config(monkeypatch):
-    from sidecar import cli
+    from sidecar.cli import main as cli
 
     built = []
 
@@ -385,7 +385,7 @@ SHEET = {"pep": {"type": "int", "min": 0, "max": 6, "default": 2},
 
 
 def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
-    from sidecar.cli import parse_sheet_values
+    from sidecar.cli.main import parse_sheet_values
 
     values = parse_sheet_values(["pep=3", "bagage=oui", "notes=42", "skills.Escalade=5",
                                  "codes.Piloter=4D+2"], SHEET,
@@ -407,7 +407,7 @@ def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
 
 
 def test_key_values_may_follow_the_options():
-    from sidecar.cli import parse_args
+    from sidecar.cli.main import parse_args
 
     args = parse_args(["sheet", "set", "Aengus", "pep=3", "--ruleset", "oweens", "ecl=2",
                        "--owner", "Aengus", "skills.Nager=1"])
@@ -422,7 +422,7 @@ def test_key_values_may_follow_the_options():
 
 
 def test_adjustments_are_signed_integers():
-    from sidecar.cli import parse_delta
+    from sidecar.cli.main import parse_delta
 
     assert parse_delta(["bbplus=+2", "wounds=-1", "pep=3"]) == \
         {"bbplus": 2, "wounds": -1, "pep": 3}
@@ -432,7 +432,7 @@ def test_adjustments_are_signed_integers():
 
 
 def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
-    from sidecar.cli import format_outcome
+    from sidecar.cli.main import format_outcome
 
     outcome = {"type": "outcome", "seq": 4, "text": "Aengus — Remorquer : réussite",
                "result": {"kind": "success"}, "dice": [{"face": 5}], "character": "Aengus",
@@ -452,7 +452,7 @@ def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
 
 
 def test_sheet_and_seat_events_print_as_what_changed_and_why():
-    from sidecar.cli import format_error, format_event
+    from sidecar.cli.main import format_error, format_event
 
     event = {"type": "sheet", "seq": 7, "op": "adjust", "character": "Aengus",
              "ruleset": "oweens", "owner": "Aengus", "values": {"bbplus": 4},
@@ -482,7 +482,7 @@ def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
 
     import segno
 
-    from sidecar.cli import format_seat_link, format_seats, format_sheets, print_qr
+    from sidecar.cli.main import format_seat_link, format_seats, format_sheets, print_qr
 
     link = "http://192.0.2.7:8765/?table=crypte&name=Aengus#token=abc"
     out = io.StringIO()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.cli import parse_dice, parse_pairs, plugin_load_failure, tls_hint
-from sidecar.plugins import PluginLoadError
+from sidecar.cli.main import parse_dice, parse_pairs, plugin_load_failure, tls_hint
+from sidecar.host.plugins import PluginLoadError
 
 
 def test_faces_that_are_not_numbers_say_what_is_expected():
@@ -43,7 +43,7 @@ def test_a_broken_plugin_says_how_to_serve_without_it():
 
 
 def test_a_bare_host_means_the_sidecars_port():
-    from sidecar.cli import DEFAULT_URL, server_url
+    from sidecar.cli.main import DEFAULT_URL, server_url
 
     port = DEFAULT_URL.rsplit(":", 1)[1].split("/")[0]
     assert server_url("192.168.1.20") == f"ws://192.168.1.20:{port}/ws"
@@ -52,7 +52,7 @@ def test_a_bare_host_means_the_sidecars_port():
 
 
 def test_odds_show_the_distribution_of_totals_and_leave_out_impossible_kinds():
-    from sidecar.cli import format_odds
+    from sidecar.cli.main import format_odds
 
     odds = {"p_success": 0.5, "kinds": {"botch": 0.0, "failure": 0.5, "success": 0.5},
             "distribution": {"of": "total", "values": [[2, 0.25], [3, 0.5], [4, 0.25]]}}
@@ -87,7 +87,7 @@ def test_faces_typed_at_a_prompt_keep_their_newline():
     assert parse_dice("5\n") == [5] and parse_dice(" 3;4 ,5 ") == [3, 4, 5]
 
 
-@pytest.mark.parametrize("module", ["sidecar.seats", "sidecar.config"])
+@pytest.mark.parametrize("module", ["sidecar.table.seats", "sidecar.config"])
 def test_tokens_never_start_with_a_dash(module, monkeypatch):
     """A seat token drawn as "-abc…" made ``sidecar roll --token -abc…`` an argparse error
     (a test failed on it now and then): such a draw is thrown away."""
@@ -112,8 +112,8 @@ def test_export_and_verify_speak_french_first(tmp_path):
     import asyncio
     import json
 
-    from sidecar.pipeline import RollPipeline
-    from sidecar.plugins import default_host
+    from sidecar.host.pipeline import RollPipeline
+    from sidecar.host.plugins import default_host
 
     pipeline = RollPipeline(default_host())
     gm = {"name": "MJ", "role": "gm"}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sidecar.client import SidecarClient, SidecarError
-from sidecar.server import SidecarServer
+from sidecar.server.connections import SidecarServer
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
 
 
@@ -264,7 +264,7 @@ FAIL = {"target": 7, "skill": 0, "second_chance": True}  # a d6 never reaches 7
 
 
 def _luck_server(**overrides: Any) -> Any:
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
     from tests import sheet_plugin
 
     host = default_host(None)
@@ -383,7 +383,7 @@ def test_open_rolls_stops_watching_when_closed() -> None:
 # -- asked rolls, opposed rolls, sessions (PROTOCOL.md §7.4–7.5) --------------------------
 
 def _luck_host() -> Any:
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
     from tests import sheet_plugin
 
     host = default_host(None)

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from sidecar.cli import main, url_texts
+from sidecar.cli.main import main, url_texts
 from sidecar.client import SidecarClient, SidecarError
-from sidecar.server import SidecarServer
+from sidecar.server.connections import SidecarServer
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
 from tests.live_server import LiveServer
 from tests.redis_server import free_port
@@ -242,7 +242,7 @@ def test_cli_watch_goes_on_through_the_next_url_when_its_server_stops(tmp_path: 
     with LiveServer(db=str(tmp_path / "journal.db")) as server:
         port = server.server.port
         watch = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "watch", "--table", "veille", "--role", "gm",
+            [sys.executable, "-m", "sidecar.cli.main", "watch", "--table", "veille", "--role", "gm",
              "--token", GM_TOKEN, "--url", f"127.0.0.1:{port}",
              "--url", f"127.0.0.1:{free_port()},http://localhost:{port}/"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.descriptions import options_problems, params_problems, sheet_problems
-from sidecar.plugins import PluginLoadError, default_host
+from sidecar.host.descriptions import options_problems, params_problems, sheet_problems
+from sidecar.host.plugins import PluginLoadError, default_host
 from tests.test_cli import sidecar
 from tests.test_plugins import write_plugins
 

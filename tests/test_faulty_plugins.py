@@ -235,7 +235,7 @@ def test_failing_ruleset_and_garbage_odds_are_reported_then_disabled(tmp_path):
 
 
 def test_failures_outside_the_window_do_not_disable(tmp_path):
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     directory = write_plugins(tmp_path / "p", bancal=GARBAGE_ODDS)
     host = default_host(directory)
@@ -366,8 +366,8 @@ def test_only_the_servers_own_cancellation_propagates(tmp_path):
     waiting = ('import asyncio\nfrom sidecar import hookimpl\nARMED = []\n'
                '@hookimpl\nasync def sidecar_modify_roll(roll):\n'
                '    if ARMED:\n        ARMED[0].set()\n        await asyncio.sleep(30)\n')
-    from sidecar.pipeline import RollPipeline
-    from sidecar.plugins import default_host
+    from sidecar.host.pipeline import RollPipeline
+    from sidecar.host.plugins import default_host
 
     # 'waiting' is registered after 'cancelling' (file names in order): it runs first.
     directory = write_plugins(tmp_path / "p", waiting=waiting, cancelling=CANCELLING)

@@ -13,8 +13,8 @@ import pytest
 
 from sidecar import hookimpl
 from sidecar.hookspecs import HOOKS_API, HookDeprecationWarning, deprecated
+from sidecar.host.plugins import PluginHost
 from sidecar.markers import hookspec
-from sidecar.plugins import PluginHost
 from tests.helpers import GM_TOKEN
 from tests.test_cli import ServeProcess, sidecar
 

@@ -20,8 +20,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from sidecar.logthrottle import LogThrottle
-from sidecar.ratelimit import FailureGuard
+from sidecar.server.logthrottle import LogThrottle
+from sidecar.server.ratelimit import FailureGuard
 from tests.helpers import Peer, run, running_server
 
 
@@ -259,7 +259,7 @@ def test_failure_guard_blocks_an_address_after_its_burst_and_forgives_with_time(
 def test_remembered_request_ids_are_bounded_in_bytes():
     import orjson
 
-    from sidecar.table import Table
+    from sidecar.table.tables import Table
 
     table = Table("t", max_recent_bytes=64 * 1024)
     for number in range(200):
@@ -290,10 +290,10 @@ def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
 
 
 def test_a_client_that_leaves_too_much_unread_is_closed_with_1013_too_slow(monkeypatch):
-    import sidecar.outbox
+    import sidecar.server.outbox
 
     # the close frame waits behind the unread bytes: give the slow reader time to get there
-    monkeypatch.setattr(sidecar.outbox, "SHED_GRACE", 60.0)
+    monkeypatch.setattr(sidecar.server.outbox, "SHED_GRACE", 60.0)
 
     async def scenario():
         async with running_server(rate_limit=0, max_pending_bytes=64 * 1024) as server:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.journal import CHECKPOINT_PAGES, Journal, JournalError, JournalReader
-from sidecar.visibility import audience
+from sidecar.stores.journal import CHECKPOINT_PAGES, Journal, JournalError, JournalReader
+from sidecar.table.visibility import audience
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,7 +193,7 @@ def test_journal_locked_by_another_program_is_a_clear_error(tmp_path):
 def test_cli_serve_refuses_corrupt_journal_without_traceback(tmp_path):
     path = tmp_path / "bad.db"
     path.write_bytes(b"garbage" * 1000)
-    failed = subprocess.run([sys.executable, "-m", "sidecar.cli", "serve", "--port", "0",
+    failed = subprocess.run([sys.executable, "-m", "sidecar.cli.main", "serve", "--port", "0",
                              "--db", str(path)], capture_output=True, text=True, timeout=30)
     assert failed.returncode == 1
     assert "not a usable sidecar journal" in failed.stderr and "Traceback" not in failed.stderr

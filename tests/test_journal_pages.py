@@ -9,7 +9,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from sidecar.journal import Journal
+from sidecar.stores.journal import Journal
 from tests.test_journal import event
 
 

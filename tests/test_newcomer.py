@@ -129,7 +129,7 @@ def test_a_wrong_url_is_one_line_and_exit_3():
 # -- 4. options and params in any order -----------------------------------------------------
 
 def test_options_and_params_mix_in_any_order_for_every_command_with_params():
-    from sidecar.cli import parse_args
+    from sidecar.cli.main import parse_args
 
     assert parse_args(["odds", "bloodlust", "--locale", "en", "pool=5", "--json",
                        "difficulty=7"]).params == ["pool=5", "difficulty=7"]
@@ -315,7 +315,7 @@ def _documents() -> list[Path]:
 def _served_texts() -> list[str]:
     """What the server shows users of its plugins: descriptions of plugins, rulesets,
     their params and sheets, and extension options (every string in them)."""
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     host = default_host()
 
@@ -467,7 +467,7 @@ def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms(
 
 def test_a_server_on_loopback_gives_no_join_link():
     from sidecar.config import ServerConfig
-    from sidecar.joinlink import join_block
+    from sidecar.table.joinlink import join_block
 
     local = ServerConfig(host="127.0.0.1", gm_token="g", player_token="p")
     assert join_block(local, "http://127.0.0.1:8765/", "demo") is None

@@ -195,7 +195,7 @@ def _clear(module) -> None:
 def test_cached_odds_are_each_callers_own():
     """A caller changing its answer (say, clearing the distribution) changes nobody
     else's: the ruleset's cache is never handed out."""
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     host = default_host()
     first = sidecar.odds("bloodlust", {"pool": 7}, host=host)
@@ -212,7 +212,7 @@ def test_the_maths_module_does_no_io():
     import subprocess
     import sys
     code = ("import sys, sidecar.probability; "
-            "print(sorted(m for m in ('asyncio', 'sidecar.plugins', 'sidecar.pipeline') "
+            "print(sorted(m for m in ('asyncio', 'sidecar.host.plugins', 'sidecar.host.pipeline') "
             "if m in sys.modules))")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=30)
@@ -250,7 +250,7 @@ def test_odds_over_the_protocol_for_every_ruleset():
 def test_cli_odds_for_oweens():
     import subprocess
     import sys
-    shown = subprocess.run([sys.executable, "-m", "sidecar.cli", "odds", "oweens", "dice=4",
+    shown = subprocess.run([sys.executable, "-m", "sidecar.cli.main", "odds", "oweens", "dice=4",
                             "difficulty=3"], capture_output=True, text=True, timeout=30)
     assert shown.returncode == 0 and "Bourde" not in shown.stderr
     p = sidecar.odds("oweens", {"dice": 4, "difficulty": 3})["p_success"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from sidecar.plugins import default_host
+from sidecar.host.plugins import default_host
 from tests import sheet_plugin
 from tests.helpers import Peer, run, running_server
 

@@ -24,7 +24,7 @@ def python_in_checkout(code: str) -> subprocess.CompletedProcess:
 
 def test_the_checkout_finds_sidecar_protocol_and_rulesets_in_their_folders():
     done = python_in_checkout(
-        "import sidecar.protocol, sidecar.rulesets.oweens as o, sidecar.cli;"
+        "import sidecar.protocol, sidecar.rulesets.oweens as o, sidecar.cli.main;"
         "print(sidecar.protocol.__file__); print(o.__file__)")
     assert done.returncode == 0, done.stderr
     protocol_init, oweens = done.stdout.split()
@@ -50,7 +50,7 @@ def test_the_wheel_installs_one_package_named_after_the_project(tmp_path):
     tops = {name.split("/")[0] for name in names if not name.startswith("vtt_sidecar-")}
     assert tops == {"sidecar"}
     for expected in ("sidecar/protocol/PROTOCOL.md", "sidecar/protocol/codec.py",
-                     "sidecar/rulesets/oweens.py", "sidecar/web/index.html"):
+                     "sidecar/rulesets/oweens.py", "sidecar/server/web/index.html"):
         assert expected in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -27,7 +27,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from sidecar import cli, hookimpl
+from sidecar import hookimpl
+from sidecar.cli import main as cli
 from sidecar.client import SidecarClient
 from sidecar.model import Outcome
 from sidecar.testing import (
@@ -280,8 +281,9 @@ def test_the_pytest_plugin_costs_nothing_at_import():
     """pytest loads sidecar.testing in every run where vtt-sidecar is installed: importing
     it starts nothing and loads neither the server nor the plugins."""
     code = ("import sys, threading, sidecar.testing; "
-            "print(sorted(m for m in ('sidecar.server', 'sidecar.plugins', 'sidecar.client',"
-            " 'sidecar.pipeline', 'websockets') if m in sys.modules), "
+            "print(sorted(m for m in ('sidecar.server.connections', 'sidecar.host.plugins',"
+            " 'sidecar.client',"
+            " 'sidecar.host.pipeline', 'websockets') if m in sys.modules), "
             "threading.active_count())")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, cwd=ROOT)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from sidecar import hookspecs
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import HOOK_NAMES, PluginLoadError, default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import HOOK_NAMES, PluginLoadError, default_host
 from tests.helpers import Peer, peers, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sidecar import docgen
-from sidecar.plugins import HOOK_NAMES
+from sidecar.host.plugins import HOOK_NAMES
+from sidecar.tools import docgen
 from tests.helpers import peers, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ def test_the_hooks_section_is_what_hookspecs_says():
     assert section is not None, "the generation markers are missing"
     assert section == docgen.render(), (
         "docs/PLUGINS.md is out of date with sidecar/hookspecs.py: run "
-        "python -m sidecar.docgen")
+        "python -m sidecar.tools.docgen")
 
 
 def test_every_hook_has_its_entry_with_its_signature():
@@ -46,7 +46,7 @@ def test_docgen_check_fails_on_drift_and_the_rewrite_fixes_it(tmp_path):
                        .replace("### `sidecar_odds`", "### `sidecar_oddz`"), encoding="utf-8")
 
     def docgen_cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "sidecar.docgen", "--path", str(drifted),
+        return subprocess.run([sys.executable, "-m", "sidecar.tools.docgen", "--path", str(drifted),
                                *args], capture_output=True, text=True, timeout=60)
 
     checked = docgen_cli("--check")

@@ -30,9 +30,9 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from sidecar.journal.schema import request_key
 from sidecar.protocol.codec import decode, encode
-from sidecar.redis_store import Keys
+from sidecar.stores.journal.schema import request_key
+from sidecar.stores.redis import Keys
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
 from tests.redis_server import RedisServer, free_port
 from tests.test_cli import ROOT, SIDECAR, ServeProcess

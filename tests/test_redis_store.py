@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from sidecar.redis_store import Keys, table_of_channel, table_tag
+from sidecar.stores.redis import Keys, table_of_channel, table_tag
 from tests.helpers import Peer, run, running_server
 from tests.redis_server import RedisServer
 
@@ -173,7 +173,7 @@ def test_a_tables_keys_share_one_hash_tag():
 
 
 def _luck_host():
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
     from tests import sheet_plugin
 
     host = default_host(None)

@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from sidecar.client import SidecarClient, table_url
-from sidecar.server import SidecarServer
+from sidecar.server.connections import SidecarServer
 from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
 from tests.live_server import LiveServer
 from tests.test_web_table import TIMEOUT_MS

@@ -167,7 +167,7 @@ def test_the_js_client_rolls_over_wss_trusting_the_certificate(
         pytest.skip("node is not installed")
     cert, key = certificate
     script = (
-        "import { SidecarClient } from './sidecar/web/static/sidecar-client.js';\n"
+        "import { SidecarClient } from './sidecar/server/web/static/sidecar-client.js';\n"
         "const client = new SidecarClient(process.argv[1], { table: 'tls-js', name: 'Aengus',"
         " token: process.argv[2], reconnect: false });\n"
         "try { await client.connect();"
@@ -203,7 +203,7 @@ def test_the_cli_rolls_over_wss_with_ssl_cert_file(certificate: tuple[Path, Path
 def test_join_details_of_a_tls_server_give_https_links(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    from sidecar import cli
+    from sidecar.cli import main as cli
     from sidecar.config import ServerConfig
 
     config = ServerConfig(host="0.0.0.0", port=8765, player_token="p-tok", gm_token="g-tok")

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from sidecar.provable import faces_of, leaf_key, root_from_path, tree
-from sidecar.verify import Bad, check, events_of
+from sidecar.dice.provable import faces_of, leaf_key, root_from_path, tree
+from sidecar.tools.verify import Bad, check, events_of
 from tests.helpers import Peer, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent

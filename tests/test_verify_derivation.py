@@ -1,7 +1,7 @@
 """The derivation of verifiable faces: exactly the documented one, and uniform.
 
-The server's fast source (:class:`sidecar.dice.ProvableDice`, faces in bulk per die
-size) must give the faces the one-at-a-time reference (:func:`sidecar.provable.faces_of`)
+The server's fast source (:class:`sidecar.dice.sources.ProvableDice`, faces in bulk per die
+size) must give the faces the one-at-a-time reference (:func:`sidecar.dice.provable.faces_of`)
 and the standalone verifier give; a χ² test per die size over 10⁶ faces checks the
 rejection sampling leaves every face equally likely (fixed seeds: the test is
 deterministic)."""
@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.dice import MAX_DRAWS, ProvableDice
-from sidecar.provable import (
+from sidecar.dice.provable import (
     LEAVES,
     Epoch,
     Keyed,
@@ -27,6 +26,7 @@ from sidecar.provable import (
     root_from_path,
     tree,
 )
+from sidecar.dice.sources import MAX_DRAWS, ProvableDice
 
 ROOT = Path(__file__).resolve().parent.parent
 

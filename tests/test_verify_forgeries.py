@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.provable import faces_of, leaf_key
+from sidecar.dice.provable import faces_of, leaf_key
 from tests.helpers import Peer, run
 from tests.test_cli import ServeProcess
 

@@ -74,7 +74,7 @@ def test_page_and_its_files_are_served_by_the_sidecar(server: LiveServer) -> Non
 
 
 def test_a_strange_host_header_does_not_reach_the_policy() -> None:
-    from sidecar.webassets import PAGE_POLICY, page_policy
+    from sidecar.server.webassets import PAGE_POLICY, page_policy
     assert page_policy("192.168.1.20:8765").count("ws://192.168.1.20:8765") == 1
     assert page_policy("[::1]:8765").count("wss://[::1]:8765") == 1
     for hostile in ("evil; script-src *", "a b", None, "x" * 300):

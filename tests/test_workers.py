@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from sidecar.workers import Abandoned, Call, DaemonWorkers
+from sidecar.host.workers import Abandoned, Call, DaemonWorkers
 
 
 def test_an_abandoned_computation_is_interrupted_and_the_worker_lives_on():

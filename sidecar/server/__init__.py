@@ -1,0 +1,1 @@
+"""The WebSocket server: connections, frames, limits, and the web table's files."""
