@@ -416,7 +416,7 @@ async def in_process(store_kind: str, folder: Path, batches: int = 11, per_batch
     from sidecar.host.pipeline import RollPipeline
     from sidecar.host.plugins import default_host
     from sidecar.protocol.messages import Hello, RollRequest
-    from sidecar.stores.base import open_store
+    from sidecar.stores.choice import open_store
     from sidecar.table.core import TableCore
 
     redis = None

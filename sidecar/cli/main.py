@@ -24,6 +24,7 @@ from sidecar.cli.terminal import as_json, for_terminal, shown
 from sidecar.config import ServerConfig
 from sidecar.host.options import describe as describe_options
 from sidecar.host.options import parse_options
+from sidecar.host.typed import coerce_value
 from sidecar.protocol.messages import LOCALES, MODES, ROLES
 
 #: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
@@ -35,31 +36,6 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONNECT = 0, 1, 2, 3
 
 
 # -- parameters given as key=value ---------------------------------------------------------
-
-def coerce_value(text: str, spec: dict[str, Any] | None) -> Any:
-    """Turn the text of ``key=value`` into the type the parameter description asks for."""
-    kind = (spec or {}).get("type")
-    lowered = text.strip().lower()
-    if kind == "bool" or (kind is None and lowered in ("true", "false", "oui", "non")):
-        if lowered in ("true", "1", "yes", "oui", "vrai", "on"):
-            return True
-        if lowered in ("false", "0", "no", "non", "faux", "off"):
-            return False
-        return text
-    if kind == "list":
-        return [item.strip() for item in text.split(",") if item.strip()]
-    if kind == "map":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            return text  # the server names the field and what it expects
-    if kind in ("int", None):
-        try:
-            return int(text)
-        except ValueError:
-            return text
-    return text
-
 
 def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """``["pool=5", "willpower=oui"]`` → ``{"pool": 5, "willpower": True}``."""

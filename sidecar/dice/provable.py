@@ -28,7 +28,6 @@ independent HMAC of the seed). The seed itself goes to the GMs and into the jour
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import hashlib
 import hmac
@@ -43,21 +42,6 @@ LEAF_LABEL = b"sidecar-leaf"
 DICE_LABEL = b"sidecar-dice/1"
 #: Largest die the 16-bit rule serves (the dice module's limit is lower).
 MAX_SIDES = 65536
-
-#: The dice source of the roll being resolved in this task (set by the server around
-#: a pipeline run; the pipeline's dice factory reads it, so plugins see only ``dice``).
-CURRENT: contextvars.ContextVar[Any] = contextvars.ContextVar("sidecar_dice", default=None)
-
-
-def current_dice() -> Any:
-    """The pipeline's dice factory on a provable server: the roll's verifiable dice, or
-    the OS's when none was set (nothing to prove)."""
-    source = CURRENT.get()
-    if source is None:
-        from sidecar.dice.sources import SecureDice
-        return SecureDice()
-    return source
-
 
 def new_seed() -> bytes:
     """A fresh epoch seed from the operating system's CSPRNG."""

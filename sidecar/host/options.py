@@ -23,6 +23,7 @@ from collections.abc import Container
 from typing import Any
 
 from sidecar.host.params import normalise_label, validate_params
+from sidecar.host.typed import coerce_value
 from sidecar.protocol.errors import ProtocolError
 
 
@@ -135,8 +136,6 @@ def parse_option(text: str, described: dict[str, dict[str, Any]],
     extension on, with its defaults: ``{}``), ``ext=no`` (left out). Raises ``ValueError``
     saying what is wrong; values the description refuses are left for the server to name.
     """
-    from sidecar.cli.main import coerce_value
-
     target, sep, raw = text.partition("=")
     name, dot, key = target.strip().partition(".")
     if not name:

@@ -34,7 +34,7 @@ from websockets.http11 import Request, Response
 
 import sidecar
 from sidecar.config import ServerConfig
-from sidecar.dice.provable import CURRENT, current_dice
+from sidecar.dice.sources import CURRENT, current_dice
 from sidecar.host.params import copy_params
 from sidecar.host.pipeline import RollPipeline
 from sidecar.host.plugins import PluginHost, default_host
@@ -65,8 +65,8 @@ from sidecar.stores.base import (
     StaleTable,
     StoreFull,
     StoreUnavailable,
-    open_store,
 )
+from sidecar.stores.choice import open_store
 from sidecar.stores.journal import JournalError
 from sidecar.table.core import CLOSE_POLICY, Delivery, HistoryPage, Pending, RollTicket, TableCore
 from sidecar.table.seats import qr_data_uri

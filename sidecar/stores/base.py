@@ -1,4 +1,4 @@
-"""Where a server keeps its tables: the store interface, and the SQLite journal behind it.
+"""Where a server keeps its tables: the store interface, what it answers, and its errors.
 
 The table server talks to one :class:`Store`: the SQLite journal (the default: one
 process, one file, a LAN night) or Redis (``--store redis://…``: any number of processes
@@ -17,12 +17,8 @@ store either takes it or answers why not:
 
 from __future__ import annotations
 
-import asyncio
-import os
 from collections.abc import Callable
 from typing import Any, Protocol
-
-from sidecar.stores.journal import Journal
 
 #: What a store gives back for one event written by another process: the event, the
 #: table's plugin state after it (``None``: unchanged), the records it changed and its
@@ -121,87 +117,3 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Finish what is under way and let go of the store."""
-
-
-class SqliteStore:
-    """The SQLite journal (``--db``) as a store: one process, nothing written elsewhere."""
-
-    shared = False
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.journal = Journal(path)
-        self.described = f"journal: {os.fspath(path)}"
-
-    async def open(self) -> None:
-        pass
-
-    async def preload(self, table: str) -> Snapshot | None:
-        return None  # read in place by snapshot(): a local file, a few hundred µs
-
-    def snapshot(self, table: str) -> Snapshot:
-        seq, state = self.journal.table_meta(table)
-        return seq, state, self.journal.records(table) if seq else {}
-
-    async def append(self, event: dict[str, Any], state: dict[str, Any],
-                     records: tuple[tuple[str, str, Any], ...], *, expected: int) -> None:
-        # One process writes this file (its lock says so): the table cannot have moved on,
-        # and request ids were checked in memory or in the journal before numbering.
-        await self.journal.append(event, state, records)
-
-    async def flush(self) -> None:
-        await self.journal.flush()
-
-    async def since(self, table: str, after: int) -> list[Entry]:
-        return []
-
-    def watch(self, table: str, changed: Callable[[str, int], None]) -> None:
-        pass
-
-    def unwatch(self, table: str) -> None:
-        pass
-
-    def renew(self, table: str) -> None:
-        pass  # (one process, one file: nobody else holds the table)
-
-    async def count(self, table: str, name: str, role: str, after: int, upto: int) -> int:
-        return await asyncio.to_thread(self.journal.count_visible, table, name, role, after,
-                                       upto)
-
-    async def page(self, table: str, name: str, role: str, after: int, upto: int | None,
-                   limit: int) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(self.journal.page, table, name, role, after, upto,
-                                       limit)
-
-    async def event(self, table: str, seq: int) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.journal.reader.event, table, seq)
-
-    async def find_request(self, table: str, name: str, role: str,
-                           request_id: Any) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.journal.find_request, table, name, role,
-                                       request_id)
-
-    async def tables_with(self, kind: str) -> list[str]:
-        return await asyncio.to_thread(self.journal.tables_with, kind)
-
-    async def close(self) -> None:
-        await asyncio.to_thread(self.journal.close)
-
-
-def is_redis_url(value: str | None) -> bool:
-    """Whether ``--store`` names a Redis server."""
-    return bool(value) and str(value).startswith(("redis://", "rediss://", "unix://"))
-
-
-def open_store(db: str | os.PathLike[str], store: str | None = None,
-               **options: Any) -> Store:
-    """The store a server's configuration names: Redis for ``--store redis://…``, else the
-    SQLite journal at ``db``. ValueError for a ``--store`` that names nothing known."""
-    if store is None or store == "" or store == "sqlite":
-        return SqliteStore(db)
-    if is_redis_url(store):
-        from sidecar.stores.redis import RedisStore
-
-        return RedisStore(store, **options)
-    raise ValueError(f"--store : « {store} » n'est pas une adresse redis://HÔTE:PORT/BASE / "
-                     f"'{store}' is not a redis://HOST:PORT/DB address")
-
