@@ -71,6 +71,14 @@ PLUGIN = textwrap.dedent('''
                                "label": {"fr": "Touché" if success else "Raté",
                                          "en": "Hit" if success else "Miss"}},
                        spend={"luck": 1} if params["push"] else {})
+
+    @hookimpl
+    def sidecar_max_spend(roll, choice):
+        # The most a roll may spend, declared before the dice (contract §7, 1.2): a push
+        # the sheet cannot pay is refused before any die is drawn.
+        if roll.ruleset == "jetons" and choice is None and roll.params["push"]:
+            return {"luck": 1}
+        return None
 ''')
 
 
