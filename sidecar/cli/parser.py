@@ -46,11 +46,29 @@ def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The whole tree: each command's options and the function that runs it."""
     parser = argparse.ArgumentParser(
         prog="sidecar", description="vtt-sidecar: the table's authority on dice and rules.")
     parser.add_argument("--version", action="version", version=f"vtt-sidecar {sidecar.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    _add_serve_command(sub)
+    _add_plugins_command(sub)
+    _add_roll_commands(sub)
+    _add_seat_command(sub)
+    _add_sheet_command(sub)
+    _add_ask_commands(sub)
+    _add_session_command(sub)
+    _add_watch_commands(sub)
+    _add_store_commands(sub)
+    _add_odds_command(sub)
+    _add_verify_commands(sub)
+    _add_new_plugin_command(sub)
+    return parser
+
+
+def _add_serve_command(sub: Any) -> None:
+    """``serve``: the table server, its options by group."""
     serve = sub.add_parser("serve", help="run the table server")
     group = serve.add_argument_group("network")
     group.add_argument("--host", default=DEFAULT.host,
@@ -134,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
                        choices=("debug", "info", "warning", "error"))
     serve.set_defaults(func=cmd_serve)
 
+
+def _add_plugins_command(sub: Any) -> None:
+    """``plugins``: the plugins installed, or those of a running server."""
     plugins = sub.add_parser("plugins", help="list the plugins found, their rulesets and hooks")
     plugins.add_argument("--plugins-dir", metavar="DIR")
     plugins.add_argument("--json", action="store_true")
@@ -145,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "when --table is not open yet")
     plugins.set_defaults(func=cmd_plugins)
 
+
+def _add_roll_commands(sub: Any) -> None:
+    """``roll`` and ``react`` (an open roll's decision)."""
     roll = sub.add_parser("roll", help="join a table, roll once, print the outcome")
     roll.add_argument("ruleset")
     roll.add_argument("params", nargs="*", metavar="key=value")
@@ -173,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     react.add_argument("--dice", help="physical dice for the faces the choice draws: 4 or 3,5")
     react.set_defaults(func=cmd_react)
 
+
+def _add_seat_command(sub: Any) -> None:
+    """``seat add|remove|rotate|list`` (GM)."""
     seat = sub.add_parser("seat", help="GM: players' own seats (each its token and link)")
     seats = seat.add_subparsers(dest="seat_command", required=True)
     for op, text in (("add", "give a player a seat; prints the join link and its QR code"),
@@ -190,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(command, "gm")
     command.set_defaults(func=cmd_seat)
 
+
+def _add_sheet_command(sub: Any) -> None:
+    """``sheet set|adjust|refill|remove|list``: characters and their sheets."""
     sheet = sub.add_parser("sheet", help="characters and their sheets (GM; `list` for anyone)")
     sheets = sheet.add_subparsers(dest="sheet_command", required=True)
     set_ = sheets.add_parser("set", help="create a character or change some values")
@@ -224,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(listing, "gm")
     listing.set_defaults(func=cmd_sheet)
 
+
+def _add_ask_commands(sub: Any) -> None:
+    """``ask open|cancel|list`` (GM) and ``answer`` (a seat)."""
     ask = sub.add_parser("ask", help="GM: ask seats or characters for a roll (an opposed "
                                      "roll with --opposed)")
     asks = ask.add_subparsers(dest="ask_command", required=True)
@@ -256,6 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     answer.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     answer.set_defaults(func=cmd_answer)
 
+
+def _add_session_command(sub: Any) -> None:
+    """``session start`` (GM)."""
     session = sub.add_parser("session", help="GM: game sessions")
     sessions = session.add_subparsers(dest="session_command", required=True)
     start = sessions.add_parser("start", help="start a new game session (what lasts a "
@@ -263,6 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
     _client_options(start, "gm")
     start.set_defaults(func=cmd_session)
 
+
+def _add_watch_commands(sub: Any) -> None:
+    """``watch`` (live) and ``history`` (past events)."""
     watch = sub.add_parser("watch", help="print a table's outcomes as they arrive")
     _client_options(watch, None)
     watch.add_argument("--count", type=int, default=0, help="stop after N outcomes")
@@ -276,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--after", type=int, default=0, help="start after this seq")
     history.set_defaults(func=cmd_history)
 
+
+def _add_store_commands(sub: Any) -> None:
+    """``export`` and ``import``: a table out of and into a store."""
     export = sub.add_parser("export", help="write a table's whole journal as JSON Lines "
                             "(read from the journal file: everything, secret rolls included)")
     export.add_argument("--table", required=True)
@@ -298,6 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--table", metavar="NAME", help="import under another name")
     imp.set_defaults(func=cmd_import)
 
+
+def _add_odds_command(sub: Any) -> None:
+    """``odds``: exact odds computed locally."""
     odds = sub.add_parser("odds", help="exact odds of a roll, computed locally")
     odds.add_argument("ruleset")
     odds.add_argument("params", nargs="*", metavar="key=value")
@@ -308,9 +353,6 @@ def build_parser() -> argparse.ArgumentParser:
                       help="an extension's per-roll setting, as for roll")
     odds.add_argument("--json", action="store_true")
     odds.set_defaults(func=cmd_odds, pairs="params")
-    _add_verify_commands(sub)
-    _add_new_plugin_command(sub)
-    return parser
 
 
 def _add_new_plugin_command(sub: Any) -> None:
