@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from sidecar.cli.main import coerce_value, format_odds, main, parse_pairs
+from sidecar.cli.main import main
+from sidecar.cli.render import format_odds
+from sidecar.cli.values import parse_pairs
+from sidecar.host.typed import coerce_value
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,16 +97,16 @@ def test_serve_prints_where_it_listens_plugins_and_join_details():
 def test_join_details_give_phones_a_lan_link(monkeypatch):
     from types import SimpleNamespace
 
-    from sidecar.cli import main as cli
+    from sidecar.cli import serve
     from sidecar.config import ServerConfig
 
     config = ServerConfig(host="0.0.0.0", port=8765, player_token="p-tok", gm_token="g-tok")
     server = SimpleNamespace(url="ws://127.0.0.1:8765/ws", port=8765)
-    monkeypatch.setattr(cli, "lan_addresses", lambda: ["192.0.2.7"])
-    details = cli._join_details(server, config, "la crypte")
+    monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.0.2.7"])
+    details = serve.join_details(server, config, "la crypte")
     assert "http://192.0.2.7:8765/?table=la%20crypte#token=p-tok" in details
     assert "g-tok" not in details.split("LAN")[1]  # the GM token is never in a shared link
-    local = cli._join_details(server, ServerConfig(host="127.0.0.1"), "demo")
+    local = serve.join_details(server, ServerConfig(host="127.0.0.1"), "demo")
     assert "--host 0.0.0.0" in local
 
 
@@ -319,7 +322,9 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     ``ServerConfig()`` (but its random tokens)."""
     import dataclasses
 
-    from sidecar.cli import main as cli
+    from sidecar.cli import serve
+    from sidecar.cli.common import DEFAULT_URL, store_choice
+    from sidecar.cli.parser import build_parser
     from sidecar.config import ServerConfig
 
     built = []
@@ -327,18 +332,18 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     async def fake_serve(config, table):
         built.append(config)
         return 0
-    monkeypatch.setattr(cli, "_serve", fake_serve)
+    monkeypatch.setattr(serve, "serve_until_stopped", fake_serve)
     monkeypatch.delenv("SIDECAR_GM_TOKEN", raising=False)
     monkeypatch.delenv("SIDECAR_PLAYER_TOKEN", raising=False)
     monkeypatch.delenv("SIDECAR_STORE", raising=False)
-    assert cli.main(["serve"]) == 0
+    assert main(["serve"]) == 0
     (config,) = built
     expected = ServerConfig(gm_token=config.gm_token, player_token=config.player_token)
     assert dataclasses.asdict(config) == dataclasses.asdict(expected)
     assert config.gm_token != config.player_token
-    export = cli.build_parser().parse_args(["export", "--table", "t"])
-    assert cli.store_choice(export) is None  # (--db, else --store, else the default)
-    assert export.db == expected.db and cli.DEFAULT_URL.endswith(f":{expected.port}/ws")
+    export = build_parser().parse_args(["export", "--table", "t"])
+    assert store_choice(export) is None  # (--db, else --store, else the default)
+    assert export.db == expected.db and DEFAULT_URL.endswith(f":{expected.port}/ws")
 
 
 def test_serve_on_uvloop_rolls_like_on_asyncio():
@@ -359,16 +364,16 @@ def test_serve_says_how_to_get_uvloop_when_it_is_missing(monkeypatch, capsys):
 
 
 def test_serve_limits_reach_the_server_config(monkeypatch):
-    from sidecar.cli import main as cli
+    from sidecar.cli import serve
 
     built = []
 
     async def fake_serve(config, table):
         built.append(config)
         return 0
-    monkeypatch.setattr(cli, "_serve", fake_serve)
-    assert cli.main(["serve", "--max-failed-hellos", "0", "--max-connections-per-address",
-                     "7", "--max-observers", "3", "--rate-limit", "9"]) == 0
+    monkeypatch.setattr(serve, "serve_until_stopped", fake_serve)
+    assert main(["serve", "--max-failed-hellos", "0", "--max-connections-per-address",
+                 "7", "--max-observers", "3", "--rate-limit", "9"]) == 0
     (config,) = built
     assert (config.max_failed_hellos, config.max_connections_per_address,
             config.max_observers, config.rate_limit) == (0, 7, 3, 9)
@@ -385,7 +390,7 @@ SHEET = {"pep": {"type": "int", "min": 0, "max": 6, "default": 2},
 
 
 def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
-    from sidecar.cli.main import parse_sheet_values
+    from sidecar.cli.values import parse_sheet_values
 
     values = parse_sheet_values(["pep=3", "bagage=oui", "notes=42", "skills.Escalade=5",
                                  "codes.Piloter=4D+2"], SHEET,
@@ -407,7 +412,7 @@ def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
 
 
 def test_key_values_may_follow_the_options():
-    from sidecar.cli.main import parse_args
+    from sidecar.cli.parser import parse_args
 
     args = parse_args(["sheet", "set", "Aengus", "pep=3", "--ruleset", "oweens", "ecl=2",
                        "--owner", "Aengus", "skills.Nager=1"])
@@ -422,7 +427,7 @@ def test_key_values_may_follow_the_options():
 
 
 def test_adjustments_are_signed_integers():
-    from sidecar.cli.main import parse_delta
+    from sidecar.cli.values import parse_delta
 
     assert parse_delta(["bbplus=+2", "wounds=-1", "pep=3"]) == \
         {"bbplus": 2, "wounds": -1, "pep": 3}
@@ -432,7 +437,7 @@ def test_adjustments_are_signed_integers():
 
 
 def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
-    from sidecar.cli.main import format_outcome
+    from sidecar.cli.render import format_outcome
 
     outcome = {"type": "outcome", "seq": 4, "text": "Aengus — Remorquer : réussite",
                "result": {"kind": "success"}, "dice": [{"face": 5}], "character": "Aengus",
@@ -452,7 +457,7 @@ def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
 
 
 def test_sheet_and_seat_events_print_as_what_changed_and_why():
-    from sidecar.cli.main import format_error, format_event
+    from sidecar.cli.render import format_error, format_event
 
     event = {"type": "sheet", "seq": 7, "op": "adjust", "character": "Aengus",
              "ruleset": "oweens", "owner": "Aengus", "values": {"bbplus": 4},
@@ -482,7 +487,7 @@ def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
 
     import segno
 
-    from sidecar.cli.main import format_seat_link, format_seats, format_sheets, print_qr
+    from sidecar.cli.render import format_seat_link, format_seats, format_sheets, print_qr
 
     link = "http://192.0.2.7:8765/?table=crypte&name=Aengus#token=abc"
     out = io.StringIO()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.cli.main import parse_dice, parse_pairs, plugin_load_failure, tls_hint
+from sidecar.cli.common import plugin_load_failure
+from sidecar.cli.connect import tls_hint
+from sidecar.cli.values import parse_dice, parse_pairs
 from sidecar.host.plugins import PluginLoadError
 
 
@@ -43,7 +45,8 @@ def test_a_broken_plugin_says_how_to_serve_without_it():
 
 
 def test_a_bare_host_means_the_sidecars_port():
-    from sidecar.cli.main import DEFAULT_URL, server_url
+    from sidecar.cli.common import DEFAULT_URL
+    from sidecar.cli.connect import server_url
 
     port = DEFAULT_URL.rsplit(":", 1)[1].split("/")[0]
     assert server_url("192.168.1.20") == f"ws://192.168.1.20:{port}/ws"
@@ -52,7 +55,7 @@ def test_a_bare_host_means_the_sidecars_port():
 
 
 def test_odds_show_the_distribution_of_totals_and_leave_out_impossible_kinds():
-    from sidecar.cli.main import format_odds
+    from sidecar.cli.render import format_odds
 
     odds = {"p_success": 0.5, "kinds": {"botch": 0.0, "failure": 0.5, "success": 0.5},
             "distribution": {"of": "total", "values": [[2, 0.25], [3, 0.5], [4, 0.25]]}}

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from sidecar.cli.main import main, url_texts
+from sidecar.cli.connect import url_texts
+from sidecar.cli.main import main
 from sidecar.client import SidecarClient, SidecarError
 from sidecar.server.connections import SidecarServer
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server

@@ -129,7 +129,7 @@ def test_a_wrong_url_is_one_line_and_exit_3():
 # -- 4. options and params in any order -----------------------------------------------------
 
 def test_options_and_params_mix_in_any_order_for_every_command_with_params():
-    from sidecar.cli.main import parse_args
+    from sidecar.cli.parser import parse_args
 
     assert parse_args(["odds", "bloodlust", "--locale", "en", "pool=5", "--json",
                        "difficulty=7"]).params == ["pool=5", "difficulty=7"]

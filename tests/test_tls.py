@@ -203,13 +203,13 @@ def test_the_cli_rolls_over_wss_with_ssl_cert_file(certificate: tuple[Path, Path
 def test_join_details_of_a_tls_server_give_https_links(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    from sidecar.cli import main as cli
+    from sidecar.cli import serve
     from sidecar.config import ServerConfig
 
     config = ServerConfig(host="0.0.0.0", port=8765, player_token="p-tok", gm_token="g-tok")
     server = SimpleNamespace(url="wss://127.0.0.1:8765/ws", port=8765)
-    monkeypatch.setattr(cli, "lan_addresses", lambda: ["192.0.2.7"])
-    details = cli._join_details(server, config, "crypte")
+    monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.0.2.7"])
+    details = serve.join_details(server, config, "crypte")
     assert "page https://127.0.0.1:8765/" in details
     assert "Réseau local / LAN: https://192.0.2.7:8765/?table=crypte#token=p-tok" in details
     assert "http://" not in details and "ws://" not in details
