@@ -47,8 +47,9 @@ from sidecar.stores.base import (
     StoreFull,
     StoreUnavailable,
 )
-from sidecar.stores.journal.schema import JournalError, encode, request_key, visible
+from sidecar.stores.journal.schema import JournalError, encode, request_key
 from sidecar.stores.resp import ConnectionLost, RespConnection, RespError
+from sidecar.stores.visible import visible
 
 log = logging.getLogger("sidecar.store")
 
