@@ -257,6 +257,12 @@ class JournalWriter:
         row = encode(event, state, records)
         await self._enqueue(row)
 
+    def forget(self, table: str) -> None:
+        """Forget ``table``'s last state written (the next commit writes it again). Any
+        thread: one dict operation (atomic), and a commit racing it only writes the state
+        once more."""
+        self._states.pop(table, None)
+
     async def flush(self) -> None:
         """Wait until everything appended so far is committed."""
         if self._turn or self._handed:
