@@ -23,6 +23,14 @@ from sidecar.stores.redis import RedisStore
 from sidecar.stores.sqlite import SqliteStore
 from sidecar.table.visibility import audience, identity
 
+try:  # (the rule's own module: written once, in this version)
+    from sidecar.stores.visible import audience_of
+except ImportError:  # an earlier version: the plan's own reading
+    def audience_of(event: dict[str, Any]) -> str | None:
+        owner = event.get("audience")
+        return "" if owner is None and event["mode"] == "blind" and "reacts_to" in event \
+            else owner
+
 GM = {"name": "Mo", "role": "gm"}
 SEATED = {"name": "Ann", "role": "player", "seat": "s1"}
 OTHER_SEAT = {"name": "Bob", "role": "player", "seat": "s2"}
@@ -35,19 +43,24 @@ AUDIENCES = (None, "", "seat:s1", "seat:s2", "Ann", "Bob", "seat:gone")
 
 
 def outcome(table: str, seq: int, by: dict[str, Any], mode: str, owner: str | None,
-            request_id: Any) -> dict[str, Any]:
-    """An event as the server journals it (every field a reader of an outcome needs)."""
+            request_id: Any, reacts_to: int | None = None) -> dict[str, Any]:
+    """An event as the server journals it (every field a reader of an outcome needs;
+    ``reacts_to``: a decision on an open roll, without an audience as an earlier version
+    wrote those on blind rolls)."""
     event = {"type": "outcome", "seq": seq, "roll": f"r{seq}", "table": table, "by": by,
              "ruleset": "d6", "params": {}, "label": "", "mode": mode, "dice": [],
              "result": {"success": True}, "applied": [], "notes": [],
              "text": {"fr": "x", "en": "x"}, "request_id": request_id}
     if owner is not None:
         event["audience"] = owner
+    if reacts_to is not None:
+        event["reacts_to"] = reacts_to
     return event
 
 
 stored = st.tuples(st.sampled_from(ROLLERS), st.sampled_from(MODES),
-                   st.sampled_from(AUDIENCES), st.sampled_from(("int", "str", None)))
+                   st.sampled_from(AUDIENCES), st.sampled_from(("int", "str", None)),
+                   st.booleans())
 
 
 @pytest.fixture
@@ -74,9 +87,10 @@ def test_the_journal_and_redis_show_each_member_the_same_history(stores, events,
     runner, sqlite, redis = stores
     table = f"t{next(tables)}"
     written = []
-    for seq, (by, mode, owner, rid) in enumerate(events, start=1):
+    for seq, (by, mode, owner, rid, decision) in enumerate(events, start=1):
         request_id = {"int": seq, "str": str(seq), None: None}[rid]
-        event = outcome(table, seq, by, mode, owner, request_id)
+        event = outcome(table, seq, by, mode, None if decision else owner, request_id,
+                        reacts_to=seq - 1 if decision else None)
         written.append(event)
         for store in (sqlite, redis):
             runner.run(store.append(event, {}, (), expected=seq - 1))
@@ -99,7 +113,7 @@ def test_the_journal_and_redis_show_each_member_the_same_history(stores, events,
         # ... and exactly what the live fan-out shows that member.
         shown = [event["seq"] for event in written
                  if audience(event["mode"], member, identity(event["by"]),
-                             event.get("audience")) is not None]
+                             audience_of(event)) is not None]
         assert [event["seq"] for event in journal[0]] == shown, member
         assert journal[1][0] == len(shown), member
 
@@ -126,3 +140,34 @@ def test_the_sql_rule_and_the_python_rule_agree_on_every_row():
             expected = {row for row in rows
                         if visible(*row[:3], None if blank else row[3], name, role)}
             assert got == expected, (name, role, blank)
+
+
+def test_a_journal_written_before_blind_decisions_had_an_audience_counts_what_it_shows(
+        tmp_path):
+    """Such a decision (a row of an earlier version: no audience) is the GMs' alone, live
+    and in history: once the journal is opened by this version its roller's count no
+    longer announces it (the plan never showed it), and the GM's still does."""
+    path = tmp_path / "old.db"
+    by = {"name": "Ann", "role": "player", "seat": "s1"}
+
+    async def write() -> None:
+        store = SqliteStore(path)
+        await store.open()
+        await store.append(outcome("t", 1, by, "blind", None, None), {}, (), expected=0)
+        await store.append(outcome("t", 2, by, "blind", None, None, reacts_to=1), {}, (),
+                           expected=1)
+        await store.close()
+    asyncio.run(write())
+    with sqlite3.connect(path) as db:  # as an earlier version left it
+        db.execute("UPDATE events SET audience = NULL")
+        db.execute("PRAGMA user_version = 0")
+    db.close()
+
+    async def counts() -> list[int]:
+        store = SqliteStore(path)
+        try:
+            return [await store.count("t", *member, 0, 2)
+                    for member in (("Ann", "seat:s1"), ("Mo", "gm"))]
+        finally:
+            await store.close()
+    assert asyncio.run(counts()) == [1, 2]

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from sidecar.stores.visible import identity
+from sidecar.stores.visible import audience_of, identity
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -49,6 +49,15 @@ CREATE TABLE IF NOT EXISTS records (
 #: Added to ``events`` by this version: journals written by an earlier one get it when a
 #: server opens them (old rows keep NULL: their audience is their roller, by mode).
 MIGRATIONS = (("events", "audience", "ALTER TABLE events ADD COLUMN audience TEXT"),)
+#: Rows written by an earlier version given what this one stores, once per journal
+#: (``PRAGMA user_version`` counts those done): 1. a decision on a blind roll journaled
+#: before such decisions had an audience gets the GMs' (``""``, see
+#: :func:`sidecar.stores.visible.audience_of`), so history counts what it shows (a body
+#: that is not JSON is left as it is: CASE, unlike AND, is evaluated in order).
+DATA_MIGRATIONS = (
+    "UPDATE events SET audience = '' WHERE audience IS NULL AND mode = 'blind' AND "
+    "CASE WHEN json_valid(body) THEN json_extract(body, '$.reacts_to') END IS NOT NULL",
+)
 
 def identity_role(by: dict[str, Any]) -> str:
     """The role a journal row files its roller under: ``seat:<id>`` for a player on a seat
@@ -117,7 +126,7 @@ def encode(event: dict[str, Any], state: dict[str, Any],
     string thus fails only its own append, not a whole group commit."""
     try:
         by = event["by"]
-        audience = event.get("audience")
+        audience = audience_of(event)
         row = Row(event["table"], event["seq"], event["type"], event["mode"], by["name"],
                   identity_role(by), request_key(event.get("request_id")),
                   _json(event), audience, _json(state),
