@@ -196,13 +196,8 @@ class SidecarServer:
         self.catching: dict[str, asyncio.Task[None]] = {}
         #: Open rolls whose timer runs here: (table, roll id).
         self.armed: set[tuple[str, str]] = set()
-        self.sweeper: asyncio.Task[None] | None = None
         self._preloaded: tuple[str, Any] | None = None
         self.announced: dict[str, int] = {}
-        if self.store.shared:
-            self.tables.added = self._watch
-            self.tables.forgotten = self.store.unwatch
-            self.store.lost = self._lost_notice
 
     def _load_table(self, name: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
         # A table read from Redis just before (one slot, used at once: nothing piles up
@@ -210,20 +205,20 @@ class SidecarServer:
         preloaded, self._preloaded = self._preloaded, None
         if preloaded is not None and preloaded[0] == name:
             return preloaded[1]
-        return self.store.snapshot(name)
+        raise StoreUnavailable(f"table {name!r} was not read from the store first")
 
     async def _preload(self, name: str) -> None:
         """Read table ``name`` from the store for the next :meth:`_load_table` (the
         caller opens it right after, without awaiting anything in between)."""
-        snapshot = await self.store.preload(name)
-        self._preloaded = None if snapshot is None else (name, snapshot)
+        self._preloaded = (name, await self.store.load(name))
 
     async def _current_for_hello(self, hello: Hello) -> None:
-        """A shared store: the table as the store has it now, before a ``hello`` is
-        checked against it. A player's token is checked against seats another process
-        may have just rotated or removed (or added): its notice may not be here yet, so
-        the store is asked (one read, nothing when no event is new; the table's turn only
-        when one is). The caller joins right after, without awaiting anything between."""
+        """The table as the store has it now, before a ``hello`` is checked against it
+        (read now when not in memory). With Redis, a player's token is checked against
+        seats another process may have just rotated or removed (or added): its notice may
+        not be here yet, so the store is asked (one read, nothing when no event is new;
+        the table's turn only when one is). The caller joins right after, without
+        awaiting anything between."""
         table = self.tables.get(hello.table)
         if table is not None and hello.role == "player":
             try:
@@ -256,7 +251,8 @@ class SidecarServer:
     async def start(self) -> None:
         """Bind and start accepting connections."""
         self.assets.load()
-        await self.store.open()
+        await self.store.open(self.tables, changed=self._changed, added=self._watch,
+                              lost=self._lost_notice, sweep=self._sweep_open_rolls)
         self.server = await serve(
             self._handle,
             self.config.host,
@@ -279,8 +275,6 @@ class SidecarServer:
             self.tables.keep(table)
             for event in list(table.open_rolls.values()):
                 self._arm(table, event)
-        if self.store.shared:
-            self.sweeper = asyncio.get_running_loop().create_task(self._sweep_open_rolls())
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """The TLS context of ``--ssl-certfile``/``--ssl-keyfile``, or None (plain TCP).
@@ -331,10 +325,9 @@ class SidecarServer:
     async def stop(self) -> None:
         """Close every connection with 1001 (going away) and stop listening; first, with
         verifiable dice, reveal every table's current epoch (unless told not to)."""
-        # With a shared store the other processes keep serving the tables: one stopping
-        # ends no epoch (the GM ends it, from any process).
-        if (self.config.dice == "provable" and self.config.reveal_on_stop
-                and not self.store.shared):
+        # Which epochs a stop ends is the store's answer: with Redis, none (the other
+        # processes keep serving the tables; the GM ends an epoch, from any process).
+        if self.config.dice == "provable" and self.config.reveal_on_stop:
             try:
                 await self.reveal_all()
             except Exception:
@@ -364,15 +357,12 @@ class SidecarServer:
                                 self.config.stop_timeout + 1)
         for task in list(self.catching.values()):
             task.cancel()
-        if self.sweeper is not None:
-            self.sweeper.cancel()
         await self.store.close()
         self.host.shutdown()
 
     async def reveal_all(self) -> int:
         """End the current epoch of every table that rolled in it; how many were ended."""
-        names = set(self.tables.tables) | set(
-            await self.store.tables_with("epoch"))
+        names = await self.store.ended_at_stop(self.tables.tables)
         ended = 0
         for name in sorted(names):
             table = await self._open_table(name)
@@ -670,8 +660,7 @@ class SidecarServer:
                     raise self.core.not_joined()
                 session.locale = request.locale
                 self._check_hello_guard(session, request)
-                if self.store.shared:
-                    await self._current_for_hello(request)
+                await self._current_for_hello(request)
                 try:
                     session.table, session.member = self.core.join(
                         request, binary=session.binary, connection=session.connection)
@@ -722,16 +711,14 @@ class SidecarServer:
         if self.config.dice == "provable":
             await self._ensure_epoch(table, member)
         if hello.resume is not None:
-            # Everything committed so far is in the journal once this returns (and the
-            # table's seq counts only acknowledged events), so the journal holds exactly
-            # (resume, upto]; later events are held for this member.
-            if self.store.shared:
-                # This process may not have read yet events the client saw on another
-                # one: read them first, else they would come live after the replay
-                # (seen twice); the held copies of those the replay covers are dropped.
-                async with table.turn:
-                    await self._catch_up(table)
-            await self.store.flush()
+            # The table's seq counts only acknowledged events, and the store's count reads
+            # everything appended so far, so it holds exactly (resume, upto]; later
+            # events are held for this member.
+            # This process may not have read yet events the client saw on another one
+            # (Redis): read them first, else they would come live after the replay (seen
+            # twice); the held copies of those the replay covers are dropped.
+            async with table.turn:
+                await self._catch_up(table)
             upto = table.seq
             replayed = await self.store.count(table.name, *member.key, hello.resume, upto)
         await self._send(session, self.core.welcome(table, member, hello, replayed))
@@ -929,21 +916,19 @@ class SidecarServer:
                   "the table) but this server had #%d acknowledged: Redis lost writes (see "
                   "docs/DEPLOY.md, persistence); the table is read again from Redis",
                   table.name, seq, table.seq)
-        self.store.renew(table.name)  # every other process holding it reads it again
         for member in table.members:
             member.gone = True
         self._close_members(list(table.members), "table read again from the store", 1012,
                             why="store lost events")
         if self.tables.get(table.name) is table:
             del self.tables.tables[table.name]
-            self.store.unwatch(table.name)
+            self.store.forget(table.name)
 
     # -- other processes' events (a shared store) ---------------------------------------
 
     def _watch(self, table: Table) -> None:
         """A table now in memory: hear of other processes' events, and catch up on those
         written since it was read."""
-        self.store.watch(table.name, self._changed)
         self._changed(table.name, table.seq + 1)
         # Its open rolls: their time runs here too (the process that made them may be
         # gone); whichever process takes a default first stores it, once.
@@ -1202,9 +1187,8 @@ class SidecarServer:
 
     async def _expire(self, table: Table, roll_id: str) -> None:
         try:
-            if self.store.shared:
-                async with table.turn:  # another process may have decided it
-                    await self._catch_up(table)
+            async with table.turn:  # another process may have decided it (Redis)
+                await self._catch_up(table)
         except StoreUnavailable:
             pass  # decided on what this process knows; the store refuses a stale write
         except ProtocolError:
@@ -1224,9 +1208,10 @@ class SidecarServer:
                 async with table.turn:
                     self._deliver(await self._retrying(table, close))
         except (ProtocolError, DuplicateRequest) as error:
-            # With a shared store, another process taking the default first is the
-            # normal race (each arms the roll): not worth a warning.
-            log.log(logging.INFO if self.store.shared else logging.WARNING,
+            # Another process (Redis) or a member deciding first is the normal race (each
+            # process arms the roll): not worth a warning.
+            raced = isinstance(error, DuplicateRequest) or roll_id not in table.open_rolls
+            log.log(logging.INFO if raced else logging.WARNING,
                     "open roll %s at %s could not take its default: %s", roll_id,
                     table.name, getattr(error, "message", error))
         except Exception:
@@ -1322,7 +1307,6 @@ class SidecarServer:
     async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
         table, member = session.table, session.member
         assert table is not None and member is not None
-        await self.store.flush()
         # Read in chunks and stop at max_history_bytes: a page never holds more in memory.
         page = HistoryPage(table, member, request, binary=session.binary,
                            max_bytes=self.config.max_history_bytes)

@@ -7,7 +7,8 @@ which: it numbers an event after the table's ``seq`` as this process knows it, a
 store either takes it or answers why not:
 
 - :class:`StaleTable`: another process wrote to the table since (Redis only): the server
-  catches up with :meth:`Store.since` and builds the event again on the newer table;
+  catches up with :meth:`Store.since` and builds the event again on the newer table (or,
+  ``lost``, reads the table again: Redis lost events it had acknowledged);
 - :class:`DuplicateRequest`: the request id was already resolved (by another process, or
   before a crash): the original event is answered again;
 - :class:`StoreUnavailable`: the store cannot be reached now (Redis down): nothing was
@@ -17,7 +18,7 @@ store either takes it or answers why not:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 #: What a store gives back for one event written by another process: the event, the
@@ -59,47 +60,59 @@ class DuplicateRequest(Exception):
         self.seq = seq
 
 
-class Store(Protocol):
-    """What the table server needs from where tables are kept."""
+class Registry(Protocol):
+    """The server's tables in memory, as a store hooks itself to them (:meth:`Store.open`):
+    told when a table is read into memory, and when it is forgotten."""
 
-    #: Whether other processes write the same tables (then events come from elsewhere).
-    shared: bool
+    added: Callable[[Any], None] | None
+    forgotten: Callable[[str], None] | None
+
+
+class Store(Protocol):
+    """What the table server needs from where tables are kept.
+
+    Both stores implement every method; where they differ it is because one process writes
+    a SQLite journal (its lock says so) while any number write a Redis: :meth:`since` and
+    :meth:`open`'s hooks are how the server hears of other processes' events, and
+    :meth:`ended_at_stop` whether stopping ends the tables' epochs. The server never asks
+    which store it has."""
+
     #: What ``serve`` prints: ``journal: sidecar.db`` or ``store: redis://…``.
     described: str
 
-    async def open(self) -> None:
-        """Connect (and check the store answers); StoreUnavailable or JournalError if not."""
+    async def open(self, tables: Registry | None = None, *,
+                   changed: Callable[[str, int], None] | None = None,
+                   added: Callable[[Any], None] | None = None,
+                   lost: Callable[[str, int], None] | None = None,
+                   sweep: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Begin serving: connect (and check the store answers: StoreUnavailable or
+        JournalError if not) and hook the store to the server's ``tables`` (``None``: a
+        tool reading or writing the store alone). A store lets go of what it keeps of a
+        table the server forgets; where other processes write (Redis) it hears their
+        events of the tables held here (``changed(table, seq)``, after ``added(table)``),
+        tells of a table Redis lost events of (``lost(table, seq)``) and runs ``sweep``
+        (open rolls of tables no process holds any more) until :meth:`close`."""
 
-    async def preload(self, table: str) -> Snapshot | None:
-        """A table as stored, read asynchronously (None: read it with :meth:`snapshot`)."""
-
-    def snapshot(self, table: str) -> Snapshot:
-        """A table as stored, read synchronously (SQLite; the table registry calls it
-        while joining)."""
+    async def load(self, table: str) -> Snapshot:
+        """A table as stored (the server reads it just before the registry opens it)."""
 
     async def append(self, event: dict[str, Any], state: dict[str, Any],
                      records: tuple[tuple[str, str, Any], ...], *, expected: int) -> None:
         """Store ``event`` (seq ``expected + 1``), the state after it and the records it
-        changes, atomically; return once stored (acknowledged)."""
-
-    async def flush(self) -> None:
-        """Wait until everything appended so far is stored."""
+        changes, atomically; return once stored (acknowledged). StaleTable when the store
+        holds another seq than ``expected`` (``lost`` when it holds fewer: the store lost
+        events, and every other process holding the table is made to read it again)."""
 
     async def since(self, table: str, after: int) -> list[Entry]:
-        """The events stored after ``after`` (written by other processes), in order."""
+        """The events stored after ``after`` by other processes, in order (the journal:
+        none, its lock makes this process its only writer)."""
 
-    def watch(self, table: str, changed: Callable[[str, int], None]) -> None:
-        """Call ``changed(table, seq)`` when another process stores an event of ``table``."""
-
-    def unwatch(self, table: str) -> None:
-        """Stop watching ``table`` (forgotten by this process)."""
-
-    def renew(self, table: str) -> None:
-        """The store was found behind this process's copy of ``table`` (it lost events):
-        make every other process holding it read it again."""
+    def forget(self, table: str) -> None:
+        """This process no longer holds ``table``: let go of what the store keeps of it."""
 
     async def count(self, table: str, name: str, role: str, after: int, upto: int) -> int:
-        """How many events in (after, upto] the member (name, role) may see."""
+        """How many events in (after, upto] the member (name, role) may see (everything
+        appended so far is read)."""
 
     async def page(self, table: str, name: str, role: str, after: int, upto: int | None,
                    limit: int) -> list[dict[str, Any]]:
@@ -114,6 +127,11 @@ class Store(Protocol):
 
     async def tables_with(self, kind: str) -> list[str]:
         """The tables holding records of ``kind`` (open rolls, epochs)."""
+
+    async def ended_at_stop(self, held: Iterable[str]) -> list[str]:
+        """The tables whose epoch a stopping process ends (``held``: those in its memory):
+        the journal's, all of them that have one; Redis's, none — the other processes
+        keep serving them (the GM ends an epoch, from any process)."""
 
     async def close(self) -> None:
         """Finish what is under way and let go of the store."""

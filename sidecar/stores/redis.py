@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
@@ -42,13 +42,15 @@ import orjson
 from sidecar.stores.base import (
     DuplicateRequest,
     Entry,
+    Registry,
     Snapshot,
     StaleTable,
     StoreFull,
     StoreUnavailable,
 )
-from sidecar.stores.journal.schema import JournalError, encode, request_key, visible
+from sidecar.stores.journal.schema import JournalError, encode, request_key
 from sidecar.stores.resp import ConnectionLost, RespConnection, RespError
+from sidecar.stores.visible import visible
 
 log = logging.getLogger("sidecar.store")
 
@@ -193,8 +195,6 @@ MAX_CONNECTIONS = 64
 class RedisStore:
     """Tables in Redis (see the module's text); one per server process."""
 
-    shared = True
-
     def __init__(self, url: str, *, connect_timeout: float = 2.0,
                  timeout: float = 5.0) -> None:
         try:
@@ -262,7 +262,11 @@ class RedisStore:
 
     # -- connecting ---------------------------------------------------------------------
 
-    async def open(self) -> None:
+    async def open(self, tables: Registry | None = None, *,
+                   changed: Callable[[str, int], None] | None = None,
+                   added: Callable[[Any], None] | None = None,
+                   lost: Callable[[str, int], None] | None = None,
+                   sweep: Callable[[], Awaitable[None]] | None = None) -> None:
         shown = redacted(self.url)
         try:
             await self.client.ping()
@@ -281,6 +285,19 @@ class RedisStore:
                                    f"({exc})") from None
         await self._check_settings()
         self._listener = asyncio.get_running_loop().create_task(self._listen())
+        if tables is not None:
+            tables.forgotten = self.forget
+            if changed is not None:
+                hear = changed
+
+                def held(table: Any) -> None:  # a table read into memory: hear of it
+                    self.watch(table.name, hear)
+                    if added is not None:
+                        added(table)
+                tables.added = held
+        self.lost = lost
+        if sweep is not None:
+            self._spawn(sweep())
 
     async def _check_settings(self) -> None:
         """Warn at start-up about the Redis settings that lose history (docs/DEPLOY.md §5);
@@ -404,7 +421,7 @@ class RedisStore:
 
     # -- loading ------------------------------------------------------------------------
 
-    async def preload(self, table: str) -> Snapshot:
+    async def load(self, table: str) -> Snapshot:
         keys = Keys(table)
 
         async def read() -> list[Any]:
@@ -446,10 +463,6 @@ class RedisStore:
                     log.error("Redis: the %s %r of table %r is unreadable; left out", kind,
                               _text(name), table)
         return seq, state, records
-
-    def snapshot(self, table: str) -> Snapshot:
-        # Redis is read asynchronously: the server passes what preload() returned.
-        raise StoreUnavailable(f"table {table!r} was not read from Redis first")
 
     # -- writing ------------------------------------------------------------------------
 
@@ -495,6 +508,12 @@ class RedisStore:
             raise JournalError(f"Redis refused the event: {exc}") from None
         outcome, seq = _text(reply[0]), int(reply[1])
         if outcome == "lost":
+            raise StaleTable(seq, lost=True)
+        if outcome == "stale" and seq < expected:
+            # Redis holds fewer events than this process saw acknowledged (restarted
+            # without its last writes): a new incarnation makes every other process
+            # holding the table read it again too.
+            self.renew(table)
             raise StaleTable(seq, lost=True)
         if outcome in ("ok", "stale") and (table in self._watched or table in self._incs):
             self._incs[table] = _text(reply[-1])  # (a "dup" reply carries no incarnation)
@@ -569,9 +588,6 @@ class RedisStore:
         if events:
             await self._list(events[0]["table"])
 
-    async def flush(self) -> None:
-        return None  # every append returned once Redis replied
-
     # -- other processes' events --------------------------------------------------------
 
     def watch(self, table: str, changed: Callable[[str, int], None]) -> None:
@@ -581,7 +597,7 @@ class RedisStore:
             self._wanted.set()
             self._spawn(self._subscription(table, True))
 
-    def unwatch(self, table: str) -> None:
+    def forget(self, table: str) -> None:
         if self._watched.pop(table, None) is not None:
             self._spawn(self._subscription(table, False))
         self._states.pop(table, None)
@@ -706,6 +722,9 @@ class RedisStore:
         except self._errors as exc:
             raise _unavailable(exc) from None
         return [(name, int(seq or 0)) for name, seq in zip(names, seqs, strict=True)]
+
+    async def ended_at_stop(self, held: Iterable[str]) -> list[str]:
+        return []  # the other processes keep serving them: the GM ends an epoch
 
     async def tables_with(self, kind: str) -> list[str]:
         try:

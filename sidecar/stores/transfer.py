@@ -69,7 +69,7 @@ async def read_redis(url: str, table: str) -> tuple[dict[str, Any], list[dict[st
 
     store = RedisStore(url)
     try:
-        seq, state, records = await store.preload(table)
+        seq, state, records = await store.load(table)
         if seq == 0:
             names = ", ".join(name for name, _ in await store.tables()) or "aucune / none"
             raise TransferError(f"pas de table « {table} » dans Redis / no table '{table}' "
@@ -165,7 +165,7 @@ async def write_redis(url: str, head: dict[str, Any], events: list[dict[str, Any
     name = _renamed(head, events, table)
     store = RedisStore(url)
     try:
-        if (await store.preload(name))[0]:
+        if (await store.load(name))[0]:
             raise TransferError(f"la table « {name} » a déjà des événements dans Redis ; "
                                 f"importez sous un autre nom (--table) / table '{name}' "
                                 "already has events in Redis; import under another name "

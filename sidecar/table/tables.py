@@ -233,8 +233,8 @@ class Tables:
         self.max_members = max_members
         self.max_observers = max_observers
         self.load = load
-        #: Told when a table comes into memory and when it is forgotten (a shared store
-        #: watches the tables a process serves).
+        #: Told when a table comes into memory and when it is forgotten (hooked by the
+        #: store: Redis watches the tables a process serves; both let go of a forgotten one).
         self.added: Callable[[Table], None] | None = None
         self.forgotten: Callable[[str], None] | None = None
 

@@ -22,8 +22,10 @@ answer: only those who see every answer get it — everyone for a ``public`` ask
 GMs (:data:`JUDGED`).
 
 :func:`plan` is the one place that turns these rules into messages: live fan-out, replay,
-history and the answer to a repeated request all go through it. (The journal's SQL filter
-``VISIBLE`` mirrors :func:`audience` to page without reading what a reader may not see.)
+history and the answer to a repeated request all go through it. Whether a member sees an
+event at all is the stores' rule, :data:`sidecar.stores.visible.RULE`, written once: the
+journal's SQL and Redis's filter are built from it too, so history pages hold exactly
+what :func:`plan` shows (``identity`` is re-exported from there).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from sidecar.protocol.messages import (
     session_message,
     sheet_message,
 )
+from sidecar.stores.visible import audience_of, identity, visible
 
 FULL = "full"
 HIDDEN = "hidden"
@@ -48,47 +51,18 @@ HIDDEN = "hidden"
 JUDGED = ("opposition", "cooperation")
 
 
-def identity(by: dict[str, Any]) -> tuple[str, str]:
-    """The identity of an event's author: ``(name, role)``, role ``seat:<id>`` for a
-    seat (see :meth:`sidecar.table.tables.Member.key`)."""
-    seat = by.get("seat")
-    if not seat:
-        return (by["name"], by["role"])
-    return (by["name"], f"seat:{seat}" if isinstance(seat, str) else "seat")
-
-
 def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
              owner: str | None = None) -> str | None:
     """What ``viewer`` may see of an event by ``roller``: FULL, HIDDEN or None.
 
-    ``owner``: the event's audience (sheet and seat events), else ``None``."""
-    if owner is not None:
-        if viewer[1] == "gm" or (viewer[1].startswith("seat") and seat_audience(owner,
-                                                                                viewer)):
-            return FULL
+    ``owner``: the event's audience (sheet and seat events), else ``None``. Whether the
+    viewer sees it at all is :func:`sidecar.stores.visible.visible` (the stores' rule);
+    what is added here: a blind outcome's roller sees it HIDDEN."""
+    if not visible(mode, *roller, owner, *viewer):
         return None
-    is_roller = viewer == roller
-    is_gm = viewer[1] == "gm"
-    if mode == "public":
-        return FULL
-    if mode == "gm":
-        return FULL if is_roller or is_gm else None
-    if mode == "blind":
-        if is_gm:
-            return FULL
-        return HIDDEN if is_roller else None
-    if mode == "self":
-        return FULL if is_roller else None
-    return None
-
-
-def seat_audience(owner: str, viewer: tuple[str, str]) -> bool:
-    """Whether the seat ``viewer`` is the ``audience`` ``owner`` of an event: that seat's
-    identity role, or — in a journal written before audiences named seats by identity —
-    its name (see :data:`sidecar.stores.journal.schema.VISIBLE`)."""
-    if owner.startswith("seat:"):
-        return viewer[1] == owner
-    return viewer[0] == owner
+    if mode == "blind" and owner is None and viewer[1] != "gm":
+        return HIDDEN  # (then the viewer is its roller)
+    return FULL
 
 
 class Reader(Protocol):
@@ -129,9 +103,7 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
     """
     roller = identity(event["by"])
     mode = event["mode"]
-    owner = event.get("audience")
-    if owner is None and mode == "blind" and "reacts_to" in event:
-        owner = ""  # a decision on a blind roll journaled before it was given its audience
+    owner = audience_of(event)
     build = BUILDERS.get(event["type"], outcome_message)
     planned: list[tuple[list[R], dict[str, Any]]] = []
     groups: dict[tuple[str, bool, str, bool], tuple[list[R], dict[str, Any]]] = {}

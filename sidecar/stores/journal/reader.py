@@ -25,14 +25,13 @@ from typing import Any
 import orjson
 
 from sidecar.stores.journal.schema import (
-    VISIBLE,
-    VISIBLE_BEFORE_AUDIENCE,
     JournalError,
     read_only_uri,
     real_path,
     request_key,
     unreadable_event,
 )
+from sidecar.stores.visible import VISIBLE, VISIBLE_BEFORE_AUDIENCE
 
 log = logging.getLogger("sidecar.journal")
 

@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from sidecar.stores.visible import audience_of, identity
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     table_name TEXT NOT NULL,
@@ -47,45 +49,20 @@ CREATE TABLE IF NOT EXISTS records (
 #: Added to ``events`` by this version: journals written by an earlier one get it when a
 #: server opens them (old rows keep NULL: their audience is their roller, by mode).
 MIGRATIONS = (("events", "audience", "ALTER TABLE events ADD COLUMN audience TEXT"),)
-
-#: What a member may see, as SQL over (mode, roller, audience): mirrors
-#: sidecar.table.visibility. ``:role`` is the member's identity role: ``seat:<id>`` for a player
-#: on a seat (the ``roller_role`` of their events too: a seat added again under a removed
-#: seat's name has a new id). An event with an ``audience`` (sheet and seat events; ``""``
-#: for the decisions on a blind roll) is seen by the GMs and by that seat only: its
-#: identity role (``seat:<id>``), or its name in rows written before audiences named seats
-#: by identity (``substr``, not ``LIKE``, which ignores case).
-VISIBLE = """(mode = 'public'
-    OR (:role = 'gm' AND mode IN ('gm', 'blind'))
-    OR (audience IS NULL AND roller_name = :name AND roller_role = :role
-        AND mode IN ('gm', 'blind', 'self'))
-    OR (:role LIKE 'seat%' AND (audience = :role
-        OR (audience = :name AND substr(audience, 1, 5) <> 'seat:'))))"""
-#: :data:`VISIBLE` for a journal written before audiences existed (read-only tools).
-VISIBLE_BEFORE_AUDIENCE = """(mode = 'public'
-    OR (:role = 'gm' AND mode IN ('gm', 'blind'))
-    OR (roller_name = :name AND roller_role = :role AND mode IN ('gm', 'blind', 'self')))"""
-
-
-def visible(mode: str, roller_name: str, roller_role: str, audience: str | None,
-            name: str, role: str) -> bool:
-    """:data:`VISIBLE` in Python, for stores that filter outside SQL (Redis): whether the
-    member (``name``, identity ``role``) may see an event stored with these columns."""
-    return (mode == "public"
-            or (role == "gm" and mode in ("gm", "blind"))
-            or (audience is None and roller_name == name and roller_role == role
-                and mode in ("gm", "blind", "self"))
-            or (role.startswith("seat") and audience is not None
-                and (audience == role
-                     or (audience == name and not audience.startswith("seat:")))))
-
+#: Rows written by an earlier version given what this one stores, once per journal
+#: (``PRAGMA user_version`` counts those done): 1. a decision on a blind roll journaled
+#: before such decisions had an audience gets the GMs' (``""``, see
+#: :func:`sidecar.stores.visible.audience_of`), so history counts what it shows (a body
+#: that is not JSON is left as it is: CASE, unlike AND, is evaluated in order).
+DATA_MIGRATIONS = (
+    "UPDATE events SET audience = '' WHERE audience IS NULL AND mode = 'blind' AND "
+    "CASE WHEN json_valid(body) THEN json_extract(body, '$.reacts_to') END IS NOT NULL",
+)
 
 def identity_role(by: dict[str, Any]) -> str:
-    """The role a journal row files its roller under: ``seat`` for a player on a seat."""
-    seat = by.get("seat")
-    if not seat:
-        return by["role"]
-    return f"seat:{seat}" if isinstance(seat, str) else "seat"
+    """The role a journal row files its roller under: ``seat:<id>`` for a player on a seat
+    (see :func:`sidecar.stores.visible.identity`)."""
+    return identity(by)[1]
 
 
 class JournalError(Exception):
@@ -149,7 +126,7 @@ def encode(event: dict[str, Any], state: dict[str, Any],
     string thus fails only its own append, not a whole group commit."""
     try:
         by = event["by"]
-        audience = event.get("audience")
+        audience = audience_of(event)
         row = Row(event["table"], event["seq"], event["type"], event["mode"], by["name"],
                   identity_role(by), request_key(event.get("request_id")),
                   _json(event), audience, _json(state),

@@ -62,6 +62,12 @@ class Journal:
         """Wait until everything appended so far is committed."""
         await self.writer.flush()
 
+    def forget(self, table: str) -> None:
+        """The server let ``table`` go: the writer forgets its last state (rewritten once
+        at the table's next event), so a long-running server keeps nothing per table it
+        no longer holds."""
+        self.writer.forget(table)
+
     # -- reading (any thread) ------------------------------------------------------------
 
     def table_meta(self, table: str) -> tuple[int, dict[str, Any]]:

@@ -39,7 +39,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sidecar.stores.journal.schema import MIGRATIONS, SCHEMA, JournalError, Row, encode
+from sidecar.stores.journal.schema import (
+    DATA_MIGRATIONS,
+    MIGRATIONS,
+    SCHEMA,
+    JournalError,
+    Row,
+    encode,
+)
 
 log = logging.getLogger("sidecar.journal")
 
@@ -126,6 +133,12 @@ class JournalWriter:
                 columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
                 if column not in columns:
                     connection.execute(sql)
+            done = connection.execute("PRAGMA user_version").fetchone()[0]
+            for number, sql in enumerate(DATA_MIGRATIONS[done:], start=done + 1):
+                connection.execute("BEGIN")
+                connection.execute(sql)
+                connection.execute(f"PRAGMA user_version = {number}")
+                connection.execute("COMMIT")
             connection.execute("SELECT COUNT(*) FROM tables").fetchone()
             self._page_size = connection.execute("PRAGMA page_size").fetchone()[0]
         except JournalError:
@@ -256,6 +269,12 @@ class JournalWriter:
         stored (then nothing of it was); the journal stays usable."""
         row = encode(event, state, records)
         await self._enqueue(row)
+
+    def forget(self, table: str) -> None:
+        """Forget ``table``'s last state written (the next commit writes it again). Any
+        thread: one dict operation (atomic), and a commit racing it only writes the state
+        once more."""
+        self._states.pop(table, None)
 
     async def flush(self) -> None:
         """Wait until everything appended so far is committed."""
