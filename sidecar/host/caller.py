@@ -9,7 +9,7 @@ Every call of a plugin's hook during a roll goes through :class:`PluginCaller`. 
   ``sidecar_render_text`` on the owner first; the owner-only hooks
   (:data:`~sidecar.hookspecs.OWNER_ONLY`) on the ruleset's owner and no other plugin;
 * **the arguments** — each implementation gets the ones it names
-  (:meth:`~sidecar.host.registry.Impl.pick`);
+  (pluggy passes a function only the arguments it names);
 * **trusted or guarded** — a trusted sync implementation (a built-in, or a plugin the
   operator trusts) is called directly on the real roll and outcome, with a shallow record
   to undo a raise; any other works on a :class:`~sidecar.host.guard.Guard`'s copies,
@@ -51,6 +51,8 @@ from sidecar.host.workers import DaemonWorkers
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
 
+#: The refusals a ``sidecar_modify_roll`` may raise as they are: the roll is refused.
+ROLL_REFUSALS = ("invalid_params",)
 #: The refusals a ``sidecar_max_spend`` may raise as they are: nothing is drawn yet.
 SPEND_REFUSALS = ("invalid_params", "insufficient")
 
@@ -67,6 +69,13 @@ async def _drive(timed: Timed) -> Any:
         raise
     except BaseException as exc:
         raise PluginCrash(f"{type(exc).__name__}: {exc}") from None
+
+
+def _args(impl: Impl, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The arguments of ``impl``, from the values of every argument of its hook's spec in
+    spec order (pluggy passes a function only the arguments it names)."""
+    positions = impl.positions
+    return values if positions is None else tuple(values[i] for i in positions)
 
 
 def _cancelling() -> bool:
@@ -114,6 +123,12 @@ class Order:
 
     #: The plugin that owns the ruleset.
     owner: str | None
+    #: That plugin is disabled (after repeated failures): the ruleset is refused.
+    disabled: bool
+    #: The owner's ``sidecar_resolve`` (``None``: it has none).
+    resolve: Impl | None
+    #: The ruleset's params description: params an extension changed are checked again.
+    schema: dict[str, Any]
     modify_roll: list[Impl]
     #: ``sidecar_max_spend``: the owner's and the extensions' (a ruleset's plugin
     #: declares for its own rulesets only).
@@ -123,6 +138,10 @@ class Order:
     texts: list[Impl]
     #: Owner-only hook → the owner's implementation (``None``: it has none).
     owned: dict[str, Impl | None] = field(default_factory=dict)
+
+    def owner_hook(self, hook: str) -> Impl | None:
+        """The owner's implementation of the owner-only ``hook``, or ``None``."""
+        return self.owned[hook]
 
 
 class PluginCaller:
@@ -154,15 +173,22 @@ class PluginCaller:
 
     def order(self, ruleset: str) -> Order:
         """The calls of a roll of ``ruleset``, built once (again when a plugin is added,
-        trusted or disabled)."""
+        trusted or disabled); ``plugin_error`` when the ruleset's owner is disabled."""
         order = self._orders.get(ruleset)
         if order is None:
             order = self._orders[ruleset] = self._build_order(ruleset)
+        if order.disabled:
+            raise ProtocolError(
+                "plugin_error",
+                f"the ruleset '{ruleset}' is disabled after repeated failures of its plugin",
+                fr=f"le jeu de règles « {ruleset} » est désactivé : son extension a échoué "
+                   "trop souvent",
+                details={"plugin": order.owner, "ruleset": ruleset, "disabled": True})
         return order
 
     def _build_order(self, ruleset: str) -> Order:
         registry = self.registry
-        owner = registry.ruleset_owner(ruleset)
+        owner, listing = registry.rulesets.get(ruleset, (None, {}))
 
         def here(impl: Impl) -> bool:  # (a scope's rulesets are known now: its option is not)
             return impl.rulesets is None or ruleset in impl.rulesets
@@ -170,36 +196,22 @@ class PluginCaller:
         def owner_or_extension(impl: Impl) -> bool:
             return impl.plugin == owner or not registry.plugins[impl.plugin].rulesets
 
+        owned = {hook: next((i for i in registry.implementations(hook) if i.plugin == owner),
+                            None) for hook in hookspecs.OWNER_ONLY}
         return Order(
-            owner,
+            owner, owner in registry.disabled, owned["sidecar_resolve"],
+            listing.get("params") or {},
             [i for i in registry.implementations("sidecar_modify_roll") if here(i)],
             [i for i in registry.implementations("sidecar_max_spend")
              if owner_or_extension(i) and here(i)],
             [i for i in registry.implementations("sidecar_modify_outcome") if here(i)],
             sorted(filter(owner_or_extension, registry.implementations("sidecar_render_text")),
                    key=lambda impl: impl.plugin != owner),
-            {hook: next((i for i in registry.implementations(hook) if i.plugin == owner),
-                        None) for hook in hookspecs.OWNER_ONLY})
-
-    def owner(self, hook: str, ruleset: str) -> Impl | None:
-        """The implementation of the owner-only ``hook`` by the owner of ``ruleset``."""
-        return self.order(ruleset).owned[hook]
-
-    def check_owner(self, ruleset: str) -> str | None:
-        """The owner of ``ruleset``; ``plugin_error`` when it is disabled."""
-        owner = self.order(ruleset).owner
-        if owner in self.registry.disabled:
-            raise ProtocolError(
-                "plugin_error",
-                f"the ruleset '{ruleset}' is disabled after repeated failures of its plugin",
-                fr=f"le jeu de règles « {ruleset} » est désactivé : son extension a échoué "
-                   "trop souvent",
-                details={"plugin": owner, "ruleset": ruleset, "disabled": True})
-        return owner
+            owned)
 
     # -- the calls of a roll ------------------------------------------------------------
 
-    async def modify_roll(self, roll: Roll, states: TableStates,
+    async def modify_roll(self, order: Order, roll: Roll, states: TableStates,
                           failures: list[HookFailure]) -> list[str]:
         """The extensions' ``sidecar_modify_roll``, one at a time; the plugins that changed
         params. A failure leaves that extension out of the roll (its changes undone,
@@ -207,7 +219,7 @@ class PluginCaller:
         refuses the roll (it propagates)."""
         changed: list[str] = []
         options = roll.options
-        for impl in self.order(roll.ruleset).modify_roll:
+        for impl in order.modify_roll:
             if impl.option is not None and impl.option not in options:
                 continue  # (a trusted extension's declared scope)
             state = states.of(impl.plugin)
@@ -218,20 +230,16 @@ class PluginCaller:
             else:
                 guard = Guard(impl.plugin, impl.hook, roll, state)
                 params, work = roll.params, guard.work_roll
+            args = _args(impl, (work,))
             try:
-                await self.invoke(impl, impl.pick((work,)))
-            except ProtocolError as exc:
-                if exc.code == "invalid_params":
-                    raise
-                problem: str | None = describe(exc)
-            except Exception as exc:
-                problem = describe(exc)
+                impl.function(*args) if impl.inline else await self.invoke(impl, args)
+            except BaseException as exc:
+                problem: str | None = self._failed(impl, exc, ROLL_REFUSALS)
             else:
                 problem = guard.roll_problem() if guard is not None else None
                 if problem is None and work.params != params:
                     try:
-                        work.params = validate_params(
-                            work.params, self.registry.ruleset_schema(roll.ruleset) or {})
+                        work.params = validate_params(work.params, order.schema)
                     except ProtocolError as exc:
                         problem = f"left invalid params: {exc.message}"
             if problem is not None:
@@ -248,7 +256,8 @@ class PluginCaller:
                 states.replace(impl.plugin, work.state)
         return changed
 
-    async def max_spend(self, roll: Roll, outcome: Outcome | None, choice: str | None,
+    async def max_spend(self, order: Order, roll: Roll, outcome: Outcome | None,
+                        choice: str | None,
                         states: TableStates, failures: list[HookFailure],
                         sheet: dict[str, Any]) -> dict[str, int]:
         """The most the roll (``outcome``/``choice``: a decision on it) may spend, summed
@@ -256,24 +265,21 @@ class PluginCaller:
         answer checked against ``sheet``. The owner's failure refuses the roll
         (``plugin_error``: no die drawn yet); an extension's leaves it out."""
         most: dict[str, int] = {}
-        order = self.order(roll.ruleset)
         options = roll.options
         for impl in order.max_spend:
             if impl.option is not None and impl.option not in options:
                 continue
             if impl.inline:
                 roll.state = states.of(impl.plugin)
-                args = impl.pick((roll, outcome, choice))
+                args = _args(impl, (roll, outcome, choice))
             else:  # read only for the plugin: it gets copies
-                args = impl.pick((copy_roll(roll, states.of(impl.plugin)),
+                args = _args(impl, (copy_roll(roll, states.of(impl.plugin)),
                                   copy_outcome(outcome) if outcome is not None else None,
                                   choice))
             try:
-                answer = await self.invoke(impl, args)
-            except Exception as exc:
-                if isinstance(exc, ProtocolError) and exc.code in SPEND_REFUSALS:
-                    raise
-                problem: str | None = describe(exc)
+                answer = impl.function(*args) if impl.inline else await self.invoke(impl, args)
+            except BaseException as exc:
+                problem: str | None = self._failed(impl, exc, SPEND_REFUSALS)
             else:
                 problem = declaration_problem(answer, sheet)
             if problem is None:
@@ -298,12 +304,15 @@ class PluginCaller:
         (exact odds may take a good part of a second: the tables' rolls go on)."""
         if impl.inline:
             roll.state = state
-            args = impl.pick((roll, *values))
+            args = _args(impl, (roll, *values))
             if off_loop:
                 return await asyncio.to_thread(self._direct, impl, args), None
-            return self._direct(impl, args), None
+            try:
+                return impl.function(*args), None
+            except BaseException as exc:
+                raise self._crash(exc) from None
         guard = Guard(impl.plugin, impl.hook, roll, state)
-        return await self.invoke(impl, impl.pick((guard.work_roll, *values))), guard
+        return await self.invoke(impl, _args(impl, (guard.work_roll, *values))), guard
 
     def keep(self, guard: Guard | None, roll: Roll, states: TableStates) -> None:
         """After an untrusted owner's call: refuse what it changed that it may not
@@ -316,22 +325,39 @@ class PluginCaller:
             states.replace(guard.plugin, guard.work_roll.state)
 
     @staticmethod
-    def _direct(impl: Impl, args: tuple[Any, ...]) -> Any:
+    def _failed(impl: Impl, exc: BaseException, passes: tuple[str, ...] = ()) -> str:
+        """What a call that raised ``exc`` is told as (its failure), or ``exc`` raised again
+        when it is not the plugin's failure: a refusal the hook may raise as it is
+        (``passes``: ``ProtocolError`` codes), or the server's own cancellation (the one
+        ``BaseException`` :meth:`invoke` lets through)."""
+        if not impl.inline and not isinstance(exc, Exception):
+            raise exc
+        if passes and isinstance(exc, ProtocolError) and exc.code in passes:
+            raise exc
+        return describe(exc)
+
+    @classmethod
+    def _direct(cls, impl: Impl, args: tuple[Any, ...]) -> Any:
         try:
             return impl.function(*args)
-        except Exception:
-            raise
-        except BaseException as exc:  # SystemExit & co. from plugin code: its failure
-            raise PluginCrash(describe(exc)) from None
+        except BaseException as exc:
+            raise cls._crash(exc) from None
 
-    async def modify_outcome(self, roll: Roll, outcome: Outcome, states: TableStates,
-                             failures: list[HookFailure]) -> None:
+    @staticmethod
+    def _crash(exc: BaseException) -> Exception:
+        """What a trusted call that raised ``exc`` raises: ``exc`` itself when it is an
+        ``Exception``; else (``SystemExit`` & co. from plugin code) :class:`PluginCrash`,
+        its failure, which can never stop the server."""
+        return exc if isinstance(exc, Exception) else PluginCrash(describe(exc))
+
+    async def modify_outcome(self, order: Order, roll: Roll, outcome: Outcome,
+                             states: TableStates, failures: list[HookFailure]) -> None:
         """The extensions' ``sidecar_modify_outcome``, one at a time; those that changed
         the outcome are added to its ``applied``. A failure leaves that extension out (its
         changes undone)."""
         changed: list[str] = []
         options = roll.options
-        for impl in self.order(roll.ruleset).modify_outcome:
+        for impl in order.modify_outcome:
             if impl.option is not None and impl.option not in options:
                 continue
             state = states.of(impl.plugin)
@@ -341,14 +367,14 @@ class PluginCaller:
                     dict(outcome.spend)
                 kept = dict(state)
                 guard = None
-                args = impl.pick((roll, outcome))
+                args = _args(impl, (roll, outcome))
             else:
                 guard = Guard(impl.plugin, impl.hook, roll, state, outcome)
-                args = impl.pick((guard.work_roll, guard.work_outcome))
+                args = _args(impl, (guard.work_roll, guard.work_outcome))
             try:
-                await self.invoke(impl, args)
-            except Exception as exc:
-                problem: str | None = describe(exc)
+                impl.function(*args) if impl.inline else await self.invoke(impl, args)
+            except BaseException as exc:
+                problem: str | None = self._failed(impl, exc)
             else:
                 problem = (guard.roll_problem() or guard.outcome_problem()
                            if guard is not None else None)
@@ -375,7 +401,7 @@ class PluginCaller:
             if plugin not in outcome.applied:
                 outcome.applied.append(plugin)
 
-    async def texts(self, roll: Roll, outcome: Outcome,
+    async def texts(self, order: Order, roll: Roll, outcome: Outcome,
                     failures: list[HookFailure]) -> dict[str, Any]:
         """Each locale's text as the plugins give it (``None``: none did): the owner's;
         when it gives none, the first extension's (pluggy's order). A failure leaves
@@ -384,17 +410,20 @@ class PluginCaller:
         texts = {}
         for locale in LOCALES:
             text = None
-            for impl in self.order(roll.ruleset).texts:
+            for impl in order.texts:
                 if impl.inline:
-                    args = impl.pick((roll, outcome, locale))
+                    args = (roll, outcome, locale)
                 else:
                     if copies is None:  # read-only for the plugin: it gets copies
                         copies = (copy_roll(roll, {}), copy_outcome(outcome))
-                    args = impl.pick((copies[0], copies[1], locale))
+                    args = (copies[0], copies[1], locale)
+                if impl.positions is not None:  # (it names fewer arguments)
+                    args = _args(impl, args)
                 try:
-                    text = await self.invoke(impl, args)
-                except Exception as exc:
-                    self.failures.report(failures, impl.plugin, impl.hook, describe(exc))
+                    text = impl.function(*args) if impl.inline else await self.invoke(impl, args)
+                except BaseException as exc:
+                    self.failures.report(failures, impl.plugin, impl.hook,
+                                         self._failed(impl, exc))
                     text = None
                     continue
                 if text is not None:

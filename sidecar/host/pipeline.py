@@ -31,7 +31,7 @@ from sidecar.dice.sources import (
     SecureDice,
     describe_dice,
 )
-from sidecar.host.caller import TableStates
+from sidecar.host.caller import Order, TableStates
 from sidecar.host.failures import HookFailure, describe
 from sidecar.host.guard import (
     LOCALES,
@@ -257,32 +257,24 @@ class RollPipeline:
     ) -> Resolution:
         """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal."""
         calls = self.calls
+        order = calls.order(roll.ruleset)
         states = TableStates(table_state)
         failures: list[HookFailure] = []
-        calls.check_owner(roll.ruleset)
-        changed = await calls.modify_roll(roll, states, failures)
+        changed = await calls.modify_roll(order, roll, states, failures)
         if roll.sheet is not None:
-            await self.afford(roll, None, None, states, failures)
-        outcome, source = await self._resolve(roll, dice, states)
+            await self.afford(roll, None, None, states, failures, order)
+        outcome, source = await self._resolve(order, roll, dice, states)
         outcome.applied = changed
-        await calls.modify_outcome(roll, outcome, states, failures)
+        await calls.modify_outcome(order, roll, outcome, states, failures)
         if failures:
             _note_failures(outcome, failures)
-        text = await self._texts(roll, outcome, failures)
+        text = await self._texts(order, roll, outcome, failures)
         return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
                           failures=failures, drawn=len(source.rolled))
 
-    async def modify_roll(self, roll: Roll, states: TableStates | dict[str, Any],
-                          failures: list[HookFailure]) -> list[str]:
-        """Run the extensions' ``sidecar_modify_roll``; return those that changed params
-        (see :meth:`PluginCaller.modify_roll`)."""
-        if not isinstance(states, TableStates):
-            states = TableStates(states)
-        return await self.calls.modify_roll(roll, states, failures)
-
     async def afford(self, roll: Roll, outcome: Outcome | None, choice: str | None,
                      states: TableStates | dict[str, Any] | None,
-                     failures: list[HookFailure]) -> None:
+                     failures: list[HookFailure], order: Order | None = None) -> None:
         """Before any die of a roll as a character (``outcome``/``choice``: before a
         decision on that open roll): ``insufficient`` when its sheet cannot pay the most
         the owner and the extensions declare it could spend (``sidecar_max_spend``)."""
@@ -290,8 +282,11 @@ class RollPipeline:
             return
         if not isinstance(states, TableStates):
             states = TableStates(states)
+        if order is None:
+            order = self.calls.order(roll.ruleset)
         sheet = self.host.sheet_schema(roll.ruleset)
-        most = await self.calls.max_spend(roll, outcome, choice, states, failures, sheet)
+        most = await self.calls.max_spend(order, roll, outcome, choice, states, failures,
+                                          sheet)
         refuse_unaffordable(sheet, roll.sheet, most)
 
     async def resolve(self, roll: Roll, dice: list[int] | None,
@@ -300,13 +295,13 @@ class RollPipeline:
         """Have the ruleset's owner resolve the roll, from manual faces or the dice source."""
         if not isinstance(states, TableStates):
             states = TableStates(states)
-        return (await self._resolve(roll, dice, states))[0]
+        return (await self._resolve(self.calls.order(roll.ruleset), roll, dice, states))[0]
 
-    async def _resolve(self, roll: Roll, dice: list[int] | None,
+    async def _resolve(self, order: Order, roll: Roll, dice: list[int] | None,
                        states: TableStates) -> tuple[Outcome, DiceSource]:
         """:meth:`resolve`, and the source the faces came from (what it drew)."""
-        owner = self.calls.check_owner(roll.ruleset)
-        impl = self.calls.owner("sidecar_resolve", roll.ruleset)
+        owner = order.owner
+        impl = order.resolve
         if impl is None or owner is None:
             raise self._bad_outcome(roll, owner, "its plugin does not implement "
                                                  "sidecar_resolve")
@@ -322,36 +317,28 @@ class RollPipeline:
         except Exception as exc:
             raise self._ruleset_failed(roll, owner, describe(exc), "failed on this roll",
                                        "a échoué sur ce jet") from None
-        self.calls.keep(guard, roll, states)
+        if guard is not None:
+            self.calls.keep(guard, roll, states)
         # A trusted ruleset's answer is taken as it is when it is the built-ins' usual one
         # (an Outcome showing its dice); any other (a map, from a plugin the operator
         # trusts) is checked whole too, so a malformed one is plugin_error, not a crash.
         checked = guard is not None or raw.__class__ is not Outcome or not raw.dice
         outcome = self._as_outcome(raw, source, roll, owner, checked=checked)
-        _check_all_used(source)
+        if dice is not None:
+            _check_all_used(source)
         return outcome, source
 
-    async def modify_outcome(self, roll: Roll, outcome: Outcome,
-                             states: TableStates | dict[str, Any],
-                             failures: list[HookFailure]) -> None:
-        """Run the extensions' ``sidecar_modify_outcome``; record those that changed it."""
-        if not isinstance(states, TableStates):
-            states = TableStates(states)
-        await self.calls.modify_outcome(roll, outcome, states, failures)
-
-    async def _texts(self, roll: Roll, outcome: Outcome,
+    async def _texts(self, order: Order, roll: Roll, outcome: Outcome,
                      failures: list[HookFailure]) -> dict[str, str]:
         """The one-line summary in each locale: the plugins' (see
         :meth:`PluginCaller.texts`), else the host's own line."""
-        texts = await self.calls.texts(roll, outcome, failures)
+        texts = await self.calls.texts(order, roll, outcome, failures)
         for locale, text in texts.items():
             # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
             if not (text.__class__ is str and len(text) <= 500 and text
                     and not text.isspace()):
                 texts[locale] = self._text_or_default(text, roll, outcome, locale)
         return texts
-
-    render_text = _texts
 
     @staticmethod
     def _text_or_default(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
@@ -398,6 +385,9 @@ class RollPipeline:
                     checked: bool) -> Outcome:
         """The owner's answer as an :class:`Outcome`; an untrusted owner's (``checked``)
         answer is checked whole, as it will be stored and sent."""
+        if raw.__class__ is Outcome and not checked and raw.dice:
+            raw.applied = []  # (the built-ins' usual answer: taken as it is)
+            return raw
         if raw is None:
             raise self._bad_outcome(roll, owner, "no plugin resolved it")
         if isinstance(raw, dict):
@@ -440,11 +430,11 @@ class RollPipeline:
         extensions' ``sidecar_modify_outcome`` and the texts, as for a roll."""
         states = TableStates(table_state)
         failures: list[HookFailure] = []
-        owner = self.calls.check_owner(roll.ruleset)
-        impl = self.calls.owner("sidecar_react", roll.ruleset)
+        order = self.calls.order(roll.ruleset)
+        owner, impl = order.owner, order.owner_hook("sidecar_react")
         if impl is None or owner is None:
             raise self._bad_outcome(roll, owner, "its plugin does not implement sidecar_react")
-        await self.afford(roll, outcome, choice, states, failures)
+        await self.afford(roll, outcome, choice, states, failures, order)
         source: DiceSource = (ManualDice(dice) if dice is not None
                               else self._dice(impl.info.trusted))
         try:
@@ -464,9 +454,9 @@ class RollPipeline:
         result = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
         if dice is not None:
             _check_all_used(source)
-        await self.modify_outcome(roll, result, states, failures)
+        await self.calls.modify_outcome(order, roll, result, states, failures)
         _note_failures(result, failures)
-        text = await self.render_text(roll, result, failures)
+        text = await self._texts(order, roll, result, failures)
         return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
                           failures=failures, drawn=len(source.rolled))
 
@@ -476,8 +466,8 @@ class RollPipeline:
         """The owner's initiative order for ``entries`` (``sidecar_initiative``), checked:
         every character once, spends as maps of field to integer. The owner reads its
         table state (``roll.state``, a copy: what it changes is not kept)."""
-        owner = self.calls.check_owner(roll.ruleset)
-        impl = self.calls.owner("sidecar_initiative", roll.ruleset)
+        order = self.calls.order(roll.ruleset)
+        owner, impl = order.owner, order.owner_hook("sidecar_initiative")
         none = ProtocolError(
             "invalid_params", f"the ruleset '{roll.ruleset}' has no initiative rule",
             fr=f"le jeu de règles « {roll.ruleset} » n'a pas de règle d'initiative",
@@ -514,9 +504,9 @@ class RollPipeline:
         The answer is the caller's own: a plugin's cached odds are copied, never shared.
         """
         failures: list[HookFailure] = []
-        owner = self.calls.check_owner(roll.ruleset)
-        await self.calls.modify_roll(roll, TableStates(None), failures)
-        impl = self.calls.owner("sidecar_odds", roll.ruleset)
+        order = self.calls.order(roll.ruleset)
+        owner, impl = order.owner, order.owner_hook("sidecar_odds")
+        await self.calls.modify_roll(order, roll, TableStates(None), failures)
         if impl is None or owner is None:
             raise ProtocolError(  # (the same answer as an owner that returns None)
                 "plugin_error",

@@ -149,7 +149,8 @@ class PluginInfo:
 
 @dataclass(slots=True)
 class Impl:
-    """One hook implementation, ready to call: whose, which hook, with which arguments."""
+    """One hook implementation: whose, which hook, which of the spec's arguments it names
+    (:class:`~sidecar.host.caller.PluginCaller` calls it, and picks its arguments)."""
 
     plugin: str
     hook: str
@@ -159,23 +160,13 @@ class Impl:
     info: PluginInfo
     #: Where its arguments are among the spec's (``None``: all of them, in order).
     positions: tuple[int, ...] | None = None
-    #: Trusted and sync: the pipeline calls it directly, on the real objects (the host
+    #: Trusted and sync: the caller calls it directly, on the real objects (the registry
     #: rebuilds its implementations whenever a plugin is trusted or disabled).
     inline: bool = False
     #: Declared with :func:`scope` (honoured for inline calls only): the rulesets it acts
     #: on (``None``: all) and the key the roll's ``options`` must hold (``None``: none).
     rulesets: frozenset[str] | None = None
     option: str | None = None
-
-    def applies(self, roll: Any) -> bool:
-        """Whether an inline call on ``roll`` can do anything (see :func:`scope`)."""
-        return ((self.option is None or self.option in roll.options)
-                and (self.rulesets is None or roll.ruleset in self.rulesets))
-
-    def pick(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
-        """Its arguments, from the values of every argument of the spec, in spec order."""
-        positions = self.positions
-        return values if positions is None else tuple(values[i] for i in positions)
 
 
 def _first_doc_line(obj: Any) -> str:
