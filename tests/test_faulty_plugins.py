@@ -435,7 +435,7 @@ RUNNING = []
 def sidecar_odds(roll):
     RUNNING.append(1)
     try:
-        RELEASE.wait()  # blocked in C: an interruption waits for it to return
+        RELEASE.wait()  # blocked until released: it keeps its thread meanwhile
     finally:
         RUNNING.pop()
 
