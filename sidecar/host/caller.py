@@ -50,6 +50,7 @@ from sidecar.host.spending import add_declared, declaration_problem
 from sidecar.host.workers import DaemonWorkers
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import heading
 
 #: The refusals a ``sidecar_modify_roll`` may raise as they are: the roll is refused.
 ROLL_REFUSALS = ("invalid_params",)
@@ -76,6 +77,14 @@ def _args(impl: Impl, values: tuple[Any, ...]) -> tuple[Any, ...]:
     spec order (pluggy passes a function only the arguments it names)."""
     positions = impl.positions
     return values if positions is None else tuple(values[i] for i in positions)
+
+
+def _own_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
+    """A plugin's text cut to 500 characters; the host's own line when it gave no text
+    (or a blank one): who rolled, the roll's label, the result's label."""
+    if not isinstance(text, str) or not text.strip():
+        text = heading(roll.by.get("name", "?"), roll.label) + outcome.result["label"][locale]
+    return text[:500]
 
 
 def _cancelling() -> bool:
@@ -402,10 +411,10 @@ class PluginCaller:
                 outcome.applied.append(plugin)
 
     async def texts(self, order: Order, roll: Roll, outcome: Outcome,
-                    failures: list[HookFailure]) -> dict[str, Any]:
-        """Each locale's text as the plugins give it (``None``: none did): the owner's;
-        when it gives none, the first extension's (pluggy's order). A failure leaves
-        that plugin out."""
+                    failures: list[HookFailure]) -> dict[str, str]:
+        """The one-line summary in each locale: the owner's text; when it gives none, the
+        first extension's (pluggy's order); else — or when it is no text, or blank — the
+        host's own line. A failure leaves that plugin out."""
         copies: tuple[Roll, Outcome] | None = None
         texts = {}
         for locale in LOCALES:
@@ -428,7 +437,9 @@ class PluginCaller:
                     continue
                 if text is not None:
                     break
-            texts[locale] = text
+            # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
+            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
+                             and not text.isspace() else _own_text(text, roll, outcome, locale))
         return texts
 
     # -- one call -----------------------------------------------------------------------

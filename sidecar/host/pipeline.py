@@ -48,7 +48,7 @@ from sidecar.host.plugins import Impl, PluginHost
 from sidecar.host.spending import refuse_unaffordable
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
-from sidecar.protocol.messages import KINDS, heading
+from sidecar.protocol.messages import KINDS
 
 log = logging.getLogger("sidecar.pipeline")
 
@@ -268,7 +268,7 @@ class RollPipeline:
         await calls.modify_outcome(order, roll, outcome, states, failures)
         if failures:
             _note_failures(outcome, failures)
-        text = await self._texts(order, roll, outcome, failures)
+        text = await calls.texts(order, roll, outcome, failures)
         return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
                           failures=failures, drawn=len(source.rolled))
 
@@ -328,23 +328,6 @@ class RollPipeline:
             _check_all_used(source)
         return outcome, source
 
-    async def _texts(self, order: Order, roll: Roll, outcome: Outcome,
-                     failures: list[HookFailure]) -> dict[str, str]:
-        """The one-line summary in each locale: the plugins' (see
-        :meth:`PluginCaller.texts`), else the host's own line."""
-        texts = await self.calls.texts(order, roll, outcome, failures)
-        for locale, text in texts.items():
-            # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
-            if not (text.__class__ is str and len(text) <= 500 and text
-                    and not text.isspace()):
-                texts[locale] = self._text_or_default(text, roll, outcome, locale)
-        return texts
-
-    @staticmethod
-    def _text_or_default(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
-        if not isinstance(text, str) or not text.strip():
-            text = heading(roll.by.get("name", "?"), roll.label) + outcome.result["label"][locale]
-        return text[:500]
 
     def _refused_after_dice(self, roll: Roll, owner: str | None, exc: ProtocolError,
                             source: DiceSource) -> ProtocolError:
@@ -456,7 +439,7 @@ class RollPipeline:
             _check_all_used(source)
         await self.calls.modify_outcome(order, roll, result, states, failures)
         _note_failures(result, failures)
-        text = await self._texts(order, roll, result, failures)
+        text = await self.calls.texts(order, roll, result, failures)
         return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
                           failures=failures, drawn=len(source.rolled))
 
