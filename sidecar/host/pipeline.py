@@ -328,7 +328,6 @@ class RollPipeline:
             _check_all_used(source)
         return outcome, source
 
-
     def _refused_after_dice(self, roll: Roll, owner: str | None, exc: ProtocolError,
                             source: DiceSource) -> ProtocolError:
         """A refusal raised while resolving: as it is before any face is drawn, or when it
