@@ -260,12 +260,15 @@ class RollPipeline:
         order = calls.order(roll.ruleset)
         states = TableStates(table_state)
         failures: list[HookFailure] = []
-        changed = await calls.modify_roll(order, roll, states, failures)
+        # (A ruleset no extension acts on makes no call to them at all.)
+        changed = (await calls.modify_roll(order, roll, states, failures)
+                   if order.modify_roll else [])
         if roll.sheet is not None:
             await self.afford(roll, None, None, states, failures, order)
         outcome, source = await self._resolve(order, roll, dice, states)
         outcome.applied = changed
-        await calls.modify_outcome(order, roll, outcome, states, failures)
+        if order.modify_outcome:
+            await calls.modify_outcome(order, roll, outcome, states, failures)
         if failures:
             _note_failures(outcome, failures)
         text = await calls.texts(order, roll, outcome, failures)
