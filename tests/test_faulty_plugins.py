@@ -435,7 +435,7 @@ RUNNING = []
 def sidecar_odds(roll):
     RUNNING.append(1)
     try:
-        RELEASE.wait()  # blocked in C: an interruption waits for it to return
+        RELEASE.wait()  # blocked until released: it keeps its thread meanwhile
     finally:
         RUNNING.pop()
 
@@ -474,51 +474,56 @@ def test_a_plugin_holds_a_bounded_number_of_threads(tmp_path):
         plugin_module("spinner").RELEASE.set()
 
 
-CPU_HOG = '''
-"""A CPU-heavy sync hook that would compute forever."""
+LOCKED_SPINNER = '''
+"""A sync hook that computes in pure Python, a lock held, far past its deadline."""
+import threading
 from sidecar import hookimpl
 
-RUNNING = []
+LOCK = threading.Lock()
+RELEASE = threading.Event()
+ENDED = []
 
 @hookimpl
 def sidecar_odds(roll):
-    RUNNING.append(1)
-    try:
+    with LOCK:
         n = 0
-        while True:
+        while not RELEASE.is_set():  # pure Python: any injected exception lands in here
             n += 1
-    finally:
-        RUNNING.pop()
+        ENDED.append("in order")
 
 @hookimpl
 def sidecar_rulesets():
-    return [{"name": "calcul", "params": {}}]
+    return [{"name": "verrou", "params": {}}]
 '''
 
 
-def test_an_abandoned_computation_is_stopped_not_left_running(tmp_path):
-    """Past its deadline a call in pure Python is interrupted: its thread is free again
-    and stops taking the interpreter's time from every table."""
-    directory = write_plugins(tmp_path / "p", hog=CPU_HOG)
+def test_a_call_past_its_deadline_is_abandoned_never_interrupted_inside_its_lock(tmp_path):
+    """Plugins are trusted code guarded against bugs, not malice: past its deadline a sync
+    call is answered for (``plugin_error``) and left to end in its own time, never
+    interrupted — an exception raised into its thread could land while it holds a lock.
+    The table is answered meanwhile, and the call ends its critical section in order."""
+    directory = write_plugins(tmp_path / "p", locked=LOCKED_SPINNER)
 
     async def scenario():
         async with running_server(plugins_dir=str(directory), plugin_timeout=0.05,
                                   rate_limit=0) as server, peers(server, 1) as (peer,):
             await peer.join()
-            module = plugin_module("hog")
-            for i in range(2):
-                reply = await peer.request({"type": "odds", "id": i, "ruleset": "calcul"})
-                assert reply["code"] == "plugin_error"
-            for _ in range(500):  # wait (bounded) for the interrupted calls to unwind
-                if not module.RUNNING and not server.host.plugins["hog"].in_flight:
+            module = plugin_module("locked")
+            reply = await peer.request({"type": "odds", "id": 1, "ruleset": "verrou"})
+            assert reply["code"] == "plugin_error" and "PluginTimeout" in reply["message"]
+            assert (await peer.roll())["type"] == "outcome"  # the table goes on meanwhile
+            assert server.host.plugins["locked"].in_flight == 1  # still running
+            module.RELEASE.set()
+            for _ in range(500):  # wait (bounded) for the abandoned call to end
+                if not server.host.plugins["locked"].in_flight:
                     break
                 await asyncio.sleep(0.01)
-            assert module.RUNNING == [] and server.host.plugins["hog"].in_flight == 0
-            # no PluginBusy: every call got a thread, the earlier ones having been freed
-            third = await peer.request({"type": "odds", "id": 3, "ruleset": "calcul"})
-            assert "PluginBusy" not in third["message"]
+            assert module.ENDED == ["in order"] and not module.LOCK.locked()
 
-    run(scenario())
+    try:
+        run(scenario())
+    finally:
+        plugin_module("locked").RELEASE.set()
 
 
 STUCK_FOREVER = '''

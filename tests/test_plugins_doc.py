@@ -108,3 +108,19 @@ def test_the_guides_load_error_is_what_sidecar_serve_prints(tmp_path):
     assert served.stderr.count("\n") == 1
     # (The guide wraps the line: compare the words.)
     assert sample.split() == served.stderr.split()
+
+
+def test_owner_only_hooks_say_so_in_their_specs_and_are_not_firstresult():
+    """The ruleset's own hooks are marked owner-only in sidecar/hookspecs.py (what the
+    caller reads to call the owner alone), and the guide says so under each."""
+    from sidecar import hookspecs
+
+    assert set(hookspecs.OWNER_ONLY) == {"sidecar_resolve", "sidecar_react",
+                                         "sidecar_initiative", "sidecar_odds"}
+    section = docgen.current(GUIDE.read_text(encoding="utf-8"))
+    for name, _, opts in docgen.hooks():
+        entry = section.split(f"### `{name}`", 1)[1].split("\n### ", 1)[0]
+        owner_only = name in hookspecs.OWNER_ONLY
+        assert ("*owner only:" in entry) is owner_only, name
+        if owner_only:
+            assert not opts.get("firstresult") and "firstresult" not in entry, name

@@ -6,11 +6,10 @@ pay it, :mod:`sidecar.host.spending`) → ``sidecar_resolve`` (the ruleset's own
 ``sidecar_modify_outcome`` (extensions) → ``sidecar_render_text`` (the owner first; the
 other plugins only when it gives no text).
 
-Trusted plugins (the built-ins, and those the operator trusts) are called inline on the
-real roll and outcome, with only a shallow record to undo a raise and to see what changed.
-Untrusted plugins get a :class:`~sidecar.host.guard.Guard`: they work on copies, in a worker
-thread or under the event loop's deadline, and their copies are committed only when
-sound.
+The pipeline orders these steps around the dice and turns answers into a
+:class:`Resolution` or a refusal; every plugin call goes through the host's one caller
+(:class:`~sidecar.host.caller.PluginCaller`), which knows the call order, picks the
+arguments and calls a trusted plugin directly and any other under its guards.
 
 The table's per-plugin state is worked on as a copy (per plugin, on first use) and handed
 back in the :class:`Resolution`: the caller commits it only once the roll has succeeded,
@@ -19,7 +18,6 @@ so a roll that ends in an error changes nothing about the table.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,9 +31,10 @@ from sidecar.dice.sources import (
     SecureDice,
     describe_dice,
 )
+from sidecar.host.caller import Order, TableStates
+from sidecar.host.failures import HookFailure, describe
 from sidecar.host.guard import (
     LOCALES,
-    Guard,
     copy_outcome,
     copy_roll,
     deep_copy,
@@ -45,15 +44,16 @@ from sidecar.host.guard import (
     tree_problem,
 )
 from sidecar.host.params import validate_params
-from sidecar.host.plugins import HookFailure, Impl, InlinePlan, PluginCrash, PluginHost
-from sidecar.host.spending import add_declared, declaration_problem, refuse_unaffordable
+from sidecar.host.plugins import Impl, PluginHost
+from sidecar.host.spending import refuse_unaffordable
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
-from sidecar.protocol.messages import KINDS, heading
+from sidecar.protocol.messages import KINDS
 
 log = logging.getLogger("sidecar.pipeline")
 
-__all__ = ["LOCALES", "Resolution", "RollPipeline", "failure_note", "result_problem"]
+__all__ = ["LOCALES", "Resolution", "RollPipeline", "TableStates", "failure_note",
+           "result_problem"]
 
 #: What the dice source itself refuses while a roll draws (typed faces out of range, too
 #: many draws): the host's answers about the faces, passed on as they are.
@@ -73,43 +73,6 @@ class Resolution:
     #: outcome is journaled whatever its spend (contract §7: refusals never depend on
     #: the dice), taken only as far as the sheet holds.
     drawn: int = 0
-
-
-class TableStates:
-    """The table's per-plugin state for one roll: each plugin's map is copied on its first
-    use, so the table's own maps are never changed and an unused one is never copied."""
-
-    __slots__ = ("table", "copies")
-
-    def __init__(self, table: dict[str, dict[str, Any]] | None) -> None:
-        self.table = table or {}
-        self.copies: dict[str, dict[str, Any]] = {}
-
-    def of(self, plugin: str) -> dict[str, Any]:
-        state = self.copies.get(plugin)
-        if state is None:
-            kept = self.table.get(plugin)
-            state = self.copies[plugin] = deep_copy(kept) if kept else {}
-        return state
-
-    def replace(self, plugin: str, state: dict[str, Any]) -> None:
-        self.copies[plugin] = state
-
-    def merged(self) -> dict[str, dict[str, Any]]:
-        """The table's state after this roll (unchanged maps are the table's own; a plugin
-        that had no state and still has none gets no entry)."""
-        table = self.table
-        merged = None
-        for plugin, state in self.copies.items():
-            if state or plugin in table:
-                if merged is None:
-                    merged = dict(table)
-                merged[plugin] = state
-        return table if merged is None else merged
-
-
-def describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}" if not isinstance(exc, PluginCrash) else str(exc)
 
 
 def failure_note(failure: HookFailure) -> str:
@@ -181,14 +144,14 @@ class RollPipeline:
         host: PluginHost,
         *,
         dice_factory: Callable[[], DiceSource] | None = None,
-        on_failure: Callable[[HookFailure], None] | None = None,
     ) -> None:
         self.host = host
+        #: The one caller of plugins (call order, arguments, trusted or guarded).
+        self.calls = host.caller
         #: Where faces come from; by default :class:`SecureDice`, with one set of pools
         #: for the trusted rulesets resolved on this pipeline's thread. Whatever the
         #: source, hooks get it wrapped in a :class:`~sidecar.dice.sources.Dice`.
         self.dice_factory = dice_factory
-        self.on_failure = on_failure
         self._pools: dict[int, list[int]] = {}
         #: (ruleset, params key) → validated params: a repeated request is not re-validated.
         self._validated: dict[tuple[Any, ...], tuple[dict[str, Any], tuple[str, ...]]] = {}
@@ -276,14 +239,6 @@ class RollPipeline:
             self._validated[key] = (kept, lists)
         return checked
 
-    def _report(self, failures: list[HookFailure], plugin: str, hook: str, error: str) -> None:
-        failure = HookFailure(plugin, hook, error)
-        failures.append(failure)
-        log.warning("plugin %s failed in %s: %s", plugin, hook, error)
-        self.host.record_failure(plugin, error)
-        if self.on_failure is not None:
-            self.on_failure(failure)
-
     def _dice(self, trusted: bool) -> DiceSource:
         if self.dice_factory is not None:
             return self.dice_factory()
@@ -291,149 +246,38 @@ class RollPipeline:
         # pools of its own.
         return SecureDice(self._pools) if trusted else SecureDice()
 
-    def _modify_roll_inline(self, impl: Impl, roll: Roll, states: TableStates,
-                            failures: list[HookFailure], changed: list[str]) -> None:
-        """A trusted ``sidecar_modify_roll``, on the real roll: a shallow record to undo a
-        raise, params validated again only when they changed."""
-        if not impl.applies(roll):
-            return
-        roll.state = state = states.of(impl.plugin)
-        params, kept = dict(roll.params), dict(state)
-        problem = None
-        try:
-            impl.function(*impl.pick((roll,)))
-        except ProtocolError as exc:
-            if exc.code == "invalid_params":
-                raise
-            problem = describe(exc)
-        except BaseException as exc:  # a plugin can never stop the server
-            problem = describe(exc)
-        if problem is None and roll.params != params:
-            try:
-                roll.params = validate_params(roll.params,
-                                              self.host.ruleset_schema(roll.ruleset) or {})
-            except ProtocolError as exc:
-                problem = f"left invalid params: {exc.message}"
-        if problem is not None:
-            roll.params = params
-            state.clear()
-            state.update(kept)
-            self._report(failures, impl.plugin, impl.hook, problem)
-        elif roll.params != params:
-            changed.append(impl.plugin)
+    # -- whole runs ---------------------------------------------------------------------
 
-    async def modify_roll(self, roll: Roll, states: TableStates | dict[str, Any],
-                          failures: list[HookFailure]) -> list[str]:
-        """Run the extensions' ``sidecar_modify_roll``; return those that changed params.
-
-        A ``ProtocolError`` with code ``invalid_params`` raised by an extension refuses the
-        roll (it propagates); any other failure leaves that extension out of this roll.
-        """
-        if not isinstance(states, TableStates):
-            states = TableStates(states)
-        changed: list[str] = []
-        schema: dict[str, Any] | None = None
-        for impl in self.host.implementations("sidecar_modify_roll"):
-            if impl.inline:
-                self._modify_roll_inline(impl, roll, states, failures, changed)
-                continue
-            guard = Guard(impl.plugin, impl.hook, roll, states.of(impl.plugin))
-            try:
-                await self.host.invoke(impl, impl.pick((guard.work_roll,)))
-            except ProtocolError as exc:
-                if exc.code == "invalid_params":
-                    raise
-                problem = describe(exc)
-            except Exception as exc:
-                problem = describe(exc)
-            else:
-                problem = guard.roll_problem()
-                if problem is None and guard.params_changed:
-                    if schema is None:
-                        schema = self.host.ruleset_schema(roll.ruleset) or {}
-                    try:
-                        guard.work_roll.params = validate_params(guard.work_roll.params,
-                                                                 schema)
-                    except ProtocolError as exc:
-                        problem = f"left invalid params: {exc.message}"
-            if problem is not None:
-                self._report(failures, impl.plugin, impl.hook, problem)
-                continue
-            if guard.params_changed:
-                roll.params = guard.work_roll.params
-                changed.append(impl.plugin)
-            states.replace(impl.plugin, guard.work_roll.state)
-        return changed
-
-    def _check_owner(self, ruleset: str) -> str | None:
-        owner = self.host.ruleset_owner(ruleset)
-        if owner in self.host.disabled:
-            raise ProtocolError(
-                "plugin_error",
-                f"the ruleset '{ruleset}' is disabled after repeated failures of its plugin",
-                fr=f"le jeu de règles « {ruleset} » est désactivé : son extension a échoué "
-                   "trop souvent",
-                details={"plugin": owner, "ruleset": ruleset, "disabled": True})
-        return owner
-
-    # -- what a roll may spend, before its dice (sidecar.host.spending) ------------------------
-
-    def _declared(self, roll: Roll, impl: Impl, answer: Any, sheet: dict[str, Any],
-                  most: dict[str, int], failures: list[HookFailure]) -> None:
-        """Add one plugin's ``sidecar_max_spend`` answer to ``most``, checked."""
-        problem = declaration_problem(answer, sheet)
-        if problem is None:
-            add_declared(most, answer)
-        else:
-            self._declaration_failed(roll, impl, problem, failures)
-
-    def _declaration_failed(self, roll: Roll, impl: Impl, problem: str,
-                            failures: list[HookFailure]) -> None:
-        """A plugin could not say what the roll may spend: the owner's failure refuses
-        the roll (no die drawn yet); an extension's leaves it out, as elsewhere."""
-        if impl.plugin == self.host.ruleset_owner(roll.ruleset):
-            raise self._ruleset_failed(roll, impl.plugin, problem,
-                                       "failed to say what the roll may spend",
-                                       "n'a pas pu dire ce que le jet peut dépenser")
-        self._report(failures, impl.plugin, impl.hook, problem)
-
-    @staticmethod
-    def _passes(exc: BaseException) -> bool:
-        """A refusal a declaration may raise as it is: nothing is drawn yet."""
-        return isinstance(exc, ProtocolError) and exc.code in ("invalid_params",
-                                                                "insufficient")
-
-    def _declare_inline(self, impl: Impl, roll: Roll, outcome: Outcome | None,
-                        choice: str | None, states: TableStates, sheet: dict[str, Any],
-                        most: dict[str, int], failures: list[HookFailure]) -> None:
-        """A trusted ``sidecar_max_spend``, on the roll itself, added to ``most``."""
-        if not impl.applies(roll):
-            return
-        roll.state = states.of(impl.plugin)
-        try:
-            answer = impl.function(*impl.pick((roll, outcome, choice)))
-        except BaseException as exc:  # a plugin can never stop the server
-            if self._passes(exc):
-                raise
-            self._declaration_failed(roll, impl, describe(exc), failures)
-            return
-        self._declared(roll, impl, answer, sheet, most, failures)
-
-    def _afford_inline(self, impls: list[Impl], roll: Roll, outcome: Outcome | None,
-                       choice: str | None, states: TableStates,
-                       failures: list[HookFailure]) -> None:
-        """:meth:`afford` when every declaration is trusted and sync (the built-ins)."""
-        if roll.sheet is None or not impls:
-            return
-        sheet = self.host.sheet_schema(roll.ruleset)
-        most: dict[str, int] = {}
-        for impl in impls:
-            self._declare_inline(impl, roll, outcome, choice, states, sheet, most, failures)
-        refuse_unaffordable(sheet, roll.sheet, most)
+    async def run(
+        self,
+        roll: Roll,
+        *,
+        dice: list[int] | None = None,
+        table_state: dict[str, dict[str, Any]] | None = None,
+    ) -> Resolution:
+        """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal."""
+        calls = self.calls
+        order = calls.order(roll.ruleset)
+        states = TableStates(table_state)
+        failures: list[HookFailure] = []
+        # (A ruleset no extension acts on makes no call to them at all.)
+        changed = (await calls.modify_roll(order, roll, states, failures)
+                   if order.modify_roll else [])
+        if roll.sheet is not None:
+            await self.afford(roll, None, None, states, failures, order)
+        outcome, source = await self._resolve(order, roll, dice, states)
+        outcome.applied = changed
+        if order.modify_outcome:
+            await calls.modify_outcome(order, roll, outcome, states, failures)
+        if failures:
+            _note_failures(outcome, failures)
+        text = await calls.texts(order, roll, outcome, failures)
+        return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
+                          failures=failures, drawn=len(source.rolled))
 
     async def afford(self, roll: Roll, outcome: Outcome | None, choice: str | None,
                      states: TableStates | dict[str, Any] | None,
-                     failures: list[HookFailure]) -> None:
+                     failures: list[HookFailure], order: Order | None = None) -> None:
         """Before any die of a roll as a character (``outcome``/``choice``: before a
         decision on that open roll): ``insufficient`` when its sheet cannot pay the most
         the owner and the extensions declare it could spend (``sidecar_max_spend``)."""
@@ -441,28 +285,51 @@ class RollPipeline:
             return
         if not isinstance(states, TableStates):
             states = TableStates(states)
-        impls = self.host.spend_limiters(roll.ruleset)
-        if all(impl.inline for impl in impls):
-            self._afford_inline(impls, roll, outcome, choice, states, failures)
-            return
+        if order is None:
+            order = self.calls.order(roll.ruleset)
         sheet = self.host.sheet_schema(roll.ruleset)
-        most: dict[str, int] = {}
-        for impl in impls:
-            if impl.inline:
-                self._declare_inline(impl, roll, outcome, choice, states, sheet, most,
-                                     failures)
-                continue
-            try:  # read only for the plugin: it gets copies
-                answer = await self.host.invoke(impl, impl.pick((
-                    copy_roll(roll, states.of(impl.plugin)),
-                    copy_outcome(outcome) if outcome is not None else None, choice)))
-            except Exception as exc:
-                if self._passes(exc):
-                    raise
-                self._declaration_failed(roll, impl, describe(exc), failures)
-                continue
-            self._declared(roll, impl, answer, sheet, most, failures)
+        most = await self.calls.max_spend(order, roll, outcome, choice, states, failures,
+                                          sheet)
         refuse_unaffordable(sheet, roll.sheet, most)
+
+    async def resolve(self, roll: Roll, dice: list[int] | None,
+                      states: TableStates | dict[str, Any],
+                      failures: list[HookFailure]) -> Outcome:
+        """Have the ruleset's owner resolve the roll, from manual faces or the dice source."""
+        if not isinstance(states, TableStates):
+            states = TableStates(states)
+        return (await self._resolve(self.calls.order(roll.ruleset), roll, dice, states))[0]
+
+    async def _resolve(self, order: Order, roll: Roll, dice: list[int] | None,
+                       states: TableStates) -> tuple[Outcome, DiceSource]:
+        """:meth:`resolve`, and the source the faces came from (what it drew)."""
+        owner = order.owner
+        impl = order.resolve
+        if impl is None or owner is None:
+            raise self._bad_outcome(roll, owner, "its plugin does not implement "
+                                                 "sidecar_resolve")
+        source: DiceSource = (ManualDice(dice) if dice is not None
+                              else self._dice(impl.info.trusted))
+        try:
+            raw, guard = await self.calls.call_owner(impl, roll, states.of(owner),
+                                                     (Dice(source),))
+        except ProtocolError as exc:
+            raise self._refused_after_dice(roll, owner, exc, source) from None
+        except DiceExhausted:
+            raise (await self._too_few_dice(roll, impl, dice or [])) from None
+        except Exception as exc:
+            raise self._ruleset_failed(roll, owner, describe(exc), "failed on this roll",
+                                       "a échoué sur ce jet") from None
+        if guard is not None:
+            self.calls.keep(guard, roll, states)
+        # A trusted ruleset's answer is taken as it is when it is the built-ins' usual one
+        # (an Outcome showing its dice); any other (a map, from a plugin the operator
+        # trusts) is checked whole too, so a malformed one is plugin_error, not a crash.
+        checked = guard is not None or raw.__class__ is not Outcome or not raw.dice
+        outcome = self._as_outcome(raw, source, roll, owner, checked=checked)
+        if dice is not None:
+            _check_all_used(source)
+        return outcome, source
 
     def _refused_after_dice(self, roll: Roll, owner: str | None, exc: ProtocolError,
                             source: DiceSource) -> ProtocolError:
@@ -479,89 +346,16 @@ class RollPipeline:
     def _ruleset_failed(self, roll: Roll, owner: str | None, why: str, en: str,
                         fr: str) -> ProtocolError:
         """Log and count a ruleset plugin's failure; the ``plugin_error`` for the client."""
-        log.warning("ruleset %s (plugin %s) %s: %s", roll.ruleset, owner, en, why)
-        if owner:
-            self.host.record_failure(owner, why)
-        kind = why.split(":", 1)[0]
-        return ProtocolError(
-            "plugin_error",
-            f"the ruleset '{roll.ruleset}' {en} ({kind})",
-            fr=f"le jeu de règles « {roll.ruleset} » {fr} ({kind})",
-            details={"plugin": owner, "ruleset": roll.ruleset},
-        )
+        return self.host.failures.ruleset_failed(roll.ruleset, owner, why, en, fr)
 
-    async def _call_owner(self, impl: Impl, roll: Roll, state: dict[str, Any],
-                          values: tuple[Any, ...]) -> tuple[Any, Guard | None]:
-        """Call an owner-only hook: inline on the roll when trusted, else on a guard's copy.
-        Exceptions propagate (``BaseException`` of inline code as :class:`PluginCrash`)."""
-        if impl.inline:
-            return self._call_inline(impl, roll, state, values), None
-        guard = Guard(impl.plugin, impl.hook, roll, state)
-        result = await self.host.invoke(impl, impl.pick((guard.work_roll, *values)))
-        return result, guard
-
-    @staticmethod
-    def _call_inline(impl: Impl, roll: Roll, state: dict[str, Any],
-                     values: tuple[Any, ...]) -> Any:
-        """A trusted owner's hook on the roll itself (on the loop, or in a worker thread
-        for odds); ``BaseException`` of its code raised as :class:`PluginCrash`."""
-        roll.state = state
-        try:
-            return impl.function(*impl.pick((roll, *values)))
-        except (Exception, DiceExhausted):
-            raise
-        except BaseException as exc:  # SystemExit & co. from plugin code: its failure
-            raise PluginCrash(describe(exc)) from None
-
-    async def resolve(self, roll: Roll, dice: list[int] | None,
-                      states: TableStates | dict[str, Any],
-                      failures: list[HookFailure]) -> Outcome:
-        """Have the ruleset's owner resolve the roll, from manual faces or the dice source."""
-        return (await self._resolve(roll, dice, states, failures))[0]
-
-    async def _resolve(self, roll: Roll, dice: list[int] | None,
-                       states: TableStates | dict[str, Any],
-                       failures: list[HookFailure]) -> tuple[Outcome, DiceSource]:
-        """:meth:`resolve`, and the source the faces came from (what it drew)."""
-        if not isinstance(states, TableStates):
-            states = TableStates(states)
-        owner = self._check_owner(roll.ruleset)
-        impl = self.host.owner_implementation("sidecar_resolve", roll.ruleset)
-        if impl is None or owner is None:
-            raise self._bad_outcome(roll, owner, "its plugin does not implement "
-                                                 "sidecar_resolve")
-        source: DiceSource = (ManualDice(dice) if dice is not None
-                              else self._dice(impl.info.trusted))
-        try:
-            raw, guard = await self._call_owner(impl, roll, states.of(owner),
-                                                (Dice(source),))
-        except ProtocolError as exc:
-            raise self._refused_after_dice(roll, owner, exc, source) from None
-        except DiceExhausted:
-            raise (await self._too_few_dice(roll, impl, dice or [])) from None
-        except Exception as exc:
-            raise self._ruleset_failed(roll, owner, describe(exc), "failed on this roll",
-                                       "a échoué sur ce jet") from None
-        self._keep_owner_state(guard, roll, owner, states)
-        outcome = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
-        _check_all_used(source)
-        return outcome, source
-
-    def _keep_owner_state(self, guard: Guard | None, roll: Roll, owner: str,
-                          states: TableStates) -> None:
-        """After an untrusted owner's call: refuse what it changed that it may not, and
-        keep its state (a trusted owner worked on the real roll and state)."""
-        if guard is not None:
-            problem = guard.roll_problem()
-            if problem:
-                raise self._bad_outcome(roll, owner, problem)
-            states.replace(owner, guard.work_roll.state)
+    def _bad_outcome(self, roll: Roll, owner: str | None, why: str) -> ProtocolError:
+        return self.host.failures.bad_outcome(roll.ruleset, owner, why)
 
     async def _too_few_dice(self, roll: Roll, impl: Impl, faces: list[int]) -> ProtocolError:
         # Replay with the missing faces padded to learn the whole sequence of dice.
         probe = ManualDice(faces, pad=True)
         try:
-            await self._call_owner(impl, copy_roll(roll, {}), {}, (Dice(probe),))
+            await self.calls.call_owner(impl, copy_roll(roll, {}), {}, (Dice(probe),))
             wanted = f"{len(probe.rolled)} ({describe_dice(probe.rolled)})"
         except Exception:
             wanted = f"more than {len(faces)}"
@@ -572,22 +366,13 @@ class RollPipeline:
             details={"given": len(faces), "dice": [d["sides"] for d in probe.rolled]},
         )
 
-    def _bad_outcome(self, roll: Roll, owner: str | None, why: str) -> ProtocolError:
-        log.warning("ruleset %s (plugin %s) returned a bad outcome: %s",
-                    roll.ruleset, owner, why)
-        if owner:
-            self.host.record_failure(owner, f"bad outcome: {why}")
-        return ProtocolError(
-            "plugin_error",
-            f"the ruleset '{roll.ruleset}' returned a bad outcome: {why}",
-            fr=f"le jeu de règles « {roll.ruleset} » a rendu un résultat invalide : {why}",
-            details={"plugin": owner, "ruleset": roll.ruleset},
-        )
-
     def _as_outcome(self, raw: Any, source: DiceSource, roll: Roll, owner: str | None, *,
                     checked: bool) -> Outcome:
         """The owner's answer as an :class:`Outcome`; an untrusted owner's (``checked``)
         answer is checked whole, as it will be stored and sent."""
+        if raw.__class__ is Outcome and not checked and raw.dice:
+            raw.applied = []  # (the built-ins' usual answer: taken as it is)
+            return raw
         if raw is None:
             raise self._bad_outcome(roll, owner, "no plugin resolved it")
         if isinstance(raw, dict):
@@ -623,195 +408,6 @@ class RollPipeline:
         raw.applied = []
         return raw
 
-    def _modify_outcome_inline(self, impl: Impl, roll: Roll, outcome: Outcome,
-                               states: TableStates, failures: list[HookFailure],
-                               changed: list[str]) -> None:
-        """A trusted ``sidecar_modify_outcome``, on the real outcome: a shallow record to
-        undo a raise and to see whether it changed anything."""
-        if not impl.applies(roll):
-            return
-        roll.state = state = states.of(impl.plugin)
-        result, notes, kept = dict(outcome.result), len(outcome.notes), dict(state)
-        spend = dict(outcome.spend)
-        try:
-            impl.function(*impl.pick((roll, outcome)))
-        except BaseException as exc:  # a plugin can never stop the server
-            outcome.result = result
-            outcome.spend = spend
-            del outcome.notes[notes:]
-            state.clear()
-            state.update(kept)
-            self._report(failures, impl.plugin, impl.hook, describe(exc))
-            return
-        if len(outcome.notes) != notes or outcome.result != result or outcome.spend != spend:
-            changed.append(impl.plugin)
-
-    async def modify_outcome(self, roll: Roll, outcome: Outcome,
-                             states: TableStates | dict[str, Any],
-                             failures: list[HookFailure]) -> None:
-        """Run the extensions' ``sidecar_modify_outcome``; record those that changed it."""
-        if not isinstance(states, TableStates):
-            states = TableStates(states)
-        changed: list[str] = []
-        for impl in self.host.implementations("sidecar_modify_outcome"):
-            if impl.inline:
-                self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
-                continue
-            guard = Guard(impl.plugin, impl.hook, roll, states.of(impl.plugin), outcome)
-            try:
-                await self.host.invoke(impl, impl.pick((guard.work_roll, guard.work_outcome)))
-            except Exception as exc:
-                problem: str | None = describe(exc)
-            else:
-                problem = guard.roll_problem() or guard.outcome_problem()
-            if problem is not None:
-                self._report(failures, impl.plugin, impl.hook, problem)
-                continue
-            work = guard.work_outcome
-            assert work is not None
-            if guard.result_changed or guard.notes_added or work.spend != outcome.spend:
-                changed.append(impl.plugin)
-            outcome.result, outcome.notes, outcome.spend = work.result, work.notes, work.spend
-            states.replace(impl.plugin, guard.work_roll.state)
-        for plugin in changed:
-            if plugin not in outcome.applied:
-                outcome.applied.append(plugin)
-
-    async def render_text(self, roll: Roll, outcome: Outcome,
-                          failures: list[HookFailure]) -> dict[str, str]:
-        """The one-line summary in each locale: the owner's text; when it gives none, the
-        first extension's (a plugin owning no ruleset, pluggy order; see
-        :meth:`PluginHost.text_order`); else the host's own line."""
-        ordered = self.host.text_order(roll.ruleset)
-        copies: tuple[Roll, Outcome] | None = None
-        texts = {}
-        for locale in LOCALES:
-            text = None
-            for impl in ordered:
-                try:
-                    if impl.inline:
-                        text = impl.function(*impl.pick((roll, outcome, locale)))
-                    else:
-                        if copies is None:  # read-only for the plugin: it gets copies
-                            copies = (copy_roll(roll, {}), copy_outcome(outcome))
-                        text = await self.host.invoke(
-                            impl, impl.pick((copies[0], copies[1], locale)))
-                except BaseException as exc:  # a plugin can never stop the server
-                    if not isinstance(exc, Exception) and not impl.inline:
-                        raise  # the server's own cancellation (invoke converts the rest)
-                    self._report(failures, impl.plugin, impl.hook, describe(exc))
-                    text = None
-                    continue
-                if text is not None:
-                    break
-            texts[locale] = self._text_or_default(text, roll, outcome, locale)
-        return texts
-
-    # -- whole runs ---------------------------------------------------------------------
-
-    async def run(
-        self,
-        roll: Roll,
-        *,
-        dice: list[int] | None = None,
-        table_state: dict[str, dict[str, Any]] | None = None,
-    ) -> Resolution:
-        """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal."""
-        states = TableStates(table_state)
-        failures: list[HookFailure] = []
-        plan = self.host.inline_plan(roll.ruleset)
-        if plan is not None:
-            try:
-                return self._run_inline(plan, roll, dice, states, failures)
-            except DiceExhausted:
-                raise (await self._too_few_dice(roll, plan.resolve, dice or [])) from None
-        self._check_owner(roll.ruleset)
-        changed = await self.modify_roll(roll, states, failures)
-        await self.afford(roll, None, None, states, failures)
-        outcome, source = await self._resolve(roll, dice, states, failures)
-        outcome.applied = changed
-        await self.modify_outcome(roll, outcome, states, failures)
-        _note_failures(outcome, failures)
-        text = await self.render_text(roll, outcome, failures)
-        return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
-                          failures=failures, drawn=len(source.rolled))
-
-    def _run_inline(self, plan: InlinePlan, roll: Roll, dice: list[int] | None,
-                    states: TableStates, failures: list[HookFailure]) -> Resolution:
-        """:meth:`run` when every implementation involved is trusted and sync (the
-        built-ins): the same steps, called directly, with no coroutine in between. Too few
-        manual faces raise ``DiceExhausted`` (the caller asks how many were needed)."""
-        changed: list[str] = []
-        for impl in plan.modify_roll:
-            self._modify_roll_inline(impl, roll, states, failures, changed)
-        if roll.sheet is not None and plan.max_spend:
-            self._afford_inline(plan.max_spend, roll, None, None, states, failures)
-        owner = plan.resolve
-        if dice is not None:
-            source: DiceSource = ManualDice(dice)
-        elif self.dice_factory is not None:
-            source = self.dice_factory()
-        else:
-            source = SecureDice(self._pools)
-        roll.state = states.of(owner.plugin)
-        try:
-            facade = Dice(source)  # (plugins never see which source is behind it)
-            raw = (owner.function(roll, facade) if owner.positions is None
-                   else owner.function(*owner.pick((roll, facade))))
-        except ProtocolError as exc:
-            raise self._refused_after_dice(roll, owner.plugin, exc, source) from None
-        except DiceExhausted:
-            raise
-        except BaseException as exc:  # a plugin can never stop the server
-            raise self._ruleset_failed(roll, owner.plugin, describe(exc),
-                                       "failed on this roll", "a échoué sur ce jet") from None
-        if raw.__class__ is Outcome and raw.dice:  # (what _as_outcome would leave as is)
-            outcome = raw
-        else:
-            # Not the built-ins' usual answer (a map, a plugin the operator trusts): checked
-            # whole, so a malformed one is that ruleset's plugin_error, not a server error.
-            outcome = self._as_outcome(raw, source, roll, owner.plugin, checked=True)
-        if dice is not None:
-            _check_all_used(source)
-        outcome.applied = changed
-        if plan.modify_outcome:
-            changed = []
-            options = roll.options
-            for impl in plan.modify_outcome:
-                if impl.option is not None and impl.option not in options:
-                    continue  # (its rulesets were checked when the plan was made)
-                self._modify_outcome_inline(impl, roll, outcome, states, failures, changed)
-            for plugin in changed:
-                if plugin not in outcome.applied:
-                    outcome.applied.append(plugin)
-        if failures:  # (the usual roll has none: no call on the hot path)
-            _note_failures(outcome, failures)
-        texts = {}
-        for locale in LOCALES:
-            text = None
-            for impl in plan.texts:
-                try:
-                    text = (impl.function(roll, outcome, locale) if impl.positions is None
-                            else impl.function(*impl.pick((roll, outcome, locale))))
-                except BaseException as exc:  # a plugin can never stop the server
-                    self._report(failures, impl.plugin, impl.hook, describe(exc))
-                    text = None
-                    continue
-                if text is not None:
-                    break
-            # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
-            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
-                             and not text.isspace()
-                             else self._text_or_default(text, roll, outcome, locale))
-        return Resolution(roll=roll, outcome=outcome, text=texts, state=states.merged(),
-                          failures=failures, drawn=len(source.rolled))
-
-    @staticmethod
-    def _text_or_default(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
-        if not isinstance(text, str) or not text.strip():
-            text = heading(roll.by.get("name", "?"), roll.label) + outcome.result["label"][locale]
-        return text[:500]
-
     async def react(self, roll: Roll, outcome: Outcome, choice: str,
                     dice: list[int] | None,
                     table_state: dict[str, dict[str, Any]] | None = None) -> Resolution:
@@ -819,15 +415,15 @@ class RollPipeline:
         extensions' ``sidecar_modify_outcome`` and the texts, as for a roll."""
         states = TableStates(table_state)
         failures: list[HookFailure] = []
-        owner = self._check_owner(roll.ruleset)
-        impl = self.host.owner_implementation("sidecar_react", roll.ruleset)
+        order = self.calls.order(roll.ruleset)
+        owner, impl = order.owner, order.owner_hook("sidecar_react")
         if impl is None or owner is None:
             raise self._bad_outcome(roll, owner, "its plugin does not implement sidecar_react")
-        await self.afford(roll, outcome, choice, states, failures)
+        await self.afford(roll, outcome, choice, states, failures, order)
         source: DiceSource = (ManualDice(dice) if dice is not None
                               else self._dice(impl.info.trusted))
         try:
-            raw, guard = await self._call_owner(impl, roll, states.of(owner),
+            raw, guard = await self.calls.call_owner(impl, roll, states.of(owner),
                                                 (copy_outcome(outcome), choice, Dice(source)))
         except ProtocolError as exc:
             raise self._refused_after_dice(roll, owner, exc, source) from None
@@ -839,13 +435,13 @@ class RollPipeline:
         except Exception as exc:
             raise self._ruleset_failed(roll, owner, describe(exc), "failed on this decision",
                                        "a échoué sur cette décision") from None
-        self._keep_owner_state(guard, roll, owner, states)
+        self.calls.keep(guard, roll, states)
         result = self._as_outcome(raw, source, roll, owner, checked=guard is not None)
         if dice is not None:
             _check_all_used(source)
-        await self.modify_outcome(roll, result, states, failures)
+        await self.calls.modify_outcome(order, roll, result, states, failures)
         _note_failures(result, failures)
-        text = await self.render_text(roll, result, failures)
+        text = await self.calls.texts(order, roll, result, failures)
         return Resolution(roll=roll, outcome=result, text=text, state=states.merged(),
                           failures=failures, drawn=len(source.rolled))
 
@@ -855,8 +451,8 @@ class RollPipeline:
         """The owner's initiative order for ``entries`` (``sidecar_initiative``), checked:
         every character once, spends as maps of field to integer. The owner reads its
         table state (``roll.state``, a copy: what it changes is not kept)."""
-        owner = self._check_owner(roll.ruleset)
-        impl = self.host.owner_implementation("sidecar_initiative", roll.ruleset)
+        order = self.calls.order(roll.ruleset)
+        owner, impl = order.owner, order.owner_hook("sidecar_initiative")
         none = ProtocolError(
             "invalid_params", f"the ruleset '{roll.ruleset}' has no initiative rule",
             fr=f"le jeu de règles « {roll.ruleset} » n'a pas de règle d'initiative",
@@ -864,7 +460,7 @@ class RollPipeline:
         if impl is None or owner is None:
             raise none
         try:
-            answer, _ = await self._call_owner(impl, roll, TableStates(table_state).of(owner),
+            answer, _ = await self.calls.call_owner(impl, roll, TableStates(table_state).of(owner),
                                                (deep_copy(entries),))
         except ProtocolError:
             raise
@@ -893,9 +489,9 @@ class RollPipeline:
         The answer is the caller's own: a plugin's cached odds are copied, never shared.
         """
         failures: list[HookFailure] = []
-        owner = self._check_owner(roll.ruleset)
-        await self.modify_roll(roll, TableStates(None), failures)
-        impl = self.host.owner_implementation("sidecar_odds", roll.ruleset)
+        order = self.calls.order(roll.ruleset)
+        owner, impl = order.owner, order.owner_hook("sidecar_odds")
+        await self.calls.modify_roll(order, roll, TableStates(None), failures)
         if impl is None or owner is None:
             raise ProtocolError(  # (the same answer as an owner that returns None)
                 "plugin_error",
@@ -905,12 +501,9 @@ class RollPipeline:
             )
         odds = None
         try:
-            if impl.inline:
-                # Exact odds may take a good part of a second at the work budget: a trusted
-                # ruleset computes them off the event loop, so the table's rolls go on.
-                odds = await asyncio.to_thread(self._call_inline, impl, roll, {}, ())
-            else:
-                odds, _ = await self._call_owner(impl, roll, {}, ())
+            # Exact odds may take a good part of a second at the work budget: a trusted
+            # ruleset computes them off the event loop, so the table's rolls go on.
+            odds, _ = await self.calls.call_owner(impl, roll, {}, (), off_loop=True)
         except ProtocolError:
             raise
         except Exception as exc:
@@ -928,7 +521,7 @@ class RollPipeline:
         if problem:
             log.warning("ruleset %s (plugin %s) returned malformed odds: %s",
                         roll.ruleset, owner, problem)
-            self.host.record_failure(owner, f"malformed odds: {problem}")
+            self.host.failures.record(owner, f"malformed odds: {problem}")
             raise ProtocolError(
                 "plugin_error",
                 f"the ruleset '{roll.ruleset}' returned malformed odds: {problem}",

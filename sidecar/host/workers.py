@@ -2,14 +2,15 @@
 
 A ``ThreadPoolExecutor`` joins its threads when the interpreter exits, so one plugin call
 stuck forever would keep a stopped server from exiting. These workers are daemon threads:
-on shutdown a stuck call is abandoned, not waited for. How many calls one plugin may hold
-at once is bounded by the host (see ``PluginHost.max_threads_per_plugin``), so abandoned
-calls cannot pile up.
+on shutdown a stuck call is abandoned, not waited for. Nothing is ever injected into a
+running call (an exception raised into a thread can land inside a lock it holds): a call
+past its deadline keeps its thread until it returns. How many calls one plugin may hold
+at once is bounded by the caller (see ``PluginCaller.max_threads_per_plugin``), so
+abandoned calls cannot pile up.
 """
 
 from __future__ import annotations
 
-import ctypes
 import queue
 import threading
 from collections.abc import Callable
@@ -69,48 +70,3 @@ class DaemonWorkers:
             self._closed = True
             for _ in range(self._threads):
                 self._jobs.put(None)
-
-
-class Abandoned(BaseException):
-    """Raised inside a worker thread whose plugin call was abandoned at its deadline.
-
-    A ``BaseException``, so a plugin's ``except Exception`` does not swallow it."""
-
-
-class Call:
-    """One plugin call in a worker thread that may be interrupted once abandoned.
-
-    CPython cannot kill a thread, but it can raise an exception in one
-    (``PyThreadState_SetAsyncExc``): a call still running past its deadline gets
-    :class:`Abandoned` at its next Python instruction, so an abandoned computation stops
-    taking the interpreter's time from every table. (Code blocked inside C — a ``sleep``,
-    a socket — is interrupted only when it returns to Python.) The interruption is only
-    ever raised while the plugin's function runs, never in the worker's own code.
-    """
-
-    def __init__(self, fn: Callable[[], Any]) -> None:
-        self.fn = fn
-        self._lock = threading.Lock()
-        self._thread: int | None = None
-        self._running = False
-        self.interrupted = False
-
-    def __call__(self) -> Any:
-        with self._lock:
-            self._thread, self._running = threading.get_ident(), True
-        try:
-            return self.fn()
-        finally:
-            with self._lock:
-                self._running = False
-
-    def interrupt(self) -> bool:
-        """Raise :class:`Abandoned` in the thread if the call is still running."""
-        with self._lock:
-            if not self._running or self._thread is None:
-                return False
-            done = ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                ctypes.c_ulong(self._thread), ctypes.py_object(Abandoned))
-            self.interrupted = done == 1
-            self._running = False  # once: a second one could outlive the plugin's code
-            return self.interrupted

@@ -106,8 +106,11 @@ def markdown(doc: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def _options(opts: dict[str, Any]) -> str:
+def _options(opts: dict[str, Any], *, owner_only: bool = False) -> str:
     said = []
+    if owner_only:
+        said.append("owner only: called on the plugin that owns the roll's ruleset, "
+                    "and on no other")
     if opts.get("firstresult"):
         said.append("`firstresult`: the first answer wins")
     if opts.get("historic"):
@@ -130,7 +133,8 @@ def render() -> str:
              markdown(hookspecs.__doc__ or "").split("\n\n", 1)[-1], ""]
     for name, function, opts in hooks():
         parts += [f"### `{name}`", "", "```python", signature(name, function), "```", ""]
-        said = _options(opts)
+        said = _options(opts, owner_only=getattr(function, hookspecs.OWNER_ONLY_ATTRIBUTE,
+                                                 False))
         if said:
             parts += [f"*{said}.*", ""]
         parts += [markdown(function.__doc__ or ""), ""]
