@@ -38,6 +38,8 @@ from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 from tests.redis_server import RedisServer, free_port
 from tests.test_cli import ServeProcess
 
+pytestmark = pytest.mark.redis  # the backends share a real redis-server
+
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "docs" / "deploy"
 #: The public name the configs serve, and an address a browser could reach them by.

@@ -9,10 +9,14 @@ import logging
 import os
 import subprocess
 
+import pytest
+
 from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
 from tests.redis_server import RedisServer
 from tests.test_cli import ROOT, SIDECAR
 from tests.test_redis_processes import serve_fails
+
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
 
 def test_a_full_redis_refuses_rolls_clearly_and_still_serves_joins_and_reads(tmp_path):

@@ -37,6 +37,8 @@ from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
 from tests.redis_server import RedisServer, free_port
 from tests.test_cli import ROOT, SIDECAR, ServeProcess
 
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
+
 #: Clients here roll as fast as they can: the per-connection rate limit is not tested here.
 SERVE_ARGS = ("--rate-limit", "100000", "--log-level", "warning")
 #: Longest wait for any one message: past it the client reports itself stuck (a failure

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.helpers import Peer, run
 from tests.redis_server import RedisServer
 from tests.test_redis_processes import Sidecar
+
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
 #: Tries per run (half rotations, half removals), as the issue measured them.
 TRIES = 60

@@ -13,9 +13,13 @@ import asyncio
 import contextlib
 from typing import Any
 
+import pytest
+
 from sidecar.stores.redis import Keys, table_of_channel, table_tag
 from tests.helpers import Peer, run, running_server
 from tests.redis_server import RedisServer
+
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
 
 @contextlib.asynccontextmanager
