@@ -17,12 +17,7 @@ from pathlib import Path
 
 import pytest
 
-
-def free_port() -> int:
-    """A TCP port nobody listens on at the moment (loopback)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.support.serve import free_port
 
 
 def redis_binary() -> str:

@@ -21,7 +21,7 @@ import msgpack
 
 from sidecar.client import SidecarClient
 from tests.helpers import GM_TOKEN, Peer, run
-from tests.test_cli import ServeProcess, sidecar
+from tests.support.serve import ServeProcess, sidecar
 
 SEATS = [f"{i:02d} " + "Siège-" * 10 + "x" for i in range(50)]
 CHARACTERS = {f"{i:04d} " + "Personnage " * 5 + "y" * 4: SEATS[i % 50] for i in range(1000)}

@@ -13,14 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import re
 import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -30,44 +25,10 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from sidecar.protocol.codec import decode, encode
 from sidecar.table.visibility import HIDDEN, audience
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
+from tests.support.serve import free_port, serve_on
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("public", "public", "gm", "blind", "self")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class ServerProcess:
-    """One run of ``sidecar serve`` on the given port and journal."""
-
-    def __init__(self, port: int, db: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli.main", "serve", "--port", str(port), "--db",
-             str(db), "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
-             "--rate-limit", "0", "--log-level", "warning", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if re.search(r"WebSocket ws://", line):
-                return
-            if not line:
-                break
-        raise RuntimeError("server did not start: " + self.proc.stderr.read())
-
-    def stop(self, sig: int) -> int:
-        self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=20)
-        errors = self.proc.stderr.read()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        assert "Traceback" not in errors, errors
-        return code
 
 
 class ChaosClient:
@@ -166,16 +127,16 @@ def test_clients_survive_kills_and_restarts_with_exact_streams(tmp_path):
     async def scenario():
         rolling, done = asyncio.Event(), asyncio.Event()
         rolling.set()
-        server = ServerProcess(port, db)
+        server = serve_on(port, db)
         tasks = [asyncio.create_task(c.run(rolling, done)) for c in clients]
         try:
             for sig in (signal.SIGKILL, signal.SIGKILL, signal.SIGTERM, signal.SIGKILL,
                         signal.SIGTERM):
                 await asyncio.sleep(0.8)
-                code = await asyncio.to_thread(server.stop, sig)
+                code = await asyncio.to_thread(server.stop_checked, sig)
                 if sig == signal.SIGTERM:
                     assert code == 0, "SIGTERM must stop the server cleanly"
-                server = await asyncio.to_thread(ServerProcess, port, db)
+                server = await asyncio.to_thread(serve_on, port, db)
             await asyncio.sleep(0.8)
             rolling.clear()
             # let unacknowledged rolls settle and every stream catch up
@@ -194,7 +155,7 @@ def test_clients_survive_kills_and_restarts_with_exact_streams(tmp_path):
         finally:
             done.set()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await asyncio.to_thread(server.stop, signal.SIGTERM)
+            await asyncio.to_thread(server.stop_checked, signal.SIGTERM)
 
     run(scenario(), timeout=120)
     events = journal_events(db)

@@ -23,15 +23,15 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
 from tests.helpers import GM_TOKEN, run
-from tests.test_chaos import ServerProcess, free_port
+from tests.support.serve import ServeProcess, free_port, serve_on
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARACTERS = {"Ysolde": "Alice", "Brann": "Bob", "Gobelin": None}
 
 
-def serve(port: int, db: Path, plugins: Path) -> ServerProcess:
+def serve(port: int, db: Path, plugins: Path) -> ServeProcess:
     """``sidecar serve`` with the sheet ruleset of ``plugins``."""
-    return ServerProcess(port, db, "--plugins-dir", str(plugins))
+    return serve_on(port, db, "--plugins-dir", str(plugins))
 
 
 async def request(url: str, hello: dict, message: dict) -> dict:
@@ -149,7 +149,7 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
             target = sum(len(r.answered) for r in rollers) + 30
             while sum(len(r.answered) for r in rollers) < target:
                 await asyncio.sleep(0.01)
-            server.stop(signal.SIGKILL)  # mid-load: rolls are in flight
+            server.stop_checked(signal.SIGKILL)  # mid-load: rolls are in flight
             await asyncio.sleep(0.1)
             server = serve(port, db, plugins)
             target += 15
@@ -168,7 +168,7 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
         assert again["duplicate"] is True and again["seq"] == original["seq"]
         after = await request(url, gm_hello, {"type": "sheet", "id": "l2", "op": "list"})
         assert after["characters"] == before["characters"]
-        server.stop(signal.SIGKILL)
+        server.stop_checked(signal.SIGKILL)
         return {c["character"]: c["values"]["luck"] for c in after["characters"]}
 
     served = run(scenario(), timeout=180)

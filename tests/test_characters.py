@@ -212,7 +212,7 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
 
 def test_an_unusable_sheet_description_fails_at_start_naming_plugin_and_field(tmp_path):
     from sidecar.host.plugins import PluginLoadError
-    from tests.test_plugins import write_plugins
+    from tests.support.plugins import write_plugins
 
     source = (Path(__file__).parent / "sheet_plugin.py").read_text().replace(
         '"luck": {"type": "int", "min": 0, "max": 5, "default": 3, "resource": True,',

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,64 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from sidecar.cli.main import coerce_value, format_odds, main, parse_pairs
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-
-ROOT = Path(__file__).resolve().parent.parent
-SIDECAR = [shutil.which("sidecar") or "", ] if shutil.which("sidecar") else \
-    [sys.executable, "-m", "sidecar.cli.main"]
-
-
-def sidecar(*args: str, timeout: float = 30, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([*SIDECAR, *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, **kwargs)
-
-
-class ServeProcess:
-    """``sidecar serve`` on a free loopback port, with its printed URL. ``command``: how
-    ``sidecar`` is run (another environment's Python, for the plugin kit's test)."""
-
-    def __init__(self, *args: str, command: list[str] | None = None, cwd: Path = ROOT,
-                 env: dict[str, str] | None = None, timeout: float = 20) -> None:
-        env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [*(command or SIDECAR), "serve", "--port", "0", "--gm-token", GM_TOKEN,
-             "--player-token", PLAYER_TOKEN, *(args or ("--db", ":memory:"))],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
-        self.lines: list[str] = []
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            found = re.search(r"WebSocket (ws://\S+)", line)
-            if found:
-                self.url = found.group(1)
-                # read the rest of the banner, which ends with the GM's browser link
-                while "role=gm" not in self.lines[-1]:
-                    line = self.proc.stdout.readline()
-                    if not line:
-                        break
-                    self.lines.append(line)
-                return
-        self.stop()
-        raise RuntimeError("server did not start: " + "".join(self.lines)
-                           + self.proc.stderr.read())
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=15)
-        finally:
-            self.proc.stdout.close()
-            self.proc.stderr.close()
-
-    def __enter__(self) -> ServeProcess:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.proc.poll() is None:
-            self.stop(signal.SIGKILL)
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, sidecar
 
 
 def test_serve_prints_where_it_listens_plugins_and_join_details():

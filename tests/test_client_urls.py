@@ -27,7 +27,7 @@ from sidecar.client import SidecarClient, SidecarError
 from sidecar.server.connections import SidecarServer
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
 from tests.live_server import LiveServer
-from tests.redis_server import free_port
+from tests.support.serve import free_port
 
 
 def _dead() -> str:

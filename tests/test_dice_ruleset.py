@@ -15,8 +15,8 @@ from sidecar.protocol.errors import ProtocolError
 from sidecar.rulesets.dice_notation import MAX_EXPLOSIONS, parse
 from tests.helpers import GM_TOKEN, peers, run, running_server
 from tests.rules_helpers import refused, resolve
-from tests.test_cli import ServeProcess
-from tests.test_cli import sidecar as command
+from tests.support.serve import ServeProcess
+from tests.support.serve import sidecar as command
 from tests.test_odds import enumerate_real_rolls
 
 # -- the notation ------------------------------------------------------------------------

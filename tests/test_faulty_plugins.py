@@ -15,7 +15,7 @@ import time
 import pytest
 
 from tests.helpers import Peer, peers, run, running_server
-from tests.test_plugins import write_plugins
+from tests.support.plugins import write_plugins
 
 BLOCKING = '''
 """Blocks for ten seconds on every roll (until the test releases it)."""
@@ -254,7 +254,7 @@ def test_failures_outside_the_window_do_not_disable(tmp_path):
 
 
 def test_cli_plugins_url_shows_disabled_plugins(tmp_path):
-    from tests.test_cli import ServeProcess, sidecar
+    from tests.support.serve import ServeProcess, sidecar
 
     directory = write_plugins(tmp_path / "p", bancal=GARBAGE_ODDS)
     with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
@@ -328,7 +328,7 @@ def test_no_exception_from_a_plugin_stops_a_real_server(tmp_path):
     """sys.exit() in a sync hook, KeyboardInterrupt and CancelledError raised by async
     hooks, SystemExit from a ruleset: each is that plugin's failure, noted and counted
     until it is disabled; the server keeps running and the roller keeps its connection."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     directory = write_plugins(tmp_path / "p", exiting=EXITING, interrupting=INTERRUPTING,
                               cancelling=CANCELLING, sortie=EXITING_RULESET)
@@ -533,7 +533,7 @@ def sidecar_modify_roll(roll):
 
 
 def test_a_plugin_stuck_forever_does_not_hold_up_shutdown(tmp_path):
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     directory = write_plugins(tmp_path / "p", stuck=STUCK_FOREVER)
 
@@ -610,7 +610,7 @@ def test_what_plugins_return_is_validated_before_it_is_stored(tmp_path):
     """Integers outside MessagePack's range anywhere in result, dice, notes or state, and
     malformed odds, are the plugin's failure (plugin_error or a note), never stored: the
     table's history and resume keep working for MessagePack clients."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     # Two copies of the ruleset: each is disabled after its first 5 failures.
     directory = write_plugins(tmp_path / "p", enorme=HUGE, poison=POISONING_EXTENSION,

@@ -272,9 +272,10 @@ def test_remembered_request_ids_are_bounded_in_bytes():
 
 
 def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
-    from tests.test_attacks import Serve, raw_client, send_raw
+    from tests.support.serve import ServeProcess
+    from tests.test_attacks import raw_client, send_raw
 
-    with Serve(tmp_path, "--rate-limit", "0") as server:
+    with ServeProcess("--db", str(tmp_path / "journal.db"), "--rate-limit", "0") as server:
         sleeper = raw_client(server.port, {"type": "hello", "protocol": 1, "table": "t",
                                            "name": "Dormeur", "role": "observer"})
         for _ in range(30):

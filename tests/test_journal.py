@@ -431,7 +431,7 @@ def test_history_pages_with_visibility():
 
 
 def test_cli_history_and_export(tmp_path):
-    from tests.test_cli import ServeProcess, sidecar
+    from tests.support.serve import ServeProcess, sidecar
 
     db = tmp_path / "cli.db"
     with ServeProcess("--db", str(db)) as server:

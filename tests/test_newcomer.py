@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-from tests.test_cli import ROOT, SIDECAR, ServeProcess, _seat_token, sidecar
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, sidecar
+from tests.test_cli import _seat_token
 from tests.test_web_table import browser as browser  # noqa: F401  (the Chromium fixture)
 
 
@@ -198,36 +199,18 @@ def _path_without(directory: Path) -> str:
                            if entry and Path(entry).resolve() != directory.resolve())
 
 
-class Banner:
-    """``sidecar serve`` with the environment given, and the lines it prints at start."""
-
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar", "serve", "--port", "0", "--gm-token", GM_TOKEN,
-             "--player-token", PLAYER_TOKEN, *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-            env={**env, "PYTHONUNBUFFERED": "1"})
-        self.lines: list[str] = []
-        while not self.lines or "0.0.0.0" not in self.lines[-1]:  # the banner's last line
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("".join(self.lines) + self.proc.stderr.read())
-            self.lines.append(line.rstrip("\n"))
-        self.url = re.search(r"WebSocket (ws://\S+)", "\n".join(self.lines)).group(1)
-
-    def __enter__(self) -> Banner:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.communicate(timeout=15)
+def banner(env: dict[str, str], *args: str) -> ServeProcess:
+    """``sidecar serve`` with the environment given, as ``python -m sidecar``, once it
+    printed its whole banner (its last line names 0.0.0.0)."""
+    return ServeProcess(*args, command=[sys.executable, "-m", "sidecar"], env=env,
+                        banner_end="0.0.0.0")
 
 
 def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": _path_without(bin_dir)}
-    with Banner(env, "--db", ":memory:") as server:
-        commands = [line.split(": ", 1)[1] for line in server.lines
+    with banner(env, "--db", ":memory:") as server:
+        commands = [line.split(": ", 1)[1].rstrip() for line in server.lines
                     if re.match(r"\s+(MJ / GM|Joueur|Place / seat)\s*:", line)]
         assert len(commands) == 3, server.lines
         for command in commands:
@@ -236,7 +219,7 @@ def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
                                   env=env, capture_output=True, text=True, timeout=60)
             assert done.returncode == 0, (command, done.stderr)
     # Where the script is on PATH, the lines say plain `sidecar`.
-    with Banner({**os.environ, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"},
+    with banner({**os.environ, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"},
                 "--db", ":memory:") as server:
         assert any(" : sidecar roll bloodlust" in line for line in server.lines)
 
@@ -246,7 +229,7 @@ def _normalised(lines: list[str]) -> list[str]:
     the ``sidecar`` script, the journal's path."""
     out = []
     for line in lines:
-        line = re.sub(r"(token[= ])[\w-]+", r"\1TOKEN", line)
+        line = re.sub(r"(token[= ])[\w-]+", r"\1TOKEN", line.rstrip("\n"))
         line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
         line = re.sub(r"\S*sidecar (?=(roll|watch|seat) )", "SIDECAR ", line)
         line = re.sub(r"^journal: .*", "journal: PATH", line)
@@ -261,7 +244,7 @@ def test_the_readme_shows_serves_output_as_it_is(tmp_path):
     shown = block.group(1).splitlines()
     assert all("…" not in line for line in shown)  # the whole output, nothing elided
     assert any(".venv/bin/sidecar roll" in line for line in shown)
-    with Banner({**os.environ}, "--db", str(tmp_path / "sidecar.db")) as server:
+    with banner({**os.environ}, "--db", str(tmp_path / "sidecar.db")) as server:
         assert _normalised(shown) == _normalised(server.lines)
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 
 from tests.helpers import Peer, run
-from tests.test_cli import ServeProcess
+from tests.support.plugins import write_plugins
+from tests.support.serve import ServeProcess
 from tests.test_faulty_plugins import Remote, status_of
-from tests.test_plugins import write_plugins
 
 SWALLOWER = '''
 """An async extension that swallows its own cancellation (a bug, not malice)."""

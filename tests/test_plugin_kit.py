@@ -38,7 +38,7 @@ from sidecar.testing import (
     resolve,
 )
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
 from tests.redis_server import RedisServer
-from tests.test_cli import ROOT, SIDECAR
+from tests.support.serve import ROOT, SIDECAR
 from tests.test_redis_processes import serve_fails
 
 pytestmark = pytest.mark.redis  # every test here runs a real redis-server
@@ -137,7 +137,7 @@ def test_store_and_db_settled_in_one_line(tmp_path, redis_server):
 
 def test_the_store_can_come_from_the_environment(redis_server):
     """$SIDECAR_STORE: a Redis password kept out of the process list."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     env = {**os.environ, "SIDECAR_STORE": redis_server.url}
     process = ServeProcess("--port", "0", env=env)

@@ -17,12 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
-import threading
-import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -34,8 +30,8 @@ from sidecar.protocol.codec import decode, encode
 from sidecar.stores.journal.schema import request_key
 from sidecar.stores.redis import Keys
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
-from tests.redis_server import RedisServer, free_port
-from tests.test_cli import ROOT, SIDECAR, ServeProcess
+from tests.redis_server import RedisServer
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, free_port
 
 pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
@@ -47,42 +43,11 @@ STALL = 30.0
 
 
 class Sidecar(ServeProcess):
-    """``sidecar serve --store URL`` on its own free port; its output is read all along
-    (a process blocked on a full stderr pipe would look like a bug of the store)."""
+    """``sidecar serve --store URL`` on its own free port, clients rolling as fast as
+    they can."""
 
     def __init__(self, store: str, *args: str) -> None:
         super().__init__("--store", store, *SERVE_ARGS, *args)
-        self.output: list[str] = []
-        self.readers = [threading.Thread(target=self._drain, args=(pipe,), daemon=True)
-                        for pipe in (self.proc.stdout, self.proc.stderr)]
-        for reader in self.readers:
-            reader.start()
-
-    def _drain(self, pipe: Any) -> None:
-        for line in pipe:
-            self.output.append(line)
-
-    def freeze(self) -> None:
-        """SIGSTOP, returning once the process is stopped (it reads nothing more)."""
-        self.proc.send_signal(signal.SIGSTOP)
-        stat = Path(f"/proc/{self.proc.pid}/stat")
-        while stat.read_text().rpartition(")")[2].split()[0] not in ("T", "t"):
-            time.sleep(0.001)  # the kernel's word is the only state to wait on
-
-    def kill(self) -> None:
-        """kill -9: no goodbye to Redis, to clients, to anything."""
-        self.proc.kill()
-        self.proc.wait(15)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=15)
-        for reader in self.readers:
-            reader.join(5)  # the pipes end with the process
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        return code
 
 
 def serve_fails(*args: str) -> subprocess.CompletedProcess[str]:
@@ -636,7 +601,7 @@ def _no_journal_file_left():
 
 
 def test_the_unreachable_line_does_not_show_the_redis_password():
-    from tests.redis_server import free_port
+    from tests.support.serve import free_port
 
     for url in (f"redis://:s3cret-pw@127.0.0.1:{free_port()}/0",
                 f"redis://127.0.0.1:{free_port()}/0?password=s3cret-pw"):

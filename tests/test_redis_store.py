@@ -300,7 +300,7 @@ def test_verifiable_dice_rolled_on_several_servers_verify_from_the_store(redis_s
                                                                          tmp_path):
     """One epoch shared by the servers: positions are taken once each whichever server
     rolls, and the export from Redis verifies after the GM's reveal."""
-    from tests.test_cli import sidecar
+    from tests.support.serve import sidecar
 
     async def scenario():
         async with servers(redis_server.url, 2, dice="provable") as (a, b):

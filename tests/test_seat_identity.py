@@ -23,7 +23,7 @@ import pytest
 
 from sidecar.client import SidecarClient, SidecarError
 from tests.helpers import GM_TOKEN, run
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 ARGS = ("--allow-player-dice", "--log-level", "warning")
 

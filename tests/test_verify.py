@@ -322,11 +322,11 @@ def test_wrong_seed_never_matches(played: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> None:
-    from tests.test_chaos import ServerProcess, free_port
+    from tests.support.serve import free_port, serve_on
 
     db = tmp_path / "journal.db"
     port = free_port()
-    server = ServerProcess(port, db, "--dice", "provable")
+    server = serve_on(port, db, "--dice", "provable")
     url = f"ws://127.0.0.1:{port}/ws"
 
     async def scenario() -> list[dict[str, Any]]:
@@ -349,7 +349,7 @@ def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> 
     try:
         seen = run(scenario())
     finally:
-        assert server.stop(sig) == 0
+        assert server.stop_checked(sig) == 0
     assert seen[-1]["type"] == "outcome" and "proof" in seen[-1]
     done = _verify(_export(str(db), tmp_path))
     assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout

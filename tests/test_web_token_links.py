@@ -15,8 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-from tests.redis_server import free_port
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess, free_port
 from tests.test_web_table import TablePage
 from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
 
