@@ -22,7 +22,7 @@ from sidecar.host.pipeline import RollPipeline
 from sidecar.host.plugins import default_host
 from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.errors import ProtocolError
-from tests.helpers import GM_TOKEN
+from tests.helpers import hello
 from tests.live_server import LiveServer
 
 #: For statistical tests that need many rolls quickly: the same pipeline, no socket.
@@ -65,8 +65,7 @@ class TableUnderTest:
     def _join(self, name: str, locale: str) -> ClientConnection:
         ws = self.connections.enter_context(
             connect(self.live.url, compression=None, max_size=1 << 22))
-        ws.send(encode({"type": "hello", "protocol": 1, "table": "règles", "name": name,
-                        "role": "gm", "token": GM_TOKEN, "locale": locale}, binary=True))
+        ws.send(encode(hello("règles", name, "gm", locale=locale), binary=True))
         assert decode(ws.recv(timeout=5))["type"] == "welcome"
         return ws
 

@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 from tests.helpers import GM_TOKEN, Peer, run
 from tests.support.plugins import write_plugins
+from tests.support.raw import raw_client, read_until_closed, send_raw
 from tests.support.serve import ROOT, ServeProcess
 
 #: The bound stated for the server's resident memory under the attacks of item 2 (it
@@ -66,62 +67,7 @@ class RssWatch:
         return self.peak
 
 
-# -- raw sockets: clients that never read ---------------------------------------------------
-
-def masked_frame(payload: bytes, opcode: int = 0x2) -> bytes:
-    mask = os.urandom(4)
-    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    length = len(payload)
-    if length < 126:
-        head = bytes([0x80 | opcode, 0x80 | length])
-    elif length < 65536:
-        head = bytes([0x80 | opcode, 0x80 | 126]) + length.to_bytes(2, "big")
-    else:
-        head = bytes([0x80 | opcode, 0x80 | 127]) + length.to_bytes(8, "big")
-    return head + mask + body
-
-
-def raw_client(port: int, hello: dict[str, Any] | None) -> socket.socket:
-    """A WebSocket client over a bare socket with a tiny receive buffer; sends ``hello``
-    and reads nothing after the handshake (blocking: call it in a thread)."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: it counts
-    sock.settimeout(10)
-    sock.connect(("127.0.0.1", port))
-    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                  "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-    response = b""
-    while b"\r\n\r\n" not in response:
-        response += sock.recv(1)
-    assert b" 101 " in response.split(b"\r\n")[0], response
-    if hello is not None:
-        sock.sendall(masked_frame(msgpack.packb(hello)))
-    return sock
-
-
-def send_raw(sock: socket.socket, message: dict[str, Any]) -> None:
-    sock.sendall(masked_frame(msgpack.packb(message)))
-
-
-def read_until_closed(sock: socket.socket, timeout: float = 20, most: int = 64 << 20
-                      ) -> tuple[bool, int]:
-    """Read what the server sent until it closes the connection: (closed?, bytes read).
-    ``closed`` is false if it still kept the connection open after ``timeout`` seconds."""
-    sock.settimeout(timeout)
-    total = 0
-    try:
-        while total < most:
-            chunk = sock.recv(1 << 16)
-            if not chunk:
-                return True, total
-            total += len(chunk)
-    except ConnectionResetError:
-        return True, total
-    except TimeoutError:
-        return False, total
-    return False, total
-
+# -- clients (those that never read: tests/support/raw.py) ----------------------------------
 
 async def gm(server: ServeProcess, table: str = "t", **extra: Any) -> Peer:
     peer = await Peer.open(server)

@@ -19,12 +19,11 @@ import sqlite3
 import time
 from pathlib import Path
 
-from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
 from sidecar.table.visibility import HIDDEN, audience
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 from tests.support.serve import free_port, serve_on
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,21 +63,17 @@ class ChaosClient:
         loop = asyncio.get_running_loop()
         while not done.is_set():
             try:
-                ws = await connect(self.url, open_timeout=2, close_timeout=1,
-                                   compression=None)
+                peer = await Peer.connect(self.url, open_timeout=2, close_timeout=1)
             except (OSError, InvalidHandshake, TimeoutError):
                 await asyncio.sleep(0.05)
                 continue
+            ws = peer.ws
             self.reconnects += 1
             reader = None
             try:
-                hello = {"type": "hello", "protocol": 1, "table": "chaos", "name": self.name,
-                         "role": self.role, "resume": self.last_seq}
                 # The observer too: it may come first, and opening a table takes a token.
-                hello["token"] = GM_TOKEN if self.role == "gm" else PLAYER_TOKEN
-                await ws.send(encode(hello, binary=True))
-                welcome = decode(await asyncio.wait_for(ws.recv(), 5))
-                assert welcome["type"] == "welcome", welcome
+                await peer.join("chaos", self.name, self.role, resume=self.last_seq,
+                                token=GM_TOKEN if self.role == "gm" else PLAYER_TOKEN)
                 reader = asyncio.create_task(self._read(ws))
                 while not done.is_set() and not reader.done():
                     if self.role == "observer" or not rolling.is_set():

@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from sidecar.protocol.codec import decode, encode
 from sidecar.stores.journal.schema import request_key
 from sidecar.stores.redis import Keys
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, hello, run
 from tests.redis_server import RedisServer
 from tests.support.serve import ROOT, SIDECAR, ServeProcess, free_port
 
@@ -147,11 +147,11 @@ class Roller:
 
     async def _hello(self, ws: Any) -> bool:
         """``hello`` with ``resume``; True once welcomed (the replay follows)."""
-        hello = {"type": "hello", "protocol": 1, "table": self.table, "name": self.name,
-                 "role": self.role, "resume": self.last,
-                 "token": GM_TOKEN if self.role == "gm" else PLAYER_TOKEN}
+        frame = encode(hello(self.table, self.name, self.role, resume=self.last,
+                             token=GM_TOKEN if self.role == "gm" else PLAYER_TOKEN),
+                       binary=True)
         for _ in range(50):
-            await ws.send(encode(hello, binary=True))
+            await ws.send(frame)
             while True:
                 reply = decode(await asyncio.wait_for(ws.recv(), STALL))
                 if reply["type"] != "presence":

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.helpers import Peer, run
+from tests.helpers import Peer, hello, run
 from tests.redis_server import RedisServer
 from tests.test_redis_processes import Sidecar
 
@@ -36,8 +36,7 @@ async def _self_roll(server: Any, name: str, token: str) -> None:
 async def _hello_with(peer: Peer, name: str, token: str) -> tuple[bool, bool]:
     """``hello`` on an already open socket with ``token``: (welcomed, whether ``history``
     then showed the seat's ``self`` roll)."""
-    await peer.send({"type": "hello", "protocol": 1, "table": "t", "name": name,
-                     "role": "player", "token": token})
+    await peer.send(hello("t", name, token=token))
     reply = await peer.recv_not_presence(15)
     if reply["type"] != "welcome":
         assert reply["type"] == "error" and reply["code"] == "forbidden", reply

@@ -6,7 +6,6 @@ journal file; exports come from ``sidecar export`` and are checked by ``sidecar 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import subprocess
@@ -330,22 +329,16 @@ def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> 
     url = f"ws://127.0.0.1:{port}/ws"
 
     async def scenario() -> list[dict[str, Any]]:
-        from websockets.asyncio.client import connect
-
-        from sidecar.protocol.codec import decode, encode
-        seen = []
-        async with connect(url, compression=None) as ws:
-            await ws.send(encode({"type": "hello", "protocol": 1, "table": "t",
-                                  "name": "Aengus", "role": "player",
-                                  "token": "player-secret-token"}, binary=True))
-            await ws.send(encode({"type": "roll", "id": 1, "ruleset": "bloodlust",
-                                  "params": {"pool": 3}}, binary=True))
-            while True:
-                message = decode(await asyncio.wait_for(ws.recv(), 10))
-                seen.append(message)
-                if message.get("id") == 1:
-                    break
-        return seen
+        peer = await Peer.connect(url)
+        try:
+            await peer.join("t", "Aengus")
+            await peer.send({"type": "roll", "id": 1, "ruleset": "bloodlust",
+                             "params": {"pool": 3}})
+            while (await peer.recv(10)).get("id") != 1:
+                pass
+            return peer.seen
+        finally:
+            await peer.close()
     try:
         seen = run(scenario())
     finally:
