@@ -15,7 +15,6 @@ from pathlib import Path
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.support.serve import ROOT, SIDECAR, ServeProcess, sidecar
 from tests.test_cli import _seat_token
-from tests.test_web_table import browser as browser  # noqa: F401  (the Chromium fixture)
 
 
 def _popen(*args: str, **kwargs) -> subprocess.Popen:
@@ -466,7 +465,7 @@ def test_the_gms_page_shows_the_join_link_and_its_qr_code(browser):
     `--host 0.0.0.0` the same) gives the GM's panel the join link with its QR code; a
     player's page has none."""
     from tests.live_server import LiveServer
-    from tests.test_web_table import gm_page, player_page
+    from tests.support.browser import gm_page, player_page
 
     with LiveServer(public_url="http://192.0.2.7:8765/") as server:
         gm = gm_page(browser, server.http, "scan")
