@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.serve import free_port
+from tests.support.serve import ServeProcess, free_port
 
 
 def redis_binary() -> str:
@@ -117,6 +117,18 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+#: Clients of the Redis tests roll as fast as they can: the rate limit is not tested there.
+SERVE_ARGS = ("--rate-limit", "100000", "--log-level", "warning")
+
+
+class Sidecar(ServeProcess):
+    """``sidecar serve --store URL`` on its own free port, clients rolling as fast as
+    they can."""
+
+    def __init__(self, store: str, *args: str) -> None:
+        super().__init__("--store", store, *SERVE_ARGS, *args)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 
 from sidecar.cli.main import coerce_value, format_odds, main, parse_pairs
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-from tests.support.serve import ROOT, SIDECAR, ServeProcess, sidecar
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
 
 def test_serve_prints_where_it_listens_plugins_and_join_details():
@@ -744,18 +744,12 @@ def _ask_id(output: str) -> str:
     return found.group(1)
 
 
-def _seat_token(gm: list[str], name: str) -> str:
-    added = sidecar("seat", "add", name, "--no-qr", *gm)
-    assert added.returncode == 0, added.stderr
-    return re.search(r"#token=(\S+)", added.stdout).group(1)
-
-
 def test_ask_answer_cancel_and_session_from_the_command_line():
     with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS,
                       "--allow-player-dice") as server:
         base = ["--url", server.url, "--table", "t"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+        seats = {name: [*base, "--token", seat_token(gm, name), "--name", name]
                  for name in ("Alice", "Bob")}
         assert sidecar("sheet", "set", "Ysolde", "--ruleset", "luck", "--owner", "Bob",
                        *gm).returncode == 0
@@ -811,7 +805,7 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
     with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
         base = ["--url", server.url, "--table", "duel"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+        seats = {name: [*base, "--token", seat_token(gm, name), "--name", name]
                  for name in ("Strengal", "Krull")}
         watch = subprocess.Popen([*SIDECAR, "watch", "--count", "2", *base], cwd=ROOT,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -846,7 +840,7 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
     with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
         base = ["--url", server.url, "--table", "t"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        alice = [*base, "--token", _seat_token(gm, "Alice"), "--name", "Alice"]
+        alice = [*base, "--token", seat_token(gm, "Alice"), "--name", "Alice"]
         first = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
                                 "Sauter", *gm).stdout)
         second = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",

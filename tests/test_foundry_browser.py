@@ -26,7 +26,7 @@ import pytest
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.live_server import LiveServer
 from tests.support.browser import TIMEOUT_MS, TablePage, chromium
-from tests.test_tls import make_certificate
+from tests.support.tls import make_certificate
 
 SIDECAR_HOST = "sidecar.test"
 MODULE_DIR = Path(__file__).resolve().parent.parent / "examples" / "foundry-module"

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-from tests.support.serve import ROOT, SIDECAR, ServeProcess, sidecar
-from tests.test_cli import _seat_token
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
 
 def _popen(*args: str, **kwargs) -> subprocess.Popen:
@@ -158,8 +157,8 @@ def test_watch_and_history_join_with_the_role_of_their_token():
     with ServeProcess() as server:
         url = ["--url", server.url]
         gm = [*url, "--role", "gm", "--token", GM_TOKEN]
-        seat_token = _seat_token(gm, "Léa")
-        for name, token in (("Aengus", PLAYER_TOKEN), ("Léa", seat_token)):
+        lea_token = seat_token(gm, "Léa")
+        for name, token in (("Aengus", PLAYER_TOKEN), ("Léa", lea_token)):
             rolled = sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", name,
                              *url, "--token", token, "--label", f"secret de {name}")
             assert rolled.returncode == 0, rolled.stderr
@@ -171,7 +170,7 @@ def test_watch_and_history_join_with_the_role_of_their_token():
         assert "secret de Aengus" in own.stdout and "secret de Léa" not in own.stdout
         assert "player's view" in own.stderr and "--role gm" in own.stderr
         # A seat's token joins under its seat's name, whatever --name says.
-        seat = sidecar("history", *url, "--token", seat_token)
+        seat = sidecar("history", *url, "--token", lea_token)
         assert seat.returncode == 0, seat.stderr
         assert "secret de Léa" in seat.stdout and "secret de Aengus" not in seat.stdout
         # The GM's view when asked for; an explicit role is never second-guessed.
@@ -181,11 +180,11 @@ def test_watch_and_history_join_with_the_role_of_their_token():
         observer = sidecar("history", *url, "--role", "observer", "--token", PLAYER_TOKEN)
         assert observer.returncode == 0 and "secret de" not in observer.stdout
         # watch, the same way: its own secret roll arrives live.
-        watcher = _popen("watch", *url, "--count", "1", "--token", seat_token,
+        watcher = _popen("watch", *url, "--count", "1", "--token", lea_token,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert "table demo" in watcher.stdout.readline()
         assert sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", "Léa",
-                       *url, "--token", seat_token, "--label", "encore").returncode == 0
+                       *url, "--token", lea_token, "--label", "encore").returncode == 0
         out, err = watcher.communicate(timeout=30)
         assert watcher.returncode == 0 and "Léa — encore" in out, (out, err)
 
@@ -501,7 +500,7 @@ def test_a_pasted_page_link_joins_its_table_with_its_token_role_and_name():
                      f"{page}?table=soiree&role=gm#token={GM_TOKEN}")
         assert gm.returncode == 0, gm.stderr
         assert json.loads(gm.stdout)["by"]["role"] == "gm"
-        seat = _seat_token(["--url", server.url, "--table", "soiree", "--token", GM_TOKEN],
+        seat = seat_token(["--url", server.url, "--table", "soiree", "--token", GM_TOKEN],
                            "Léa")
         as_seat = sidecar("roll", "dice", "expr=1d6", "--json", "--url",
                           f"{page}?table=soiree&name=L%C3%A9a#token={seat}")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,30 +29,14 @@ from sidecar.protocol.codec import decode, encode
 from sidecar.stores.journal.schema import request_key
 from sidecar.stores.redis import Keys
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, hello, run
-from tests.redis_server import RedisServer
-from tests.support.serve import ROOT, SIDECAR, ServeProcess, free_port
+from tests.redis_server import RedisServer, Sidecar
+from tests.support.serve import ROOT, free_port, serve_fails
 
 pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
-#: Clients here roll as fast as they can: the per-connection rate limit is not tested here.
-SERVE_ARGS = ("--rate-limit", "100000", "--log-level", "warning")
 #: Longest wait for any one message: past it the client reports itself stuck (a failure
 #: that says where, instead of the whole test's deadline).
 STALL = 30.0
-
-
-class Sidecar(ServeProcess):
-    """``sidecar serve --store URL`` on its own free port, clients rolling as fast as
-    they can."""
-
-    def __init__(self, store: str, *args: str) -> None:
-        super().__init__("--store", store, *SERVE_ARGS, *args)
-
-
-def serve_fails(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SIDECAR, "serve", "--port", "0", "--gm-token", GM_TOKEN,
-                           "--player-token", PLAYER_TOKEN, *args], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT)
 
 
 class Tally:

@@ -15,8 +15,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.helpers import Peer, hello, run
-from tests.redis_server import RedisServer
-from tests.test_redis_processes import Sidecar
+from tests.redis_server import RedisServer, Sidecar
 
 pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 

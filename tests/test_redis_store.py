@@ -18,6 +18,7 @@ import pytest
 from sidecar.stores.redis import Keys, table_of_channel, table_tag
 from tests.helpers import Peer, run, running_server
 from tests.redis_server import RedisServer
+from tests.support.plugins import luck_host
 
 pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
@@ -176,20 +177,11 @@ def test_a_tables_keys_share_one_hash_tag():
         assert table_of_channel(keys.channel) == name
 
 
-def _luck_host():
-    from sidecar.host.plugins import default_host
-    from tests import sheet_plugin
-
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return host
-
-
 @contextlib.asynccontextmanager
 async def luck_servers(url: str, count: int = 2, **overrides: Any):
     async with contextlib.AsyncExitStack() as stack:
         yield [await stack.enter_async_context(
-            running_server(host=_luck_host(), store=url, **overrides))
+            running_server(host=luck_host(), store=url, **overrides))
             for _ in range(count)]
 
 

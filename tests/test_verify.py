@@ -350,12 +350,13 @@ def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> 
 
 def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
         tmp_path: Path) -> None:
-    from tests.test_open_rolls import FAIL, _host
+    from tests.support.plugins import ALWAYS_OPEN as FAIL
+    from tests.support.plugins import luck_host
 
     db = str(tmp_path / "journal.db")
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
-        async with running_server(host=_host(), db=db, dice="provable") as server:
+        async with running_server(host=luck_host(), db=db, dice="provable") as server:
             gm, player = await Peer.open(server), await Peer.open(server)
             await gm.join(name="MJ", role="gm", client_seed="gm-seed")
             await player.join(name="Aengus", client_seed="aengus-seed")
@@ -437,12 +438,13 @@ def test_decisions_the_server_takes_in_time_verify_and_cannot_be_forged(
     """An open roll whose time runs out takes its default (the server decides) or, without
     one, closes as it stands: both verify, re-run; the server's decision passed off as
     another choice, or a closed roll's result changed, do not."""
-    from tests.test_open_rolls import FAIL, _host
+    from tests.support.plugins import ALWAYS_OPEN as FAIL
+    from tests.support.plugins import luck_host
 
     db = str(tmp_path / "journal.db")
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
-        async with running_server(host=_host(), db=db, dice="provable",
+        async with running_server(host=luck_host(), db=db, dice="provable",
                                   react_timeout=0.2) as server:
             gm = await Peer.open(server)
             await gm.join(name="MJ", role="gm", client_seed="gm-seed")

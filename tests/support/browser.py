@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
+from tests.support.plugins import ALWAYS_OPEN
 
 CHROMIUM = os.environ.get("SIDECAR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -167,10 +168,6 @@ def odds_entries(odds: dict[str, Any]) -> dict[str, float]:
 
 
 # -- what a person does on the page --------------------------------------------------------
-
-#: The `luck` ruleset's params that always fail and open the roll (reroll / keep).
-ALWAYS_OPEN = {"target": 7, "skill": 0, "second_chance": True}
-
 
 def roll_open(page: TablePage, mode: str = "public") -> int:
     """Roll the `luck` roll that always fails and stays open; returns its seq."""

@@ -29,6 +29,23 @@ def sidecar(*args: str, timeout: float = 30, **kwargs: Any) -> subprocess.Comple
                           cwd=ROOT, **kwargs)
 
 
+def seat_token(gm: list[str], name: str) -> str:
+    """``sidecar seat add NAME`` with the GM's options ``gm``; the new seat's token."""
+    added = sidecar("seat", "add", name, "--no-qr", *gm)
+    assert added.returncode == 0, added.stderr
+    found = re.search(r"#token=(\S+)", added.stdout)
+    assert found, added.stdout
+    return found.group(1)
+
+
+def serve_fails(*args: str) -> subprocess.CompletedProcess[str]:
+    """``sidecar serve ARGS`` expected to stop at once (a bad option, a store it cannot
+    use): what it printed and its exit code."""
+    return subprocess.run([*SIDECAR, "serve", "--port", "0", "--gm-token", GM_TOKEN,
+                           "--player-token", PLAYER_TOKEN, *args], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+
+
 def free_port() -> int:
     """A TCP port nobody listens on at the moment (loopback)."""
     with socket.socket() as sock:
