@@ -49,13 +49,25 @@ def hello(table: str = "t", name: str = "Aengus", role: str = "player",
     return message
 
 
-@contextlib.asynccontextmanager
-async def running_server(host: PluginHost | None = None, **overrides: Any
-                         ) -> AsyncIterator[SidecarServer]:
+async def start_server(host: PluginHost | None = None, **overrides: Any) -> SidecarServer:
+    """The one way the tests start a sidecar in their own process: the tests' config
+    (loopback, free port, known tokens, a journal in memory) with ``overrides``, the
+    built-in plugins (and ``plugins_dir``'s) unless ``host`` is given. Stop it with
+    ``await server.stop()``; :func:`running_server` does both, and
+    :class:`tests.live_server.LiveServer` runs it in a thread."""
     config = make_config(**overrides)
     server = SidecarServer(config, host=host or default_host(
         config.plugins_dir, disabled=config.disabled_plugins))
     await server.start()
+    return server
+
+
+@contextlib.asynccontextmanager
+async def running_server(host: PluginHost | None = None, **overrides: Any
+                         ) -> AsyncIterator[SidecarServer]:
+    """``async with running_server(...) as server:`` — :func:`start_server`, stopped at
+    the end."""
+    server = await start_server(host, **overrides)
     try:
         yield server
     finally:

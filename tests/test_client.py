@@ -12,7 +12,7 @@ import pytest
 
 from sidecar.client import SidecarClient, SidecarError
 from sidecar.server.connections import SidecarServer
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run, running_server, start_server
 from tests.support.plugins import luck_host
 
 
@@ -65,9 +65,7 @@ def test_reconnects_after_a_restart_and_resumes(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         db = str(tmp_path / "journal.db")
-        config = make_config(db=db)
-        first = SidecarServer(config)
-        await first.start()
+        first = await start_server(db=db)
         port = first.port
         client = _client(first, "Aengus", reconnect=True)
         await client.connect()
@@ -75,8 +73,7 @@ def test_reconnects_after_a_restart_and_resumes(tmp_path: Path) -> None:
         mine = await client.roll("bloodlust", {"pool": 2})
         assert (await _next(stream))["seq"] == mine["seq"]
         await first.stop()
-        second = SidecarServer(make_config(db=db, port=port))
-        await second.start()
+        second = await start_server(db=db, port=port)
         try:
             async with _client(second, "Morgane", role="gm") as gm:
                 missed = [(await gm.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(3)]
