@@ -42,6 +42,9 @@ class RedisServer:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.appendfsync = appendfsync
         self.port = port or free_port()
+        #: A port of our choosing may be taken by another test (of another xdist worker)
+        #: between free_port() and the bind: the first start then picks another one.
+        self._may_move = port is None
         self.maxmemory = maxmemory
         #: Also listen on this Unix socket (``unix://`` stores).
         self.unixsocket = unixsocket
@@ -69,8 +72,13 @@ class RedisServer:
             if self.process.poll() is not None:
                 log = (self.folder / "redis.log")
                 text = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                if self._may_move and "Address already in use" in text:
+                    self.port = free_port()
+                    self._may_move = False
+                    return self.start(timeout)
                 pytest.fail(f"redis-server exited with {self.process.returncode}: {text}")
             if self.ping():
+                self._may_move = False  # restarts keep the port, as clients expect
                 return self
             time.sleep(0.02)  # a process starting: nothing to wait on but its port
         pytest.fail(f"redis-server did not answer on port {self.port} in {timeout} s")

@@ -249,6 +249,7 @@ LOOP_HOLDER = """
 """
 
 
+@pytest.mark.slow  # waits out a plugin holding the loop
 def test_2_sigterm_stops_the_server_within_5_s_even_while_a_plugin_holds_the_loop(tmp_path):
     with serve(tmp_path, plugins={"glacier": LOOP_HOLDER}) as server:
         async def scenario() -> None:

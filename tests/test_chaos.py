@@ -19,12 +19,15 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
 from sidecar.table.visibility import HIDDEN, audience
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 from tests.support.serve import free_port, serve_on
+
+pytestmark = pytest.mark.slow  # a server killed and restarted five times under load
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("public", "public", "gm", "blind", "self")

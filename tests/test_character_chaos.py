@@ -18,11 +18,14 @@ import signal
 import sqlite3
 from pathlib import Path
 
+import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
 from tests.helpers import Peer, run
 from tests.support.serve import ServeProcess, free_port, serve_on
+
+pytestmark = pytest.mark.slow  # a server killed and restarted under load
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARACTERS = {"Ysolde": "Alice", "Brann": "Bob", "Gobelin": None}

@@ -10,6 +10,8 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -39,6 +41,7 @@ def test_the_bare_folder_names_refuse_to_load_a_second_copy():
         assert "import the" in done.stderr and f"'{right}'" in done.stderr, done.stderr
 
 
+@pytest.mark.slow  # builds the wheel in an isolated environment
 def test_the_wheel_installs_one_package_named_after_the_project(tmp_path):
     # Builds the wheel in an isolated build environment; nothing is installed here.
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",

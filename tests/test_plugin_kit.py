@@ -40,6 +40,8 @@ from sidecar.testing import (
 from tests.helpers import GM_TOKEN
 from tests.support.serve import ServeProcess
 
+pytestmark = pytest.mark.slow  # fresh venvs, a pytest run inside each
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 

@@ -509,6 +509,7 @@ def test_resuming_on_a_process_behind_the_client_replays_no_other_event_twice(tm
 # -- the chaos run ----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # three processes, a flood, kills and a Redis restart
 @pytest.mark.parametrize("redis_down", ["restart", "crash"])
 def test_chaos_kill_a_process_and_restart_redis_during_a_flood(tmp_path, redis_down):
     """Three processes, six clients at one table (two per process) and two at another;
