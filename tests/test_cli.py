@@ -50,22 +50,11 @@ def test_join_details_give_phones_a_lan_link(monkeypatch):
 
 
 def test_serve_generates_random_tokens_when_none_given():
-    proc = subprocess.Popen([*SIDECAR, "serve", "--port", "0", "--db", ":memory:"],
-                            stdout=subprocess.PIPE,
-                            text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        banner = ""
-        while banner.count("--token") < 2:
-            line = proc.stdout.readline()
-            assert line, banner
-            banner += line
-        tokens = re.findall(r"--token (\S+)", banner)
+    with ServeProcess("--db", ":memory:", tokens=False) as server:
+        # The GM's line, then the player's.
+        tokens = re.findall(r"--token (\S+)", "".join(server.lines))[:2]
         assert len(tokens) == 2 and tokens[0] != tokens[1]
         assert all(len(t) >= 16 for t in tokens)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=15)
-        proc.stdout.close()
 
 
 def test_roll_and_watch_in_two_processes():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -407,32 +406,16 @@ def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms(
     from sidecar.client import SidecarClient
     from tests.helpers import run
 
-    proc = _popen("serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:",
-                  "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
-                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        lines: list[str] = []
-        while not any("role=gm" in line for line in lines):  # up to the GM's browser link
-            line = proc.stdout.readline()
-            assert line, "".join(lines)
-            lines.append(line.rstrip("\n"))
-        url = re.search(r"WebSocket (ws://\S+)", "\n".join(lines)).group(1)
-
+    with ServeProcess("--host", "0.0.0.0", "--db", ":memory:") as server:
         async def welcomes() -> tuple[dict, dict]:
-            async with SidecarClient(url, table="demo", name="MJ", role="gm",
+            async with SidecarClient(server.url, table="demo", name="MJ", role="gm",
                                      token=GM_TOKEN) as gm, \
-                    SidecarClient(url, table="demo", name="Aengus", role="player",
+                    SidecarClient(server.url, table="demo", name="Aengus", role="player",
                                   token=PLAYER_TOKEN) as player:
                 return gm.welcome, player.welcome
         gm, player = run(welcomes())
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        # The rest of the banner (links, QR code), through the same buffered reader.
-        rest = proc.stdout.read()
-        proc.wait(timeout=15)
-        proc.stdout.close()
-        proc.stderr.close()
-    lines += rest.splitlines()
+        server.stop()  # the rest of the banner (links, QR code) is all read then
+    lines = [line.rstrip("\n") for line in server.lines + server.later]
     banner = "\n".join(lines)
     link = re.search(r"phones: scan — (\S+)", banner).group(1)
     assert link.endswith(f"/?table=demo#token={PLAYER_TOKEN}")

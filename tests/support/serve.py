@@ -72,26 +72,31 @@ class ServeProcess:
 
     ``args``: serve's options (``--db :memory:`` when none are given). ``command``: how
     ``sidecar`` is run (another environment's Python, for the plugin kit's test).
-    ``banner_end``: text of the banner line read last. ``log``: a file that gets the
+    ``banner_end``: text of the banner line read last. ``tokens=False``: no
+    ``--gm-token``/``--player-token`` (serve makes its own). ``log``: a file that gets the
     process's standard error (its size is what some tests measure); without it, what it
     writes is kept in ``errors``. Everything it writes after the banner is read all along
     (``output``): a process blocked on a full pipe would look like a bug of the server."""
 
     def __init__(self, *args: str, command: list[str] | None = None, cwd: Path = ROOT,
                  env: dict[str, str] | None = None, timeout: float = 30,
-                 banner_end: str = "role=gm", log: Path | None = None) -> None:
+                 banner_end: str = "role=gm", log: Path | None = None,
+                 tokens: bool = True) -> None:
         env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
         self.log = log
         self._log_file: IO[str] | None = log.open("w") if log is not None else None
         self.proc = subprocess.Popen(
-            [*(command or SIDECAR), "serve", "--port", "0", "--gm-token", GM_TOKEN,
-             "--player-token", PLAYER_TOKEN, *(args or ("--db", ":memory:"))],
+            [*(command or SIDECAR), "serve", "--port", "0",
+             *(("--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN) if tokens else ()),
+             *(args or ("--db", ":memory:"))],
             stdout=subprocess.PIPE, stderr=self._log_file or subprocess.PIPE, text=True,
             cwd=cwd, env=env)
         #: The banner, as printed (one string a line, with its newline).
         self.lines: list[str] = []
         #: What it wrote after the banner, standard output and error, as it came.
         self.output: list[str] = []
+        #: What it wrote on standard output after the banner (the QR code, say).
+        self.later: list[str] = []
         #: What it wrote on standard error (unless ``log`` took it).
         self.errors: list[str] = []
         self.url = ""
@@ -118,7 +123,7 @@ class ServeProcess:
                     self.errors.append(self.proc.stderr.read())
                 return False
             self.lines.append(line)
-            if not self.url and (found := re.search(r"WebSocket (ws://\S+)", line)):
+            if not self.url and (found := re.search(r"WebSocket (wss?://\S+)", line)):
                 self.url = found.group(1)
                 self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
             if self.url and end in line:
@@ -128,8 +133,7 @@ class ServeProcess:
     def _drain(self, pipe: IO[str], errors: bool) -> None:
         for line in pipe:
             self.output.append(line)
-            if errors:
-                self.errors.append(line)
+            (self.errors if errors else self.later).append(line)
 
     def _log_tail(self) -> str:
         if self._log_file is None or self.log is None:
