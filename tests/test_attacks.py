@@ -24,7 +24,7 @@ import msgpack
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.helpers import GM_TOKEN, Peer, run
+from tests.helpers import GM_TOKEN, Peer, hello, run
 from tests.support.plugins import write_plugins
 from tests.support.raw import raw_client, read_until_closed, send_raw
 from tests.support.serve import ROOT, ServeProcess
@@ -148,9 +148,8 @@ def test_2_resume_observer_that_never_reads_is_closed_and_memory_stays_bounded(t
             peer = await gm(server)
             # enough to replay that the replay itself stalls on the unread socket
             await roll_many(peer, 600)
-            sleeper = await asyncio.to_thread(raw_client, server.port, {
-                "type": "hello", "protocol": 1, "table": "t", "name": "Dormeur",
-                "role": "observer", "resume": 0})
+            sleeper = await asyncio.to_thread(raw_client, server.port,
+                                              hello("t", "Dormeur", "observer", resume=0))
             watch = RssWatch(server)
             await roll_many(peer, 3000)  # ~5 MB of outcomes, none of them read
             closed, read = await asyncio.to_thread(read_until_closed, sleeper, 10)
@@ -170,9 +169,9 @@ def test_2_history_readers_that_never_read_are_closed_and_memory_stays_bounded(t
         async def scenario() -> float:
             peer = await gm(server)
             await roll_many(peer, 1000)
-            sleepers = [await asyncio.to_thread(raw_client, server.port, {
-                "type": "hello", "protocol": 1, "table": "t", "name": f"Lecteur{i}",
-                "role": "observer"}) for i in range(5)]
+            sleepers = [await asyncio.to_thread(raw_client, server.port,
+                                                hello("t", f"Lecteur{i}", "observer"))
+                        for i in range(5)]
             watch = RssWatch(server)
 
             async def readers_seated() -> int:
@@ -223,9 +222,9 @@ def test_2_sigterm_stops_the_server_within_5_s_whatever_its_clients_and_plugins_
             peer = await gm(server)
             await roll_many(peer, 300)
             await peer.roll(label="bloque")  # its plugin call never returns
-            sleepers = [await asyncio.to_thread(raw_client, server.port, {
-                "type": "hello", "protocol": 1, "table": "t", "name": f"Dormeur{i}",
-                "role": "observer", "resume": 0}) for i in range(3)]
+            sleepers = [await asyncio.to_thread(raw_client, server.port,
+                                                hello("t", f"Dormeur{i}", "observer", resume=0))
+                        for i in range(3)]
             for sock in sleepers:
                 for _ in range(10):
                     await asyncio.to_thread(send_raw, sock, {"type": "history", "limit": 500})
@@ -330,8 +329,7 @@ def test_5_observers_cannot_create_tables(tmp_path):
     with serve(tmp_path) as server:
         async def scenario() -> None:
             peer = await Peer.open(server)
-            await peer.send({"type": "hello", "protocol": 1, "table": "vide-1",
-                             "name": "Curieux", "role": "observer"})
+            await peer.send(hello("vide-1", "Curieux", "observer"))
             reply = await peer.recv()
             assert reply["type"] == "error", reply
         run(scenario(), timeout=30)
@@ -582,8 +580,7 @@ def test_10_token_guessing_is_throttled_per_address(tmp_path):
     with serve(tmp_path) as server:
         async def guess(token: str) -> tuple[str, str]:
             peer = await Peer.open(server)
-            await peer.send({"type": "hello", "protocol": 1, "table": "t", "name": "Intrus",
-                             "role": "gm", "token": token})
+            await peer.send(hello("t", "Intrus", "gm", token))
             reply = await peer.recv()
             await peer.close()
             return reply["type"], reply.get("code", "")

@@ -260,8 +260,7 @@ def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
     from tests.support.serve import ServeProcess
 
     with ServeProcess("--db", str(tmp_path / "journal.db"), "--rate-limit", "0") as server:
-        sleeper = raw_client(server.port, {"type": "hello", "protocol": 1, "table": "t",
-                                           "name": "Dormeur", "role": "observer"})
+        sleeper = raw_client(server.port, hello("t", "Dormeur", "observer"))
         for _ in range(30):
             send_raw(sleeper, {"type": "plugins"})
         assert server.proc is not None
