@@ -24,7 +24,7 @@ import pytest
 
 from sidecar.client import SidecarClient
 from tests.helpers import GM_TOKEN, run
-from tests.test_cli import ROOT, ServeProcess
+from tests.support.serve import ROOT, ServeProcess
 
 
 @dataclass(frozen=True)

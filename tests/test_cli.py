@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,64 +20,7 @@ from sidecar.cli.render import format_odds
 from sidecar.cli.values import parse_pairs
 from sidecar.host.typed import coerce_value
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-
-ROOT = Path(__file__).resolve().parent.parent
-SIDECAR = [shutil.which("sidecar") or "", ] if shutil.which("sidecar") else \
-    [sys.executable, "-m", "sidecar.cli.main"]
-
-
-def sidecar(*args: str, timeout: float = 30, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([*SIDECAR, *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, **kwargs)
-
-
-class ServeProcess:
-    """``sidecar serve`` on a free loopback port, with its printed URL. ``command``: how
-    ``sidecar`` is run (another environment's Python, for the plugin kit's test)."""
-
-    def __init__(self, *args: str, command: list[str] | None = None, cwd: Path = ROOT,
-                 env: dict[str, str] | None = None, timeout: float = 20) -> None:
-        env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [*(command or SIDECAR), "serve", "--port", "0", "--gm-token", GM_TOKEN,
-             "--player-token", PLAYER_TOKEN, *(args or ("--db", ":memory:"))],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
-        self.lines: list[str] = []
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            found = re.search(r"WebSocket (ws://\S+)", line)
-            if found:
-                self.url = found.group(1)
-                # read the rest of the banner, which ends with the GM's browser link
-                while "role=gm" not in self.lines[-1]:
-                    line = self.proc.stdout.readline()
-                    if not line:
-                        break
-                    self.lines.append(line)
-                return
-        self.stop()
-        raise RuntimeError("server did not start: " + "".join(self.lines)
-                           + self.proc.stderr.read())
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=15)
-        finally:
-            self.proc.stdout.close()
-            self.proc.stderr.close()
-
-    def __enter__(self) -> ServeProcess:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.proc.poll() is None:
-            self.stop(signal.SIGKILL)
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
 
 def test_serve_prints_where_it_listens_plugins_and_join_details():
@@ -111,22 +53,11 @@ def test_join_details_give_phones_a_lan_link(monkeypatch):
 
 
 def test_serve_generates_random_tokens_when_none_given():
-    proc = subprocess.Popen([*SIDECAR, "serve", "--port", "0", "--db", ":memory:"],
-                            stdout=subprocess.PIPE,
-                            text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        banner = ""
-        while banner.count("--token") < 2:
-            line = proc.stdout.readline()
-            assert line, banner
-            banner += line
-        tokens = re.findall(r"--token (\S+)", banner)
+    with ServeProcess("--db", ":memory:", tokens=False) as server:
+        # The GM's line, then the player's.
+        tokens = re.findall(r"--token (\S+)", "".join(server.lines))[:2]
         assert len(tokens) == 2 and tokens[0] != tokens[1]
         assert all(len(t) >= 16 for t in tokens)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=15)
-        proc.stdout.close()
 
 
 def test_roll_and_watch_in_two_processes():
@@ -807,18 +738,12 @@ def _ask_id(output: str) -> str:
     return found.group(1)
 
 
-def _seat_token(gm: list[str], name: str) -> str:
-    added = sidecar("seat", "add", name, "--no-qr", *gm)
-    assert added.returncode == 0, added.stderr
-    return re.search(r"#token=(\S+)", added.stdout).group(1)
-
-
 def test_ask_answer_cancel_and_session_from_the_command_line():
     with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS,
                       "--allow-player-dice") as server:
         base = ["--url", server.url, "--table", "t"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+        seats = {name: [*base, "--token", seat_token(gm, name), "--name", name]
                  for name in ("Alice", "Bob")}
         assert sidecar("sheet", "set", "Ysolde", "--ruleset", "luck", "--owner", "Bob",
                        *gm).returncode == 0
@@ -874,7 +799,7 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
     with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
         base = ["--url", server.url, "--table", "duel"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+        seats = {name: [*base, "--token", seat_token(gm, name), "--name", name]
                  for name in ("Strengal", "Krull")}
         watch = subprocess.Popen([*SIDECAR, "watch", "--count", "2", *base], cwd=ROOT,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -909,7 +834,7 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
     with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
         base = ["--url", server.url, "--table", "t"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        alice = [*base, "--token", _seat_token(gm, "Alice"), "--name", "Alice"]
+        alice = [*base, "--token", seat_token(gm, "Alice"), "--name", "Alice"]
         first = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
                                 "Sauter", *gm).stdout)
         second = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",

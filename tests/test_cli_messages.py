@@ -73,7 +73,7 @@ def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur():
     import sys
 
     from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     env = {k: v for k, v in os.environ.items() if k not in ("USER", "SIDECAR_TOKEN")}
     with ServeProcess() as server:

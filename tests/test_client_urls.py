@@ -26,9 +26,9 @@ from sidecar.cli.connect import url_texts
 from sidecar.cli.main import main
 from sidecar.client import SidecarClient, SidecarError
 from sidecar.server.connections import SidecarServer
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run, running_server, start_server
 from tests.live_server import LiveServer
-from tests.redis_server import free_port
+from tests.support.serve import free_port
 
 
 def _dead() -> str:
@@ -174,8 +174,7 @@ def test_a_server_that_stops_mid_session_is_left_for_the_next_url(tmp_path: Path
 
     async def scenario() -> None:
         db = str(tmp_path / "journal.db")
-        first = SidecarServer(make_config(db=db))
-        await first.start()
+        first = await start_server(db=db)
         port = first.port
         urls = [first.url, _dead(), _by_name(first)]
         client = _client(urls, "Aengus", reconnect=True)
@@ -184,8 +183,7 @@ def test_a_server_that_stops_mid_session_is_left_for_the_next_url(tmp_path: Path
         before = [(await client.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(2)]
         assert await _collect(stream, before[-1]) == before
         await first.stop()
-        second = SidecarServer(make_config(db=db, port=port))
-        await second.start()
+        second = await start_server(db=db, port=port)
         try:
             async with _client(second.url, "Morgane", role="gm") as gm:
                 missed = [(await gm.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(4)]

@@ -13,8 +13,8 @@ import pytest
 
 from sidecar.host.descriptions import options_problems, params_problems, sheet_problems
 from sidecar.host.plugins import PluginLoadError, default_host
-from tests.test_cli import sidecar
-from tests.test_plugins import write_plugins
+from tests.support.plugins import write_plugins
+from tests.support.serve import sidecar
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "boss-weak-points"
 GOOD_PARAM = '{"type": "int", "min": 1, "max": 6, "default": 3}'

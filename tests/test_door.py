@@ -17,7 +17,7 @@ import unicodedata
 import pytest
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 #: The issue's marks: each after "Alice" joined beside the seat "Alice" with the shared
 #: token, and made a second seat "Alice".

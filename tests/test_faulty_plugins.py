@@ -15,7 +15,7 @@ import time
 import pytest
 
 from tests.helpers import Peer, peers, run, running_server
-from tests.test_plugins import write_plugins
+from tests.support.plugins import plugin_status, write_plugins
 
 BLOCKING = '''
 """Blocks for ten seconds on every roll (until the test releases it)."""
@@ -254,7 +254,7 @@ def test_failures_outside_the_window_do_not_disable(tmp_path):
 
 
 def test_cli_plugins_url_shows_disabled_plugins(tmp_path):
-    from tests.test_cli import ServeProcess, sidecar
+    from tests.support.serve import ServeProcess, sidecar
 
     directory = write_plugins(tmp_path / "p", bancal=GARBAGE_ODDS)
     with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
@@ -312,29 +312,17 @@ async def sidecar_resolve(roll, dice):
 '''
 
 
-class Remote:
-    """What ``Peer.open`` needs of a server: its URL."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-
-async def status_of(peer: Peer) -> dict[str, dict]:
-    reply = await peer.request({"type": "plugins", "id": "status"})
-    return {p["name"]: p for p in reply["plugins"]}
-
-
 def test_no_exception_from_a_plugin_stops_a_real_server(tmp_path):
     """sys.exit() in a sync hook, KeyboardInterrupt and CancelledError raised by async
     hooks, SystemExit from a ruleset: each is that plugin's failure, noted and counted
     until it is disabled; the server keeps running and the roller keeps its connection."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     directory = write_plugins(tmp_path / "p", exiting=EXITING, interrupting=INTERRUPTING,
                               cancelling=CANCELLING, sortie=EXITING_RULESET)
 
     async def scenario(url: str) -> None:
-        peer = await Peer.open(Remote(url))
+        peer = await Peer.connect(url)
         await peer.join(role="gm", name="MJ")
         for attempt in range(6):
             outcome = await peer.roll(params={"pool": 2}, dice=[6, 7])
@@ -346,7 +334,7 @@ def test_no_exception_from_a_plugin_stops_a_real_server(tmp_path):
                 assert (name in noted and why in noted) == (attempt < 5), (attempt, noted)
         refused = await peer.roll("sortie", {})
         assert refused["code"] == "plugin_error" and "SystemExit" in refused["message"]
-        status = await status_of(peer)
+        status = await plugin_status(peer)
         for name in ("exiting", "interrupting", "cancelling"):
             assert status[name]["disabled"] is True, status[name]
             assert status[name]["recent_failures"] == 5
@@ -538,12 +526,12 @@ def sidecar_modify_roll(roll):
 
 
 def test_a_plugin_stuck_forever_does_not_hold_up_shutdown(tmp_path):
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     directory = write_plugins(tmp_path / "p", stuck=STUCK_FOREVER)
 
     async def scenario(url: str) -> None:
-        peer = await Peer.open(Remote(url))
+        peer = await Peer.connect(url)
         await peer.join()
         outcome = await peer.roll()
         assert any("stuck" in n and "took longer" in n for n in outcome["notes"])
@@ -615,14 +603,14 @@ def test_what_plugins_return_is_validated_before_it_is_stored(tmp_path):
     """Integers outside MessagePack's range anywhere in result, dice, notes or state, and
     malformed odds, are the plugin's failure (plugin_error or a note), never stored: the
     table's history and resume keep working for MessagePack clients."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     # Two copies of the ruleset: each is disabled after its first 5 failures.
     directory = write_plugins(tmp_path / "p", enorme=HUGE, poison=POISONING_EXTENSION,
                               cotes=HUGE.replace('"enorme"', '"cotes"'))
 
     async def scenario(url: str) -> None:
-        peer = await Peer.open(Remote(url))
+        peer = await Peer.connect(url)
         await peer.join(role="gm", name="MJ")
         for how in ("result", "margin", "state", "dice", "notes"):
             reply = await peer.roll("enorme", {"how": how})
@@ -635,14 +623,14 @@ def test_what_plugins_return_is_validated_before_it_is_stored(tmp_path):
             outcome = await peer.roll(params={"pool": 2}, options={"poison": poison})
             assert outcome["type"] == "outcome" and "big" not in outcome["result"]
             assert any("poison" in n and "2**64" in n for n in outcome["notes"]), poison
-        status = await status_of(peer)
+        status = await plugin_status(peer)
         for name in ("enorme", "cotes"):
             assert status[name]["recent_failures"] == 5 and status[name]["disabled"], name
         assert status["poison"]["recent_failures"] == 2
         history = await peer.request({"type": "history", "id": "h"})
         assert history["type"] == "history", history
         await peer.close()
-        again = await Peer.open(Remote(url))
+        again = await Peer.connect(url)
         await again.join(role="gm", name="MJ2", resume=0)
         replayed = await again.recv_type("outcome")
         assert replayed["seq"] == 1

@@ -16,7 +16,7 @@ from sidecar.hookspecs import HOOKS_API, HookDeprecationWarning, deprecated
 from sidecar.host.plugins import PluginHost
 from sidecar.markers import hookspec
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ServeProcess, sidecar
+from tests.support.serve import ServeProcess, sidecar
 
 
 class RenamingSpecs:

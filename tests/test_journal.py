@@ -15,16 +15,9 @@ import pytest
 from sidecar.stores.journal import CHECKPOINT_PAGES, Journal, JournalError, JournalReader
 from sidecar.table.visibility import audience
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
+from tests.support.journal import event
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def event(table: str, seq: int, mode: str = "public", name: str = "A", role: str = "player",
-          rid=None) -> dict:
-    return {"type": "outcome", "seq": seq, "roll": f"r{seq}", "table": table,
-            "by": {"name": name, "role": role}, "ruleset": "bloodlust", "params": {},
-            "label": "", "mode": mode, "dice": [], "result": {}, "applied": [], "notes": [],
-            "text": {"fr": "", "en": ""}, "request_id": rid}
 
 
 # -- the journal alone ---------------------------------------------------------------------
@@ -431,7 +424,7 @@ def test_history_pages_with_visibility():
 
 
 def test_cli_history_and_export(tmp_path):
-    from tests.test_cli import ServeProcess, sidecar
+    from tests.support.serve import ServeProcess, sidecar
 
     db = tmp_path / "cli.db"
     with ServeProcess("--db", str(db)) as server:

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from sidecar.stores.journal import Journal
-from tests.test_journal import event
+from tests.support.journal import event
 
 
 def _write(path: Path, count: int, size: int) -> None:

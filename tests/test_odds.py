@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from fractions import Fraction
 
 import pytest
 
@@ -19,32 +18,7 @@ from sidecar.probability import WORK_LIMIT, check_work
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import KINDS
 from tests.helpers import peers, run, running_server
-from tests.rules_helpers import PIPELINE, call, pipeline_result
-
-
-def enumerate_real_rolls(ruleset: str, params: dict) -> tuple[Counter, Counter]:
-    """Every face sequence through the real ruleset code, each weighted by its exact
-    probability (sequences differ in length when a roll draws more dice on some faces,
-    e.g. twin rerolls): the distribution of kinds and of the main number."""
-    main = sidecar.odds(ruleset, params)["distribution"]["of"]
-    kinds: Counter = Counter()
-    mains: Counter = Counter()
-    pending: list[list[int]] = [[]]
-    while pending:
-        faces = pending.pop()
-        try:
-            outcome = call(PIPELINE.resolve(PIPELINE.prepare(ruleset, params), faces, {}, []))
-        except ProtocolError as error:
-            assert error.code == "bad_dice", error
-            sides = error.details["dice"][len(faces)]  # the next die the roll draws
-            pending.extend(faces + [face] for face in range(1, sides + 1))
-            continue
-        share = Fraction(1, math.prod(d["sides"] for d in outcome.dice))
-        kinds[outcome.result["kind"]] += share
-        mains[outcome.result.get(main)] += share
-    assert sum(kinds.values()) == 1
-    return kinds, mains
-
+from tests.rules_helpers import enumerate_real_rolls, pipeline_result
 
 CASES = [
     ("oweens", {"dice": 3, "difficulty": 2}),
@@ -147,7 +121,9 @@ def test_the_work_budget_is_a_strict_bound():
 
 BUDGETED = [("oweens", {"dice": 12, "difficulty": 3, "augmentations": 8}),
             ("bloodlust", {"pool": 12, "difficulty": 7}),
-            ("d6code", {"code": "6D+1", "difficulty": 20, "opponent": "5D"})]
+            ("d6code", {"code": "6D+1", "difficulty": 20, "opponent": "5D"}),
+            # the dice ruleset: its estimate is checked before it computes too
+            ("dice", {"expr": "4d6kh3+2d8!-1d4", "target": 15})]
 #: The module of a ruleset that computes its odds, when not the plugin's own module.
 ODDS_MODULES = {"oweens": "oweens_odds"}
 

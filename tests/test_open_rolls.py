@@ -5,22 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
-from sidecar.host.plugins import default_host
-from tests import sheet_plugin
 from tests.helpers import Peer, run, running_server
-
-
-def _host():
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return host
+from tests.support.plugins import ALWAYS_OPEN, luck_host
 
 
 def _server(**overrides):
-    return running_server(host=_host(), **overrides)
+    return running_server(host=luck_host(), **overrides)
 
 
-FAIL = {"target": 7, "skill": 0, "second_chance": True}  # a d6 never reaches 7
+FAIL = ALWAYS_OPEN
 
 
 async def _open_roll(peer, mode="public", **params):

@@ -14,7 +14,7 @@ import pytest
 from sidecar.host.options import parse_option
 from sidecar.host.plugins import PluginLoadError, default_host
 from tests.helpers import peers, run, running_server
-from tests.test_plugins import write_plugins
+from tests.support.plugins import write_plugins
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ServeProcess, sidecar
+from tests.support.serve import ServeProcess, sidecar
 
 
 def roll(server: ServeProcess, *args: str):

@@ -39,7 +39,9 @@ from sidecar.testing import (
     resolve,
 )
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
+
+pytestmark = pytest.mark.slow  # fresh venvs, a pytest run inside each
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -584,7 +584,7 @@ def test_every_error_code_is_reachable(tmp_path):
     """Each code of the contract, provoked against a real server by what causes it; a code
     added to the list without a way to reach it, or a path that stops raising it, fails."""
     from sidecar.stores.journal import JournalError
-    from tests.test_plugins import write_plugins
+    from tests.support.plugins import write_plugins
 
     hello = {"type": "hello", "protocol": 1, "table": "t", "name": "N", "role": "gm",
              "token": GM_TOKEN}
@@ -803,7 +803,7 @@ def sidecar_modify_outcome(roll, outcome):
 
 def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
     from sidecar.stores.journal import JournalError
-    from tests.test_plugins import write_plugins
+    from tests.support.plugins import write_plugins
 
     directory = write_plugins(tmp_path / "p", compteur=COUNTER)
 
