@@ -1237,7 +1237,7 @@ class SidecarServer:
         assert member is not None and table is not None
         if request.id is not None:
             ticket = RollTicket(table, member, None, request.id,
-                                self.core._key(member, request.id))
+                                self.core.request_key(member, request.id))
             if await self._answer_repeat(session, ticket):
                 return
         await self._decide(table, member, request)
