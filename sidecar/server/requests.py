@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from sidecar.config import ServerConfig
@@ -27,7 +28,7 @@ from sidecar.protocol.messages import (
     SheetRequest,
 )
 from sidecar.server.transport import ClientSession
-from sidecar.table.core import Delivery, HistoryPage, Pending, RollTicket, TableCore
+from sidecar.table.core import HistoryPage, Pending, Reply, RollTicket, TableCore
 from sidecar.table.seats import qr_data_uri
 from sidecar.table.tables import Member, Table
 
@@ -80,44 +81,29 @@ class Requests:
         member, table = session.member, session.table
         assert member is not None and table is not None
         ticket = self.core.begin_roll(table, member, request)
-        trims = table.trims
-        assert ticket.roll is not None
+        roll = ticket.roll
+        assert roll is not None
         # The params as asked: extensions may change them before the dice, and a retry
         # (another process wrote first) must start again from these, not from theirs.
-        asked = copy_params(ticket.roll.params)
+        asked = copy_params(roll.params)
 
-        async def roll() -> tuple[Pending, list[Delivery]]:
+        async def steps() -> AsyncIterator[Pending]:
             self.core.attach_sheet(ticket)
-            assert ticket.roll is not None
-            ticket.roll.params = copy_params(asked)
+            roll.params = copy_params(asked)
             source = None
             if self.core.provable and request.dice is None:
-                await self._roll_over(table)
+                if self.core.epoch_full(table):  # revealed before the next roll
+                    yield self.core.epoch_end(table)
                 source = self.core.roll_dice(table, member)
             drawing = CURRENT.set(source)
             try:
-                resolution = await self.pipeline.run(ticket.roll, dice=request.dice,
+                resolution = await self.pipeline.run(roll, dice=request.dice,
                                                      table_state=table.state)
             finally:
                 CURRENT.reset(drawing)
-            pending = self.core.number(ticket, resolution, now=time.time(), source=source,
-                                       manual=request.dice is not None, asked=asked)
-            return pending, await self._store(pending)
-
-        if ticket.key is not None and await self._answer_repeat(session, ticket):
-            return
-        # One roll of a table at a time, from reading its plugin state to committing the
-        # new one: two rolls resolved side by side would each start from the same state,
-        # and the second commit would erase the first's changes.
-        async with table.turn:
-            if await self._repeated_meanwhile(session, ticket, trims):
-                # The same request resolved meanwhile (another device of this member).
-                return
-            pending, deliveries = await self._retrying(table, roll)
-        self._deliver(deliveries)
-        if pending.event.get("open"):
-            self._arm(table, pending.event)
-
+            yield self.core.number(ticket, resolution, now=time.time(), source=source,
+                                   manual=request.dice is not None, asked=asked)
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def reveal_all(self) -> int:
         """End the current epoch of every table that rolled in it; how many were ended."""
@@ -126,14 +112,14 @@ class Requests:
         ended = 0
         for name in sorted(names):
             table = await self._open_table(name)
-            async with table.turn:
+
+            async def steps(table: Table = table) -> AsyncIterator[Pending]:
                 if table.epoch is None or table.seq == table.epoch.base:
-                    continue  # nothing happened in it
+                    return  # nothing happened in it
                 # The next epoch starts at the table's next welcome: a stop computes no
                 # new commitment for every table (its deadline is short).
-                self._deliver(await self._store(self.core.epoch_end(table,
-                                                                    start_next=False)))
-                ended += 1
+                yield self.core.epoch_end(table, start_next=False)
+            ended += await self._perform(table, steps)
         return ended
 
     async def _ensure_epoch(self, table: Table, member: Member) -> None:
@@ -143,38 +129,26 @@ class Requests:
         the next under this server's."""
         if table.epoch is not None and not self.core.epoch_outdated(table):
             return
-        async def start() -> list[Delivery]:
-            if table.epoch is not None:
-                if not self.core.epoch_outdated(table):
-                    return []  # another process started it
-                return await self._store(self.core.epoch_end(table))
-            return await self._store(self.core.epoch_start(table))
-        async with table.turn:
-            if table.epoch is None or self.core.epoch_outdated(table):
-                deliveries = await self._retrying(table, start)
-                for delivery in deliveries:  # the joiner learns it from its welcome
-                    delivery.members = [m for m in delivery.members if m is not member]
-                self._deliver(deliveries)
 
-    async def _roll_over(self, table: Table) -> None:
-        """Inside the table's turn: a full epoch is revealed before the next roll."""
-        if self.core.epoch_full(table):
-            self._deliver(await self._store(self.core.epoch_end(table)))
+        async def steps() -> AsyncIterator[Pending]:
+            if table.epoch is None:
+                yield self.core.epoch_start(table)
+            elif self.core.epoch_outdated(table):  # (else another process started it)
+                yield self.core.epoch_end(table)
+        # The joiner learns it from its welcome.
+        await self._perform(table, steps, quiet=member)
 
     async def _epoch(self, session: ClientSession, request: EpochRequest) -> None:
         member, table = session.member, session.table
         assert member is not None and table is not None
         ticket = self.core.begin_epoch_end(table, member, request)
-        if ticket.key is not None and await self._answer_repeat(session, ticket):
-            return  # the same request again: its reveal, not a second one
-        async def end() -> list[Delivery]:
-            if table.epoch is None:
-                self._deliver(await self._store(self.core.epoch_start(table)))
-            return await self._store(self.core.epoch_end(table, ticket))
-        async with table.turn:
-            deliveries = await self._retrying(table, end)
-        self._deliver(deliveries)
 
+        async def steps() -> AsyncIterator[Pending]:
+            if table.epoch is None:
+                yield self.core.epoch_start(table)
+            yield self.core.epoch_end(table, ticket)
+        # (the same request again: its reveal, not a second one)
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _seat(self, session: ClientSession, request: SeatRequest) -> None:
         member, table = session.member, session.table
@@ -182,18 +156,18 @@ class Requests:
         if request.op == "list":
             await self._send(session, self.core.seat_list(table, member, request))
             return
+        ticket = self.core.begin_change(table, member, request)
 
-        async def build(ticket: RollTicket) -> list[Delivery]:
+        async def steps() -> AsyncIterator[Pending]:
             pending = self.core.seat_change(ticket, request)
             if pending.extra is not None:
                 # A QR code takes milliseconds (more for long names): not on the loop.
                 pending.extra["qr"] = await asyncio.to_thread(qr_data_uri,
                                                               pending.extra["link"])
-            deliveries = await self._store(pending)
+            yield pending
             log.info("seat %s %r at %r by %r", request.op, request.name, table.name,
                      member.name)
-            return deliveries
-        await self._journal_change(session, request, build)
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _ask(self, session: ClientSession, request: AskRequest) -> None:
         member, table = session.member, session.table
@@ -201,26 +175,34 @@ class Requests:
         if request.op == "list":
             await self._send(session, self.core.ask_list(table, member, request))
             return
+        ticket = self.core.begin_change(table, member, request)
 
-        async def build(ticket: RollTicket) -> list[Delivery]:
-            return await self._store(self.core.ask_open(ticket, request) if request.op == "open"
-                                     else self.core.ask_cancel(ticket, request))
-        await self._journal_change(session, request, build)
+        async def steps() -> AsyncIterator[Pending]:
+            yield (self.core.ask_open(ticket, request) if request.op == "open"
+                   else self.core.ask_cancel(ticket, request))
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _initiative(self, session: ClientSession, request: InitiativeRequest) -> None:
-        async def build(ticket: RollTicket) -> list[Delivery]:
-            table, member = ticket.table, ticket.member
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_change(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending]:
             ruleset, entries = self.core.initiative_entries(table, request)
             roll = self.pipeline.prepare_plain(ruleset, table=table.name, by=member.by)
             roll.session, roll.turn = table.session, table.turns
             answer = await self.pipeline.initiative(roll, entries, table.state)
-            return await self._store(self.core.initiative(ticket, ruleset, request, answer))
-        await self._journal_change(session, request, build)
+            yield self.core.initiative(ticket, ruleset, request, answer)
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _session(self, session: ClientSession, request: SessionRequest) -> None:
-        async def build(ticket: RollTicket) -> list[Delivery]:
-            return await self._store(self.core.session_start(ticket))
-        await self._journal_change(session, request, build)
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_change(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending]:
+            yield self.core.session_start(ticket)
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:
         member, table = session.member, session.table
@@ -228,53 +210,36 @@ class Requests:
         if request.op == "list":
             await self._send(session, self.core.sheet_list(table, member, request))
             return
+        ticket = self.core.begin_change(table, member, request)
 
-        async def build(ticket: RollTicket) -> list[Delivery]:
+        async def steps() -> AsyncIterator[Pending | Reply]:
             if request.op == "refill" and request.character is None:
-                # One event per character it changes; the first one keeps the request id
-                # (a repeat finds it and changes nothing) but no copy echoes it: the
-                # requester's answer is the list of characters after it.
-                for name in self.core.refill_targets(table, request):
-                    pending = self.core.sheet_change(ticket, request, name)
-                    if pending is None:
-                        continue
-                    pending.event["whole"] = True
-                    pending.echo = False
-                    self._deliver(await self._store(pending))
-                    ticket = RollTicket(table, member, None, None, None)
-                if request.what == "turn":
-                    # The table's next turn, counted (roll.turn), even when no sheet changed.
-                    pending = self.core.turn_next(ticket)
-                    pending.event["whole"] = True
-                    pending.echo = False
-                    self._deliver(await self._store(pending))
-                await self._send(session, self.core.sheet_list(table, member, request))
-                return []
+                for effect in self.core.refill_all(ticket, request):
+                    yield effect
+                return
             pending = self.core.sheet_change(ticket, request)
             assert pending is not None
-            return await self._store(pending)
-        await self._journal_change(session, request, build)
-
+            yield pending
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _react(self, session: ClientSession, request: ReactRequest) -> None:
         member, table = session.member, session.table
         assert member is not None and table is not None
-        if request.id is not None:
-            ticket = RollTicket(table, member, None, request.id,
-                                self.core.request_key(member, request.id))
-            if await self._answer_repeat(session, ticket):
-                return
-        await self._decide(table, member, request)
+        ticket = RollTicket(table, member, None, request.id,
+                            self.core.request_key(member, request.id))
+        await self._decide(table, member, request, session=session, ticket=ticket)
 
-    async def _decide(self, table: Table, member: Member | None,
-                      request: ReactRequest) -> None:
+    async def _decide(self, table: Table, member: Member | None, request: ReactRequest, *,
+                      session: ClientSession | None = None,
+                      ticket: RollTicket | None = None) -> None:
         """A decision on an open roll, by ``member`` (``None``: the default, in time)."""
-        async def decide() -> tuple[Pending, list[Delivery]]:
+        async def steps() -> AsyncIterator[Pending]:
             react = self.core.begin_react(table, member, request)
-            ticket, roll, outcome = self.core.reopen(react)
+            reopened, roll, outcome = self.core.reopen(react)
             source = None
             if self.core.provable and react.dice is None:
-                await self._roll_over(table)
+                if self.core.epoch_full(table):  # revealed before the next roll
+                    yield self.core.epoch_end(table)
                 source = self.core.roll_dice(table, member, react.event)
             drawing = CURRENT.set(source)
             try:
@@ -282,16 +247,9 @@ class Requests:
                                                        react.dice, table.state)
             finally:
                 CURRENT.reset(drawing)
-            pending = self.core.number(ticket, resolution, now=time.time(), reaction=react,
-                                       source=source, manual=react.dice is not None)
-            pending.reply_id = react.reply_id
-            return pending, await self._store(pending)
-        async with table.turn:
-            pending, deliveries = await self._retrying(table, decide)
-        self._deliver(deliveries)
-        if pending.event.get("open"):
-            self._arm(table, pending.event)
-
+            yield self.core.number(reopened, resolution, now=time.time(), reaction=react,
+                                   source=source, manual=react.dice is not None)
+        await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
         table, member = session.table, session.member

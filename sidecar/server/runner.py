@@ -4,28 +4,30 @@ their original outcome."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from sidecar.config import ServerConfig
 from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import (
-    AskRequest,
-    InitiativeRequest,
-    SeatRequest,
-    SessionRequest,
     SheetRequest,
 )
 from sidecar.server.errors import store_unavailable
 from sidecar.server.transport import ClientSession
 from sidecar.stores.base import DuplicateRequest, StaleTable, StoreFull, StoreUnavailable
 from sidecar.stores.journal import JournalError
-from sidecar.table.core import CLOSE_POLICY, Delivery, Pending, RollTicket, TableCore
-from sidecar.table.tables import Table
+from sidecar.table.core import CLOSE_POLICY, Delivery, Pending, Reply, RollTicket, TableCore
+from sidecar.table.tables import Member, Table
 
 log = logging.getLogger("sidecar.server")
+
+#: A change to a table, as the runner gets it: each call starts it over (on a table brought
+#: up to date) and yields its effects one at a time — an event numbered after the last one
+#: committed, or an answer for the requester alone.
+Steps = Callable[[], AsyncIterator[Pending | Reply]]
 
 
 class Runner:
@@ -48,14 +50,54 @@ class Runner:
                              "les autres serveurs ; renvoyez la même demande",
                              details={"retry": True})
 
-    async def _retrying(self, table: Table, build: Callable[[], Awaitable[Any]]) -> Any:
-        """Inside the table's turn: ``build()`` again on a table brought up to date, as
-        long as another process wrote the table first (a shared store)."""
-        for _ in range(self.MAX_ATTEMPTS):
-            try:
-                return await build()
-            except StaleTable as stale:
-                await self._after_stale(table, stale)
+    async def _perform(self, table: Table, steps: Steps, *,
+                       session: ClientSession | None = None,
+                       ticket: RollTicket | None = None,
+                       quiet: Member | None = None) -> int:
+        """The one path of every change to a table; how many events it committed.
+
+        A request whose id was already resolved (``ticket``: the request as the core
+        accepted it) is answered with its original outcome — whether it was before, or
+        while this one waited for the table's turn (another device of the member). Else,
+        holding the table's turn, each effect of ``steps()`` is performed in order: an
+        event (:class:`Pending`) journaled, committed, delivered and, for an open roll,
+        timed — the next step is built on the table as it leaves it; a :class:`Reply`
+        sent to the requester (``session``). When another process wrote the table first
+        (a shared store), the table is brought up to date and ``steps()`` starts over.
+        ``quiet``: a member who gets none of these events (a joiner, told by its welcome).
+        """
+        trims = table.trims
+        if session is not None and ticket is not None and ticket.key is not None \
+                and await self._answer_repeat(session, ticket):
+            return 0
+        # One change of a table at a time, from reading its plugin state to committing the
+        # new one: two rolls resolved side by side would each start from the same state,
+        # and the second commit would erase the first's changes.
+        async with table.turn:
+            if session is not None and ticket is not None \
+                    and await self._repeated_meanwhile(session, ticket, trims):
+                return 0
+            for _ in range(self.MAX_ATTEMPTS):
+                committed = 0
+                try:
+                    async with contextlib.aclosing(steps()) as effects:
+                        async for effect in effects:
+                            if isinstance(effect, Reply):
+                                assert session is not None, "a reply needs a requester"
+                                await self._send(session, effect.message)
+                                continue
+                            deliveries = await self._store(effect)
+                            committed += 1
+                            if quiet is not None:
+                                for delivery in deliveries:
+                                    delivery.members = [m for m in delivery.members
+                                                        if m is not quiet]
+                            self._deliver(deliveries)
+                            if effect.event.get("open"):
+                                self._arm(table, effect.event)
+                    return committed
+                except StaleTable as stale:
+                    await self._after_stale(table, stale)
         raise self._too_busy(table)
 
     async def _after_stale(self, table: Table, stale: StaleTable) -> None:
@@ -105,28 +147,6 @@ class Runner:
         # with the new link).
         self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
         return deliveries
-
-
-    async def _journal_change(
-            self, session: ClientSession,
-            request: SeatRequest | SheetRequest | AskRequest | InitiativeRequest
-            | SessionRequest,
-            build: Callable[[RollTicket], Awaitable[list[Delivery]]]) -> None:
-        """A GM's change to the table (seat, sheet, ask, initiative, session): checked,
-        answered as a repeat when its id was already resolved (before or while it waited
-        for the table's turn), else built, journaled and committed by ``build`` under the
-        table's turn; what it returns is then delivered."""
-        member, table = session.member, session.table
-        assert member is not None and table is not None
-        ticket = self.core.begin_change(table, member, request)
-        trims = table.trims
-        if ticket.key is not None and await self._answer_repeat(session, ticket):
-            return
-        async with table.turn:
-            if await self._repeated_meanwhile(session, ticket, trims):
-                return
-            deliveries = await self._retrying(table, lambda: build(ticket))
-        self._deliver(deliveries)
 
 
     async def _repeated_meanwhile(self, session: ClientSession, ticket: RollTicket,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from sidecar.config import ServerConfig
@@ -13,7 +14,7 @@ from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import ReactRequest
 from sidecar.stores.base import DuplicateRequest, StoreUnavailable
-from sidecar.table.core import Delivery, TableCore
+from sidecar.table.core import Pending, TableCore
 from sidecar.table.tables import Table
 
 log = logging.getLogger("sidecar.server")
@@ -70,12 +71,10 @@ class Timers:
                 await self._decide(table, None, ReactRequest(roll=roll_id,
                                                              choice=event["default"]))
             else:
-                async def close() -> list[Delivery]:
-                    if roll_id not in table.open_rolls:
-                        return []
-                    return await self._store(self.core.close_open_roll(table, roll_id))
-                async with table.turn:
-                    self._deliver(await self._retrying(table, close))
+                async def close() -> AsyncIterator[Pending]:
+                    if roll_id in table.open_rolls:  # (else decided meanwhile)
+                        yield self.core.close_open_roll(table, roll_id)
+                await self._perform(table, close)
         except (ProtocolError, DuplicateRequest) as error:
             # With a shared store, another process taking the default first is the
             # normal race (each arms the roll): not worth a warning.

@@ -3,6 +3,7 @@ which of them a member may see (all for a GM, its own for a seat)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from sidecar.host.sheets import (
@@ -16,7 +17,7 @@ from sidecar.host.sheets import (
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import SheetRequest, sheets_message
 from sidecar.table.basis import CoreBasis, no_character
-from sidecar.table.effects import Pending, RollTicket
+from sidecar.table.effects import Pending, Reply, RollTicket
 from sidecar.table.limits import encoded_size
 from sidecar.table.ownership import sheet_audience
 from sidecar.table.tables import Member, Table
@@ -139,3 +140,29 @@ class Characters(CoreBasis):
             record = None
         event = self._event(ticket, "sheet", sheet_audience(table, after.owner), **fields)
         return self._pending(ticket, event, (("character", name, record),))
+
+    def refill_all(self, ticket: RollTicket, request: SheetRequest) -> Iterator[Pending | Reply]:
+        """The effects of a ``refill`` of every character (the caller holds the table's
+        turn and commits each event before asking for the next, which is numbered after
+        it): one event per character it changes — the first keeps the request id (a
+        repeat finds it and changes nothing) but no copy echoes it — then, for ``turn``,
+        the table's next turn, counted even when no sheet changed; last, the requester's
+        answer: the list of characters after them."""
+        table, member = ticket.table, ticket.member
+        for name in self.refill_targets(table, request):
+            pending = self.sheet_change(ticket, request, name)
+            if pending is None:
+                continue
+            yield self._whole(pending)
+            ticket = RollTicket(table, member, None, None, None)
+        if request.what == "turn":
+            yield self._whole(self.turn_next(ticket))
+        yield Reply(self.sheet_list(table, member, request))
+
+    @staticmethod
+    def _whole(pending: Pending) -> Pending:
+        # One of a whole-table refill's events: a repeat is answered with the list of
+        # characters (``whole``), and the requester's copy echoes no id.
+        pending.event["whole"] = True
+        pending.echo = False
+        return pending

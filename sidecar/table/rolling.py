@@ -191,7 +191,9 @@ class Rolling(CoreBasis):
             records += (("open", event["roll"], event),)
         size = check_event_size(event, self.config.max_event_bytes)
         table.pending += 1
-        return Pending(ticket, event, resolution.state, size, records)
+        # (a decision: the reactor's copy echoes the react request's id)
+        return Pending(ticket, event, resolution.state, size, records,
+                       reply_id=reaction.reply_id if reaction is not None else None)
 
 
     def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str, *,
