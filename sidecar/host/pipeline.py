@@ -515,13 +515,16 @@ class RollPipeline:
 
     async def resolve(self, roll: Roll, dice: list[int] | None,
                       states: TableStates | dict[str, Any],
-                      failures: list[HookFailure]) -> Outcome:
-        """Have the ruleset's owner resolve the roll, from manual faces or the dice source."""
-        return (await self._resolve(roll, dice, states, failures))[0]
+                      failures: list[HookFailure], *,
+                      source: DiceSource | None = None) -> Outcome:
+        """Have the ruleset's owner resolve the roll, from manual faces or the dice source
+        (``source``: the roll's own, e.g. its verifiable dice; by default the pipeline's)."""
+        return (await self._resolve(roll, dice, states, failures, source))[0]
 
     async def _resolve(self, roll: Roll, dice: list[int] | None,
                        states: TableStates | dict[str, Any],
-                       failures: list[HookFailure]) -> tuple[Outcome, DiceSource]:
+                       failures: list[HookFailure],
+                       given: DiceSource | None = None) -> tuple[Outcome, DiceSource]:
         """:meth:`resolve`, and the source the faces came from (what it drew)."""
         if not isinstance(states, TableStates):
             states = TableStates(states)
@@ -531,6 +534,7 @@ class RollPipeline:
             raise self._bad_outcome(roll, owner, "its plugin does not implement "
                                                  "sidecar_resolve")
         source: DiceSource = (ManualDice(dice) if dice is not None
+                              else given if given is not None
                               else self._dice(impl.info.trusted))
         try:
             raw, guard = await self._call_owner(impl, roll, states.of(owner),
@@ -715,20 +719,24 @@ class RollPipeline:
         *,
         dice: list[int] | None = None,
         table_state: dict[str, dict[str, Any]] | None = None,
+        source: DiceSource | None = None,
     ) -> Resolution:
-        """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal."""
+        """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal.
+
+        ``dice``: faces a person entered; else ``source``, the roll's own dice source (a
+        provable server's verifiable dice), or by default the pipeline's."""
         states = TableStates(table_state)
         failures: list[HookFailure] = []
         plan = self.host.inline_plan(roll.ruleset)
         if plan is not None:
             try:
-                return self._run_inline(plan, roll, dice, states, failures)
+                return self._run_inline(plan, roll, dice, states, failures, source)
             except DiceExhausted:
                 raise (await self._too_few_dice(roll, plan.resolve, dice or [])) from None
         self._check_owner(roll.ruleset)
         changed = await self.modify_roll(roll, states, failures)
         await self.afford(roll, None, None, states, failures)
-        outcome, source = await self._resolve(roll, dice, states, failures)
+        outcome, source = await self._resolve(roll, dice, states, failures, source)
         outcome.applied = changed
         await self.modify_outcome(roll, outcome, states, failures)
         _note_failures(outcome, failures)
@@ -737,7 +745,8 @@ class RollPipeline:
                           failures=failures, drawn=len(source.rolled))
 
     def _run_inline(self, plan: InlinePlan, roll: Roll, dice: list[int] | None,
-                    states: TableStates, failures: list[HookFailure]) -> Resolution:
+                    states: TableStates, failures: list[HookFailure],
+                    given: DiceSource | None = None) -> Resolution:
         """:meth:`run` when every implementation involved is trusted and sync (the
         built-ins): the same steps, called directly, with no coroutine in between. Too few
         manual faces raise ``DiceExhausted`` (the caller asks how many were needed)."""
@@ -749,6 +758,8 @@ class RollPipeline:
         owner = plan.resolve
         if dice is not None:
             source: DiceSource = ManualDice(dice)
+        elif given is not None:
+            source = given
         elif self.dice_factory is not None:
             source = self.dice_factory()
         else:
@@ -814,9 +825,11 @@ class RollPipeline:
 
     async def react(self, roll: Roll, outcome: Outcome, choice: str,
                     dice: list[int] | None,
-                    table_state: dict[str, dict[str, Any]] | None = None) -> Resolution:
+                    table_state: dict[str, dict[str, Any]] | None = None, *,
+                    source: DiceSource | None = None) -> Resolution:
         """Resolve a decision on an open roll: the owner's ``sidecar_react``, then the
-        extensions' ``sidecar_modify_outcome`` and the texts, as for a roll."""
+        extensions' ``sidecar_modify_outcome`` and the texts, as for a roll (``dice`` and
+        ``source``: as for :meth:`run`)."""
         states = TableStates(table_state)
         failures: list[HookFailure] = []
         owner = self._check_owner(roll.ruleset)
@@ -824,8 +837,9 @@ class RollPipeline:
         if impl is None or owner is None:
             raise self._bad_outcome(roll, owner, "its plugin does not implement sidecar_react")
         await self.afford(roll, outcome, choice, states, failures)
-        source: DiceSource = (ManualDice(dice) if dice is not None
-                              else self._dice(impl.info.trusted))
+        given = source
+        source = (ManualDice(dice) if dice is not None
+                  else given if given is not None else self._dice(impl.info.trusted))
         try:
             raw, guard = await self._call_owner(impl, roll, states.of(owner),
                                                 (copy_outcome(outcome), choice, Dice(source)))

@@ -30,7 +30,6 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 import sidecar
 from sidecar.config import ServerConfig
-from sidecar.dice.sources import current_dice
 from sidecar.host.pipeline import RollPipeline
 from sidecar.host.plugins import PluginHost, default_host
 from sidecar.server.errors import store_unavailable
@@ -67,10 +66,6 @@ class SidecarServer(Transport, Handshake, Joins, Requests, Runner, Replication, 
         self.host.timeout = self.config.plugin_timeout
         self.host.trust(self.config.trusted_plugins)
         self.pipeline = pipeline or RollPipeline(self.host)
-        if self.config.dice == "provable":
-            # Each roll's verifiable dice are set around its run (``_roll``, ``_decide``):
-            # plugins get them through the same ``dice`` argument as any other source.
-            self.pipeline.dice_factory = current_dice
         self.store = open_store(self.config.db, self.config.store)
         self.core = TableCore(self.config, catalogue=self.host, preparer=self.pipeline,
                               load=self._load_table, version=sidecar.__version__)

@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from sidecar.config import ServerConfig
-from sidecar.dice.sources import CURRENT
 from sidecar.host.params import copy_params
 from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.messages import (
@@ -95,12 +94,8 @@ class Requests:
                 if self.core.epoch_full(table):  # revealed before the next roll
                     yield self.core.epoch_end(table)
                 source = self.core.roll_dice(table, member)
-            drawing = CURRENT.set(source)
-            try:
-                resolution = await self.pipeline.run(roll, dice=request.dice,
-                                                     table_state=table.state)
-            finally:
-                CURRENT.reset(drawing)
+            resolution = await self.pipeline.run(roll, dice=request.dice,
+                                                 table_state=table.state, source=source)
             yield self.core.number(ticket, resolution, now=time.time(), source=source,
                                    manual=request.dice is not None, asked=asked)
         await self._perform(table, steps, session=session, ticket=ticket)
@@ -241,12 +236,8 @@ class Requests:
                 if self.core.epoch_full(table):  # revealed before the next roll
                     yield self.core.epoch_end(table)
                 source = self.core.roll_dice(table, member, react.event)
-            drawing = CURRENT.set(source)
-            try:
-                resolution = await self.pipeline.react(roll, outcome, react.choice,
-                                                       react.dice, table.state)
-            finally:
-                CURRENT.reset(drawing)
+            resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
+                                                   table.state, source=source)
             yield self.core.number(reopened, resolution, now=time.time(), reaction=react,
                                    source=source, manual=react.dice is not None)
         await self._perform(table, steps, session=session, ticket=ticket)
