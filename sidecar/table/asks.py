@@ -20,6 +20,7 @@ from typing import Any
 from sidecar.host.guard import deep_copy
 from sidecar.host.pipeline import Resolution
 from sidecar.protocol.errors import ProtocolError, bad_field
+from sidecar.protocol.events import ask_cancel_event, ask_open_event
 from sidecar.protocol.messages import AskRequest, RollRequest, ask_message, asks_message
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
@@ -173,12 +174,11 @@ class Asks(CoreBasis):
         for target in targets:
             if target["params"] is None:
                 del target["params"]
-        event = self._event(ticket, "ask", "", op="open", ask=ask_id, to=targets,
-                            ruleset=roll.ruleset, params=roll.params, label=request.label,
-                            roll_mode=request.mode, options=roll.options,
-                            opposed=request.opposed, cooperative=request.cooperative)
-        event["mode"] = "public"  # everyone sees that the GM asked (not how it goes)
-        del event["audience"]
+        # Public: everyone sees that the GM asked (not how it goes).
+        event = ask_open_event(**self._head(ticket), ask=ask_id, to=targets,
+                               ruleset=roll.ruleset, params=roll.params, label=request.label,
+                               roll_mode=request.mode, options=roll.options,
+                               opposed=request.opposed, cooperative=request.cooperative)
         return self._pending(ticket, event, (("ask", ask_id, {"event": event,
                                                                "answered": {}}),))
 
@@ -189,9 +189,7 @@ class Asks(CoreBasis):
         if request.ask not in table.asks:
             raise bad_field("ask", "no open ask of that id at this table",
                             fr="pas de demande ouverte de cet identifiant à cette table")
-        event = self._event(ticket, "ask", "", op="cancel", ask=request.ask)
-        event["mode"] = "public"
-        del event["audience"]
+        event = ask_cancel_event(**self._head(ticket), ask=request.ask)
         return self._pending(ticket, event, (("ask", request.ask, None),))
 
     def ask_list(self, table: Table, member: Member, request: AskRequest, *,

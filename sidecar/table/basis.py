@@ -141,12 +141,13 @@ class CoreBasis:
         return RollTicket(table, member, None, request.id, self.request_key(member, request.id))
 
 
-    def _event(self, ticket: RollTicket, kind: str, audience: str, **fields: Any
-               ) -> dict[str, Any]:
-        event = {"type": kind, "seq": ticket.table.seq + 1, "table": ticket.table.name,
-                 **fields, "by": ticket.member.by, "mode": "gm", "audience": audience,
-                 "request_id": ticket.request_id}
-        return event
+    @staticmethod
+    def _head(ticket: RollTicket) -> dict[str, Any]:
+        """What every event an accepted request makes starts with (the builders of
+        :mod:`sidecar.protocol.events` take it): its seq, the next of the table's, the
+        table, its author and the request's id."""
+        return {"seq": ticket.table.seq + 1, "table": ticket.table.name,
+                "by": ticket.member.by, "request_id": ticket.request_id}
 
     def _pending(self, ticket: RollTicket, event: dict[str, Any],
                  records: tuple[tuple[str, str, Any], ...], **more: Any) -> Pending:

@@ -15,6 +15,7 @@ from sidecar.host.sheets import (
     refilled,
 )
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.events import sheet_event
 from sidecar.protocol.messages import SheetRequest, sheets_message
 from sidecar.table.basis import CoreBasis, no_character
 from sidecar.table.effects import Pending, Reply, RollTicket
@@ -128,18 +129,14 @@ class Characters(CoreBasis):
             else:  # remove
                 values, changed = current.values, {}
             after = Character(name, current.ruleset, current.owner, values)
-        fields: dict[str, Any] = {"op": request.op, "character": name,
-                                  "ruleset": after.ruleset, "owner": after.owner,
-                                  "values": after.values, "changed": changed,
-                                  "reason": reason}
-        if request.op == "refill":
-            fields["what"] = request.what
-        record: Any = after.to_record()
-        if request.op == "remove":
-            fields["removed"] = True
-            record = None
-        event = self._event(ticket, "sheet", sheet_audience(table, after.owner), **fields)
-        return self._pending(ticket, event, (("character", name, record),))
+        event = sheet_event(**self._head(ticket), op=request.op, character=name,
+                            ruleset=after.ruleset, owner=after.owner, values=after.values,
+                            changed=changed, reason=reason, what=request.what,
+                            audience=sheet_audience(table, after.owner),
+                            whole=character_name is not None)
+        record = None if request.op == "remove" else after.to_record()
+        return self._pending(ticket, event, (("character", name, record),),
+                             echo=character_name is None)
 
     def refill_all(self, ticket: RollTicket, request: SheetRequest) -> Iterator[Pending | Reply]:
         """The effects of a ``refill`` of every character (the caller holds the table's
@@ -147,22 +144,15 @@ class Characters(CoreBasis):
         it): one event per character it changes — the first keeps the request id (a
         repeat finds it and changes nothing) but no copy echoes it — then, for ``turn``,
         the table's next turn, counted even when no sheet changed; last, the requester's
-        answer: the list of characters after them."""
+        answer: the list of characters after them. Each event is ``whole`` (a repeat is
+        answered with that list) and no copy echoes the request's id."""
         table, member = ticket.table, ticket.member
         for name in self.refill_targets(table, request):
             pending = self.sheet_change(ticket, request, name)
             if pending is None:
                 continue
-            yield self._whole(pending)
+            yield pending
             ticket = RollTicket(table, member, None, None, None)
         if request.what == "turn":
-            yield self._whole(self.turn_next(ticket))
+            yield self.turn_next(ticket)
         yield Reply(self.sheet_list(table, member, request))
-
-    @staticmethod
-    def _whole(pending: Pending) -> Pending:
-        # One of a whole-table refill's events: a repeat is answered with the list of
-        # characters (``whole``), and the requester's copy echoes no id.
-        pending.event["whole"] = True
-        pending.echo = False
-        return pending

@@ -105,7 +105,8 @@ class Decisions(CoreBasis):
         """The event that closes an open roll without a default whose time ran out: its
         result as it stands, no choice taken (the caller holds the table's turn)."""
         event = table.open_rolls[roll_id]
-        react = ReactTicket(table, None, event, "", None, None, None, None)
+        # (no choice taken: ``choice`` is None in its event)
+        react = ReactTicket(table, None, event, None, None, None, None, None)
         ticket, roll, outcome = self.reopen(react)
         outcome.choices = outcome.default = None
         outcome.dice = []
@@ -113,6 +114,4 @@ class Decisions(CoreBasis):
                         f"{'temps écoulé' if locale == 'fr' else 'time is up'}"
                 for locale in ("fr", "en")}
         resolution = Resolution(roll=roll, outcome=outcome, text=text, state=table.state)
-        pending = self.number(ticket, resolution, reaction=react)
-        pending.event["choice"] = None
-        return pending
+        return self.number(ticket, resolution, reaction=react)

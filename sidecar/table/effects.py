@@ -48,7 +48,8 @@ class ReactTicket:
     table: Table
     member: Member | None
     event: dict[str, Any]
-    choice: str
+    #: ``None``: the roll's time ran out without a default (closed as it stands).
+    choice: str | None
     dice: list[int] | None
     #: The react request's id (echoed to the reactor) and the id stored with the event.
     reply_id: Any

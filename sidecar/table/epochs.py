@@ -9,6 +9,7 @@ from typing import Any
 from sidecar.dice.provable import LEAVES, Epoch, leaf_key, new_client_seed, tree
 from sidecar.dice.sources import ProvableDice
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.events import epoch_reveal_event, epoch_start_event
 from sidecar.protocol.messages import EpochRequest
 from sidecar.table.basis import CoreBasis, gm_only
 from sidecar.table.effects import Pending, RollTicket
@@ -95,10 +96,9 @@ class Epochs(CoreBasis):
         seq = table.seq + 1
         new = Epoch.fresh(old.number + 1, seq, self.epoch_settings()) if start_next else None
         ticket = ticket or self._server_ticket(table, None)
-        event = {"type": "epoch", "op": "reveal", "seq": seq, "table": table.name,
-                 "epoch": old.public(), "seed": old.seed.hex(), "events": seq - old.base - 1,
-                 "next": new.public() if new is not None else None, "by": ticket.member.by,
-                 "mode": "public", "request_id": ticket.request_id}
+        event = epoch_reveal_event(
+            **self._head(ticket), epoch=old.public(), seed=old.seed.hex(),
+            events=seq - old.base - 1, next=new.public() if new is not None else None)
         return self._pending(ticket, event, (
             ("epoch", "current", new.record() if new is not None else None),
             ("epoch", str(old.number), {"seed": old.seed.hex(),
@@ -111,9 +111,8 @@ class Epochs(CoreBasis):
         epoch = Epoch.fresh(max(table.revealed, default=0) + 1, table.seq + 1,
                             self.epoch_settings())
         ticket = self._server_ticket(table, None)
-        event = {"type": "epoch", "op": "start", "seq": table.seq + 1, "table": table.name,
-                 "epoch": epoch.public(), "by": ticket.member.by, "mode": "public",
-                 "request_id": None}
+        event = epoch_start_event(seq=table.seq + 1, table=table.name, by=ticket.member.by,
+                                  epoch=epoch.public())
         return self._pending(ticket, event, (("epoch", "current", epoch.record()),))
 
     with_key = staticmethod(with_key)

@@ -15,6 +15,7 @@ from sidecar.host.sheets import Character, apply_delta
 from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.events import outcome_event
 from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
@@ -130,53 +131,13 @@ class Rolling(CoreBasis):
             answer, opposition, cooperation = self.answer_record(ticket, resolution, roll_id,
                                                                  reaction)
             records += answer
-        event = {
-            "type": "outcome",
-            "seq": table.seq + 1,
-            "roll": roll_id,
-            "table": table.name,
-            "by": roll.by,
-            "ruleset": roll.ruleset,
-            "params": roll.params,
-            "label": roll.label,
-            "mode": roll.mode,
-            "dice": outcome.dice,
-            "result": outcome.result,
-            "applied": outcome.applied,
-            "notes": outcome.notes,
-            "text": resolution.text,
-            "request_id": ticket.request_id,
-        }
-        if roll.options:  # (what a verifier re-runs the extensions with)
-            event["options"] = roll.options
-        if asked is not None and asked != roll.params:
-            event["asked_params"] = asked
-        if ticket.answers is not None:
-            event["answers"] = ticket.answers
-            if opposition is not None:
-                event["opposition"] = opposition
-            if cooperation is not None:
-                event["cooperation"] = cooperation
-        if character is not None:
-            event["character"] = character.name
-            event["spent"] = spent
-            event["sheet"] = sheet
+        proof = None
         if source is not None:
-            proof = dict(source.proof)
-            proof["sides"] = [die["sides"] for die in source.rolled]
-            event["proof"] = proof
+            proof = {**source.proof, "sides": [die["sides"] for die in source.rolled]}
         elif manual and self.provable:
-            event["proof"] = {"manual": True, "by": {"name": ticket.member.name,
-                                                     "role": ticket.member.role}}
-        if reaction is not None:
-            event["reacts_to"] = reaction.event["seq"]
-            event["choice"] = reaction.choice
-            event["reacted_by"] = reaction.member.by if reaction.member is not None else None
-            records += (("open", reaction.roll_id, None),)
-            if roll.mode == "blind":
-                # Its roller may not even learn that it was decided (that it was open):
-                # the decision is the GMs' alone, live, replayed and in history.
-                event["audience"] = ""
+            proof = {"manual": True, "by": {"name": ticket.member.name,
+                                            "role": ticket.member.role}}
+        opened = None
         if outcome.choices is not None:
             problem = choices_problem(outcome.choices, outcome.default)
             if problem:
@@ -184,11 +145,29 @@ class Rolling(CoreBasis):
                     "plugin_error", f"the ruleset '{roll.ruleset}' offered bad choices: "
                     f"{problem}", fr=f"le jeu de règles « {roll.ruleset} » a proposé des choix "
                     f"invalides : {problem}", details={"ruleset": roll.ruleset})
-            event.update(open=True, choices=outcome.choices, default=outcome.default,
-                         expires=round(now + self.config.react_timeout, 3),
-                         options=roll.options, manual=roll.manual)
-            records = tuple(r for r in records if r[0] != "open")
-            records += (("open", event["roll"], event),)
+            opened = (outcome.choices, outcome.default,
+                      round(now + self.config.react_timeout, 3), roll.manual)
+        event = outcome_event(
+            seq=table.seq + 1, roll=roll_id, table=table.name, by=roll.by,
+            ruleset=roll.ruleset, params=roll.params, label=roll.label, mode=roll.mode,
+            dice=outcome.dice, result=outcome.result, applied=outcome.applied,
+            notes=outcome.notes, text=resolution.text, request_id=ticket.request_id,
+            options=roll.options,
+            asked_params=asked if asked is not None and asked != roll.params else None,
+            answers=ticket.answers, opposition=opposition, cooperation=cooperation,
+            character=(character.name, spent, sheet) if character is not None else None,
+            proof=proof,
+            reaction=None if reaction is None else (
+                reaction.event["seq"], reaction.choice,
+                reaction.member.by if reaction.member is not None else None),
+            # A blind roll's decision: its roller may not even learn that it was decided
+            # (that it was open): the GMs' alone, live, replayed and in history.
+            audience="" if reaction is not None and roll.mode == "blind" else None,
+            opened=opened)
+        if opened is not None:  # (left open again: its record is the new event)
+            records += (("open", roll_id, event),)
+        elif reaction is not None:
+            records += (("open", reaction.roll_id, None),)
         size = check_event_size(event, self.config.max_event_bytes)
         table.pending += 1
         # (a decision: the reactor's copy echoes the react request's id)

@@ -7,6 +7,7 @@ import secrets
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError, bad_field
+from sidecar.protocol.events import seat_event
 from sidecar.protocol.messages import SeatRequest, seats_message
 from sidecar.table.basis import CoreBasis, gm_only
 from sidecar.table.effects import Pending, RollTicket
@@ -36,7 +37,7 @@ class Seating(CoreBasis):
             raise ProtocolError("too_large", f"a table has at most {MAX_SEATS} seats",
                                 fr=f"une table a au plus {MAX_SEATS} places")
         if request.op == "remove":
-            event = self._event(ticket, "seat", "", op="remove", name=name)
+            event = seat_event(**self._head(ticket), op="remove", name=name)
             return self._pending(ticket, event, (("seat", name, None),),
                                  close_seat=name, close_reason="seat removed")
         token = new_token()
@@ -44,8 +45,8 @@ class Seating(CoreBasis):
         # A new seat is a new identity, even under a name a removed seat had: it reads
         # none of that seat's secret rolls. A new token keeps the seat (and its id).
         seat_id = table.seat_ids[name] if request.op == "rotate" else secrets.token_hex(6)
-        event = self._event(ticket, "seat", "", op=request.op, name=name, token_sha256=digest,
-                            seat_id=seat_id)
+        event = seat_event(**self._head(ticket), op=request.op, name=name, token_sha256=digest,
+                           seat_id=seat_id)
         link = seat_link(self.public_url, table.name, name, token)
         extra = {"token": token, "link": link}  # (the server adds the QR code)
         return self._pending(ticket, event, (("seat", name, {"token_sha256": digest,

@@ -7,6 +7,7 @@ from typing import Any
 
 from sidecar.host.sheets import Character, apply_delta
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.events import initiative_event, session_event, turn_event
 from sidecar.protocol.messages import InitiativeRequest
 from sidecar.table.basis import CoreBasis, no_character
 from sidecar.table.effects import Pending, RollTicket
@@ -47,21 +48,17 @@ class Sessions(CoreBasis):
             values, _ = apply_delta(sheet, character.values, amounts, sign=-1, where="spend")
             after = Character(name, character.ruleset, character.owner, values)
             records += (("character", name, after.to_record()),)
-        event = {"type": "initiative", "seq": table.seq + 1, "table": table.name,
-                 "ruleset": ruleset, "order": answer["order"],
-                 "claims": [e["character"] for e in request.characters if e["claim"]],
-                 "spent": answer["spend"], "entries": [dict(e) for e in request.characters],
-                 "by": ticket.member.by, "mode": "public",
-                 "request_id": ticket.request_id}
+        event = initiative_event(
+            **self._head(ticket), ruleset=ruleset, order=answer["order"],
+            claims=[e["character"] for e in request.characters if e["claim"]],
+            spent=answer["spend"], entries=[dict(e) for e in request.characters])
         return self._pending(ticket, event, records)
 
     def session_start(self, ticket: RollTicket) -> Pending:
         """The event of a new game session (the caller holds the table's turn): public,
         numbered after the last one; what lasts "for the session" starts over."""
         number = ticket.table.session + 1
-        event = {"type": "session", "seq": ticket.table.seq + 1, "table": ticket.table.name,
-                 "number": number, "by": ticket.member.by, "mode": "public",
-                 "request_id": ticket.request_id}
+        event = session_event(**self._head(ticket), number=number)
         return self._pending(ticket, event, (("session", "current", {"number": number}),))
 
     def turn_next(self, ticket: RollTicket) -> Pending:
@@ -69,7 +66,7 @@ class Sessions(CoreBasis):
         table's turn): public, a ``session`` event with ``op: "turn"``, numbered after the
         last turn; what lasts "this turn and the next" counts on it (``roll.turn``)."""
         number = ticket.table.turns + 1
-        event = {"type": "session", "op": "turn", "seq": ticket.table.seq + 1,
-                 "table": ticket.table.name, "number": ticket.table.session, "turn": number,
-                 "by": ticket.member.by, "mode": "public", "request_id": ticket.request_id}
-        return self._pending(ticket, event, (("session", "turn", {"number": number}),))
+        event = turn_event(**self._head(ticket), number=ticket.table.session, turn=number)
+        # (one of a whole-table refill's events: the requester's answer is the list after)
+        return self._pending(ticket, event, (("session", "turn", {"number": number}),),
+                             echo=False)
