@@ -12,6 +12,7 @@ from sidecar.config import ServerConfig
 from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import Hello
+from sidecar.server.errors import lost_error
 from sidecar.stores.base import StaleTable, StoreUnavailable
 from sidecar.table.core import CLOSE_POLICY, TableCore
 from sidecar.table.tables import Table
@@ -56,7 +57,7 @@ class Replication:
                 news = await self.store.since(table.name, table.seq)
             except StaleTable as stale:  # the stream was written anew: Redis lost events
                 self._store_lost(table, stale.seq)
-                raise self._lost_error() from None
+                raise lost_error() from None
             if news and self.tables.get(hello.table) is table:
                 async with table.turn:
                     if news[-1][0]["seq"] > table.seq:
@@ -177,7 +178,7 @@ class Replication:
             entries = await self.store.since(table.name, table.seq)
         except StaleTable as stale:  # the stream was written anew: Redis lost events
             self._store_lost(table, stale.seq)
-            raise self._lost_error() from None
+            raise lost_error() from None
         self._apply(table, entries)
 
     def _apply(self, table: Table, entries: list[Any]) -> None:

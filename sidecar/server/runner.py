@@ -15,7 +15,7 @@ from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import (
     SheetRequest,
 )
-from sidecar.server.errors import store_unavailable
+from sidecar.server.errors import lost_error, store_unavailable
 from sidecar.server.transport import ClientSession
 from sidecar.stores.base import DuplicateRequest, StaleTable, StoreFull, StoreUnavailable
 from sidecar.stores.journal import JournalError
@@ -107,7 +107,7 @@ class Runner:
         process saw acknowledged, read the table again from the store."""
         if stale.lost or stale.seq < table.seq:
             self._store_lost(table, stale.seq)
-            raise self._lost_error()
+            raise lost_error()
         missed = stale.missed
         if missed and missed[0][0]["seq"] == table.seq + 1 and missed[-1][0]["seq"] == stale.seq:
             self._apply(table, missed)
