@@ -95,7 +95,6 @@ class SidecarServer(Transport, Handshake, Joins, Requests, Runner, Replication, 
             self.tables.forgotten = self.store.unwatch
             self.store.lost = self._lost_notice
 
-
     @property
     def tables(self) -> Tables:
         """The tables in memory (the core's registry)."""
@@ -218,7 +217,6 @@ class SidecarServer(Transport, Handshake, Joins, Requests, Runner, Replication, 
             self.sweeper.cancel()
         await self.store.close()
         self.host.shutdown()
-
 
     async def __aenter__(self) -> SidecarServer:
         await self.start()

@@ -27,7 +27,6 @@ def store_unavailable(*, full: bool = False) -> ProtocolError:
            "renvoyez la même demande dans un instant", details={"retry": True})
 
 
-
 def lost_error() -> ProtocolError:
     """A table whose store lost its last events: read again, its members join again."""
     return ProtocolError(

@@ -73,7 +73,6 @@ class Replication:
             table = self.tables.open(name)
         return table
 
-
     def _lost_notice(self, name: str, seq: int) -> None:
         """A notice of another incarnation of a table this process holds: another
         process found Redis behind (it lost events), so is this process's copy."""

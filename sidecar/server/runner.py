@@ -12,9 +12,7 @@ from typing import Any
 from sidecar.config import ServerConfig
 from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
-from sidecar.protocol.messages import (
-    SheetRequest,
-)
+from sidecar.protocol.messages import SheetRequest
 from sidecar.server.errors import lost_error, store_unavailable
 from sidecar.server.transport import ClientSession
 from sidecar.stores.base import DuplicateRequest, StaleTable, StoreFull, StoreUnavailable
@@ -78,27 +76,32 @@ class Runner:
                     and await self._repeated_meanwhile(session, ticket, trims):
                 return 0
             for _ in range(self.MAX_ATTEMPTS):
-                committed = 0
                 try:
-                    async with contextlib.aclosing(steps()) as effects:
-                        async for effect in effects:
-                            if isinstance(effect, Reply):
-                                assert session is not None, "a reply needs a requester"
-                                await self._send(session, effect.message)
-                                continue
-                            deliveries = await self._store(effect)
-                            committed += 1
-                            if quiet is not None:
-                                for delivery in deliveries:
-                                    delivery.members = [m for m in delivery.members
-                                                        if m is not quiet]
-                            self._deliver(deliveries)
-                            if effect.event.get("open"):
-                                self._arm(table, effect.event)
-                    return committed
+                    return await self._effects(table, steps, session, quiet)
                 except StaleTable as stale:
                     await self._after_stale(table, stale)
         raise self._too_busy(table)
+
+    async def _effects(self, table: Table, steps: Steps, session: ClientSession | None,
+                       quiet: Member | None) -> int:
+        """One attempt of :meth:`_perform` (the caller holds the table's turn): each effect
+        of ``steps()`` performed in order; how many events were committed."""
+        committed = 0
+        async with contextlib.aclosing(steps()) as effects:
+            async for effect in effects:
+                if isinstance(effect, Reply):
+                    assert session is not None, "a reply needs a requester"
+                    await self._send(session, effect.message)
+                    continue
+                deliveries = await self._store(effect)
+                committed += 1
+                if quiet is not None:
+                    for delivery in deliveries:
+                        delivery.members = [m for m in delivery.members if m is not quiet]
+                self._deliver(deliveries)
+                if effect.event.get("open"):
+                    self._arm(table, effect.event)
+        return committed
 
     async def _after_stale(self, table: Table, stale: StaleTable) -> None:
         """Inside the table's turn, the store refused an event built on this process's
@@ -113,7 +116,6 @@ class Runner:
             self._apply(table, missed)
         else:
             await self._catch_up(table)
-
 
     async def _store(self, pending: Pending) -> list[Delivery]:
         """Journal a numbered event, then commit it (the caller holds the table's turn)."""
@@ -147,7 +149,6 @@ class Runner:
         # with the new link).
         self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
         return deliveries
-
 
     async def _repeated_meanwhile(self, session: ClientSession, ticket: RollTicket,
                                   trims: int) -> bool:

@@ -84,7 +84,6 @@ class Timers:
         except Exception:
             log.exception("open roll %s at %s: its default failed", roll_id, table.name)
 
-
     # -- presence -----------------------------------------------------------------------
 
     def _presence_changed(self, table: Table) -> None:

@@ -60,7 +60,6 @@ def remote_ip(connection: ServerConnection) -> str:
     return str(address[0]) if address else "?"
 
 
-
 class Transport:
     """Frames in and out of the connections."""
 
@@ -162,7 +161,6 @@ class Transport:
         for binary, connections in by_encoding.items():
             broadcast(connections, frames[binary])
 
-
     # -- connection handling ------------------------------------------------------------
 
     async def _handle(self, connection: ServerConnection) -> None:
@@ -227,7 +225,6 @@ class Transport:
                 await self._send_error(session, ProtocolError(
                     "internal", "internal error; the server keeps running",
                     fr="erreur interne ; le serveur continue"), request_id(message))
-
 
     def _close_members(self, members: list[Member], reason: str, code: int,
                        why: str | None = None) -> None:

@@ -72,7 +72,6 @@ def cooperate(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
             "success": best["success"], "margin": best["margin"]}
 
 
-
 class Asks(CoreBasis):
     """The GM asks seats (or the characters they play) for a roll; each answer is an
     outcome that records itself in the ask; opposed and cooperative asks are judged

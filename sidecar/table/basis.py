@@ -44,7 +44,6 @@ class Preparer(Protocol):
     def prepare(self, ruleset: str, params: dict[str, Any], **fields: Any) -> Roll: ...
 
 
-
 def no_character(name: str) -> ProtocolError:
     """``invalid_params``: there is no character ``name`` at this table."""
     return ProtocolError("invalid_params", f"no character '{name[:64]}' at this table",
@@ -139,7 +138,6 @@ class CoreBasis:
             gm_only(member, "change characters", "modifier les personnages")
             check_strings(request.values, request.delta, self.config.max_string_chars)
         return RollTicket(table, member, None, request.id, self.request_key(member, request.id))
-
 
     @staticmethod
     def _head(ticket: RollTicket) -> dict[str, Any]:

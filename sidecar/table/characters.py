@@ -54,7 +54,6 @@ class Characters(CoreBasis):
             page.append(view)
         return page, False
 
-
     def sheet_list(self, table: Table, member: Member, request: SheetRequest
                    ) -> dict[str, Any]:
         """The answer to ``sheet`` ``list``: a page of the characters ``member`` may see

@@ -174,7 +174,6 @@ class Rolling(CoreBasis):
         return Pending(ticket, event, resolution.state, size, records,
                        reply_id=reaction.reply_id if reaction is not None else None)
 
-
     def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str, *,
                notes: list[str] | None = None
                ) -> tuple[dict[str, int], tuple[tuple[str, str, Any], ...]]:
@@ -238,7 +237,6 @@ class Rolling(CoreBasis):
                         character.name, unpaid)
             notes.append(unpaid_note(unpaid))
         return taken
-
 
     def prepare_odds(self, table: Table, member: Member, request: OddsRequest) -> Roll:
         """The roll whose exact odds are asked (nothing is rolled)."""
