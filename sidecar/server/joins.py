@@ -15,7 +15,8 @@ from sidecar.server.errors import store_unavailable
 from sidecar.server.ratelimit import FailureGuard
 from sidecar.server.transport import ClientSession
 from sidecar.stores.base import StoreUnavailable
-from sidecar.table.core import CLOSE_POLICY, TableCore
+from sidecar.table.core import TableCore
+from sidecar.table.effects import CLOSE_POLICY
 
 log = logging.getLogger("sidecar.server")
 

@@ -14,7 +14,8 @@ from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import Hello
 from sidecar.server.errors import lost_error
 from sidecar.stores.base import StaleTable, StoreUnavailable
-from sidecar.table.core import CLOSE_POLICY, TableCore
+from sidecar.table.core import TableCore
+from sidecar.table.effects import CLOSE_POLICY
 from sidecar.table.tables import Table
 
 log = logging.getLogger("sidecar.server")

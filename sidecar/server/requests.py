@@ -27,7 +27,9 @@ from sidecar.protocol.messages import (
     SheetRequest,
 )
 from sidecar.server.transport import ClientSession
-from sidecar.table.core import HistoryPage, Pending, Reply, RollTicket, TableCore
+from sidecar.table.core import TableCore
+from sidecar.table.effects import Pending, Reply, RollTicket
+from sidecar.table.history import HistoryPage
 from sidecar.table.seats import qr_data_uri
 from sidecar.table.tables import Member, Table
 

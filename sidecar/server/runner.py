@@ -17,7 +17,8 @@ from sidecar.server.errors import lost_error, store_unavailable
 from sidecar.server.transport import ClientSession
 from sidecar.stores.base import DuplicateRequest, StaleTable, StoreFull, StoreUnavailable
 from sidecar.stores.journal import JournalError
-from sidecar.table.core import CLOSE_POLICY, Delivery, Pending, Reply, RollTicket, TableCore
+from sidecar.table.core import TableCore
+from sidecar.table.effects import CLOSE_POLICY, Delivery, Pending, Reply, RollTicket
 from sidecar.table.tables import Member, Table
 
 log = logging.getLogger("sidecar.server")

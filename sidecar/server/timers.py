@@ -14,7 +14,8 @@ from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import ReactRequest
 from sidecar.stores.base import DuplicateRequest, StoreUnavailable
-from sidecar.table.core import Pending, TableCore
+from sidecar.table.core import TableCore
+from sidecar.table.effects import Pending
 from sidecar.table.tables import Table
 
 log = logging.getLogger("sidecar.server")

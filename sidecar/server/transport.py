@@ -22,7 +22,8 @@ from sidecar.server.logthrottle import LogThrottle
 from sidecar.server.outbox import CLOSE_TOO_SLOW, Outbox
 from sidecar.server.ratelimit import TokenBucket
 from sidecar.stores.base import DuplicateRequest, StoreUnavailable
-from sidecar.table.core import CLOSE_POLICY, Delivery, TableCore
+from sidecar.table.core import TableCore
+from sidecar.table.effects import CLOSE_POLICY, Delivery
 from sidecar.table.tables import Member, Table
 
 log = logging.getLogger("sidecar.server")
