@@ -36,7 +36,7 @@ from sidecar.table.effects import (
     RollTicket,
 )
 from sidecar.table.epochs import Epochs
-from sidecar.table.history import HistoryPage
+from sidecar.table.history import HistoryPage, replayed
 from sidecar.table.joining import PRESENCE_INTERVAL, WELCOME_BYTES, Joining
 from sidecar.table.rolling import Rolling
 from sidecar.table.seating import Seating
@@ -60,3 +60,6 @@ class TableCore(Joining, Rolling, Decisions, Asks, Characters, Seating, Sessions
     (:mod:`~sidecar.table.epochs`) and committing events (:mod:`~sidecar.table.commits`);
     what they share is :class:`~sidecar.table.basis.CoreBasis`.
     """
+
+    #: A journal event as a member reads it again (a resume's replay).
+    replayed = staticmethod(replayed)

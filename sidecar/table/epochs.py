@@ -114,5 +114,3 @@ class Epochs(CoreBasis):
         event = epoch_start_event(seq=table.seq + 1, table=table.name, by=ticket.member.by,
                                   epoch=epoch.public())
         return self._pending(ticket, event, (("epoch", "current", epoch.record()),))
-
-    with_key = staticmethod(with_key)

@@ -11,6 +11,18 @@ from sidecar.table.tables import Member, Table
 from sidecar.table.visibility import view
 
 
+def replayed(member: Member, event: dict[str, Any],
+             table: Table | None = None) -> dict[str, Any] | None:
+    """A journal event as ``member`` reads it again (``history``, a resume's replay):
+    their view of it, ``None`` when they may not see it; once its epoch is revealed, an
+    outcome carries its leaf key and path (:func:`~sidecar.table.epochs.with_key`;
+    ``table``: the member's)."""
+    message = view(event, member)
+    if message is not None and table is not None and "proof" in message:
+        message = with_key(table, message)
+    return message
+
+
 class HistoryPage:
     """One ``history`` answer being gathered, bounded in events and in bytes.
 
@@ -45,12 +57,10 @@ class HistoryPage:
         """Take up to ``wanted() + 1`` journal events (as the member may see them)."""
         wanted = self.wanted()
         for event in chunk[:wanted]:
-            message = view(event, self.member)
+            message = replayed(self.member, event, self.table)
             if message is None:
                 self.last = event["seq"]
                 continue
-            if "proof" in message:
-                message = with_key(self.table, message)
             size = encoded_size(message, self.binary)
             if self.events and self.size + size > self.max_bytes:
                 self.more = self._done = True

@@ -19,7 +19,6 @@ from sidecar.protocol.events import outcome_event
 from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
-from sidecar.table.epochs import with_key
 from sidecar.table.limits import check_event_size, check_strings
 from sidecar.table.ownership import sheet_audience
 from sidecar.table.tables import Member, Table
@@ -254,14 +253,3 @@ class Rolling(CoreBasis):
     @staticmethod
     def odds(request: OddsRequest, roll: Roll, odds: dict[str, Any]) -> dict[str, Any]:
         return odds_message(roll.ruleset, roll.params, odds, request.id)
-
-    @staticmethod
-    def replayed(member: Member, event: dict[str, Any],
-                 table: Table | None = None) -> dict[str, Any] | None:
-        """A journal event resent to a resuming member, as they may see it: once its
-        epoch is revealed, an outcome carries its key and path as ``history`` gives them
-        (:meth:`with_key`; ``table``: the member's)."""
-        message = view(event, member)
-        if message is not None and table is not None and "proof" in message:
-            message = with_key(table, message)
-        return message
