@@ -1,15 +1,16 @@
 """The table core: every decision about joining, rolling and answering, without I/O.
 
-Modelled on websockets' sans-I/O ``ServerProtocol``: the server (:mod:`sidecar.server.connections`)
+Modelled on websockets' sans-I/O ``ServerProtocol``: the server (:mod:`sidecar.server`)
 decodes a frame, hands the parsed request to :class:`TableCore`, performs the I/O the core
 asks for (run the roll pipeline, append to the journal, read a page of it) and sends the
 :class:`Delivery` values the core returns. The core never touches a socket, the clock or
 the journal: tests drive it directly (``tests/test_table_core.py``).
 
-A roll goes through four calls::
+A roll goes through four calls, which the server's one runner
+(:meth:`sidecar.server.runner.Runner._perform`) makes for every change to a table::
 
-    ticket = core.begin_roll(member, table, request)      # may answer a repeat instead
-    async with table.turn:                                # one roll at a time per table
+    ticket = core.begin_roll(table, member, request)      # checked; a repeat is answered
+    async with table.turn:                                # one change at a time per table
         resolution = await pipeline.run(ticket.roll, ...) # plugins (async hooks)
         pending = core.number(ticket, resolution)         # tentative seq, nothing changed
         await journal.append(pending.event, pending.state)
@@ -28,7 +29,6 @@ from sidecar.table.commits import Commits
 from sidecar.table.decisions import Decisions
 from sidecar.table.effects import (
     CLOSE_POLICY,
-    CLOSE_PROTOCOL,
     Delivery,
     Pending,
     ReactTicket,
@@ -42,7 +42,7 @@ from sidecar.table.rolling import Rolling
 from sidecar.table.seating import Seating
 from sidecar.table.sessions import Sessions
 
-__all__ = ["CLOSE_POLICY", "CLOSE_PROTOCOL", "PRESENCE_INTERVAL", "WELCOME_BYTES", "Catalogue",
+__all__ = ["CLOSE_POLICY", "PRESENCE_INTERVAL", "WELCOME_BYTES", "Catalogue",
            "CoreBasis", "Delivery", "HistoryPage", "Pending", "Preparer", "ReactTicket",
            "Reply", "RollTicket", "TableCore", "cooperate", "oppose"]
 

@@ -1,5 +1,6 @@
 """What the table core hands the server: tickets of accepted requests, events numbered and
-waiting for the journal (:class:`Pending`), and messages to deliver (:class:`Delivery`).
+waiting for the journal (:class:`Pending`), messages to deliver (:class:`Delivery`) and
+answers for the requester alone (:class:`Reply`).
 
 The core never performs I/O: it returns these values, and the server's one runner
 (:mod:`sidecar.server.runner`) journals each :class:`Pending`, commits it and delivers what
@@ -14,8 +15,7 @@ from typing import Any
 from sidecar.model import Roll
 from sidecar.table.tables import Member, Table
 
-#: Close codes that follow some errors (RFC 6455).
-CLOSE_PROTOCOL = 1002
+#: The close code that follows some refusals (RFC 6455: policy violation).
 CLOSE_POLICY = 1008
 
 
