@@ -25,7 +25,8 @@ from sidecar.table.tables import Member, Table
 
 
 class Characters(CoreBasis):
-    """The table's characters: pages of them, and the GM's changes."""
+    """The table's characters: pages of them, and the GM's changes (a whole-table
+    ``refill turn`` counts the turn with :meth:`~sidecar.table.sessions.Sessions.turn_next`)."""
 
     def visible_characters(self, table: Table, member: Member, *, after: str = "",
                            limit: int = 100, max_bytes: int | None = None

@@ -16,7 +16,8 @@ from sidecar.table.visibility import identity
 
 
 class Decisions(CoreBasis):
-    """Decisions on open rolls (the event itself is numbered as a roll's: ``number``)."""
+    """Decisions on open rolls; the event is numbered as a roll's
+    (:meth:`~sidecar.table.rolling.Rolling.number`)."""
 
     def begin_react(self, table: Table, member: Member | None, request: ReactRequest
                     ) -> ReactTicket:

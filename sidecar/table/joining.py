@@ -33,7 +33,9 @@ PRESENCE_INTERVAL = 0.25
 
 
 class Joining(CoreBasis):
-    """Who may join a table as what, what they are told when they do, and who is there."""
+    """Who may join a table as what, what they are told when they do, and who is there.
+    The welcome's first pages of characters and asks are
+    :class:`~sidecar.table.characters.Characters`' and :class:`~sidecar.table.asks.Asks`'."""
 
     @staticmethod
     def _matches(token: str | None, secret: str) -> bool:

@@ -28,8 +28,8 @@ log = logging.getLogger("sidecar.core")
 
 
 class Rolling(CoreBasis):
-    """A roll from its request to its numbered event (:class:`Asks` adds what an answer
-    to an ask records)."""
+    """A roll from its request to its numbered event. An answer to an ask is checked and
+    recorded by :class:`~sidecar.table.asks.Asks` (``_answering``, ``answer_record``)."""
 
     def begin_roll(self, table: Table, member: Member, request: RollRequest) -> RollTicket:
         """Check that ``member`` may make this roll and prepare it (params validated)."""
