@@ -451,6 +451,8 @@ def test_a_store_that_lost_acknowledged_events_is_read_again_not_jammed(redis_se
     with caplog.at_level(logging.ERROR, logger="sidecar.server"):
         run(scenario())
     assert any("Redis lost writes" in r.getMessage() for r in caplog.records)
+    # The roll is refused (store_unavailable), not failed on (an internal error).
+    assert not any("internal error" in r.getMessage() for r in caplog.records)
 
 
 def test_when_redis_loses_events_every_server_holding_the_table_reads_it_again(

@@ -12,7 +12,6 @@ which becomes the outcome's ``dice``.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import os
 import random
@@ -325,16 +324,3 @@ def describe_dice(rolled: list[dict[str, Any]]) -> str:
             groups.append([die["sides"], 1])
     return ", ".join(f"d{s} ×{n}" if n > 1 else f"d{s}" for s, n in groups) or "aucun"
 
-
-#: The dice source of the roll being resolved in this task (set by the server around
-#: a pipeline run; the pipeline's dice factory reads it, so plugins see only ``dice``).
-CURRENT: contextvars.ContextVar[Any] = contextvars.ContextVar("sidecar_dice", default=None)
-
-
-def current_dice() -> Any:
-    """The pipeline's dice factory on a provable server: the roll's verifiable dice, or
-    the OS's when none was set (nothing to prove)."""
-    source = CURRENT.get()
-    if source is None:
-        return SecureDice()
-    return source

@@ -254,8 +254,12 @@ class RollPipeline:
         *,
         dice: list[int] | None = None,
         table_state: dict[str, dict[str, Any]] | None = None,
+        source: DiceSource | None = None,
     ) -> Resolution:
-        """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal."""
+        """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal.
+
+        ``dice``: faces a person entered; else ``source``, the roll's own dice source (a
+        provable server's verifiable dice), or by default the pipeline's."""
         calls = self.calls
         order = calls.order(roll.ruleset)
         states = TableStates(table_state)
@@ -265,7 +269,7 @@ class RollPipeline:
                    if order.modify_roll else [])
         if roll.sheet is not None:
             await self.afford(roll, None, None, states, failures, order)
-        outcome, source = await self._resolve(order, roll, dice, states)
+        outcome, source = await self._resolve(order, roll, dice, states, source)
         outcome.applied = changed
         if order.modify_outcome:
             await calls.modify_outcome(order, roll, outcome, states, failures)
@@ -294,14 +298,18 @@ class RollPipeline:
 
     async def resolve(self, roll: Roll, dice: list[int] | None,
                       states: TableStates | dict[str, Any],
-                      failures: list[HookFailure]) -> Outcome:
-        """Have the ruleset's owner resolve the roll, from manual faces or the dice source."""
+                      failures: list[HookFailure], *,
+                      source: DiceSource | None = None) -> Outcome:
+        """Have the ruleset's owner resolve the roll, from manual faces or the dice source
+        (``source``: the roll's own, e.g. its verifiable dice; by default the pipeline's)."""
         if not isinstance(states, TableStates):
             states = TableStates(states)
-        return (await self._resolve(self.calls.order(roll.ruleset), roll, dice, states))[0]
+        return (await self._resolve(self.calls.order(roll.ruleset), roll, dice, states,
+                                    source))[0]
 
     async def _resolve(self, order: Order, roll: Roll, dice: list[int] | None,
-                       states: TableStates) -> tuple[Outcome, DiceSource]:
+                       states: TableStates, given: DiceSource | None = None
+                       ) -> tuple[Outcome, DiceSource]:
         """:meth:`resolve`, and the source the faces came from (what it drew)."""
         owner = order.owner
         impl = order.resolve
@@ -309,6 +317,7 @@ class RollPipeline:
             raise self._bad_outcome(roll, owner, "its plugin does not implement "
                                                  "sidecar_resolve")
         source: DiceSource = (ManualDice(dice) if dice is not None
+                              else given if given is not None
                               else self._dice(impl.info.trusted))
         try:
             raw, guard = await self.calls.call_owner(impl, roll, states.of(owner),
@@ -410,9 +419,11 @@ class RollPipeline:
 
     async def react(self, roll: Roll, outcome: Outcome, choice: str,
                     dice: list[int] | None,
-                    table_state: dict[str, dict[str, Any]] | None = None) -> Resolution:
+                    table_state: dict[str, dict[str, Any]] | None = None, *,
+                    source: DiceSource | None = None) -> Resolution:
         """Resolve a decision on an open roll: the owner's ``sidecar_react``, then the
-        extensions' ``sidecar_modify_outcome`` and the texts, as for a roll."""
+        extensions' ``sidecar_modify_outcome`` and the texts, as for a roll (``dice`` and
+        ``source``: as for :meth:`run`)."""
         states = TableStates(table_state)
         failures: list[HookFailure] = []
         order = self.calls.order(roll.ruleset)
@@ -420,8 +431,9 @@ class RollPipeline:
         if impl is None or owner is None:
             raise self._bad_outcome(roll, owner, "its plugin does not implement sidecar_react")
         await self.afford(roll, outcome, choice, states, failures, order)
-        source: DiceSource = (ManualDice(dice) if dice is not None
-                              else self._dice(impl.info.trusted))
+        given = source
+        source = (ManualDice(dice) if dice is not None
+                  else given if given is not None else self._dice(impl.info.trusted))
         try:
             raw, guard = await self.calls.call_owner(impl, roll, states.of(owner),
                                                 (copy_outcome(outcome), choice, Dice(source)))

@@ -180,7 +180,6 @@ class Table:
             self.recent[key] = event
             self.recent_bytes += size
 
-
     def apply_record(self, kind: str, name: str, value: Any) -> None:
         """Take one record (as the journal keeps it; ``None``: deleted)."""
         if kind == "seat":
