@@ -68,7 +68,7 @@ def sidecar_server(port: int, *extra: str) -> Process:
     db = Path(tempfile.mkdtemp(prefix="sidecar-bench-")) / "bench.db"
     # (A Redis store in ``extra`` replaces the journal: serve takes one or the other.)
     where = [] if "--store" in extra else ["--db", str(db)]
-    return Process([sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port),
+    return Process([sys.executable, "-m", "sidecar.cli.main", "serve", "--port", str(port),
                     *where, "--gm-token", GM, "--player-token", PLAYER,
                     "--rate-limit", "0", "--log-level", "warning", "--disable", "boss",
                     # Fan-out measures up to 500 observers at one table, all from loopback.

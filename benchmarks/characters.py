@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import GM, free_port, sidecar_server  # noqa: E402
 
 from sidecar.config import ServerConfig  # noqa: E402
-from sidecar.core import TableCore  # noqa: E402
-from sidecar.journal import Journal  # noqa: E402
-from sidecar.pipeline import RollPipeline  # noqa: E402
-from sidecar.plugins import default_host  # noqa: E402
+from sidecar.host.pipeline import RollPipeline  # noqa: E402
+from sidecar.host.plugins import default_host  # noqa: E402
 from sidecar.protocol.messages import Hello, RollRequest, SheetRequest  # noqa: E402
+from sidecar.stores.journal import Journal  # noqa: E402
+from sidecar.table.core import TableCore  # noqa: E402
 
 #: The ruleset, its plain params, and the same roll as a character (params the sheet
 #: supplies left out, a spend made): a roll that spends and one that gives back, so the

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import timeit
 
-from sidecar.dice import SecureDice, SeededDice
+from sidecar.dice.sources import SecureDice, SeededDice
 
 N = 200_000
 

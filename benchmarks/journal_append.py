@@ -9,7 +9,7 @@ folder, with outcome-sized events and a small plugin state, and reports appends/
 commits and checkpoints it took and the longest time a checkpoint made commits wait (from
 the journal's counters when it has them). Figures, not assertions: the machine is shared
 and noisy, so each case runs ``--rounds`` times (best kept), and ``--before REV`` measures
-the single-file journal of an older commit (``git show REV:sidecar/journal.py``) in the
+the single-file journal of an older commit (``git show REV:sidecar/stores/journal.py``) in the
 same rounds, interleaved, for a before/after.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sidecar.journal import Journal  # noqa: E402
+from sidecar.stores.journal import Journal  # noqa: E402
 
 OUTCOME = {"type": "outcome", "roll": "0123456789abcdef", "table": "t",
            "by": {"name": "Aengus", "role": "player"}, "ruleset": "bloodlust",
@@ -90,7 +90,7 @@ def measure(count: int = 5000, clients: int = 50,
 def journal_at(revision: str) -> type:
     """The Journal class of an older commit, when the journal was one module."""
     root = Path(__file__).resolve().parent.parent
-    source = subprocess.run(["git", "show", f"{revision}:sidecar/journal.py"], cwd=root,
+    source = subprocess.run(["git", "show", f"{revision}:sidecar/stores/journal.py"], cwd=root,
                             capture_output=True, text=True, check=True).stdout
     folder = Path(tempfile.mkdtemp(prefix="journal-before-"))
     (folder / "journal_before.py").write_text(source)

@@ -37,9 +37,9 @@ PROBLEMS = [
 CHILD = """
 import json, sys, time
 import sidecar
-import sidecar.pipeline
+import sidecar.host.pipeline
 from sidecar import probability
-from sidecar.plugins import default_host
+from sidecar.host.plugins import default_host
 # The default install's plugins (not the boss example, if it is installed here), loaded
 # before the clock starts.
 probability._default_host(lambda: default_host(disabled=("boss",)))

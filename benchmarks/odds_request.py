@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 
 BY = {"name": "A", "role": "gm"}
 CASES = [("bloodlust", {"pool": 5}),

@@ -22,10 +22,10 @@ import icepool
 from icepool import Vector
 
 from sidecar import api, probability
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
-from sidecar.rulesets import bloodlust, d6code, ladder, oweens, seuil
-from sidecar.rulesets.oweens import best_gain
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
+from sidecar.rulesets import bloodlust, d6code, ladder, oweens_odds, seuil
+from sidecar.rulesets.oweens_judging import best_gain
 
 # The default install's plugins: the boss example, if installed here, would add a thread
 # hop per request (see benchmarks/README.md).
@@ -36,7 +36,7 @@ KINDS = ("botch", "failure", "narrow", "success", "critical")
 
 
 def clear_caches() -> None:
-    for module in (bloodlust, d6code, ladder, oweens, seuil):
+    for module in (bloodlust, d6code, ladder, oweens_odds, seuil):
         module.exact_odds.cache_clear()
     probability.sum_of.cache_clear()
     probability.highest_of.cache_clear()

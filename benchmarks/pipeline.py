@@ -18,8 +18,8 @@ import asyncio
 import statistics
 import time
 
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 
 CASES = [
     ("oweens", {"dice": 4, "difficulty": 3}),

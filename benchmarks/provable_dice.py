@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/provable_dice.py [--quick]
 
-1. Per face, in one process: ``ProvableDice`` (HMAC-SHA256 blocks, see sidecar.provable)
+1. Per face, in one process: ``ProvableDice`` (HMAC-SHA256 blocks, see sidecar.dice.provable)
    against ``SecureDice`` (``os.urandom`` blocks), both turned into faces in bulk. Two
    figures: a long run of faces from one source (the bulk cost), and whole rolls of 5 d10
    from a fresh source each (what a server does: one source per roll, its leaf key from
@@ -30,8 +30,8 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 from _common import free_port, sidecar_server  # noqa: E402
 from throughput import load  # noqa: E402
 
-from sidecar.dice import ProvableDice, SecureDice  # noqa: E402
-from sidecar.provable import Epoch, leaf_key, new_seed  # noqa: E402
+from sidecar.dice.provable import Epoch, leaf_key, new_seed  # noqa: E402
+from sidecar.dice.sources import ProvableDice, SecureDice  # noqa: E402
 
 N = 200_000
 ROLLS = 50_000

@@ -56,7 +56,7 @@ async def main(port: int, mode: str) -> None:
     database.execute("PRAGMA synchronous = NORMAL")
     database.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, body TEXT)")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from sidecar.dice import SecureDice
+    from sidecar.dice.sources import SecureDice
 
     seq = 0
     pools: dict[int, list[int]] = {}  # one set of face pools, as the pipeline keeps

@@ -413,11 +413,11 @@ async def in_process(store_kind: str, folder: Path, batches: int = 11, per_batch
     wall, append CPU) per roll in µs. ``lookup``: ask the store for the request id first,
     as the server does for a table whose ids it may not all know (every table, on Redis)."""
     from sidecar.config import ServerConfig
-    from sidecar.core import TableCore
-    from sidecar.pipeline import RollPipeline
-    from sidecar.plugins import default_host
+    from sidecar.host.pipeline import RollPipeline
+    from sidecar.host.plugins import default_host
     from sidecar.protocol.messages import Hello, RollRequest
-    from sidecar.store import open_store
+    from sidecar.stores.choice import open_store
+    from sidecar.table.core import TableCore
 
     redis = None
     here = Path(tempfile.mkdtemp(dir=folder))  # a fresh store each call

@@ -27,9 +27,9 @@ sys.path.insert(0, str(HERE))
 import redis_scaling  # noqa: E402
 from _common import GM, PLAYER, Process  # noqa: E402
 
-NO_LOOKUP = ("import sys; import sidecar.table as t; "
+NO_LOOKUP = ("import sys; import sidecar.table.tables as t; "
              "t.Table.needs_journal_lookup = lambda self: False; "
-             "from sidecar.cli import main; sys.exit(main(sys.argv[1:]))")
+             "from sidecar.cli.main import main; sys.exit(main(sys.argv[1:]))")
 
 
 def no_lookup_server(port: int, *extra: str) -> Process:

@@ -17,9 +17,9 @@ import timeit
 
 import d20
 
-from sidecar.dice import SecureDice
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.dice.sources import SecureDice
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 
 CASES = [
     ("oweens", {"dice": 4, "difficulty": 3}, "4d6>3"),

@@ -408,7 +408,7 @@ async def soak(seconds: float, attacks: bool = True) -> int:
     traps.mkdir()
     for name, source in TRAP_PLUGINS.items():
         (traps / f"{name}.py").write_text(source)
-    server = Process([sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port),
+    server = Process([sys.executable, "-m", "sidecar.cli.main", "serve", "--port", str(port),
                       "--db", str(db), "--gm-token", GM, "--player-token", PLAYER,
                       "--log-level", "warning", "--plugins-dir", str(traps)],
                      ready=r"WebSocket ws://")

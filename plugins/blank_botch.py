@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar import hookimpl
+from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll, label
-from sidecar.plugins import scope
 
 __version__ = "1.0"
 

@@ -13,7 +13,7 @@ Built-in extension for ``oweens`` rolls (RULES.md §1, Combat). Per-roll setting
 
 Surprendre rolled as a character with ``opponent`` named locks the initiative for the
 surpriser over that opponent for the table's turn and the next (the ruleset keeps the lock
-in its table state; its initiative honours it, ``sidecar.rulesets.oweens``).
+in its table state; its initiative honours it, ``sidecar.rulesets.oweens_initiative``).
 
 A hold (Immobiliser, each turn the target struggles) is an ENC roll against the
 target's ECL: a failure frees it; it costs nothing and counts no wound.
@@ -30,11 +30,11 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar import hookimpl
+from sidecar.host.params import normalise_label
+from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll
-from sidecar.params import normalise_label
-from sidecar.plugins import scope
 from sidecar.protocol.errors import invalid_param
-from sidecar.rulesets.oweens import base_dice
+from sidecar.rulesets.oweens_sheet import base_dice
 from sidecar.rulesets.sheets import add_spend
 
 __version__ = "1.0"

@@ -65,8 +65,6 @@ class ProtocolError(Exception):
 
     def to_message(self, *, locale: str = "en", request_id: Any = None) -> dict[str, Any]:
         """The ``error`` message for this failure, in the client's locale."""
-        from sidecar.protocol.messages import error_message
-
         text = self.message_fr if locale == "fr" and self.message_fr else self.message
         return error_message(self.code, text, details=self.details, request_id=request_id)
 
@@ -92,3 +90,14 @@ def invalid_param(param: str, message: str, *, fr: str | None = None) -> Protoco
         fr=f"paramètre '{param}' : {fr or message}",
         details={"param": param},
     )
+
+
+def error_message(code: str, text: str, *, details: dict[str, Any] | None = None,
+                  request_id: Any = None) -> dict[str, Any]:
+    """An ``error`` for the one client that caused it (``text`` already in its locale)."""
+    message: dict[str, Any] = {"type": "error", "code": code, "message": text}
+    if request_id is not None:
+        message["id"] = request_id
+    if details:
+        message["details"] = details
+    return message

@@ -900,13 +900,3 @@ def plugins_message(plugins: list[dict[str, Any]],
                     request_id: RequestId = None) -> dict[str, Any]:
     """The answer to ``plugins``: each plugin's name, version, hooks and health."""
     return _with_id({"type": "plugins", "plugins": plugins}, request_id)
-
-
-def error_message(code: str, text: str, *, details: dict[str, Any] | None = None,
-                  request_id: RequestId = None) -> dict[str, Any]:
-    """An ``error`` for the one client that caused it (``text`` already in its locale)."""
-    message: dict[str, Any] = {"type": "error", "code": code, "message": text}
-    _with_id(message, request_id)
-    if details:
-        message["details"] = details
-    return message

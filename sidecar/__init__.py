@@ -24,7 +24,7 @@ def odds(ruleset: str, params: dict[str, Any] | None = None,
 
     Returns ``p_success``, ``kinds`` (each kind's probability) and ``distribution`` (the
     ruleset's main number). Raises :class:`sidecar.protocol.errors.ProtocolError` on bad params.
-    Pass ``host`` (a loaded :class:`sidecar.plugins.PluginHost`) to reuse it across calls.
+    Pass ``host`` (a loaded :class:`sidecar.host.plugins.PluginHost`) to reuse it across calls.
     """
     from sidecar.api import odds as compute
 

@@ -1,5 +1,5 @@
 """``python -m sidecar …`` is the ``sidecar`` command (for when the script is not on PATH)."""
 
-from sidecar.cli import main
+from sidecar.cli.main import main
 
 raise SystemExit(main())

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import PluginHost, default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import PluginHost, default_host
 
 
 async def aodds(ruleset: str, params: dict[str, Any] | None = None,

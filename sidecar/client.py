@@ -659,7 +659,7 @@ class SidecarClient:
         """``["combat.options=viser", "combat.zone=tête", "blank_botch=yes"]`` → the
         ``options`` of a roll, each value typed from ``welcome.options`` (as the command
         line's ``--option``); ``ValueError`` for a key the extension does not have."""
-        from sidecar.options import parse_options
+        from sidecar.host.options import parse_options
         return parse_options(texts, {described["name"]: described
                                      for described in self.welcome.get("options") or []})
 

@@ -49,7 +49,7 @@ class ServerConfig:
     #: Whether players (not only GMs) may send their own physical dice.
     allow_player_dice: bool = False
     #: Where faces come from: ``secure`` (the OS's CSPRNG) or ``provable`` (committed
-    #: epoch seeds, checkable after their reveal: see sidecar.provable).
+    #: epoch seeds, checkable after their reveal: see sidecar.dice.provable).
     dice: str = "secure"
     #: Whether a clean stop reveals every table's current epoch (provable dice).
     reveal_on_stop: bool = True
@@ -59,7 +59,7 @@ class ServerConfig:
     #: tables only while the server runs).
     db: str = "sidecar.db"
     #: Where tables are kept instead of ``db``: ``redis://HOST:PORT/DB`` shares them with
-    #: every ``sidecar serve`` pointed at the same Redis (see sidecar.redis_store).
+    #: every ``sidecar serve`` pointed at the same Redis (see sidecar.stores.redis).
     store: str | None = None
 
     # Plugins

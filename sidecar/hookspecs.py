@@ -19,9 +19,11 @@ Two kinds of plugins:
 Every hook may be implemented with fewer arguments than specified: pluggy passes only the
 ones a function names. A misspelled hook name is refused when the plugin is loaded.
 
-**Who is called.** The ruleset hooks — :func:`sidecar_resolve`, :func:`sidecar_odds` — go
-to the plugin that owns the roll's ruleset (the one whose :func:`sidecar_rulesets` listed
-it) and to no other: no need to check ``roll.ruleset`` there. :func:`sidecar_render_text`
+**Who is called.** The owner-only hooks (marked *owner only* below:
+:func:`sidecar_resolve`, :func:`sidecar_react`, :func:`sidecar_initiative`,
+:func:`sidecar_odds`) go to the plugin that owns the roll's ruleset (the one whose
+:func:`sidecar_rulesets` listed it) and to no other: no need to check ``roll.ruleset``
+there. :func:`sidecar_render_text`
 goes to the owner first, then, only if it gives no text, to the plugins that own no
 ruleset (extensions) in turn. :func:`sidecar_max_spend` goes to the owner and to every
 plugin that owns no ruleset.
@@ -41,9 +43,9 @@ once at load). A third-party plugin's sync hooks run in a worker thread on copie
 roll and outcome (at most two such calls at once per plugin: more fail at once), its
 async hooks on the event loop on the same copies; either way under a deadline (``sidecar
 serve --plugin-timeout``, 0.25 s by default). Past it the call is skipped like a raise (a
-sync call still running is then interrupted at its next Python instruction; an async
-hook, which runs as a task of its own, is cancelled and no longer awaited: its roll is
-answered at the deadline, whatever the hook does with its ``CancelledError``). An async
+sync call still running keeps its thread until it returns: nothing is injected into it;
+an async hook, which runs as a task of its own, is cancelled and no longer awaited: its
+roll is answered at the deadline, whatever the hook does with its ``CancelledError``). An async
 hook still running 0.1 s after its cancellation ignores it (``except CancelledError:
 pass`` in a loop): it is disabled at once, and left to itself until the process exits. An
 async hook that holds the event loop for more than 50 ms between two awaits
@@ -64,7 +66,7 @@ at most 12 deep; an extension's result, and the notes it adds, at most 4,096 in 
 plugin is loaded: every key must be one its type knows, of the right type, ``min`` at most
 ``max``, a ``default`` a valid value (in range, among the ``choices``), texts a string or
 ``{"fr", "en"}``. A mistake stops ``sidecar serve`` with one line naming the plugin, the
-hook, the description and the key (see :mod:`sidecar.descriptions` for every key).
+hook, the description and the key (see :mod:`sidecar.host.descriptions` for every key).
 
 **Versions and deprecations.** :data:`HOOKS_API` is the version of these hooks
 (``major.minor``), which ``welcome`` (``server.hooks``) and ``sidecar plugins`` show. A
@@ -86,7 +88,7 @@ from typing import TYPE_CHECKING, Any
 from sidecar.markers import hookspec
 
 if TYPE_CHECKING:
-    from sidecar.dice import Dice
+    from sidecar.dice.sources import Dice
     from sidecar.model import Outcome, Roll
 
 #: The version of the hooks below (``major.minor``): see "Versions and deprecations".
@@ -109,6 +111,18 @@ def deprecated(old: str, *, instead: str, since: str) -> HookDeprecationWarning:
         f"'{old}' is deprecated since hooks API {since} and goes away at the next major "
         f"version: use '{instead}' / « {old} » est obsolète depuis l'API des hooks {since} "
         f"et disparaît à la prochaine version majeure : utilisez « {instead} »")
+
+
+#: The attribute :func:`owner_only` sets on a hook specification.
+OWNER_ONLY_ATTRIBUTE = "sidecar_owner_only"
+
+
+def owner_only(spec: Any) -> Any:
+    """Mark a hook as the ruleset's own: it is called on the plugin that owns the roll's
+    ruleset, and on no other plugin (so exactly one implementation answers; pluggy's
+    ``firstresult`` plays no part)."""
+    setattr(spec, OWNER_ONLY_ATTRIBUTE, True)
+    return spec
 
 
 # ---------------------------------------------------------------------------------------
@@ -157,7 +171,8 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
+@owner_only
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
     """Resolve a roll of a ruleset this plugin provides, drawing every face from ``dice``.
 
@@ -166,7 +181,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
 
     :param roll: the roll, after the extensions' :func:`sidecar_modify_roll`;
         ``roll.params`` is validated with defaults filled in.
-    :param dice: where faces come from (a :class:`~sidecar.dice.Dice`):
+    :param dice: where faces come from (a :class:`~sidecar.dice.sources.Dice`):
         ``dice.roll(sides)`` returns one face, ``dice.roll_many(count, sides)`` several,
         ``dice.rolled`` lists those drawn. Behind it: the secure random source, the
         verifiable dice (``--dice provable``) or the faces a person entered (physical dice,
@@ -195,7 +210,8 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
+@owner_only
 def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice
                   ) -> Outcome | dict[str, Any] | None:
     """Resolve a decision taken after the dice: ``choice`` among the ``choices`` an
@@ -261,7 +277,8 @@ def sidecar_max_spend(roll: Roll, outcome: Outcome | None, choice: str | None
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
+@owner_only
 def sidecar_initiative(roll: Roll, entries: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Order characters of this plugin's ruleset for the initiative of a scene.
 
@@ -310,7 +327,8 @@ def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
+@owner_only
 def sidecar_odds(roll: Roll) -> dict[str, Any] | None:
     """Compute the exact odds of a roll of a ruleset this plugin provides.
 
@@ -419,3 +437,8 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     the five kinds, ``label`` ``{"fr", "en"}``): an outcome left invalid is undone, like a
     raise. The host records your plugin in ``outcome.applied`` when you changed something.
     """
+
+
+#: The owner-only hooks (marked :func:`owner_only` above).
+OWNER_ONLY = tuple(name for name, value in list(globals().items())
+                   if name.startswith("sidecar_") and getattr(value, OWNER_ONLY_ATTRIBUTE, False))

@@ -52,8 +52,8 @@ import pytest
 
 if TYPE_CHECKING:
     from sidecar.client import SidecarClient
-    from sidecar.plugins import PluginHost
-    from sidecar.server import SidecarServer
+    from sidecar.host.plugins import PluginHost
+    from sidecar.server.connections import SidecarServer
 
 __all__ = [
     "Enumeration", "TableClient", "TableServer", "check_descriptions",
@@ -96,8 +96,8 @@ def make_host(plugins: Iterable[Any] | Mapping[str, Any] = (), *,
     (objects, or a map name → object) registered as third-party plugins (``trusted=True``:
     inline like the built-ins) — an installed plugin passed here replaces its installed
     self. The load-time checks run as at start-up; a failing one raises
-    :class:`sidecar.plugins.PluginLoadError` naming the plugin."""
-    from sidecar.plugins import PluginHost
+    :class:`sidecar.host.plugins.PluginLoadError` naming the plugin."""
+    from sidecar.host.plugins import PluginHost
 
     named = _named(plugins)
     host = PluginHost(timeout=timeout)
@@ -163,7 +163,7 @@ def resolve(plugin: Any, ruleset: str, params: dict[str, Any] | None = None, *,
     would get it.
     """
     async def work(host: PluginHost) -> dict[str, Any]:
-        from sidecar.pipeline import RollPipeline
+        from sidecar.host.pipeline import RollPipeline
 
         pipeline = RollPipeline(host)
         roll = pipeline.prepare(ruleset, params or {}, options=options, by=BY, label=label,
@@ -180,7 +180,7 @@ def odds(plugin: Any, ruleset: str, params: dict[str, Any] | None = None, *,
     them: ``p_success``, ``kinds`` (all five) and the ruleset's own fields
     (``distribution``)."""
     async def work(host: PluginHost) -> dict[str, Any]:
-        from sidecar.pipeline import RollPipeline
+        from sidecar.host.pipeline import RollPipeline
 
         pipeline = RollPipeline(host)
         return await pipeline.odds(pipeline.prepare(ruleset, params or {}, options=options,
@@ -216,7 +216,7 @@ def enumerate_rolls(plugin: Any, ruleset: str, params: dict[str, Any] | None = N
     ``max_dice`` and ``max_sequences`` bound the work: a roll drawing more dice, or needing
     more sequences, fails the test (enumeration is for small cases)."""
     async def work(host: PluginHost) -> Enumeration:
-        from sidecar.pipeline import RollPipeline
+        from sidecar.host.pipeline import RollPipeline
         from sidecar.protocol.errors import ProtocolError
 
         pipeline = RollPipeline(host)
@@ -289,7 +289,7 @@ def check_descriptions(plugin: Any, *, name: str | None = None) -> dict[str, Any
     fields it adds to others'), its options. A problem fails the test with the host's
     message (naming the plugin and the key). Returns what was described:
     ``{"rulesets": {name: params}, "sheets": {ruleset: fields}, "options": … or None}``."""
-    from sidecar.plugins import PluginLoadError
+    from sidecar.host.plugins import PluginLoadError
 
     own = name or plugin_name(plugin)
     try:
@@ -332,7 +332,7 @@ class TableServer:
 
     def start(self) -> TableServer:
         from sidecar.config import ServerConfig, new_token
-        from sidecar.server import SidecarServer
+        from sidecar.server.connections import SidecarServer
 
         config = ServerConfig(host="127.0.0.1", port=0, db=":memory:", gm_token=new_token(),
                               player_token=new_token(), ping_interval=None,

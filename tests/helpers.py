@@ -11,9 +11,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from sidecar.config import ServerConfig
-from sidecar.plugins import PluginHost, default_host
+from sidecar.host.plugins import PluginHost, default_host
 from sidecar.protocol.codec import CLIENT_FRAME_BYTES, decode, encode
-from sidecar.server import SidecarServer
+from sidecar.server.connections import SidecarServer
 
 GM_TOKEN = "gm-secret-token"
 PLAYER_TOKEN = "player-secret-token"
@@ -35,13 +35,39 @@ def run(coro: Any, timeout: float = 60) -> Any:
     return asyncio.run(bounded())
 
 
-@contextlib.asynccontextmanager
-async def running_server(host: PluginHost | None = None, **overrides: Any
-                         ) -> AsyncIterator[SidecarServer]:
+def hello(table: str = "t", name: str = "Aengus", role: str = "player",
+          token: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The ``hello`` a member sends first, with the tests' token for its role unless
+    ``token`` is given (an observer sends none unless given). ``extra``: ``resume`` and
+    the like. Every test's hello is built here."""
+    if token is None and role != "observer":
+        token = GM_TOKEN if role == "gm" else PLAYER_TOKEN
+    message = {"type": "hello", "protocol": 1, "table": table, "name": name, "role": role,
+               **extra}
+    if token is not None:
+        message["token"] = token
+    return message
+
+
+async def start_server(host: PluginHost | None = None, **overrides: Any) -> SidecarServer:
+    """The one way the tests start a sidecar in their own process: the tests' config
+    (loopback, free port, known tokens, a journal in memory) with ``overrides``, the
+    built-in plugins (and ``plugins_dir``'s) unless ``host`` is given. Stop it with
+    ``await server.stop()``; :func:`running_server` does both, and
+    :class:`tests.live_server.LiveServer` runs it in a thread."""
     config = make_config(**overrides)
     server = SidecarServer(config, host=host or default_host(
         config.plugins_dir, disabled=config.disabled_plugins))
     await server.start()
+    return server
+
+
+@contextlib.asynccontextmanager
+async def running_server(host: PluginHost | None = None, **overrides: Any
+                         ) -> AsyncIterator[SidecarServer]:
+    """``async with running_server(...) as server:`` — :func:`start_server`, stopped at
+    the end."""
+    server = await start_server(host, **overrides)
     try:
         yield server
     finally:
@@ -58,7 +84,12 @@ class Peer:
 
     @classmethod
     async def open(cls, server: SidecarServer, *, binary: bool = True, **kwargs: Any) -> Peer:
-        ws = await connect(server.url, compression=None, max_size=1 << 22, **kwargs)
+        return await cls.connect(server.url, binary=binary, **kwargs)
+
+    @classmethod
+    async def connect(cls, url: str, *, binary: bool = True, **kwargs: Any) -> Peer:
+        """A peer on any server's URL (a process, a proxy): ``kwargs`` go to websockets."""
+        ws = await connect(url, **{"compression": None, "max_size": 1 << 22, **kwargs})
         return cls(ws, binary)
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -115,13 +146,8 @@ class Peer:
 
     async def join(self, table: str = "t", name: str = "Aengus", role: str = "player",
                    token: str | None = None, **extra: Any) -> dict[str, Any]:
-        if token is None and role != "observer":
-            token = GM_TOKEN if role == "gm" else PLAYER_TOKEN
-        hello = {"type": "hello", "protocol": 1, "table": table, "name": name, "role": role,
-                 **extra}
-        if token is not None:
-            hello["token"] = token
-        await self.send(hello)
+        """Send :func:`hello` and return the welcome (failing on anything else)."""
+        await self.send(hello(table, name, role, token, **extra))
         welcome = await self.recv()
         assert welcome["type"] == "welcome", welcome
         return welcome

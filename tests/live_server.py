@@ -1,5 +1,6 @@
-"""A real sidecar in a background thread, for tests whose client is not asyncio (a browser,
-Node, a subprocess): start it, hand out its URLs, stop it, start it again on the same port."""
+"""The tests' in-process sidecar (:func:`tests.helpers.start_server`) in a background
+thread, for tests whose client is not asyncio (a browser, Node, a subprocess): start it,
+hand out its URLs, stop it, start it again on the same port."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import threading
 from typing import Any
 
 from sidecar.client import SidecarClient
-from sidecar.server import SidecarServer
-from tests.helpers import make_config
+from sidecar.server.connections import SidecarServer
+from tests.helpers import start_server
 
 
 class LiveServer:
@@ -28,11 +29,7 @@ class LiveServer:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def start(self, **more: Any) -> LiveServer:
-        async def boot() -> SidecarServer:
-            server = SidecarServer(make_config(**{**self.overrides, **more}))
-            await server.start()
-            return server
-        self.server = self.call(boot())
+        self.server = self.call(start_server(**{**self.overrides, **more}))
         # Restarts keep the port, as a restarted `sidecar serve --port N` would.
         self.overrides["port"] = self.server.port
         return self

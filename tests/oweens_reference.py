@@ -3,7 +3,7 @@ placement of augmentations by exhaustive search.
 
 The odds engine visits every (non-1 dice, cheap steps, natural successes) state one by
 one; it was checked against exhaustive enumeration of the real roll code.
-``sidecar.rulesets.oweens.exact_odds`` must give exactly the same integers
+``sidecar.rulesets.oweens_odds.exact_odds`` must give exactly the same integers
 (tests/test_oweens_odds.py compares them).
 """
 
@@ -14,7 +14,7 @@ from math import comb
 from typing import Any
 
 from sidecar.probability import odds_reply
-from sidecar.rulesets.oweens import die_successes
+from sidecar.rulesets.oweens_judging import die_successes
 
 
 def exhaustive_placement(faces: list[int], budget: int) -> tuple[int, int]:

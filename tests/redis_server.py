@@ -17,12 +17,7 @@ from pathlib import Path
 
 import pytest
 
-
-def free_port() -> int:
-    """A TCP port nobody listens on at the moment (loopback)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.support.serve import ServeProcess, free_port
 
 
 def redis_binary() -> str:
@@ -47,6 +42,9 @@ class RedisServer:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.appendfsync = appendfsync
         self.port = port or free_port()
+        #: A port of our choosing may be taken by another test (of another xdist worker)
+        #: between free_port() and the bind: the first start then picks another one.
+        self._may_move = port is None
         self.maxmemory = maxmemory
         #: Also listen on this Unix socket (``unix://`` stores).
         self.unixsocket = unixsocket
@@ -74,8 +72,13 @@ class RedisServer:
             if self.process.poll() is not None:
                 log = (self.folder / "redis.log")
                 text = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                if self._may_move and "Address already in use" in text:
+                    self.port = free_port()
+                    self._may_move = False
+                    return self.start(timeout)
                 pytest.fail(f"redis-server exited with {self.process.returncode}: {text}")
             if self.ping():
+                self._may_move = False  # restarts keep the port, as clients expect
                 return self
             time.sleep(0.02)  # a process starting: nothing to wait on but its port
         pytest.fail(f"redis-server did not answer on port {self.port} in {timeout} s")
@@ -122,6 +125,18 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+#: Clients of the Redis tests roll as fast as they can: the rate limit is not tested there.
+SERVE_ARGS = ("--rate-limit", "100000", "--log-level", "warning")
+
+
+class Sidecar(ServeProcess):
+    """``sidecar serve --store URL`` on its own free port, clients rolling as fast as
+    they can."""
+
+    def __init__(self, store: str, *args: str) -> None:
+        super().__init__("--store", store, *SERVE_ARGS, *args)
 
 
 @pytest.fixture

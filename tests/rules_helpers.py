@@ -11,18 +11,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import math
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+import sidecar
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 from sidecar.protocol.codec import decode, encode
 from sidecar.protocol.errors import ProtocolError
-from tests.helpers import GM_TOKEN
+from tests.helpers import hello
 from tests.live_server import LiveServer
 
 #: For statistical tests that need many rolls quickly: the same pipeline, no socket.
@@ -65,8 +69,7 @@ class TableUnderTest:
     def _join(self, name: str, locale: str) -> ClientConnection:
         ws = self.connections.enter_context(
             connect(self.live.url, compression=None, max_size=1 << 22))
-        ws.send(encode({"type": "hello", "protocol": 1, "table": "règles", "name": name,
-                        "role": "gm", "token": GM_TOKEN, "locale": locale}, binary=True))
+        ws.send(encode(hello("règles", name, "gm", locale=locale), binary=True))
         assert decode(ws.recv(timeout=5))["type"] == "welcome"
         return ws
 
@@ -161,3 +164,27 @@ def pipeline_result(ruleset: str, **params: Any) -> dict[str, Any]:
     """One roll with the secure dice, in process (for statistics)."""
     roll = PIPELINE.prepare(ruleset, params, by={"name": "stat", "role": "gm"})
     return call(PIPELINE.run(roll)).outcome.result
+
+
+def enumerate_real_rolls(ruleset: str, params: dict) -> tuple[Counter, Counter]:
+    """Every face sequence through the real ruleset code, each weighted by its exact
+    probability (sequences differ in length when a roll draws more dice on some faces,
+    e.g. twin rerolls): the distribution of kinds and of the main number."""
+    main = sidecar.odds(ruleset, params)["distribution"]["of"]
+    kinds: Counter = Counter()
+    mains: Counter = Counter()
+    pending: list[list[int]] = [[]]
+    while pending:
+        faces = pending.pop()
+        try:
+            outcome = call(PIPELINE.resolve(PIPELINE.prepare(ruleset, params), faces, {}, []))
+        except ProtocolError as error:
+            assert error.code == "bad_dice", error
+            sides = error.details["dice"][len(faces)]  # the next die the roll draws
+            pending.extend(faces + [face] for face in range(1, sides + 1))
+            continue
+        share = Fraction(1, math.prod(d["sides"] for d in outcome.dice))
+        kinds[outcome.result["kind"]] += share
+        mains[outcome.result.get(main)] += share
+    assert sum(kinds.values()) == 1
+    return kinds, mains

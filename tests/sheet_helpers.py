@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from sidecar.host.pipeline import Resolution, RollPipeline
+from sidecar.host.plugins import default_host
 from sidecar.model import Roll
-from sidecar.pipeline import Resolution, RollPipeline
-from sidecar.plugins import default_host
 
 HOST = default_host()
 PIPELINE = RollPipeline(HOST)

@@ -4,15 +4,8 @@ can be cancelled; it closes when everyone answered."""
 
 from __future__ import annotations
 
-from sidecar.plugins import default_host
-from tests import sheet_plugin
 from tests.helpers import Peer, run, running_server
-
-
-def _host():
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return host
+from tests.support.plugins import luck_host
 
 
 async def _table(server):
@@ -32,7 +25,7 @@ async def _table(server):
 
 def test_a_gm_asks_seats_for_a_roll_and_each_answers_once():
     async def scenario():
-        async with running_server(host=_host()) as server:
+        async with running_server(host=luck_host()) as server:
             gm, seats = await _table(server)
             carol = await Peer.open(server)
             await carol.join("t", "Carol")
@@ -76,7 +69,7 @@ def test_an_ask_can_be_cancelled_and_bad_asks_are_refused(tmp_path):
     db = str(tmp_path / "j.db")
 
     async def scenario():
-        async with running_server(host=_host(), db=db) as server:
+        async with running_server(host=luck_host(), db=db) as server:
             gm, seats = await _table(server)
             for fields, code in (({"to": ["Nobody"]}, "invalid_params"),
                                  ({"to": ["Alice"], "mode": "self"}, "invalid_params"),
@@ -92,7 +85,7 @@ def test_an_ask_can_be_cancelled_and_bad_asks_are_refused(tmp_path):
             ask = await gm.request({"type": "ask", "id": "a", "op": "open", "to": ["Alice"],
                                     "ruleset": "luck", "params": {}})
         # An open ask survives a restart; then it is cancelled.
-        async with running_server(host=_host(), db=db) as server:
+        async with running_server(host=luck_host(), db=db) as server:
             gm = await Peer.open(server)
             await gm.join("t", "MJ", "gm")
             listing = await gm.request({"type": "ask", "id": "l", "op": "list"})

@@ -24,7 +24,7 @@ import pytest
 
 from sidecar.client import SidecarClient
 from tests.helpers import GM_TOKEN, run
-from tests.test_cli import ROOT, ServeProcess
+from tests.support.serve import ROOT, ServeProcess
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ RULESETS = ("oweens", "ladder", "bloodlust", "d6code", "seuil", "dice")
 
 
 def test_the_matrix_covers_every_built_in_ruleset() -> None:
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     host = default_host(None)
     try:

@@ -11,15 +11,12 @@ import asyncio
 import contextlib
 import json
 import os
-import re
-import signal
 import socket
 import sqlite3
 import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,84 +24,30 @@ import msgpack
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
+from tests.helpers import GM_TOKEN, Peer, hello, run
+from tests.support.plugins import write_plugins
+from tests.support.raw import raw_client, read_until_closed, send_raw
+from tests.support.serve import ROOT, ServeProcess
 
-ROOT = Path(__file__).resolve().parent.parent
 #: The bound stated for the server's resident memory under the attacks of item 2 (it
 #: starts near 45 MiB; unbounded buffers took it past 240 MiB).
 RSS_BOUND_MIB = 150
 
 
-class Serve:
-    """``sidecar serve`` as a child process; ``with Serve(tmp_path) as server:``."""
-
-    def __init__(self, tmp: Path, *extra: str, plugins: dict[str, str] | None = None,
-                 db: Path | None = None) -> None:
-        self.tmp = tmp
-        self.args = list(extra)
-        if plugins:
-            directory = tmp / "plugins"
-            directory.mkdir(exist_ok=True)
-            for name, source in plugins.items():
-                (directory / f"{name}.py").write_text(textwrap.dedent(source))
-            self.args += ["--plugins-dir", str(directory)]
-        self.db = db or tmp / "journal.db"
-        self.log = tmp / "server.log"
-        self.proc: subprocess.Popen[str] | None = None
-        self.url = ""
-        self.port = 0
-
-    def start(self) -> Serve:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "serve", "--port", "0", "--db", str(self.db),
-             "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN, *self.args],
-            stdout=subprocess.PIPE, stderr=self.log.open("w"), text=True, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            found = re.search(r"WebSocket (ws://\S+)", line)
-            if found:
-                self.url = found.group(1)
-                self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
-                return self
-            if not line:
-                break
-        raise RuntimeError(f"sidecar serve did not start: {self.log.read_text()[-2000:]}")
-
-    def __enter__(self) -> Serve:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-
-    def rss_mib(self) -> float:
-        assert self.proc is not None
-        with open(f"/proc/{self.proc.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop_within(self, seconds: float) -> int | None:
-        """SIGTERM, then the exit code if the process ended within ``seconds``."""
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(seconds)
-        except subprocess.TimeoutExpired:
-            return None
+def serve(tmp: Path, *extra: str, plugins: dict[str, str] | None = None,
+          db: Path | None = None) -> ServeProcess:
+    """``sidecar serve`` with its journal in ``tmp`` (or ``db``), its standard error in
+    ``tmp/server.log``, and ``plugins`` (name: source) in a folder of their own."""
+    args = ["--db", str(db or tmp / "journal.db"), *extra]
+    if plugins:
+        args += ["--plugins-dir", str(write_plugins(tmp / "plugins", **plugins))]
+    return ServeProcess(*args, log=tmp / "server.log")
 
 
 class RssWatch:
     """Samples a process's RSS in a thread; ``peak`` is the highest seen."""
 
-    def __init__(self, server: Serve) -> None:
+    def __init__(self, server: ServeProcess) -> None:
         self.server = server
         self.peak = server.rss_mib()
         self.done = threading.Event()
@@ -124,64 +67,9 @@ class RssWatch:
         return self.peak
 
 
-# -- raw sockets: clients that never read ---------------------------------------------------
+# -- clients (those that never read: tests/support/raw.py) ----------------------------------
 
-def masked_frame(payload: bytes, opcode: int = 0x2) -> bytes:
-    mask = os.urandom(4)
-    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    length = len(payload)
-    if length < 126:
-        head = bytes([0x80 | opcode, 0x80 | length])
-    elif length < 65536:
-        head = bytes([0x80 | opcode, 0x80 | 126]) + length.to_bytes(2, "big")
-    else:
-        head = bytes([0x80 | opcode, 0x80 | 127]) + length.to_bytes(8, "big")
-    return head + mask + body
-
-
-def raw_client(port: int, hello: dict[str, Any] | None) -> socket.socket:
-    """A WebSocket client over a bare socket with a tiny receive buffer; sends ``hello``
-    and reads nothing after the handshake (blocking: call it in a thread)."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: it counts
-    sock.settimeout(10)
-    sock.connect(("127.0.0.1", port))
-    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                  "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-    response = b""
-    while b"\r\n\r\n" not in response:
-        response += sock.recv(1)
-    assert b" 101 " in response.split(b"\r\n")[0], response
-    if hello is not None:
-        sock.sendall(masked_frame(msgpack.packb(hello)))
-    return sock
-
-
-def send_raw(sock: socket.socket, message: dict[str, Any]) -> None:
-    sock.sendall(masked_frame(msgpack.packb(message)))
-
-
-def read_until_closed(sock: socket.socket, timeout: float = 20, most: int = 64 << 20
-                      ) -> tuple[bool, int]:
-    """Read what the server sent until it closes the connection: (closed?, bytes read).
-    ``closed`` is false if it still kept the connection open after ``timeout`` seconds."""
-    sock.settimeout(timeout)
-    total = 0
-    try:
-        while total < most:
-            chunk = sock.recv(1 << 16)
-            if not chunk:
-                return True, total
-            total += len(chunk)
-    except ConnectionResetError:
-        return True, total
-    except TimeoutError:
-        return False, total
-    return False, total
-
-
-async def gm(server: Serve, table: str = "t", **extra: Any) -> Peer:
+async def gm(server: ServeProcess, table: str = "t", **extra: Any) -> Peer:
     peer = await Peer.open(server)
     await peer.join(table=table, name="MJ", role="gm", **extra)
     return peer
@@ -216,7 +104,7 @@ EXITING_PLUGIN = """
 
 
 def test_1_plugin_calling_sys_exit_does_not_end_the_server(tmp_path):
-    with Serve(tmp_path, plugins={"sortie": EXITING_PLUGIN}) as server:
+    with serve(tmp_path, plugins={"sortie": EXITING_PLUGIN}) as server:
         async def scenario() -> None:
             peer = await gm(server)
             await peer.roll(label="exit")
@@ -238,7 +126,7 @@ GENERATOR_EXIT_PLUGIN = """
 
 
 def test_1_generator_exit_from_a_plugins_thread_is_its_failure(tmp_path):
-    with Serve(tmp_path, plugins={"generatrice": GENERATOR_EXIT_PLUGIN}) as server:
+    with serve(tmp_path, plugins={"generatrice": GENERATOR_EXIT_PLUGIN}) as server:
         async def scenario() -> None:
             peer = await gm(server)
             outcome = await peer.roll(label="fin")
@@ -255,14 +143,13 @@ def test_1_generator_exit_from_a_plugins_thread_is_its_failure(tmp_path):
 # -- 2. unbounded buffers, and a SIGTERM that hangs ----------------------------------------
 
 def test_2_resume_observer_that_never_reads_is_closed_and_memory_stays_bounded(tmp_path):
-    with Serve(tmp_path, "--rate-limit", "0") as server:
+    with serve(tmp_path, "--rate-limit", "0") as server:
         async def scenario() -> float:
             peer = await gm(server)
             # enough to replay that the replay itself stalls on the unread socket
             await roll_many(peer, 600)
-            sleeper = await asyncio.to_thread(raw_client, server.port, {
-                "type": "hello", "protocol": 1, "table": "t", "name": "Dormeur",
-                "role": "observer", "resume": 0})
+            sleeper = await asyncio.to_thread(raw_client, server.port,
+                                              hello("t", "Dormeur", "observer", resume=0))
             watch = RssWatch(server)
             await roll_many(peer, 3000)  # ~5 MB of outcomes, none of them read
             closed, read = await asyncio.to_thread(read_until_closed, sleeper, 10)
@@ -278,13 +165,13 @@ def test_2_resume_observer_that_never_reads_is_closed_and_memory_stays_bounded(t
 
 
 def test_2_history_readers_that_never_read_are_closed_and_memory_stays_bounded(tmp_path):
-    with Serve(tmp_path, "--rate-limit", "0") as server:
+    with serve(tmp_path, "--rate-limit", "0") as server:
         async def scenario() -> float:
             peer = await gm(server)
             await roll_many(peer, 1000)
-            sleepers = [await asyncio.to_thread(raw_client, server.port, {
-                "type": "hello", "protocol": 1, "table": "t", "name": f"Lecteur{i}",
-                "role": "observer"}) for i in range(5)]
+            sleepers = [await asyncio.to_thread(raw_client, server.port,
+                                                hello("t", f"Lecteur{i}", "observer"))
+                        for i in range(5)]
             watch = RssWatch(server)
 
             async def readers_seated() -> int:
@@ -330,14 +217,14 @@ STUCK_PLUGIN = """
 
 
 def test_2_sigterm_stops_the_server_within_5_s_whatever_its_clients_and_plugins_do(tmp_path):
-    with Serve(tmp_path, "--rate-limit", "0", plugins={"colle": STUCK_PLUGIN}) as server:
+    with serve(tmp_path, "--rate-limit", "0", plugins={"colle": STUCK_PLUGIN}) as server:
         async def scenario() -> list[socket.socket]:
             peer = await gm(server)
             await roll_many(peer, 300)
             await peer.roll(label="bloque")  # its plugin call never returns
-            sleepers = [await asyncio.to_thread(raw_client, server.port, {
-                "type": "hello", "protocol": 1, "table": "t", "name": f"Dormeur{i}",
-                "role": "observer", "resume": 0}) for i in range(3)]
+            sleepers = [await asyncio.to_thread(raw_client, server.port,
+                                                hello("t", f"Dormeur{i}", "observer", resume=0))
+                        for i in range(3)]
             for sock in sleepers:
                 for _ in range(10):
                     await asyncio.to_thread(send_raw, sock, {"type": "history", "limit": 500})
@@ -361,8 +248,9 @@ LOOP_HOLDER = """
 """
 
 
+@pytest.mark.slow  # waits out a plugin holding the loop
 def test_2_sigterm_stops_the_server_within_5_s_even_while_a_plugin_holds_the_loop(tmp_path):
-    with Serve(tmp_path, plugins={"glacier": LOOP_HOLDER}) as server:
+    with serve(tmp_path, plugins={"glacier": LOOP_HOLDER}) as server:
         async def scenario() -> None:
             peer = await gm(server)
             assert (await peer.roll())["type"] == "outcome"
@@ -385,7 +273,7 @@ def test_2_sigterm_stops_the_server_within_5_s_even_while_a_plugin_holds_the_loo
 # -- 3. amplification ---------------------------------------------------------------------
 
 def test_3_long_strings_big_events_and_big_history_pages_are_bounded(tmp_path):
-    with Serve(tmp_path, "--rate-limit", "0") as server:
+    with serve(tmp_path, "--rate-limit", "0") as server:
         async def scenario() -> None:
             peer = await gm(server)
             huge = "z" * 60_000
@@ -422,7 +310,7 @@ def test_3_long_strings_big_events_and_big_history_pages_are_bounded(tmp_path):
 # -- 4. a failed journal write burns a seq, state and the id -------------------------------
 
 def test_4_lone_surrogate_is_refused_at_the_door_and_burns_nothing(tmp_path):
-    with Serve(tmp_path, "--rate-limit", "0") as server:
+    with serve(tmp_path, "--rate-limit", "0") as server:
         async def scenario() -> None:
             peer = await Peer.open(server, binary=False)
             await peer.join(name="MJ", role="gm")
@@ -438,11 +326,10 @@ def test_4_lone_surrogate_is_refused_at_the_door_and_burns_nothing(tmp_path):
 # -- 5. observers exhaust tables and seats -------------------------------------------------
 
 def test_5_observers_cannot_create_tables(tmp_path):
-    with Serve(tmp_path) as server:
+    with serve(tmp_path) as server:
         async def scenario() -> None:
             peer = await Peer.open(server)
-            await peer.send({"type": "hello", "protocol": 1, "table": "vide-1",
-                             "name": "Curieux", "role": "observer"})
+            await peer.send(hello("vide-1", "Curieux", "observer"))
             reply = await peer.recv()
             assert reply["type"] == "error", reply
         run(scenario(), timeout=30)
@@ -459,7 +346,7 @@ async def _presence_until(peer: Peer, names: list[str]) -> None:
 
 
 def test_6_join_leave_loops_do_not_send_a_presence_per_change(tmp_path):
-    with Serve(tmp_path) as server:
+    with serve(tmp_path) as server:
         async def scenario() -> None:
             watcher = await gm(server)
             members = [await Peer.open(server) for _ in range(20)]
@@ -501,7 +388,7 @@ BLOCKING_ASYNC_PLUGIN = """
 
 
 def test_7_an_async_hook_blocking_the_loop_is_blamed(tmp_path):
-    with Serve(tmp_path, plugins={"glace": BLOCKING_ASYNC_PLUGIN}) as server:
+    with serve(tmp_path, plugins={"glace": BLOCKING_ASYNC_PLUGIN}) as server:
         async def scenario() -> None:
             peer = await gm(server)
             await peer.roll(label="gel")
@@ -543,7 +430,7 @@ BRIEF_BLOCKER_PLUGIN = """
 
 
 def test_7_only_the_plugin_that_holds_the_loop_is_blamed_even_under_its_deadline(tmp_path):
-    with Serve(tmp_path, plugins={"patient": PATIENT_PLUGIN, "bloqueur": LONG_BLOCKER_PLUGIN,
+    with serve(tmp_path, plugins={"patient": PATIENT_PLUGIN, "bloqueur": LONG_BLOCKER_PLUGIN,
                                   "bref": BRIEF_BLOCKER_PLUGIN}) as server:
         async def scenario() -> None:
             at_b, at_a, at_c = [await gm(server, table=t) for t in "bac"]
@@ -581,7 +468,7 @@ HUGE_INT_PLUGIN = """
 
 
 def test_8_an_integer_above_2_64_from_a_plugin_does_not_poison_the_table(tmp_path):
-    with Serve(tmp_path, plugins={"enorme": HUGE_INT_PLUGIN}) as server:
+    with serve(tmp_path, plugins={"enorme": HUGE_INT_PLUGIN}) as server:
         async def scenario() -> None:
             peer = await gm(server)
             # the extension is left out of the roll (and counted), the roll goes on
@@ -618,7 +505,7 @@ SPOILER_PLUGIN = """
 
 
 def test_8_an_extension_cannot_make_every_roll_fail_without_being_blamed(tmp_path):
-    with Serve(tmp_path, plugins={"gacheur": SPOILER_PLUGIN}) as server:
+    with serve(tmp_path, plugins={"gacheur": SPOILER_PLUGIN}) as server:
         async def scenario() -> None:
             peer = await gm(server)
             for label in ("surrogate", "profond", "long", "liste"):
@@ -638,7 +525,7 @@ def test_8_an_extension_cannot_make_every_roll_fail_without_being_blamed(tmp_pat
 # -- 9. overflows and duplicate headers ----------------------------------------------------
 
 def test_9_history_after_past_2_63_is_answered_without_internal_error(tmp_path):
-    with Serve(tmp_path) as server:
+    with serve(tmp_path) as server:
         async def scenario() -> None:
             peer = await gm(server)
             reply = await peer.request({"type": "history", "id": "h", "after": 2**63 + 1})
@@ -657,7 +544,7 @@ def test_9_history_after_past_2_63_is_answered_without_internal_error(tmp_path):
 # -- 10. rate limits on every request, on token guesses, and on logs -----------------------
 
 def test_10_every_request_is_rate_limited_and_errors_are_logged_once_per_interval(tmp_path):
-    with Serve(tmp_path, "--rate-limit", "20") as server:
+    with serve(tmp_path, "--rate-limit", "20") as server:
         async def scenario() -> None:
             host = await Peer.open(server)  # a GM opens the table the observer watches
             await host.join(name="MJ", role="gm")
@@ -690,11 +577,10 @@ def test_10_every_request_is_rate_limited_and_errors_are_logged_once_per_interva
 
 
 def test_10_token_guessing_is_throttled_per_address(tmp_path):
-    with Serve(tmp_path) as server:
+    with serve(tmp_path) as server:
         async def guess(token: str) -> tuple[str, str]:
             peer = await Peer.open(server)
-            await peer.send({"type": "hello", "protocol": 1, "table": "t", "name": "Intrus",
-                             "role": "gm", "token": token})
+            await peer.send(hello("t", "Intrus", "gm", token))
             reply = await peer.recv()
             await peer.close()
             return reply["type"], reply.get("code", "")
@@ -719,7 +605,7 @@ def test_10_token_guessing_is_throttled_per_address(tmp_path):
 
 def test_11_a_journal_with_corrupted_pages_is_refused_at_start(tmp_path):
     db = tmp_path / "corrupt.db"
-    with Serve(tmp_path, "--rate-limit", "0", db=db) as server:
+    with serve(tmp_path, "--rate-limit", "0", db=db) as server:
         async def scenario() -> None:
             peer = await gm(server)
             await roll_many(peer, 400)
@@ -733,7 +619,7 @@ def test_11_a_journal_with_corrupted_pages_is_refused_at_start(tmp_path):
         raw[start:start + 200] = os.urandom(200)
     db.write_bytes(bytes(raw))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sidecar.cli", "serve", "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "sidecar.cli.main", "serve", "--port", "0", "--db", str(db)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         code = proc.wait(20)
@@ -749,7 +635,7 @@ def test_11_a_journal_with_corrupted_pages_is_refused_at_start(tmp_path):
 # -- 12. side channels ---------------------------------------------------------------------
 
 def test_12_a_secret_roll_does_not_change_what_others_see_of_theirs(tmp_path):
-    with Serve(tmp_path, "--allow-player-dice") as server:
+    with serve(tmp_path, "--allow-player-dice") as server:
         async def botch(peer: Peer, mode: str) -> dict[str, Any]:
             return await peer.roll(params={"pool": 1}, dice=[1], mode=mode,
                                    options={"blank_botch": {}})

@@ -20,8 +20,8 @@ from typing import Any
 import msgpack
 
 from sidecar.client import SidecarClient
-from tests.helpers import GM_TOKEN, Peer, run
-from tests.test_cli import ServeProcess, sidecar
+from tests.helpers import GM_TOKEN, Peer, hello, run
+from tests.support.serve import ServeProcess, sidecar
 
 SEATS = [f"{i:02d} " + "Siège-" * 10 + "x" for i in range(50)]
 CHARACTERS = {f"{i:04d} " + "Personnage " * 5 + "y" * 4: SEATS[i % 50] for i in range(1000)}
@@ -63,8 +63,7 @@ def _decoded(frame: bytes) -> dict[str, Any]:
 
 async def _welcome_frame(server: ServeProcess, table: str) -> tuple[Peer, bytes]:
     peer = await Peer.open(server)
-    await peer.send({"type": "hello", "protocol": 1, "table": table, "name": "MJ2",
-                     "role": "gm", "token": GM_TOKEN})
+    await peer.send(hello(table, "MJ2", "gm"))
     frame = await asyncio.wait_for(peer.ws.recv(), 20)  # closed 1013 before
     return peer, frame
 

@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 from sidecar.protocol.errors import ProtocolError
 from sidecar.rulesets import bloodlust
 from tests.helpers import peers, run, running_server

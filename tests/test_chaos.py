@@ -13,61 +13,24 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import re
 import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-from websockets.asyncio.client import connect
+import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
-from sidecar.visibility import HIDDEN, audience
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
+from sidecar.table.visibility import HIDDEN, audience
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
+from tests.support.serve import free_port, serve_on
+
+pytestmark = pytest.mark.slow  # a server killed and restarted five times under load
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("public", "public", "gm", "blind", "self")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class ServerProcess:
-    """One run of ``sidecar serve`` on the given port and journal."""
-
-    def __init__(self, port: int, db: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "serve", "--port", str(port), "--db",
-             str(db), "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
-             "--rate-limit", "0", "--log-level", "warning", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if re.search(r"WebSocket ws://", line):
-                return
-            if not line:
-                break
-        raise RuntimeError("server did not start: " + self.proc.stderr.read())
-
-    def stop(self, sig: int) -> int:
-        self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=20)
-        errors = self.proc.stderr.read()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        assert "Traceback" not in errors, errors
-        return code
 
 
 class ChaosClient:
@@ -103,21 +66,17 @@ class ChaosClient:
         loop = asyncio.get_running_loop()
         while not done.is_set():
             try:
-                ws = await connect(self.url, open_timeout=2, close_timeout=1,
-                                   compression=None)
+                peer = await Peer.connect(self.url, open_timeout=2, close_timeout=1)
             except (OSError, InvalidHandshake, TimeoutError):
                 await asyncio.sleep(0.05)
                 continue
+            ws = peer.ws
             self.reconnects += 1
             reader = None
             try:
-                hello = {"type": "hello", "protocol": 1, "table": "chaos", "name": self.name,
-                         "role": self.role, "resume": self.last_seq}
                 # The observer too: it may come first, and opening a table takes a token.
-                hello["token"] = GM_TOKEN if self.role == "gm" else PLAYER_TOKEN
-                await ws.send(encode(hello, binary=True))
-                welcome = decode(await asyncio.wait_for(ws.recv(), 5))
-                assert welcome["type"] == "welcome", welcome
+                await peer.join("chaos", self.name, self.role, resume=self.last_seq,
+                                token=GM_TOKEN if self.role == "gm" else PLAYER_TOKEN)
                 reader = asyncio.create_task(self._read(ws))
                 while not done.is_set() and not reader.done():
                     if self.role == "observer" or not rolling.is_set():
@@ -166,16 +125,16 @@ def test_clients_survive_kills_and_restarts_with_exact_streams(tmp_path):
     async def scenario():
         rolling, done = asyncio.Event(), asyncio.Event()
         rolling.set()
-        server = ServerProcess(port, db)
+        server = serve_on(port, db)
         tasks = [asyncio.create_task(c.run(rolling, done)) for c in clients]
         try:
             for sig in (signal.SIGKILL, signal.SIGKILL, signal.SIGTERM, signal.SIGKILL,
                         signal.SIGTERM):
                 await asyncio.sleep(0.8)
-                code = await asyncio.to_thread(server.stop, sig)
+                code = await asyncio.to_thread(server.stop_checked, sig)
                 if sig == signal.SIGTERM:
                     assert code == 0, "SIGTERM must stop the server cleanly"
-                server = await asyncio.to_thread(ServerProcess, port, db)
+                server = await asyncio.to_thread(serve_on, port, db)
             await asyncio.sleep(0.8)
             rolling.clear()
             # let unacknowledged rolls settle and every stream catch up
@@ -194,7 +153,7 @@ def test_clients_survive_kills_and_restarts_with_exact_streams(tmp_path):
         finally:
             done.set()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await asyncio.to_thread(server.stop, signal.SIGTERM)
+            await asyncio.to_thread(server.stop_checked, signal.SIGTERM)
 
     run(scenario(), timeout=120)
     events = journal_events(db)

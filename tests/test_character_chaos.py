@@ -18,38 +18,40 @@ import signal
 import sqlite3
 from pathlib import Path
 
-from websockets.asyncio.client import connect
+import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol.codec import decode, encode
-from tests.helpers import GM_TOKEN, run
-from tests.test_chaos import ServerProcess, free_port
+from tests.helpers import Peer, run
+from tests.support.serve import ServeProcess, free_port, serve_on
+
+pytestmark = pytest.mark.slow  # a server killed and restarted under load
 
 ROOT = Path(__file__).resolve().parent.parent
 CHARACTERS = {"Ysolde": "Alice", "Brann": "Bob", "Gobelin": None}
 
 
-def serve(port: int, db: Path, plugins: Path) -> ServerProcess:
+def serve(port: int, db: Path, plugins: Path) -> ServeProcess:
     """``sidecar serve`` with the sheet ruleset of ``plugins``."""
-    return ServerProcess(port, db, "--plugins-dir", str(plugins))
+    return serve_on(port, db, "--plugins-dir", str(plugins))
 
 
-async def request(url: str, hello: dict, message: dict) -> dict:
-    async with connect(url, compression=None) as ws:
-        await ws.send(encode(hello, binary=True))
-        assert decode(await ws.recv())["type"] == "welcome"
-        await ws.send(encode(message, binary=True))
-        while True:
-            reply = decode(await asyncio.wait_for(ws.recv(), 5))
-            if reply.get("id") == message.get("id"):
-                return reply
+async def request(url: str, member: dict, message: dict) -> dict:
+    """Join as ``member`` (:meth:`Peer.join`'s arguments), send ``message``, return the
+    answer to it, leave."""
+    peer = await Peer.connect(url)
+    try:
+        await peer.join(**member)
+        return await peer.request(message)
+    finally:
+        await peer.close()
 
 
 class Roller:
     """Rolls as one character, reconnecting and re-sending its unanswered id."""
 
-    def __init__(self, url: str, hello: dict, character: str, seed: int) -> None:
-        self.url, self.hello, self.character = url, hello, character
+    def __init__(self, url: str, member: dict, character: str, seed: int) -> None:
+        self.url, self.member, self.character = url, member, character
         self.random = random.Random(seed)
         self.answered: dict[str, dict] = {}
         self.counter = 0
@@ -58,14 +60,13 @@ class Roller:
     async def run(self, done: asyncio.Event) -> None:
         while not done.is_set():
             try:
-                ws = await connect(self.url, open_timeout=2, close_timeout=1,
-                                   compression=None)
+                peer = await Peer.connect(self.url, open_timeout=2, close_timeout=1)
             except (OSError, InvalidHandshake, TimeoutError):
                 await asyncio.sleep(0.05)
                 continue
+            ws = peer.ws
             try:
-                await ws.send(encode(self.hello, binary=True))
-                assert decode(await asyncio.wait_for(ws.recv(), 5))["type"] == "welcome"
+                await peer.join(**self.member)
                 while not done.is_set():
                     if self.pending is None:
                         self.pending = f"{self.character}-{self.counter}"
@@ -121,35 +122,34 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
     db = tmp_path / "c.db"
     port = free_port()
     url = f"ws://127.0.0.1:{port}/ws"
-    gm_hello = {"type": "hello", "protocol": 1, "table": "c", "name": "MJ", "role": "gm",
-                "token": GM_TOKEN}
+    gm = {"table": "c", "name": "MJ", "role": "gm"}
 
     async def scenario():
         server = serve(port, db, plugins)
         tokens = {}
         for seat in ("Alice", "Bob"):
-            reply = await request(url, gm_hello, {"type": "seat", "id": f"s-{seat}",
+            reply = await request(url, gm, {"type": "seat", "id": f"s-{seat}",
                                                   "op": "add", "name": seat})
             tokens[seat] = reply["token"]
         for character, owner in CHARACTERS.items():
-            reply = await request(url, gm_hello, {
+            reply = await request(url, gm, {
                 "type": "sheet", "id": f"c-{character}", "op": "set",
                 "character": character, "ruleset": "luck", "owner": owner,
                 "values": {"luck": 3}})
             assert reply["type"] == "sheet", reply
         rollers = []
         for seed, (character, owner) in enumerate(CHARACTERS.items()):
-            hello = (gm_hello if owner is None else
-                     {"type": "hello", "protocol": 1, "table": "c", "name": owner,
-                      "role": "player", "token": tokens[owner]})
-            rollers.append(Roller(url, hello, character, seed))
+            member = (gm if owner is None else
+                     {"table": "c", "name": owner, "role": "player",
+                      "token": tokens[owner]})
+            rollers.append(Roller(url, member, character, seed))
         for _ in range(3):
             done = asyncio.Event()
             tasks = [asyncio.create_task(r.run(done)) for r in rollers]
             target = sum(len(r.answered) for r in rollers) + 30
             while sum(len(r.answered) for r in rollers) < target:
                 await asyncio.sleep(0.01)
-            server.stop(signal.SIGKILL)  # mid-load: rolls are in flight
+            server.stop_checked(signal.SIGKILL)  # mid-load: rolls are in flight
             await asyncio.sleep(0.1)
             server = serve(port, db, plugins)
             target += 15
@@ -161,14 +161,14 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
         roller = rollers[0]
         rid, original = next((rid, reply) for rid, reply in roller.answered.items()
                              if reply["type"] == "outcome")
-        before = (await request(url, gm_hello, {"type": "sheet", "id": "l1", "op": "list"}))
-        again = await request(url, roller.hello, {"type": "roll", "id": rid,
+        before = (await request(url, gm, {"type": "sheet", "id": "l1", "op": "list"}))
+        again = await request(url, roller.member, {"type": "roll", "id": rid,
                                                   "ruleset": "luck", "params": {"cost": 1},
                                                   "character": roller.character})
         assert again["duplicate"] is True and again["seq"] == original["seq"]
-        after = await request(url, gm_hello, {"type": "sheet", "id": "l2", "op": "list"})
+        after = await request(url, gm, {"type": "sheet", "id": "l2", "op": "list"})
         assert after["characters"] == before["characters"]
-        server.stop(signal.SIGKILL)
+        server.stop_checked(signal.SIGKILL)
         return {c["character"]: c["values"]["luck"] for c in after["characters"]}
 
     served = run(scenario(), timeout=180)

@@ -8,15 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.plugins import default_host
-from tests import sheet_plugin
+from sidecar.host.plugins import default_host
 from tests.helpers import Peer, run, running_server
-
-
-def _host():
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return host
+from tests.support.plugins import luck_host
 
 
 async def _table(server):
@@ -36,7 +30,7 @@ async def _set(gm, rid="c", **fields):
 
 def test_welcome_describes_each_rulesets_sheet():
     async def scenario():
-        async with running_server(host=_host()) as server:
+        async with running_server(host=luck_host()) as server:
             gm = await Peer.open(server)
             welcome = await gm.join("t", "MJ", "gm")
             sheets = {r["name"]: r["sheet"] for r in welcome["rulesets"]}
@@ -47,7 +41,7 @@ def test_welcome_describes_each_rulesets_sheet():
 
 def test_set_creates_with_defaults_changes_given_fields_and_is_journaled():
     async def scenario():
-        async with running_server(host=_host()) as server:
+        async with running_server(host=luck_host()) as server:
             gm, alice, _ = await _table(server)
             made = await _set(gm, values={"skill": 4}, reason="création")
             assert made["type"] == "sheet" and made["op"] == "set"
@@ -77,7 +71,7 @@ def test_set_creates_with_defaults_changes_given_fields_and_is_journaled():
 
 def test_rolling_as_a_character_spends_in_the_outcome_and_insufficient_spends_nothing():
     async def scenario():
-        async with running_server(host=_host()) as server:
+        async with running_server(host=luck_host()) as server:
             gm, alice, _ = await _table(server)
             await _set(gm, values={"luck": 2, "skill": 3})
             seq = (await gm.request({"type": "history", "id": "h"}))["next"]
@@ -100,7 +94,7 @@ def test_rolling_as_a_character_spends_in_the_outcome_and_insufficient_spends_no
 
 def test_who_may_roll_which_character():
     async def scenario():
-        async with running_server(host=_host()) as server:
+        async with running_server(host=luck_host()) as server:
             gm, alice, _ = await _table(server)
             await _set(gm)
             await _set(gm, "npc", character="Gobelin", owner=None)
@@ -123,7 +117,7 @@ def test_who_may_roll_which_character():
 
 def test_blind_roll_hides_spend_from_its_roller():
     async def scenario():
-        async with running_server(host=_host()) as server:
+        async with running_server(host=luck_host()) as server:
             gm, alice, _ = await _table(server)
             await _set(gm)
             out = await alice.roll("luck", {}, character="Ysolde", mode="blind")
@@ -148,7 +142,7 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
     db = str(tmp_path / "j.db")
 
     async def scenario():
-        async with running_server(host=_host(), db=db) as server:
+        async with running_server(host=luck_host(), db=db) as server:
             gm, alice, _ = await _table(server)
             await _set(gm, values={"luck": 3})
             given = await gm.request({"type": "sheet", "id": "g", "op": "adjust",
@@ -169,7 +163,7 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
                                      "what": "turn"})
             assert turn["type"] == "sheets"
             assert turn["characters"][0]["values"]["focus"] == 1
-        async with running_server(host=_host(), db=db) as server:
+        async with running_server(host=luck_host(), db=db) as server:
             alice = await Peer.open(server)
             await alice.join("t", "Alice", token=token_box[0])
             repeat = await alice.roll("luck", {"cost": 1}, character="Ysolde", id="once",
@@ -211,8 +205,8 @@ def test_adjust_refill_remove_and_a_repeated_id_never_spends_twice(tmp_path):
 
 
 def test_an_unusable_sheet_description_fails_at_start_naming_plugin_and_field(tmp_path):
-    from sidecar.plugins import PluginLoadError
-    from tests.test_plugins import write_plugins
+    from sidecar.host.plugins import PluginLoadError
+    from tests.support.plugins import write_plugins
 
     source = (Path(__file__).parent / "sheet_plugin.py").read_text().replace(
         '"luck": {"type": "int", "min": 0, "max": 5, "default": 3, "resource": True,',

@@ -10,72 +10,17 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from sidecar.cli import coerce_value, format_odds, main, parse_pairs
+from sidecar.cli.main import main
+from sidecar.cli.render import format_odds
+from sidecar.cli.values import parse_pairs
+from sidecar.host.typed import coerce_value
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-
-ROOT = Path(__file__).resolve().parent.parent
-SIDECAR = [shutil.which("sidecar") or "", ] if shutil.which("sidecar") else \
-    [sys.executable, "-m", "sidecar.cli"]
-
-
-def sidecar(*args: str, timeout: float = 30, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([*SIDECAR, *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, **kwargs)
-
-
-class ServeProcess:
-    """``sidecar serve`` on a free loopback port, with its printed URL. ``command``: how
-    ``sidecar`` is run (another environment's Python, for the plugin kit's test)."""
-
-    def __init__(self, *args: str, command: list[str] | None = None, cwd: Path = ROOT,
-                 env: dict[str, str] | None = None, timeout: float = 20) -> None:
-        env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [*(command or SIDECAR), "serve", "--port", "0", "--gm-token", GM_TOKEN,
-             "--player-token", PLAYER_TOKEN, *(args or ("--db", ":memory:"))],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
-        self.lines: list[str] = []
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            found = re.search(r"WebSocket (ws://\S+)", line)
-            if found:
-                self.url = found.group(1)
-                # read the rest of the banner, which ends with the GM's browser link
-                while "role=gm" not in self.lines[-1]:
-                    line = self.proc.stdout.readline()
-                    if not line:
-                        break
-                    self.lines.append(line)
-                return
-        self.stop()
-        raise RuntimeError("server did not start: " + "".join(self.lines)
-                           + self.proc.stderr.read())
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout=15)
-        finally:
-            self.proc.stdout.close()
-            self.proc.stderr.close()
-
-    def __enter__(self) -> ServeProcess:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.proc.poll() is None:
-            self.stop(signal.SIGKILL)
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
 
 def test_serve_prints_where_it_listens_plugins_and_join_details():
@@ -94,36 +39,25 @@ def test_serve_prints_where_it_listens_plugins_and_join_details():
 def test_join_details_give_phones_a_lan_link(monkeypatch):
     from types import SimpleNamespace
 
-    from sidecar import cli
+    from sidecar.cli import serve
     from sidecar.config import ServerConfig
 
     config = ServerConfig(host="0.0.0.0", port=8765, player_token="p-tok", gm_token="g-tok")
     server = SimpleNamespace(url="ws://127.0.0.1:8765/ws", port=8765)
-    monkeypatch.setattr(cli, "lan_addresses", lambda: ["192.0.2.7"])
-    details = cli._join_details(server, config, "la crypte")
+    monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.0.2.7"])
+    details = serve.join_details(server, config, "la crypte")
     assert "http://192.0.2.7:8765/?table=la%20crypte#token=p-tok" in details
     assert "g-tok" not in details.split("LAN")[1]  # the GM token is never in a shared link
-    local = cli._join_details(server, ServerConfig(host="127.0.0.1"), "demo")
+    local = serve.join_details(server, ServerConfig(host="127.0.0.1"), "demo")
     assert "--host 0.0.0.0" in local
 
 
 def test_serve_generates_random_tokens_when_none_given():
-    proc = subprocess.Popen([*SIDECAR, "serve", "--port", "0", "--db", ":memory:"],
-                            stdout=subprocess.PIPE,
-                            text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        banner = ""
-        while banner.count("--token") < 2:
-            line = proc.stdout.readline()
-            assert line, banner
-            banner += line
-        tokens = re.findall(r"--token (\S+)", banner)
+    with ServeProcess("--db", ":memory:", tokens=False) as server:
+        # The GM's line, then the player's.
+        tokens = re.findall(r"--token (\S+)", "".join(server.lines))[:2]
         assert len(tokens) == 2 and tokens[0] != tokens[1]
         assert all(len(t) >= 16 for t in tokens)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=15)
-        proc.stdout.close()
 
 
 def test_roll_and_watch_in_two_processes():
@@ -291,7 +225,7 @@ def test_entry_point_script_is_installed():
 def test_asyncio_policy_unchanged(capsys):
     """Running a command in-process (as a library user or a test would) leaves the caller's
     asyncio set-up as it was: same policy, no event loop left set, none running."""
-    from sidecar.cli import main
+    from sidecar.cli.main import main
 
     policy = asyncio.get_event_loop_policy()
     loop_before = getattr(policy, "_local", None) and policy._local._loop
@@ -319,7 +253,9 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     ``ServerConfig()`` (but its random tokens)."""
     import dataclasses
 
-    from sidecar import cli
+    from sidecar.cli import serve
+    from sidecar.cli.common import DEFAULT_URL, store_choice
+    from sidecar.cli.parser import build_parser
     from sidecar.config import ServerConfig
 
     built = []
@@ -327,18 +263,18 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     async def fake_serve(config, table):
         built.append(config)
         return 0
-    monkeypatch.setattr(cli, "_serve", fake_serve)
+    monkeypatch.setattr(serve, "serve_until_stopped", fake_serve)
     monkeypatch.delenv("SIDECAR_GM_TOKEN", raising=False)
     monkeypatch.delenv("SIDECAR_PLAYER_TOKEN", raising=False)
     monkeypatch.delenv("SIDECAR_STORE", raising=False)
-    assert cli.main(["serve"]) == 0
+    assert main(["serve"]) == 0
     (config,) = built
     expected = ServerConfig(gm_token=config.gm_token, player_token=config.player_token)
     assert dataclasses.asdict(config) == dataclasses.asdict(expected)
     assert config.gm_token != config.player_token
-    export = cli.build_parser().parse_args(["export", "--table", "t"])
-    assert cli.store_choice(export) is None  # (--db, else --store, else the default)
-    assert export.db == expected.db and cli.DEFAULT_URL.endswith(f":{expected.port}/ws")
+    export = build_parser().parse_args(["export", "--table", "t"])
+    assert store_choice(export) is None  # (--db, else --store, else the default)
+    assert export.db == expected.db and DEFAULT_URL.endswith(f":{expected.port}/ws")
 
 
 def test_serve_on_uvloop_rolls_like_on_asyncio():
@@ -359,16 +295,16 @@ def test_serve_says_how_to_get_uvloop_when_it_is_missing(monkeypatch, capsys):
 
 
 def test_serve_limits_reach_the_server_config(monkeypatch):
-    from sidecar import cli
+    from sidecar.cli import serve
 
     built = []
 
     async def fake_serve(config, table):
         built.append(config)
         return 0
-    monkeypatch.setattr(cli, "_serve", fake_serve)
-    assert cli.main(["serve", "--max-failed-hellos", "0", "--max-connections-per-address",
-                     "7", "--max-observers", "3", "--rate-limit", "9"]) == 0
+    monkeypatch.setattr(serve, "serve_until_stopped", fake_serve)
+    assert main(["serve", "--max-failed-hellos", "0", "--max-connections-per-address",
+                 "7", "--max-observers", "3", "--rate-limit", "9"]) == 0
     (config,) = built
     assert (config.max_failed_hellos, config.max_connections_per_address,
             config.max_observers, config.rate_limit) == (0, 7, 3, 9)
@@ -385,7 +321,7 @@ SHEET = {"pep": {"type": "int", "min": 0, "max": 6, "default": 2},
 
 
 def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
-    from sidecar.cli import parse_sheet_values
+    from sidecar.cli.values import parse_sheet_values
 
     values = parse_sheet_values(["pep=3", "bagage=oui", "notes=42", "skills.Escalade=5",
                                  "codes.Piloter=4D+2"], SHEET,
@@ -407,7 +343,7 @@ def test_sheet_values_are_typed_by_the_sheet_and_map_entries_keep_the_others():
 
 
 def test_key_values_may_follow_the_options():
-    from sidecar.cli import parse_args
+    from sidecar.cli.parser import parse_args
 
     args = parse_args(["sheet", "set", "Aengus", "pep=3", "--ruleset", "oweens", "ecl=2",
                        "--owner", "Aengus", "skills.Nager=1"])
@@ -422,7 +358,7 @@ def test_key_values_may_follow_the_options():
 
 
 def test_adjustments_are_signed_integers():
-    from sidecar.cli import parse_delta
+    from sidecar.cli.values import parse_delta
 
     assert parse_delta(["bbplus=+2", "wounds=-1", "pep=3"]) == \
         {"bbplus": 2, "wounds": -1, "pep": 3}
@@ -432,7 +368,7 @@ def test_adjustments_are_signed_integers():
 
 
 def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
-    from sidecar.cli import format_outcome
+    from sidecar.cli.render import format_outcome
 
     outcome = {"type": "outcome", "seq": 4, "text": "Aengus — Remorquer : réussite",
                "result": {"kind": "success"}, "dice": [{"face": 5}], "character": "Aengus",
@@ -452,7 +388,7 @@ def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
 
 
 def test_sheet_and_seat_events_print_as_what_changed_and_why():
-    from sidecar.cli import format_error, format_event
+    from sidecar.cli.render import format_error, format_event
 
     event = {"type": "sheet", "seq": 7, "op": "adjust", "character": "Aengus",
              "ruleset": "oweens", "owner": "Aengus", "values": {"bbplus": 4},
@@ -482,7 +418,7 @@ def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
 
     import segno
 
-    from sidecar.cli import format_seat_link, format_seats, format_sheets, print_qr
+    from sidecar.cli.render import format_seat_link, format_seats, format_sheets, print_qr
 
     link = "http://192.0.2.7:8765/?table=crypte&name=Aengus#token=abc"
     out = io.StringIO()
@@ -802,18 +738,12 @@ def _ask_id(output: str) -> str:
     return found.group(1)
 
 
-def _seat_token(gm: list[str], name: str) -> str:
-    added = sidecar("seat", "add", name, "--no-qr", *gm)
-    assert added.returncode == 0, added.stderr
-    return re.search(r"#token=(\S+)", added.stdout).group(1)
-
-
 def test_ask_answer_cancel_and_session_from_the_command_line():
     with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS,
                       "--allow-player-dice") as server:
         base = ["--url", server.url, "--table", "t"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+        seats = {name: [*base, "--token", seat_token(gm, name), "--name", name]
                  for name in ("Alice", "Bob")}
         assert sidecar("sheet", "set", "Ysolde", "--ruleset", "luck", "--owner", "Bob",
                        *gm).returncode == 0
@@ -869,7 +799,7 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
     with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
         base = ["--url", server.url, "--table", "duel"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        seats = {name: [*base, "--token", _seat_token(gm, name), "--name", name]
+        seats = {name: [*base, "--token", seat_token(gm, name), "--name", name]
                  for name in ("Strengal", "Krull")}
         watch = subprocess.Popen([*SIDECAR, "watch", "--count", "2", *base], cwd=ROOT,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -904,7 +834,7 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
     with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
         base = ["--url", server.url, "--table", "t"]
         gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
-        alice = [*base, "--token", _seat_token(gm, "Alice"), "--name", "Alice"]
+        alice = [*base, "--token", seat_token(gm, "Alice"), "--name", "Alice"]
         first = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
                                 "Sauter", *gm).stdout)
         second = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",

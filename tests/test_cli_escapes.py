@@ -12,8 +12,8 @@ import os
 import subprocess
 
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ROOT, SIDECAR, ServeProcess, sidecar
-from tests.test_plugins import write_plugins
+from tests.support.plugins import write_plugins
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, sidecar
 
 NOISY = '''
 """A ruleset whose texts and notes carry terminal escapes (a plugin's bug, or worse)."""

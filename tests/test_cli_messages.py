@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.cli import parse_dice, parse_pairs, plugin_load_failure, tls_hint
-from sidecar.plugins import PluginLoadError
+from sidecar.cli.common import plugin_load_failure
+from sidecar.cli.connect import tls_hint
+from sidecar.cli.values import parse_dice, parse_pairs
+from sidecar.host.plugins import PluginLoadError
 
 
 def test_faces_that_are_not_numbers_say_what_is_expected():
@@ -43,7 +45,8 @@ def test_a_broken_plugin_says_how_to_serve_without_it():
 
 
 def test_a_bare_host_means_the_sidecars_port():
-    from sidecar.cli import DEFAULT_URL, server_url
+    from sidecar.cli.common import DEFAULT_URL
+    from sidecar.cli.connect import server_url
 
     port = DEFAULT_URL.rsplit(":", 1)[1].split("/")[0]
     assert server_url("192.168.1.20") == f"ws://192.168.1.20:{port}/ws"
@@ -52,7 +55,7 @@ def test_a_bare_host_means_the_sidecars_port():
 
 
 def test_odds_show_the_distribution_of_totals_and_leave_out_impossible_kinds():
-    from sidecar.cli import format_odds
+    from sidecar.cli.render import format_odds
 
     odds = {"p_success": 0.5, "kinds": {"botch": 0.0, "failure": 0.5, "success": 0.5},
             "distribution": {"of": "total", "values": [[2, 0.25], [3, 0.5], [4, 0.25]]}}
@@ -70,7 +73,7 @@ def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur():
     import sys
 
     from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     env = {k: v for k, v in os.environ.items() if k not in ("USER", "SIDECAR_TOKEN")}
     with ServeProcess() as server:
@@ -87,7 +90,7 @@ def test_faces_typed_at_a_prompt_keep_their_newline():
     assert parse_dice("5\n") == [5] and parse_dice(" 3;4 ,5 ") == [3, 4, 5]
 
 
-@pytest.mark.parametrize("module", ["sidecar.seats", "sidecar.config"])
+@pytest.mark.parametrize("module", ["sidecar.table.seats", "sidecar.config"])
 def test_tokens_never_start_with_a_dash(module, monkeypatch):
     """A seat token drawn as "-abc…" made ``sidecar roll --token -abc…`` an argparse error
     (a test failed on it now and then): such a draw is thrown away."""
@@ -112,8 +115,8 @@ def test_export_and_verify_speak_french_first(tmp_path):
     import asyncio
     import json
 
-    from sidecar.pipeline import RollPipeline
-    from sidecar.plugins import default_host
+    from sidecar.host.pipeline import RollPipeline
+    from sidecar.host.plugins import default_host
 
     pipeline = RollPipeline(default_host())
     gm = {"name": "MJ", "role": "gm"}

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from sidecar.client import SidecarClient, SidecarError
-from sidecar.server import SidecarServer
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
+from sidecar.server.connections import SidecarServer
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run, running_server, start_server
+from tests.support.plugins import luck_host
 
 
 def _client(server: SidecarServer, name: str, **kwargs: Any) -> SidecarClient:
@@ -64,9 +65,7 @@ def test_reconnects_after_a_restart_and_resumes(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         db = str(tmp_path / "journal.db")
-        config = make_config(db=db)
-        first = SidecarServer(config)
-        await first.start()
+        first = await start_server(db=db)
         port = first.port
         client = _client(first, "Aengus", reconnect=True)
         await client.connect()
@@ -74,8 +73,7 @@ def test_reconnects_after_a_restart_and_resumes(tmp_path: Path) -> None:
         mine = await client.roll("bloodlust", {"pool": 2})
         assert (await _next(stream))["seq"] == mine["seq"]
         await first.stop()
-        second = SidecarServer(make_config(db=db, port=port))
-        await second.start()
+        second = await start_server(db=db, port=port)
         try:
             async with _client(second, "Morgane", role="gm") as gm:
                 missed = [(await gm.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(3)]
@@ -264,12 +262,7 @@ FAIL = {"target": 7, "skill": 0, "second_chance": True}  # a d6 never reaches 7
 
 
 def _luck_server(**overrides: Any) -> Any:
-    from sidecar.plugins import default_host
-    from tests import sheet_plugin
-
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return running_server(host=host, allow_player_dice=True, **overrides)
+    return running_server(host=luck_host(), allow_player_dice=True, **overrides)
 
 
 def test_react_decides_an_open_roll_and_open_rolls_offers_it_to_who_may_decide() -> None:
@@ -382,18 +375,9 @@ def test_open_rolls_stops_watching_when_closed() -> None:
 
 # -- asked rolls, opposed rolls, sessions (PROTOCOL.md §7.4–7.5) --------------------------
 
-def _luck_host() -> Any:
-    from sidecar.plugins import default_host
-    from tests import sheet_plugin
-
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return host
-
-
 def test_a_gm_asks_seats_they_answer_and_the_gm_follows_the_answers() -> None:
     async def scenario() -> None:
-        async with running_server(host=_luck_host()) as server:
+        async with running_server(host=luck_host()) as server:
             async with _client(server, "MJ", role="gm", table="asks") as gm:
                 tokens = {name: (await gm.add_seat(name))["token"] for name in ("Alice", "Bob")}
                 await gm.set_sheet("Ysolde", "luck", {"skill": 5}, owner="Bob")

@@ -22,12 +22,13 @@ from typing import Any
 
 import pytest
 
-from sidecar.cli import main, url_texts
+from sidecar.cli.connect import url_texts
+from sidecar.cli.main import main
 from sidecar.client import SidecarClient, SidecarError
-from sidecar.server import SidecarServer
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config, run, running_server
+from sidecar.server.connections import SidecarServer
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run, running_server, start_server
 from tests.live_server import LiveServer
-from tests.redis_server import free_port
+from tests.support.serve import free_port
 
 
 def _dead() -> str:
@@ -173,8 +174,7 @@ def test_a_server_that_stops_mid_session_is_left_for_the_next_url(tmp_path: Path
 
     async def scenario() -> None:
         db = str(tmp_path / "journal.db")
-        first = SidecarServer(make_config(db=db))
-        await first.start()
+        first = await start_server(db=db)
         port = first.port
         urls = [first.url, _dead(), _by_name(first)]
         client = _client(urls, "Aengus", reconnect=True)
@@ -183,8 +183,7 @@ def test_a_server_that_stops_mid_session_is_left_for_the_next_url(tmp_path: Path
         before = [(await client.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(2)]
         assert await _collect(stream, before[-1]) == before
         await first.stop()
-        second = SidecarServer(make_config(db=db, port=port))
-        await second.start()
+        second = await start_server(db=db, port=port)
         try:
             async with _client(second.url, "Morgane", role="gm") as gm:
                 missed = [(await gm.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(4)]
@@ -242,7 +241,7 @@ def test_cli_watch_goes_on_through_the_next_url_when_its_server_stops(tmp_path: 
     with LiveServer(db=str(tmp_path / "journal.db")) as server:
         port = server.server.port
         watch = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "watch", "--table", "veille", "--role", "gm",
+            [sys.executable, "-m", "sidecar.cli.main", "watch", "--table", "veille", "--role", "gm",
              "--token", GM_TOKEN, "--url", f"127.0.0.1:{port}",
              "--url", f"127.0.0.1:{free_port()},http://localhost:{port}/"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -199,7 +199,7 @@ def test_a_standing_style_order_is_one_style_point():
     {"code": "1D+1", "opponent": "1D", "difficulty": 4, "style_if_needed": "extreme"},
 ])
 def test_odds_of_a_standing_style_order_match_the_roll_code(params):
-    from tests.test_odds import enumerate_real_rolls
+    from tests.rules_helpers import enumerate_real_rolls
     odds = sidecar.odds("d6code", params)
     kinds, scores = enumerate_real_rolls("d6code", params)
     for kind, p in odds["kinds"].items():

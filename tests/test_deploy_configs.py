@@ -35,8 +35,10 @@ from websockets.exceptions import InvalidStatus
 
 from sidecar.client import SidecarClient, table_url
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-from tests.redis_server import RedisServer, free_port
-from tests.test_cli import ServeProcess
+from tests.redis_server import RedisServer
+from tests.support.serve import ServeProcess, free_port
+
+pytestmark = pytest.mark.redis  # the backends share a real redis-server
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "docs" / "deploy"

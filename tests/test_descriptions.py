@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.descriptions import options_problems, params_problems, sheet_problems
-from sidecar.plugins import PluginLoadError, default_host
-from tests.test_cli import sidecar
-from tests.test_plugins import write_plugins
+from sidecar.host.descriptions import options_problems, params_problems, sheet_problems
+from sidecar.host.plugins import PluginLoadError, default_host
+from tests.support.plugins import write_plugins
+from tests.support.serve import sidecar
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "boss-weak-points"
 GOOD_PARAM = '{"type": "int", "min": 1, "max": 6, "default": 3}'

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from sidecar import dice as dice_module
-from sidecar.dice import DiceExhausted, ManualDice, SecureDice, SeededDice, describe_dice
+from sidecar.dice import sources as dice_module
+from sidecar.dice.sources import DiceExhausted, ManualDice, SecureDice, SeededDice, describe_dice
 from sidecar.protocol.errors import ProtocolError
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from sidecar.dice import SeededDice
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
-from sidecar.server import SidecarServer
+from sidecar.dice.sources import SeededDice
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
+from sidecar.server.connections import SidecarServer
 from tests.helpers import Peer, make_config, run
 
 PROBE = '''
@@ -98,7 +98,7 @@ def test_every_source_reaches_plugins_as_the_same_dice(tmp_path: Path,
 
     seen = run(scenario())
     first = seen["secure"]
-    assert first["resolve"]["class"] == "sidecar.dice.Dice"
+    assert first["resolve"]["class"] == "sidecar.dice.sources.Dice"
     assert first["resolve"]["names"] == ["roll", "roll_many", "rolled", "unused"]
     assert first["resolve"] == first["react"]
     assert first["resolve"]["rolled"] is True

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sidecar.dice import MAX_DRAWS, SeededDice
+from sidecar.dice.sources import MAX_DRAWS, SeededDice
 from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.rulesets import dice as ruleset

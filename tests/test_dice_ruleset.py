@@ -14,10 +14,9 @@ import sidecar
 from sidecar.protocol.errors import ProtocolError
 from sidecar.rulesets.dice_notation import MAX_EXPLOSIONS, parse
 from tests.helpers import GM_TOKEN, peers, run, running_server
-from tests.rules_helpers import refused, resolve
-from tests.test_cli import ServeProcess
-from tests.test_cli import sidecar as command
-from tests.test_odds import enumerate_real_rolls
+from tests.rules_helpers import enumerate_real_rolls, refused, resolve
+from tests.support.serve import ServeProcess
+from tests.support.serve import sidecar as command
 
 # -- the notation ------------------------------------------------------------------------
 
@@ -312,13 +311,6 @@ def test_too_much_work_is_too_large(expr):
     with pytest.raises(ProtocolError) as refused_:
         sidecar.odds("dice", {"expr": expr, "target": 10})
     assert refused_.value.code == "too_large"
-
-
-def test_work_budget_answers_too_large(monkeypatch):
-    """The shared budget test, on the dice ruleset: its estimate is checked before it
-    computes, at the estimate it answers, one step under it too_large."""
-    from tests.test_odds import test_work_budget_answers_too_large as budget_test
-    budget_test(monkeypatch, "dice", {"expr": "4d6kh3+2d8!-1d4", "target": 15})
 
 
 def test_odds_over_the_protocol():

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from tests.live_server import LiveServer
-from tests.test_web_table import _odds_entries, browser, player_page, server  # noqa: F401
+from tests.support.browser import odds_entries, player_page
 
 
-def test_the_dice_form_renders_from_its_description_and_rolls(browser: Any,  # noqa: F811
-                                                              server: LiveServer  # noqa: F811
+def test_the_dice_form_renders_from_its_description_and_rolls(browser: Any,
+                                                              server: LiveServer
                                                               ) -> None:
     page = player_page(browser, server.http, "des")
     page.page.select_option("#ruleset", "dice")
@@ -26,7 +26,7 @@ def test_the_dice_form_renders_from_its_description_and_rolls(browser: Any,  # n
     params = {"expr": "4d6kh3+1", "target": 13}
     page.fill_params(params)
     expected = server.odds("des", "dice", params)
-    assert page.wait_for_odds(expected) == _odds_entries(expected)
+    assert page.wait_for_odds(expected) == odds_entries(expected)
     seq = page.roll(label="Force")
     outcome = page.state(f"outcomes.find(o => o.seq === {seq})")
     assert outcome["params"] == params and outcome["result"]["expr"] == "4d6kh3+1"
@@ -39,7 +39,7 @@ def test_the_dice_form_renders_from_its_description_and_rolls(browser: Any,  # n
 
 
 @pytest.mark.parametrize("bad", ["4d6kh5"])
-def test_a_bad_expression_is_shown_on_its_field(browser: Any, server: LiveServer,  # noqa: F811
+def test_a_bad_expression_is_shown_on_its_field(browser: Any, server: LiveServer,
                                                 bad: str) -> None:
     page = player_page(browser, server.http, "des-faux")
     page.page.select_option("#ruleset", "dice")

@@ -17,7 +17,7 @@ import unicodedata
 import pytest
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 #: The issue's marks: each after "Alice" joined beside the seat "Alice" with the shared
 #: token, and made a second seat "Alice".
@@ -175,7 +175,7 @@ def test_the_folding_is_derived_from_the_unicode_data():
     fold is not a list of the issue's ten), while letters of other scripts stay."""
     import sys
 
-    from sidecar.seats import folded
+    from sidecar.table.seats import folded
     base = folded("Alice")
     missed = []
     for code in range(sys.maxunicode + 1):

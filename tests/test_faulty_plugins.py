@@ -15,7 +15,7 @@ import time
 import pytest
 
 from tests.helpers import Peer, peers, run, running_server
-from tests.test_plugins import write_plugins
+from tests.support.plugins import plugin_status, write_plugins
 
 BLOCKING = '''
 """Blocks for ten seconds on every roll (until the test releases it)."""
@@ -235,7 +235,7 @@ def test_failing_ruleset_and_garbage_odds_are_reported_then_disabled(tmp_path):
 
 
 def test_failures_outside_the_window_do_not_disable(tmp_path):
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     directory = write_plugins(tmp_path / "p", bancal=GARBAGE_ODDS)
     host = default_host(directory)
@@ -254,7 +254,7 @@ def test_failures_outside_the_window_do_not_disable(tmp_path):
 
 
 def test_cli_plugins_url_shows_disabled_plugins(tmp_path):
-    from tests.test_cli import ServeProcess, sidecar
+    from tests.support.serve import ServeProcess, sidecar
 
     directory = write_plugins(tmp_path / "p", bancal=GARBAGE_ODDS)
     with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:") as server:
@@ -312,29 +312,17 @@ async def sidecar_resolve(roll, dice):
 '''
 
 
-class Remote:
-    """What ``Peer.open`` needs of a server: its URL."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-
-async def status_of(peer: Peer) -> dict[str, dict]:
-    reply = await peer.request({"type": "plugins", "id": "status"})
-    return {p["name"]: p for p in reply["plugins"]}
-
-
 def test_no_exception_from_a_plugin_stops_a_real_server(tmp_path):
     """sys.exit() in a sync hook, KeyboardInterrupt and CancelledError raised by async
     hooks, SystemExit from a ruleset: each is that plugin's failure, noted and counted
     until it is disabled; the server keeps running and the roller keeps its connection."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     directory = write_plugins(tmp_path / "p", exiting=EXITING, interrupting=INTERRUPTING,
                               cancelling=CANCELLING, sortie=EXITING_RULESET)
 
     async def scenario(url: str) -> None:
-        peer = await Peer.open(Remote(url))
+        peer = await Peer.connect(url)
         await peer.join(role="gm", name="MJ")
         for attempt in range(6):
             outcome = await peer.roll(params={"pool": 2}, dice=[6, 7])
@@ -346,7 +334,7 @@ def test_no_exception_from_a_plugin_stops_a_real_server(tmp_path):
                 assert (name in noted and why in noted) == (attempt < 5), (attempt, noted)
         refused = await peer.roll("sortie", {})
         assert refused["code"] == "plugin_error" and "SystemExit" in refused["message"]
-        status = await status_of(peer)
+        status = await plugin_status(peer)
         for name in ("exiting", "interrupting", "cancelling"):
             assert status[name]["disabled"] is True, status[name]
             assert status[name]["recent_failures"] == 5
@@ -366,8 +354,8 @@ def test_only_the_servers_own_cancellation_propagates(tmp_path):
     waiting = ('import asyncio\nfrom sidecar import hookimpl\nARMED = []\n'
                '@hookimpl\nasync def sidecar_modify_roll(roll):\n'
                '    if ARMED:\n        ARMED[0].set()\n        await asyncio.sleep(30)\n')
-    from sidecar.pipeline import RollPipeline
-    from sidecar.plugins import default_host
+    from sidecar.host.pipeline import RollPipeline
+    from sidecar.host.plugins import default_host
 
     # 'waiting' is registered after 'cancelling' (file names in order): it runs first.
     directory = write_plugins(tmp_path / "p", waiting=waiting, cancelling=CANCELLING)
@@ -435,7 +423,7 @@ RUNNING = []
 def sidecar_odds(roll):
     RUNNING.append(1)
     try:
-        RELEASE.wait()  # blocked in C: an interruption waits for it to return
+        RELEASE.wait()  # blocked until released: it keeps its thread meanwhile
     finally:
         RUNNING.pop()
 
@@ -474,51 +462,56 @@ def test_a_plugin_holds_a_bounded_number_of_threads(tmp_path):
         plugin_module("spinner").RELEASE.set()
 
 
-CPU_HOG = '''
-"""A CPU-heavy sync hook that would compute forever."""
+LOCKED_SPINNER = '''
+"""A sync hook that computes in pure Python, a lock held, far past its deadline."""
+import threading
 from sidecar import hookimpl
 
-RUNNING = []
+LOCK = threading.Lock()
+RELEASE = threading.Event()
+ENDED = []
 
 @hookimpl
 def sidecar_odds(roll):
-    RUNNING.append(1)
-    try:
+    with LOCK:
         n = 0
-        while True:
+        while not RELEASE.is_set():  # pure Python: any injected exception lands in here
             n += 1
-    finally:
-        RUNNING.pop()
+        ENDED.append("in order")
 
 @hookimpl
 def sidecar_rulesets():
-    return [{"name": "calcul", "params": {}}]
+    return [{"name": "verrou", "params": {}}]
 '''
 
 
-def test_an_abandoned_computation_is_stopped_not_left_running(tmp_path):
-    """Past its deadline a call in pure Python is interrupted: its thread is free again
-    and stops taking the interpreter's time from every table."""
-    directory = write_plugins(tmp_path / "p", hog=CPU_HOG)
+def test_a_call_past_its_deadline_is_abandoned_never_interrupted_inside_its_lock(tmp_path):
+    """Plugins are trusted code guarded against bugs, not malice: past its deadline a sync
+    call is answered for (``plugin_error``) and left to end in its own time, never
+    interrupted — an exception raised into its thread could land while it holds a lock.
+    The table is answered meanwhile, and the call ends its critical section in order."""
+    directory = write_plugins(tmp_path / "p", locked=LOCKED_SPINNER)
 
     async def scenario():
         async with running_server(plugins_dir=str(directory), plugin_timeout=0.05,
                                   rate_limit=0) as server, peers(server, 1) as (peer,):
             await peer.join()
-            module = plugin_module("hog")
-            for i in range(2):
-                reply = await peer.request({"type": "odds", "id": i, "ruleset": "calcul"})
-                assert reply["code"] == "plugin_error"
-            for _ in range(500):  # wait (bounded) for the interrupted calls to unwind
-                if not module.RUNNING and not server.host.plugins["hog"].in_flight:
+            module = plugin_module("locked")
+            reply = await peer.request({"type": "odds", "id": 1, "ruleset": "verrou"})
+            assert reply["code"] == "plugin_error" and "PluginTimeout" in reply["message"]
+            assert (await peer.roll())["type"] == "outcome"  # the table goes on meanwhile
+            assert server.host.plugins["locked"].in_flight == 1  # still running
+            module.RELEASE.set()
+            for _ in range(500):  # wait (bounded) for the abandoned call to end
+                if not server.host.plugins["locked"].in_flight:
                     break
                 await asyncio.sleep(0.01)
-            assert module.RUNNING == [] and server.host.plugins["hog"].in_flight == 0
-            # no PluginBusy: every call got a thread, the earlier ones having been freed
-            third = await peer.request({"type": "odds", "id": 3, "ruleset": "calcul"})
-            assert "PluginBusy" not in third["message"]
+            assert module.ENDED == ["in order"] and not module.LOCK.locked()
 
-    run(scenario())
+    try:
+        run(scenario())
+    finally:
+        plugin_module("locked").RELEASE.set()
 
 
 STUCK_FOREVER = '''
@@ -533,12 +526,12 @@ def sidecar_modify_roll(roll):
 
 
 def test_a_plugin_stuck_forever_does_not_hold_up_shutdown(tmp_path):
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     directory = write_plugins(tmp_path / "p", stuck=STUCK_FOREVER)
 
     async def scenario(url: str) -> None:
-        peer = await Peer.open(Remote(url))
+        peer = await Peer.connect(url)
         await peer.join()
         outcome = await peer.roll()
         assert any("stuck" in n and "took longer" in n for n in outcome["notes"])
@@ -610,14 +603,14 @@ def test_what_plugins_return_is_validated_before_it_is_stored(tmp_path):
     """Integers outside MessagePack's range anywhere in result, dice, notes or state, and
     malformed odds, are the plugin's failure (plugin_error or a note), never stored: the
     table's history and resume keep working for MessagePack clients."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     # Two copies of the ruleset: each is disabled after its first 5 failures.
     directory = write_plugins(tmp_path / "p", enorme=HUGE, poison=POISONING_EXTENSION,
                               cotes=HUGE.replace('"enorme"', '"cotes"'))
 
     async def scenario(url: str) -> None:
-        peer = await Peer.open(Remote(url))
+        peer = await Peer.connect(url)
         await peer.join(role="gm", name="MJ")
         for how in ("result", "margin", "state", "dice", "notes"):
             reply = await peer.roll("enorme", {"how": how})
@@ -630,14 +623,14 @@ def test_what_plugins_return_is_validated_before_it_is_stored(tmp_path):
             outcome = await peer.roll(params={"pool": 2}, options={"poison": poison})
             assert outcome["type"] == "outcome" and "big" not in outcome["result"]
             assert any("poison" in n and "2**64" in n for n in outcome["notes"]), poison
-        status = await status_of(peer)
+        status = await plugin_status(peer)
         for name in ("enorme", "cotes"):
             assert status[name]["recent_failures"] == 5 and status[name]["disabled"], name
         assert status["poison"]["recent_failures"] == 2
         history = await peer.request({"type": "history", "id": "h"})
         assert history["type"] == "history", history
         await peer.close()
-        again = await Peer.open(Remote(url))
+        again = await Peer.connect(url)
         await again.join(role="gm", name="MJ2", resume=0)
         replayed = await again.recv_type("outcome")
         assert replayed["seq"] == 1

@@ -25,8 +25,8 @@ import pytest
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.live_server import LiveServer
-from tests.test_tls import make_certificate
-from tests.test_web_table import CHROMIUM, CHROMIUM_FLAGS, TIMEOUT_MS, TablePage, _unavailable
+from tests.support.browser import TIMEOUT_MS, TablePage, chromium
+from tests.support.tls import make_certificate
 
 SIDECAR_HOST = "sidecar.test"
 MODULE_DIR = Path(__file__).resolve().parent.parent / "examples" / "foundry-module"
@@ -100,20 +100,11 @@ def world_server(host: str, context: ssl.SSLContext | None = None) -> Iterator[s
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed")
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"no Chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=[*CHROMIUM_FLAGS, "--ignore-certificate-errors",
-                                            # A name, as a LAN sidecar has (loopback IPs
-                                            # are exempt from mixed-content blocking).
-                                            f"--host-resolver-rules=MAP {SIDECAR_HOST} 127.0.0.1"])
-        yield browser
-        browser.close()
+    """Chromium that takes the test certificate and reaches the sidecar by a name, as a
+    LAN sidecar has (loopback IPs are exempt from mixed-content blocking)."""
+    with chromium("--ignore-certificate-errors",
+                  f"--host-resolver-rules=MAP {SIDECAR_HOST} 127.0.0.1") as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a fuzzing run of up to 25 s
+
 HARNESS = Path(__file__).with_name("fuzz_decoder.py")
 
 

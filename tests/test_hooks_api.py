@@ -13,10 +13,10 @@ import pytest
 
 from sidecar import hookimpl
 from sidecar.hookspecs import HOOKS_API, HookDeprecationWarning, deprecated
+from sidecar.host.plugins import PluginHost
 from sidecar.markers import hookspec
-from sidecar.plugins import PluginHost
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ServeProcess, sidecar
+from tests.support.serve import ServeProcess, sidecar
 
 
 class RenamingSpecs:

@@ -20,9 +20,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from sidecar.logthrottle import LogThrottle
-from sidecar.ratelimit import FailureGuard
-from tests.helpers import Peer, run, running_server
+from sidecar.server.logthrottle import LogThrottle
+from sidecar.server.ratelimit import FailureGuard
+from tests.helpers import Peer, hello, run, running_server
+from tests.support.raw import raw_client
 
 
 def rss_mib() -> float:
@@ -71,24 +72,7 @@ async def compressed_frame_attack(server) -> None:
 def never_reading_client(port: int) -> socket.socket:
     """Joins the honest table over a raw socket, then never reads again (blocking calls:
     run it in a thread, not in the server's event loop)."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: it counts
-    sock.settimeout(5)
-    sock.connect(("127.0.0.1", port))
-    key = "dGhlIHNhbXBsZSBub25jZQ=="
-    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                  f"Sec-WebSocket-Version: 13\r\n\r\n").encode())
-    response = b""
-    while b"\r\n\r\n" not in response:
-        response += sock.recv(1)
-    assert b"101" in response.split(b"\r\n")[0]
-    hello = msgpack.packb({"type": "hello", "protocol": 1, "table": "honnête",
-                           "name": "Dormeur", "role": "observer"})
-    mask = b"\x01\x02\x03\x04"
-    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(hello))
-    sock.sendall(bytes([0x82, 0x80 | len(hello)]) + mask + masked)
-    return sock
+    return raw_client(port, hello("honnête", "Dormeur", "observer"), timeout=5)
 
 
 def test_attackers_while_honest_clients_keep_rolling(caplog):
@@ -259,7 +243,7 @@ def test_failure_guard_blocks_an_address_after_its_burst_and_forgives_with_time(
 def test_remembered_request_ids_are_bounded_in_bytes():
     import orjson
 
-    from sidecar.table import Table
+    from sidecar.table.tables import Table
 
     table = Table("t", max_recent_bytes=64 * 1024)
     for number in range(200):
@@ -272,11 +256,11 @@ def test_remembered_request_ids_are_bounded_in_bytes():
 
 
 def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
-    from tests.test_attacks import Serve, raw_client, send_raw
+    from tests.support.raw import send_raw
+    from tests.support.serve import ServeProcess
 
-    with Serve(tmp_path, "--rate-limit", "0") as server:
-        sleeper = raw_client(server.port, {"type": "hello", "protocol": 1, "table": "t",
-                                           "name": "Dormeur", "role": "observer"})
+    with ServeProcess("--db", str(tmp_path / "journal.db"), "--rate-limit", "0") as server:
+        sleeper = raw_client(server.port, hello("t", "Dormeur", "observer"))
         for _ in range(30):
             send_raw(sleeper, {"type": "plugins"})
         assert server.proc is not None
@@ -290,10 +274,10 @@ def test_ctrl_c_stops_serve_within_5_s_with_a_client_that_never_reads(tmp_path):
 
 
 def test_a_client_that_leaves_too_much_unread_is_closed_with_1013_too_slow(monkeypatch):
-    import sidecar.outbox
+    import sidecar.server.outbox
 
     # the close frame waits behind the unread bytes: give the slow reader time to get there
-    monkeypatch.setattr(sidecar.outbox, "SHED_GRACE", 60.0)
+    monkeypatch.setattr(sidecar.server.outbox, "SHED_GRACE", 60.0)
 
     async def scenario():
         async with running_server(rate_limit=0, max_pending_bytes=64 * 1024) as server:

@@ -12,19 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.journal import CHECKPOINT_PAGES, Journal, JournalError, JournalReader
-from sidecar.visibility import audience
+from sidecar.stores.journal import CHECKPOINT_PAGES, Journal, JournalError, JournalReader
+from sidecar.table.visibility import audience
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
+from tests.support.journal import event
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def event(table: str, seq: int, mode: str = "public", name: str = "A", role: str = "player",
-          rid=None) -> dict:
-    return {"type": "outcome", "seq": seq, "roll": f"r{seq}", "table": table,
-            "by": {"name": name, "role": role}, "ruleset": "bloodlust", "params": {},
-            "label": "", "mode": mode, "dice": [], "result": {}, "applied": [], "notes": [],
-            "text": {"fr": "", "en": ""}, "request_id": rid}
 
 
 # -- the journal alone ---------------------------------------------------------------------
@@ -193,7 +186,7 @@ def test_journal_locked_by_another_program_is_a_clear_error(tmp_path):
 def test_cli_serve_refuses_corrupt_journal_without_traceback(tmp_path):
     path = tmp_path / "bad.db"
     path.write_bytes(b"garbage" * 1000)
-    failed = subprocess.run([sys.executable, "-m", "sidecar.cli", "serve", "--port", "0",
+    failed = subprocess.run([sys.executable, "-m", "sidecar.cli.main", "serve", "--port", "0",
                              "--db", str(path)], capture_output=True, text=True, timeout=30)
     assert failed.returncode == 1
     assert "not a usable sidecar journal" in failed.stderr and "Traceback" not in failed.stderr
@@ -431,7 +424,7 @@ def test_history_pages_with_visibility():
 
 
 def test_cli_history_and_export(tmp_path):
-    from tests.test_cli import ServeProcess, sidecar
+    from tests.support.serve import ServeProcess, sidecar
 
     db = tmp_path / "cli.db"
     with ServeProcess("--db", str(db)) as server:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.journal import Journal, JournalError, JournalReader, WriterLock
+from sidecar.stores.journal import Journal, JournalError, JournalReader, WriterLock
 from tests.helpers import GM_TOKEN, Peer, run, running_server
-from tests.test_cli import ServeProcess, sidecar
-from tests.test_journal import event
+from tests.support.journal import event
+from tests.support.serve import ServeProcess, sidecar
 
 
 def rows(path: Path, sql: str) -> list[tuple]:

@@ -9,8 +9,8 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from sidecar.journal import Journal
-from tests.test_journal import event
+from sidecar.stores.journal import Journal
+from tests.support.journal import event
 
 
 def _write(path: Path, count: int, size: int) -> None:

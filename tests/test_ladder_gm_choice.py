@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sidecar
 from sidecar.client import SidecarClient
-from sidecar.guard import choices_problem
+from sidecar.host.guard import choices_problem
 from tests.helpers import Peer, run, running_server
 
 GESTE = {"characteristic": "geste", "difficulty": 9}  # best of 2d6 (level 3) against 9

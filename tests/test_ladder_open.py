@@ -12,8 +12,8 @@ import sidecar
 from sidecar.probability import highest_of
 from sidecar.protocol.errors import ProtocolError
 from tests.helpers import Peer, run, running_server
+from tests.rules_helpers import enumerate_real_rolls
 from tests.sheet_helpers import PIPELINE, after, new_sheet, prepared
-from tests.test_odds import enumerate_real_rolls
 
 FAILED = {"level": 3, "difficulty": 5}  # best of 2d6 against 5
 

@@ -1,4 +1,4 @@
-"""Timing a plugin's own hold on the event loop, step by step (sidecar.looptime)."""
+"""Timing a plugin's own hold on the event loop, step by step (sidecar.host.looptime)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from sidecar import looptime
-from sidecar.looptime import Timed
+from sidecar.host import looptime
+from sidecar.host.looptime import Timed
 
 
 async def awaiting(timed: Timed) -> object:

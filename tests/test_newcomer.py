@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-from tests.test_cli import ROOT, SIDECAR, ServeProcess, _seat_token, sidecar
-from tests.test_web_table import browser as browser  # noqa: F401  (the Chromium fixture)
+from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
 
 def _popen(*args: str, **kwargs) -> subprocess.Popen:
@@ -129,7 +127,7 @@ def test_a_wrong_url_is_one_line_and_exit_3():
 # -- 4. options and params in any order -----------------------------------------------------
 
 def test_options_and_params_mix_in_any_order_for_every_command_with_params():
-    from sidecar.cli import parse_args
+    from sidecar.cli.parser import parse_args
 
     assert parse_args(["odds", "bloodlust", "--locale", "en", "pool=5", "--json",
                        "difficulty=7"]).params == ["pool=5", "difficulty=7"]
@@ -158,8 +156,8 @@ def test_watch_and_history_join_with_the_role_of_their_token():
     with ServeProcess() as server:
         url = ["--url", server.url]
         gm = [*url, "--role", "gm", "--token", GM_TOKEN]
-        seat_token = _seat_token(gm, "Léa")
-        for name, token in (("Aengus", PLAYER_TOKEN), ("Léa", seat_token)):
+        lea_token = seat_token(gm, "Léa")
+        for name, token in (("Aengus", PLAYER_TOKEN), ("Léa", lea_token)):
             rolled = sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", name,
                              *url, "--token", token, "--label", f"secret de {name}")
             assert rolled.returncode == 0, rolled.stderr
@@ -171,7 +169,7 @@ def test_watch_and_history_join_with_the_role_of_their_token():
         assert "secret de Aengus" in own.stdout and "secret de Léa" not in own.stdout
         assert "player's view" in own.stderr and "--role gm" in own.stderr
         # A seat's token joins under its seat's name, whatever --name says.
-        seat = sidecar("history", *url, "--token", seat_token)
+        seat = sidecar("history", *url, "--token", lea_token)
         assert seat.returncode == 0, seat.stderr
         assert "secret de Léa" in seat.stdout and "secret de Aengus" not in seat.stdout
         # The GM's view when asked for; an explicit role is never second-guessed.
@@ -181,11 +179,11 @@ def test_watch_and_history_join_with_the_role_of_their_token():
         observer = sidecar("history", *url, "--role", "observer", "--token", PLAYER_TOKEN)
         assert observer.returncode == 0 and "secret de" not in observer.stdout
         # watch, the same way: its own secret roll arrives live.
-        watcher = _popen("watch", *url, "--count", "1", "--token", seat_token,
+        watcher = _popen("watch", *url, "--count", "1", "--token", lea_token,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert "table demo" in watcher.stdout.readline()
         assert sidecar("roll", "bloodlust", "pool=2", "--mode", "gm", "--name", "Léa",
-                       *url, "--token", seat_token, "--label", "encore").returncode == 0
+                       *url, "--token", lea_token, "--label", "encore").returncode == 0
         out, err = watcher.communicate(timeout=30)
         assert watcher.returncode == 0 and "Léa — encore" in out, (out, err)
 
@@ -198,36 +196,18 @@ def _path_without(directory: Path) -> str:
                            if entry and Path(entry).resolve() != directory.resolve())
 
 
-class Banner:
-    """``sidecar serve`` with the environment given, and the lines it prints at start."""
-
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar", "serve", "--port", "0", "--gm-token", GM_TOKEN,
-             "--player-token", PLAYER_TOKEN, *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-            env={**env, "PYTHONUNBUFFERED": "1"})
-        self.lines: list[str] = []
-        while not self.lines or "0.0.0.0" not in self.lines[-1]:  # the banner's last line
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("".join(self.lines) + self.proc.stderr.read())
-            self.lines.append(line.rstrip("\n"))
-        self.url = re.search(r"WebSocket (ws://\S+)", "\n".join(self.lines)).group(1)
-
-    def __enter__(self) -> Banner:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.communicate(timeout=15)
+def banner(env: dict[str, str], *args: str) -> ServeProcess:
+    """``sidecar serve`` with the environment given, as ``python -m sidecar``, once it
+    printed its whole banner (its last line names 0.0.0.0)."""
+    return ServeProcess(*args, command=[sys.executable, "-m", "sidecar"], env=env,
+                        banner_end="0.0.0.0")
 
 
 def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": _path_without(bin_dir)}
-    with Banner(env, "--db", ":memory:") as server:
-        commands = [line.split(": ", 1)[1] for line in server.lines
+    with banner(env, "--db", ":memory:") as server:
+        commands = [line.split(": ", 1)[1].rstrip() for line in server.lines
                     if re.match(r"\s+(MJ / GM|Joueur|Place / seat)\s*:", line)]
         assert len(commands) == 3, server.lines
         for command in commands:
@@ -236,7 +216,7 @@ def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
                                   env=env, capture_output=True, text=True, timeout=60)
             assert done.returncode == 0, (command, done.stderr)
     # Where the script is on PATH, the lines say plain `sidecar`.
-    with Banner({**os.environ, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"},
+    with banner({**os.environ, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"},
                 "--db", ":memory:") as server:
         assert any(" : sidecar roll bloodlust" in line for line in server.lines)
 
@@ -246,7 +226,7 @@ def _normalised(lines: list[str]) -> list[str]:
     the ``sidecar`` script, the journal's path."""
     out = []
     for line in lines:
-        line = re.sub(r"(token[= ])[\w-]+", r"\1TOKEN", line)
+        line = re.sub(r"(token[= ])[\w-]+", r"\1TOKEN", line.rstrip("\n"))
         line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
         line = re.sub(r"\S*sidecar (?=(roll|watch|seat) )", "SIDECAR ", line)
         line = re.sub(r"^journal: .*", "journal: PATH", line)
@@ -261,7 +241,7 @@ def test_the_readme_shows_serves_output_as_it_is(tmp_path):
     shown = block.group(1).splitlines()
     assert all("…" not in line for line in shown)  # the whole output, nothing elided
     assert any(".venv/bin/sidecar roll" in line for line in shown)
-    with Banner({**os.environ}, "--db", str(tmp_path / "sidecar.db")) as server:
+    with banner({**os.environ}, "--db", str(tmp_path / "sidecar.db")) as server:
         assert _normalised(shown) == _normalised(server.lines)
 
 
@@ -315,7 +295,7 @@ def _documents() -> list[Path]:
 def _served_texts() -> list[str]:
     """What the server shows users of its plugins: descriptions of plugins, rulesets,
     their params and sheets, and extension options (every string in them)."""
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     host = default_host()
 
@@ -426,32 +406,16 @@ def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms(
     from sidecar.client import SidecarClient
     from tests.helpers import run
 
-    proc = _popen("serve", "--host", "0.0.0.0", "--port", "0", "--db", ":memory:",
-                  "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
-                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        lines: list[str] = []
-        while not any("role=gm" in line for line in lines):  # up to the GM's browser link
-            line = proc.stdout.readline()
-            assert line, "".join(lines)
-            lines.append(line.rstrip("\n"))
-        url = re.search(r"WebSocket (ws://\S+)", "\n".join(lines)).group(1)
-
+    with ServeProcess("--host", "0.0.0.0", "--db", ":memory:") as server:
         async def welcomes() -> tuple[dict, dict]:
-            async with SidecarClient(url, table="demo", name="MJ", role="gm",
+            async with SidecarClient(server.url, table="demo", name="MJ", role="gm",
                                      token=GM_TOKEN) as gm, \
-                    SidecarClient(url, table="demo", name="Aengus", role="player",
+                    SidecarClient(server.url, table="demo", name="Aengus", role="player",
                                   token=PLAYER_TOKEN) as player:
                 return gm.welcome, player.welcome
         gm, player = run(welcomes())
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        # The rest of the banner (links, QR code), through the same buffered reader.
-        rest = proc.stdout.read()
-        proc.wait(timeout=15)
-        proc.stdout.close()
-        proc.stderr.close()
-    lines += rest.splitlines()
+        server.stop()  # the rest of the banner (links, QR code) is all read then
+    lines = [line.rstrip("\n") for line in server.lines + server.later]
     banner = "\n".join(lines)
     link = re.search(r"phones: scan — (\S+)", banner).group(1)
     assert link.endswith(f"/?table=demo#token={PLAYER_TOKEN}")
@@ -467,7 +431,7 @@ def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms(
 
 def test_a_server_on_loopback_gives_no_join_link():
     from sidecar.config import ServerConfig
-    from sidecar.joinlink import join_block
+    from sidecar.table.joinlink import join_block
 
     local = ServerConfig(host="127.0.0.1", gm_token="g", player_token="p")
     assert join_block(local, "http://127.0.0.1:8765/", "demo") is None
@@ -483,7 +447,7 @@ def test_the_gms_page_shows_the_join_link_and_its_qr_code(browser):
     `--host 0.0.0.0` the same) gives the GM's panel the join link with its QR code; a
     player's page has none."""
     from tests.live_server import LiveServer
-    from tests.test_web_table import gm_page, player_page
+    from tests.support.browser import gm_page, player_page
 
     with LiveServer(public_url="http://192.0.2.7:8765/") as server:
         gm = gm_page(browser, server.http, "scan")
@@ -519,7 +483,7 @@ def test_a_pasted_page_link_joins_its_table_with_its_token_role_and_name():
                      f"{page}?table=soiree&role=gm#token={GM_TOKEN}")
         assert gm.returncode == 0, gm.stderr
         assert json.loads(gm.stdout)["by"]["role"] == "gm"
-        seat = _seat_token(["--url", server.url, "--table", "soiree", "--token", GM_TOKEN],
+        seat = seat_token(["--url", server.url, "--table", "soiree", "--token", GM_TOKEN],
                            "Léa")
         as_seat = sidecar("roll", "dice", "expr=1d6", "--json", "--url",
                           f"{page}?table=soiree&name=L%C3%A9a#token={seat}")

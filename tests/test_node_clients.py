@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # whole Node suites, each starting its own servers
+
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = {
     "js-client": ["tests/js/"],

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from fractions import Fraction
 
 import pytest
 
@@ -19,32 +18,7 @@ from sidecar.probability import WORK_LIMIT, check_work
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import KINDS
 from tests.helpers import peers, run, running_server
-from tests.rules_helpers import PIPELINE, call, pipeline_result
-
-
-def enumerate_real_rolls(ruleset: str, params: dict) -> tuple[Counter, Counter]:
-    """Every face sequence through the real ruleset code, each weighted by its exact
-    probability (sequences differ in length when a roll draws more dice on some faces,
-    e.g. twin rerolls): the distribution of kinds and of the main number."""
-    main = sidecar.odds(ruleset, params)["distribution"]["of"]
-    kinds: Counter = Counter()
-    mains: Counter = Counter()
-    pending: list[list[int]] = [[]]
-    while pending:
-        faces = pending.pop()
-        try:
-            outcome = call(PIPELINE.resolve(PIPELINE.prepare(ruleset, params), faces, {}, []))
-        except ProtocolError as error:
-            assert error.code == "bad_dice", error
-            sides = error.details["dice"][len(faces)]  # the next die the roll draws
-            pending.extend(faces + [face] for face in range(1, sides + 1))
-            continue
-        share = Fraction(1, math.prod(d["sides"] for d in outcome.dice))
-        kinds[outcome.result["kind"]] += share
-        mains[outcome.result.get(main)] += share
-    assert sum(kinds.values()) == 1
-    return kinds, mains
-
+from tests.rules_helpers import enumerate_real_rolls, pipeline_result
 
 CASES = [
     ("oweens", {"dice": 3, "difficulty": 2}),
@@ -147,7 +121,11 @@ def test_the_work_budget_is_a_strict_bound():
 
 BUDGETED = [("oweens", {"dice": 12, "difficulty": 3, "augmentations": 8}),
             ("bloodlust", {"pool": 12, "difficulty": 7}),
-            ("d6code", {"code": "6D+1", "difficulty": 20, "opponent": "5D"})]
+            ("d6code", {"code": "6D+1", "difficulty": 20, "opponent": "5D"}),
+            # the dice ruleset: its estimate is checked before it computes too
+            ("dice", {"expr": "4d6kh3+2d8!-1d4", "target": 15})]
+#: The module of a ruleset that computes its odds, when not the plugin's own module.
+ODDS_MODULES = {"oweens": "oweens_odds"}
 
 
 @pytest.mark.parametrize("ruleset,params", BUDGETED)
@@ -159,7 +137,7 @@ def test_work_budget_answers_too_large(monkeypatch, ruleset, params):
 
     import sidecar.probability as engine
 
-    module = importlib.import_module(f"sidecar.rulesets.{ruleset}")
+    module = importlib.import_module(f"sidecar.rulesets.{ODDS_MODULES.get(ruleset, ruleset)}")
     estimates: list[int] = []
 
     def spy(estimate: int) -> None:
@@ -195,7 +173,7 @@ def _clear(module) -> None:
 def test_cached_odds_are_each_callers_own():
     """A caller changing its answer (say, clearing the distribution) changes nobody
     else's: the ruleset's cache is never handed out."""
-    from sidecar.plugins import default_host
+    from sidecar.host.plugins import default_host
 
     host = default_host()
     first = sidecar.odds("bloodlust", {"pool": 7}, host=host)
@@ -212,7 +190,7 @@ def test_the_maths_module_does_no_io():
     import subprocess
     import sys
     code = ("import sys, sidecar.probability; "
-            "print(sorted(m for m in ('asyncio', 'sidecar.plugins', 'sidecar.pipeline') "
+            "print(sorted(m for m in ('asyncio', 'sidecar.host.plugins', 'sidecar.host.pipeline') "
             "if m in sys.modules))")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=30)
@@ -250,7 +228,7 @@ def test_odds_over_the_protocol_for_every_ruleset():
 def test_cli_odds_for_oweens():
     import subprocess
     import sys
-    shown = subprocess.run([sys.executable, "-m", "sidecar.cli", "odds", "oweens", "dice=4",
+    shown = subprocess.run([sys.executable, "-m", "sidecar.cli.main", "odds", "oweens", "dice=4",
                             "difficulty=3"], capture_output=True, text=True, timeout=30)
     assert shown.returncode == 0 and "Bourde" not in shown.stderr
     p = sidecar.odds("oweens", {"dice": 4, "difficulty": 3})["p_success"]

@@ -5,22 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
-from sidecar.plugins import default_host
-from tests import sheet_plugin
 from tests.helpers import Peer, run, running_server
-
-
-def _host():
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return host
+from tests.support.plugins import ALWAYS_OPEN, luck_host
 
 
 def _server(**overrides):
-    return running_server(host=_host(), **overrides)
+    return running_server(host=luck_host(), **overrides)
 
 
-FAIL = {"target": 7, "skill": 0, "second_chance": True}  # a d6 never reaches 7
+FAIL = ALWAYS_OPEN
 
 
 async def _open_roll(peer, mode="public", **params):
@@ -192,3 +185,52 @@ def test_a_reaction_spends_from_the_sheet_and_a_repeated_id_decides_once():
             listing = await alice.request({"type": "sheet", "id": "l", "op": "list"})
             assert listing["characters"][0]["values"]["luck"] == 2
     run(scenario())
+
+
+def test_a_decision_sent_from_two_devices_is_taken_once_and_repeated_to_the_second():
+    """The same react (same id) from two devices of the roller, the second waiting for the
+    table's turn behind the first: the second is answered with the first's outcome,
+    marked ``duplicate`` — not refused because the roll is no longer open (every change
+    goes through the one runner, which looks for a repeat again once it has the turn)."""
+    async def scenario():
+        async with _server() as server:
+            phone = await Peer.open(server)
+            await phone.join("t", "MJ", "gm")
+            laptop = await Peer.open(server)
+            await laptop.join("t", "MJ", "gm")
+            out = await _open_roll(phone)
+            await laptop.recv_type("outcome")
+            react = {"type": "react", "id": "d1", "roll": out["roll"], "choice": "keep"}
+            turn = server.tables.get("t").turn
+            await turn.acquire()  # the table is busy (another event being journaled)
+            try:
+                await phone.send(react)
+                await _until(lambda: len(turn._waiters or ()) == 1, "the first waits")
+                await laptop.send(react)
+                await _until(lambda: len(turn._waiters or ()) == 2, "the second waits")
+            finally:
+                turn.release()
+            first = await _answer(phone, "d1")
+            second = await _answer(laptop, "d1")
+            assert first["type"] == "outcome" and first["reacts_to"] == out["seq"], first
+            assert second["type"] == "outcome", second
+            assert second["duplicate"] is True and second["seq"] == first["seq"]
+            page = await phone.request({"type": "history", "id": "h", "after": out["seq"]})
+            assert [e["seq"] for e in page["events"]] == [first["seq"]]
+    run(scenario())
+
+
+async def _answer(peer, rid):
+    while True:
+        message = await peer.recv()
+        if message.get("id") == rid:
+            return message
+
+
+async def _until(predicate, what: str, rounds: int = 500) -> None:
+    """Wait (bounded) for a state of the in-process server."""
+    for _ in range(rounds):
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")

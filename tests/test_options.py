@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.options import parse_option
-from sidecar.plugins import PluginLoadError, default_host
+from sidecar.host.options import parse_option
+from sidecar.host.plugins import PluginLoadError, default_host
 from tests.helpers import peers, run, running_server
-from tests.test_plugins import write_plugins
+from tests.support.plugins import write_plugins
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ServeProcess, sidecar
+from tests.support.serve import ServeProcess, sidecar
 
 
 def roll(server: ServeProcess, *args: str):
@@ -94,8 +94,8 @@ def test_serve_refuses_an_unusable_option_description_naming_the_plugin(tmp_path
 def test_dotted_keys_and_a_json_object_merge_in_either_order():
     """``--option combat.options=viser --option 'combat={"zone":"bras"}'`` once dropped
     the Viser the first option asked for."""
-    from sidecar.options import parse_options
-    from sidecar.plugins import default_host
+    from sidecar.host.options import parse_options
+    from sidecar.host.plugins import default_host
 
     described = default_host().option_descriptions()
     for texts in (["combat.options=viser", 'combat={"zone": "bras"}'],

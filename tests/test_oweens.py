@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.rulesets.oweens import die_successes, place_augmentations
+from sidecar.rulesets.oweens_judging import die_successes, place_augmentations
 from tests.helpers import peers, run, running_server
 from tests.rules_helpers import refused, resolve, result
 
@@ -85,7 +85,7 @@ def test_placement_is_optimal_on_every_small_roll():
     """Greedy placement, closed form and exhaustive search agree (all faces, ≤ 4 dice)."""
     import itertools
 
-    from sidecar.rulesets.oweens import best_gain
+    from sidecar.rulesets.oweens_judging import best_gain
     from tests.oweens_reference import exhaustive_placement
     for count in range(1, 5):
         for faces in itertools.product(range(1, 7), repeat=count):

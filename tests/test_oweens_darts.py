@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import pytest
 
-from sidecar.rulesets.oweens import volley_policy, volley_triple
+from sidecar.rulesets.oweens_darts import volley_policy, volley_triple
 from tests.sheet_helpers import PIPELINE, new_sheet, odds_as, roll_as
 
 

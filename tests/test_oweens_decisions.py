@@ -387,7 +387,8 @@ def test_every_offer_says_what_judging_the_roll_with_that_purchase_says():
     """The offers' closed form against the roll's own judge, every roll of up to 3 dice."""
     import itertools
 
-    from sidecar.rulesets.oweens import judge, purchase_offers
+    from sidecar.rulesets.oweens_decisions import purchase_offers
+    from sidecar.rulesets.oweens_judging import judge
     for count in (1, 2, 3):
         for faces in itertools.product(range(1, 7), repeat=count):
             for difficulty, free, equipment, bagage in itertools.product(

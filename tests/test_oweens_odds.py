@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidecar.rulesets.oweens import exact_odds
+from sidecar.rulesets.oweens_odds import exact_odds
 from tests.oweens_reference import exact_odds_by_state
 
 

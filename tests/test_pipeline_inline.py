@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from sidecar import hookimpl
-from sidecar.dice import SecureDice
-from sidecar.pipeline import RollPipeline, TableStates
-from sidecar.plugins import default_host, scope
+from sidecar.dice.sources import SecureDice
+from sidecar.host.pipeline import RollPipeline, TableStates
+from sidecar.host.plugins import default_host, scope
 from sidecar.protocol.errors import ProtocolError
 
 BY = {"name": "A", "role": "gm"}
@@ -114,7 +114,7 @@ def test_secure_dice_refill_keeps_rejection_sampling_exact(sides, monkeypatch):
     """Every byte below the largest multiple of ``sides`` gives ``b % sides + 1``, every
     byte at or above it is dropped (what keeps each face exactly equally likely)."""
     block = bytes(range(256)) * (SecureDice.BLOCK // 256)
-    monkeypatch.setattr("sidecar.dice.os.urandom", lambda n: block[:n])
+    monkeypatch.setattr("sidecar.dice.sources.os.urandom", lambda n: block[:n])
     limit = 256 - 256 % sides
     assert SecureDice._refill(sides) == [b % sides + 1 for b in block if b < limit]
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 
 from tests.helpers import Peer, run
-from tests.test_cli import ServeProcess
-from tests.test_faulty_plugins import Remote, status_of
-from tests.test_plugins import write_plugins
+from tests.support.plugins import plugin_status, write_plugins
+from tests.support.serve import ServeProcess
 
 SWALLOWER = '''
 """An async extension that swallows its own cancellation (a bug, not malice)."""
@@ -48,9 +47,9 @@ def test_a_hook_that_swallows_its_cancellation_is_abandoned_and_disabled(tmp_pat
     directory = write_plugins(tmp_path / "p", swallower=SWALLOWER, polite=POLITE)
 
     async def scenario(url: str) -> list[float]:
-        gm = await Peer.open(Remote(url))
+        gm = await Peer.connect(url)
         await gm.join(role="gm", name="MJ")
-        lea = await Peer.open(Remote(url))
+        lea = await Peer.connect(url)
         await lea.join(name="Lea")  # same table
         took = []
         start = time.monotonic()
@@ -60,7 +59,7 @@ def test_a_hook_that_swallows_its_cancellation_is_abandoned_and_disabled(tmp_pat
         noted = " ".join(first["notes"])
         assert "swallower" in noted and "took longer" in noted, noted
         assert "polite ok" in first["notes"] and first["applied"] == ["polite"]
-        status = await status_of(gm)
+        status = await plugin_status(gm)
         assert status["swallower"]["disabled"] is True, status["swallower"]
         assert status["swallower"]["recent_failures"] == 1
         assert "cancellation" in status["swallower"]["last_error"]

@@ -27,7 +27,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from sidecar import cli, hookimpl
+from sidecar import hookimpl
+from sidecar.cli.common import EXIT_OK, EXIT_USAGE
+from sidecar.cli.main import main
 from sidecar.client import SidecarClient
 from sidecar.model import Outcome
 from sidecar.testing import (
@@ -37,7 +39,9 @@ from sidecar.testing import (
     resolve,
 )
 from tests.helpers import GM_TOKEN
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
+
+pytestmark = pytest.mark.slow  # fresh venvs, a pytest run inside each
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -169,7 +173,7 @@ def test_the_examples_use_every_helper_and_fixture_of_the_kit():
     ("class", "would shadow"), ("oweens", "already the name of an installed sidecar plugin")])
 def test_new_plugin_refuses_a_bad_name_in_one_line(tmp_path, monkeypatch, capsys, name, says):
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["new-plugin", name]) == cli.EXIT_USAGE
+    assert main(["new-plugin", name]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
@@ -179,8 +183,8 @@ def test_new_plugin_refuses_an_existing_directory(tmp_path, monkeypatch, capsys)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "mine.txt").write_text("keep")
-    assert cli.main(["new-plugin", "taken"]) == cli.EXIT_USAGE
-    assert cli.main(["new-plugin", "other", "--directory", "taken"]) == cli.EXIT_USAGE
+    assert main(["new-plugin", "taken"]) == EXIT_USAGE
+    assert main(["new-plugin", "other", "--directory", "taken"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert err == ["sidecar: 'taken' already exists: choose another name or --directory"] * 2
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
@@ -199,7 +203,7 @@ def test_new_plugin_asks_which_kind_in_a_terminal(tmp_path, monkeypatch, capsys,
     monkeypatch.setattr(sys, "stdin", Terminal())
     asked = []
     monkeypatch.setattr(builtins, "input", lambda prompt: asked.append(prompt) or answer)
-    assert cli.main(["new-plugin", "asked"]) == cli.EXIT_OK
+    assert main(["new-plugin", "asked"]) == EXIT_OK
     assert len(asked) == 1 and "ruleset" in asked[0]
     module = (tmp_path / "asked" / "asked.py").read_text()
     assert ("def sidecar_resolve" in module) is (kind == "ruleset")
@@ -210,7 +214,7 @@ def test_new_plugin_without_a_terminal_writes_a_ruleset_without_asking(tmp_path,
                                                                         monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(builtins, "input", lambda prompt: pytest.fail("asked"))
-    assert cli.main(["new-plugin", "quiet-one", "--directory", "sub/quiet"]) == cli.EXIT_OK
+    assert main(["new-plugin", "quiet-one", "--directory", "sub/quiet"]) == EXIT_OK
     assert "def sidecar_resolve" in (tmp_path / "sub" / "quiet" / "quiet_one.py").read_text()
 
 
@@ -280,8 +284,9 @@ def test_the_pytest_plugin_costs_nothing_at_import():
     """pytest loads sidecar.testing in every run where vtt-sidecar is installed: importing
     it starts nothing and loads neither the server nor the plugins."""
     code = ("import sys, threading, sidecar.testing; "
-            "print(sorted(m for m in ('sidecar.server', 'sidecar.plugins', 'sidecar.client',"
-            " 'sidecar.pipeline', 'websockets') if m in sys.modules), "
+            "print(sorted(m for m in ('sidecar.server.connections', 'sidecar.host.plugins',"
+            " 'sidecar.client',"
+            " 'sidecar.host.pipeline', 'websockets') if m in sys.modules), "
             "threading.active_count())")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, cwd=ROOT)

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from sidecar import hookspecs
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import HOOK_NAMES, PluginLoadError, default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import HOOK_NAMES, PluginLoadError, default_host
 from tests.helpers import Peer, peers, run, running_server
+from tests.support.plugins import write_plugins
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,13 +106,6 @@ def sidecar_modify_outcome(roll, outcome):
     roll.state["count"] = roll.state.get("count", 0) + 1
     outcome.result["table_roll_number"] = roll.state["count"]
 '''
-
-
-def write_plugins(directory: Path, **sources: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    for name, source in sources.items():
-        (directory / f"{name}.py").write_text(textwrap.dedent(source))
-    return directory
 
 
 # -- discovery ---------------------------------------------------------------------------
@@ -295,7 +289,7 @@ def sidecar_render_text(roll, outcome, locale):
 def test_a_ruleset_without_guards_only_gets_its_own_rolls_on_a_real_server(tmp_path):
     """`sidecar serve --plugins-dir` with a guard-less ruleset: bloodlust and oweens rolls
     and odds are answered by their owners, with their own texts, and nobody is blamed."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     directory = write_plugins(tmp_path / "p", greedy=GREEDY)
 

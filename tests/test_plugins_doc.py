@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sidecar import docgen
-from sidecar.plugins import HOOK_NAMES
+from sidecar.host.plugins import HOOK_NAMES
+from sidecar.tools import docgen
 from tests.helpers import peers, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ def test_the_hooks_section_is_what_hookspecs_says():
     assert section is not None, "the generation markers are missing"
     assert section == docgen.render(), (
         "docs/PLUGINS.md is out of date with sidecar/hookspecs.py: run "
-        "python -m sidecar.docgen")
+        "python -m sidecar.tools.docgen")
 
 
 def test_every_hook_has_its_entry_with_its_signature():
@@ -46,7 +46,7 @@ def test_docgen_check_fails_on_drift_and_the_rewrite_fixes_it(tmp_path):
                        .replace("### `sidecar_odds`", "### `sidecar_oddz`"), encoding="utf-8")
 
     def docgen_cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "sidecar.docgen", "--path", str(drifted),
+        return subprocess.run([sys.executable, "-m", "sidecar.tools.docgen", "--path", str(drifted),
                                *args], capture_output=True, text=True, timeout=60)
 
     checked = docgen_cli("--check")
@@ -108,3 +108,19 @@ def test_the_guides_load_error_is_what_sidecar_serve_prints(tmp_path):
     assert served.stderr.count("\n") == 1
     # (The guide wraps the line: compare the words.)
     assert sample.split() == served.stderr.split()
+
+
+def test_owner_only_hooks_say_so_in_their_specs_and_are_not_firstresult():
+    """The ruleset's own hooks are marked owner-only in sidecar/hookspecs.py (what the
+    caller reads to call the owner alone), and the guide says so under each."""
+    from sidecar import hookspecs
+
+    assert set(hookspecs.OWNER_ONLY) == {"sidecar_resolve", "sidecar_react",
+                                         "sidecar_initiative", "sidecar_odds"}
+    section = docgen.current(GUIDE.read_text(encoding="utf-8"))
+    for name, _, opts in docgen.hooks():
+        entry = section.split(f"### `{name}`", 1)[1].split("\n### ", 1)[0]
+        owner_only = name in hookspecs.OWNER_ONLY
+        assert ("*owner only:" in entry) is owner_only, name
+        if owner_only:
+            assert not opts.get("firstresult") and "firstresult" not in entry, name

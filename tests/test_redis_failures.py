@@ -9,10 +9,13 @@ import logging
 import os
 import subprocess
 
+import pytest
+
 from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
 from tests.redis_server import RedisServer
-from tests.test_cli import ROOT, SIDECAR
-from tests.test_redis_processes import serve_fails
+from tests.support.serve import ROOT, SIDECAR, serve_fails
+
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
 
 def test_a_full_redis_refuses_rolls_clearly_and_still_serves_joins_and_reads(tmp_path):
@@ -76,13 +79,13 @@ def test_an_open_roll_whose_process_died_takes_its_default_on_another(redis_serv
     """The process that made an open roll is gone and no member of its table is on
     another process: the others still take its default in time (they look for open
     rolls), once."""
-    from tests.test_redis_store import _luck_host
+    from tests.support.plugins import luck_host
 
     async def scenario():
-        async with running_server(host=_luck_host(), store=redis_server.url,
+        async with running_server(host=luck_host(), store=redis_server.url,
                                   react_timeout=1.0) as b:
             # (Held: a context manager left to the garbage collector would stop it.)
-            dying = running_server(host=_luck_host(), store=redis_server.url,
+            dying = running_server(host=luck_host(), store=redis_server.url,
                                    react_timeout=1.5)
             a = await dying.__aenter__()
             gm = await Peer.open(a)
@@ -133,7 +136,7 @@ def test_store_and_db_settled_in_one_line(tmp_path, redis_server):
 
 def test_the_store_can_come_from_the_environment(redis_server):
     """$SIDECAR_STORE: a Redis password kept out of the process list."""
-    from tests.test_cli import ServeProcess
+    from tests.support.serve import ServeProcess
 
     env = {**os.environ, "SIDECAR_STORE": redis_server.url}
     process = ServeProcess("--port", "0", env=env)

@@ -17,12 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
-import threading
-import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -30,63 +25,18 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from sidecar.journal.schema import request_key
 from sidecar.protocol.codec import decode, encode
-from sidecar.redis_store import Keys
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run
-from tests.redis_server import RedisServer, free_port
-from tests.test_cli import ROOT, SIDECAR, ServeProcess
+from sidecar.stores.journal.schema import request_key
+from sidecar.stores.redis import Keys
+from tests.helpers import GM_TOKEN, PLAYER_TOKEN, hello, run
+from tests.redis_server import RedisServer, Sidecar
+from tests.support.serve import ROOT, free_port, serve_fails
 
-#: Clients here roll as fast as they can: the per-connection rate limit is not tested here.
-SERVE_ARGS = ("--rate-limit", "100000", "--log-level", "warning")
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
+
 #: Longest wait for any one message: past it the client reports itself stuck (a failure
 #: that says where, instead of the whole test's deadline).
 STALL = 30.0
-
-
-class Sidecar(ServeProcess):
-    """``sidecar serve --store URL`` on its own free port; its output is read all along
-    (a process blocked on a full stderr pipe would look like a bug of the store)."""
-
-    def __init__(self, store: str, *args: str) -> None:
-        super().__init__("--store", store, *SERVE_ARGS, *args)
-        self.output: list[str] = []
-        self.readers = [threading.Thread(target=self._drain, args=(pipe,), daemon=True)
-                        for pipe in (self.proc.stdout, self.proc.stderr)]
-        for reader in self.readers:
-            reader.start()
-
-    def _drain(self, pipe: Any) -> None:
-        for line in pipe:
-            self.output.append(line)
-
-    def freeze(self) -> None:
-        """SIGSTOP, returning once the process is stopped (it reads nothing more)."""
-        self.proc.send_signal(signal.SIGSTOP)
-        stat = Path(f"/proc/{self.proc.pid}/stat")
-        while stat.read_text().rpartition(")")[2].split()[0] not in ("T", "t"):
-            time.sleep(0.001)  # the kernel's word is the only state to wait on
-
-    def kill(self) -> None:
-        """kill -9: no goodbye to Redis, to clients, to anything."""
-        self.proc.kill()
-        self.proc.wait(15)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=15)
-        for reader in self.readers:
-            reader.join(5)  # the pipes end with the process
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        return code
-
-
-def serve_fails(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*SIDECAR, "serve", "--port", "0", "--gm-token", GM_TOKEN,
-                           "--player-token", PLAYER_TOKEN, *args], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT)
 
 
 class Tally:
@@ -180,11 +130,11 @@ class Roller:
 
     async def _hello(self, ws: Any) -> bool:
         """``hello`` with ``resume``; True once welcomed (the replay follows)."""
-        hello = {"type": "hello", "protocol": 1, "table": self.table, "name": self.name,
-                 "role": self.role, "resume": self.last,
-                 "token": GM_TOKEN if self.role == "gm" else PLAYER_TOKEN}
+        frame = encode(hello(self.table, self.name, self.role, resume=self.last,
+                             token=GM_TOKEN if self.role == "gm" else PLAYER_TOKEN),
+                       binary=True)
         for _ in range(50):
-            await ws.send(encode(hello, binary=True))
+            await ws.send(frame)
             while True:
                 reply = decode(await asyncio.wait_for(ws.recv(), STALL))
                 if reply["type"] != "presence":
@@ -559,6 +509,7 @@ def test_resuming_on_a_process_behind_the_client_replays_no_other_event_twice(tm
 # -- the chaos run ----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # three processes, a flood, kills and a Redis restart
 @pytest.mark.parametrize("redis_down", ["restart", "crash"])
 def test_chaos_kill_a_process_and_restart_redis_during_a_flood(tmp_path, redis_down):
     """Three processes, six clients at one table (two per process) and two at another;
@@ -634,7 +585,7 @@ def _no_journal_file_left():
 
 
 def test_the_unreachable_line_does_not_show_the_redis_password():
-    from tests.redis_server import free_port
+    from tests.support.serve import free_port
 
     for url in (f"redis://:s3cret-pw@127.0.0.1:{free_port()}/0",
                 f"redis://127.0.0.1:{free_port()}/0?password=s3cret-pw"):

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.helpers import Peer, run
-from tests.redis_server import RedisServer
-from tests.test_redis_processes import Sidecar
+from tests.helpers import Peer, hello, run
+from tests.redis_server import RedisServer, Sidecar
+
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
 #: Tries per run (half rotations, half removals), as the issue measured them.
 TRIES = 60
@@ -33,8 +35,7 @@ async def _self_roll(server: Any, name: str, token: str) -> None:
 async def _hello_with(peer: Peer, name: str, token: str) -> tuple[bool, bool]:
     """``hello`` on an already open socket with ``token``: (welcomed, whether ``history``
     then showed the seat's ``self`` roll)."""
-    await peer.send({"type": "hello", "protocol": 1, "table": "t", "name": name,
-                     "role": "player", "token": token})
+    await peer.send(hello("t", name, token=token))
     reply = await peer.recv_not_presence(15)
     if reply["type"] != "welcome":
         assert reply["type"] == "error" and reply["code"] == "forbidden", reply

@@ -13,9 +13,14 @@ import asyncio
 import contextlib
 from typing import Any
 
-from sidecar.redis_store import Keys, table_of_channel, table_tag
+import pytest
+
+from sidecar.stores.redis import Keys, table_of_channel, table_tag
 from tests.helpers import Peer, run, running_server
 from tests.redis_server import RedisServer
+from tests.support.plugins import luck_host
+
+pytestmark = pytest.mark.redis  # every test here runs a real redis-server
 
 
 @contextlib.asynccontextmanager
@@ -172,20 +177,11 @@ def test_a_tables_keys_share_one_hash_tag():
         assert table_of_channel(keys.channel) == name
 
 
-def _luck_host():
-    from sidecar.plugins import default_host
-    from tests import sheet_plugin
-
-    host = default_host(None)
-    host.register(sheet_plugin, "luck_rules", version="1.0", source="tests")
-    return host
-
-
 @contextlib.asynccontextmanager
 async def luck_servers(url: str, count: int = 2, **overrides: Any):
     async with contextlib.AsyncExitStack() as stack:
         yield [await stack.enter_async_context(
-            running_server(host=_luck_host(), store=url, **overrides))
+            running_server(host=luck_host(), store=url, **overrides))
             for _ in range(count)]
 
 
@@ -296,7 +292,7 @@ def test_verifiable_dice_rolled_on_several_servers_verify_from_the_store(redis_s
                                                                          tmp_path):
     """One epoch shared by the servers: positions are taken once each whichever server
     rolls, and the export from Redis verifies after the GM's reveal."""
-    from tests.test_cli import sidecar
+    from tests.support.serve import sidecar
 
     async def scenario():
         async with servers(redis_server.url, 2, dice="provable") as (a, b):
@@ -455,6 +451,8 @@ def test_a_store_that_lost_acknowledged_events_is_read_again_not_jammed(redis_se
     with caplog.at_level(logging.ERROR, logger="sidecar.server"):
         run(scenario())
     assert any("Redis lost writes" in r.getMessage() for r in caplog.records)
+    # The roll is refused (store_unavailable), not failed on (an internal error).
+    assert not any("internal error" in r.getMessage() for r in caplog.records)
 
 
 def test_when_redis_loses_events_every_server_holding_the_table_reads_it_again(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.plugins import default_host
+from sidecar.host.plugins import default_host
 from sidecar.protocol.messages import KINDS
 from tests import rules_helpers
 from tests.helpers import peers, run, running_server

@@ -15,8 +15,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from sidecar import hookimpl
+from sidecar.host.plugins import default_host
 from sidecar.model import Outcome, label
-from sidecar.plugins import default_host
 from sidecar.protocol.codec import decode
 from tests import sheet_plugin
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run, running_server

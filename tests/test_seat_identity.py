@@ -23,7 +23,7 @@ import pytest
 
 from sidecar.client import SidecarClient, SidecarError
 from tests.helpers import GM_TOKEN, run
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 ARGS = ("--allow-player-dice", "--log-level", "warning")
 
@@ -70,7 +70,7 @@ async def replayed_reasons(url: str, table: str, token: str) -> list[str]:
     return [e["reason"] for e in replay if e["type"] == "sheet"]
 
 
-@pytest.mark.parametrize("store", ["sqlite", "redis"])
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 def test_a_seat_added_again_reads_none_of_the_removed_seats_sheet_events(
         tmp_path: Path, request: pytest.FixtureRequest, store: str) -> None:
     if store == "redis":

@@ -185,7 +185,7 @@ def test_remove_and_rotate_close_connections_and_last_across_restarts(tmp_path):
     assert tokens["alice"] not in text
     assert hashlib.sha256(tokens["alice"].encode()).hexdigest() in text
     # export: every seat event, with the hash and never the token.
-    exported = subprocess.run([sys.executable, "-m", "sidecar.cli", "export", "--table", "t",
+    exported = subprocess.run([sys.executable, "-m", "sidecar.cli.main", "export", "--table", "t",
                                "--db", db], capture_output=True, text=True, check=True).stdout
     seats = [json.loads(line) for line in exported.splitlines()
              if json.loads(line)["type"] == "seat"]

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import GM_TOKEN, Peer, run
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 SERVE = ("--db", ":memory:", "--allow-player-dice", "--rate-limit", "0",
          "--log-level", "warning")

@@ -12,7 +12,7 @@ from websockets.exceptions import ConnectionClosed
 
 import sidecar
 from sidecar.hookspecs import HOOKS_API
-from sidecar.pipeline import RollPipeline
+from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ERROR_CODES
 from tests.helpers import GM_TOKEN, Peer, peers, run, running_server
 
@@ -583,8 +583,8 @@ def sidecar_resolve(roll, dice):
 def test_every_error_code_is_reachable(tmp_path):
     """Each code of the contract, provoked against a real server by what causes it; a code
     added to the list without a way to reach it, or a path that stops raising it, fails."""
-    from sidecar.journal import JournalError
-    from tests.test_plugins import write_plugins
+    from sidecar.stores.journal import JournalError
+    from tests.support.plugins import write_plugins
 
     hello = {"type": "hello", "protocol": 1, "table": "t", "name": "N", "role": "gm",
              "token": GM_TOKEN}
@@ -614,7 +614,7 @@ def test_every_error_code_is_reachable(tmp_path):
 
     async def store_down(server):
         # (Really provoked by a stopped Redis in tests/test_redis_store.py.)
-        from sidecar.store import StoreUnavailable
+        from sidecar.stores.base import StoreUnavailable
 
         async def down(*args, **kwargs):
             raise StoreUnavailable("Redis unreachable")
@@ -802,8 +802,8 @@ def sidecar_modify_outcome(roll, outcome):
 
 
 def test_a_failed_journal_write_takes_no_seq_no_state_no_request_id(tmp_path):
-    from sidecar.journal import JournalError
-    from tests.test_plugins import write_plugins
+    from sidecar.stores.journal import JournalError
+    from tests.support.plugins import write_plugins
 
     directory = write_plugins(tmp_path / "p", compteur=COUNTER)
 
@@ -905,7 +905,7 @@ def test_observers_count_apart_and_never_keep_a_player_out():
 
 
 def test_a_join_leave_loop_produces_few_presence_messages_ending_with_the_truth():
-    from sidecar.core import PRESENCE_INTERVAL
+    from sidecar.table.core import PRESENCE_INTERVAL
 
     async def scenario():
         async with running_server() as server, peers(server, 2) as (watcher, gm):

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "boss-weak-points"
 BY = {"name": "MJ", "role": "gm"}

@@ -20,7 +20,7 @@ from typing import Any
 
 from sidecar.client import SidecarClient, SidecarError
 from tests.helpers import GM_TOKEN, run
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 #: Rolls as a character whose sheet cannot pay what the roll could spend: (ruleset, the
 #: character's values, params, options, faces that would spend nothing, faces that

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.helpers import Peer, run, running_server
-from tests.test_cli import sidecar
+from tests.support.serve import sidecar
 
 
 async def _play(server) -> dict:
@@ -108,7 +108,7 @@ def test_import_refuses_what_is_not_a_whole_export(tmp_path, redis_server):
 
 
 def test_export_from_an_unreachable_redis_says_so_in_one_line(tmp_path):
-    from tests.redis_server import free_port
+    from tests.support.serve import free_port
 
     done = sidecar("export", "--table", "t", "--store", f"redis://127.0.0.1:{free_port()}/0")
     assert done.returncode == 1

@@ -14,11 +14,10 @@ import pytest
 from websockets.asyncio.client import connect
 
 from sidecar.client import SidecarClient, table_url
-from sidecar.server import SidecarServer
+from sidecar.server.connections import SidecarServer
 from tests.helpers import PLAYER_TOKEN, Peer, run, running_server
 from tests.live_server import LiveServer
-from tests.test_web_table import TIMEOUT_MS
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
+from tests.support.browser import TIMEOUT_MS
 
 #: A name with everything a query could mistake: spaces, accents, ``&``, ``#``, ``+``, ``=``.
 HARD_NAME = "Crypte d'été & #2 +=ok"

@@ -1,6 +1,6 @@
 """The table core without a socket: joining rules, limits, presence, numbering and views.
 
-These drive :class:`sidecar.core.TableCore` directly, as websockets' tests drive its
+These drive :class:`sidecar.table.core.TableCore` directly, as websockets' tests drive its
 ``ServerProtocol``: requests in, decisions and messages out, no server, no clock.
 """
 
@@ -11,10 +11,9 @@ import asyncio
 import orjson
 import pytest
 
-from sidecar.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
 from sidecar.hookspecs import HOOKS_API
-from sidecar.pipeline import RollPipeline
-from sidecar.plugins import default_host
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 from sidecar.protocol.codec import encode
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import (
@@ -25,7 +24,8 @@ from sidecar.protocol.messages import (
     RollRequest,
     heading,
 )
-from sidecar.visibility import view
+from sidecar.table.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
+from sidecar.table.visibility import view
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config
 
 HOST = default_host(None)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from sidecar import hookimpl
-from sidecar.plugins import default_host
-from sidecar.table import Table
+from sidecar.host.plugins import default_host
+from sidecar.table.tables import Table
 from tests.helpers import Peer, run, running_server
 
 

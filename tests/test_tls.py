@@ -23,21 +23,10 @@ from websockets.exceptions import InvalidStatus
 
 from sidecar.client import SidecarClient
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, run, running_server
+from tests.support.serve import ServeProcess, serve_fails
+from tests.support.tls import make_certificate
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def make_certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1/localhost and its key (PEM files)."""
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("openssl is not installed")
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=vtt-sidecar test", "-keyout", str(key), "-out", str(cert),
-                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-                   check=True, capture_output=True, timeout=60)
-    return cert, key
 
 
 @pytest.fixture(scope="module")
@@ -87,44 +76,25 @@ def test_tls_serves_wss_and_the_page_over_https(certificate: tuple[Path, Path]) 
     run(scenario())
 
 
-def _serve(*extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "sidecar", "serve", "--port", "0", "--db", ":memory:",
-         "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN, "--log-level", "warning",
-         *extra],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-
 def test_serve_with_a_certificate_prints_wss_and_https(certificate: tuple[Path, Path]) -> None:
     cert, key = certificate
-    process = _serve("--ssl-certfile", str(cert), "--ssl-keyfile", str(key))
-    try:
-        assert process.stdout is not None
-        lines = []
-        for _ in range(100):  # bounded: the banner is a few dozen lines
-            line = process.stdout.readline()
-            lines.append(line)
-            if "Navigateur MJ" in line or not line:
-                break
-        banner = "".join(lines)
+    with ServeProcess("--db", ":memory:", "--log-level", "warning", "--ssl-certfile", str(cert),
+                      "--ssl-keyfile", str(key), banner_end="Navigateur MJ") as server:
+        banner = "".join(server.lines)
         assert "WebSocket wss://127.0.0.1:" in banner, banner
         assert " page https://127.0.0.1:" in banner, banner
         assert "--url wss://127.0.0.1:" in banner
         assert "Navigateur  : https://127.0.0.1:" in banner
-    finally:
-        process.terminate()
-        process.communicate(timeout=15)
 
 
 def test_serve_refuses_half_or_broken_tls_in_one_line(tmp_path: Path,
                                                       certificate: tuple[Path, Path]) -> None:
     cert, _key = certificate
-    half = _serve("--ssl-certfile", str(cert))
-    _out, err = half.communicate(timeout=30)
-    assert half.returncode == 2 and "both --ssl-certfile and --ssl-keyfile" in err
-    missing = _serve("--ssl-certfile", str(cert), "--ssl-keyfile", str(tmp_path / "nope.pem"))
-    _out, err = missing.communicate(timeout=30)
+    half = serve_fails("--db", ":memory:", "--ssl-certfile", str(cert))
+    assert half.returncode == 2 and "both --ssl-certfile and --ssl-keyfile" in half.stderr
+    missing = serve_fails("--db", ":memory:", "--ssl-certfile", str(cert), "--ssl-keyfile",
+                          str(tmp_path / "nope.pem"))
+    err = missing.stderr
     assert missing.returncode == 1, err
     assert "cannot use the TLS certificate" in err and "Traceback" not in err
 
@@ -167,7 +137,7 @@ def test_the_js_client_rolls_over_wss_trusting_the_certificate(
         pytest.skip("node is not installed")
     cert, key = certificate
     script = (
-        "import { SidecarClient } from './sidecar/web/static/sidecar-client.js';\n"
+        "import { SidecarClient } from './sidecar/server/web/static/sidecar-client.js';\n"
         "const client = new SidecarClient(process.argv[1], { table: 'tls-js', name: 'Aengus',"
         " token: process.argv[2], reconnect: false });\n"
         "try { await client.connect();"
@@ -203,13 +173,13 @@ def test_the_cli_rolls_over_wss_with_ssl_cert_file(certificate: tuple[Path, Path
 def test_join_details_of_a_tls_server_give_https_links(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    from sidecar import cli
+    from sidecar.cli import serve
     from sidecar.config import ServerConfig
 
     config = ServerConfig(host="0.0.0.0", port=8765, player_token="p-tok", gm_token="g-tok")
     server = SimpleNamespace(url="wss://127.0.0.1:8765/ws", port=8765)
-    monkeypatch.setattr(cli, "lan_addresses", lambda: ["192.0.2.7"])
-    details = cli._join_details(server, config, "crypte")
+    monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.0.2.7"])
+    details = serve.join_details(server, config, "crypte")
     assert "page https://127.0.0.1:8765/" in details
     assert "Réseau local / LAN: https://192.0.2.7:8765/?table=crypte#token=p-tok" in details
     assert "http://" not in details and "ws://" not in details

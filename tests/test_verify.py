@@ -6,7 +6,6 @@ journal file; exports come from ``sidecar export`` and are checked by ``sidecar 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import subprocess
@@ -16,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from sidecar.provable import faces_of, leaf_key, root_from_path, tree
-from sidecar.verify import Bad, check, events_of
+from sidecar.dice.provable import faces_of, leaf_key, root_from_path, tree
+from sidecar.tools.verify import Bad, check, events_of
 from tests.helpers import Peer, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -322,34 +321,28 @@ def test_wrong_seed_never_matches(played: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> None:
-    from tests.test_chaos import ServerProcess, free_port
+    from tests.support.serve import free_port, serve_on
 
     db = tmp_path / "journal.db"
     port = free_port()
-    server = ServerProcess(port, db, "--dice", "provable")
+    server = serve_on(port, db, "--dice", "provable")
     url = f"ws://127.0.0.1:{port}/ws"
 
     async def scenario() -> list[dict[str, Any]]:
-        from websockets.asyncio.client import connect
-
-        from sidecar.protocol.codec import decode, encode
-        seen = []
-        async with connect(url, compression=None) as ws:
-            await ws.send(encode({"type": "hello", "protocol": 1, "table": "t",
-                                  "name": "Aengus", "role": "player",
-                                  "token": "player-secret-token"}, binary=True))
-            await ws.send(encode({"type": "roll", "id": 1, "ruleset": "bloodlust",
-                                  "params": {"pool": 3}}, binary=True))
-            while True:
-                message = decode(await asyncio.wait_for(ws.recv(), 10))
-                seen.append(message)
-                if message.get("id") == 1:
-                    break
-        return seen
+        peer = await Peer.connect(url)
+        try:
+            await peer.join("t", "Aengus")
+            await peer.send({"type": "roll", "id": 1, "ruleset": "bloodlust",
+                             "params": {"pool": 3}})
+            while (await peer.recv(10)).get("id") != 1:
+                pass
+            return peer.seen
+        finally:
+            await peer.close()
     try:
         seen = run(scenario())
     finally:
-        assert server.stop(sig) == 0
+        assert server.stop_checked(sig) == 0
     assert seen[-1]["type"] == "outcome" and "proof" in seen[-1]
     done = _verify(_export(str(db), tmp_path))
     assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout
@@ -357,12 +350,13 @@ def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> 
 
 def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
         tmp_path: Path) -> None:
-    from tests.test_open_rolls import FAIL, _host
+    from tests.support.plugins import ALWAYS_OPEN as FAIL
+    from tests.support.plugins import luck_host
 
     db = str(tmp_path / "journal.db")
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
-        async with running_server(host=_host(), db=db, dice="provable") as server:
+        async with running_server(host=luck_host(), db=db, dice="provable") as server:
             gm, player = await Peer.open(server), await Peer.open(server)
             await gm.join(name="MJ", role="gm", client_seed="gm-seed")
             await player.join(name="Aengus", client_seed="aengus-seed")
@@ -444,12 +438,13 @@ def test_decisions_the_server_takes_in_time_verify_and_cannot_be_forged(
     """An open roll whose time runs out takes its default (the server decides) or, without
     one, closes as it stands: both verify, re-run; the server's decision passed off as
     another choice, or a closed roll's result changed, do not."""
-    from tests.test_open_rolls import FAIL, _host
+    from tests.support.plugins import ALWAYS_OPEN as FAIL
+    from tests.support.plugins import luck_host
 
     db = str(tmp_path / "journal.db")
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
-        async with running_server(host=_host(), db=db, dice="provable",
+        async with running_server(host=luck_host(), db=db, dice="provable",
                                   react_timeout=0.2) as server:
             gm = await Peer.open(server)
             await gm.join(name="MJ", role="gm", client_seed="gm-seed")

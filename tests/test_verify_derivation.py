@@ -1,13 +1,14 @@
 """The derivation of verifiable faces: exactly the documented one, and uniform.
 
-The server's fast source (:class:`sidecar.dice.ProvableDice`, faces in bulk per die
-size) must give the faces the one-at-a-time reference (:func:`sidecar.provable.faces_of`)
+The server's fast source (:class:`sidecar.dice.sources.ProvableDice`, faces in bulk per die
+size) must give the faces the one-at-a-time reference (:func:`sidecar.dice.provable.faces_of`)
 and the standalone verifier give; a χ² test per die size over 10⁶ faces checks the
 rejection sampling leaves every face equally likely (fixed seeds: the test is
 deterministic)."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import hmac
 import importlib.util
@@ -16,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.dice import MAX_DRAWS, ProvableDice
-from sidecar.provable import (
+from sidecar.dice.provable import (
     LEAVES,
     Epoch,
     Keyed,
@@ -27,6 +27,9 @@ from sidecar.provable import (
     root_from_path,
     tree,
 )
+from sidecar.dice.sources import MAX_DRAWS, ProvableDice
+from sidecar.host.pipeline import RollPipeline
+from sidecar.host.plugins import default_host
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -117,3 +120,19 @@ def test_chi_squared_uniform_per_die_size(sides: int) -> None:
     expected = total / sides
     chi2 = sum((counts[face] - expected) ** 2 / expected for face in range(1, sides + 1))
     assert chi2 < _chi2_limit(sides - 1), (sides, chi2)
+
+
+def test_a_roll_draws_from_the_dice_source_it_is_given() -> None:
+    """The server hands each roll its verifiable dice as an argument of the pipeline (no
+    task-local variable, no factory swapped on the shared pipeline): the faces are the
+    derivation's for that roll's leaf key, client seed and position."""
+    pipeline = RollPipeline(default_host(None))
+    key = leaf_key(bytes(range(32)), 5)
+    for ruleset, params in (("bloodlust", {"pool": 4}), ("oweens", {"dice": 3})):
+        source = ProvableDice(key, "client-seed", 5)
+        resolution = asyncio.run(pipeline.run(pipeline.prepare(ruleset, params),
+                                              table_state={}, source=source))
+        drawn = source.rolled
+        assert drawn and resolution.drawn == len(drawn)
+        assert [d["face"] for d in drawn] == faces_of(key, "client-seed", 5,
+                                                      [d["sides"] for d in drawn])

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from sidecar.provable import faces_of, leaf_key
+from sidecar.dice.provable import faces_of, leaf_key
 from tests.helpers import Peer, run
-from tests.test_cli import ServeProcess
+from tests.support.serve import ServeProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 STANDALONE = ROOT / "examples" / "verify_dice.py"

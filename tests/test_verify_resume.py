@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.provable import faces_of, root_from_path
+from sidecar.dice.provable import faces_of, root_from_path
 from tests.helpers import Peer, run, running_server
 
 

@@ -14,12 +14,11 @@ from urllib.parse import urlencode
 
 import pytest
 
+from sidecar.dice.provable import leaf_key
 from sidecar.protocol.codec import decode
-from sidecar.provable import leaf_key
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.live_server import LiveServer
-from tests.test_web_table import TIMEOUT_MS
-from tests.test_web_table import browser as browser  # the fixture
+from tests.support.browser import TIMEOUT_MS
 from tests.web_checks import axe_violations
 
 

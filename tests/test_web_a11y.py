@@ -18,11 +18,17 @@ from typing import Any
 import pytest
 
 from tests.live_server import LiveServer
-from tests.test_web_open import ask, card, open_ask_form, roll_open
-from tests.test_web_open import plugins as plugins  # noqa: F401  (the luck ruleset)
-from tests.test_web_seats import add_seat
-from tests.test_web_table import TIMEOUT_MS, TablePage, gm_page, player_page
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
+from tests.support.browser import (
+    TIMEOUT_MS,
+    TablePage,
+    add_seat,
+    ask,
+    card,
+    gm_page,
+    open_ask_form,
+    player_page,
+    roll_open,
+)
 from tests.web_checks import axe_violations
 
 PHONE = (390, 844)
@@ -34,8 +40,8 @@ OPEN_OPTIONS = "() => { document.getElementById('ext-options').open = true; }"
 
 
 @pytest.fixture(scope="module")
-def server(plugins: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with LiveServer(plugins_dir=str(plugins), rate_limit=0) as live:
+def server(luck_plugins: Path) -> Iterator[LiveServer]:
+    with LiveServer(plugins_dir=str(luck_plugins), rate_limit=0) as live:
         yield live
 
 

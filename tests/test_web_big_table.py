@@ -15,8 +15,7 @@ import pytest
 
 from tests.helpers import Peer
 from tests.live_server import LiveServer
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
-from tests.test_web_table import gm_page
+from tests.support.browser import gm_page
 
 SEATS = [f"{i:02d} " + "Siège-" * 10 + "x" for i in range(50)]
 CHARACTERS = [f"{i:04d} " + "Personnage " * 5 + "yyyy" for i in range(400)]

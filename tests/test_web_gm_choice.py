@@ -11,10 +11,8 @@ from typing import Any
 import pytest
 
 from tests.live_server import LiveServer
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
-from tests.test_web_table import gm_page, player_page
+from tests.support.browser import gm_page, player_page
 
-#: Best of 2d6 against 13 always fails; Chance 1: no sacrifice, the reroll and keep only.
 ALWAYS_FAILS = {"level": 3, "difficulty": 13, "chance": 1}
 
 

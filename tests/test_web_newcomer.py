@@ -11,9 +11,7 @@ import textwrap
 from typing import Any
 
 from tests.live_server import LiveServer
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
-from tests.test_web_table import gm_page, player_page
-from tests.test_web_table import server as server  # noqa: F401  (the module's fixture)
+from tests.support.browser import gm_page, player_page
 from tests.web_checks import covered_controls
 
 PLUGIN = textwrap.dedent('''
@@ -54,7 +52,7 @@ def test_a_parameter_without_a_description_shows_no_null(browser: Any, tmp_path:
         page.close()
 
 
-def test_french_text_says_labels_not_keys(browser: Any, server: LiveServer) -> None:  # noqa: F811
+def test_french_text_says_labels_not_keys(browser: Any, server: LiveServer) -> None:
     page = player_page(browser, server.http, "mots")
     page.page.select_option("#ruleset", "seuil")
     chips = page.page.eval_on_selector_all("#param-factors .chip span",
@@ -87,7 +85,7 @@ def test_french_text_says_labels_not_keys(browser: Any, server: LiveServer) -> N
     page.close()
 
 
-def test_the_label_and_the_mode_are_for_one_roll(browser: Any, server: LiveServer) -> None:  # noqa: F811
+def test_the_label_and_the_mode_are_for_one_roll(browser: Any, server: LiveServer) -> None:
     page = player_page(browser, server.http, "une-fois")
     page.page.select_option("#ruleset", "oweens")
     page.fill_params({"dice": 2})
@@ -102,7 +100,7 @@ def test_the_label_and_the_mode_are_for_one_roll(browser: Any, server: LiveServe
     page.close()
 
 
-def test_a_gms_roll_for_the_gm_has_one_mj_badge(browser: Any, server: LiveServer) -> None:  # noqa: F811
+def test_a_gms_roll_for_the_gm_has_one_mj_badge(browser: Any, server: LiveServer) -> None:
     gm = gm_page(browser, server.http, "badge")
     gm.page.select_option("#ruleset", "oweens")
     gm.fill_params({"dice": 2})
@@ -119,7 +117,7 @@ ROLL_CONTROLS = ("#roll-form input, #roll-form select, #roll-form textarea, "
 
 
 def test_on_a_phone_nothing_covers_the_focused_control_and_the_roll_is_in_view(
-        browser: Any, server: LiveServer) -> None:  # noqa: F811
+        browser: Any, server: LiveServer) -> None:
     page = gm_page(browser, server.http, "telephone")
     page.page.set_viewport_size({"width": 390, "height": 844})
     page.page.select_option("#ruleset", "oweens")
@@ -145,7 +143,7 @@ def test_on_a_phone_nothing_covers_the_focused_control_and_the_roll_is_in_view(
 
 
 def test_on_a_desktop_nothing_covers_the_focused_control(browser: Any,
-                                                         server: LiveServer) -> None:  # noqa: F811
+                                                         server: LiveServer) -> None:
     page = gm_page(browser, server.http, "bureau")
     page.page.set_viewport_size({"width": 1280, "height": 600})
     page.page.select_option("#ruleset", "oweens")
@@ -156,7 +154,7 @@ def test_on_a_desktop_nothing_covers_the_focused_control(browser: Any,
 
 
 def test_on_a_desktop_rolling_leaves_the_form_where_it_is(browser: Any,
-                                                          server: LiveServer) -> None:  # noqa: F811
+                                                          server: LiveServer) -> None:
     """Side by side, the new roll is at the top of the log already: the page does not jump
     away from the button (the next roll is one click away)."""
     page = gm_page(browser, server.http, "bureau-stable")

@@ -15,73 +15,22 @@ from typing import Any
 import pytest
 
 from tests.live_server import LiveServer
-from tests.test_web_seats import add_seat
-from tests.test_web_table import TablePage, gm_page, player_page
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
-
-#: The `luck` ruleset's params that always fail and open the roll (reroll / keep).
-ALWAYS_OPEN = {"target": 7, "skill": 0, "second_chance": True}
-
-
-@pytest.fixture(scope="module")
-def plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A plugins folder holding tests/sheet_plugin.py (the `luck` ruleset)."""
-    folder = tmp_path_factory.mktemp("plugins")
-    source = Path(__file__).with_name("sheet_plugin.py").read_text()
-    (folder / "luck_rules.py").write_text(source)
-    return folder
+from tests.support.browser import (
+    TablePage,
+    add_seat,
+    ask,
+    card,
+    gm_page,
+    open_ask_form,
+    player_page,
+    roll_open,
+)
 
 
 @pytest.fixture(scope="module")
-def server(plugins: Path) -> Iterator[LiveServer]:
-    with LiveServer(plugins_dir=str(plugins), rate_limit=0) as live:
+def server(luck_plugins: Path) -> Iterator[LiveServer]:
+    with LiveServer(plugins_dir=str(luck_plugins), rate_limit=0) as live:
         yield live
-
-
-def roll_open(page: TablePage, mode: str = "public") -> int:
-    """Roll the `luck` roll that always fails and stays open; returns its seq."""
-    page.page.select_option("#ruleset", "luck")
-    page.fill_params(ALWAYS_OPEN)
-    return page.roll(mode=mode, label="Crocheter")
-
-
-def card(page: TablePage, seq: int) -> Any:
-    return page.page.locator(f'#log .entry[data-seq="{seq}"]')
-
-
-def open_ask_form(gm: TablePage) -> None:
-    if not gm.page.eval_on_selector("#gm-ask", "n => n.open"):
-        gm.page.click("#gm-ask summary")
-
-
-def ask(gm: TablePage, names: list[str], label: str, params: dict[str, Any],
-        *, each: dict[str, dict[str, Any]] | None = None, mode: str = "public") -> str:
-    """The GM asks from the panel; returns the ask's id (its card's)."""
-    page = gm.page
-    open_ask_form(gm)
-    before = page.locator("#asks .ask-card").count()
-    for name in names:
-        box = page.locator(f'#ask-targets input[value="{name}"]')
-        box.wait_for(state="attached")
-        box.check()
-    page.select_option("#ask-ruleset", "luck")
-    for name, value in params.items():
-        if isinstance(value, bool):
-            page.set_checked(f"#askp-{name}", value)
-        else:
-            page.fill(f"#askp-{name}", str(value))
-    if each:
-        page.check("#ask-opposed")
-        for name, values in each.items():
-            side = page.locator(f'#ask-sides fieldset[data-side="{name}"]')
-            for param, value in values.items():
-                side.locator(f'[id$="-{param}"]').fill(str(value))
-    page.select_option("#ask-mode", mode)
-    page.get_by_label("Quel jet (ex. Perception)").fill(label)
-    page.get_by_label("Quel jet (ex. Perception)").press("Enter")  # the keyboard is enough
-    page.wait_for_function("n => document.querySelectorAll('#asks .ask-card').length > n",
-                           arg=before)
-    return page.locator("#asks .ask-card").first.get_attribute("data-ask")
 
 
 # -- open rolls ------------------------------------------------------------------------------
@@ -169,8 +118,8 @@ def test_a_blind_rolls_roller_is_told_nothing_of_its_decision(browser: Any,
         page.close()
 
 
-def test_time_running_out_is_said_on_the_card(browser: Any, plugins: Path) -> None:
-    with LiveServer(plugins_dir=str(plugins), rate_limit=0, react_timeout=0.5) as live:
+def test_time_running_out_is_said_on_the_card(browser: Any, luck_plugins: Path) -> None:
+    with LiveServer(plugins_dir=str(luck_plugins), rate_limit=0, react_timeout=0.5) as live:
         player = player_page(browser, live.http, "minuteur")
         seq = roll_open(player)
         player.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .decided')

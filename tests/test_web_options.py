@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.live_server import LiveServer
-from tests.test_web_table import browser, gm_page, server  # noqa: F401  (fixtures)
+from tests.support.browser import gm_page
 
 
 def shown_extensions(page: Any) -> list[str]:
@@ -15,8 +15,8 @@ def shown_extensions(page: Any) -> list[str]:
         "#option-sets .option-set", "nodes => nodes.map(n => n.dataset.extension)")
 
 
-def test_option_fieldsets_follow_the_ruleset_and_reach_the_roll(browser: Any,  # noqa: F811
-                                                                 server: LiveServer) -> None:  # noqa: F811
+def test_option_fieldsets_follow_the_ruleset_and_reach_the_roll(browser: Any,
+                                                                 server: LiveServer) -> None:
     gm = gm_page(browser, server.http, "options")
     page = gm.page
     page.select_option("#ruleset", "oweens")
@@ -63,8 +63,8 @@ def test_option_fieldsets_follow_the_ruleset_and_reach_the_roll(browser: Any,  #
     gm.close()
 
 
-def test_english_labels_and_a_kept_choice_across_languages(browser: Any,  # noqa: F811
-                                                           server: LiveServer) -> None:  # noqa: F811
+def test_english_labels_and_a_kept_choice_across_languages(browser: Any,
+                                                           server: LiveServer) -> None:
     gm = gm_page(browser, server.http, "options-en")
     page = gm.page
     page.select_option("#ruleset", "oweens")
@@ -90,7 +90,7 @@ def sidecar_modify_outcome(roll, outcome):
 '''
 
 
-def test_extensions_without_a_description_keep_a_json_box(browser: Any,  # noqa: F811
+def test_extensions_without_a_description_keep_a_json_box(browser: Any,
                                                           tmp_path: Any) -> None:
     (tmp_path / "free.py").write_text(FREE)
     with LiveServer(plugins_dir=str(tmp_path), rate_limit=0) as live:

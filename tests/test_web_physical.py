@@ -13,16 +13,12 @@ from typing import Any
 import pytest
 
 from tests.live_server import LiveServer
-from tests.test_web_open import ask, card, roll_open
-from tests.test_web_open import plugins as plugins  # noqa: F401  (the luck ruleset)
-from tests.test_web_seats import add_seat
-from tests.test_web_table import TablePage, gm_page
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
+from tests.support.browser import TablePage, add_seat, ask, card, gm_page, roll_open
 
 
 @pytest.fixture(scope="module")
-def server(plugins: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with LiveServer(plugins_dir=str(plugins), rate_limit=0, allow_player_dice=True) as live:
+def server(luck_plugins: Path) -> Iterator[LiveServer]:
+    with LiveServer(plugins_dir=str(luck_plugins), rate_limit=0, allow_player_dice=True) as live:
         yield live
 
 

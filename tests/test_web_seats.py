@@ -15,8 +15,7 @@ import pytest
 
 from tests.helpers import PLAYER_TOKEN
 from tests.live_server import LiveServer
-from tests.test_web_table import TablePage, gm_page, player_page
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
+from tests.support.browser import TablePage, add_seat, gm_page, player_page
 
 #: A ruleset with a sheet: two characteristics to pick from (choices naming sheet fields), a
 #: map of skills (a free `skill` param picks one of them), a luck counter a push spends.
@@ -91,26 +90,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 # -- what the pages do -----------------------------------------------------------------------
-
-def add_seat(gm: TablePage, name: str) -> str:
-    """The GM adds a seat from the panel; returns the link it shows."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    page = gm.page
-    if not page.eval_on_selector("#gm-seats", "n => n.open"):
-        page.click("#gm-seats summary")
-    try:
-        page.wait_for_selector("#seat-name", state="visible")
-    except PlaywrightTimeout:
-        pytest.fail(f"no seat form: table shown {page.is_visible('#table')}, join error "
-                    f"{page.text_content('#join-error')!r}, seats open "
-                    f"{page.eval_on_selector('#gm-seats', 'n => n.open')}, page errors "
-                    f"{gm.errors}")
-    page.get_by_label("Nom du joueur").fill(name)
-    page.get_by_label("Nom du joueur").press("Enter")  # the keyboard is enough
-    link = page.locator(f'.seat[data-seat="{name}"] input.seat-link')
-    link.wait_for()
-    return link.input_value()
-
 
 def create_character(gm: TablePage, name: str, owner: str | None, values: dict[str, Any],
                      skills: dict[str, int] | None = None) -> None:

@@ -7,33 +7,16 @@ failure.
 
 from __future__ import annotations
 
-import contextlib
 import http.client
-import os
 import re
-import shutil
 import textwrap
-from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 
-from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.live_server import LiveServer
-
-CHROMIUM = os.environ.get("SIDECAR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-TIMEOUT_MS = 10_000
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("SIDECAR_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"browser tests required but {reason}")
-    pytest.skip(reason)
-
+from tests.support.browser import TablePage, gm_page, odds_entries, player_page
 
 # -- plain HTTP: what the page is served with (no browser needed) ------------------------------
 
@@ -45,12 +28,6 @@ def _get(base: str, path: str) -> tuple[int, http.client.HTTPMessage, bytes]:
     body = response.read()
     connection.close()
     return response.status, response.headers, body
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer(rate_limit=0) as live:
-        yield live
 
 
 def test_page_and_its_files_are_served_by_the_sidecar(server: LiveServer) -> None:
@@ -74,7 +51,7 @@ def test_page_and_its_files_are_served_by_the_sidecar(server: LiveServer) -> Non
 
 
 def test_a_strange_host_header_does_not_reach_the_policy() -> None:
-    from sidecar.webassets import PAGE_POLICY, page_policy
+    from sidecar.server.webassets import PAGE_POLICY, page_policy
     assert page_policy("192.168.1.20:8765").count("ws://192.168.1.20:8765") == 1
     assert page_policy("[::1]:8765").count("wss://[::1]:8765") == 1
     for hostile in ("evil; script-src *", "a b", None, "x" * 300):
@@ -89,137 +66,6 @@ def test_only_shipped_web_files_are_served(server: LiveServer, path: str) -> Non
 
 # -- the browser -----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed")
-    if not os.path.exists(CHROMIUM):
-        _unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield browser
-        browser.close()
-
-
-class TablePage:
-    """One browser page joined to a table, with the errors it logged."""
-
-    def __init__(self, browser: Any, base: str, *, table: str = "", name: str = "",
-                 role: str = "player", token: str | None = None,
-                 viewport: tuple[int, int] = (1200, 900), link: str | None = None,
-                 joined: bool = True) -> None:
-        """Open the page and join (``link``: a seat's link, which joins by itself);
-        ``joined=False`` leaves it where it stands (a refused join)."""
-        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(TIMEOUT_MS)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.on("console", lambda message: self.errors.append(message.text)
-                     if message.type == "error" else None)
-        if link is not None:
-            self.page.goto(link)
-        else:
-            query = {"table": table, "name": name, "role": role}
-            if token:
-                query["token"] = token
-            self.page.goto(f"{base}/?{urlencode(query)}")
-            self.page.click("#join-form button[type=submit]")
-        if joined:
-            self.page.wait_for_selector("#table:not([hidden])")
-
-    def state(self, expression: str) -> Any:
-        return self.page.evaluate(f"() => window.sidecarTable.{expression}")
-
-    def wait_for_entry(self, seq: int) -> Any:
-        return self.page.wait_for_selector(f'#log .entry[data-seq="{seq}"]')
-
-    def entry(self, seq: int) -> dict[str, Any]:
-        """What the log shows for one outcome: kind, faces, label, hidden note."""
-        self.wait_for_entry(seq)
-        return self.page.evaluate("""(seq) => {
-            const entry = document.querySelector(`#log .entry[data-seq="${seq}"]`);
-            const kind = entry.querySelector('.kind');
-            return {kind: entry.dataset.kind, mode: entry.dataset.mode,
-                    faces: [...entry.querySelectorAll('.die .face')]
-                        .map(n => Number(n.textContent)),
-                    label: kind ? kind.textContent : null,
-                    hidden: entry.querySelector('.hidden-note')?.textContent ?? null,
-                    text: entry.textContent};
-        }""", seq)
-
-    def fill_params(self, values: dict[str, Any]) -> None:
-        for name, value in values.items():
-            selector = f"#param-{name}"
-            if isinstance(value, bool):
-                self.page.set_checked(selector, value)
-            elif isinstance(value, list):
-                for choice in value:
-                    self.page.check(f'{selector} input[value="{choice}"]')
-            elif self.page.eval_on_selector(selector, "n => n.tagName") == "SELECT":
-                self.page.select_option(selector, str(value))
-            else:
-                self.page.fill(selector, str(value))
-
-    def odds_shown(self) -> dict[str, float]:
-        self.page.wait_for_selector("#odds:not(.stale) .bar")
-        return self.page.evaluate("""() => Object.fromEntries(
-            [...document.querySelectorAll('#odds-bars .bar')].map(
-                bar => [bar.dataset.kind, Number(bar.dataset.p)]))""")
-
-    def wait_for_odds(self, expected: dict[str, Any]) -> dict[str, float]:
-        """The odds the panel shows once it shows ``expected["kinds"]`` (the answer to the
-        debounced request for the form as filled, not to a form on the way there)."""
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-        with contextlib.suppress(PlaywrightTimeout):
-            self.page.wait_for_function("""(kinds) => {
-                const bars = [...document.querySelectorAll('#odds:not(.stale) #odds-bars .bar')];
-                return bars.length === Object.keys(kinds).length && bars.every(
-                    bar => Math.abs(Number(bar.dataset.p) - kinds[bar.dataset.kind]) < 1e-12);
-            }""", arg=expected["kinds"])
-        return self.odds_shown()  # compared by the caller, which shows the difference
-
-    def roll(self, *, mode: str = "public", label: str = "") -> int:
-        """Click the roll button; returns the seq of this page's new outcome."""
-        before = self.state("outcomes.length")
-        self.page.fill("#roll-label", label)
-        self.page.check(f'input[name="mode"][value="{mode}"]')
-        self.page.click("#roll-button")
-        self.page.wait_for_function(
-            "n => window.sidecarTable.outcomes.length > n", arg=before)
-        return self.state("outcomes[window.sidecarTable.outcomes.length - 1].seq")
-
-    def close(self, *, server_went_away: bool = False) -> None:
-        # Leave the table first, as a person closing the tab would: a request the page
-        # was about to send (odds after a change) then finds the client closed, instead of
-        # a socket the browser is tearing down (Chromium logs that as an error).
-        with contextlib.suppress(Exception):
-            self.page.evaluate("() => window.sidecarTable.client?.close()")
-        self.context.close()
-        errors = self.errors
-        if server_went_away:
-            # Chromium itself logs each refused reconnection attempt; that is expected
-            # while the server is down, and no error of the page's.
-            errors = [e for e in errors if "ERR_CONNECTION_REFUSED" not in e]
-        assert not errors, errors
-
-
-def player_page(browser: Any, base: str, table: str, name: str = "Aengus",
-                **kwargs: Any) -> TablePage:
-    return TablePage(browser, base, table=table, name=name, role="player",
-                     token=PLAYER_TOKEN, **kwargs)
-
-
-def gm_page(browser: Any, base: str, table: str, name: str = "Morgane") -> TablePage:
-    return TablePage(browser, base, table=table, name=name, role="gm", token=GM_TOKEN)
-
-
-def _odds_entries(odds: dict[str, Any]) -> dict[str, float]:
-    return {kind: pytest.approx(p, abs=1e-12) for kind, p in odds["kinds"].items()}
-
-
 def test_two_pages_at_one_table_both_show_a_roll(browser: Any, server: LiveServer) -> None:
     player = player_page(browser, server.http, "deux")
     gm = gm_page(browser, server.http, "deux")
@@ -227,7 +73,7 @@ def test_two_pages_at_one_table_both_show_a_roll(browser: Any, server: LiveServe
     player.page.select_option("#ruleset", "oweens")
     player.fill_params({"dice": 4, "difficulty": 3})
     expected = server.odds("deux", "oweens", {"dice": 4, "difficulty": 3})
-    assert player.wait_for_odds(expected) == _odds_entries(expected)
+    assert player.wait_for_odds(expected) == odds_entries(expected)
     seq = player.roll(label="Escalader le mur")
     mine, theirs = player.entry(seq), gm.entry(seq)
     outcome = player.state(f"outcomes.find(o => o.seq === {seq})")
@@ -262,7 +108,7 @@ def test_each_builtin_ruleset_form_renders_and_rolls(browser: Any, server: LiveS
     page.fill_params(BUILTIN_FORMS[ruleset])
     expected = server.odds("x", ruleset, BUILTIN_FORMS[ruleset])
     shown = page.wait_for_odds(expected)
-    assert shown == _odds_entries(expected)
+    assert shown == odds_entries(expected)
     assert sum(shown.values()) == pytest.approx(1.0)
     seq = page.roll(label=f"essai {ruleset}")
     outcome = page.state(f"outcomes.find(o => o.seq === {seq})")

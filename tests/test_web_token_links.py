@@ -15,10 +15,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
-from tests.redis_server import free_port
-from tests.test_cli import ServeProcess
-from tests.test_web_table import TablePage
-from tests.test_web_table import browser as browser  # noqa: F401  (the module's fixture)
+from tests.support.browser import TablePage
+from tests.support.serve import ServeProcess, free_port
 
 
 def _printed(server: ServeProcess, label: str) -> str:

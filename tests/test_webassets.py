@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-import sidecar.webassets
+import sidecar.server.webassets
 from tests.helpers import run, running_server
 
 
@@ -15,7 +15,7 @@ def test_a_running_server_keeps_serving_its_page_when_its_files_are_gone(monkeyp
         async with running_server() as server:
             def gone(package):
                 raise FileNotFoundError(f"{package}: uninstalled by a reinstall")
-            monkeypatch.setattr(sidecar.webassets.resources, "files", gone)
+            monkeypatch.setattr(sidecar.server.webassets.resources, "files", gone)
 
             async def get(path: str) -> bytes:
                 reader, writer = await asyncio.open_connection("127.0.0.1", server.port)

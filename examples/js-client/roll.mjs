@@ -6,7 +6,7 @@
 // client joins through the first that answers and moves to the next after a drop).
 // (Node 22 and later need no flag.) The client is the file the sidecar serves at
 // /static/sidecar-client.js; a browser page or a Foundry module imports the same one.
-import { SidecarClient, SidecarError } from "../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient, SidecarError } from "../../sidecar/server/web/static/sidecar-client.js";
 
 const [url = "ws://127.0.0.1:8765/ws", token = "demo-player", table = "demo"] = process.argv.slice(2);
 const urls = url.split(",").map((one) => one.trim()).filter(Boolean);

@@ -12,5 +12,5 @@ await build({
   legalComments: "inline",
   banner: { js: `// @msgpack/msgpack ${version} (ISC licence, see msgpack.LICENSE), bundled into one ES module\n`
                 + "// so the sidecar can serve it with no CDN. Rebuild: `npm run vendor` in examples/js-client." },
-  outfile: "../../sidecar/web/static/vendor/msgpack.mjs",
+  outfile: "../../sidecar/server/web/static/vendor/msgpack.mjs",
 });

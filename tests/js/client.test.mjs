@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { SidecarClient, SidecarError } from "../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient, SidecarError } from "../../sidecar/server/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, startSidecar } from "./sidecar-process.mjs";
 
 let sidecar;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { SidecarClient } from "../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient } from "../../sidecar/server/web/static/sidecar-client.js";
 import { GM_TOKEN, startSidecar } from "./sidecar-process.mjs";
 
 const SEATS = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, "0")} ${"Siège-".repeat(10)}x`);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { SidecarClient, SidecarError } from "../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient, SidecarError } from "../../sidecar/server/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, ROOT, startSidecar } from "./sidecar-process.mjs";
 
 let sidecar;

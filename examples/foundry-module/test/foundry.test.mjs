@@ -6,7 +6,7 @@ import { register } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient } from "../../../sidecar/server/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, ROOT, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
   CommandError, FOUNDRY_TO_SIDECAR, SIDECAR_TO_FOUNDRY, SidecarChat, bindAnswers, bindChoices, chatVisibility,

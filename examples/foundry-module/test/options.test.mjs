@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { register } from "node:module";
 import { after, before, describe, test } from "node:test";
 
-import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient } from "../../../sidecar/server/web/static/sidecar-client.js";
 import { GM_TOKEN, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import { CommandError, SidecarChat, parseCommand } from "../scripts/sidecar-chat.js";
 

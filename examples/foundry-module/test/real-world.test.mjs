@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { SidecarClient } from "../../../sidecar/web/static/sidecar-client.js";
+import { SidecarClient } from "../../../sidecar/server/web/static/sidecar-client.js";
 import { GM_TOKEN, PLAYER_TOKEN, ROOT, startSidecar } from "../../../tests/js/sidecar-process.mjs";
 import {
   SidecarChat, bindAnswers, bindChoices, originFlag, parseCommand, parseFaces, renderAskedCard, renderCard,

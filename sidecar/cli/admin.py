@@ -1,0 +1,266 @@
+"""The GM's commands: seats (``seat``), characters (``sheet``), asked rolls (``ask``),
+game sessions (``session``), verifiable dice epochs (``epoch end``), and moving a table's
+journal out of and into a store (``export``, ``import``).
+
+Lazy imports: :mod:`sidecar.stores.transfer` and :mod:`sidecar.stores.journal` (the
+SQLite and Redis readers and writers) in ``export``/``import`` only, and the client's
+``KEEP`` in ``sheet set``, so that ``sidecar --help`` and the commands that never touch a
+store do not load them. All lie below the command line: no import circle hides behind
+them."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from sidecar.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, run, store_refused, usage
+from sidecar.cli.connect import joined
+from sidecar.cli.render import (
+    format_ask_event,
+    format_seat_link,
+    format_seats,
+    format_session_event,
+    format_sheet_event,
+    format_sheets,
+    print_qr,
+)
+from sidecar.cli.terminal import as_json, shown
+from sidecar.cli.values import parse_delta, parse_pairs, parse_sheet_values, split_targets
+from sidecar.stores.base import StoreUnavailable
+
+
+async def _seat(args: argparse.Namespace) -> int:
+    async with joined(args) as (client, _):
+        if args.seat_command == "list":
+            seats = await client.seats()
+            print(as_json(seats) if args.json else format_seats(seats))
+            return EXIT_OK
+        call = {"add": client.add_seat, "remove": client.remove_seat,
+                "rotate": client.rotate_seat}[args.seat_command]
+        reply = await call(args.seat)
+        if args.json:
+            print(as_json(reply))
+        elif args.seat_command == "remove":
+            print(f"Place / seat « {shown(reply['name'])} » supprimée / removed "
+                  f"(#{reply.get('seq')})")
+        else:
+            print(format_seat_link(reply), flush=True)
+            if not args.no_qr:
+                print_qr(reply["link"])
+        return EXIT_OK
+
+
+def cmd_seat(args: argparse.Namespace) -> int:
+    return run(_seat(args))
+
+
+async def _sheet(args: argparse.Namespace) -> int:
+    async with joined(args) as (client, welcome):
+        command = args.sheet_command
+        if command == "list":
+            characters = await client.sheets()
+            print(as_json(characters) if args.json
+                  else format_sheets(characters))
+            return EXIT_OK
+        reason = args.reason
+        if command == "set":
+            known = client.characters.get(args.character) or {}
+            ruleset = args.ruleset or known.get("ruleset")
+            if not ruleset:
+                return usage(f"--ruleset: « {args.character} » est un nouveau personnage / "
+                              "is a new character")
+            sheet = next((r.get("sheet") for r in welcome.get("rulesets", [])
+                          if r.get("name") == ruleset), None)
+            try:
+                values = parse_sheet_values(args.values, sheet, known.get("values"))
+            except ValueError as exc:
+                return usage(str(exc))
+            from sidecar.client import KEEP
+
+            # Neither --owner nor --no-owner: the owner stays as it is.
+            owner = None if args.no_owner else (args.owner or KEEP)
+            reply = await client.set_sheet(args.character, ruleset, values, owner=owner,
+                                           reason=reason)
+        elif command == "adjust":
+            try:
+                delta = parse_delta(args.delta)
+            except ValueError as exc:
+                return usage(str(exc))
+            if not delta:
+                return usage("sheet adjust: field=+N… ?")
+            reply = await client.adjust_sheet(args.character, delta, reason=reason)
+        elif command == "refill":
+            reply = await client.refill(args.what, args.character, reason=reason)
+        else:
+            reply = await client.remove_sheet(args.character, reason=reason)
+        if args.json:
+            print(as_json(reply))
+        elif reply.get("type") == "sheets":  # a refill of every character: all of them after
+            print(format_sheets(reply.get("characters") or []))
+        else:
+            print(format_sheet_event(reply))
+        return EXIT_OK
+
+
+def cmd_sheet(args: argparse.Namespace) -> int:
+    return run(_sheet(args))
+
+
+async def _ask_command(args: argparse.Namespace) -> int:
+    async with joined(args) as (client, welcome):
+        command = args.ask_command
+        if command == "list":
+            asks = await client.asks()
+            if args.json:
+                print(as_json(asks))
+            elif not asks:
+                print("aucune demande ouverte / no open ask")
+            for ask in [] if args.json else asks:
+                print(format_ask_event(ask))
+            return EXIT_OK
+        if command == "cancel":
+            reply = await client.cancel_ask(args.ask)
+        else:
+            names, pairs = split_targets(args.targets)
+            if not names:
+                return usage("ask open: SEAT_OR_CHARACTER… ?")
+            schema = next((r["params"] for r in welcome["rulesets"]
+                           if r["name"] == args.ruleset), {})
+            try:
+                params = parse_pairs(pairs, schema)
+                each = {}
+                for side in args.each:
+                    if side[0] not in names:
+                        return usage(f"--each {side[0]}: pas parmi / not among "
+                                      f"{', '.join(names)}")
+                    each[side[0]] = parse_pairs(side[1:], schema)
+            except ValueError as exc:
+                return usage(str(exc))
+            reply = await client.ask(names, args.ruleset, params, label=args.label,
+                                     mode=args.mode, opposed=args.opposed, each=each or None)
+        print(as_json(reply) if args.json else format_ask_event(reply))
+        return EXIT_OK
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    return run(_ask_command(args))
+
+
+async def _session(args: argparse.Namespace) -> int:
+    async with joined(args) as (client, _):
+        reply = await client.start_session()
+        print(as_json(reply) if args.json
+              else format_session_event(reply))
+        return EXIT_OK
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    return run(_session(args))
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    # Read-only: works beside a server running on the same journal (it never takes the
+    # writer's lock) or on the same Redis. Unreadable rows come out as events marked
+    # "unreadable".
+    if store_refused(args):
+        return EXIT_USAGE
+    return _run_transfer(_export_table(args))
+
+
+def _run_transfer(work: Any) -> int:
+    from sidecar.stores.journal import JournalError
+    from sidecar.stores.transfer import TransferError
+
+    try:
+        return asyncio.run(work)
+    except (TransferError, JournalError, ValueError) as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+    except StoreUnavailable as exc:
+        text = str(exc)
+        if "Redis injoignable /" in text:  # (a read's failure: say what to do)
+            text = ("Redis injoignable — démarrez-le ou corrigez --store / Redis "
+                    "unreachable — start it or fix --store")
+        print(f"sidecar: {text}", file=sys.stderr)
+    except OSError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+async def _export_table(args: argparse.Namespace) -> int:
+    """``export``: a table's events, from the journal or Redis; ``--whole`` adds what
+    ``import`` needs (a header with state and records, and request ids)."""
+    from sidecar.stores.transfer import read_redis, read_sqlite
+
+    if args.store:
+        head, events = await read_redis(args.store, args.table)
+    else:
+        head, events = read_sqlite(args.db, args.table)
+    from sidecar.stores.journal import JournalError
+
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    count = 0
+    try:
+        if args.whole:
+            out.write(json.dumps(head, ensure_ascii=False) + "\n")
+        for event in events:
+            if not args.whole:
+                event.pop("request_id", None)  # (what `import` needs; a plain export not)
+            out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            count += 1
+    except JournalError as exc:  # a damaged file: say how far it got
+        if args.store:
+            raise
+        raise JournalError(f"{exc} (after {count} events; `sqlite3 {args.db} .recover` may "
+                           "save more)") from None
+    finally:
+        if args.output:
+            out.close()
+    if args.output:
+        print(f"{count} événements écrits dans {args.output} / {count} events written "
+              f"to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+async def _import_table(args: argparse.Namespace) -> int:
+    from sidecar.stores.transfer import parse, write_redis, write_sqlite
+
+    with open(args.file, encoding="utf-8") as lines:
+        head, events = parse(lines)
+    if args.store:
+        count = await write_redis(args.store, head, events, args.table)
+        where = args.store
+    else:
+        count = await write_sqlite(args.db, head, events, args.table)
+        where = args.db
+    name = args.table or head["table"]
+    print(f"table « {name} » : {count} événements importés dans {where} / table '{name}': "
+          f"{count} events imported into {where}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    if store_refused(args):
+        return EXIT_USAGE
+    return _run_transfer(_import_table(args))
+
+
+async def _epoch_end(args: argparse.Namespace) -> int:
+    async with joined(args) as (client, _):
+        reply = await client.request({"type": "epoch", "op": "end"})
+        if args.json:
+            print(as_json(reply))
+        else:
+            reply = shown(reply)
+            number, events = reply["epoch"]["number"], reply["events"]
+            print(f"époque {number} close après {events} événements / epoch {number} ended "
+                  f"after {events} events")
+            print(f"graine / seed {reply.get('seed', '?')}")
+            print(f"prochain engagement / next commitment {reply['next']['commitment']}")
+        return EXIT_OK
+
+
+def cmd_epoch_end(args: argparse.Namespace) -> int:
+    return run(_epoch_end(args))

@@ -1,0 +1,81 @@
+"""What every ``sidecar`` command shares: the defaults it shows, its exit codes, how an
+async command is run and ended early, and the one-line messages for a usage mistake, a
+plugin that will not load and a ``--store`` that contradicts ``--db``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+from sidecar.config import ServerConfig
+
+#: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
+#: (tokens are random per run, so none is taken from here).
+DEFAULT = ServerConfig(gm_token="", player_token="")
+DEFAULT_URL = f"ws://{DEFAULT.host}:{DEFAULT.port}/ws"
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONNECT = 0, 1, 2, 3
+
+
+def plugin_load_failure(exc: Exception) -> str:
+    """A plugin load error as one line (a plugin's own message may hold newlines),
+    French then English like the rest of the command line."""
+    line = ("sidecar: impossible de charger les plugins / cannot load plugins: "
+            + " ".join(str(exc).split()))
+    plugin = getattr(exc, "plugin", None)
+    if plugin:
+        # One broken plugin need not stop the table: say how to leave it out.
+        line += (f" — pour servir sans lui / to serve without it: --disable {plugin}")
+    return line
+
+
+class CliExit(Exception):
+    """Ends a command with an exit code (the message is already printed)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def run(command: Any) -> int:
+    """Run an async command, turning :class:`CliExit` into its exit code."""
+    try:
+        return asyncio.run(command)
+    except CliExit as exit_:
+        return exit_.code
+
+
+def usage(message: str) -> int:
+    """Print a usage mistake in one line; the exit code for it."""
+    print(f"sidecar: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def store_choice(args: argparse.Namespace) -> str | None:
+    """Settle ``--store`` (or ``$SIDECAR_STORE``, which keeps a Redis password out of
+    ``ps``) against ``--db``: what is wrong, in one line, or None (``args`` updated)."""
+    # (An empty $SIDECAR_STORE is unset; an empty --store is a mistake said as such.)
+    store = args.store if args.store is not None else (os.environ.get("SIDECAR_STORE")
+                                                       or None)
+    if store is not None and not store.strip():
+        return ("--store est vide (une variable non définie ?) ; sans --store, le journal "
+                "--db sert / --store is empty (an unset variable?); without --store the "
+                "--db journal is used")
+    if store and args.db is not None:
+        return ("--db et --store : choisissez l'un des deux / --db and --store: choose one "
+                "(a journal file, or Redis)")
+    args.store = store or None
+    if args.db is None:
+        args.db = DEFAULT.db
+    return None
+
+
+def store_refused(args: argparse.Namespace) -> bool:
+    """:func:`store_choice`, its problem printed in one line; True if there was one."""
+    problem = store_choice(args)
+    if problem:
+        print(f"sidecar: {problem}", file=sys.stderr)
+    return problem is not None

@@ -1,0 +1,248 @@
+"""A player's commands: ``roll`` (and, in a terminal, the choice of an open roll),
+``react``, ``answer`` (an asked roll), ``watch`` and ``history``. Each joins the table
+through :func:`~sidecar.cli.connect.joined` and prints what comes back with
+:mod:`sidecar.cli.render`.
+
+Lazy import: :class:`~sidecar.client.SidecarError` where a decision is asked in the
+terminal, as :mod:`sidecar.cli.connect` does (the client is loaded only by a command that
+joins); it lies below the command line, so no import circle hides behind it."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sidecar.cli.common import EXIT_OK, EXIT_USAGE, run
+from sidecar.cli.connect import joined
+from sidecar.cli.render import format_ask_event, format_error, format_event, format_outcome
+from sidecar.cli.terminal import as_json, shown
+from sidecar.cli.values import parse_dice, parse_pairs, pick_choice
+from sidecar.host.options import parse_options
+
+
+async def _roll(args: argparse.Namespace) -> int:
+    async with joined(args) as (client, welcome):
+        schema = next((r["params"] for r in welcome["rulesets"] if r["name"] == args.ruleset),
+                      {})
+        try:
+            params = parse_pairs(args.params, schema)
+            # Typed from the extensions' descriptions: combat.opponent_pep=3 is a number.
+            options = parse_options(args.option, {o["name"]: o
+                                                  for o in welcome.get("options") or []})
+            dice = parse_dice(args.dice)
+        except ValueError as exc:
+            print(f"sidecar: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        # Watch from before the roll: a decision taken elsewhere (a GM, the time) is seen.
+        outcomes = client.outcomes()
+        outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
+                                    options=options, dice=dice, character=args.character)
+        print(as_json(outcome) if args.json else format_outcome(outcome),
+              flush=True)
+        if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
+                and not args.json and sys.stdin.isatty()):
+            await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None)
+        return EXIT_OK
+
+
+async def read_line(prompt: str) -> str:
+    """One line typed in the terminal ("" at its end), read off the event loop by a daemon
+    thread: a decision taken meanwhile elsewhere does not wait for the typist, and the
+    command may end while the thread still waits for a line."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str] = loop.create_future()
+
+    def read() -> None:
+        try:
+            line = sys.stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line))
+
+    print(prompt, end="", flush=True)
+    threading.Thread(target=read, daemon=True).start()
+    return await future
+
+
+async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
+                              outcomes: AsyncIterator[dict[str, Any]], *, manual: bool) -> None:
+    """Ask in the terminal which choice to take and send the ``react``; the roll may be
+    decided meanwhile (a GM, the default at ``expires``): then say so and stop."""
+    from sidecar.client import SidecarError
+
+    async def decided_elsewhere() -> dict[str, Any]:
+        async for event in outcomes:
+            if event.get("reacts_to") == outcome["seq"]:
+                return event
+        raise SidecarError("closed", "connection closed")
+
+    watcher = asyncio.create_task(decided_elsewhere())
+    try:
+        while outcome.get("open") and client.choices_for(outcome):
+            choices = client.choices_for(outcome)
+            default = outcome.get("default")
+            if default not in {c["name"] for c in choices}:
+                default = None  # the default is a GM's choice: Enter leaves it to them
+            hint = (f"Entrée / Enter = {default}" if default
+                    else "Entrée / Enter = laisser ouvert / leave it open")
+            reading = asyncio.ensure_future(read_line(
+                f"Votre choix / your choice [1-{len(choices)}, {shown(hint)}]: "))
+            await asyncio.wait({reading, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            if watcher.done():
+                reading.cancel()
+                print("\nDécidé ailleurs / decided elsewhere:")
+                print(format_outcome(watcher.result()), flush=True)
+                return
+            answer = reading.result()
+            if answer == "" or (not answer.strip() and default is None):
+                # End of input, or Enter without a default: the roll waits for its time.
+                print(f"\nLe jet reste ouvert / the roll stays open: sidecar react "
+                      f"{shown(outcome['roll'])} CHOIX/CHOICE")
+                return
+            choice = pick_choice(answer, choices, default)
+            if choice is None:
+                print(shown(f"« {answer.strip()} » ? 1-{len(choices)} "
+                            f"({', '.join(c['name'] for c in choices)})"))
+                continue
+            faces = None
+            if manual and choice.get("dice"):
+                try:
+                    faces = parse_dice(await read_line(
+                        f"Faces ({choice['dice']} dé(s) / dice): "))
+                except ValueError:
+                    print("faces: 3 ou / or 3,5")
+                    continue
+            try:
+                decided = await client.react(outcome["roll"], choice["name"], faces)
+            except SidecarError as exc:
+                if exc.code not in ("bad_dice", "insufficient", "invalid_params"):
+                    raise
+                print(format_error(exc.code, exc.message, exc.details))
+                continue  # the roll is still open: ask again
+            print(format_outcome(decided), flush=True)
+            outcome = decided  # new choices: ask again
+    finally:
+        watcher.cancel()
+
+
+async def _react(args: argparse.Namespace) -> int:
+    try:
+        dice = parse_dice(args.dice)
+    except ValueError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    async with joined(args) as (client, _):
+        decided = await client.react(args.roll, args.choice, dice)
+        print(as_json(decided) if args.json else format_outcome(decided))
+        return EXIT_OK
+
+
+def cmd_react(args: argparse.Namespace) -> int:
+    return run(_react(args))
+
+
+def cmd_roll(args: argparse.Namespace) -> int:
+    return run(_roll(args))
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    # A watcher outlives server restarts: it rejoins with resume and misses nothing.
+    async with joined(args, reconnect=True) as (client, welcome):
+        print(f"table {shown(welcome['table'])} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
+              "quit", flush=True)
+        count = 0
+        async for event in client.events():
+            if event["type"] == "presence":
+                # Every CLI roll joins and leaves: two lines each, so shown on request only.
+                if args.presence and not args.json:
+                    names = shown(", ".join(f"{m['name']} ({m['role']})"
+                                            for m in event["members"]))
+                    print(f"   à la table / at the table: {names}", flush=True)
+                continue
+            print(as_json(event) if args.json
+                  else format_event(event), flush=True)
+            count += event["type"] == "outcome"
+            if args.count and count >= args.count:
+                break
+        return EXIT_OK
+
+
+async def _pick_ask(client: Any) -> str | None:
+    """The ask to answer when none is named: the only one pending, or the one picked in
+    a terminal; ``None`` (and why, printed) otherwise."""
+    pending = list(client.asks.values())
+    if not pending:
+        print("sidecar: aucune demande à laquelle répondre / no ask to answer",
+              file=sys.stderr)
+        return None
+    if len(pending) == 1:
+        return pending[0]["ask"]
+    for number, ask in enumerate(pending, 1):
+        print(f"{number}) " + format_ask_event(ask).replace("\n", "\n   "))
+    if not sys.stdin.isatty():
+        print("sidecar: plusieurs demandes, laquelle ? / several asks: sidecar answer ASK_ID",
+              file=sys.stderr)
+        return None
+    while True:
+        line = (await read_line(f"Quelle demande / which ask [1-{len(pending)}]: ")).strip()
+        if not line:
+            return None
+        if line.isdigit() and 1 <= int(line) <= len(pending):
+            return pending[int(line) - 1]["ask"]
+        if line in client.asks:
+            return line
+        print(f"« {line} » ? 1-{len(pending)}")
+
+
+async def _answer(args: argparse.Namespace) -> int:
+    try:
+        dice = parse_dice(args.dice)
+    except ValueError as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    async with joined(args) as (client, _):
+        ask_id = args.ask or await _pick_ask(client)
+        if ask_id is None:
+            return EXIT_USAGE
+        outcomes = client.outcomes()  # a decision taken elsewhere is seen
+        outcome = await client.answer(ask_id, dice)
+        print(as_json(outcome) if args.json else format_outcome(outcome),
+              flush=True)
+        if (outcome.get("open") and client.may_decide(outcome) and not args.json
+                and sys.stdin.isatty()):
+            await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None)
+        return EXIT_OK
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    return run(_answer(args))
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    try:
+        return run(_watch(args))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+async def _history(args: argparse.Namespace) -> int:
+    async with joined(args) as (client, _):
+        after = args.after
+        while True:
+            page = await client.request({"type": "history", "after": after, "limit": 500})
+            for event in page["events"]:
+                print(as_json(event) if args.json
+                      else format_event(event))
+            after = page["next"]
+            if not page["more"]:
+                return EXIT_OK
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    return run(_history(args))

@@ -1,0 +1,280 @@
+"""``sidecar serve``: the table server's life as a command. It builds the
+:class:`~sidecar.config.ServerConfig` from the options, starts the server, prints what to
+paste to join (commands, links, a QR code for phones on the LAN) and, on SIGINT/SIGTERM,
+stops it — within :data:`STOP_DEADLINE` seconds whatever plugins or clients do: a watchdog
+thread ends the process with ``os._exit`` when a stuck plugin thread or a held event loop
+would keep it alive.
+
+Lazy imports: the server itself (:mod:`sidecar.server.connections`, about 80 ms with the
+plugin host and stores) and the join link's module are imported by the functions that
+start or describe a server, so ``sidecar --help`` and every other command do not pay for
+them; ``uvloop`` because it is optional (``--loop uvloop``). All lie below the command
+line: no import circle hides behind them."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+import shlex
+import shutil
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sidecar
+from sidecar.cli.common import (
+    DEFAULT,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    plugin_load_failure,
+    store_refused,
+)
+from sidecar.cli.render import print_qr
+from sidecar.config import ServerConfig
+from sidecar.stores.base import StoreUnavailable
+
+#: Seconds from SIGTERM/SIGINT to the end of the process, whatever clients or plugins do.
+STOP_DEADLINE = 4.5
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``sidecar serve``: the options (and ``$SIDECAR_*``) made a config, the server run
+    until a signal; ends the process at once when a plugin thread would keep it alive."""
+    config = ServerConfig(
+        host=args.host, port=args.port, db=args.db or DEFAULT.db,
+        plugins_dir=args.plugins_dir,
+        allow_player_dice=args.allow_player_dice, origins=tuple(args.origin or ()),
+        public_url=args.public_url or "", react_timeout=args.react_timeout,
+        rate_limit=args.rate_limit, disabled_plugins=tuple(args.disable or ()),
+        hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
+        trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
+        max_connections_per_address=args.max_connections_per_address,
+        max_failed_hellos=args.max_failed_hellos,
+        ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile, store=args.store)
+    if store_refused(args):
+        return EXIT_USAGE
+    config.store = args.store
+    if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
+        print("sidecar: le TLS demande --ssl-certfile et --ssl-keyfile / TLS needs both "
+              "--ssl-certfile and --ssl-keyfile", file=sys.stderr)
+        return EXIT_USAGE
+    _dice_options(config, args)
+    # Unset tokens keep the random ones ServerConfig made.
+    config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
+    config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
+                           or config.player_token)
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # The transport library's own handshake logs would print tracebacks for garbage input.
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    loop_factory = _loop_factory(args.loop)
+    if loop_factory is None:
+        print("sidecar: --loop uvloop needs uvloop: pip install 'vtt-sidecar[fast]'",
+              file=sys.stderr)
+        return EXIT_USAGE
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        code = runner.run(serve_until_stopped(config, args.table))
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        # A plugin call that never returns keeps a worker thread; the interpreter would
+        # wait for it at exit. Everything acknowledged is journaled already: leave now.
+        _hard_exit(code, "abandoning stuck plugin threads")
+    return code
+
+
+def _dice_options(config: ServerConfig, args: argparse.Namespace) -> None:
+    """Where faces come from (``--dice``, ``--keep-epochs``), into the config."""
+    config.dice = args.dice
+    config.reveal_on_stop = not args.keep_epochs
+
+
+def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop ``serve --loop`` asks for: asyncio's own, or uvloop's (faster on
+    many connections; an optional dependency). ``None`` when uvloop is not installed."""
+    if name == "asyncio":
+        return asyncio.new_event_loop
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
+async def serve_until_stopped(config: ServerConfig, table: str) -> int:
+    """Start the server, print how to join, serve until SIGINT/SIGTERM (a second one, or
+    :data:`STOP_DEADLINE` passed, ends the process at once), stop; its exit code. What
+    keeps it from starting is said in one line."""
+    from sidecar.host.plugins import PluginLoadError
+    from sidecar.server.connections import SidecarServer
+    from sidecar.stores.journal import JournalError
+
+    try:
+        server = SidecarServer(config)
+    except PluginLoadError as exc:
+        print(plugin_load_failure(exc), file=sys.stderr)
+        return EXIT_ERROR
+    except (JournalError, ValueError) as exc:
+        print(f"sidecar: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        server.ssl_context()  # a missing or mismatched certificate, said as such
+    except OSError as exc:
+        print(f"sidecar: cannot use the TLS certificate: {exc}", file=sys.stderr)
+        await server.stop()
+        return EXIT_ERROR
+    try:
+        await server.start()
+        # Everything loaded so far lives as long as the server: keep it out of the
+        # cyclic collector's way, so collections during play stay short (tail latency).
+        gc.freeze()
+    except StoreUnavailable as exc:  # (its text names the store, password hidden)
+        print(f"sidecar: {exc}", file=sys.stderr)
+        await server.stop()
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"sidecar: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        await server.stop()
+        return EXIT_ERROR
+    # Handlers first: whoever reads the banner may signal us right away.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        # A plain handler, not loop.add_signal_handler: it runs even while something
+        # holds the event loop, and arms a watchdog that ends the process whatever blocks.
+        if stop.is_set():  # a second Ctrl-C: the operator means it
+            _hard_exit(EXIT_ERROR, "second signal")
+        loop.call_soon_threadsafe(stop.set)
+        _arm_watchdog(STOP_DEADLINE)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    plugins = ", ".join(f"{p.name} {p.version}".strip() for p in server.host.plugins.values())
+    print(f"plugins: {plugins or 'none'}")
+    if config.store:
+        print(server.store.described)
+    else:
+        print(f"journal: {config.db}" + (" (tables forgotten at stop)"
+                                         if config.db == ":memory:" else ""))
+    print(f"event loop: {type(loop).__module__.split('.')[0]}")
+    print(join_details(server, config, table), flush=True)
+    _print_join_qr(server.core.public_url, config, table)
+    await stop.wait()
+    print("sidecar: stopping (connections closed with 1001)", flush=True)
+    await server.stop()
+    if any(not task.done() for task in server.host.abandoned):
+        # An async hook that ignores its cancellation never ends, and asyncio would wait
+        # for it at exit. Everything acknowledged is journaled already: leave now.
+        _hard_exit(EXIT_OK, "abandoning plugin tasks that ignore their cancellation")
+    return EXIT_OK
+
+
+def _hard_exit(code: int, why: str) -> None:
+    """End the process now: stuck plugin threads or a held event loop are not waited for."""
+    with contextlib.suppress(Exception):
+        print(f"sidecar: exiting now ({why})", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        logging.shutdown()
+    os._exit(code)
+
+
+def _arm_watchdog(seconds: float) -> None:
+    timer = threading.Timer(seconds, _hard_exit, (EXIT_ERROR, f"not stopped within {seconds} s"))
+    timer.daemon = True
+    timer.start()
+
+
+def join_details(server: Any, config: ServerConfig, table: str) -> str:
+    """What ``serve`` prints to paste: the commands and links that join ``table`` as a GM, a
+    player, a watcher, a browser, and (on ``0.0.0.0``) from the LAN."""
+    from sidecar.table.joinlink import join_link
+
+    url = server.url
+    page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rsplit("/ws", 1)[0]
+    run = sidecar_command()
+    lines = [
+        f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
+        "",
+        "Rejoindre la table / join the table:",
+        f"  MJ / GM     : {run} roll bloodlust pool=5 --url {url} --table {table} "
+        f"--role gm --token {config.gm_token}",
+        f"  Joueur      : {run} roll bloodlust pool=5 --url {url} --table {table} "
+        f"--token {config.player_token}",
+        f"  Regarder    : {run} watch --url {url} --table {table} "
+        f"--token {config.player_token}",
+        f"  Navigateur  : {join_link(page, table, config.player_token)}",
+        f"  Navigateur MJ: {join_link(page, table, config.gm_token, role='gm')}",
+        f"  Place / seat : {run} seat add NOM --url {url} --table {table} "
+        f"--token {config.gm_token}",
+        "    (un jeton et un lien par joueur : seuls ses jets secrets restent à lui / "
+        "one token and link per player: only seats keep secret rolls private)",
+    ]
+    if config.host in ("0.0.0.0", "", "::"):
+        port = server.port
+        addresses = lan_addresses()
+        routed = getattr(getattr(server, "core", None), "public_url", "")
+        if not addresses and routed and "//127." not in routed:
+            # The host name resolves to no LAN address: the one the system routes through.
+            addresses = [routed.split("//", 1)[1].rsplit(":", 1)[0]]
+        scheme = "https" if url.startswith("wss://") else "http"
+        for address in addresses or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
+            lines.append("  Réseau local / LAN: "
+                         + join_link(f"{scheme}://{address}:{port}", table,
+                                     config.player_token))
+    else:
+        lines.append("  (--host 0.0.0.0 ouvre la table aux téléphones du réseau local / "
+                     "opens the table to phones on the LAN)")
+    return "\n".join(lines)
+
+
+def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
+    """On a server open to the LAN, the players' join link once more, as a QR code that
+    phones scan (the GM's page shows the same one)."""
+    from sidecar.table.joinlink import join_link, open_to_lan
+
+    if not open_to_lan(config) or not config.player_token:
+        return
+    link = join_link(page_url, table, config.player_token)
+    print(f"\nTéléphones : scannez / phones: scan — {link}", flush=True)
+    print_qr(link)
+    sys.stdout.flush()
+
+
+def sidecar_command() -> str:
+    """How to run ``sidecar`` as this one runs, for the lines ``serve`` prints to paste:
+    ``sidecar`` when that is on PATH and the same script, else the script beside this
+    interpreter (``.venv/bin/sidecar``: the venv was not activated), else ``python -m
+    sidecar``; relative to the working directory when inside it."""
+    def shown(path: Path) -> str:
+        with contextlib.suppress(ValueError):
+            path = path.relative_to(Path.cwd())
+        return shlex.quote(str(path))
+
+    bin_dir = Path(sys.executable).parent
+    script = next((bin_dir / name for name in ("sidecar", "sidecar.exe")
+                   if (bin_dir / name).is_file()), None)
+    found = shutil.which("sidecar")
+    if script is None:
+        return f"{shown(Path(sys.executable))} -m sidecar"
+    if found and Path(found).resolve() == script.resolve():
+        return "sidecar"
+    return shown(script)
+
+
+def lan_addresses() -> list[str]:
+    """This machine's non-loopback IPv4 addresses, as other devices on the LAN reach it."""
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        return []
+    return sorted({info[4][0] for info in infos if not info[4][0].startswith("127.")})

@@ -1,0 +1,229 @@
+"""Extension options: the per-roll settings an extension describes, checked like params.
+
+An extension describes its settings once (:func:`~sidecar.hookspecs.sidecar_options`): which
+rulesets it applies to and its fields, written like a ruleset's ``params`` (plus ``cost``).
+The host checks each description when the plugins are loaded
+(:func:`~sidecar.host.descriptions.options_problems`),
+``welcome`` lists them (``welcome.options``) so clients build forms, and every request's
+``options`` is checked against them before any hook sees the roll
+(:func:`validate_options`): an unknown extension, an unknown key, a value of the wrong type
+or range, or an extension that does not apply to the roll's ruleset is ``invalid_params``
+naming the extension and the key. An extension loaded without a description still receives
+whatever the request puts under its name (the contract's promise to plugins written before
+descriptions existed); a name that is no loaded plugin at all is refused.
+
+:func:`parse_option` turns the command line's ``ext.key=value`` into typed values from the
+same descriptions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Container
+from typing import Any
+
+from sidecar.host.params import normalise_label, validate_params
+from sidecar.host.typed import coerce_value
+from sidecar.protocol.errors import ProtocolError
+
+
+def listing(name: str, described: dict[str, Any]) -> dict[str, Any]:
+    """One extension's options as ``welcome.options`` lists them."""
+    return {"name": name, "label": described.get("label", name),
+            "description": described.get("description", ""),
+            "rulesets": described.get("rulesets"), "params": described["params"]}
+
+
+def _refuse(extension: str, key: str | None, en: str, fr: str) -> ProtocolError:
+    # ``details.param`` names both, as the extensions' own checks always did.
+    param = f"options.{extension}" + (f".{key}" if key else "")
+    return ProtocolError("invalid_params", f"option '{param}': {en}",
+                         fr=f"option « {param} » : {fr}", details={"param": param})
+
+
+def _canonical(settings: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """The settings with each choice written as its description writes it: choices match
+    loosely, like labels ("Désarmer" is ``desarmer``)."""
+    fixed = dict(settings)
+    for key, value in settings.items():
+        choices = schema[key].get("choices")
+        if not isinstance(choices, list):
+            continue
+        # (Written as described — the usual case — nothing to fold.)
+        if isinstance(value, list):
+            if all(item in choices for item in value):
+                continue
+            fixed[key] = [_pick(item, choices) for item in value]
+        elif value not in choices:
+            fixed[key] = _pick(value, choices)
+    return fixed
+
+
+def _pick(item: Any, choices: list[Any]) -> Any:
+    """The choice ``item`` names loosely, or ``item`` itself (then refused as it is)."""
+    if not isinstance(item, str):
+        return item
+    wanted = normalise_label(item)
+    return next((c for c in choices if isinstance(c, str) and normalise_label(c) == wanted),
+                item)
+
+
+def validate_options(options: dict[str, Any], ruleset: str,
+                     described: dict[str, dict[str, Any]],
+                     loaded: Container[str]) -> dict[str, Any]:
+    """Check a request's ``options`` for a roll of ``ruleset``; return them, with named
+    values (an int's ``labels``) turned into numbers. Keys left out stay left out: the
+    extension applies its own defaults, as before descriptions existed.
+
+    :param described: extension name → its description (sound: see
+        :func:`~sidecar.host.descriptions.options_problems`).
+    :param loaded: every loaded plugin's name: one without a description gets its
+        settings untouched.
+    """
+    checked: dict[str, Any] = {}
+    for name, value in options.items():
+        description = described.get(name)
+        if description is None:
+            if name not in loaded:
+                known = ", ".join(sorted(described)) or "none"
+                raise _refuse(name[:40], None, f"unknown extension (with options: {known})",
+                              f"extension inconnue (avec des options : {known})")
+            checked[name] = value  # no description: free-form, as the contract promises
+            continue
+        rulesets = description.get("rulesets")
+        if rulesets is not None and ruleset not in rulesets:
+            applies = ", ".join(rulesets)
+            raise _refuse(name, None, f"does not apply to '{ruleset}' rolls (only {applies})",
+                          f"ne s'applique pas aux jets de « {ruleset} » (seulement "
+                          f"{applies})")
+        if not isinstance(value, dict):
+            raise _refuse(name, None, "must be a map of its settings ({} for the defaults)",
+                          "doit être une table de ses réglages ({} pour les valeurs par "
+                          "défaut)")
+        schema = description["params"]
+        for key in value:
+            if key not in schema:
+                known = ", ".join(schema) or "none"
+                raise _refuse(name, str(key)[:40], f"unknown key (known: {known})",
+                              f"clé inconnue (connues : {known})")
+        for key, spec in schema.items():
+            if spec.get("required") and value.get(key) is None:
+                raise _refuse(name, key, "is required", "est obligatoire")
+        try:
+            # Only the keys given: nothing is filled in, and a long description costs
+            # nothing for a short request.
+            valid = validate_params(_canonical(value, schema), {key: schema[key] for key in value})
+        except ProtocolError as exc:
+            key = (exc.details or {}).get("param", "")
+            key = key.split(".", 1)[0]  # (a map's entry is named "key.entry")
+            reason = exc.message.split(": ", 1)[-1]
+            reason_fr = (exc.message_fr or exc.message).split(" : ", 1)[-1]
+            raise _refuse(name, key, reason, reason_fr) from None
+        checked[name] = {key: valid[key] for key in value if key in valid}
+    return checked
+
+
+# -- the command line's ``ext.key=value`` ------------------------------------------------
+
+YES = ("", "true", "1", "yes", "oui", "vrai", "on")
+NO = ("false", "0", "no", "non", "faux", "off")
+
+
+def parse_option(text: str, described: dict[str, dict[str, Any]],
+                 options: dict[str, Any]) -> None:
+    """Add one ``--option`` to ``options``: ``ext.key=value`` (typed from ``ext``'s
+    description), ``ext={json}`` (the whole settings), ``ext`` or ``ext=yes`` (the
+    extension on, with its defaults: ``{}``), ``ext=no`` (left out). Raises ``ValueError``
+    saying what is wrong; values the description refuses are left for the server to name.
+    """
+    target, sep, raw = text.partition("=")
+    name, dot, key = target.strip().partition(".")
+    if not name:
+        raise ValueError(f"--option {text!r}: expected ext.key=value, ext={{json}} or ext=yes")
+    description = described.get(name)
+    if dot:
+        if not key:
+            raise ValueError(f"--option {text!r}: a key after '{name}.'")
+        if not sep:
+            raise ValueError(f"--option {text!r}: expected {name}.{key}=value")
+        spec = (description or {}).get("params", {}).get(key)
+        if description is not None and spec is None:
+            known = ", ".join(description["params"]) or "none"
+            raise ValueError(f"--option {name}.{key}: unknown key of {name} (known: {known})")
+        settings = options.setdefault(name, {})
+        if not isinstance(settings, dict):
+            raise ValueError(f"--option {text!r}: {name} was already given as a whole")
+        if spec is not None and spec.get("type") == "list":
+            # Repeated (or comma-separated) items add up: --option combat.options=viser
+            # --option combat.options=charger
+            items = settings.setdefault(key, [])
+            items.extend(coerce_value(raw, spec))
+        else:
+            settings[key] = coerce_value(raw, spec)
+        return
+    value = raw.strip()
+    if value.startswith(("{", "[", '"')) or (description is None and value not in YES + NO):
+        try:
+            whole = json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError(f"--option {name}: not JSON ({value[:40]!r}); write "
+                             f"{name}.key=value, {name}={{json}} or {name}=yes") from None
+        if isinstance(whole, dict) and isinstance(options.get(name), dict):
+            # After ext.key=value options: the JSON adds its keys, in either order.
+            options[name].update(whole)
+        else:
+            options[name] = whole
+    elif value.lower() in YES:
+        options.setdefault(name, {})
+    elif value.lower() in NO:
+        options.pop(name, None)
+    else:
+        raise ValueError(f"--option {name}={value[:40]}: write {name}.key=value (keys: "
+                         f"{', '.join(description['params']) if description else '?'}), "
+                         f"{name}={{json}} or {name}=yes")
+
+
+def parse_options(texts: list[str], described: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Every ``--option`` of a command line, in order (see :func:`parse_option`)."""
+    options: dict[str, Any] = {}
+    for text in texts:
+        parse_option(text, described, options)
+    return options
+
+
+def _both(value: Any) -> str:
+    """A label French first, then English when it differs: ``Zone visée / Aimed zone``."""
+    if isinstance(value, dict):
+        fr, en = str(value.get("fr") or ""), str(value.get("en") or "")
+        return f"{fr} / {en}" if fr and en and fr != en else fr or en
+    return "" if value is None else str(value)
+
+
+def describe(name: str, description: dict[str, Any]) -> list[str]:
+    """One line per key of an extension's options, for ``sidecar plugins``:
+    ``combat.opponent_pep=<int 0–50>  Peps de l'adversaire``."""
+    rulesets = description.get("rulesets")
+    where = ("jeux de règles / rulesets: " + ", ".join(rulesets) if rulesets
+             else "tous les jeux / every ruleset")
+    lines = [f"options ({where}; --option {name}.KEY=VALUE):"]
+    for key, spec in description["params"].items():
+        kind = spec.get("type", "string")
+        shape = kind
+        if spec.get("items") == "int":
+            item = spec.get("item", {})
+            shape = f"list of int {item.get('min', '')}–{item.get('max', '')}, comma-separated"
+        if "min" in spec or "max" in spec:
+            shape += f" {spec.get('min', '')}–{spec.get('max', '')}"
+        cost = spec.get("cost")
+        if isinstance(spec.get("choices"), list):
+            shape += ": " + ", ".join(
+                f"{c} ({cost[c]})" if isinstance(cost, dict) and c in cost else str(c)
+                for c in spec["choices"])
+        elif isinstance(cost, int):
+            shape += f", coût / cost {cost}"
+        if "default" in spec:
+            shape += (", défaut / default "
+                      f"{json.dumps(spec['default'], ensure_ascii=False)}")
+        label = _both(spec.get("label"))
+        lines.append(f"  {name}.{key}=<{shape}>" + (f"  {label}" if label else ""))
+    return lines

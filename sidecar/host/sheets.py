@@ -1,0 +1,165 @@
+"""Characters and their sheets: values checked against a ruleset's sheet, spends,
+adjustments and refills. Plain functions, no I/O.
+
+A ruleset describes its sheet like its params (see ``sidecar_sheet`` in
+:mod:`sidecar.hookspecs`). A character's values are only ever changed by a journaled
+event — a GM's ``sheet`` request or a roll's ``spend`` — so the values are always what the
+character's events add up to. Every change is computed here first, whole, and refused
+(``invalid_params``, ``insufficient``) before anything is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sidecar.host.params import validate_params
+from sidecar.protocol.errors import ProtocolError, invalid_param
+
+#: Most characters one table may have.
+MAX_CHARACTERS = 1000
+
+#: The bounds of a counter whose sheet gives none: what every client can read (and the
+#: journal store) as an integer.
+INT_MIN, INT_MAX = -2**63, 2**63 - 1
+
+
+@dataclass
+class Character:
+    """One character of a table: its ruleset, the seat that plays it, its values."""
+
+    name: str
+    ruleset: str
+    owner: str | None
+    values: dict[str, Any]
+    #: The values as the owner's seat last saw them, when a roll it could not see (a
+    #: GM's secret roll as this character, the seat's own blind roll) changed them since;
+    #: ``None`` when the owner knows the current values.
+    shown: dict[str, Any] | None = None
+
+    def to_record(self) -> dict[str, Any]:
+        """How the journal keeps it."""
+        record = {"character": self.name, "ruleset": self.ruleset, "owner": self.owner,
+                  "values": self.values}
+        if self.shown is not None:
+            record["shown"] = self.shown
+        return record
+
+    def view(self, *, gm: bool) -> dict[str, Any]:
+        """How ``list`` and ``welcome`` show it: a GM sees the values, the owner what it
+        has been shown of them (a blind roll's spend stays hidden like its result)."""
+        values = self.values if gm or self.shown is None else self.shown
+        return {"character": self.name, "ruleset": self.ruleset, "owner": self.owner,
+                "values": values}
+
+    def copy_values(self) -> dict[str, Any]:
+        """A copy of the values that shares nothing mutable with them: what a roll's hooks
+        get as ``roll.sheet``. Sheet values nest one level at most (a ``list`` of strings,
+        a ``map`` of numbers or strings), so a copy of each container is a deep copy —
+        several times cheaper than a general one, on every roll as a character."""
+        return {name: value.copy() if value.__class__ in (dict, list) else value
+                for name, value in self.values.items()}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Character:
+        # (The record is the journal's or a new one made for this change: the values are
+        # this character's own, never shared with an event a plugin could change.)
+        return cls(record["character"], record["ruleset"], record.get("owner"),
+                   record.get("values") or {}, record.get("shown"))
+
+
+def prefixed(error: ProtocolError, prefix: str) -> ProtocolError:
+    """``error`` with its parameter named under ``prefix`` (``values.level``)."""
+    details = dict(error.details or {})
+    name = details.get("param")
+    if name is not None:
+        details["param"] = f"{prefix}.{name}"
+        error.message = error.message.replace(f"'{name}'", f"'{prefix}.{name}'", 1)
+        if error.message_fr:
+            error.message_fr = error.message_fr.replace(f"'{name}'", f"'{prefix}.{name}'", 1)
+    error.details = details
+    return error
+
+
+def checked_values(sheet: dict[str, Any], given: dict[str, Any],
+                   current: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The values after a ``set``: ``given`` over ``current`` (or the defaults), every
+    one checked against ``sheet``; ``invalid_params`` naming ``values.<field>``."""
+    merged = dict(current or {})
+    merged.update(given)
+    # Fields a sheet no longer has (a plugin updated) are dropped, not refused, unless given.
+    merged = {name: value for name, value in merged.items()
+              if name in sheet or name in given}
+    try:
+        return validate_params(merged, sheet)
+    except ProtocolError as error:
+        raise prefixed(error, "values") from None
+
+
+def insufficient(field: str, have: Any, need: Any, *, low: bool) -> ProtocolError:
+    """The ``insufficient`` error: ``field`` has ``have``, the change needs ``need``."""
+    if low:
+        en = f"not enough {field}: {have} left, {need} needed"
+        fr = f"pas assez de {field} : il en reste {have}, il en faut {need}"
+    else:
+        en = f"{field} cannot go past its maximum: {have} now, {need} more asked"
+        fr = f"{field} ne peut dépasser son maximum : {have} maintenant, {need} de plus demandé"
+    return ProtocolError("insufficient", en, fr=fr,
+                         details={"field": field, "have": have, "need": need})
+
+
+def apply_delta(sheet: dict[str, Any], values: dict[str, Any], delta: dict[str, Any], *,
+                sign: int, where: str) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The values after taking ``sign * amount`` of each field of ``delta`` (``sign`` -1:
+    a roll's ``spend``; +1: a GM's ``adjust``), and what changed (field → [before, after]).
+
+    An amount that is not an integer, or a field that is not an integer field of the sheet,
+    is ``invalid_params`` naming ``<where>.<field>``; a value it would leave past the
+    field's ``min`` or ``max`` (without them, the 64-bit range) is ``insufficient``.
+    Nothing is changed in ``values``."""
+    after = dict(values)
+    changed: dict[str, list[Any]] = {}
+    for name, amount in delta.items():
+        spec = sheet.get(name) if isinstance(name, str) else None
+        if spec is None or spec.get("type", "string") != "int":
+            raise invalid_param(f"{where}.{name}", "is not a number field of this sheet",
+                                fr="n'est pas un champ numérique de cette fiche")
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise invalid_param(f"{where}.{name}", "must be an integer",
+                                fr="doit être un entier")
+        have = after.get(name, spec.get("default", 0))
+        new = have + sign * amount
+        low = INT_MIN if spec.get("min") is None else spec["min"]
+        high = INT_MAX if spec.get("max") is None else spec["max"]
+        if new < low:
+            raise insufficient(name, have, abs(amount), low=True)
+        if new > high:
+            raise insufficient(name, have, abs(amount), low=False)
+        if new != have:
+            after[name] = new
+            before = changed[name][0] if name in changed else have
+            changed[name] = [before, new]
+    return after, changed
+
+
+def refilled(sheet: dict[str, Any], values: dict[str, Any], what: str
+             ) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """The values after a new turn (``what`` ``"turn"``: fields marked ``refill:
+    "turn"``) or a rest (``"rest"``: those marked ``"rest"`` or ``"turn"``): each back to
+    its default. Returns the values and what changed."""
+    kinds = ("turn",) if what == "turn" else ("turn", "rest")
+    after = dict(values)
+    changed: dict[str, list[Any]] = {}
+    for name, spec in sheet.items():
+        if spec.get("refill") in kinds and "default" in spec:
+            have = after.get(name)
+            if have != spec["default"]:
+                after[name] = spec["default"]
+                changed[name] = [have, spec["default"]]
+    return after, changed
+
+
+def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+    """Field → [before, after] for every value that differs."""
+    return {name: [before.get(name), value] for name, value in after.items()
+            if before.get(name) != value}

@@ -1,0 +1,266 @@
+"""Each request, from the core's checks to its effects: rolls, decisions, seats, sheets,
+asks, sessions, initiative, epochs, history and odds."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sidecar.config import ServerConfig
+from sidecar.host.params import copy_params
+from sidecar.host.pipeline import RollPipeline
+from sidecar.protocol.messages import (
+    AskRequest,
+    EpochRequest,
+    Hello,
+    HistoryRequest,
+    InitiativeRequest,
+    OddsRequest,
+    PluginsRequest,
+    ReactRequest,
+    RollRequest,
+    SeatRequest,
+    SessionRequest,
+    SheetRequest,
+)
+from sidecar.server.transport import ClientSession
+from sidecar.table.core import TableCore
+from sidecar.table.effects import Pending, Reply, RollTicket
+from sidecar.table.history import HistoryPage
+from sidecar.table.seats import qr_data_uri
+from sidecar.table.tables import Member, Table
+
+log = logging.getLogger("sidecar.server")
+
+#: A ``history`` page costs one request of the rate limit per this many bytes of events
+#: (beyond the one every frame costs): page floods are bounded in bytes per second.
+HISTORY_BYTES_PER_TOKEN = 16 * 1024
+
+
+class Requests:
+    """What the server does for each request of a joined member."""
+
+    # (what this part uses of the server: see :class:`sidecar.server.connections.SidecarServer`)
+    config: ServerConfig
+    core: TableCore
+    store: Any
+    pipeline: RollPipeline
+
+    async def _dispatch(self, session: ClientSession, request: Any) -> None:
+        assert session.table is not None and session.member is not None
+        if request.__class__ is RollRequest:  # (the most frequent request first)
+            await self._roll(session, request)
+            return
+        if isinstance(request, Hello):
+            raise self.core.already_joined(session.table)
+        if isinstance(request, PluginsRequest):
+            await self._send(session, self.core.plugins(request))
+            return
+        if isinstance(request, OddsRequest):
+            await self._odds(session, request)
+        elif isinstance(request, HistoryRequest):
+            await self._history(session, request)
+        elif isinstance(request, SeatRequest):
+            await self._seat(session, request)
+        elif isinstance(request, SheetRequest):
+            await self._sheet(session, request)
+        elif isinstance(request, ReactRequest):
+            await self._react(session, request)
+        elif isinstance(request, SessionRequest):
+            await self._session(session, request)
+        elif isinstance(request, AskRequest):
+            await self._ask(session, request)
+        elif isinstance(request, InitiativeRequest):
+            await self._initiative(session, request)
+        elif isinstance(request, EpochRequest):
+            await self._epoch(session, request)
+
+    async def _roll(self, session: ClientSession, request: RollRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_roll(table, member, request)
+        roll = ticket.roll
+        assert roll is not None
+        # The params as asked: extensions may change them before the dice, and a retry
+        # (another process wrote first) must start again from these, not from theirs.
+        asked = copy_params(roll.params)
+
+        async def steps() -> AsyncIterator[Pending]:
+            self.core.attach_sheet(ticket)
+            roll.params = copy_params(asked)
+            source = None
+            if self.core.provable and request.dice is None:
+                if self.core.epoch_full(table):  # revealed before the next roll
+                    yield self.core.epoch_end(table)
+                source = self.core.roll_dice(table, member)
+            resolution = await self.pipeline.run(roll, dice=request.dice,
+                                                 table_state=table.state, source=source)
+            yield self.core.number(ticket, resolution, now=time.time(), source=source,
+                                   manual=request.dice is not None, asked=asked)
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def reveal_all(self) -> int:
+        """End the current epoch of every table that rolled in it; how many were ended."""
+        names = await self.store.ended_at_stop(self.tables.tables)
+        ended = 0
+        for name in sorted(names):
+            table = await self._open_table(name)
+
+            async def steps(table: Table = table) -> AsyncIterator[Pending]:
+                if table.epoch is None or table.seq == table.epoch.base:
+                    return  # nothing happened in it
+                # The next epoch starts at the table's next welcome: a stop computes no
+                # new commitment for every table (its deadline is short).
+                yield self.core.epoch_end(table, start_next=False)
+            ended += await self._perform(table, steps)
+        return ended
+
+    async def _ensure_epoch(self, table: Table, member: Member) -> None:
+        """Give a table its first epoch before its first welcome (journaled first: the
+        commitment a member is shown never changes under it after a restart); end one
+        opened under other settings (a restart with other options or plugins) and start
+        the next under this server's."""
+        if table.epoch is not None and not self.core.epoch_outdated(table):
+            return
+
+        async def steps() -> AsyncIterator[Pending]:
+            if table.epoch is None:
+                yield self.core.epoch_start(table)
+            elif self.core.epoch_outdated(table):  # (else another process started it)
+                yield self.core.epoch_end(table)
+        # The joiner learns it from its welcome.
+        await self._perform(table, steps, quiet=member)
+
+    async def _epoch(self, session: ClientSession, request: EpochRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_epoch_end(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending]:
+            if table.epoch is None:
+                yield self.core.epoch_start(table)
+            yield self.core.epoch_end(table, ticket)
+        # (the same request again: its reveal, not a second one)
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _seat(self, session: ClientSession, request: SeatRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.seat_list(table, member, request))
+            return
+        ticket = self.core.begin_change(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending]:
+            pending = self.core.seat_change(ticket, request)
+            if pending.extra is not None:
+                # A QR code takes milliseconds (more for long names): not on the loop.
+                pending.extra["qr"] = await asyncio.to_thread(qr_data_uri,
+                                                              pending.extra["link"])
+            yield pending
+            log.info("seat %s %r at %r by %r", request.op, request.name, table.name,
+                     member.name)
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _ask(self, session: ClientSession, request: AskRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.ask_list(table, member, request))
+            return
+        ticket = self.core.begin_change(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending]:
+            yield (self.core.ask_open(ticket, request) if request.op == "open"
+                   else self.core.ask_cancel(ticket, request))
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _initiative(self, session: ClientSession, request: InitiativeRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_change(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending]:
+            ruleset, entries = self.core.initiative_entries(table, request)
+            roll = self.pipeline.prepare_plain(ruleset, table=table.name, by=member.by)
+            roll.session, roll.turn = table.session, table.turns
+            answer = await self.pipeline.initiative(roll, entries, table.state)
+            yield self.core.initiative(ticket, ruleset, request, answer)
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _session(self, session: ClientSession, request: SessionRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = self.core.begin_change(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending]:
+            yield self.core.session_start(ticket)
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        if request.op == "list":
+            await self._send(session, self.core.sheet_list(table, member, request))
+            return
+        ticket = self.core.begin_change(table, member, request)
+
+        async def steps() -> AsyncIterator[Pending | Reply]:
+            if request.op == "refill" and request.character is None:
+                for effect in self.core.refill_all(ticket, request):
+                    yield effect
+                return
+            pending = self.core.sheet_change(ticket, request)
+            assert pending is not None
+            yield pending
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _react(self, session: ClientSession, request: ReactRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        ticket = RollTicket(table, member, None, request.id,
+                            self.core.request_key(member, request.id))
+        await self._decide(table, member, request, session=session, ticket=ticket)
+
+    async def _decide(self, table: Table, member: Member | None, request: ReactRequest, *,
+                      session: ClientSession | None = None,
+                      ticket: RollTicket | None = None) -> None:
+        """A decision on an open roll, by ``member`` (``None``: the default, in time)."""
+        async def steps() -> AsyncIterator[Pending]:
+            react = self.core.begin_react(table, member, request)
+            reopened, roll, outcome = self.core.reopen(react)
+            source = None
+            if self.core.provable and react.dice is None:
+                if self.core.epoch_full(table):  # revealed before the next roll
+                    yield self.core.epoch_end(table)
+                source = self.core.roll_dice(table, member, react.event)
+            resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
+                                                   table.state, source=source)
+            yield self.core.number(reopened, resolution, now=time.time(), reaction=react,
+                                   source=source, manual=react.dice is not None)
+        await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
+        table, member = session.table, session.member
+        assert table is not None and member is not None
+        # Read in chunks and stop at max_history_bytes: a page never holds more in memory.
+        page = HistoryPage(table, member, request, binary=session.binary,
+                           max_bytes=self.config.max_history_bytes)
+        while (wanted := page.wanted()):
+            page.add(await self.store.page(table.name, *member.key, page.last, table.seq,
+                                           wanted + 1))
+        session.bucket.charge(page.size / HISTORY_BYTES_PER_TOKEN)
+        await self._send(session, page.message())
+        # Pages are paid in bytes: a connection in debt is not read until it is paid off
+        # (not refused: a client paging through a long table goes at the limit's pace).
+        await asyncio.sleep(session.bucket.debt_delay())
+
+    async def _odds(self, session: ClientSession, request: OddsRequest) -> None:
+        member, table = session.member, session.table
+        assert member is not None and table is not None
+        roll = self.core.prepare_odds(table, member, request)
+        odds = await self.pipeline.odds(roll)
+        await self._send(session, self.core.odds(request, roll, odds))

@@ -1,0 +1,203 @@
+"""The one runner of the table core's effects: a request's events journaled (retried while
+other processes write the table first), committed and delivered; repeats answered with
+their original outcome."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from sidecar.config import ServerConfig
+from sidecar.host.pipeline import RollPipeline
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import SheetRequest
+from sidecar.server.errors import lost_error, store_unavailable
+from sidecar.server.transport import ClientSession
+from sidecar.stores.base import DuplicateRequest, StaleTable, StoreFull, StoreUnavailable
+from sidecar.stores.journal import JournalError
+from sidecar.table.core import TableCore
+from sidecar.table.effects import CLOSE_POLICY, Delivery, Pending, Reply, RollTicket
+from sidecar.table.tables import Member, Table
+
+log = logging.getLogger("sidecar.server")
+
+#: A change to a table, as the runner gets it: each call starts it over (on a table brought
+#: up to date) and yields its effects one at a time — an event numbered after the last one
+#: committed, or an answer for the requester alone.
+Steps = Callable[[], AsyncIterator[Pending | Reply]]
+
+
+class Runner:
+    """Journal, commit, deliver: what every change to a table goes through."""
+
+    # (what this part uses of the server: see :class:`sidecar.server.connections.SidecarServer`)
+    config: ServerConfig
+    core: TableCore
+    store: Any
+    pipeline: RollPipeline
+
+    #: Times an event is built again because other processes wrote the table first.
+    MAX_ATTEMPTS = 50
+
+    def _too_busy(self, table: Table) -> ProtocolError:
+        log.warning("table %r: %d attempts lost to other processes' writes", table.name,
+                    self.MAX_ATTEMPTS)
+        return ProtocolError("store_unavailable", "the table is too busy on other servers; "
+                             "send the same request again", fr="la table est trop occupée sur "
+                             "les autres serveurs ; renvoyez la même demande",
+                             details={"retry": True})
+
+    async def _perform(self, table: Table, steps: Steps, *,
+                       session: ClientSession | None = None,
+                       ticket: RollTicket | None = None,
+                       quiet: Member | None = None) -> int:
+        """The one path of every change to a table; how many events it committed.
+
+        A request whose id was already resolved (``ticket``: the request as the core
+        accepted it) is answered with its original outcome — whether it was before, or
+        while this one waited for the table's turn (another device of the member). Else,
+        holding the table's turn, each effect of ``steps()`` is performed in order: an
+        event (:class:`Pending`) journaled, committed, delivered and, for an open roll,
+        timed — the next step is built on the table as it leaves it; a :class:`Reply`
+        sent to the requester (``session``). When another process wrote the table first
+        (a shared store), the table is brought up to date and ``steps()`` starts over.
+        ``quiet``: a member who gets none of these events (a joiner, told by its welcome).
+        """
+        trims = table.trims
+        if session is not None and ticket is not None and ticket.key is not None \
+                and await self._answer_repeat(session, ticket):
+            return 0
+        # One change of a table at a time, from reading its plugin state to committing the
+        # new one: two rolls resolved side by side would each start from the same state,
+        # and the second commit would erase the first's changes.
+        async with table.turn:
+            if session is not None and ticket is not None \
+                    and await self._repeated_meanwhile(session, ticket, trims):
+                return 0
+            for _ in range(self.MAX_ATTEMPTS):
+                try:
+                    return await self._effects(table, steps, session, quiet)
+                except StaleTable as stale:
+                    await self._after_stale(table, stale)
+        raise self._too_busy(table)
+
+    async def _effects(self, table: Table, steps: Steps, session: ClientSession | None,
+                       quiet: Member | None) -> int:
+        """One attempt of :meth:`_perform` (the caller holds the table's turn): each effect
+        of ``steps()`` performed in order; how many events were committed."""
+        committed = 0
+        async with contextlib.aclosing(steps()) as effects:
+            async for effect in effects:
+                if isinstance(effect, Reply):
+                    assert session is not None, "a reply needs a requester"
+                    await self._send(session, effect.message)
+                    continue
+                deliveries = await self._store(effect)
+                committed += 1
+                if quiet is not None:
+                    for delivery in deliveries:
+                        delivery.members = [m for m in delivery.members if m is not quiet]
+                self._deliver(deliveries)
+                if effect.event.get("open"):
+                    self._arm(table, effect.event)
+        return committed
+
+    async def _after_stale(self, table: Table, stale: StaleTable) -> None:
+        """Inside the table's turn, the store refused an event built on this process's
+        table: catch up with what other processes wrote (the store may have sent it), so
+        the event is built again — or, when the store holds fewer events than this
+        process saw acknowledged, read the table again from the store."""
+        if stale.lost or stale.seq < table.seq:
+            self._store_lost(table, stale.seq)
+            raise lost_error()
+        missed = stale.missed
+        if missed and missed[0][0]["seq"] == table.seq + 1 and missed[-1][0]["seq"] == stale.seq:
+            self._apply(table, missed)
+        else:
+            await self._catch_up(table)
+
+    async def _store(self, pending: Pending) -> list[Delivery]:
+        """Journal a numbered event, then commit it (the caller holds the table's turn)."""
+        table = pending.ticket.table
+        try:
+            await self.store.append(pending.event, pending.state, pending.records,
+                                    expected=table.seq)
+        except (StaleTable, DuplicateRequest):
+            # Another process wrote to the table (or resolved this request) first: this
+            # event is dropped unseen; the caller catches up and builds it again, or
+            # answers the original.
+            self.core.abandon(pending)
+            raise
+        except StoreUnavailable as error:
+            # Once per interval: a flood of rolls against a Redis that is down or full
+            # must not flood the log.
+            self.log_throttle.log(logging.ERROR, f"store {type(error).__name__}",
+                                  "event %s at %s not stored, not sent: %s",
+                                  pending.event["seq"], table.name, error)
+            self.core.abandon(pending)
+            raise store_unavailable(full=isinstance(error, StoreFull)) from None
+        except JournalError as error:
+            log.error("event %s at %s not journaled, not sent: %s", pending.event["seq"],
+                      table.name, error)
+            raise self.core.abandon(pending) from None
+        except BaseException:
+            self.core.abandon(pending)
+            raise
+        deliveries = self.core.commit(pending)
+        # A removed or re-keyed seat: its connections end now (they may reconnect only
+        # with the new link).
+        self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
+        return deliveries
+
+    async def _repeated_meanwhile(self, session: ClientSession, ticket: RollTicket,
+                                  trims: int) -> bool:
+        """Inside the table's turn: whether the same request was resolved while this one
+        waited (another device of the member), then answered as a repeat. Memory knows,
+        unless the table's memory of request ids was trimmed since the first look
+        (``trims``): then the journal is asked again."""
+        table = ticket.table
+        if ticket.key is None or (table.remembered(ticket.key) is None
+                                  and table.trims == trims):
+            return False
+        return await self._answer_repeat(session, ticket)
+
+    async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
+        """Resend the original outcome of a request id already resolved; True if so."""
+        table, member = ticket.table, ticket.member
+        assert ticket.key is not None
+        event = table.remembered(ticket.key)
+        if event is None and table.needs_journal_lookup():
+            event = await self.store.find_request(table.name, *member.key,
+                                                  ticket.request_id)
+        if event is None:
+            return False
+        log.info("repeat of request %r by %r at %r: original outcome #%s resent",
+                 ticket.request_id, member.name, table.name, event["seq"])
+        await self._resend_original(session, event, ticket.request_id)
+        return True
+
+    async def _answer_duplicate(self, session: ClientSession, seq: int, rid: Any) -> None:
+        """The store said request ``rid`` already made event ``seq``: resend it."""
+        table, member = session.table, session.member
+        assert table is not None and member is not None
+        event = await self.store.event(table.name, seq)
+        if event is None:
+            raise StoreUnavailable(f"event #{seq} of {table.name!r} not readable")
+        log.info("repeat of request %r by %r at %r: original outcome #%s resent (stored "
+                 "by another server)", rid, member.name, table.name, seq)
+        await self._resend_original(session, event, rid)
+
+    async def _resend_original(self, session: ClientSession, event: dict[str, Any],
+                               rid: Any) -> None:
+        """A repeated request's answer: its original event, as the member may see it,
+        marked ``duplicate`` (a refill of every character: the list of characters)."""
+        table, member = session.table, session.member
+        assert table is not None and member is not None
+        if event.get("whole"):
+            answer = self.core.sheet_list(table, member, SheetRequest(op="list", id=rid))
+            answer["duplicate"] = True
+            await self._send(session, answer)
+            return
+        await self._send(session, self.core.repeat(member, event))

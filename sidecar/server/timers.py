@@ -1,0 +1,97 @@
+"""What happens later: open rolls taking their default (or closing) when their time to
+decide runs out, and presence messages coalesced."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sidecar.config import ServerConfig
+from sidecar.host.pipeline import RollPipeline
+from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.messages import ReactRequest
+from sidecar.stores.base import DuplicateRequest, StoreUnavailable
+from sidecar.table.core import TableCore
+from sidecar.table.effects import Pending
+from sidecar.table.tables import Table
+
+log = logging.getLogger("sidecar.server")
+
+
+class Timers:
+    """Timers of open rolls and of presence."""
+
+    # (what this part uses of the server: see :class:`sidecar.server.connections.SidecarServer`)
+    config: ServerConfig
+    core: TableCore
+    store: Any
+    pipeline: RollPipeline
+    timers: set[asyncio.TimerHandle]
+    expiring: set[asyncio.Task[None]]
+    armed: set[tuple[str, str]]
+
+    # -- open rolls ---------------------------------------------------------------------
+
+    def _arm(self, table: Table, event: dict[str, Any]) -> None:
+        """Take the default of an open roll once its time to decide is over (once per
+        roll and process, however many times it is armed)."""
+        armed = (table.name, str(event["roll"]))
+        if armed in self.armed:
+            return
+        self.armed.add(armed)
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, event["expires"] - time.time())
+        handle: asyncio.TimerHandle | None = None
+
+        def due() -> None:
+            self.armed.discard(armed)
+            self.timers.discard(handle)  # type: ignore[arg-type]
+            task = loop.create_task(self._expire(table, str(event["roll"])))
+            self.expiring.add(task)
+            task.add_done_callback(self.expiring.discard)
+        handle = loop.call_later(delay, due)
+        self.timers.add(handle)
+
+    async def _expire(self, table: Table, roll_id: str) -> None:
+        try:
+            async with table.turn:  # another process may have decided it (Redis)
+                await self._catch_up(table)
+        except StoreUnavailable:
+            pass  # decided on what this process knows; the store refuses a stale write
+        except ProtocolError:
+            return  # Redis lost events: the table was dropped (read again at a join)
+        event = table.open_rolls.get(roll_id)
+        if event is None:
+            return  # decided meanwhile
+        try:
+            if event.get("default") is not None:
+                await self._decide(table, None, ReactRequest(roll=roll_id,
+                                                             choice=event["default"]))
+            else:
+                async def close() -> AsyncIterator[Pending]:
+                    if roll_id in table.open_rolls:  # (else decided meanwhile)
+                        yield self.core.close_open_roll(table, roll_id)
+                await self._perform(table, close)
+        except (ProtocolError, DuplicateRequest) as error:
+            # Another process (Redis) or a member deciding first is the normal race (each
+            # process arms the roll): not worth a warning.
+            raced = isinstance(error, DuplicateRequest) or roll_id not in table.open_rolls
+            log.log(logging.INFO if raced else logging.WARNING,
+                    "open roll %s at %s could not take its default: %s", roll_id,
+                    table.name, getattr(error, "message", error))
+        except Exception:
+            log.exception("open roll %s at %s: its default failed", roll_id, table.name)
+
+    # -- presence -----------------------------------------------------------------------
+
+    def _presence_changed(self, table: Table) -> None:
+        loop = asyncio.get_running_loop()
+        delay = self.core.presence_changed(table, loop.time())
+        if delay is not None:
+            loop.call_later(delay, self._send_presence, table)
+
+    def _send_presence(self, table: Table) -> None:
+        self._deliver(self.core.presence(table, asyncio.get_running_loop().time()))

@@ -1,0 +1,247 @@
+"""The GM asks seats for a roll: the ask's events, the answers it records, and what a
+member is told of the open asks (``ask list``, ``welcome.asks``).
+
+An ask's answers follow the ask's ``mode``, in the list as in the outcomes
+(PROTOCOL.md §7.5): the GMs see every answer as it stands; a seat sees an ask it is
+named in. A ``public`` ask's answers are everyone's: its ``answered`` map is shown whole.
+A ``gm`` or ``blind`` ask's answers are not the other seats' (nor, ``blind``, the
+roller's own), so its seats get ``answered: {}`` — and get it only until they answered:
+an ask stays open while an answer waits for a decision after its dice, so whether it is
+still listed would tell them how those dice went.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+from sidecar.host.guard import deep_copy
+from sidecar.host.pipeline import Resolution
+from sidecar.protocol.errors import ProtocolError, bad_field
+from sidecar.protocol.events import ask_cancel_event, ask_open_event
+from sidecar.protocol.messages import AskRequest, RollRequest, ask_message, asks_message
+from sidecar.table.basis import CoreBasis
+from sidecar.table.effects import Pending, ReactTicket, RollTicket
+from sidecar.table.limits import check_strings
+from sidecar.table.listing import open_asks, take_page
+from sidecar.table.tables import Member, Table
+
+
+def listed(ask: dict[str, Any], member: Member) -> dict[str, Any] | None:
+    """``ask`` (an open ask's record: its ``event`` and ``answered`` map) as ``member``
+    sees it in a list; ``None`` when it is not listed to them."""
+    event, answered = ask["event"], ask["answered"]
+    view = ask_message(event)
+    if member.role == "gm":
+        view["answered"] = dict(answered)
+        return view
+    if not (member.seat and any(target["seat"] == member.name for target in event["to"])):
+        return None
+    if event.get("roll_mode", "public") == "public":
+        view["answered"] = dict(answered)
+        return view
+    if member.name in answered:
+        return None
+    view["answered"] = {}
+    return view
+
+
+def oppose(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
+    """Who wins an opposed roll, once every side answered: among the sides that succeeded
+    (all of them, in a pure opposition whose difficulty everyone reaches), the highest
+    margin; two at the top make a draw; nobody succeeding, everybody fails (d6code, seed
+    003: « c'est le personnage ayant réussi le meilleur jet qui sort vainqueur »)."""
+    standing = [side for side in sides if side["success"]]
+    if not standing:
+        return {"ask": ask, "sides": sides, "winner": None, "draw": False}
+    best = max(side["margin"] for side in standing)
+    top = [side for side in standing if side["margin"] == best]
+    return {"ask": ask, "sides": sides,
+            "winner": top[0]["seat"] if len(top) == 1 else None, "draw": len(top) > 1}
+
+
+def cooperate(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a cooperative roll achieves, once every side answered: only the best roll
+    counts (O'Ween's, seed 000: « Dans le cas d'une action simple, on ne prend en compte
+    que le meilleur jet ») — a success before a failure, then the highest margin; the
+    first asked wins a tie."""
+    best = max(sides, key=lambda side: (side["success"], side["margin"]))
+    return {"ask": ask, "sides": sides, "best": best["seat"],
+            "success": best["success"], "margin": best["margin"]}
+
+
+class Asks(CoreBasis):
+    """The GM asks seats (or the characters they play) for a roll; each answer is an
+    outcome that records itself in the ask; opposed and cooperative asks are judged
+    once every side answered."""
+
+    @staticmethod
+    def _ask_target(table: Table, ask_id: str, member: Member) -> tuple[dict[str, Any],
+                                                                        dict[str, Any]]:
+        """The open ask and the target in it that ``member`` answers for."""
+        ask = table.asks.get(ask_id)
+        if ask is None:
+            raise bad_field("answers", "no open ask of that id at this table (unknown, "
+                            "cancelled or answered by all)", fr="pas de demande ouverte de "
+                            "cet identifiant à cette table (inconnue, annulée ou close)")
+        target = next((t for t in ask["event"]["to"] if member.seat
+                       and t["seat"] == member.name), None)
+        if target is None:
+            raise ProtocolError("forbidden", "this ask is not for you",
+                                fr="cette demande ne vous est pas adressée",
+                                details={"field": "answers"})
+        if member.name in ask["answered"]:
+            raise bad_field("answers", "you already answered this ask",
+                            fr="vous avez déjà répondu à cette demande")
+        return ask, target
+
+    def _answering(self, table: Table, member: Member, request: RollRequest) -> RollRequest:
+        """The roll an answer to an ask makes: the ask's ruleset, params, label, mode and
+        options (the player adds only physical dice, where allowed)."""
+        assert request.answers is not None
+        ask, target = self._ask_target(table, request.answers, member)
+        event = ask["event"]
+        return dataclasses.replace(
+            request, ruleset=event["ruleset"],
+            params=deep_copy(target.get("params") or event["params"]),
+            label=event["label"], mode=event["roll_mode"],
+            options=deep_copy(event.get("options") or {}),
+            character=target.get("character") or request.character)
+
+    def ask_open(self, ticket: RollTicket, request: AskRequest) -> Pending:
+        """The event of a GM's ask (the caller holds the table's turn): checked as a roll
+        would be; each name of ``to`` is a seat, or a character (its owner's seat rolls as
+        it)."""
+        table = ticket.table
+        if request.mode == "self":
+            raise ProtocolError(
+                "invalid_params", "an asked roll cannot be 'self': the GM would not see it",
+                fr="un jet demandé ne peut pas être « self » : le MJ ne le verrait pas",
+                details={"param": "mode", "field": "mode"})
+        check_strings(request.params, request.options, self.config.max_string_chars)
+        roll = self.preparer.prepare(request.ruleset, request.params, options=request.options,
+                                     table=table.name, by=ticket.member.by)
+        if request.opposed and request.cooperative:
+            raise ProtocolError("invalid_params", "an ask is opposed or cooperative, not both",
+                                fr="une demande est une opposition ou une coopération, pas "
+                                   "les deux", details={"param": "cooperative"})
+        if (request.opposed or request.cooperative) and len(request.to) < 2:
+            raise ProtocolError("invalid_params", "an opposed roll needs two sides or more",
+                                fr="une opposition demande au moins deux camps",
+                                details={"param": "to", "field": "to"})
+        unknown = [name for name in request.each if name not in request.to]
+        if unknown:
+            raise ProtocolError(
+                "invalid_params", f"'each' names '{unknown[0][:64]}', which 'to' does not",
+                fr=f"« each » nomme « {unknown[0][:64]} », absent de « to »",
+                details={"param": "each", "field": "each"})
+        targets = []
+        for name in request.to:
+            own = request.each.get(name)
+            if own is not None:
+                if not isinstance(own, dict):
+                    raise bad_field("each", "maps each name to its params",
+                                    fr="associe à chaque nom ses paramètres")
+                check_strings(own, {}, self.config.max_string_chars)
+                # Each side's own params (its own difficulty…), checked as a roll's.
+                own = self.preparer.prepare(request.ruleset, {**request.params, **own},
+                                            table=table.name, by=ticket.member.by).params
+            if name in table.seats:
+                targets.append({"seat": name, "character": None, "params": own})
+                continue
+            character = table.characters.get(name)
+            if character is None or character.owner not in table.seats:
+                raise ProtocolError(
+                    "invalid_params", f"'{name[:64]}' is neither a seat nor a character "
+                    "that a seat plays", fr=f"« {name[:64]} » n'est ni une place ni le "
+                    "personnage d'une place", details={"param": "to", "field": "to",
+                                                       "name": name[:64]})
+            if character.ruleset != roll.ruleset:
+                raise ProtocolError(
+                    "invalid_params", f"'{name[:64]}' plays {character.ruleset}",
+                    fr=f"« {name[:64]} » joue à {character.ruleset}",
+                    details={"param": "to", "field": "to", "name": name[:64]})
+            targets.append({"seat": character.owner, "character": name, "params": own})
+        seats = [t["seat"] for t in targets]
+        if len(set(seats)) != len(seats):
+            raise ProtocolError("invalid_params", "a seat may be asked once per ask",
+                                fr="une place n'est demandée qu'une fois par demande",
+                                details={"param": "to", "field": "to"})
+        ask_id = secrets.token_hex(6)
+        for target in targets:
+            if target["params"] is None:
+                del target["params"]
+        # Public: everyone sees that the GM asked (not how it goes).
+        event = ask_open_event(**self._head(ticket), ask=ask_id, to=targets,
+                               ruleset=roll.ruleset, params=roll.params, label=request.label,
+                               roll_mode=request.mode, options=roll.options,
+                               opposed=request.opposed, cooperative=request.cooperative)
+        return self._pending(ticket, event, (("ask", ask_id, {"event": event,
+                                                               "answered": {}}),))
+
+    def ask_cancel(self, ticket: RollTicket, request: AskRequest) -> Pending:
+        """The event cancelling an open ask (the caller holds the table's turn)."""
+        table = ticket.table
+        assert request.ask is not None
+        if request.ask not in table.asks:
+            raise bad_field("ask", "no open ask of that id at this table",
+                            fr="pas de demande ouverte de cet identifiant à cette table")
+        event = ask_cancel_event(**self._head(ticket), ask=request.ask)
+        return self._pending(ticket, event, (("ask", request.ask, None),))
+
+    def ask_list(self, table: Table, member: Member, request: AskRequest, *,
+                 max_bytes: int | None = None) -> dict[str, Any]:
+        """The answer to ``ask`` ``list``: a page of open asks — all for a GM, a seat's
+        own, each as its mode lets the member see it (:func:`sidecar.table.asks.listed`) — in
+        the order they were opened, after ``request.after`` (a ``seq``), within
+        ``max_bytes`` (by default the history pages' bound)."""
+        def views() -> Iterator[dict[str, Any]]:
+            for ask in open_asks(table, request.after):
+                view = listed(ask, member)
+                if view is not None:
+                    yield view
+        bound = self.config.max_history_bytes if max_bytes is None else max_bytes
+        page, more = take_page(views(), limit=request.limit, max_bytes=bound,
+                               binary=member.binary)
+        return asks_message(table.name, page, request.id, more=more,
+                            next=page[-1]["seq"] if page else request.after)
+
+    def answer_record(self, ticket: RollTicket, resolution: Resolution, roll_id: str,
+                      reaction: ReactTicket | None
+                      ) -> tuple[tuple[tuple[str, str, Any], ...], dict[str, Any] | None,
+                                 dict[str, Any] | None]:
+        """What an answer to the ask ``ticket.answers`` records (the caller numbers the
+        roll ``roll_id``; ``reaction``: it is the decision on an answer left open): the
+        ask's record, as it stands after this answer (``None``: settled, closed), and the
+        opposition's or cooperation's judgement once every side answered."""
+        table, roll, outcome = ticket.table, resolution.roll, resolution.outcome
+        assert ticket.answers is not None
+        if reaction is None:
+            ask, target = self._ask_target(table, ticket.answers, ticket.member)
+            as_character = target.get("character")
+        else:  # a decision on an answer left open (a cancelled ask is left alone)
+            ask, as_character = table.asks.get(ticket.answers), roll.character
+        if ask is None:
+            return (), None, None
+        seat = roll.by["name"]
+        side = {"seat": seat, "character": as_character, "seq": table.seq + 1,
+                "roll": roll_id, "open": outcome.choices is not None,
+                "success": bool(outcome.result.get("success")),
+                "margin": outcome.result.get("margin", 0)}
+        answered = {**ask["answered"], seat: side}
+        # Settled when every side answered and none still waits for a decision taken
+        # after its dice (the opposition is judged on the final results).
+        settled = (len(answered) == len(ask["event"]["to"])
+                   and not any(other["open"] for other in answered.values()))
+        records = (("ask", ticket.answers, None if settled
+                    else {"event": ask["event"], "answered": answered}),)
+        if not settled:
+            return records, None, None
+        sides = [answered[t["seat"]] for t in ask["event"]["to"]]
+        if ask["event"].get("opposed"):
+            return records, oppose(ticket.answers, sides), None
+        if ask["event"].get("cooperative"):
+            return records, None, cooperate(ticket.answers, sides)
+        return records, None, None

@@ -1,0 +1,1 @@
+"""Offline tools: verifying exports, the plugin kit's scaffold, the hooks' reference."""

@@ -1,0 +1,536 @@
+"""Re-playing a table's journal: every roll resolved again, as ``sidecar verify`` checks it.
+
+The dice of a provable table prove its faces (:mod:`sidecar.tools.verify`); what the rules made of
+them is proven by doing it again. :class:`Replay` takes a table's events in seq order and
+keeps what the server kept — the seats, each character's values (sheets, spends), the game
+session and turn, the plugins' per-table state, the open rolls and the open asks — and
+resolves each roll again with the installed plugins: its faces, its params as asked, its
+options, its character's values as they stood, the decision taken. Every field the rules
+compute is compared with the stored one (``params``, ``dice``, ``result``, ``applied``,
+``notes``, ``spent``, ``sheet``, ``choices``, ``text``), and so is what the server decides
+around them: a roll by a seat names a seat of the table; a roll as a character is by its
+owner's seat or a GM, never ``self``; a decision is taken on a roll still open, with a
+choice it offered and the dice that choice draws, by its roller or a GM (a GM's choice by a
+GM), keeping the roll's author, params and mode; an answer is the asked seat's, with the
+ask's ruleset, params, label, mode and options; an opposed or cooperative ask's verdict
+follows from its answers.
+
+What cannot be re-run here is said, never passed over: :class:`Unchecked` names the field
+and why (a ruleset or an extension not installed, another version than the server's, an
+extension that failed on the server, events before it missing from a client's log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from sidecar.host.guard import deep_copy
+from sidecar.host.pipeline import Resolution, RollPipeline
+from sidecar.host.plugins import PluginHost
+from sidecar.host.sheets import apply_delta
+from sidecar.model import Outcome, Roll
+from sidecar.protocol.errors import ProtocolError
+from sidecar.table.core import cooperate, oppose
+from sidecar.table.visibility import identity
+
+#: The end of the note an outcome carries about an extension that failed on it (see
+#: :func:`sidecar.host.pipeline.failure_note`): such a roll was resolved without that extension.
+FAILED_NOTE = "failed and was left out of this roll"
+
+#: The result's fields compared first (then the others, by name).
+COMMON = ("success", "margin", "kind", "label")
+
+
+class Mismatch(Exception):
+    """A field of an event that is not what the table's rules and events give."""
+
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__(f"{field}: {why}")
+        self.field, self.why = field, why
+
+
+class Unchecked(Mismatch):
+    """A field this replay cannot check, and why (said, never passed over)."""
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _first_difference(stored: dict[str, Any], computed: dict[str, Any]) -> str | None:
+    """The first key of a result whose value differs (the common fields first)."""
+    keys = [k for k in COMMON if k in stored or k in computed]
+    keys += sorted((set(stored) | set(computed)) - set(COMMON))
+    return next((key for key in keys if stored.get(key) != computed.get(key)), None)
+
+
+class Replay:
+    """A table replayed event by event (call :meth:`take` in seq order, then
+    :meth:`close`). ``host_factory(left_out)``: a plugin host without the plugins named
+    (those the server did not run); ``None``: no plugin is run, only what the server
+    decides around the rules is checked, and every result is said not re-run."""
+
+    def __init__(self, host_factory: Callable[[tuple[str, ...]], PluginHost] | None) -> None:
+        self.host_factory = host_factory
+        self.seats: dict[str, str | None] = {}  # name → seat id (None: not recorded)
+        self.characters: dict[str, dict[str, Any]] = {}  # name → {ruleset, owner, values}
+        self.session = 0
+        self.turn = 0
+        self.state: dict[str, dict[str, Any]] = {}
+        self.open: dict[str, dict[str, Any]] = {}  # roll id → its open outcome event
+        self.asks: dict[str, dict[str, Any]] = {}  # ask id → {event, answered}
+        self._pipelines: dict[tuple[str, ...], RollPipeline] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+        for pipeline in self._pipelines.values():
+            pipeline.host.shutdown()
+
+    # -- events -------------------------------------------------------------------------
+
+    def take(self, event: dict[str, Any], *, settings: dict[str, Any] | None = None,
+             faces: list[list[int]] | None = None, manual: tuple[bool, ...] = (False,),
+             gap: bool = False) -> bool:
+        """Take the next event. An outcome is checked and, when its rules are installed,
+        re-run: ``faces`` are the candidates for the faces it drew (one, except for hand
+        entered dice whose place among the open roll's cannot be told), ``manual`` whether
+        they were entered by hand (both tried when unknown), ``settings`` its epoch's.
+        ``gap``: events before it are missing (a client's log), so a difference may come
+        from them (:class:`Unchecked`, not :class:`Mismatch`). Returns whether the roll's
+        computed fields were re-run and found equal."""
+        kind = event.get("type")
+        if kind == "seat":
+            if event.get("op") == "remove":
+                self.seats.pop(event["name"], None)
+            else:
+                self.seats[event["name"]] = event.get("seat_id")
+        elif kind == "sheet":
+            if event.get("op") == "remove" or event.get("removed"):
+                self.characters.pop(event["character"], None)
+            else:
+                self.characters[event["character"]] = {
+                    "ruleset": event["ruleset"], "owner": event.get("owner"),
+                    "values": deep_copy(event.get("values") or {})}
+        elif kind == "session":
+            if event.get("op") == "turn":
+                self.turn = int(event["turn"])
+            else:
+                self.session = int(event["number"])
+        elif kind == "ask":
+            if event.get("op") == "open":
+                self.asks[event["ask"]] = {"event": event, "answered": {}}
+            elif event.get("op") == "cancel":
+                self.asks.pop(event["ask"], None)
+        elif kind == "initiative":
+            self._initiative(event, gap)
+        elif kind == "outcome":
+            return self._outcome(event, settings, faces or [[]], manual, gap)
+        return False
+
+    def _initiative(self, event: dict[str, Any], gap: bool) -> None:
+        """An initiative: ordered again from the entries it was asked for, the characters'
+        values and the plugins' state; its claims spend like a roll."""
+        try:
+            self._order(event, gap)
+        finally:
+            for name, amounts in (event.get("spent") or {}).items():
+                character = self.characters.get(name)
+                if character is not None and amounts:
+                    character["values"] = self._spend(character, amounts)
+
+    def _order(self, event: dict[str, Any], gap: bool) -> None:
+        pipeline = self._pipeline(None)
+        entries = event.get("entries")
+        if pipeline is None:
+            raise Unchecked("order", "not re-run (--no-rerun)")
+        if not isinstance(entries, list):
+            raise Unchecked("order", "not recomputed: the entries it was asked for are not "
+                            "in this file (a journal written before they were kept)")
+        if event["ruleset"] not in pipeline.host.rulesets:
+            raise Unchecked("order", f"the ruleset '{event['ruleset']}' is not installed here")
+        asked = []
+        for entry in entries:
+            character = self.characters.get(entry["character"])
+            if character is None:
+                why = f"no character '{entry['character']}' at this table"
+                raise Unchecked("order", why) if gap else Mismatch("entries", why)
+            asked.append({**entry, "sheet": deep_copy(character["values"])})
+        roll = pipeline.prepare_plain(event["ruleset"], table=event["table"],
+                                      by=dict(event["by"]))
+        roll.session, roll.turn = self.session, self.turn
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        try:
+            answer = self._loop.run_until_complete(
+                pipeline.initiative(roll, asked, self.state))
+        except ProtocolError as error:
+            raise Mismatch("entries", f"its rules refuse it here ({error.code}: "
+                           f"{error.message})") from None
+        claims = [entry["character"] for entry in entries if entry.get("claim")]
+        for field, value in (("order", answer["order"]), ("spent", answer["spend"]),
+                             ("claims", claims)):
+            if event.get(field) != value:
+                why = f"its rules give {_short(value)}"
+                raise Unchecked(field, why + " (events before it are not in this file)") \
+                    if gap else Mismatch(field, why)
+
+    def _spend(self, character: dict[str, Any], spend: dict[str, int]) -> dict[str, Any]:
+        host = self._host()
+        if host is None:  # (no plugin here: the amounts taken as they are)
+            return {**character["values"], **{name: character["values"].get(name, 0) - amount
+                                               for name, amount in spend.items()}}
+        schema = host.sheet_schema(character["ruleset"])
+        try:
+            values, _ = apply_delta(schema, character["values"], spend, sign=-1,
+                                    where="spend")
+        except ProtocolError as error:
+            raise Mismatch("spent", f"the sheet cannot pay it ({error.message})") from None
+        return values
+
+    # -- outcomes ------------------------------------------------------------------------
+
+    def _outcome(self, event: dict[str, Any], settings: dict[str, Any] | None,
+                 faces: list[list[int]], manual: tuple[bool, ...], gap: bool) -> bool:
+        def wrong(field: str, why: str) -> Mismatch:
+            # Without the events before it, what is not found may simply not be shown.
+            return Unchecked(field, why + " (events before it are not in this file)") \
+                if gap else Mismatch(field, why)
+
+        opened = self._decision(event, faces, wrong) if event.get("reacts_to") is not None \
+            else None
+        if opened is None:
+            self._author(event, wrong, gap)
+        values = self._character(event, opened, wrong)
+        unchecked: Unchecked | None = None
+        resolution = None
+        try:
+            if opened is not None and event.get("choice") is None:
+                self._closed(event, opened, values)
+            else:
+                resolution = self._rerun(event, opened, values, settings, faces, manual, gap)
+        except Unchecked as why:
+            unchecked = why
+        # What the server kept of it, as stored (it checked, or it was said unchecked).
+        if resolution is not None:
+            self.state = resolution.state
+        name = event.get("character")
+        if name in self.characters and isinstance(event.get("sheet"), dict):
+            self.characters[name]["values"] = deep_copy(event["sheet"])
+        if opened is not None:
+            self.open.pop(event["roll"], None)
+        if event.get("open"):
+            self.open[event["roll"]] = event
+        self._answered(event, opened, wrong)
+        if unchecked is not None:
+            raise unchecked
+        return resolution is not None or opened is not None
+
+    def _author(self, event: dict[str, Any], wrong: Callable[[str, str], Mismatch],
+                gap: bool) -> None:
+        """A roll's author: a seat of the table (with its id, in an export), the asked
+        seat when it answers an ask, with the ask's roll. (A player's log has no seat
+        event: its seats are not known there.)"""
+        by = event["by"]
+        seat = by.get("seat")
+        if seat and not (gap and by["name"] not in self.seats):
+            if by["name"] not in self.seats:
+                raise Mismatch("by", f"'{by['name']}' has no seat at this table")
+            known = self.seats[by["name"]]
+            if isinstance(seat, str) and known is not None and seat != known:
+                raise Mismatch("by", f"'{by['name']}' is not the seat of this id")
+        ask_id = event.get("answers")
+        if ask_id is None:
+            return
+        entry = self.asks.get(ask_id)
+        if entry is None:
+            raise wrong("answers", f"no ask '{ask_id}' open at this table (unknown, "
+                        "cancelled or answered by all)")
+        ask = entry["event"]
+        target = next((t for t in ask["to"] if seat and t["seat"] == by["name"]), None)
+        if target is None:
+            raise Mismatch("by", f"'{by['name']}' was not asked (ask {ask_id})")
+        if by["name"] in entry["answered"]:
+            raise Mismatch("answers", f"'{by['name']}' already answered ask {ask_id}")
+        expected = {"ruleset": ask["ruleset"], "label": ask["label"],
+                    "mode": ask["roll_mode"], "options": ask.get("options") or {},
+                    "asked_params": target.get("params") or ask["params"]}
+        stored = {"ruleset": event["ruleset"], "label": event["label"],
+                  "mode": event["mode"], "options": event.get("options") or {},
+                  "asked_params": event.get("asked_params", event["params"])}
+        for key, value in expected.items():
+            if stored[key] != value:
+                field = "params" if key == "asked_params" else key
+                raise Mismatch(field, f"an answer to ask {ask_id} is rolled as asked: "
+                               f"{_short(value)}, not {_short(stored[key])}")
+        if target.get("character") and event.get("character") != target["character"]:
+            raise Mismatch("character", f"ask {ask_id} asked '{by['name']}' to roll as "
+                           f"'{target['character']}'")
+
+    def _decision(self, event: dict[str, Any], faces: list[list[int]],
+                  wrong: Callable[[str, str], Mismatch]) -> dict[str, Any]:
+        """The open roll a decision is taken on, after checking the decision against it."""
+        opened = self.open.get(event["roll"])
+        if opened is None or opened["seq"] != event["reacts_to"]:
+            raise wrong("reacts_to", f"roll {event['roll']} is not open at seq "
+                        f"{event['reacts_to']} (unknown, or already decided)")
+        for key in ("by", "ruleset", "params", "label", "mode", "answers"):
+            if event.get(key) != opened.get(key):
+                raise Mismatch(key, f"a decision keeps its roll's {key} "
+                               f"({_short(opened.get(key))})")
+        if event.get("character") not in (None, opened.get("character")):
+            raise Mismatch("character", f"the roll was made as "
+                           f"{_short(opened.get('character'))}")
+        choice, reactor = event.get("choice"), event.get("reacted_by")
+        default = opened.get("default")
+        if choice is None:
+            if reactor is not None or default is not None:
+                raise Mismatch("choice", "only a roll without a default closes with no "
+                               "choice, by the server, when its time runs out")
+            return opened
+        offered = {c["name"]: c for c in opened.get("choices") or []}
+        if choice not in offered:
+            raise Mismatch("choice", f"'{choice}' was not offered (offered: "
+                           f"{', '.join(offered)})")
+        if reactor is None:
+            if choice != default:
+                raise Mismatch("choice", f"the server takes the default ('{default}') "
+                               "when time runs out, not this one")
+        elif reactor.get("role") != "gm":
+            if identity(reactor) != identity(opened["by"]):
+                raise Mismatch("reacted_by", "only the roller or a GM decides on a roll")
+            if offered[choice].get("gm") is True:
+                raise Mismatch("choice", f"only a GM takes '{choice}'")
+        drawn = {len(candidate) for candidate in faces}
+        wanted = offered[choice].get("dice", 0)
+        if drawn and wanted not in drawn:
+            raise Mismatch("choice", f"'{choice}' draws {wanted} dice, this decision drew "
+                           f"{min(drawn)}")
+        return opened
+
+    def _character(self, event: dict[str, Any], opened: dict[str, Any] | None,
+                   wrong: Callable[[str, str], Mismatch]) -> dict[str, Any] | None:
+        """The values of the character a roll is made as, as they stand before it."""
+        name = event.get("character")
+        if name is None:
+            return None
+        character = self.characters.get(name)
+        if character is None:
+            raise wrong("character", f"no character '{name}' at this table")
+        if character["ruleset"] != event["ruleset"]:
+            raise Mismatch("character", f"'{name}' plays {character['ruleset']}")
+        if opened is None:
+            by = event["by"]
+            if by.get("role") != "gm" and not (by.get("seat")
+                                               and character["owner"] == by["name"]):
+                raise Mismatch("by", f"'{name}' is {character['owner'] or 'nobody'}'s "
+                               f"character, not {by['name']}'s (only its seat or a GM "
+                               "rolls as it)")
+            if event["mode"] == "self":
+                raise Mismatch("mode", "a roll as a character is never 'self'")
+        if not isinstance(event.get("spent"), dict) or not isinstance(event.get("sheet"),
+                                                                      dict):
+            raise Mismatch("spent", "a roll as a character records what it spent and the "
+                           "values it left (spent, sheet)")
+        return character["values"]
+
+    def _closed(self, event: dict[str, Any], opened: dict[str, Any],
+                values: dict[str, Any] | None) -> None:
+        """A roll closed as it stood when its time ran out: nothing drawn, nothing new."""
+        expected = {"dice": [], "result": opened["result"], "applied": opened["applied"],
+                    "notes": opened["notes"]}
+        if values is not None:
+            expected.update(spent={}, sheet=values)
+        for key, value in expected.items():
+            if event.get(key) != value:
+                raise Mismatch(key, "a roll closed when its time ran out keeps its result "
+                               "as it stood and draws nothing")
+
+    # -- the rules, again ----------------------------------------------------------------
+
+    def _host(self) -> PluginHost | None:
+        pipeline = self._pipeline(None)
+        return pipeline.host if pipeline is not None else None
+
+    def _pipeline(self, settings: dict[str, Any] | None) -> RollPipeline | None:
+        """The pipeline with the plugins the server ran (as its epoch's settings say;
+        every installed one when they do not)."""
+        if self.host_factory is None:
+            return None
+        if () not in self._pipelines:
+            self._pipelines[()] = RollPipeline(self.host_factory(()))
+        ran = (settings or {}).get("plugins")
+        if not isinstance(ran, dict):
+            return self._pipelines[()]
+        left_out = tuple(sorted(set(self._pipelines[()].host.plugins) - set(ran)))
+        if left_out not in self._pipelines:
+            self._pipelines[left_out] = RollPipeline(self.host_factory(left_out))
+        return self._pipelines[left_out]
+
+    def _rerun(self, event: dict[str, Any], opened: dict[str, Any] | None,
+               values: dict[str, Any] | None, settings: dict[str, Any] | None,
+               faces: list[list[int]], manual: tuple[bool, ...], gap: bool) -> Resolution:
+        pipeline = self._pipeline(settings)
+        if pipeline is None:
+            raise Unchecked("result", "not re-run (--no-rerun)")
+        host = pipeline.host
+        ruleset = event["ruleset"]
+        if ruleset not in host.rulesets:
+            raise Unchecked("result", f"the ruleset '{ruleset}' is not installed here")
+        options = (opened or event).get("options") or {}
+        missing = sorted({*event.get("applied", []), *options} - set(host.plugins))
+        if missing:
+            raise Unchecked("applied", f"the extension '{missing[0]}' is not installed here")
+        failed = [note for note in event.get("notes", []) if FAILED_NOTE in note]
+        if failed:
+            raise Unchecked("result", "an extension failed on the server on this roll "
+                            "(its note says so): what it would have done is unknown")
+        first: Mismatch | None = None
+        for candidate in faces:
+            for by_hand in manual:
+                try:
+                    resolution = self._resolve(pipeline, event, opened, values, candidate,
+                                               by_hand)
+                except ProtocolError as error:
+                    problem: Mismatch | None = Mismatch(
+                        "dice" if error.code == "bad_dice" else
+                        str((error.details or {}).get("field") or "params"),
+                        f"its rules refuse it here ({error.code}: {error.message})")
+                else:
+                    problem = self._compare(event, opened, values, resolution)
+                if problem is None:
+                    return resolution
+                first = first or problem
+        assert first is not None
+        ran = (settings or {}).get("plugins")
+        if isinstance(ran, dict):
+            owner = host.ruleset_owner(ruleset)
+            involved = {owner, *event.get("applied", []), *options} - {None}
+            here = host.versions()
+            other = sorted(name for name in involved
+                           if name in ran and here.get(name) != ran[name])
+            if other:
+                raise Unchecked(first.field, f"{first.why} — but the server ran "
+                                f"{other[0]} {ran[other[0]]}, this is "
+                                f"{here.get(other[0])}")
+        if gap:
+            raise Unchecked(first.field, first.why + " (events before it are not in this "
+                            "file: the table's state may have differed)")
+        raise first
+
+    def _resolve(self, pipeline: RollPipeline, event: dict[str, Any],
+                 opened: dict[str, Any] | None, values: dict[str, Any] | None,
+                 faces: list[int], manual: bool) -> Resolution:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        sheet = deep_copy(values) if values is not None else None
+        if opened is None:
+            roll = pipeline.prepare(
+                event["ruleset"], deep_copy(event.get("asked_params", event["params"])),
+                options=deep_copy(event.get("options") or {}), table=event["table"],
+                by=dict(event["by"]), label=event["label"], mode=event["mode"],
+                manual=manual)
+            roll.character, roll.sheet = event.get("character"), sheet
+            roll.session, roll.turn = self.session, self.turn
+            return self._loop.run_until_complete(
+                pipeline.run(roll, dice=faces, table_state=self.state))
+        roll = Roll(ruleset=opened["ruleset"], params=deep_copy(opened["params"]),
+                    options=deep_copy(opened.get("options") or {}), table=opened["table"],
+                    by=dict(opened["by"]), label=opened["label"], mode=opened["mode"],
+                    manual=manual, character=event.get("character"), sheet=sheet,
+                    session=self.session, turn=self.turn)
+        outcome = Outcome(result=deep_copy(opened["result"]), dice=deep_copy(opened["dice"]),
+                          notes=list(opened["notes"]), applied=list(opened["applied"]),
+                          choices=deep_copy(opened["choices"]), default=opened.get("default"))
+        return self._loop.run_until_complete(
+            pipeline.react(roll, outcome, event["choice"], faces, self.state))
+
+    def _compare(self, event: dict[str, Any], opened: dict[str, Any] | None,
+                 values: dict[str, Any] | None, resolution: Resolution) -> Mismatch | None:
+        """The first field of ``event`` its rules do not give (``None``: all of them)."""
+        outcome = resolution.outcome
+        params = resolution.roll.params
+        if opened is None and params != event["params"]:
+            key = _first_difference(event["params"], params)
+            return Mismatch(f"params.{key}", f"its extensions make it {_short(params.get(key))}"
+                            f", not {_short(event['params'].get(key))}")
+        if outcome.dice != event["dice"]:
+            faces = [d.get("face") for d in outcome.dice]
+            if faces != [d.get("face") for d in event["dice"]]:
+                return Mismatch("dice", f"its rules show {len(faces)} dice {_short(faces)}")
+            index = next(i for i, die in enumerate(outcome.dice) if die != event["dice"][i])
+            return Mismatch("dice", f"its rules show die #{index + 1} as "
+                            f"{_short(outcome.dice[index])}, not "
+                            f"{_short(event['dice'][index])}")
+        key = _first_difference(event["result"], outcome.result)
+        if key is not None:
+            return Mismatch(f"result.{key}", f"its rules give {_short(outcome.result.get(key))}"
+                            f", not {_short(event['result'].get(key))}")
+        for name, value in (("applied", outcome.applied), ("notes", outcome.notes)):
+            if event.get(name, []) != value:
+                return Mismatch(name, f"its rules give {_short(value)}")
+        if values is not None:
+            spent = {name: amount for name, amount in outcome.spend.items() if amount}
+            if event["spent"] != spent:
+                return Mismatch("spent", f"its rules spend {_short(spent)}")
+            character = self.characters[event["character"]]
+            after = self._spend(character, outcome.spend) if outcome.spend else values
+            if event["sheet"] != after:
+                return Mismatch("sheet", f"the values left are {_short(after)}")
+        choices = outcome.choices
+        if bool(event.get("open")) != (choices is not None) \
+                or event.get("choices") != choices \
+                or (choices is not None and event.get("default") != outcome.default):
+            return Mismatch("choices", f"its rules offer {_short(choices)}")
+        text = event.get("text")
+        if isinstance(text, dict) and text != resolution.text:
+            return Mismatch("text", f"its rules write {_short(resolution.text)}")
+        if isinstance(text, str) and text not in resolution.text.values():
+            return Mismatch("text", f"its rules write {_short(resolution.text)}")
+        return None
+
+    # -- asks ----------------------------------------------------------------------------
+
+    def _answered(self, event: dict[str, Any], opened: dict[str, Any] | None,
+                  wrong: Callable[[str, str], Mismatch]) -> None:
+        """An answer's side of its ask (as the server keeps it); once every side answered
+        and none waits for a decision, the ask's verdict, which the event must carry."""
+        ask_id = event.get("answers")
+        entry = self.asks.get(ask_id) if ask_id is not None else None
+        expected: dict[str, Any] = {}
+        if entry is not None:
+            ask = entry["event"]
+            seat = event["by"]["name"]
+            if opened is None:
+                target = next(t for t in ask["to"] if t["seat"] == seat)
+                as_character = target.get("character")
+            else:
+                as_character = event.get("character")
+            result = event["result"]
+            side = {"seat": seat, "character": as_character, "seq": event["seq"],
+                    "roll": event["roll"], "open": bool(event.get("open")),
+                    "success": bool(result.get("success")), "margin": result.get("margin", 0)}
+            answered = {**entry["answered"], seat: side}
+            settled = (len(answered) == len(ask["to"])
+                       and not any(other["open"] for other in answered.values()))
+            if settled:
+                del self.asks[ask_id]
+                sides = [answered[t["seat"]] for t in ask["to"]]
+                if ask.get("opposed"):
+                    expected["opposition"] = oppose(ask_id, sides)
+                elif ask.get("cooperative"):
+                    expected["cooperation"] = cooperate(ask_id, sides)
+            else:
+                entry["answered"] = answered
+        elif ask_id is not None and opened is None:
+            return  # (said by _author)
+        for key in ("opposition", "cooperation"):
+            if event.get(key) != expected.get(key):
+                if entry is None:
+                    raise wrong(key, "its ask is not open here")
+                raise Mismatch(key, f"its ask's answers give {_short(expected.get(key))}")

@@ -1,0 +1,375 @@
+"""Checking verifiable dice: an ``export`` or a client's saved log, event by event.
+
+:func:`check` reads events in order (raw journal events of ``sidecar export``, or the
+messages a client received: ``welcome``, ``epoch``, ``outcome``, ``history`` pages) and
+stops at the first one that does not check, naming its ``seq``, its roll and the field:
+
+- events are in strictly increasing ``seq`` order (a client's log may hold an event
+  again, from a history page: it must be the same one); an export's are 1, 2, 3… with none
+  missing;
+- an epoch's revealed seed hashes to the commitment announced before its rolls (the Merkle
+  root of :mod:`sidecar.dice.provable`), and its settings (whether players may enter dice, the
+  plugins its rolls were resolved by) are those it opened with;
+- every roll made while an epoch was open is proven or entered by hand: a proof names that
+  epoch's commitment, its position is its seq after the event that opened the epoch, and
+  its dice are exactly those the derivation gives (from the seed, or from the roll's own
+  leaf key and path to the commitment, which a player's log holds) — a decision's, those
+  of its open roll and then its own; dice entered by hand are a GM's, or a player's where
+  the epoch's settings allow it, and name who entered them;
+- with a :class:`~sidecar.tools.replay.Replay` holding plugins, every roll is resolved again and
+  every field its rules compute is compared (see :mod:`sidecar.tools.replay`), as is what the
+  server decides around them.
+
+What cannot be checked is reported, never passed over (:attr:`Report.unchecked`): results
+whose rules are not installed, a player's dice under an epoch that does not say whether
+players could enter them, rolls made while no epoch was open (the server's dice were not
+provable then)…
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sidecar.dice.provable import faces_of, leaf_key, root_from_path, tree
+from sidecar.tools.replay import Mismatch, Replay, Unchecked
+
+
+class Bad(Exception):
+    """The first event that does not check: its seq, its roll and the field."""
+
+    def __init__(self, seq: Any, why: str, *, roll: str | None = None,
+                 field: str | None = None) -> None:
+        self.seq, self.why, self.roll, self.field = seq, why, roll, field
+        super().__init__(describe(seq, roll, field, why))
+
+
+def describe(seq: Any, roll: str | None, field: str | None, why: str) -> str:
+    """``seq 7: roll 3fa2…, field dice: why`` (what is known of it)."""
+    where = ", ".join(part for part in (f"roll {roll}" if roll else "",
+                                        f"field {field}" if field else "") if part)
+    return f"seq {seq}: {where}: {why}" if where else f"seq {seq}: {why}"
+
+
+@dataclass
+class Report:
+    """What a check found: rolls whose faces checked, manual rolls, rolls whose epoch is
+    not revealed yet, rolls whose computed fields were re-run, and what was not checked."""
+
+    checked: int = 0
+    manual: int = 0
+    waiting: list[Any] = field(default_factory=list)
+    rerun: int = 0
+    epochs: set[int] = field(default_factory=set)
+    #: ``(seq, roll, field, why)`` of everything that could not be checked.
+    unchecked: list[tuple[Any, str | None, str, str]] = field(default_factory=list)
+    rolls: int = 0
+
+
+#: Marks the events that came in a ``history`` page (see :func:`events_of`).
+PAGE = "_from_history"
+
+
+def events_of(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The events of a JSON Lines file: one event (or message) per line; a ``history``
+    page stands for its events. Every journaled event (one with a ``seq``: seats, sheets,
+    asks… too) is kept, since each takes its place in the epoch's positions; messages
+    without one (presence, errors…) are skipped."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise Bad(f"? (line {number})", "not JSON") from None
+        if not isinstance(message, dict):
+            raise Bad(f"? (line {number})", "not an event")
+        if message.get("type") == "history":
+            for event in message.get("events", []):
+                yield {**event, PAGE: True}
+        elif message.get("type") == "welcome" or isinstance(message.get("seq"), int):
+            yield message
+
+
+def interleaves(shown: list[tuple[Any, Any]], first: list[tuple[Any, Any]],
+                second: list[tuple[Any, Any]]) -> bool:
+    """Whether ``shown`` is exactly ``first`` and ``second`` merged, each in its order
+    (a decision shows its open roll's dice and its own, each ruleset in its order)."""
+    if len(shown) != len(first) + len(second):
+        return False
+    reachable = {0}  # how many of `first` were taken, after each die shown
+    for index, die in enumerate(shown):
+        reachable = {i + 1 for i in reachable if i < len(first) and first[i] == die} | {
+            i for i in reachable if index - i < len(second) and second[index - i] == die}
+        if not reachable:
+            return False
+    return True
+
+
+def new_faces(shown: list[int], earlier: list[int], limit: int = 16) -> list[list[int]]:
+    """The faces a decision may have added to its open roll's (``earlier``): all it shows
+    (a ruleset may show only the new ones), or ``shown`` without ``earlier`` taken out in
+    order, every way it can be (at most ``limit``)."""
+    found: list[list[int]] = []
+
+    def walk(i: int, j: int, rest: list[int]) -> None:
+        if len(found) >= limit:
+            return
+        if j == len(earlier):
+            found.append(rest + shown[i:])
+            return
+        if i == len(shown):
+            return
+        if shown[i] == earlier[j]:
+            walk(i + 1, j + 1, rest)
+        walk(i + 1, j, [*rest, shown[i]])
+
+    walk(0, 0, [])
+    return [shown, *(faces for faces in found if faces != shown)]
+
+
+@dataclass
+class Epochs:
+    """What the file says of its epochs: commitments, settings, seeds, the seq that
+    opened each, and when each was open (an epoch is open from the event that opens it
+    until its reveal)."""
+
+    commitments: dict[int, str] = field(default_factory=dict)
+    settings: dict[int, Any] = field(default_factory=dict)
+    seeds: dict[int, bytes] = field(default_factory=dict)
+    bases: dict[int, int] = field(default_factory=dict)
+    #: (seq, epoch open after it or None), in seq order.
+    changes: list[tuple[int, int | None]] = field(default_factory=list)
+
+    def announce(self, seq: Any, epoch: dict[str, Any]) -> None:
+        number = epoch["number"]
+        if self.commitments.setdefault(number, epoch["commitment"]) != epoch["commitment"]:
+            raise Bad(seq, f"epoch {number} changed its commitment", field="epoch")
+        if "settings" in epoch:
+            if self.settings.setdefault(number, epoch["settings"]) != epoch["settings"]:
+                raise Bad(seq, f"epoch {number} changed its settings", field="settings")
+
+    def open_at(self, seq: int) -> tuple[bool, int | None]:
+        """Whether the file says which epoch was open at ``seq``, and which (``None``:
+        none)."""
+        known, number = False, None
+        for at, opened in self.changes:
+            if at >= seq:
+                break
+            known, number = True, opened
+        return known, number
+
+
+def _epochs(seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> Epochs:
+    epochs = Epochs()
+    for welcome in welcomes:
+        if welcome.get("epoch"):
+            epochs.announce("welcome", welcome["epoch"])
+            if isinstance(welcome.get("seq"), int):
+                epochs.changes.append((welcome["seq"], welcome["epoch"]["number"]))
+    for seq in sorted(seen):
+        event = seen[seq]
+        if event.get("type") != "epoch":
+            continue
+        epoch = event["epoch"]
+        epochs.announce(seq, epoch)
+        number = epoch["number"]
+        if event.get("op") == "start":
+            epochs.bases.setdefault(number, seq)
+            epochs.changes.append((seq, number))
+        elif event.get("op") == "reveal":
+            nxt = event.get("next")
+            if nxt:
+                epochs.announce(seq, nxt)
+                epochs.bases.setdefault(nxt["number"], seq)
+            epochs.changes.append((seq, nxt["number"] if nxt else None))
+            if "seed" in event:
+                seed = bytes.fromhex(event["seed"])
+                if tree(seed).root != epochs.commitments[number]:
+                    raise Bad(seq, f"the seed of epoch {number} is not the one committed",
+                              field="seed")
+                epochs.seeds[number] = seed
+    epochs.changes.sort(key=lambda change: change[0])
+    return epochs
+
+
+def _read(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
+                                                     list[dict[str, Any]], bool]:
+    """The events by seq (each once), the welcomes, and whether the file is an export."""
+    seen: dict[int, dict[str, Any]] = {}
+    welcomes = []
+    last = 0
+    for event in events:
+        kind = event.get("type")
+        if kind == "welcome":
+            welcomes.append(event)
+            continue
+        seq = event.get("seq")
+        if not isinstance(seq, int):
+            raise Bad(seq, "no seq", roll=event.get("roll"), field="seq")
+        if seq in seen:
+            # A client's log holds some events twice (live, then in a history page
+            # that adds each roll's key after the reveal): the same event, or forged.
+            first = seen[seq]
+            if (first.get("type"), first.get("roll")) != (kind, event.get("roll")):
+                raise Bad(seq, "two different events have this seq", roll=event.get("roll"),
+                          field="seq")
+            if "key" in (event.get("proof") or {}):
+                first["proof"] = event["proof"]
+            continue
+        if not event.get(PAGE):
+            # Lines of an export, live messages of a log: in seq order (a history page
+            # may bring back earlier events a client did not receive live).
+            if seq <= last:
+                raise Bad(seq, f"out of order (after seq {last})", roll=event.get("roll"),
+                          field="seq")
+            last = seq
+        seen[seq] = dict(event)
+    outcomes = [e for e in seen.values() if e.get("type") == "outcome"]
+    export = bool(outcomes) and all(isinstance(e.get("text"), dict) for e in outcomes)
+    if export:
+        # An export (its outcomes keep both languages' texts) holds every event: seqs
+        # 1, 2, 3… with none missing (a missing one could hide a roll drawn and dropped).
+        for expected, seq in enumerate(sorted(seen), 1):
+            if seq != expected:
+                raise Bad(seq, f"seq {expected} is missing before it",
+                          roll=seen[seq].get("roll"), field="seq")
+    return seen, welcomes, export
+
+
+def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> Report:
+    """Check ``events`` in order; raises :class:`Bad` at the first that does not check.
+
+    ``replay``: re-runs each roll with its plugins (``None``: a replay without plugins,
+    which checks what the server decides around the rules and says results not re-run)."""
+    seen, welcomes, export = _read(events)
+    epochs = _epochs(seen, welcomes)
+    report = Report()
+    own = replay is None
+    replay = replay if replay is not None else Replay(None)
+    gap = False
+    previous = 0
+    try:
+        for seq in sorted(seen):
+            event = seen[seq]
+            # Once an event is missing (hidden from a log's reader), the table's state
+            # after it is not all known here.
+            gap = gap or seq != previous + 1
+            previous = seq
+            if event.get("type") == "outcome" and event.get("result") == {"hidden": True}:
+                gap = True  # a blind roll's roller sees that it happened, not how
+                continue
+            roll = event.get("roll")
+            try:
+                if event.get("type") == "outcome":
+                    report.rolls += 1
+                    faces, manual, settings = _proven(event, seen, epochs, report, export)
+                    if replay.take(event, settings=settings, faces=faces, manual=manual,
+                                   gap=gap):
+                        report.rerun += 1
+                else:
+                    replay.take(event, gap=gap)
+            except Unchecked as why:
+                report.unchecked.append((seq, roll, why.field, why.why))
+            except Mismatch as bad:
+                raise Bad(seq, bad.why, roll=roll, field=bad.field) from None
+    finally:
+        if own:
+            replay.close()
+    return report
+
+
+def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epochs,
+            report: Report, export: bool
+            ) -> tuple[list[list[int]], tuple[bool, ...], dict[str, Any] | None]:
+    """Check a roll's proof (or why it has none); returns the candidates for the faces it
+    drew, whether they were entered by hand, and its epoch's settings."""
+    seq, roll = event["seq"], event.get("roll")
+    opened = seen.get(event["reacts_to"]) if event.get("reacts_to") is not None else None
+    shown = [(d.get("sides"), d.get("face")) for d in event.get("dice", [])
+             if isinstance(d, dict)]
+    earlier = [(d.get("sides"), d.get("face")) for d in (opened or {}).get("dice", [])
+               if isinstance(d, dict)]
+    faces = new_faces([f for _, f in shown], [f for _, f in earlier]) if opened \
+        else [[f for _, f in shown]]
+    known, number = epochs.open_at(seq)
+    settings = epochs.settings.get(number) if number is not None else None
+    proof = event.get("proof")
+    if proof is None:
+        if event.get("reacts_to") is not None and event.get("choice") is None \
+                and not event.get("dice"):
+            return [[]], (False,), settings  # closed when its time ran out: no die drawn
+        if known and number is not None:
+            raise Bad(seq, f"no proof, though epoch {number} was open: every roll of a "
+                      "provable table is proven or marked as entered by hand",
+                      roll=roll, field="proof")
+        report.unchecked.append((seq, roll, "dice", "no proof: made while no epoch was "
+                                 "open (the server's dice were not provable then)"
+                                 if export or known else "no proof, and this file does "
+                                 "not say which epoch was open"))
+        return faces, (False, True), settings
+    if proof.get("manual"):
+        _entered_by_hand(event, proof, number, settings, report)
+        report.manual += 1
+        return faces, (True,), settings
+    number_of_proof, position = proof["epoch"], proof["position"]
+    if known and number_of_proof != number:
+        raise Bad(seq, f"its proof names epoch {number_of_proof}, epoch {number} was open",
+                  roll=roll, field="proof.epoch")
+    number = number_of_proof
+    settings = epochs.settings.get(number)
+    if epochs.commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
+        raise Bad(seq, f"not the commitment of epoch {number}", roll=roll,
+                  field="proof.commitment")
+    # A position is the roll's seq after the event that opened its epoch: the server
+    # cannot pass one over to draw other faces, nor use one twice.
+    if epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1:
+        raise Bad(seq, f"position {position} is not this event's place in epoch {number}",
+                  roll=roll, field="proof.position")
+    seed = epochs.seeds.get(number)
+    if seed is not None:
+        key = leaf_key(seed, position)
+    elif "key" in proof:
+        key = bytes.fromhex(proof["key"])
+        if root_from_path(key, position, proof.get("path", [])) != epochs.commitments[number]:
+            raise Bad(seq, "its key does not lead to the epoch's commitment", roll=roll,
+                      field="proof.key")
+    else:
+        report.waiting.append(seq)
+        return faces, (False,), settings
+    drawn = list(zip(proof["sides"], faces_of(key, str(proof["client"]), position,
+                                              list(proof["sides"])), strict=True))
+    # Exactly the dice drawn, in order; a decision may show its open roll's dice too
+    # (all of them, each in its order): no die added, none moved.
+    if shown != drawn and not (opened and interleaves(shown, earlier, drawn)):
+        raise Bad(seq, f"{len(shown)} dice shown, the proof draws {len(drawn)} "
+                  f"({', '.join(f'd{s}:{f}' for s, f in drawn)})"
+                  + (f" after the open roll's {len(earlier)}" if opened else "")
+                  + ": its dice are not the ones derived", roll=roll, field="dice")
+    report.checked += 1
+    report.epochs.add(number)
+    return [[face for _, face in drawn]], (False,), settings
+
+
+def _entered_by_hand(event: dict[str, Any], proof: dict[str, Any], number: int | None,
+                     settings: dict[str, Any] | None, report: Report) -> None:
+    """Dice entered by hand: by the roller (or the one deciding), a GM, or a player where
+    the epoch's settings let players enter dice."""
+    seq, roll = event["seq"], event.get("roll")
+    by = proof.get("by") or {}
+    author = event.get("reacted_by") if event.get("reacts_to") is not None else event["by"]
+    if not author or (by.get("name"), by.get("role")) != (author.get("name"),
+                                                          author.get("role")):
+        raise Bad(seq, "dice entered by hand name who entered them: the one who rolled (or "
+                  "decided)", roll=roll, field="proof.by")
+    if by.get("role") == "gm" or number is None:
+        return
+    if settings is None:
+        report.unchecked.append((seq, roll, "proof", f"dice entered by a player, and epoch "
+                                 f"{number} does not say whether players could (its "
+                                 "settings are missing)"))
+    elif settings.get("player_dice") is not True:
+        raise Bad(seq, f"dice entered by a player, and players may not enter dice on this "
+                  f"server (epoch {number}'s settings)", roll=roll, field="proof")
