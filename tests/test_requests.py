@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 
+from sidecar.client import SidecarClient
 from sidecar.protocol import requests
 from sidecar.protocol.messages import parse_request
+from tests.helpers import GM_TOKEN, run, running_server
+from tests.support.plugins import ALWAYS_OPEN, luck_host
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -135,3 +138,54 @@ def test_no_message_is_built_by_hand(name: str) -> None:
     lines = _hand_written_types(ROOT / name)
     assert lines == [], (f"{name} writes a message's 'type' by hand at lines {lines}: build "
                          "it with sidecar.protocol.requests or sidecar.protocol.events")
+
+
+def test_a_real_server_answers_every_builders_request() -> None:
+    """Each builder's frame, sent as it is to a real server by a GM (a seat answers the
+    ask), gets its answer, never an error: the builders speak the server's protocol."""
+    sent: set[str] = set()
+
+    async def ask(client: SidecarClient, builder: str, **fields: Any) -> dict[str, Any]:
+        sent.add(builder)
+        return await client.request(builders()[builder](**fields))  # an error raises
+
+    async def scenario() -> None:
+        async with running_server(host=luck_host(), dice="provable") as server, \
+                SidecarClient(server.url, table="built", name="MJ", role="gm",
+                              token=GM_TOKEN) as gm:
+            sent.add("hello_request")  # (the client's own join)
+            await ask(gm, "plugins_request")
+            seat = await ask(gm, "seat_request", op="add", name="Alice")
+            seat = await ask(gm, "seat_request", op="rotate", name="Alice")
+            await ask(gm, "list_seats_request")
+            await ask(gm, "set_sheet_request", character="Ysolde", ruleset="luck",
+                      values={"skill": 5}, owner="Alice", keep_owner=False)
+            await ask(gm, "adjust_sheet_request", character="Ysolde", delta={"skill": 1},
+                      reason="entraînement")
+            await ask(gm, "refill_request", what="rest")
+            await ask(gm, "list_sheets_request")
+            await ask(gm, "odds_request", ruleset="luck", params={"target": 5})
+            opened = await ask(gm, "roll_request", ruleset="luck", params=ALWAYS_OPEN,
+                               label="Sauter")
+            await ask(gm, "react_request", roll=opened["roll"], choice="reroll")
+            await ask(gm, "session_request")
+            for name, pep in (("Aengus", 3), ("Brann", 2)):
+                await ask(gm, "set_sheet_request", character=name, ruleset="oweens",
+                          values={"pep": pep})
+            await ask(gm, "initiative_request", characters=["Aengus", "Brann"])
+            cancelled = await ask(gm, "ask_request", to=["Alice"], ruleset="luck")
+            await ask(gm, "cancel_ask_request", ask=cancelled["ask"])
+            asked = await ask(gm, "ask_request", to=["Alice"], ruleset="luck",
+                              params={"target": 5}, label="Perception")
+            await ask(gm, "list_asks_request")
+            async with SidecarClient(server.url, table="built", name="Alice",
+                                     token=seat["token"]) as alice:
+                answer = await ask(alice, "roll_request", ruleset="luck", answers=asked["ask"])
+                assert answer["answers"] == asked["ask"]
+            await ask(gm, "epoch_request")
+            await ask(gm, "history_request", after=0, limit=500)
+            await ask(gm, "remove_sheet_request", character="Ysolde")
+            await ask(gm, "seat_request", op="remove", name="Alice")
+
+    run(scenario())
+    assert sent == set(builders())
