@@ -40,7 +40,7 @@ def outcome_event(*, seq: int, roll: str, table: str, by: dict[str, Any], rulese
                   reaction: tuple[int, str | None, dict[str, Any] | None] | None = None,
                   audience: str | None = None,
                   opened: tuple[list[dict[str, Any]], str | None, float, bool] | None = None,
-                  ) -> Event:
+                  unreadable: bool = False) -> Event:
     """A resolved roll (or a decision on an open one). Besides what every outcome has:
     ``options`` the extensions' (kept when there are some, and by an open roll);
     ``asked_params`` the params as requested when extensions changed them; ``answers``
@@ -49,7 +49,8 @@ def outcome_event(*, seq: int, roll: str, table: str, by: dict[str, Any], rulese
     physical dice's author); ``reaction`` (the open roll's seq, the choice taken or
     ``None`` when its time ran out without a default, who decided — ``None``: the
     server); ``audience`` ``""`` for a blind roll's decision (the GMs' alone); ``opened``
-    (choices, default, expiry, manual) for a roll left open for a decision."""
+    (choices, default, expiry, manual) for a roll left open for a decision;
+    ``unreadable``: the journal's placeholder for an event it cannot read back."""
     event: Event = {
         "type": "outcome", "seq": seq, "roll": roll, "table": table, "by": by,
         "ruleset": ruleset, "params": params, "label": label, "mode": mode, "dice": dice,
@@ -78,6 +79,8 @@ def outcome_event(*, seq: int, roll: str, table: str, by: dict[str, Any], rulese
         choices, default, expires, manual = opened
         event.update(open=True, choices=choices, default=default, expires=expires,
                      manual=manual)
+    if unreadable:
+        event["unreadable"] = True
     return event
 
 

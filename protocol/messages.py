@@ -3,7 +3,8 @@
 ``parse_request`` turns a decoded map into one of the request dataclasses below, or raises
 a :class:`~sidecar.protocol.errors.ProtocolError` naming the missing or ill-typed field. Unknown
 fields are ignored, as the contract requires. Server messages are plain maps built by the
-``*_message`` helpers so that every producer spells them the same way.
+``*_message`` helpers so that every producer spells them the same way (``heading``, their
+texts' start, is :mod:`sidecar.protocol.text`'s, still importable from here).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError, bad_field
-from sidecar.protocol.text import control_problem, folded, normalized
+from sidecar.protocol.text import control_problem, folded, heading, normalized
 
 PROTOCOL_VERSION = 1
 ROLES = ("player", "gm", "observer")
@@ -608,15 +609,6 @@ def _with_id(message: dict[str, Any], request_id: RequestId, *,
     if duplicate:
         message["duplicate"] = True
     return message
-
-
-def heading(who: str, label: str = "", *, colon: bool = True) -> str:
-    """The start of every one-line summary: ``"Aengus — Escalade : "``, or ``"Aengus — "``
-    without a label (``colon=False``: ``"Aengus — Escalade "``, for texts that go on with
-    the roll's own words)."""
-    if not label:
-        return f"{who} — "
-    return f"{who} — {label} : " if colon else f"{who} — {label} "
 
 
 def welcome_message(*, table: str, role: str, seq: int, version: str,

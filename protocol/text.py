@@ -11,7 +11,8 @@ Two questions about the names and labels clients send, answered from the Unicode
 - :func:`folded`: a name as a reader tells it apart, so that a name that only *looks* like
   a seat's (``"alice"``, ``"Alice\\u034f"``, ``"Alice\\u3164"``) is kept off the table.
 
-Like the codec, this module depends on nothing of the server.
+:func:`heading` starts every one-line summary of a roll. Like the codec, this module
+depends on nothing of the server.
 """
 
 from __future__ import annotations
@@ -98,3 +99,12 @@ def folded(name: str) -> str:
     # Marks go before case folding too: some fold into letters (U+0345 into "ι").
     text = _visible(unicodedata.normalize("NFKD", name)).casefold()
     return " ".join(_visible(unicodedata.normalize("NFKD", text)).split())
+
+
+def heading(who: str, label: str = "", *, colon: bool = True) -> str:
+    """The start of every one-line summary: ``"Aengus — Escalade : "``, or ``"Aengus — "``
+    without a label (``colon=False``: ``"Aengus — Escalade "``, for texts that go on with
+    the roll's own words)."""
+    if not label:
+        return f"{who} — "
+    return f"{who} — {label} : " if colon else f"{who} — {label} "

@@ -89,9 +89,9 @@ from urllib.parse import parse_qsl, quote
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from sidecar.protocol import requests
 from sidecar.protocol.codec import CLIENT_FRAME_BYTES, decode, encode
 from sidecar.protocol.errors import ProtocolError
-from sidecar.protocol.messages import PROTOCOL_VERSION
 from sidecar.protocol.text import normalized
 
 log = logging.getLogger("sidecar.client")
@@ -210,13 +210,9 @@ class SidecarClient:
         # secure dice ignores it).
         # (In the form the server keeps names in, NFC: the welcome and the events then
         # name this client as it was named here.)
-        self.hello: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION,
-                                      "table": normalized(table), "name": normalized(name),
-                                      "role": role,
-                                      "locale": locale,
-                                      "client_seed": client_seed or secrets.token_hex(16)}
-        if token is not None:
-            self.hello["token"] = token
+        self.hello: dict[str, Any] = requests.hello_request(
+            table=normalized(table), name=normalized(name), role=role, locale=locale,
+            client_seed=client_seed or secrets.token_hex(16), token=token)
         self.binary = binary
         self.reconnect = reconnect
         self.max_delay = max_delay
@@ -297,7 +293,7 @@ class SidecarClient:
         self.asks.clear()
         for entry in reply.get("asks") or ():
             if isinstance(entry, dict) and isinstance(entry.get("ask"), str):
-                self._track_ask({**entry, "type": "ask", "op": "open"})
+                self._open_ask(entry)
         if isinstance(reply.get("session"), int):
             self.session = reply["session"]
         if self.last_seq is None:
@@ -443,11 +439,7 @@ class SidecarClient:
             if event.get("op") == "cancel":
                 self.asks.pop(ask_id, None)
             elif event.get("op") == "open" and isinstance(ask_id, str):
-                entry = {key: value for key, value in event.items()
-                         if key not in ("id", "seq", "duplicate", "op", "type")}
-                entry.setdefault("answered", {})
-                if self._may_answer(entry):
-                    self.asks[ask_id] = entry
+                self._open_ask(event)
         elif kind == "outcome" and event.get("answers") in self.asks:
             ask_id = event["answers"]
             entry = self.asks[ask_id]
@@ -465,6 +457,15 @@ class SidecarClient:
                        and not any(side.get("open") for side in entry["answered"].values()))
             if settled or "opposition" in event:
                 self.asks.pop(ask_id, None)
+
+    def _open_ask(self, event: dict[str, Any]) -> None:
+        """An ask opened (its event, or an entry of the welcome's ``asks``): followed in
+        :attr:`asks` when this client may answer it."""
+        entry = {key: value for key, value in event.items()
+                 if key not in ("id", "seq", "duplicate", "op", "type")}
+        entry.setdefault("answered", {})
+        if self._may_answer(entry):
+            self.asks[event["ask"]] = entry
 
     def _listed_asks(self, listed: Any) -> None:
         """A page of ``ask list`` (as it arrives, in order with the events): the asks not
@@ -493,7 +494,7 @@ class SidecarClient:
     async def _ask_pages(self, after: int) -> list[dict[str, Any]]:
         asks: list[dict[str, Any]] = []
         while True:
-            page = await self.request({"type": "ask", "op": "list", "after": after})
+            page = await self.request(requests.list_asks_request(after=after))
             asks += page["asks"]
             if not page.get("more") or not page["asks"]:
                 return asks
@@ -559,15 +560,9 @@ class SidecarClient:
         request id: the same id never rolls twice. ``character``: roll as that character
         (the outcome carries ``spent`` and ``sheet``; ``insufficient`` when the sheet
         lacks what the roll spends, and then nothing is rolled)."""
-        message: dict[str, Any] = {"type": "roll", "ruleset": ruleset, "params": params or {},
-                                   "label": label, "mode": mode, "options": options or {}}
-        if dice is not None:
-            message["dice"] = dice
-        if id is not None:
-            message["id"] = id
-        if character is not None:
-            message["character"] = character
-        return await self.request(message)
+        return await self.request(requests.roll_request(
+            ruleset=ruleset, params=params, label=label, mode=mode, options=options or {},
+            dice=dice, id=id, character=character))
 
     async def react(self, roll: str | dict[str, Any], choice: str,
                     dice: list[int] | None = None, *, id: str | None = None) -> dict[str, Any]:
@@ -580,12 +575,8 @@ class SidecarClient:
         ``forbidden`` for another player's roll, ``insufficient`` when the sheet lacks
         what the choice spends (the roll stays open)."""
         roll_id = roll["roll"] if isinstance(roll, dict) else roll
-        message: dict[str, Any] = {"type": "react", "roll": roll_id, "choice": choice}
-        if dice is not None:
-            message["dice"] = dice
-        if id is not None:
-            message["id"] = id
-        return await self.request(message)
+        return await self.request(requests.react_request(roll=roll_id, choice=choice,
+                                                         dice=dice, id=id))
 
     # -- asked rolls and sessions (GM asks, seats answer) ----------------------------------
 
@@ -598,23 +589,15 @@ class SidecarClient:
         ``ask`` event (``ask`` its id, ``to`` as ``[{seat, character}]``, params with their
         defaults). ``opposed=True``: the sides are compared when the last one answers;
         ``each`` gives a side (by its name in ``to``) its own params over ``params``."""
-        message: dict[str, Any] = {
-            "type": "ask", "op": "open", "to": [to] if isinstance(to, str) else list(to),
-            "ruleset": ruleset, "params": params or {}, "label": label, "mode": mode,
-            "options": options or {}}
-        if opposed:
-            message["opposed"] = True
-        if each:
-            message["each"] = each
-        if id is not None:
-            message["id"] = id
-        return await self.request(message)
+        return await self.request(requests.ask_request(
+            to=[to] if isinstance(to, str) else list(to), ruleset=ruleset, params=params,
+            label=label, mode=mode, options=options, opposed=opposed, each=each, id=id))
 
     async def cancel_ask(self, ask: str | dict[str, Any]) -> dict[str, Any]:
         """Cancel an open ask (GM only): its ``cancel`` event; ``bad_message`` when it is
         not open any more."""
         ask_id = ask["ask"] if isinstance(ask, dict) else ask
-        return await self.request({"type": "ask", "op": "cancel", "ask": ask_id})
+        return await self.request(requests.cancel_ask_request(ask=ask_id))
 
     async def list_asks(self) -> list[dict[str, Any]]:
         """The open asks as the server lists them (a GM: all; a seat: those naming it),
@@ -634,20 +617,12 @@ class SidecarClient:
         if ruleset is None:  # not followed here (yet): the server's list says
             listed = {a["ask"]: a for a in await self.list_asks()}
             ruleset = (listed.get(ask_id) or {}).get("ruleset", "")
-        message: dict[str, Any] = {"type": "roll", "ruleset": ruleset, "params": {},
-                                   "answers": ask_id}
-        if dice is not None:
-            message["dice"] = dice
-        if id is not None:
-            message["id"] = id
-        return await self.request(message)
+        return await self.request(requests.roll_request(ruleset=ruleset, answers=ask_id,
+                                                        dice=dice, id=id))
 
     async def start_session(self, *, id: str | None = None) -> dict[str, Any]:
         """Start a new game session (GM only): the public ``session`` event (``number``)."""
-        message: dict[str, Any] = {"type": "session", "op": "start"}
-        if id is not None:
-            message["id"] = id
-        return await self.request(message)
+        return await self.request(requests.session_request(id=id))
 
     def options_for(self, ruleset: str) -> list[dict[str, Any]]:
         """The extensions' option descriptions (``welcome.options``) that apply to rolls of
@@ -667,26 +642,23 @@ class SidecarClient:
                    options: dict[str, Any] | None = None, *,
                    character: str | None = None) -> dict[str, Any]:
         """The exact odds of a roll (nothing is rolled), as ``character`` if given."""
-        message: dict[str, Any] = {"type": "odds", "ruleset": ruleset,
-                                   "params": params or {}, "options": options or {}}
-        if character is not None:
-            message["character"] = character
-        return await self.request(message)
+        return await self.request(requests.odds_request(
+            ruleset=ruleset, params=params, options=options, character=character))
 
     # -- seats (GM only) --------------------------------------------------------------------
 
     async def add_seat(self, name: str) -> dict[str, Any]:
         """Give a player a seat: the reply holds its ``token``, ``link`` and ``qr`` (shown
         this once: a lost link is remade with :meth:`rotate_seat`)."""
-        return await self.request({"type": "seat", "op": "add", "name": name})
+        return await self.request(requests.seat_request(op="add", name=name))
 
     async def remove_seat(self, name: str) -> dict[str, Any]:
         """Remove a seat: its token stops working and its connections close."""
-        return await self.request({"type": "seat", "op": "remove", "name": name})
+        return await self.request(requests.seat_request(op="remove", name=name))
 
     async def rotate_seat(self, name: str) -> dict[str, Any]:
         """Give a seat a new token and link (the old ones stop working at once)."""
-        return await self.request({"type": "seat", "op": "rotate", "name": name})
+        return await self.request(requests.seat_request(op="rotate", name=name))
 
     async def seats(self) -> list[dict[str, Any]]:
         """The table's seats: ``[{name, online, characters}, …]``, every page of them; a
@@ -695,7 +667,7 @@ class SidecarClient:
         seats: list[dict[str, Any]] = []
         after = ""
         while True:
-            page = await self.request({"type": "seat", "op": "list", "after": after})
+            page = await self.request(requests.list_seats_request(after=after))
             seats += page["seats"]
             if not page.get("more") or not page["seats"]:
                 break
@@ -716,34 +688,31 @@ class SidecarClient:
                         reason: str | None = None, id: str | None = None) -> dict[str, Any]:
         """Create a character or change the values given (GM only). ``owner``: a seat's
         name, ``None`` for the GM's own character, or left out to keep it as it is."""
-        message: dict[str, Any] = {"type": "sheet", "op": "set", "character": character,
-                                   "ruleset": ruleset, "values": values or {}}
-        if owner is not KEEP:
-            message["owner"] = owner
-        return await self._sheet(message, reason, id)
+        return await self.request(requests.set_sheet_request(
+            character=character, ruleset=ruleset, values=values,
+            owner=None if owner is KEEP else owner, keep_owner=owner is KEEP, reason=reason,
+            id=id))
 
     async def adjust_sheet(self, character: str, delta: dict[str, int], *,
                            reason: str | None = None, id: str | None = None) -> dict[str, Any]:
         """Add ``delta`` to integer fields (GM only): ``{"bonbonus": 2}`` gives, ``-1`` takes;
         ``insufficient`` when a value would leave its bounds."""
-        return await self._sheet({"type": "sheet", "op": "adjust", "character": character,
-                                  "delta": delta}, reason, id)
+        return await self.request(requests.adjust_sheet_request(
+            character=character, delta=delta, reason=reason, id=id))
 
     async def refill(self, what: str = "turn", character: str | None = None, *,
                      reason: str | None = None, id: str | None = None) -> dict[str, Any]:
         """A new ``"turn"`` or a ``"rest"``: counters marked so go back to their default
         (GM only). For ``character``, returns its sheet event; for every character of the
         table, ``{type: "sheets", characters}`` after it (each change is its own event)."""
-        message: dict[str, Any] = {"type": "sheet", "op": "refill", "what": what}
-        if character is not None:
-            message["character"] = character
-        return await self._sheet(message, reason, id)
+        return await self.request(requests.refill_request(
+            what=what, character=character, reason=reason, id=id))
 
     async def remove_sheet(self, character: str, *, reason: str | None = None,
                            id: str | None = None) -> dict[str, Any]:
         """Delete a character (GM only; its events stay in the journal)."""
-        return await self._sheet({"type": "sheet", "op": "remove", "character": character},
-                                 reason, id)
+        return await self.request(requests.remove_sheet_request(
+            character=character, reason=reason, id=id))
 
     async def sheets(self) -> list[dict[str, Any]]:
         """The characters this client may see: ``[{character, ruleset, owner, values}, …]``
@@ -751,24 +720,16 @@ class SidecarClient:
         characters: list[dict[str, Any]] = []
         after = ""
         while True:
-            page = await self.request({"type": "sheet", "op": "list", "after": after})
+            page = await self.request(requests.list_sheets_request(after=after))
             characters += page["characters"]
             if not page.get("more"):
                 return characters
             after = page["next"]
 
-    async def _sheet(self, message: dict[str, Any], reason: str | None,
-                     id: str | None) -> dict[str, Any]:
-        if reason is not None:
-            message["reason"] = reason
-        if id is not None:
-            message["id"] = id
-        return await self.request(message)
-
     async def history(self, after: int = 0, limit: int = 100) -> dict[str, Any]:
         """One page of the table's journal as this client may see it
         (``events``, ``more``, ``next``)."""
-        return await self.request({"type": "history", "after": after, "limit": limit})
+        return await self.request(requests.history_request(after=after, limit=limit))
 
     # -- streams ----------------------------------------------------------------------------
 

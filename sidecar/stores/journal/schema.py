@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from sidecar.protocol.events import outcome_event
 from sidecar.stores.visible import audience_of, identity
 
 SCHEMA = """
@@ -158,17 +159,15 @@ def unreadable_event(table: str, seq: int, type_: str, mode: str, name: str, rol
     by: dict[str, Any] = {"name": name, "role": role}
     if role.startswith("seat"):
         by = {"name": name, "role": "player", "seat": role[5:] or True}
-    return {
-        "type": "outcome", "seq": seq, "roll": "", "table": table,
-        "by": by, "ruleset": "", "params": {}, "label": "",
-        "mode": mode, "dice": [],
-        "result": {"success": False, "margin": 0, "kind": "failure", "unreadable": True,
-                   "label": {"fr": "Événement illisible", "en": "Unreadable event"}},
-        "applied": [], "notes": [],
-        "text": {"fr": f"{name} — événement n° {seq} illisible dans le journal du serveur",
-                 "en": f"{name} — event #{seq} is unreadable in the server's journal"},
-        "request_id": rid, "unreadable": True,
-    }
+    return outcome_event(
+        seq=seq, roll="", table=table, by=by, ruleset="", params={}, label="", mode=mode,
+        dice=[],
+        result={"success": False, "margin": 0, "kind": "failure", "unreadable": True,
+                "label": {"fr": "Événement illisible", "en": "Unreadable event"}},
+        applied=[], notes=[],
+        text={"fr": f"{name} — événement n° {seq} illisible dans le journal du serveur",
+              "en": f"{name} — event #{seq} is unreadable in the server's journal"},
+        request_id=rid, unreadable=True)
 
 
 def _short(exc: BaseException) -> str:
