@@ -29,6 +29,7 @@ from sidecar.cli.render import (
 )
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_delta, parse_pairs, parse_sheet_values, split_targets
+from sidecar.protocol import requests
 from sidecar.stores.base import StoreUnavailable
 
 
@@ -249,7 +250,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 async def _epoch_end(args: argparse.Namespace) -> int:
     async with joined(args) as (client, _):
-        reply = await client.request({"type": "epoch", "op": "end"})
+        reply = await client.request(requests.epoch_request())
         if args.json:
             print(as_json(reply))
         else:

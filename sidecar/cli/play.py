@@ -23,6 +23,7 @@ from sidecar.cli.render import format_ask_event, format_error, format_event, for
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_dice, parse_pairs, pick_choice
 from sidecar.host.options import parse_options
+from sidecar.protocol import requests
 
 
 async def _roll(args: argparse.Namespace) -> int:
@@ -235,7 +236,7 @@ async def _history(args: argparse.Namespace) -> int:
     async with joined(args) as (client, _):
         after = args.after
         while True:
-            page = await client.request({"type": "history", "after": after, "limit": 500})
+            page = await client.request(requests.history_request(after=after, limit=500))
             for event in page["events"]:
                 print(as_json(event) if args.json
                       else format_event(event))

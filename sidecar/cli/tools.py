@@ -31,6 +31,7 @@ from sidecar.cli.values import parse_pairs
 from sidecar.hookspecs import HOOKS_API
 from sidecar.host.options import describe as describe_options
 from sidecar.host.options import parse_options
+from sidecar.protocol import requests
 from sidecar.protocol.errors import ProtocolError
 
 #: ``sidecar plugins`` speaks as the rest of the command line: French first, then English.
@@ -46,7 +47,7 @@ EXIT_UNCHECKED = 4
 
 async def _server_plugins(args: argparse.Namespace) -> int:
     async with joined(args, role="observer", name="sidecar-plugins") as (client, welcome):
-        reply = await client.request({"type": "plugins"})
+        reply = await client.request(requests.plugins_request())
     if args.json:
         print(as_json(reply["plugins"], indent=2))
         return EXIT_OK
