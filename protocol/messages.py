@@ -228,9 +228,11 @@ def _id(message: dict[str, Any]) -> RequestId:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise bad_field("id", "must be a string or an integer",
                         fr="doit être une chaîne ou un entier")
-    if isinstance(value, str) and len(value) > MAX_ID_CHARS:
-        raise bad_field("id", f"at most {MAX_ID_CHARS} characters",
-                        fr=f"au plus {MAX_ID_CHARS} caractères")
+    if isinstance(value, str):
+        if len(value) > MAX_ID_CHARS:
+            raise bad_field("id", f"at most {MAX_ID_CHARS} characters",
+                            fr=f"au plus {MAX_ID_CHARS} caractères")
+        _no_controls("id", value)
     return value
 
 
@@ -297,7 +299,24 @@ def _map(message: dict[str, Any], name: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise bad_field(name, "must be a map", fr="doit être une table (map)")
+    _no_controls_within(name, value)
     return value
+
+
+def _no_controls_within(field: str, value: Any) -> None:
+    """:func:`_no_controls` on every string of a map's keys and values, at any depth (a
+    param's text, an option's, a sheet's list items and map keys): the request's other
+    strings, as PROTOCOL.md §1 says. The field named is the map's (``params``)."""
+    if isinstance(value, str):
+        _no_controls(field, value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                _no_controls(field, key)
+            _no_controls_within(field, item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _no_controls_within(field, item)
 
 
 def _int(message: dict[str, Any], name: str, *, required: bool) -> int | None:

@@ -92,13 +92,16 @@ def _visible(text: str) -> str:
 def folded(name: str) -> str:
     """``name`` as a reader tells it apart: compatibility-decomposed (NFKD), case-folded,
     without what shows nothing of its own (see :func:`_invisible`: marks and accents
-    included), spaces collapsed. Two names that fold alike look like one name at the table
-    ("Alice", "alice ", "Al\u200bice", "Alice\u034f", "Alicè")."""
+    included), without spaces. Two names that fold alike look like one name at the table
+    ("Alice", "alice ", "Al\u200bice", "Al\u200aice", "Alice\u034f", "Alicè")."""
     if name.isascii() and name.isprintable():  # (the usual name: nothing to drop)
-        return " ".join(name.lower().split())
+        return "".join(name.lower().split())
     # Marks go before case folding too: some fold into letters (U+0345 into "ι").
     text = _visible(unicodedata.normalize("NFKD", name)).casefold()
-    return " ".join(_visible(unicodedata.normalize("NFKD", text)).split())
+    text = _visible(unicodedata.normalize("NFKD", text))
+    # A narrow space inside a name (hair, thin, six-per-em…) barely shows: "Al\u200aice"
+    # reads "Alice". Spaces tell no names apart ("Jean Luc" is "JeanLuc" at a table).
+    return "".join(text.split())
 
 
 def heading(who: str, label: str = "", *, colon: bool = True) -> str:

@@ -141,6 +141,55 @@ def test_control_characters_in_names_and_labels_are_refused_at_the_door():
         run(scenario(), timeout=60)
 
 
+def test_control_characters_anywhere_in_a_request_are_refused_at_the_door():
+    """Not only names and labels: a param's text, an option's, a sheet's list items and map
+    keys, and the request id (the re-attack found them let in)."""
+    with ServeProcess("--db", ":memory:", "--rate-limit", "0") as server:
+        async def scenario() -> None:
+            gm = await _gm(server)
+            for control in CONTROLS:
+                shown = json.dumps(control)
+                cases = {
+                    "params": {"type": "roll", "id": "p", "ruleset": "bloodlust",
+                               "params": {"pool": 2, "skill": f"Tir{control}"}},
+                    "options": {"type": "roll", "id": "o", "ruleset": "oweens",
+                                "params": {"dice": 2},
+                                "options": {"combat": {"zone": f"tête{control}"}}},
+                    "values": {"type": "sheet", "id": "v", "op": "set", "character": "Vlad",
+                               "ruleset": "bloodlust",
+                               "values": {"groupements": {f"Tir{control}": 2}}},
+                    "id": {"type": "roll", "id": f"r{control}", "ruleset": "bloodlust",
+                           "params": {"pool": 2}},
+                }
+                for field, request in cases.items():
+                    answer = await gm.request(request)
+                    assert answer["type"] == "error" and answer["code"] == "bad_message", \
+                        (field, shown, answer)
+                    assert answer["details"]["field"] == field, (field, shown, answer)
+            assert (await gm.roll(params={"pool": 2}, label="Escalade"))["seq"] == 1
+        run(scenario(), timeout=60)
+
+
+def test_a_narrow_space_inside_a_name_does_not_make_another_seat():
+    """ "Al\u200aice" (a hair space) reads "Alice": kept off the table like an invisible
+    mark, with every space Unicode knows (thin, six-per-em, narrow no-break…)."""
+    spaces = [chr(code) for code in range(0x10000)
+              if unicodedata.category(chr(code)) == "Zs" and chr(code) != " "]
+    assert len(spaces) >= 10
+    with ServeProcess("--db", ":memory:", "--rate-limit", "0",
+                      "--max-failed-hellos", "1000") as server:
+        async def scenario() -> None:
+            gm = await _gm(server)
+            assert (await _add_seat(gm, "Alice"))["type"] == "seat"
+            let_in = []
+            for space in spaces:
+                answer = await _hello(server, f"Al{space}ice")
+                if answer.get("code") != "forbidden":
+                    let_in.append(f"U+{ord(space):04X}")
+            assert let_in == [], let_in
+        run(scenario(), timeout=60)
+
+
 # -- item 16: an error echoes the id of the frame it answers --------------------------------
 
 @pytest.mark.parametrize("joined", [False, True], ids=["hello", "joined"])
