@@ -61,8 +61,13 @@ def test_the_wheel_installs_one_package_named_after_the_project(tmp_path):
     tops = {name.split("/")[0] for name in names if not name.startswith("vtt_sidecar-")}
     assert tops == {"sidecar"}
     for expected in ("sidecar/protocol/PROTOCOL.md", "sidecar/protocol/codec.py",
-                     "sidecar/rulesets/oweens.py", "sidecar/server/web/index.html"):
+                     "sidecar/rulesets/oweens.py", "sidecar/server/web/index.html",
+                     # the Foundry module served at /foundry/ (sidecar/server/foundry.py)
+                     "sidecar/foundry/module.json", "sidecar/foundry/scripts/module.js",
+                     "sidecar/foundry/scripts/sidecar-chat.js",
+                     "sidecar/foundry/styles/sidecar.css", "sidecar/foundry/lang/fr.json"):
         assert expected in names
+    assert not any(name.startswith("sidecar/foundry/test/") for name in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "oweens = sidecar.rulesets.oweens" in text and "plugins." not in text

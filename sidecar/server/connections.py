@@ -33,6 +33,7 @@ from sidecar.config import ServerConfig
 from sidecar.host.pipeline import RollPipeline
 from sidecar.host.plugins import PluginHost, default_host
 from sidecar.server.errors import store_unavailable
+from sidecar.server.foundry import FoundryModule
 from sidecar.server.handshake import WS_PATH, Handshake, lan_address
 from sidecar.server.joins import Joins
 from sidecar.server.logthrottle import LogThrottle
@@ -79,6 +80,7 @@ class SidecarServer(Transport, Handshake, Joins, Requests, Runner, Replication, 
         #: Browser origins refused so far whose allowing flag was logged (bounded).
         self.refused_origins: set[str] = set()
         self.assets = WebAssets()
+        self.foundry = FoundryModule()
         #: Timers of open rolls waiting for a decision (cancelled at stop).
         self.timers: set[asyncio.TimerHandle] = set()
         self.expiring: set[asyncio.Task[None]] = set()

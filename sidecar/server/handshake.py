@@ -18,6 +18,7 @@ from websockets.http11 import Request, Response
 
 from sidecar.config import ServerConfig
 from sidecar.host.pipeline import RollPipeline
+from sidecar.server.foundry import FoundryModule
 from sidecar.server.logthrottle import LogThrottle
 from sidecar.server.transport import remote_ip
 from sidecar.server.webassets import WebAssets, page_policy
@@ -70,6 +71,7 @@ class Handshake:
     log_throttle: LogThrottle
     refused_origins: set[str]
     assets: WebAssets
+    foundry: FoundryModule
 
     def _origin_allowed(self, origin: str, headers: Headers) -> bool:
         if origin in self.config.origins or LOCALHOST_ORIGIN.fullmatch(origin):
@@ -127,17 +129,33 @@ class Handshake:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return connection.respond(http.HTTPStatus.NOT_FOUND,
                                       f"WebSocket endpoint is {WS_PATH}\n")
+        if path.startswith("/foundry/"):
+            made = self.foundry.response(path, request.headers.get("Host"),
+                                         bool(self.config.ssl_certfile), self.config.public_url)
+            if made is None:
+                return connection.respond(http.HTTPStatus.NOT_FOUND, "Not found / introuvable\n")
+            body, content_type = made
+            return _ok(connection, body, (("Content-Type", content_type),
+                                          ("X-Content-Type-Options", "nosniff"),
+                                          ("Cache-Control", "no-cache")))
         asset = self.assets.get(path)
         if asset is None:
             return connection.respond(http.HTTPStatus.NOT_FOUND, "Not found / introuvable\n")
-        response = connection.respond(http.HTTPStatus.OK, "")
-        response.body = asset.body
-        # respond() filled in headers for its empty text body: replace, not append.
-        del response.headers["Content-Type"]
-        del response.headers["Content-Length"]
-        for name, value in asset.headers:
-            response.headers[name] = value
+        response = _ok(connection, asset.body, asset.headers)
         if asset.page:
             response.headers["Content-Security-Policy"] = page_policy(request.headers.get("Host"))
-        response.headers["Content-Length"] = str(len(asset.body))
         return response
+
+
+def _ok(connection: ServerConnection, body: bytes,
+        headers: tuple[tuple[str, str], ...]) -> Response:
+    """A 200 response carrying ``body`` with ``headers``."""
+    response = connection.respond(http.HTTPStatus.OK, "")
+    response.body = body
+    # respond() filled in headers for its empty text body: replace, not append.
+    del response.headers["Content-Type"]
+    del response.headers["Content-Length"]
+    for name, value in headers:
+        response.headers[name] = value
+    response.headers["Content-Length"] = str(len(body))
+    return response

@@ -24,9 +24,11 @@ SIDECAR = [shutil.which("sidecar") or "", ] if shutil.which("sidecar") else \
 
 
 def sidecar(*args: str, timeout: float = 30, **kwargs: Any) -> subprocess.CompletedProcess:
-    """``sidecar ARGS`` run to its end from the checkout, its output captured as text."""
+    """``sidecar ARGS`` run to its end from the checkout (or ``cwd=``), its output captured
+    as text."""
+    kwargs.setdefault("cwd", ROOT)
     return subprocess.run([*SIDECAR, *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, **kwargs)
+                          **kwargs)
 
 
 def seat_token(gm: list[str], name: str) -> str:
