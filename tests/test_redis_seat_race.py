@@ -90,3 +90,42 @@ def test_an_old_seat_token_is_refused_by_every_process_right_after_rotate_or_rem
         welcomed, leaked = run(scenario(), timeout=240)
         print(f"old token welcomed in {welcomed}/{TRIES}, self roll read in {leaked}/{TRIES}")
         assert (welcomed, leaked) == (0, 0)
+
+
+def test_a_seat_already_joined_on_another_process_reads_nothing_once_rotated_or_removed(
+        tmp_path):
+    """The re-attack's narrower case: the seat's socket is already joined on B when the GM
+    rotates or removes the seat on A; the moment A has answered, that socket asks for
+    ``history``. B must not serve it what the old token opened (9/60 before)."""
+    with RedisServer(tmp_path / "redis") as redis, Sidecar(redis.url) as a, \
+            Sidecar(redis.url) as b:
+        async def scenario() -> int:
+            gm = await Peer.open(a)
+            await gm.join(role="gm", name="MJ")
+            served = 0
+            for attempt in range(TRIES):
+                rotate = attempt % 2 == 0
+                name = f"Zoé{attempt}"
+                added = await gm.request({"type": "seat", "id": f"add-{attempt}",
+                                          "op": "add", "name": name})
+                await _self_roll(a, name, added["token"])
+                seat = await Peer.open(b)
+                await seat.join(name=name, token=added["token"])
+                changed = await gm.request({"type": "seat", "id": f"c-{attempt}",
+                                            "op": "rotate" if rotate else "remove",
+                                            "name": name})
+                assert changed["type"] == "seat", changed
+                try:
+                    page = await seat.request({"type": "history", "id": "h", "after": 0,
+                                               "limit": 500})
+                except (ConnectionClosed, TimeoutError):
+                    page = {}
+                served += any(event.get("type") == "outcome" and event.get("mode") == "self"
+                              for event in page.get("events", ()))
+                await seat.close()
+            await gm.close()
+            return served
+
+        served = run(scenario(), timeout=300)
+        print(f"history served to the old seat in {served}/{TRIES}")
+        assert served == 0

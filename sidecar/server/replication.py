@@ -45,6 +45,21 @@ class Replication:
         caller opens it right after, without awaiting anything in between)."""
         self._preloaded = (name, await self.store.load(name))
 
+    async def _current_for_seat(self, table: Table) -> None:
+        """The table as the store has it now, before a seat reads what its token opens
+        (``history``): another process may have just rotated or removed that seat, and its
+        notice may not be here yet (one read, nothing when no event is new; the table's
+        turn only when one is). A seat unseated by what is read is ``gone``."""
+        try:
+            news = await self.store.since(table.name, table.seq)
+        except StaleTable as stale:  # the stream was written anew: Redis lost events
+            self._store_lost(table, stale.seq)
+            raise lost_error() from None
+        if news and self.tables.get(table.name) is table:
+            async with table.turn:
+                if news[-1][0]["seq"] > table.seq:
+                    await self._catch_up(table)
+
     async def _current_for_hello(self, hello: Hello) -> None:
         """The table as the store has it now, before a ``hello`` is checked against it
         (read now when not in memory). With Redis, a player's token is checked against

@@ -246,6 +246,13 @@ class Requests:
     async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
         table, member = session.table, session.member
         assert table is not None and member is not None
+        if member.seat:
+            # What a seat's token opens is read with that token still valid everywhere:
+            # with Redis, a rotate or remove on another process may not have reached this
+            # one yet (issue 25, item 7).
+            await self._current_for_seat(table)
+            if member.gone:
+                return  # unseated: its connection is being closed, it reads nothing
         # Read in chunks and stop at max_history_bytes: a page never holds more in memory.
         page = HistoryPage(table, member, request, binary=session.binary,
                            max_bytes=self.config.max_history_bytes)
