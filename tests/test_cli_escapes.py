@@ -73,3 +73,27 @@ def test_the_command_line_escapes_the_remote_text_it_prints(tmp_path):
         event = json.loads(as_json.stdout.splitlines()[-1])
         assert event["text"].startswith("texte\r\x1b[2K#99")
         assert json.loads(rolled_json.stdout)["notes"][0].endswith("\x9b8m")
+
+
+def test_plugins_and_export_escape_what_they_print(tmp_path):
+    """The re-attack of item 11: ``sidecar plugins`` (the local listing) printed a plugin's
+    docstring raw, and ``sidecar export`` to stdout a journal's C1 controls (a ``\\x9b`` from
+    a plugin's text). Both now show them written out; the export is still the same JSON."""
+    evil_doc = NOISY.replace('"""A ruleset whose texts',
+                             '"""\\x1b]0;pwned\\x07\\x9b8mA ruleset whose texts', 1)
+    directory = write_plugins(tmp_path / "p", noisy=evil_doc)
+    listed = sidecar("plugins", "--plugins-dir", str(directory))
+    assert listed.returncode == 0, listed.stderr
+    assert "bruyant" in listed.stdout or "noisy" in listed.stdout, listed.stdout
+    assert not any(raw in listed.stdout for raw in RAW), listed.stdout
+    db = tmp_path / "j.db"
+    with ServeProcess("--db", str(db), "--plugins-dir", str(directory)) as server:
+        gm = ["--url", server.url, "--table", "t", "--role", "gm", "--token", GM_TOKEN,
+              "--name", "MJ"]
+        assert sidecar("roll", "bruyant", *gm).returncode == 0
+    exported = sidecar("export", "--table", "t", "--db", str(db))
+    assert exported.returncode == 0, exported.stderr
+    assert "texte" in exported.stdout
+    assert not any(raw in exported.stdout for raw in RAW), exported.stdout
+    event = json.loads(exported.stdout.splitlines()[-1])
+    assert event["notes"][0].endswith("\x9b8m")  # the same values, written out

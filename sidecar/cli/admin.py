@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
@@ -204,12 +203,14 @@ async def _export_table(args: argparse.Namespace) -> int:
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     count = 0
     try:
+        # The same JSON either way; its control characters as \uXXXX escapes, so that an
+        # export read on a terminal (to stdout, or `cat` of the file) obeys none of them.
         if args.whole:
-            out.write(json.dumps(head, ensure_ascii=False) + "\n")
+            out.write(as_json(head) + "\n")
         for event in events:
             if not args.whole:
                 event.pop("request_id", None)  # (what `import` needs; a plain export not)
-            out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            out.write(as_json(event) + "\n")
             count += 1
     except JournalError as exc:  # a damaged file: say how far it got
         if args.store:

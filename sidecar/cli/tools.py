@@ -80,24 +80,27 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         print(plugin_load_failure(exc), file=sys.stderr)
         return EXIT_ERROR
     if args.json:
+        # (Indented, so every character past ASCII is escaped: nothing a terminal obeys.)
         print(json.dumps([{"name": p.name, "version": p.version, "source": p.source,
                            "description": p.description, "hooks": p.hooks,
                            "rulesets": p.rulesets,
                            "options": host.option_descriptions().get(p.name)}
-                          for p in host.plugins.values()],
-                         ensure_ascii=False, indent=2))
+                          for p in host.plugins.values()], indent=2))
         return EXIT_OK
     print(f"{HOOKS_LABEL}: {HOOKS_API}")
+    # A plugin's name, version, docstring and descriptions are its author's text: shown,
+    # never obeyed by the terminal.
     for info in host.plugins.values():
-        print(f"{info.name} {info.version}  ({info.source})")
+        print(shown(f"{info.name} {info.version}  ({info.source})"))
         if info.description:
-            print(f"    {info.description}")
+            print(shown(f"    {info.description}"))
         if info.rulesets:
-            print(f"    {RULESETS_LABEL}: {', '.join(info.rulesets)}")
-        print(f"    hooks: {', '.join(info.hooks)}")
+            print(shown(f"    {RULESETS_LABEL}: {', '.join(info.rulesets)}"))
+        print(shown(f"    hooks: {', '.join(info.hooks)}"))
         described = host.option_descriptions().get(info.name)
         if described is not None:
-            print("\n".join(f"    {line}" for line in describe_options(info.name, described)))
+            print("\n".join(shown(f"    {line}")
+                            for line in describe_options(info.name, described)))
     return EXIT_OK
 
 
