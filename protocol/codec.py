@@ -41,12 +41,23 @@ def _bad_frame(reason: str) -> ProtocolError:
     )
 
 
+class _Refused:
+    """A value the decoder read but the protocol refuses (a MessagePack extension, JSON's
+    ``NaN``): kept in place until the whole frame is read, so that the error answering
+    it can echo the frame's ``id`` like any other refusal of a parsed frame."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
 def _reject_ext(code: int, data: bytes) -> Any:
-    raise _bad_frame(f"MessagePack extension type {code} is not accepted")
+    return _Refused(f"MessagePack extension type {code} is not accepted")
 
 
 def _reject_constant(name: str) -> Any:
-    raise _bad_frame(f"JSON constant {name} is not accepted")
+    return _Refused(f"JSON constant {name} is not accepted")
 
 
 def _not_unicode(field: str) -> ProtocolError:
@@ -94,6 +105,8 @@ def _check_value(value: Any, depth: int, path: str = "", text: bool = False) -> 
             _check_value(item, depth + 1, path, text)
     elif isinstance(value, bool) or value is None:
         return
+    elif isinstance(value, _Refused):
+        raise _bad_frame(value.why)
     elif isinstance(value, (bytes, bytearray)):
         raise _bad_frame("binary strings are not accepted; use UTF-8 strings")
     elif isinstance(value, int):

@@ -219,6 +219,31 @@ def test_a_lone_surrogate_is_answered_with_the_frames_id(joined):
         run(scenario(), timeout=30)
 
 
+def test_a_refused_extension_or_constant_is_answered_with_the_frames_id():
+    """The re-attack of item 16: a MessagePack extension (``ExtType(5)``) or a JSON
+    ``NaN``/``Infinity`` came back without the frame's id, so its client waited forever."""
+    import msgpack
+
+    with ServeProcess("--db", ":memory:", "--rate-limit", "0") as server:
+        async def scenario() -> None:
+            packed = await Peer.open(server, binary=True)
+            await packed.join(name="MJ", role="gm")
+            await packed.send_raw(msgpack.packb(
+                {"type": "roll", "id": "x-1", "ruleset": "bloodlust",
+                 "params": {"pool": msgpack.ExtType(5, b"?")}}, use_bin_type=True))
+            reply = await packed.recv_not_presence()
+            assert reply["type"] == "error" and reply.get("id") == "x-1", reply
+            text = await Peer.open(server, binary=False)
+            await text.join(name="MJ2", role="gm")
+            for number, constant in enumerate(("NaN", "Infinity", "-Infinity")):
+                await text.send_raw(f'{{"type": "roll", "id": "n-{number}", "ruleset": '
+                                    f'"bloodlust", "params": {{"pool": {constant}}}}}')
+                reply = await text.recv_not_presence()
+                assert reply["type"] == "error" and reply.get("id") == f"n-{number}", reply
+            assert (await text.roll(params={"pool": 2}))["seq"] == 1
+        run(scenario(), timeout=30)
+
+
 def test_the_folding_is_derived_from_the_unicode_data():
     """Every mark, filler and blank of the Unicode database folds away after a letter (the
     fold is not a list of the issue's ten), while letters of other scripts stay."""
