@@ -352,6 +352,20 @@ def _add_odds_command(sub: Any) -> None:
     odds.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
                       help="an extension's per-roll setting, as for roll")
     odds.add_argument("--json", action="store_true")
+    group = odds.add_argument_group(
+        "at a table", "asked of a running server instead (any of these): a table "
+                      "character's odds against its sheet as it stands now")
+    group.add_argument("--character", metavar="NAME",
+                       help="as this character: its dice, reserve and bagages from its live "
+                            "sheet (a player: a character of your seat)")
+    group.add_argument("--url", action="append", metavar="URL",
+                       help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
+    group.add_argument("--table", help="table name (default demo)")
+    group.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
+    group.add_argument("--name", default=None, help="your display name")
+    group.add_argument("--role", default="player", choices=ROLES,
+                       help="default player (a GM's character, or any as a GM: --role gm)")
+    group.add_argument("--text-frames", action="store_true", help=argparse.SUPPRESS)
     odds.set_defaults(func=cmd_odds, pairs="params")
 
 
