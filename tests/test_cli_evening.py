@@ -139,3 +139,60 @@ def test_new_plugin_prints_commands_that_run_as_shown(tmp_path):
         assert str(ROOT) in warned.stderr
     finally:
         shutil.rmtree(within, ignore_errors=True)
+
+
+def banner_tokens(server: ServeProcess) -> tuple[str, str]:
+    """The GM's and the players' tokens as ``serve`` printed them."""
+    text = "".join(server.lines)
+    gm = re.search(r"MJ / GM .*--role gm --token (\S+)", text)
+    player = re.search(r"Joueur .*--token (\S+)", text)
+    assert gm and player, text
+    return gm.group(1), player.group(1)
+
+
+def test_default_tokens_survive_a_restart(tmp_path):
+    journal = tmp_path / "soirée.db"
+    with ServeProcess("--db", str(journal), tokens=False) as first:
+        gm_token, player_token = banner_tokens(first)
+        seat = ["--url", first.url, "--table", "demo"]
+        assert sidecar("roll", "bloodlust", "pool=3", "--token", player_token,
+                       *seat).returncode == 0
+        assert first.stop() == 0
+    kept = journal.with_name("soirée.db.tokens")
+    assert kept.stat().st_mode & 0o777 == 0o600  # secrets: the owner's only
+    assert f"gardés dans / kept in {kept}" in "".join(first.lines)
+
+    with ServeProcess("--db", str(journal), tokens=False) as again:
+        # Printed again, the same: every GM and shared link made before still joins.
+        assert banner_tokens(again) == (gm_token, player_token)
+        listed = sidecar("seat", "list", "--url", again.url, "--table", "demo",
+                         "--token", gm_token)
+        assert listed.returncode == 0, listed.stderr
+        rolled = sidecar("roll", "bloodlust", "pool=3", "--url", again.url, "--table",
+                         "demo", "--token", player_token)
+        assert rolled.returncode == 0, rolled.stderr
+        assert again.stop() == 0
+
+    # A token given wins for that run; the file keeps its own for the next.
+    with ServeProcess("--db", str(journal), "--gm-token", "le-mj-de-ce-soir",
+                      tokens=False) as given:
+        assert banner_tokens(given) == ("le-mj-de-ce-soir", player_token)
+        assert given.stop() == 0
+    assert json.loads(kept.read_text()) == {"gm_token": gm_token,
+                                            "player_token": player_token}
+
+    # A journal in memory forgets everything at stop: said, and no file.
+    with ServeProcess("--db", ":memory:", tokens=False, cwd=tmp_path) as memory:
+        assert "nouveaux à chaque démarrage / new at each start" in "".join(memory.lines)
+    assert [path.name for path in tmp_path.glob("*.tokens")] == ["soirée.db.tokens"]
+
+
+def test_an_unreadable_tokens_file_stops_serve_in_one_line(tmp_path):
+    journal = tmp_path / "t.db"
+    journal.with_name("t.db.tokens").write_text("{pas du json")
+    stopped = subprocess.run([*SIDECAR, "serve", "--port", "0", "--db", str(journal)],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert stopped.returncode == 1
+    assert stopped.stderr.count("\n") == 1 and "Traceback" not in stopped.stderr
+    assert "t.db.tokens" in stopped.stderr and "supprimez-le" in stopped.stderr
+    assert journal.with_name("t.db.tokens").read_text() == "{pas du json"  # kept as it was

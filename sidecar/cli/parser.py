@@ -82,9 +82,14 @@ def _add_serve_command(sub: Any) -> None:
     group.add_argument("--ssl-keyfile", metavar="PATH",
                        help="the private key (PEM) of --ssl-certfile")
     group = serve.add_argument_group("access")
-    group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; random if unset)")
+    group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; unset: the one "
+                                          "kept in --tokens-file, random the first time)")
     group.add_argument("--player-token",
-                       help="player secret (or $SIDECAR_PLAYER_TOKEN; random if unset)")
+                       help="player secret (or $SIDECAR_PLAYER_TOKEN; unset: as --gm-token)")
+    group.add_argument("--tokens-file", metavar="PATH",
+                       help="where unset tokens are kept across restarts, mode 0600 "
+                            "(default: beside the journal, DB.tokens; none for "
+                            "--db :memory: or --store)")
     group.add_argument("--react-timeout", type=float, default=ServerConfig.react_timeout,
                        metavar="SECONDS",
                        help="how long an open roll waits for its roller's decision before "
