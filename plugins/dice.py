@@ -390,7 +390,12 @@ def exact_odds(text: str, target: int | None) -> dict[str, Any]:
     else:
         reached = sum(w for v, w in dist.counts.items() if v >= target)
         kinds = {"success": reached, "failure": dist.total - reached}
-    return odds_reply(kinds, dist.total, "total", dist.counts.items())
+    reply = odds_reply(kinds, dist.total, "total", dist.counts.items())
+    if target is None:
+        # No verdict without a target: « 100 % de réussite » would say nothing true; the
+        # distribution is the answer (p_success stays 1 for the contract's older readers).
+        reply["judged"] = False
+    return reply
 
 
 @hookimpl

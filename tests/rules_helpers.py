@@ -67,8 +67,11 @@ class TableUnderTest:
         self.lock = threading.Lock()
 
     def _join(self, name: str, locale: str) -> ClientConnection:
+        # No keepalive pings: this table lives as long as the worker, and websockets draws
+        # a ping's payload from the global `random` in its own thread — inside another
+        # test's Hypothesis draw, that prints a deprecation warning (tests/test_quiet_suite.py).
         ws = self.connections.enter_context(
-            connect(self.live.url, compression=None, max_size=1 << 22))
+            connect(self.live.url, compression=None, max_size=1 << 22, ping_interval=None))
         ws.send(encode(hello("règles", name, "gm", locale=locale), binary=True))
         assert decode(ws.recv(timeout=5))["type"] == "welcome"
         return ws

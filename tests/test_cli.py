@@ -248,7 +248,7 @@ def test_successive_cli_rolls_are_distinct_requests():
         assert all("duplicate" not in json.loads(out.stdout) for out in outs)
 
 
-def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
+def test_serve_without_options_runs_with_server_config_defaults(monkeypatch, tmp_path):
     """One source of defaults: ``sidecar serve`` with no option builds exactly
     ``ServerConfig()`` (but its random tokens)."""
     import dataclasses
@@ -267,6 +267,7 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch):
     monkeypatch.delenv("SIDECAR_GM_TOKEN", raising=False)
     monkeypatch.delenv("SIDECAR_PLAYER_TOKEN", raising=False)
     monkeypatch.delenv("SIDECAR_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)  # (its tokens are kept beside ./sidecar.db: not in the checkout)
     assert main(["serve"]) == 0
     (config,) = built
     expected = ServerConfig(gm_token=config.gm_token, player_token=config.player_token)
@@ -294,9 +295,10 @@ def test_serve_says_how_to_get_uvloop_when_it_is_missing(monkeypatch, capsys):
     assert "pip install 'vtt-sidecar[fast]'" in capsys.readouterr().err
 
 
-def test_serve_limits_reach_the_server_config(monkeypatch):
+def test_serve_limits_reach_the_server_config(monkeypatch, tmp_path):
     from sidecar.cli import serve
 
+    monkeypatch.chdir(tmp_path)  # (its tokens are kept beside ./sidecar.db)
     built = []
 
     async def fake_serve(config, table):

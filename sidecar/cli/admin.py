@@ -24,6 +24,7 @@ from sidecar.cli.render import (
     format_session_event,
     format_sheet_event,
     format_sheets,
+    param_defaults,
     print_qr,
 )
 from sidecar.cli.terminal import as_json, shown
@@ -119,7 +120,7 @@ async def _ask_command(args: argparse.Namespace) -> int:
             elif not asks:
                 print("aucune demande ouverte / no open ask")
             for ask in [] if args.json else asks:
-                print(format_ask_event(ask))
+                print(format_ask_event(ask, param_defaults(welcome)))
             return EXIT_OK
         if command == "cancel":
             reply = await client.cancel_ask(args.ask)
@@ -141,7 +142,7 @@ async def _ask_command(args: argparse.Namespace) -> int:
                 return usage(str(exc))
             reply = await client.ask(names, args.ruleset, params, label=args.label,
                                      mode=args.mode, opposed=args.opposed, each=each or None)
-        print(as_json(reply) if args.json else format_ask_event(reply))
+        print(as_json(reply) if args.json else format_ask_event(reply, param_defaults(welcome)))
         return EXIT_OK
 
 

@@ -82,9 +82,14 @@ def _add_serve_command(sub: Any) -> None:
     group.add_argument("--ssl-keyfile", metavar="PATH",
                        help="the private key (PEM) of --ssl-certfile")
     group = serve.add_argument_group("access")
-    group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; random if unset)")
+    group.add_argument("--gm-token", help="GM secret (or $SIDECAR_GM_TOKEN; unset: the one "
+                                          "kept in --tokens-file, random the first time)")
     group.add_argument("--player-token",
-                       help="player secret (or $SIDECAR_PLAYER_TOKEN; random if unset)")
+                       help="player secret (or $SIDECAR_PLAYER_TOKEN; unset: as --gm-token)")
+    group.add_argument("--tokens-file", metavar="PATH",
+                       help="where unset tokens are kept across restarts, mode 0600 "
+                            "(default: beside the journal, DB.tokens; none for "
+                            "--db :memory: or --store)")
     group.add_argument("--react-timeout", type=float, default=ServerConfig.react_timeout,
                        metavar="SECONDS",
                        help="how long an open roll waits for its roller's decision before "
@@ -352,6 +357,20 @@ def _add_odds_command(sub: Any) -> None:
     odds.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
                       help="an extension's per-roll setting, as for roll")
     odds.add_argument("--json", action="store_true")
+    group = odds.add_argument_group(
+        "at a table", "asked of a running server instead (any of these): a table "
+                      "character's odds against its sheet as it stands now")
+    group.add_argument("--character", metavar="NAME",
+                       help="as this character: its dice, reserve and bagages from its live "
+                            "sheet (a player: a character of your seat)")
+    group.add_argument("--url", action="append", metavar="URL",
+                       help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
+    group.add_argument("--table", help="table name (default demo)")
+    group.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
+    group.add_argument("--name", default=None, help="your display name")
+    group.add_argument("--role", default="player", choices=ROLES,
+                       help="default player (a GM's character, or any as a GM: --role gm)")
+    group.add_argument("--text-frames", action="store_true", help=argparse.SUPPRESS)
     odds.set_defaults(func=cmd_odds, pairs="params")
 
 

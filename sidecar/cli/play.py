@@ -19,7 +19,13 @@ from typing import Any
 
 from sidecar.cli.common import EXIT_OK, EXIT_USAGE, run
 from sidecar.cli.connect import joined
-from sidecar.cli.render import format_ask_event, format_error, format_event, format_outcome
+from sidecar.cli.render import (
+    format_ask_event,
+    format_error,
+    format_event,
+    format_outcome,
+    param_defaults,
+)
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_dice, parse_pairs, pick_choice
 from sidecar.host.options import parse_options
@@ -158,6 +164,7 @@ async def _watch(args: argparse.Namespace) -> int:
         print(f"table {shown(welcome['table'])} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
               "quit", flush=True)
         count = 0
+        defaults = param_defaults(welcome)
         async for event in client.events():
             if event["type"] == "presence":
                 # Every CLI roll joins and leaves: two lines each, so shown on request only.
@@ -167,7 +174,7 @@ async def _watch(args: argparse.Namespace) -> int:
                     print(f"   à la table / at the table: {names}", flush=True)
                 continue
             print(as_json(event) if args.json
-                  else format_event(event), flush=True)
+                  else format_event(event, defaults), flush=True)
             count += event["type"] == "outcome"
             if args.count and count >= args.count:
                 break
@@ -185,7 +192,8 @@ async def _pick_ask(client: Any) -> str | None:
     if len(pending) == 1:
         return pending[0]["ask"]
     for number, ask in enumerate(pending, 1):
-        print(f"{number}) " + format_ask_event(ask).replace("\n", "\n   "))
+        print(f"{number}) " + format_ask_event(ask, param_defaults(client.welcome))
+              .replace("\n", "\n   "))
     if not sys.stdin.isatty():
         print("sidecar: plusieurs demandes, laquelle ? / several asks: sidecar answer ASK_ID",
               file=sys.stderr)
@@ -233,13 +241,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 async def _history(args: argparse.Namespace) -> int:
-    async with joined(args) as (client, _):
+    async with joined(args) as (client, welcome):
         after = args.after
+        defaults = param_defaults(welcome)
         while True:
             page = await client.request(requests.history_request(after=after, limit=500))
             for event in page["events"]:
                 print(as_json(event) if args.json
-                      else format_event(event))
+                      else format_event(event, defaults))
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK

@@ -188,9 +188,28 @@ def format_asked(side: dict[str, Any], common: dict[str, Any] | None = None) -> 
     return text
 
 
+def param_defaults(welcome: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Each ruleset's params that have a default, from a ``welcome``: ruleset → name →
+    default (what an ask need not print: the server fills every param in)."""
+    return {ruleset["name"]: {name: spec["default"]
+                              for name, spec in (ruleset.get("params") or {}).items()
+                              if isinstance(spec, dict) and "default" in spec}
+            for ruleset in (welcome or {}).get("rulesets") or ()
+            if isinstance(ruleset, dict) and "name" in ruleset}
+
+
+def _not_default(params: dict[str, Any] | None, defaults: dict[str, Any]) -> dict[str, Any]:
+    missing = object()
+    return {key: value for key, value in (params or {}).items()
+            if defaults.get(key, missing) != value}
+
+
 @for_terminal
-def format_ask_event(event: dict[str, Any]) -> str:
-    """An ask as the table sees it: who is asked, for what roll; or its cancellation."""
+def format_ask_event(event: dict[str, Any],
+                     defaults: dict[str, dict[str, Any]] | None = None) -> str:
+    """An ask as the table sees it: who is asked, for what roll; or its cancellation.
+    ``defaults`` (:func:`param_defaults`): params at their ruleset's default are left
+    out — O'Ween's would print 17 of them for every ask."""
     who = (event.get("by") or {}).get("name")
     by = f" — par / by {who}" if who else ""
     seq = f"#{event['seq']} " if "seq" in event else ""
@@ -202,8 +221,9 @@ def format_ask_event(event: dict[str, Any]) -> str:
         head += f" « {event['label']} »"
     sides = [format_asked(side, event.get("params")) for side in event.get("to") or ()]
     lines = [head + by, "   à / to: " + ", ".join(sides)]
-    if event.get("params"):
-        lines.append(f"   params: {format_params(event['params'])}")
+    params = _not_default(event.get("params"), (defaults or {}).get(event.get("ruleset"), {}))
+    if params:
+        lines.append(f"   params: {format_params(params)}")
     if event.get("mode", "public") != "public":
         lines.append(f"   mode: {event['mode']}")
     answered = event.get("answered")
@@ -246,11 +266,13 @@ def format_session_event(event: dict[str, Any]) -> str:
 
 
 @for_terminal
-def format_event(event: dict[str, Any]) -> str:
-    """Any journaled event (``watch``, ``history``)."""
+def format_event(event: dict[str, Any],
+                 defaults: dict[str, dict[str, Any]] | None = None) -> str:
+    """Any journaled event (``watch``, ``history``); ``defaults`` as
+    :func:`format_ask_event`'s."""
     kind = event.get("type")
     if kind == "ask":
-        return format_ask_event(event)
+        return format_ask_event(event, defaults)
     if kind == "session":
         return format_session_event(event)
     if kind == "sheet":
@@ -267,7 +289,11 @@ def format_error(code: str, message: str, details: dict[str, Any] | None = None)
 
 
 def format_odds(odds: dict[str, Any], width: int = 30) -> str:
-    """Each kind's probability as a percentage with a text bar."""
+    """Each kind's probability as a percentage with a text bar; a roll with no verdict
+    (``judged: false``, a ``dice`` total without a target) only its distribution."""
+    if odds.get("judged") is False:
+        return "\n".join(format_distribution(odds.get("distribution"), width)
+                         or ["sans seuil, pas de verdict / no target, no verdict"])
     names = {"botch": "échec critique / botch", "failure": "échec / failure",
              "narrow": "de justesse / narrow", "success": "réussite / success",
              "critical": "critique / critical"}

@@ -39,6 +39,7 @@ from sidecar.cli.common import (
     store_refused,
 )
 from sidecar.cli.render import print_qr
+from sidecar.cli.tokens import TokensFileError, keep_tokens, tokens_path
 from sidecar.config import ServerConfig
 from sidecar.stores.base import StoreUnavailable
 
@@ -68,10 +69,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
               "--ssl-certfile and --ssl-keyfile", file=sys.stderr)
         return EXIT_USAGE
     _dice_options(config, args)
-    # Unset tokens keep the random ones ServerConfig made.
-    config.gm_token = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN") or config.gm_token
-    config.player_token = (args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
-                           or config.player_token)
+    # Unset tokens: those kept beside the journal, else the random ones ServerConfig made.
+    gm_given = args.gm_token or os.environ.get("SIDECAR_GM_TOKEN")
+    player_given = args.player_token or os.environ.get("SIDECAR_PLAYER_TOKEN")
+    config.gm_token = gm_given or config.gm_token
+    config.player_token = player_given or config.player_token
+    if not (gm_given and player_given):
+        kept = tokens_path(config, args.tokens_file)
+        try:
+            if kept is not None:
+                keep_tokens(config, kept, gm_given=bool(gm_given),
+                            player_given=bool(player_given))
+        except TokensFileError as exc:
+            print(f"sidecar: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        print(f"jetons / tokens: gardés dans / kept in {kept} (les liens survivent à un "
+              "redémarrage / links survive a restart)" if kept is not None else
+              "jetons / tokens: nouveaux à chaque démarrage / new at each start "
+              "(--tokens-file PATH, or --gm-token/--player-token, to keep them)", flush=True)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # The transport library's own handshake logs would print tracebacks for garbage input.

@@ -1,18 +1,21 @@
 """The commands that need no table: ``plugins`` (what is installed, or what a running
-server loaded), ``odds`` (computed locally), ``verify`` (check an export's verifiable
-dice) and ``new-plugin`` (a plugin project, from :mod:`sidecar.tools.scaffold`).
+server loaded), ``odds`` (computed locally, or by a running server for a table's
+character), ``verify`` (check an export's verifiable dice) and ``new-plugin`` (a plugin
+project, from :mod:`sidecar.tools.scaffold`).
 
 Lazy imports, each in the one command that needs it, so that ``sidecar --help`` and the
 other commands stay quick: the plugin host (:mod:`sidecar.host.plugins`, about 20 ms, it
 loads every plugin), :mod:`sidecar.api` (the odds engine), :mod:`sidecar.tools.verify` and
-:mod:`sidecar.tools.replay` (about 65 ms) and :mod:`sidecar.tools.scaffold`. All lie below
-the command line: no import circle hides behind them."""
+:mod:`sidecar.tools.replay` (about 65 ms), :mod:`sidecar.tools.scaffold`, and
+:class:`sidecar.client.SidecarError` where ``odds`` asks a server (as :mod:`.connect`
+does). All lie below the command line: no import circle hides behind them."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,7 @@ from sidecar.cli.common import (
     run,
 )
 from sidecar.cli.connect import joined
-from sidecar.cli.render import format_odds
+from sidecar.cli.render import format_error, format_odds, format_params, param_defaults
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_pairs
 from sidecar.hookspecs import HOOKS_API
@@ -104,7 +107,48 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def _table_odds(args: argparse.Namespace) -> int:
+    """``odds`` asked of a running server: the params typed by its welcome, the answer
+    for ``--character`` computed against that character's sheet as it stands."""
+    from sidecar.client import SidecarError
+
+    async with joined(args) as (client, welcome):
+        schema = next((r["params"] for r in welcome["rulesets"] if r["name"] == args.ruleset),
+                      {})
+        try:
+            params = parse_pairs(args.params, schema)
+            options = client.parse_options(args.option)
+        except ValueError as exc:
+            print(f"sidecar: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            odds = await client.odds(args.ruleset, params, options, character=args.character)
+        except SidecarError as exc:
+            if exc.code != "forbidden" or args.role == "gm":
+                raise  # (joined says it in one line)
+            # A GM's token joins as a player by default: say how to ask as the GM.
+            print(format_error(exc.code, exc.message) + " — MJ : --role gm / GM: --role gm",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        if args.json:
+            print(as_json(odds))
+            return EXIT_OK
+        odds = shown(odds)  # (printed as it came, not obeyed)
+        asked = format_params({key: value for key, value in (odds.get("params") or {}).items()
+                               if param_defaults(welcome).get(args.ruleset, {}).get(
+                                   key, object()) != value})
+        who = f"{args.character} — " if args.character else ""
+        print(f"{who}{args.ruleset}" + (f": {asked}" if asked else ""))
+        print(format_odds(odds), flush=True)
+        return EXIT_OK
+
+
 def cmd_odds(args: argparse.Namespace) -> int:
+    """Exact odds: computed here, or by a running server when a table option is given
+    (``--url``, ``--table``, ``--token``, ``--character``)."""
+    if any((args.url, args.table, args.token, args.character)):
+        args.table = args.table or "demo"
+        return run(_table_odds(args))
     from sidecar.api import aodds
     from sidecar.host.plugins import PluginLoadError, default_host
 
@@ -160,11 +204,37 @@ def cmd_new_plugin(args: argparse.Namespace) -> int:
     print(f"{kind} '{scaffold.module_name(args.name)}' written to {directory}/:")
     for path in written:
         print(f"  {path.relative_to(directory)}")
-    print(f"ensuite / next:\n  cd {directory}\n  pip install -e '.[test]'   # dans "
-          "l'environnement du serveur / into the server's environment\n"
-          "  python -m pytest\n  sidecar plugins   # le liste / lists it; relancez / restart "
-          "`sidecar serve`")
+    print(next_steps(directory))
+    checkout = git_checkout_of(directory)
+    if checkout is not None:
+        print(f"sidecar: attention : {directory} est dans le dépôt git {checkout} (non suivi) ; "
+              f"un plugin a son propre dossier : --directory ~/plugins/{args.name} / warning: "
+              f"inside the git checkout {checkout}, untracked: give it its own directory",
+              file=sys.stderr)
     return EXIT_OK
+
+
+def next_steps(directory: Path) -> str:
+    """What to type after ``new-plugin``, runnable as shown: this environment's own
+    interpreter by its full path (a bare ``pip`` or ``python`` is whatever PATH finds
+    first when the venv is not activated, and installs the plugin where the server never
+    looks)."""
+    python = shlex.quote(str(Path(sys.executable).absolute()))
+    return (f"ensuite / next:\n  cd {shlex.quote(str(directory))}\n"
+            f"  {python} -m pip install -e {shlex.quote('.[test]')}   # dans l'environnement "
+            "du serveur / into the server's environment\n"
+            f"  {python} -m pytest\n"
+            f"  {python} -m sidecar plugins   # le liste / lists it; relancez / restart "
+            "`sidecar serve`")
+
+
+def git_checkout_of(directory: Path) -> Path | None:
+    """The git checkout ``directory`` would be inside (its top, where ``.git`` is), or
+    ``None``: a plugin's project made there is an untracked stranger in someone's tree."""
+    for parent in (directory.resolve(), *directory.resolve().parents):
+        if (parent / ".git").exists():
+            return parent
+    return None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -170,6 +170,7 @@ async function join(event) {
   client.on("session", addNote);
   client.on("epoch", (event) => { addNote(event); onEpoch(event, client, renderLog); });
   client.on("welcome", (welcome) => {
+    const before = state.welcome;
     state.welcome = welcome;
     noteWelcome(welcome);
     if (state.client === client) {
@@ -178,6 +179,7 @@ async function join(event) {
       resetAsks(welcome);
       listRestOfAsks(client, welcome);
       refreshSeats();
+      redescribeTable(before, welcome);
     }
     scheduleOdds();
   });
@@ -231,6 +233,31 @@ async function loadRecentHistory(upTo) {
   renderLog();
 }
 
+/** What the table's welcome describes (games, extensions, their options, manual dice) as
+ * the server has it after a reconnection: a restarted server may have loaded a plugin.
+ * Rebuilt only when it changed, keeping the game chosen and what was typed. */
+function redescribeTable(before, welcome) {
+  const described = (w) => JSON.stringify([w?.rulesets, w?.extensions, w?.options, w?.manual_dice]);
+  if (!before || described(before) === described(welcome)) return;
+  const values = readForm();
+  describeExtensions(welcome);
+  $("manual").hidden = !welcome.manual_dice;
+  fillRulesets(values.ruleset);
+  restoreForm(values);
+  enterGmPanel();
+  applyCharacter();
+}
+
+function describeExtensions(welcome) {
+  const extensions = welcome.extensions ?? [];
+  $("extensions-list").textContent = extensions.length
+    ? t("ext.list") + extensions.map((ext) => [ext.name, local(ext.description)].filter(Boolean).join(" — "))
+      .join(" · ") : "";
+  // Extensions that describe no options take free-form JSON (unchecked by the server).
+  const described = new Set((welcome.options ?? []).map((option) => option.name));
+  $("options-free").hidden = !extensions.some((ext) => !described.has(ext.name));
+}
+
 function enterTable(welcome) {
   $("join").hidden = true;
   $("table").hidden = false;
@@ -240,13 +267,7 @@ function enterTable(welcome) {
   const canRoll = welcome.role !== "observer";
   $("roller").hidden = !canRoll;
   $("manual").hidden = !welcome.manual_dice;
-  const extensions = welcome.extensions ?? [];
-  $("extensions-list").textContent = extensions.length
-    ? t("ext.list") + extensions.map((ext) => [ext.name, local(ext.description)].filter(Boolean).join(" — "))
-      .join(" · ") : "";
-  // Extensions that describe no options take free-form JSON (unchecked by the server).
-  const described = new Set((welcome.options ?? []).map((option) => option.name));
-  $("options-free").hidden = !extensions.some((ext) => !described.has(ext.name));
+  describeExtensions(welcome);
   fillRulesets(query.get("ruleset") || localStorage.getItem("sidecar.ruleset"));
   resetCharacters(welcome);
   resetAsks(welcome);
@@ -466,6 +487,11 @@ function showOdds(odds, note) {
   $("odds").classList.toggle("stale", !odds);
   $("odds-note").textContent = note;
   if (!odds) return;
+  // A roll without a verdict (`judged: false`: a `dice` total without a target): its
+  // distribution alone — « 100 % de réussite » and kinds at 0 % would say nothing true.
+  const judged = odds.judged !== false;
+  $("odds").classList.toggle("unjudged", !judged);
+  for (const id of ["odds-success", "odds-stack", "odds-bars"]) $(id).hidden = !judged;
   $("odds-success").textContent = `${percent(odds.p_success)} ${t("odds.success")}`;
   // One stacked bar (every kind side by side: the whole picture at a glance), then the
   // figures of each kind.
