@@ -91,8 +91,13 @@ class ServerConfig:
     #: answered 503 (each costs memory even before its ``hello``). Behind a reverse proxy
     #: every client has the proxy's address: raise it there (0 turns it off).
     max_connections_per_address: int = 500
-    #: Most tables one server holds.
-    max_tables: int = 1000
+    #: Most tables one server holds open at once (a table is open while someone sits at
+    #: it; the journal keeps the others). Whoever would open one more is refused
+    #: (``too_large``, ``details.limit: "tables"``). Sized on memory: an idle table of 5
+    #: costs about 85 KiB, its 5 connections included (about 1 KiB without them;
+    #: ``benchmarks/memory.py``), so 5,000 full tables stay under 0.5 GiB. CPU runs out
+    #: first when every table rolls: see docs/DEPLOY.md for when to add processes.
+    max_tables: int = 5000
     #: Most players and GMs at one table.
     max_members: int = 1000
     #: Most observers at one table, counted apart: observers never keep a player or a GM
