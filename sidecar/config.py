@@ -50,7 +50,7 @@ class ServerConfig:
     allow_player_dice: bool = False
     #: Where faces come from: ``secure`` (the OS's CSPRNG) or ``provable`` (committed
     #: epoch seeds, checkable after their reveal: see sidecar.dice.provable).
-    dice: str = "secure"
+    dice: str = "provable"
     #: Whether a clean stop reveals every table's current epoch (provable dice).
     reveal_on_stop: bool = True
 
