@@ -377,9 +377,10 @@ def _add_dice_options(serve: argparse.ArgumentParser) -> None:
     """``serve``'s options for where faces come from (verifiable dice)."""
     group = serve.add_argument_group("dice")
     group.add_argument("--dice", choices=("secure", "provable"), default=ServerConfig.dice,
-                       help="secure: the OS's random numbers; provable: derived from a "
-                            "committed seed per table, revealed when its epoch ends, so "
-                            "anyone can check every face (default: %(default)s)")
+                       help="provable: derived from a committed seed per table, revealed "
+                            "when its epoch ends, so anyone can check every face (the "
+                            "default); secure: the OS's random numbers alone, no proof "
+                            "(default: %(default)s)")
     group.add_argument("--keep-epochs", action="store_true",
                        help="with --dice provable: a clean stop does not end (reveal) the "
                             "tables' epochs")
