@@ -96,8 +96,9 @@ class ServerConfig:
     #: Most tables one server holds open at once (a table is open while someone sits at
     #: it; the journal keeps the others). Whoever would open one more is refused
     #: (``too_large``, ``details.limit: "tables"``). Sized on memory: an idle table of 5
-    #: costs about 85 KiB, its 5 connections included (about 1 KiB without them;
-    #: ``benchmarks/memory.py``), so 5,000 full tables stay under 0.5 GiB. CPU runs out
+    #: costs about 94 KiB with provable dice, its 5 connections included (about 9 KiB
+    #: without them, its epoch's included; 85 KiB with secure dice; ``benchmarks/
+    #: memory.py``), so 5,000 full tables stay near 0.5 GiB. CPU runs out
     #: first when every table rolls: see docs/DEPLOY.md for when to add processes.
     max_tables: int = 5000
     #: Most players and GMs at one table.

@@ -133,8 +133,8 @@ def _add_serve_command(sub: Any) -> None:
                        help="open tables this process holds (a table is open while someone "
                             "sits at it); whoever would open one more is refused until one "
                             f"closes (default {DEFAULT.max_tables:,}: an idle table of 5 "
-                            "costs about 85 KiB, its connections included, so a full server "
-                            "stays under 0.5 GiB; see docs/DEPLOY.md)")
+                            "costs about 94 KiB, its connections included, so a full server "
+                            "stays near 0.5 GiB; see docs/DEPLOY.md)")
     group.add_argument("--max-observers", type=int, default=DEFAULT.max_observers,
                        metavar="N",
                        help="observers per table, counted apart from players and GMs "
