@@ -49,6 +49,8 @@ class Hello:
     id: RequestId = None
     #: The member's own seed for verifiable dice (``None``: the server makes one).
     client_seed: str | None = None
+    #: The ``welcome.catalogue`` the client holds the descriptions of (not sent again).
+    catalogue: str | None = None
 
 
 @dataclass(frozen=True)
@@ -371,8 +373,12 @@ def parse_hello(message: dict[str, Any]) -> Hello:
         if not CLIENT_SEED.fullmatch(client_seed):
             raise bad_field("client_seed", "1 to 64 letters, digits, '-', '_' or '.'",
                             fr="1 à 64 lettres, chiffres, « - », « _ » ou « . »")
+    catalogue = None
+    if message.get("catalogue") is not None:
+        catalogue = _string(message, "catalogue", max_chars=64, allow_empty=True)
     return Hello(table=table, name=name, role=role, token=token, locale=locale,
-                 resume=resume, protocol=protocol, id=rid, client_seed=client_seed)
+                 resume=resume, protocol=protocol, id=rid, client_seed=client_seed,
+                 catalogue=catalogue)
 
 
 #: What a client seed may hold (no separator byte of the derivation, no spaces).
@@ -640,9 +646,12 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
                     asks_more: bool = False,
                     options: list[dict[str, Any]] | None = None,
                     epoch: dict[str, Any] | None = None,
-                    hooks: str | None = None) -> dict[str, Any]:
+                    hooks: str | None = None, catalogue: str | None = None,
+                    cached: bool = False) -> dict[str, Any]:
     """The ``welcome`` answering a ``hello``; ``replayed`` only when it asked to resume;
-    ``hooks`` the version of the plugin hooks (``server.hooks``);
+    ``hooks`` the version of the plugin hooks (``server.hooks``); ``catalogue`` the
+    digest of ``rulesets``, ``extensions`` and ``options``, which are left out when
+    ``cached`` (the hello echoed that digest);
     ``seat`` when the member sits on a seat; ``characters`` those it may see;
     ``options`` the extensions' option descriptions; ``epoch`` the current epoch's number,
     commitment and the member's client seed (verifiable dice)."""
@@ -660,6 +669,10 @@ def welcome_message(*, table: str, role: str, seq: int, version: str,
         "manual_dice": manual_dice,
         "characters": characters or [],
     }
+    if catalogue is not None:
+        message["catalogue"] = catalogue
+        if cached:
+            del message["rulesets"], message["extensions"], message["options"]
     if seat:
         message["seat"] = True
     if characters_more:

@@ -24,12 +24,14 @@ def _given(message: Message, **fields: Any) -> Message:
 
 def hello_request(*, table: str, name: str, role: str, locale: str | None = None,
                   client_seed: str | None = None, token: str | None = None,
-                  resume: int | None = None, id: RequestId = None) -> Message:
+                  resume: int | None = None, id: RequestId = None,
+                  catalogue: str | None = None) -> Message:
     """Join ``table`` as ``name`` in ``role`` (a ``gm`` or a ``player`` with ``token``);
-    ``resume``: the last ``seq`` seen, to be sent what was missed since."""
+    ``resume``: the last ``seq`` seen, to be sent what was missed since; ``catalogue``:
+    the ``welcome.catalogue`` whose descriptions the client holds (not sent again)."""
     return _given({"type": "hello", "protocol": PROTOCOL_VERSION, "table": table,
                    "name": name, "role": role}, locale=locale, client_seed=client_seed,
-                  token=token, resume=resume, id=id)
+                  token=token, resume=resume, id=id, catalogue=catalogue)
 
 
 def roll_request(*, ruleset: str, params: dict[str, Any] | None = None,

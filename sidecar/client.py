@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import itertools
 import logging
 import random
@@ -106,6 +107,34 @@ JOURNALED = frozenset({"outcome", "sheet", "seat", "ask", "session", "initiative
 UNREACHABLE = (OSError, InvalidHandshake, ConnectionClosed, TimeoutError)
 #: ``set_sheet(owner=KEEP)``: leave the character's owner as it is.
 KEEP: Any = object()
+
+
+#: Server URL → (``welcome.catalogue``, its rulesets, extensions and options): what this
+#: process's clients already hold, echoed in ``hello`` so a server sends it once
+#: (PROTOCOL.md §2). In memory only: a digest that no longer matches is sent again whole.
+_CATALOGUES: dict[str, tuple[str, dict[str, Any]]] = {}
+_DESCRIBED = ("rulesets", "extensions", "options")
+
+
+def forget_catalogues() -> None:
+    """Empty the descriptions cached per server URL (the next welcome of each is whole)."""
+    _CATALOGUES.clear()
+
+
+def _with_catalogue(url: str, welcome: dict[str, Any]) -> dict[str, Any]:
+    """``welcome`` whole: the cached descriptions put back when the server left them out
+    (it did so because the hello echoed their digest), or cached when it sent them."""
+    digest = welcome.get("catalogue")
+    if not isinstance(digest, str):
+        return welcome
+    if "rulesets" in welcome:
+        _CATALOGUES[url] = (digest, {key: welcome.get(key) or [] for key in _DESCRIBED})
+        return welcome
+    cached = _CATALOGUES.get(url)
+    if cached is not None and cached[0] == digest:
+        # Copies: a caller changing its welcome must not change the next one's.
+        return {**welcome, **copy.deepcopy(cached[1])}
+    return welcome
 
 
 def table_url(url: str, table: str) -> str:
@@ -219,6 +248,9 @@ class SidecarClient:
         #: The last ``seq`` received; the next join resumes after it.
         self.last_seq: int | None = resume
         self.welcome: dict[str, Any] = {}
+        #: Size of the last welcome's frame as received (its descriptions left out when
+        #: this process held them already).
+        self.welcome_bytes = 0
         #: The characters this client may see, by name (``{character, ruleset, owner,
         #: values}``): from ``welcome``, then every sheet event and outcome ``sheet``.
         self.characters: dict[str, dict[str, Any]] = {}
@@ -281,11 +313,16 @@ class SidecarClient:
         hello = {**self.hello, "id": f"{self._prefix}-hello"}
         if self.last_seq is not None:
             hello["resume"] = self.last_seq
+        if self.url in _CATALOGUES:  # the descriptions held already: not sent again
+            hello["catalogue"] = _CATALOGUES[self.url][0]
         await self._ws.send(encode(hello, binary=self.binary))
-        reply = decode(await self._ws.recv(), max_bytes=CLIENT_FRAME_BYTES)
+        frame = await self._ws.recv()
+        reply = decode(frame, max_bytes=CLIENT_FRAME_BYTES)
         if reply.get("type") == "error":
             await self._ws.close()
             raise SidecarError(reply["code"], reply.get("message", ""), reply.get("details"))
+        self.welcome_bytes = len(frame)
+        reply = _with_catalogue(self.url, reply)
         self.welcome = reply
         self.characters = {entry["character"]: dict(entry)
                            for entry in reply.get("characters") or ()

@@ -48,9 +48,11 @@ class ServerConfig:
     ssl_keyfile: str | None = None
     #: Whether players (not only GMs) may send their own physical dice.
     allow_player_dice: bool = False
-    #: Where faces come from: ``secure`` (the OS's CSPRNG) or ``provable`` (committed
-    #: epoch seeds, checkable after their reveal: see sidecar.dice.provable).
-    dice: str = "secure"
+    #: Where faces come from: ``provable`` (the default: committed epoch seeds, checkable
+    #: after their reveal, see sidecar.dice.provable; about 3 µs more server CPU a roll
+    #: measured directly, 9–19 % end to end on a loaded machine, see
+    #: benchmarks/provable_cpu.py) or ``secure`` (the OS's CSPRNG alone, no proof).
+    dice: str = "provable"
     #: Whether a clean stop reveals every table's current epoch (provable dice).
     reveal_on_stop: bool = True
 
@@ -91,8 +93,14 @@ class ServerConfig:
     #: answered 503 (each costs memory even before its ``hello``). Behind a reverse proxy
     #: every client has the proxy's address: raise it there (0 turns it off).
     max_connections_per_address: int = 500
-    #: Most tables one server holds.
-    max_tables: int = 1000
+    #: Most tables one server holds open at once (a table is open while someone sits at
+    #: it; the journal keeps the others). Whoever would open one more is refused
+    #: (``too_large``, ``details.limit: "tables"``). Sized on memory: an idle table of 5
+    #: costs about 94 KiB with provable dice, its 5 connections included (about 9 KiB
+    #: without them, its epoch's included; 85 KiB with secure dice; ``benchmarks/
+    #: memory.py``), so 5,000 full tables stay near 0.5 GiB. CPU runs out
+    #: first when every table rolls: see docs/DEPLOY.md for when to add processes.
+    max_tables: int = 5000
     #: Most players and GMs at one table.
     max_members: int = 1000
     #: Most observers at one table, counted apart: observers never keep a player or a GM

@@ -387,6 +387,9 @@ def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
     done = _verify(export, "--plugins-dir", str(plugins))
     assert done.returncode == 0 and "2 rolls checked" in done.stdout, done.stdout
     assert "2 re-run" in done.stdout
+    # The decision's author and mode are checked against its open roll; the roll's are not.
+    assert "author (by) and mode: checked for 1 decisions and answers" in done.stdout
+    assert "for the 1 other rolls NOT PROVEN" in done.stdout
 
 
 def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(

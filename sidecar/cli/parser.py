@@ -134,6 +134,12 @@ def _add_serve_command(sub: Any) -> None:
                        metavar="SECONDS",
                        help="time a new connection has to send hello (default "
                             f"{DEFAULT.hello_timeout:g})")
+    group.add_argument("--max-tables", type=int, default=DEFAULT.max_tables, metavar="N",
+                       help="open tables this process holds (a table is open while someone "
+                            "sits at it); whoever would open one more is refused until one "
+                            f"closes (default {DEFAULT.max_tables:,}: an idle table of 5 "
+                            "costs about 94 KiB, its connections included, so a full server "
+                            "stays near 0.5 GiB; see docs/DEPLOY.md)")
     group.add_argument("--max-observers", type=int, default=DEFAULT.max_observers,
                        metavar="N",
                        help="observers per table, counted apart from players and GMs "
@@ -390,9 +396,10 @@ def _add_dice_options(serve: argparse.ArgumentParser) -> None:
     """``serve``'s options for where faces come from (verifiable dice)."""
     group = serve.add_argument_group("dice")
     group.add_argument("--dice", choices=("secure", "provable"), default=ServerConfig.dice,
-                       help="secure: the OS's random numbers; provable: derived from a "
-                            "committed seed per table, revealed when its epoch ends, so "
-                            "anyone can check every face (default: %(default)s)")
+                       help="provable: derived from a committed seed per table, revealed "
+                            "when its epoch ends, so anyone can check every face (the "
+                            "default); secure: the OS's random numbers alone, no proof "
+                            "(default: %(default)s)")
     group.add_argument("--keep-epochs", action="store_true",
                        help="with --dice provable: a clean stop does not end (reveal) the "
                             "tables' epochs")

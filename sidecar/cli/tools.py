@@ -237,6 +237,22 @@ def git_checkout_of(directory: Path) -> Path | None:
     return None
 
 
+def _say_by_and_mode(report: Any) -> None:
+    """Which rolls' author (``by``) and ``mode`` were checked, and which are the journal's
+    word (no die, no proof covers them: PROTOCOL.md §8.5)."""
+    print(f"auteur (by) et mode : contrôlés pour {report.followed} décisions et réponses "
+          "(contre le jet ou la demande qu'elles suivent) ; pour les "
+          f"{report.journal_word} autres jets, NON PROUVÉS : ni les dés ni les preuves ne "
+          "les couvrent, c'est la parole du journal (seuls le siège, le propriétaire du "
+          "personnage et, rejoué, ce que les règles en lisent — le nom dans le texte — sont "
+          "contrôlés)")
+    print(f"author (by) and mode: checked for {report.followed} decisions and answers "
+          f"(against the roll or the ask they follow); for the {report.journal_word} other "
+          "rolls NOT PROVEN: neither the dice nor the proofs cover them, they are the "
+          "journal's word (only the seat, the character's owner and, re-run, what the rules "
+          "read of them — the name in the text — are checked)")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Exit 0 when every roll checks whole, 1 naming the first bad seq, roll and field,
     3 when some rolls wait for their epoch's reveal, 4 when something could not be
@@ -276,6 +292,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"jeu de règles, {report.manual} manuels (entrés par une personne, non vérifiables)")
     print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
           f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
+    _say_by_and_mode(report)
     if report.unchecked:
         print(f"NON VÉRIFIÉ / NOT CHECKED ({len(report.unchecked)}):")
         # One line per reason: a missing plugin is said once, with the rolls it leaves.

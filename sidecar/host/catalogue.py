@@ -11,7 +11,9 @@ that, an unusable one is logged and left out, never a failure of the roll that a
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import json
 import logging
 from typing import Any
 
@@ -33,11 +35,30 @@ class Catalogue:
         #: extension name → the description of its options, built once (see
         #: :meth:`option_descriptions`).
         self._options: dict[str, dict[str, Any]] | None = None
+        #: What every welcome describes, and its digest (see :meth:`welcome_listing`).
+        self._welcome: tuple[str, dict[str, list[dict[str, Any]]]] | None = None
         registry.listeners.append(self._forget)
 
     def _forget(self) -> None:
         self._sheets.clear()
         self._options = None
+        self._welcome = None
+
+    def welcome_listing(self) -> tuple[str, dict[str, list[dict[str, Any]]]]:
+        """``(digest, {"rulesets", "extensions", "options"})``: what every welcome
+        describes, built once (and again when a plugin is disabled), and a digest of it a
+        client echoes in ``hello.catalogue`` to be spared it (PROTOCOL.md §2). The digest
+        covers the listings' canonical JSON, so two processes with the same plugins give
+        the same one; the listings are shared, never to be changed by a caller."""
+        if self._welcome is None:
+            listing = {"rulesets": self.ruleset_listing(),
+                       "extensions": self.extension_listing(),
+                       "options": self.option_listing()}
+            canonical = json.dumps(listing, sort_keys=True, separators=(",", ":"),
+                                   ensure_ascii=False, default=repr)
+            digest = hashlib.sha256(canonical.encode()).hexdigest()[:24]
+            self._welcome = (digest, listing)
+        return self._welcome
 
     def ruleset_listing(self) -> list[dict[str, Any]]:
         """The rulesets as ``welcome`` lists them (with their character ``sheet``)."""

@@ -144,6 +144,10 @@ class PluginHost(Registry):
         """The extensions as ``welcome`` lists them (disabled ones left out)."""
         return self.catalogue.extension_listing()
 
+    def welcome_listing(self) -> tuple[str, dict[str, list[dict[str, Any]]]]:
+        """What every welcome describes, and its digest (see :class:`Catalogue`)."""
+        return self.catalogue.welcome_listing()
+
 
 def default_host(plugins_dir: str | Path | None = None, *,
                  disabled: tuple[str, ...] = ()) -> PluginHost:

@@ -77,6 +77,7 @@ class SidecarServer(Transport, Handshake, Joins, Requests, Runner, Replication, 
         self.per_address: collections.Counter[str] = collections.Counter()
         self.failed_hellos = FailureGuard(self.config.max_failed_hellos)
         self.log_throttle = LogThrottle(log, self.config.log_interval)
+        self.full_log = LogThrottle(log, self.FULL_LOG_INTERVAL)
         #: Browser origins refused so far whose allowing flag was logged (bounded).
         self.refused_origins: set[str] = set()
         self.assets = WebAssets()

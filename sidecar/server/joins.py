@@ -12,6 +12,7 @@ from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import Hello, parse_request, request_id
 from sidecar.server.errors import store_unavailable
+from sidecar.server.logthrottle import LogThrottle
 from sidecar.server.ratelimit import FailureGuard
 from sidecar.server.transport import ClientSession
 from sidecar.stores.base import StoreUnavailable
@@ -30,6 +31,11 @@ class Joins:
     store: Any
     pipeline: RollPipeline
     failed_hellos: FailureGuard
+    #: Lines of "tables full" (its own throttle: the operator's one warning a while).
+    full_log: LogThrottle
+
+    #: Seconds between two "tables full" warnings (the refusals between are counted).
+    FULL_LOG_INTERVAL = 600.0
 
     async def _join_phase(self, session: ClientSession) -> bool:
         """Wait for a valid ``hello``; answer errors meanwhile. True once joined."""
@@ -72,6 +78,11 @@ class Joins:
             except ProtocolError as error:
                 if error.code == "forbidden" and error.close is not None:  # a wrong token
                     self.failed_hellos.failed(session.address)
+                elif error.details and error.details.get("limit") == "tables":
+                    self._tables_full(session)  # its own log line, not the generic one
+                    await self._send(session, error.to_message(
+                        locale=session.locale, request_id=request_id(message)))
+                    continue
                 await self._send_error(session, error, request_id(message or error.parsed))
                 if error.close is not None:
                     await session.connection.close(error.close, error.code)
@@ -86,6 +97,14 @@ class Joins:
                 await self._try_again_later(session, message)
                 return False
             return True
+
+    def _tables_full(self, session: ClientSession) -> None:
+        """A table refused at ``--max-tables``: the operator reads it once (then once per
+        :data:`FULL_LOG_INTERVAL` at most, with the count), never once per refused hello."""
+        self.full_log.log(
+            logging.WARNING, "tables full",
+            "refused a new table from %s: this server holds its %d tables (--max-tables); "
+            "no new table opens until one closes", session.peer, self.config.max_tables)
 
     async def _try_again_later(self, session: ClientSession, hello: dict[str, Any]) -> None:
         """A hello the store cannot serve now: ``store_unavailable``, then close 1013

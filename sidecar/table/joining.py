@@ -111,11 +111,13 @@ class Joining(CoreBasis):
         # The first page only, in a welcome that stays small whatever the table holds.
         characters, more = self.visible_characters(table, member, max_bytes=WELCOME_BYTES)
         asks = self.ask_list(table, member, AskRequest(op="list"), max_bytes=WELCOME_BYTES)
+        # What the client echoes in ``hello.catalogue`` it has already: not sent again.
+        digest, described = self.catalogue.welcome_listing()
         message = welcome_message(
             table=table.name, role=member.role, seq=table.seq, version=self.version,
-            rulesets=self.catalogue.ruleset_listing(),
-            extensions=self.catalogue.extension_listing(),
-            options=self.catalogue.option_listing(),
+            rulesets=described["rulesets"], extensions=described["extensions"],
+            options=described["options"], catalogue=digest,
+            cached=hello.catalogue == digest,
             manual_dice=member.role == "gm" or self.config.allow_player_dice,
             replayed=replayed if hello.resume is not None else None,
             request_id=hello.id, seat=member.seat, characters=characters,

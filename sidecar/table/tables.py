@@ -215,6 +215,21 @@ class Table:
                 self.revealed[int(name)] = bytes.fromhex(value["seed"])
 
 
+def tables_full(max_tables: int) -> ProtocolError:
+    """The refusal of a table past ``max_tables`` (``serve --max-tables``): said to whoever
+    would open it, with what to do; ``details.limit`` tells it from a full table."""
+    return ProtocolError(
+        "too_large",
+        f"this server already holds its {max_tables} tables: no new table can open until one "
+        "closes (its last member leaves); try again later, or ask its host to raise "
+        "--max-tables",
+        fr=f"ce serveur accueille déjà ses {max_tables} tables : aucune nouvelle table ne peut "
+           "s'ouvrir avant qu'une autre ne ferme (son dernier membre part) ; réessayez plus "
+           "tard, ou demandez à son hôte d'augmenter --max-tables",
+        details={"limit": "tables", "max_tables": max_tables},
+    )
+
+
 class Tables:
     """All tables in memory: loaded from the journal on first join, forgotten when empty.
 
@@ -222,7 +237,7 @@ class Tables:
     ``max_observers`` per table, never against ``max_members`` (players and GMs).
     """
 
-    def __init__(self, *, max_tables: int = 1000, max_members: int = 1000,
+    def __init__(self, *, max_tables: int = 5000, max_members: int = 1000,
                  max_observers: int = 200,
                  load: Callable[[str], tuple[Any, ...]] | None = None,
                  max_recent_bytes: int = 8 * 1024 * 1024) -> None:
@@ -250,11 +265,7 @@ class Tables:
         if table is not None:
             return table
         if len(self.tables) >= self.max_tables:
-            raise ProtocolError(
-                "too_large",
-                f"this server already holds {self.max_tables} tables",
-                fr=f"ce serveur a déjà {self.max_tables} tables",
-            )
+            raise tables_full(self.max_tables)
         loaded = self.load(name) if self.load else (0, {})
         seq, state = loaded[0], loaded[1]
         table = Table(name, seq=seq, state=state, loaded_seq=seq,

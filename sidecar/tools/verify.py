@@ -20,6 +20,10 @@ stops at the first one that does not check, naming its ``seq``, its roll and the
   every field its rules compute is compared (see :mod:`sidecar.tools.replay`), as is what the
   server decides around them.
 
+A roll's author (``by``) and ``mode`` enter no derivation: they are checked only against
+what a roll follows (a decision's open roll, an answer's ask); a plain roll's are the
+journal's word, and :attr:`Report.journal_word` counts them for the output to say so.
+
 What cannot be checked is reported, never passed over (:attr:`Report.unchecked`): results
 whose rules are not installed, a player's dice under an epoch that does not say whether
 players could enter them, rolls made while no epoch was open (the server's dice were not
@@ -66,6 +70,14 @@ class Report:
     #: ``(seq, roll, field, why)`` of everything that could not be checked.
     unchecked: list[tuple[Any, str | None, str, str]] = field(default_factory=list)
     rolls: int = 0
+    #: Rolls whose author (``by``) and ``mode`` were checked against what they follow: a
+    #: decision's against its open roll, an answer's against the ask (and the asked seat).
+    followed: int = 0
+    #: Rolls that answer no ask and decide nothing: their ``by`` and ``mode`` are in no
+    #: derivation and no proof, so they are the journal's word (only a seat's existence,
+    #: a character's owner, and — through the re-run — what the rules read of them, such
+    #: as the name in ``text``, are checked).
+    journal_word: int = 0
 
 
 #: Marks the events that came in a ``history`` page (see :func:`events_of`).
@@ -265,6 +277,10 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
             try:
                 if event.get("type") == "outcome":
                     report.rolls += 1
+                    if event.get("reacts_to") is not None or event.get("answers") is not None:
+                        report.followed += 1
+                    else:
+                        report.journal_word += 1
                     faces, manual, settings = _proven(event, seen, epochs, report, export)
                     if replay.take(event, settings=settings, faces=faces, manual=manual,
                                    gap=gap):

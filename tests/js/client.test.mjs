@@ -49,6 +49,26 @@ describe("joining", () => {
     assert.equal(intruder._retryTimer, null);
   });
 
+  test("a client re-joining a server is not sent the descriptions again, and has them", async () => {
+    // A URL of its own (the server ignores the query): nothing is cached for it yet.
+    const url = `${sidecar.url}?cache=js-catalogue`;
+    const first = client({ url, table: "js-catalogue", name: "Un", token: PLAYER_TOKEN });
+    const whole = await first.connect();
+    assert.equal(typeof whole.catalogue, "string");
+    assert.ok(first.welcomeBytes > 20000, `${first.welcomeBytes}`);
+    await first.close();
+    for (const binary of [true, false]) {
+      const again = client({ url, table: "js-catalogue", name: "Deux", token: PLAYER_TOKEN, binary });
+      const light = await again.connect();
+      assert.ok(again.welcomeBytes * 10 < first.welcomeBytes, `${again.welcomeBytes}`);
+      assert.equal(light.catalogue, whole.catalogue);
+      assert.deepEqual(light.rulesets, whole.rulesets);
+      assert.deepEqual(light.extensions, whole.extensions);
+      assert.deepEqual(light.options, whole.options);
+      await again.close();
+    }
+  });
+
   test("JSON text frames work as well as MessagePack", async () => {
     const textual = client({ table: "js-join", name: "Texte", role: "player",
                              token: PLAYER_TOKEN, binary: false, locale: "en" });

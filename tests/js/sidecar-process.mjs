@@ -25,7 +25,10 @@ function python() {
 export function startSidecar({ port = 0, db = ":memory:", extra = [] } = {}) {
   const args = ["-m", "sidecar", "serve", "--host", "127.0.0.1", "--port", String(port),
     "--db", db, "--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN,
-    "--rate-limit", "0", "--log-level", "warning", ...extra];
+    "--rate-limit", "0", "--log-level", "warning",
+    // Secure dice pinned (the default is provable): the tests count events from seq 1,
+    // and a provable table's first event is its epoch's start. A later --dice wins.
+    "--dice", "secure", ...extra];
   const child = spawn(python(), args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   return new Promise((resolve, reject) => {

@@ -72,7 +72,9 @@ class ServeProcess:
     banner's ``lines`` are known then. ``with ServeProcess(...) as server:`` kills it at
     the end if the test did not stop it.
 
-    ``args``: serve's options (``--db :memory:`` when none are given). ``command``: how
+    ``args``: serve's options (``--db :memory:`` when none are given; ``--dice secure``
+    unless they say ``--dice provable``, the tests counting events from seq 1; ``dice=None``
+    passes no ``--dice``: serve's own default). ``command``: how
     ``sidecar`` is run (another environment's Python, for the plugin kit's test).
     ``banner_end``: text of the banner line read last. ``tokens=False``: no
     ``--gm-token``/``--player-token`` (serve makes its own). ``log``: a file that gets the
@@ -83,13 +85,16 @@ class ServeProcess:
     def __init__(self, *args: str, command: list[str] | None = None, cwd: Path = ROOT,
                  env: dict[str, str] | None = None, timeout: float = 30,
                  banner_end: str = "role=gm", log: Path | None = None,
-                 tokens: bool = True) -> None:
+                 tokens: bool = True, dice: str | None = "secure") -> None:
         env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
         self.log = log
         self._log_file: IO[str] | None = log.open("w") if log is not None else None
         self.proc = subprocess.Popen(
             [*(command or SIDECAR), "serve", "--port", "0",
              *(("--gm-token", GM_TOKEN, "--player-token", PLAYER_TOKEN) if tokens else ()),
+             # Pinned as tests.helpers.make_config pins it (a later --dice in args wins;
+             # dice=None: serve's own default).
+             *(("--dice", dice) if dice else ()),
              *(args or ("--db", ":memory:"))],
             stdout=subprocess.PIPE, stderr=self._log_file or subprocess.PIPE, text=True,
             cwd=cwd, env=env)

@@ -102,6 +102,64 @@ export function tableUrl(url, table) {
   return `${base}?${joined}table=${encoded}${fragment}`;
 }
 
+/**
+ * The descriptions a welcome carries (`rulesets`, `extensions`, `options`), kept per server
+ * URL under their digest (`welcome.catalogue`): the next `hello` to that URL echoes the
+ * digest and the server leaves them out while they are unchanged (PROTOCOL.md §2). In
+ * memory, and in the page's `sessionStorage` when there is one (a reloaded page, another
+ * table of the same tab): a digest that no longer matches is sent again whole.
+ */
+const catalogues = new Map();
+const DESCRIBED = ["rulesets", "extensions", "options"];
+const STORAGE_PREFIX = "sidecar-catalogue:";
+
+function storage() {
+  try {
+    return globalThis.sessionStorage ?? null;
+  } catch {
+    return null; // storage refused (a sandboxed frame, privacy settings): memory only
+  }
+}
+
+function cachedCatalogue(url) {
+  let cached = catalogues.get(url);
+  if (cached === undefined) {
+    try {
+      const stored = storage()?.getItem(STORAGE_PREFIX + url);
+      cached = stored ? JSON.parse(stored) : null;
+    } catch {
+      cached = null;
+    }
+    if (cached && typeof cached.digest === "string") catalogues.set(url, cached);
+    else cached = null;
+  }
+  return cached;
+}
+
+/** `welcome` whole: the kept descriptions put back when the server left them out, or
+ * kept when it sent them. */
+function withCatalogue(url, welcome) {
+  const digest = welcome.catalogue;
+  if (typeof digest !== "string") return welcome;
+  if ("rulesets" in welcome) {
+    const kept = { digest };
+    for (const key of DESCRIBED) kept[key] = welcome[key] ?? [];
+    catalogues.set(url, kept);
+    try {
+      storage()?.setItem(STORAGE_PREFIX + url, JSON.stringify(kept));
+    } catch {
+      // (storage full or refused: memory keeps it)
+    }
+    return welcome;
+  }
+  const cached = cachedCatalogue(url);
+  if (!cached || cached.digest !== digest) return welcome;
+  // Copies: a caller changing its welcome must not change the next one's.
+  const whole = { ...welcome };
+  for (const key of DESCRIBED) whole[key] = structuredClone(cached[key]);
+  return whole;
+}
+
 function randomPrefix() {
   const bytes = new Uint8Array(6);
   globalThis.crypto.getRandomValues(bytes);
@@ -170,8 +228,10 @@ export class SidecarClient {
     }
     /** Highest `seq` received: the next join resumes after it. */
     this.lastSeq = options.resume ?? null;
-    /** The last `welcome`. */
+    /** The last `welcome` (its descriptions put back when the server left them out,
+     * this page holding them already: `welcomeBytes` is the frame's size as received). */
     this.welcome = null;
+    this.welcomeBytes = 0;
     /** The characters this client may see, by name: `{character, ruleset, owner, values}`. */
     this.characters = new Map();
     /** Resolves once `characters` holds every character of the last welcome (listed page
@@ -302,6 +362,8 @@ export class SidecarClient {
         if (this.token) hello.token = this.token;
         if (this.clientSeed) hello.client_seed = this.clientSeed;
         if (this.lastSeq !== null) hello.resume = this.lastSeq;
+        const cached = cachedCatalogue(this.url);
+        if (cached) hello.catalogue = cached.digest; // held already: not sent again
         this._sendRaw(hello);
       };
       ws.onmessage = (event) => {
@@ -316,6 +378,8 @@ export class SidecarClient {
           if (message.type === "welcome") {
             joined = true;
             this._attempt = 0;
+            this.welcomeBytes = event.data.byteLength ?? event.data.length;
+            message = withCatalogue(this.url, message);
             this.welcome = message;
             this.characters = new Map((message.characters ?? [])
               .filter((entry) => entry && typeof entry.character === "string")

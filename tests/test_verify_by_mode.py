@@ -1,0 +1,60 @@
+"""What ``sidecar verify`` says of a roll's author (``by``) and ``mode`` (issue 28, item 4):
+neither is in the dice's derivation, so a plain roll's are the journal's word — the
+output says so with the count, and says which rolls had them checked (decisions and
+answers, against the roll or the ask they follow). An export from a real server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import run
+from tests.test_verify import _export, _play, _verify
+
+#: The line verify prints about ``by`` and ``mode`` (French, then English).
+FR = "auteur (by) et mode"
+EN = "author (by) and mode"
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("by-mode")
+    db = str(tmp / "journal.db")
+    run(_play(db))
+    return _export(db, tmp)
+
+
+def _said(stdout: str) -> tuple[str, str]:
+    lines = stdout.splitlines()
+    return (next(line for line in lines if line.startswith(FR)),
+            next(line for line in lines if line.startswith(EN)))
+
+
+def test_verify_says_by_and_mode_of_plain_rolls_are_the_journals_word(export: Path) -> None:
+    done = _verify(export)
+    assert done.returncode == 0, done.stdout + done.stderr
+    fr, en = _said(done.stdout)
+    # The five rolls of _play answer no ask and decide nothing.
+    assert "0 décisions et réponses" in fr and "5 autres jets" in fr and "NON PROUVÉS" in fr
+    assert "0 decisions and answers" in en and "5 other rolls" in en and "NOT PROVEN" in en
+
+
+@pytest.mark.parametrize("change", ["mode", "role"])
+def test_a_changed_mode_or_role_passes_and_the_output_says_why(export: Path, tmp_path: Path,
+                                                                change: str) -> None:
+    events: list[dict[str, Any]] = [json.loads(line)
+                                    for line in export.read_text().splitlines()]
+    roll = next(e for e in events if e["type"] == "outcome" and e["mode"] == "public")
+    if change == "mode":
+        roll["mode"] = "gm"
+    else:
+        roll["by"]["role"] = "gm"
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("".join(json.dumps(e) + "\n" for e in events))
+    done = _verify(forged)
+    # Not caught, and not claimed: the output names what it did not prove.
+    assert done.returncode == 0, done.stdout
+    assert "NOT PROVEN" in _said(done.stdout)[1]
