@@ -377,7 +377,8 @@ function sideParams(params) {
   return Object.fromEntries(Object.entries(params)
     .filter(([name, spec]) => !spec.more && !spec.situation && !switches.has(name) && spec.type !== "bool")
     .map(([name, spec]) => {
-      const { default: _, required: __, ...rest } = spec;
+      // The help is read once, on the common field above.
+      const { default: _, required: __, description: ___, ...rest } = spec;
       return [name, rest];
     }));
 }
