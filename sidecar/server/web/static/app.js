@@ -148,7 +148,8 @@ async function join(event) {
   const token = role === "observer" ? undefined : $("join-token").value.trim();
   if (state.logTable !== table) {
     // Another table: its seqs have nothing to do with the log shown so far.
-    Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0 });
+    Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0,
+      hiddenNotes: new Set() });
   }
   state.floor = null; // until this join's history is in
   const client = new SidecarClient(wsUrl(), { table, name, role, token, locale: state.lang,
@@ -223,6 +224,7 @@ async function loadRecentHistory(upTo) {
   try {
     for (;;) {
       const page = await state.client.history({ after, limit: HISTORY_PAGE });
+      for (const seq of page.hidden_notes ?? []) state.hiddenNotes.add(seq);
       for (const event of page.events) {
         if (NOTES.has(event.type)) addNote(event);
         else addOutcome(event);
@@ -541,6 +543,7 @@ async function roll(event) {
   if (missing.length) {
     error.textContent = t("odds.missing") + paramLabels(ruleset, missing);
     error.hidden = false;
+    touchedParams.add(missing[0]);
     markInvalid(missing[0], { focus: true });
     return;
   }
@@ -582,6 +585,8 @@ async function roll(event) {
   } catch (failure) {
     error.textContent = describeError(failure, ruleset);
     error.hidden = false;
+    // Refused: now its field may be shown red (the odds keep it so).
+    if (failure.details?.param) touchedParams.add(failure.details.param);
     if (failure.code === "bad_dice") markInvalidField("manual-dice");
     else markInvalid(failure.details?.param, { focus: true });
   } finally {
@@ -637,18 +642,25 @@ function logLines() {
   if (state.floor === null) return [...state.outcomes, ...state.notes].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   const lines = [];
   let next = state.floor + 1;
-  // Before the table's first roll, what a player does not see is the GM preparing the
-  // table (seats, the others' characters): one line says so, never "secret rolls".
-  let preparing = state.floor === 0;
+  // What the history says is no roll (seats, the others' sheets) is the GM preparing the
+  // table: one line says so, once, never "secret rolls"; the rest of the seqs this page
+  // does not see are secret rolls or notes, as far as it knows.
   let prepared = false;
+  const secretRun = (from, upTo) => {
+    const count = upTo - from + 1;
+    if (count > SECRET_RUN) lines.push({ secret: from, count });
+    else for (let seq = from; seq <= upTo; seq += 1) lines.push({ secret: seq, count: 1 });
+  };
   const secrets = (upTo) => {
-    if (upTo < next) return;
-    const count = upTo - next + 1;
-    if (preparing) {
-      if (!prepared) lines.push({ secret: next, count, prep: true }); // said once
+    let from = next;
+    for (let seq = next; seq <= upTo; seq += 1) {
+      if (!state.hiddenNotes.has(seq)) continue;
+      if (seq > from) secretRun(from, seq - 1);
+      if (!prepared) lines.push({ secret: seq, count: 1, prep: true });
       prepared = true;
-    } else if (count > SECRET_RUN) lines.push({ secret: next, count });
-    else for (let seq = next; seq <= upTo; seq += 1) lines.push({ secret: seq, count: 1 });
+      from = seq + 1;
+    }
+    if (upTo >= from) secretRun(from, upTo);
   };
   const events = [...state.outcomes, ...state.notes.filter((note) => note.seq > state.floor)]
     .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
@@ -657,7 +669,6 @@ function logLines() {
       secrets(outcome.seq - 1);
       next = Math.max(next, outcome.seq + 1);
     }
-    if (!NOTES.has(outcome.type)) preparing = false;
     lines.push(outcome);
   }
   secrets(state.horizon);
@@ -704,10 +715,9 @@ function reveal(seq) {
 }
 
 /** What the GM did before the first roll, out of this page's sight: one line. */
-function renderPreparation({ secret, count }) {
-  return el("li", { class: "entry entry-secret entry-prep", "data-seq": secret, "data-kind": "prep",
-    "data-count": count }, el("span", { class: "secret-note", text: t("log.prep") }),
-  el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
+function renderPreparation({ secret }) {
+  return el("li", { class: "entry entry-secret entry-prep", "data-seq": secret, "data-kind": "prep" },
+    el("span", { class: "secret-note", text: t("log.prep") }));
 }
 
 function renderSecret({ secret, count }) {
@@ -898,7 +908,7 @@ function start() {
   // A game named in the address is a choice: the table's game does not replace it.
   if (query.get("ruleset")) $("ruleset").dataset.chosen = "1";
   const touch = (event) => {
-    const param = event.target.closest?.("#params .param")?.dataset.param;
+    const param = event.target.closest?.("#roll-form .param")?.dataset.param;
     if (param) touchedParams.add(param);
   };
   $("roll-form").addEventListener("input", touch);

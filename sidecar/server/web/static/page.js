@@ -19,6 +19,8 @@ export const state = {
   // history before the join is in, `floor` is null and no gap is shown (it is not known yet).
   floor: null,
   horizon: 0,
+  // Seqs the history says are hidden notes (a seat, another's sheet), not secret rolls.
+  hiddenNotes: new Set(),
   logTable: null,
   oddsTicket: 0,
   oddsTimer: null,
