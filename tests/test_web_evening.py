@@ -163,8 +163,10 @@ def test_the_gms_game_pickers_show_the_tables_game_and_nothing_red(
     # The odds say what is missing; no field is red before anything is typed.
     later.page.wait_for_function("() => document.getElementById('odds-note').textContent")
     assert later.page.locator("#roll-form [aria-invalid], #roll-form .param.invalid").count() == 0
-    # A game picked by hand stays picked.
+    # O'Ween's own defaults, nothing carried over from the game shown first (Bloodlust's 6).
     later.page.click("#gm-ask summary")
+    assert later.page.input_value("#askp-difficulty") == "0"
+    # A game picked by hand stays picked.
     later.page.select_option("#ask-ruleset", "bloodlust")
     new_character(gm, "Nessa", None, pep=2)
     later.page.wait_for_selector('#sheet-list .sheet-item[data-character="Nessa"]',

@@ -363,8 +363,13 @@ function schema() {
 
 function buildParams() {
   const params = schema();
-  const kept = readFields(params, PREFIX, { relaxed: true }).values;
-  $("ask-params").replaceChildren(...layoutFields(params, PREFIX, (name, spec) => buildField(name, spec, PREFIX)));
+  const box = $("ask-params");
+  // What was typed stays for the same game (a language switch), never for another: another
+  // game's difficulty is no value of this one.
+  const kept = box.dataset.ruleset === $("ask-ruleset").value
+    ? readFields(params, PREFIX, { relaxed: true }).values : {};
+  box.replaceChildren(...layoutFields(params, PREFIX, (name, spec) => buildField(name, spec, PREFIX)));
+  box.dataset.ruleset = $("ask-ruleset").value;
   writeFields(params, PREFIX, kept);
   syncLayout($("ask-params"));
   buildSides();
