@@ -176,6 +176,22 @@ def test_the_gms_game_pickers_show_the_tables_game_and_nothing_red(
         each.close()
 
 
+def test_without_characters_the_pickers_show_the_last_game_rolled(browser: Any,
+                                                                  server: LiveServer) -> None:
+    server.roll("derniere-partie", "MJ", "oweens", {"dice": 2})
+    gm = phone_gm(browser, server, "derniere-partie")
+    gm.page.wait_for_function("() => document.getElementById('ruleset').value === 'oweens'")
+    for picker in ("#ask-ruleset", "#sheet-ruleset"):
+        assert gm.page.input_value(picker) == "oweens", picker
+    # A roll of another game does not take the form from under a GM filling it in.
+    gm.fill_params({"dice": 4})
+    seq = server.roll("derniere-partie", "MJ", "bloodlust", {"pool": 2})["seq"]
+    gm.wait_for_entry(seq)
+    assert gm.page.input_value("#ruleset") == "oweens"
+    assert gm.page.input_value("#param-dice") == "4"
+    gm.close()
+
+
 # -- item 6: a raised die --------------------------------------------------------------------------
 
 def test_a_raised_die_shows_its_natural_face_and_what_it_became(

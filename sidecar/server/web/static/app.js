@@ -234,6 +234,7 @@ async function loadRecentHistory(upTo) {
     }
     state.floor = from;
     state.horizon = Math.max(state.horizon, upTo);
+    applyTableGame(); // the last roll's game, when the table has no characters
   } catch {
     // History is a comfort: the live log works without it (gaps count from what it saw).
     state.floor = state.outcomes[0]?.seq ?? upTo;
@@ -610,7 +611,6 @@ function addOutcome(outcome) {
   if (typeof outcome.seq === "number") state.horizon = Math.max(state.horizon, outcome.seq);
   if (outcome.character && outcome.sheet) applyOutcomeSheet(outcome);
   applyAskOutcome(outcome);
-  applyTableGame();
   renderLog();
 }
 
@@ -904,7 +904,7 @@ function start() {
     $("join-token-label").hidden = $("join-role").value === "observer";
   });
   $("ruleset").addEventListener("change", buildParams);
-  followTableGame($("ruleset"), buildParams);
+  followTableGame($("ruleset"), buildParams, { busy: () => touchedParams.size > 0 });
   // A game named in the address is a choice: the table's game does not replace it.
   if (query.get("ruleset")) $("ruleset").dataset.chosen = "1";
   const touch = (event) => {

@@ -195,8 +195,8 @@ const followers = [];
  * `select` (a game picker) shows the table's game, and follows it while nobody chose
  * another; `rebuild` redraws what depends on it.
  */
-export function followTableGame(select, rebuild) {
-  followers.push({ select, rebuild });
+export function followTableGame(select, rebuild, { busy = () => false } = {}) {
+  followers.push({ select, rebuild, busy });
   select.addEventListener("change", () => {
     if (select.value !== select.dataset.auto) select.dataset.chosen = "1";
   });
@@ -206,8 +206,9 @@ export function followTableGame(select, rebuild) {
 export function applyTableGame() {
   const game = tableRuleset();
   if (!game) return;
-  for (const { select, rebuild } of followers) {
-    if (select.dataset.chosen || select.disabled || select.value === game) continue;
+  for (const { select, rebuild, busy } of followers) {
+    // Picked by hand, fixed by a character, or being filled in: left as it is.
+    if (select.dataset.chosen || select.disabled || select.value === game || busy()) continue;
     if (![...select.options].some((option) => option.value === game)) continue;
     select.value = game;
     select.dataset.auto = game;
