@@ -299,8 +299,11 @@ def test_an_asked_player_reads_what_is_asked_and_answers_from_the_log(
     line = player.page.locator('#log .entry-ask[data-op="open"]')
     assert "Caractéristique ECL · Difficulté 4" in line.text_content()
     button = line.locator("button.ask-roll-here")
-    box = button.bounding_box()
-    assert box is not None and 0 <= box["y"] <= PHONE[1] - box["height"], box
+    # On the log's first screen, where the player reads (the newest line is on top).
+    below_the_log_top = player.page.evaluate("""() => document.querySelector(
+        '#log .entry-ask .ask-roll-here').getBoundingClientRect().bottom
+        - document.getElementById('log-live').getBoundingClientRect().top""")
+    assert 0 < below_the_log_top <= PHONE[1] / 2, below_the_log_top
     before = player.state("outcomes.length")
     button.click()
     answer = new_outcome(player, before)
