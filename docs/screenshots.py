@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from tests.live_server import LiveServer  # noqa: E402
-from tests.test_web_table import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 
 DOCS = Path(__file__).resolve().parent
 ROLLS = [
