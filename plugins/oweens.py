@@ -219,6 +219,17 @@ name_params(PARAMS, {
     "darts_bonus": ("Bonus aux fléchettes", "Darts bonus"),
 })
 
+# What a form shows at once is what a roll needs (dice, characteristic, difficulty, free
+# augmentations, bagage); the rest folds behind « plus d'options » (``more``), and drinking
+# and darts are situations bringing their own fields (``situation``: the bool they need).
+for _key in ("buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
+             "adversity", "contest", "keep_reserve"):
+    PARAMS[_key]["more"] = True
+for _key in ("drinks", "hours_dry", "manifested", "emotion_bonbonus"):
+    PARAMS[_key]["situation"] = "drinking"
+for _key in ("volleys", "darts_bonus"):
+    PARAMS[_key]["situation"] = "volley"
+
 
 @hookimpl
 def sidecar_rulesets() -> list[dict[str, Any]]:

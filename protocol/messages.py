@@ -905,11 +905,16 @@ def sheets_message(table: str, characters: list[dict[str, Any]],
 
 
 def history_message(table: str, events: list[dict[str, Any]], *, more: bool, next: int,
-                    request_id: RequestId = None) -> dict[str, Any]:
+                    request_id: RequestId = None,
+                    hidden_notes: list[int] | None = None) -> dict[str, Any]:
     """A page of past events (already as the reader may see them); ``next`` is the
-    ``after`` of the following page."""
-    return _with_id({"type": "history", "table": table, "events": events, "more": more,
-                     "next": next}, request_id)
+    ``after`` of the following page; ``hidden_notes``, the seqs of events the reader may
+    not see that are no roll (sent when there are some)."""
+    message = {"type": "history", "table": table, "events": events, "more": more,
+               "next": next}
+    if hidden_notes:
+        message["hidden_notes"] = hidden_notes
+    return _with_id(message, request_id)
 
 
 def odds_message(ruleset: str, params: dict[str, Any], odds: dict[str, Any],

@@ -156,6 +156,12 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     * ``map``: ``values`` (``"string"`` or ``"int"``), ``max_items``, ``item`` (the
       description of each value).
 
+    Two keys say how a form lays the parameters out (the web table does; the server ignores
+    them): `more: true` folds a parameter behind « plus d'options » (what a roll rarely needs),
+    and `situation: "<a bool parameter>"` shows it only once that situation is chosen — the
+    bool parameters named so become a « Situation » choice (O'Ween's `drinking`, `volley`)
+    that brings their own fields; a situation not chosen sends none of them.
+
     Anything else is refused when the plugin is loaded, as are a key of the wrong type,
     ``min`` above ``max``, and a ``default`` that is not a valid value (out of range, not
     among the ``choices``, a label rather than the number): the error names the plugin,

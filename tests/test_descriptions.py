@@ -185,6 +185,22 @@ def test_sound_descriptions_pass():
         "moves": {"type": "list", "choices": ["a", "b"], "cost": {"a": 1}}}}) == []
 
 
+def test_a_forms_layout_keys_are_checked():
+    """``more`` folds a param, ``situation`` names the bool that brings it (issue 29)."""
+    assert params_problems({
+        "drinking": {"type": "bool", "default": False},
+        "drinks": {"type": "int", "min": 0, "situation": "drinking"},
+        "equipment": {"type": "int", "min": 0, "more": True},
+    }) == []
+    problems = params_problems({
+        "drinks": {"type": "int", "situation": "nowhere"},
+        "glass": {"type": "int", "situation": "drinks"},
+        "equipment": {"type": "int", "more": "yes"},
+    })
+    assert [(p.name, p.key) for p in problems] == [
+        ("equipment", "more"), ("drinks", "situation"), ("glass", "situation")]
+
+
 def test_every_built_in_and_the_boss_example_pass_the_strict_checks(monkeypatch):
     monkeypatch.syspath_prepend(str(EXAMPLE))
     boss = importlib.import_module("boss_weak_points")

@@ -20,6 +20,9 @@ _COVERED = """(selector) => {
     const name = (node) => node.id || node.name || node.tagName;
     for (const node of document.querySelectorAll(selector)) {
         if (node.offsetParent === null || node.disabled) continue;
+        // Folded away (« plus d'options » closed): Tab does not reach it.
+        const folded = node.closest('details:not([open])');
+        if (folded && node.tagName !== 'SUMMARY' && !node.closest('summary')) continue;
         node.focus();
         const box = node.getBoundingClientRect();
         // Part of a tall field may be past the screen's edge (the browser scrolls only until

@@ -23,7 +23,7 @@ from sidecar.host.params import MAP_VALUES, TYPES, validate_params
 from sidecar.protocol.errors import ProtocolError
 
 #: The keys every parameter (sheet field, option key) may hold, whatever its type.
-COMMON_KEYS = ("type", "default", "required", "label", "description")
+COMMON_KEYS = ("type", "default", "required", "label", "description", "more", "situation")
 #: The keys each type adds.
 KEYS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "int": ("min", "max", "labels"),
@@ -257,6 +257,8 @@ def _spec_problems(found: _Collector, name: Any, spec: Any, extra: tuple[str, ..
                   "la valeur par défaut d'un paramètre obligatoire ne servirait jamais")
     for key in ("label", "description"):
         found.text(name, key, spec.get(key))
+    if "more" in spec and not isinstance(spec["more"], bool):
+        found.add(name, "more", "must be true or false", "doit être true ou false")
     if kind == "int":
         found.bounds(name, spec)
     elif kind == "string":
@@ -308,7 +310,20 @@ def params_problems(schema: Any, *, extra: tuple[str, ...] = (),
             why = _default_problem(name, spec, kind)
             if why is not None:
                 found.add(name, "default", *why)
+    _situation_problems(found, schema)
     return found.problems
+
+
+def _situation_problems(found: _Collector, schema: dict[str, Any]) -> None:
+    """A ``situation`` names a ``bool`` parameter of the same description (the switch a
+    form offers as a situation, bringing the parameters that name it)."""
+    for name, spec in schema.items():
+        if not isinstance(spec, dict) or "situation" not in spec:
+            continue
+        switch = schema.get(spec["situation"]) if isinstance(spec["situation"], str) else None
+        if not isinstance(switch, dict) or switch.get("type") != "bool":
+            found.add(str(name), "situation", "must name a bool parameter of the same "
+                      "description", "doit nommer un paramètre bool de la même description")
 
 
 def sheet_problems(sheet: Any) -> list[Problem]:

@@ -259,6 +259,12 @@ class Requests:
         while (wanted := page.wanted()):
             page.add(await self.store.page(table.name, *member.key, page.last, table.seq,
                                            wanted + 1))
+        # A table's opening: which unseen events were notes (the GM preparing the table),
+        # so that a page does not show them as secret rolls (issue 29).
+        for seq in page.opening_gaps():
+            event = await self.store.event(table.name, seq)
+            if event is not None and event.get("type") != "outcome":
+                page.hidden_notes.append(seq)
         session.bucket.charge(page.size / HISTORY_BYTES_PER_TOKEN)
         await self._send(session, page.message())
         # Pages are paid in bytes: a connection in debt is not read until it is paid off

@@ -98,8 +98,21 @@ class TablePage:
         }""", seq)
 
     def fill_params(self, values: dict[str, Any]) -> None:
+        """Fill the roll form as a person would: a folded field's « plus d'options »
+        opened, a situation's switch (O'Ween's `drinking`) chosen as the « Situation »."""
         for name, value in values.items():
             selector = f"#param-{name}"
+            if self.page.evaluate("""(name) => {
+                    const node = document.getElementById(`param-${name}`);
+                    const more = node?.closest('details.more-params');
+                    if (more) more.open = true;
+                    return Boolean(node?.closest('.param')?.hidden);}""", name):
+                self.page.select_option("#param-situation", name if value else "")
+                continue
+            situation = self.page.evaluate("""(name) => document.getElementById(`param-${name}`)
+                ?.closest('.situation-fields')?.dataset.situation ?? null""", name)
+            if situation and self.page.input_value("#param-situation") != situation:
+                self.page.select_option("#param-situation", situation)
             if isinstance(value, bool):
                 self.page.set_checked(selector, value)
             elif isinstance(value, list):

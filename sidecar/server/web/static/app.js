@@ -5,22 +5,25 @@
 //
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
-import { applyAsk, applyAskOutcome, listRestOfAsks, renderAsks, resetAsks } from "./asks.js";
+import {
+  answerButton, applyAsk, applyAskOutcome, askedText, listRestOfAsks, onAsksChanged, renderAsks, resetAsks,
+  winnerText,
+} from "./asks.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import {
   addListedCharacters, applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters,
-  currentCharacter, renderCharacterPanel, resetCharacters, sheetPlan,
+  currentCharacter, refreshQuickRolls, renderCharacterPanel, resetCharacters, sheetPlan,
 } from "./characters.js";
 import {
-  buildField, buildOptionFieldsets, fieldId as fieldIdIn, optionsFor, readFields, readOptionFieldsets,
-  writeFields, writeOptionFieldsets,
+  buildField, buildOptionFieldsets, fieldId as fieldIdIn, layoutFields, optionsFor, readFields,
+  readOptionFieldsets, syncLayout, writeFields, writeOptionFieldsets,
 } from "./fields.js";
 import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
 import {
-  $, describeError, el, fieldLabel, local, paramLabels, parseFaces, patchList, query, rulesetByName,
-  state, t,
+  $, applyTableGame, describeError, el, fieldLabel, followTableGame, local, paramLabels, parseFaces,
+  patchList, query, rulesetByName, state, t,
 } from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
 import { clientSeed, noteWelcome, onEpoch, renderEpoch, verifyBadge } from "./verify.js";
@@ -145,7 +148,8 @@ async function join(event) {
   const token = role === "observer" ? undefined : $("join-token").value.trim();
   if (state.logTable !== table) {
     // Another table: its seqs have nothing to do with the log shown so far.
-    Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0 });
+    Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0,
+      hiddenNotes: new Set() });
   }
   state.floor = null; // until this join's history is in
   const client = new SidecarClient(wsUrl(), { table, name, role, token, locale: state.lang,
@@ -186,6 +190,11 @@ async function join(event) {
   $("join-form").querySelector("button").disabled = true;
   try {
     const welcome = await client.connect();
+    // Kept for this tab: a reload joins again by itself (a shared link's token is no longer
+    // in the address, and nobody wants to press « Rejoindre » twice).
+    state.session = { table, name, role, token, seat: Boolean(state.session?.seat
+      && state.session.table === table && state.session.name === name), rejoin: true };
+    sessionStorage.setItem(SESSION_KEY, JSON.stringify(state.session));
     state.client = client;
     state.welcome = welcome;
     noteWelcome(welcome);
@@ -217,6 +226,7 @@ async function loadRecentHistory(upTo) {
   try {
     for (;;) {
       const page = await state.client.history({ after, limit: HISTORY_PAGE });
+      for (const seq of page.hidden_notes ?? []) state.hiddenNotes.add(seq);
       for (const event of page.events) {
         if (NOTES.has(event.type)) addNote(event);
         else addOutcome(event);
@@ -226,6 +236,7 @@ async function loadRecentHistory(upTo) {
     }
     state.floor = from;
     state.horizon = Math.max(state.horizon, upTo);
+    applyTableGame(); // the last roll's game, when the table has no characters
   } catch {
     // History is a comfort: the live log works without it (gaps count from what it saw).
     state.floor = state.outcomes[0]?.seq ?? upTo;
@@ -274,11 +285,15 @@ function enterTable(welcome) {
   listRestOfAsks(state.client, welcome);
   enterGmPanel();
   applyCharacter();
+  applyTableGame();
 }
 
 // -- the roll form, built from `params` ------------------------------------------------------
 
 const PARAM_PREFIX = "param";
+/** The params a person typed in since the form was built: only those the odds mark red
+ * (a field is not shown in error before anything is typed). */
+const touchedParams = new Set();
 const fieldId = (name) => fieldIdIn(PARAM_PREFIX, name);
 
 function fillRulesets(preferred) {
@@ -300,13 +315,12 @@ function buildParams() {
   if (!ruleset) return;
   if (!state.current) localStorage.setItem("sidecar.ruleset", ruleset.name);
   const { character, supplied, pickers } = formPlan();
+  touchedParams.clear();
   const container = $("params");
-  container.replaceChildren();
-  for (const [name, spec] of Object.entries(ruleset.params ?? {})) {
-    // What the character's sheet gives is not asked for: the form keeps the rest.
-    if (supplied.has(name)) continue;
-    container.append(buildField(name, spec, PARAM_PREFIX, { choices: pickers.get(name) }));
-  }
+  // What the character's sheet gives is not asked for: the form keeps the rest, what a
+  // roll needs first.
+  container.replaceChildren(...layoutFields(ruleset.params ?? {}, PARAM_PREFIX, (name, spec) =>
+    (supplied.has(name) ? null : buildField(name, spec, PARAM_PREFIX, { choices: pickers.get(name) }))));
   // The first entry of the sheet the quick rolls pick from is chosen already: the odds
   // show at once, and the big button rolls it.
   const [first, choices] = pickers.entries().next().value ?? [];
@@ -362,6 +376,7 @@ function applyCharacter() {
 function charactersChanged() {
   renderCharacterAdmin();
   if (!state.welcome) return;
+  applyTableGame();
   const character = currentCharacter();
   const fixed = $("ruleset").disabled;
   if (Boolean(character) !== fixed || (character && character.ruleset !== $("ruleset").value)) {
@@ -397,6 +412,7 @@ function restoreForm({ ruleset, params }) {
     buildParams();
   }
   writeFields(rulesetByName(ruleset)?.params, PARAM_PREFIX, params);
+  syncLayout($("params"));
   scheduleOdds();
 }
 
@@ -442,7 +458,25 @@ function markInvalidField(id) {
 
 // -- odds ------------------------------------------------------------------------------------
 
+/** A param that says what a roll is against (its difficulty, threshold, target). */
+const AGAINST = /diffic|threshold|seuil|target|cible/i;
+
+/** What the form's roll is against, for the quick rolls' buttons: « Difficulté 3 » (or ""). */
+function againstText() {
+  const ruleset = rulesetByName($("ruleset").value);
+  for (const [name, spec] of Object.entries(ruleset?.params ?? {})) {
+    if (spec.type !== "int" || spec.more || spec.situation) continue;
+    if (!AGAINST.test(name) && !AGAINST.test(local(spec.label) || "")) continue;
+    const node = $(fieldId(name));
+    if (!node) continue;
+    const value = node.value.trim() || spec.default;
+    return value === undefined || value === "" ? "" : `${local(spec.label) || name} ${value}`;
+  }
+  return "";
+}
+
 function scheduleOdds() {
+  refreshQuickRolls();
   clearTimeout(state.oddsTimer);
   state.oddsTimer = setTimeout(refreshOdds, 150);
 }
@@ -470,7 +504,8 @@ async function refreshOdds() {
     showOdds(odds, "");
   } catch (error) {
     if (ticket !== state.oddsTicket) return;
-    markInvalid(error.details?.param);
+    const param = error.details?.param;
+    markInvalid(touchedParams.has(param) ? param : null);
     showOdds(null, describeError(error, ruleset));
   }
 }
@@ -535,6 +570,7 @@ async function roll(event) {
   if (missing.length) {
     error.textContent = t("odds.missing") + paramLabels(ruleset, missing);
     error.hidden = false;
+    touchedParams.add(missing[0]);
     markInvalid(missing[0], { focus: true });
     return;
   }
@@ -576,6 +612,8 @@ async function roll(event) {
   } catch (failure) {
     error.textContent = describeError(failure, ruleset);
     error.hidden = false;
+    // Refused: now its field may be shown red (the odds keep it so).
+    if (failure.details?.param) touchedParams.add(failure.details.param);
     if (failure.code === "bad_dice") markInvalidField("manual-dice");
     else markInvalid(failure.details?.param, { focus: true });
   } finally {
@@ -630,11 +668,25 @@ function logLines() {
   if (state.floor === null) return [...state.outcomes, ...state.notes].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   const lines = [];
   let next = state.floor + 1;
+  // What the history says is no roll (seats, the others' sheets) is the GM preparing the
+  // table: one line says so, once, never "secret rolls"; the rest of the seqs this page
+  // does not see are secret rolls or notes, as far as it knows.
+  let prepared = false;
+  const secretRun = (from, upTo) => {
+    const count = upTo - from + 1;
+    if (count > SECRET_RUN) lines.push({ secret: from, count });
+    else for (let seq = from; seq <= upTo; seq += 1) lines.push({ secret: seq, count: 1 });
+  };
   const secrets = (upTo) => {
-    if (upTo < next) return;
-    const count = upTo - next + 1;
-    if (count > SECRET_RUN) lines.push({ secret: next, count });
-    else for (let seq = next; seq <= upTo; seq += 1) lines.push({ secret: seq, count: 1 });
+    let from = next;
+    for (let seq = next; seq <= upTo; seq += 1) {
+      if (!state.hiddenNotes.has(seq)) continue;
+      if (seq > from) secretRun(from, seq - 1);
+      if (!prepared) lines.push({ secret: seq, count: 1, prep: true });
+      prepared = true;
+      from = seq + 1;
+    }
+    if (upTo >= from) secretRun(from, upTo);
   };
   const events = [...state.outcomes, ...state.notes.filter((note) => note.seq > state.floor)]
     .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
@@ -654,10 +706,12 @@ function renderLog() {
   const bySeq = new Map(state.outcomes.map((outcome) => [outcome.seq, outcome]));
   const items = logLines().reverse().map((line) => {
     let node;
-    if (line.secret) node = renderSecret(line);
+    if (line.prep) node = renderPreparation(line);
+    else if (line.secret) node = renderSecret(line);
     else if (NOTES.has(line.type)) node = renderNote(line);
     else node = renderOutcome(line, decisionParts(line, decisions, bySeq));
-    node.dataset.key = line.secret ? `secret-${line.secret}-${line.count}` : `${line.type ?? "outcome"}-${line.seq}`;
+    node.dataset.key = line.secret ? `${line.prep ? "prep" : "secret"}-${line.secret}-${line.count}`
+      : `${line.type ?? "outcome"}-${line.seq}`;
     return node;
   });
   // A line that changed (a decision, a language switch) is drawn again; the control that
@@ -684,6 +738,12 @@ function reveal(seq) {
   entry.scrollIntoView({ block: "nearest" });
   // It slides in: where it ends, once it has.
   entry.addEventListener("animationend", () => entry.scrollIntoView({ block: "nearest" }), { once: true });
+}
+
+/** What the GM did before the first roll, out of this page's sight: one line. */
+function renderPreparation({ secret }) {
+  return el("li", { class: "entry entry-secret entry-prep", "data-seq": secret, "data-kind": "prep" },
+    el("span", { class: "secret-note", text: t("log.prep") }));
 }
 
 function renderSecret({ secret, count }) {
@@ -715,6 +775,8 @@ const DIE_FLAGS = {
   replaced: { fr: "relancé", en: "rerolled" },
 };
 
+const RAISED = { fr: "augmenté à", en: "raised to" };
+
 function renderDie(die) {
   const classes = ["die"];
   const notes = [];
@@ -724,12 +786,23 @@ function renderDie(die) {
       notes.push(local(label));
     }
   }
-  if (die.face === 1) classes.push("die-one");
-  if (die.face === die.sides) classes.push("die-max");
+  // A die an augmentation raised (O'Ween's) shows both faces, 3→4, as the CLI does: its
+  // natural face alone would read as a plain 3.
+  const raised = typeof die.raised_to === "number" && die.raised_to !== die.face;
+  const shown = raised ? die.raised_to : die.face;
+  if (shown === 1) classes.push("die-one");
+  if (shown === die.sides) classes.push("die-max");
+  if (raised) {
+    classes.push("die-raised");
+    notes.push(`${local(RAISED)} ${die.face}→${die.raised_to}`);
+  }
   if (die.role) notes.push(die.role);
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
-  return el("span", { class: classes.join(" "), title: `d${die.sides}${notes.length ? " — " + notes.join(", ") : ""}` },
+  return el("span", { class: classes.join(" "), title: `d${die.sides}${notes.length ? " — " + notes.join(", ") : ""}`,
+    "data-raised-to": raised ? die.raised_to : null },
     el("span", { class: "face", text: die.face }),
+    raised ? el("span", { class: "raised", "aria-label": `${local(RAISED)} ${die.raised_to}`,
+      text: `→${die.raised_to}` }) : null,
     die.role && wordIn(ROLE_WORDS, die.role)
       ? el("small", { class: "die-role", text: wordIn(ROLE_WORDS, die.role) }) : null,
     typeof die.successes === "number" && die.successes > 1 ? el("small", { class: "die-role", text: `×${die.successes}` }) : null);
@@ -764,6 +837,12 @@ function renderOutcome(outcome, deciding = []) {
       body.push(el("p", { class: "applied", text: t("log.applied") + outcome.applied.join(", ") }));
     }
   }
+  // The last side of an opposition says who won, in every log that receives it (the
+  // server sends it where the ask's mode lets it be seen).
+  if (outcome.opposition) {
+    body.push(el("p", { class: "ask-winner", "data-winner": outcome.opposition.winner ?? "",
+      text: winnerText(outcome.opposition) }));
+  }
   // What the roll took from the character, and what is left (a blind roll's roller gets
   // neither: nothing is shown then).
   const spent = Object.entries(outcome.spent ?? {}).filter(([, amount]) => amount !== 0);
@@ -795,8 +874,10 @@ function renderNote(event) {
   } else if (event.type === "ask") {
     what = t(`log.ask.${event.op}`);
     const names = (event.to ?? []).map((target) => target.character || target.seat).join(", ");
+    const asked = event.op === "open" ? askedText(event) : "";
     details = [event.label ? el("span", { class: "target", text: `« ${event.label} »` }) : null,
-      names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null];
+      names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null,
+      asked ? el("span", { class: "ask-what", text: t("ask.what", { what: asked }) }) : null];
   } else {
     const created = event.op === "set" && Object.values(event.changed ?? {}).length
       && Object.values(event.changed).every(([before]) => before === null || before === undefined);
@@ -809,11 +890,14 @@ function renderNote(event) {
       changes.length > 6 ? " …" : null) : null,
       event.reason ? el("span", { class: "why", text: `« ${event.reason} »` }) : null];
   }
+  // An ask still waiting for this player: its button is on its line too, where the player
+  // reads (the card is at the top of the page).
+  const button = event.type === "ask" && event.op === "open" ? answerButton(event.ask) : null;
   return el("li", { class: `entry entry-note entry-${event.type}`, "data-seq": event.seq, "data-kind": event.type,
     "data-op": event.op }, el("div", { class: "entry-head" }, who,
     event.by?.role === "gm" ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null,
     el("span", { class: "op", text: what }), ...details,
-    el("span", { class: "seq", text: `#${event.seq ?? ""}` })));
+    el("span", { class: "seq", text: `#${event.seq ?? ""}` })), button);
 }
 
 function shortValue(value) {
@@ -827,10 +911,12 @@ function shortValue(value) {
 
 function renderPresence(presence) {
   state.presence = presence.members ?? [];
+  // What ⚑ means is written under the list (a phone cannot hover a tooltip).
   $("presence").replaceChildren(...state.presence.map((member) =>
     el("li", { class: `member role-${member.role}${member.seat ? " member-seat" : ""}`,
       title: t(`role.${member.role}`) + (member.seat ? ` · ${t("role.seat")}` : "") },
-    member.name)));
+    member.name, member.seat ? el("span", { class: "seat-flag", "aria-label": t("role.seat"), text: " ⚑" }) : null)));
+  $("presence-legend").hidden = !state.presence.some((member) => member.seat);
   refreshSeats(); // who is online at each seat
 }
 
@@ -844,6 +930,15 @@ function start() {
     $("join-token-label").hidden = $("join-role").value === "observer";
   });
   $("ruleset").addEventListener("change", buildParams);
+  followTableGame($("ruleset"), buildParams, { busy: () => touchedParams.size > 0 });
+  // A game named in the address is a choice: the table's game does not replace it.
+  if (query.get("ruleset")) $("ruleset").dataset.chosen = "1";
+  const touch = (event) => {
+    const param = event.target.closest?.("#roll-form .param")?.dataset.param;
+    if (param) touchedParams.add(param);
+  };
+  $("roll-form").addEventListener("input", touch);
+  $("roll-form").addEventListener("change", touch);
   $("roll-form").addEventListener("input", (event) => {
     if (event.target.id !== "roll-label" && event.target.id !== "manual-dice") scheduleOdds();
   });
@@ -851,6 +946,7 @@ function start() {
   $("roll-form").addEventListener("submit", roll);
   $("character-select").addEventListener("change", () => chooseCharacter($("character-select").value));
   configureCharacters({
+    against: againstText,
     currentChanged: applyCharacter,
     changed: charactersChanged,
     quickRoll: (param, value) => {
@@ -864,6 +960,7 @@ function start() {
   });
   setupGmPanel();
   configureDecisions({ changed: renderLog });
+  onAsksChanged(() => { if (state.welcome) renderLog(); });
   // Back from a dead Wi-Fi: no need to wait for the next scheduled try.
   window.addEventListener("online", () => state.client?.reconnectNow());
   const fromAddress = readTokenFromAddress();
@@ -877,7 +974,8 @@ function start() {
   showJoin("");
   const ready = $("join-name").value && $("join-table").value;
   // A seat's link joins at once: the player scanned it to sit down, not to fill a form.
-  if (ready && (query.get("join") === "1" || state.session?.seat)) join();
+  // So does a reload of a page that joined (its session is kept for the tab).
+  if (ready && (query.get("join") === "1" || state.session?.seat || state.session?.rejoin)) join();
 }
 
 start();

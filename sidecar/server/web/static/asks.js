@@ -1,14 +1,21 @@
 // Asked rolls (PROTOCOL.md §7.5): the GM's form asking seats or characters for a roll (an
 // opposition with each side's own params), and the cards of the open asks — an asked seat's
 // has one button that rolls as asked, the GM's fills as the answers arrive and can cancel.
-import { buildField, fieldId, readFields, writeFields } from "./fields.js";
+import { buildField, fieldId, layoutFields, readFields, syncLayout, writeFields } from "./fields.js";
 import {
-  $, describeError, el, local, paramLabels, parseFaces, patchList, rulesetByName, state, t,
+  $, describeError, el, followTableGame, local, paramLabel, paramLabels, parseFaces, patchList,
+  rulesetByName, state, t,
 } from "./page.js";
 
 const PREFIX = "askp";
 const sidePrefix = (index) => `asks${index}`;
 const isGm = () => state.welcome?.role === "gm";
+
+/** What else shows the asks (the log's ask lines carry their answer button). */
+let asksChanged = () => {};
+export function onAsksChanged(callback) {
+  asksChanged = callback;
+}
 
 /** This page's errors on ask cards: ask id → message. */
 const errors = new Map();
@@ -126,6 +133,48 @@ function rulesetTitle(name) {
 /** What an ask asks for, for people: its label, else its game. */
 const askName = (event) => event.label || rulesetTitle(event.ruleset);
 
+/** A value as people read it: a choice's label, yes for a bool, a list's items. */
+function valueText(spec, value) {
+  if (typeof value === "boolean") return "";
+  if (Array.isArray(value)) return value.map((item) => local(spec.choice_labels?.[item]) || item).join(", ");
+  if (value && typeof value === "object") return Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ");
+  return local(spec.choice_labels?.[value]) || String(value);
+}
+
+/**
+ * What an ask asks of `target` (a side of it, or everyone): the params that differ from
+ * the game's defaults, « Caractéristique ECL · Difficulté 4 ».
+ */
+export function askedText(event, target) {
+  const schema = rulesetByName(event.ruleset)?.params ?? {};
+  const side = target === undefined && !isGm()
+    ? (event.to ?? []).find((item) => item.seat === state.client?.name) : target;
+  const params = side?.params ?? event.params ?? {};
+  return Object.entries(params).filter(([name, value]) => {
+    const spec = schema[name] ?? {};
+    if (value === null || value === undefined || value === false || value === "") return false;
+    if (Array.isArray(value) && !value.length) return false;
+    return JSON.stringify(value) !== JSON.stringify(spec.default);
+  }).map(([name, value]) => [paramLabel(event.ruleset, name), valueText(schema[name] ?? {}, value)]
+    .filter(Boolean).join(" ")).join(" · ");
+}
+
+/** This page's seat's part of an ask still waiting for its answer (`null`: none). */
+export function pendingFor(id) {
+  const item = state.asks?.get(id);
+  if (!item || item.closed || isGm() || !asksMe(item.event)) return null;
+  if (item.answers.has(state.client?.name)) return null;
+  return item;
+}
+
+/** The asked roll's button, for the ask's line in the log (where the player reads). */
+export function answerButton(id) {
+  const item = pendingFor(id);
+  if (!item) return null;
+  return el("button", { type: "button", class: "primary ask-roll-here", id: `ask-roll-log-${id}`,
+    disabled: busy.has(id), text: t("ask.roll", { what: askName(item.event) }), onclick: () => answer_(item) });
+}
+
 /** A seat's answer on the GM's card: its result, or the side the ask recorded. */
 function answerText(answer) {
   if (!answer) return t("ask.waiting");
@@ -142,7 +191,8 @@ function answerText(answer) {
   return pieces.join(" · ");
 }
 
-function winnerText(opposition) {
+/** Who won an opposition, for people (the GM's card, and every log the ask's mode lets see it). */
+export function winnerText(opposition) {
   if (opposition.draw) return t("ask.draw");
   if (opposition.winner === null || opposition.winner === undefined) return t("ask.nobody");
   const side = (opposition.sides ?? []).find((item) => item.seat === opposition.winner);
@@ -161,6 +211,10 @@ function renderCard(item) {
       text: t(`mode.badge.${event.mode}`) }) : null,
     item.closed ? el("span", { class: "badge", text: t(`ask.${item.closed}`) }) : null);
   const body = [];
+  // What is asked: the characteristic, the difficulty… (this seat's side, for a player).
+  const mine = isGm() ? null : (event.to ?? []).find((target) => target.seat === state.client?.name);
+  const asked = askedText(event, mine);
+  if (asked) body.push(el("p", { class: "ask-what", text: t("ask.what", { what: asked }) }));
   if (isGm()) {
     body.push(el("ul", { class: "ask-lines" }, (event.to ?? []).map((target) => {
       const answer = item.answers.get(target.seat);
@@ -214,6 +268,7 @@ export function renderAsks() {
   patchList(box, cards);
   // First on the page (a phone shows it before the roll form): what the GM asks for now.
   $("asks-card").hidden = cards.length === 0;
+  asksChanged();
   if (focused && box.contains(document.getElementById(focused))) document.getElementById(focused).focus();
 }
 
@@ -308,24 +363,46 @@ function schema() {
 
 function buildParams() {
   const params = schema();
-  const kept = readFields(params, PREFIX, { relaxed: true }).values;
-  $("ask-params").replaceChildren(...Object.entries(params).map(([name, spec]) => buildField(name, spec, PREFIX)));
+  const box = $("ask-params");
+  // What was typed stays for the same game (a language switch), never for another: another
+  // game's difficulty is no value of this one.
+  const kept = box.dataset.ruleset === $("ask-ruleset").value
+    ? readFields(params, PREFIX, { relaxed: true }).values : {};
+  box.replaceChildren(...layoutFields(params, PREFIX, (name, spec) => buildField(name, spec, PREFIX)));
+  box.dataset.ruleset = $("ask-ruleset").value;
   writeFields(params, PREFIX, kept);
+  syncLayout($("ask-params"));
   buildSides();
 }
 
-/** In an opposition, each side's own params (its own difficulty, its own code…). */
+/** What a side may set apart from the common params: what a roll needs (not what folds
+ * away, nor a situation), empty — left empty, the side rolls as the common params say. */
+function sideParams(params) {
+  const switches = new Set(Object.values(params).map((spec) => spec.situation));
+  return Object.fromEntries(Object.entries(params)
+    .filter(([name, spec]) => !spec.more && !spec.situation && !switches.has(name) && spec.type !== "bool")
+    .map(([name, spec]) => {
+      // The help is read once, on the common field above.
+      const { default: _, required: __, description: ___, ...rest } = spec;
+      return [name, rest];
+    }));
+}
+
+/**
+ * In an opposition, the params common to the sides stay above; each side shows only what
+ * it may set differently (its own difficulty, its own code…), empty until the GM types it.
+ */
 function buildSides() {
   const opposed = $("ask-opposed").checked;
-  $("ask-params").hidden = opposed;
   const box = $("ask-sides");
   box.hidden = !opposed;
+  $("ask-common").hidden = !opposed;
   if (!opposed) {
     box.replaceChildren();
     delete box.dataset.ruleset;
     return;
   }
-  const params = schema();
+  const params = sideParams(schema());
   const names = checked();
   const sides = [...box.querySelectorAll("fieldset[data-side]")].map((set) => set.dataset.side);
   if (box.dataset.ruleset === $("ask-ruleset").value && sides.join("\n") === names.join("\n")
@@ -333,13 +410,22 @@ function buildSides() {
   box.dataset.ruleset = $("ask-ruleset").value;
   const before = new Map([...box.querySelectorAll("fieldset[data-side]")].map((set) =>
     [set.dataset.side, readFields(params, set.dataset.prefix, { relaxed: true }).values]));
-  const common = readFields(params, PREFIX, { relaxed: true }).values;
   box.replaceChildren(...names.map((name, index) => el("fieldset", { class: "ask-side params",
     "data-side": name, "data-prefix": sidePrefix(index) },
   el("legend", { text: t("ask.side", { name }) }),
+  el("small", { class: "help side-help", text: t("ask.side.help") }),
   Object.entries(params).map(([param, spec]) => buildField(param, spec, sidePrefix(index))))));
-  names.forEach((name, index) => writeFields(params, sidePrefix(index), before.get(name) ?? common));
+  names.forEach((name, index) => writeFields(params, sidePrefix(index), before.get(name) ?? {}));
   if (!names.length) box.append(el("p", { class: "hint", text: t("ask.pick") }));
+}
+
+/** The form as it was before any ask: nothing of the last one is sent again by mistake. */
+function resetAskForm() {
+  $("ask-params").replaceChildren();
+  $("ask-sides").replaceChildren();
+  delete $("ask-sides").dataset.ruleset;
+  $("ask-label").value = "";
+  buildParams();
 }
 
 async function submitAsk(event) {
@@ -366,18 +452,23 @@ async function submitAsk(event) {
     mode: $("ask-mode").value, options: {} };
   const params = schema();
   if (opposed) {
+    // The common params, and each side's differences over them (PROTOCOL.md §7.5).
+    const common = readFields(params, PREFIX, { relaxed: true }).values;
     message.opposed = true;
+    message.params = common;
     message.each = {};
     for (const [index, name] of to.entries()) {
-      const { values, missing } = readFields(params, sidePrefix(index));
+      const { values } = readFields(sideParams(params), sidePrefix(index));
+      const missing = Object.entries(params).filter(([param, spec]) => spec.required
+        && !(param in common) && !(param in values)).map(([param]) => param);
       if (missing.length) {
+        const field = fieldId(sidePrefix(index), missing[0]);
         fail(`${t("ask.side", { name })} : ${t("odds.missing")}${paramLabels(ruleset, missing)}`,
-          fieldId(sidePrefix(index), missing[0]));
+          document.getElementById(field) ? field : fieldId(PREFIX, missing[0]));
         return;
       }
       message.each[name] = values;
     }
-    message.params = message.each[to[0]];
   } else {
     const { values, missing } = readFields(params, PREFIX);
     if (missing.length) {
@@ -391,6 +482,7 @@ async function submitAsk(event) {
   try {
     const reply = await state.client.request(message);
     applyAsk(reply);
+    resetAskForm();
     $("ask-status").textContent = t("ask.sent");
   } catch (failure) {
     fail(describeError(failure, ruleset));
@@ -414,6 +506,7 @@ export function enterAskForm() {
 export function setupAskForm() {
   $("ask-form").addEventListener("submit", submitAsk);
   $("ask-ruleset").addEventListener("change", buildParams);
+  followTableGame($("ask-ruleset"), buildParams);
   $("ask-opposed").addEventListener("change", buildSides);
   $("ask-targets").addEventListener("change", buildSides);
   $("ask-form").addEventListener("input", () => { $("ask-status").textContent = ""; });

@@ -2,7 +2,7 @@
 // events and outcomes; the "my character" panel; how a character changes the roll form.
 import { $, el, fieldLabel, local, rulesetByName, sheetOf, state, t } from "./page.js";
 
-const hooks = { currentChanged: () => {}, quickRoll: () => {}, changed: () => {} };
+const hooks = { currentChanged: () => {}, quickRoll: () => {}, changed: () => {}, against: () => "" };
 
 /** What the rest of the page does when the characters change. */
 export function configureCharacters(callbacks) {
@@ -244,12 +244,22 @@ export function renderCharacterPanel(highlight = new Set()) {
   if (!character) return;
   const { pickers } = sheetPlan(character.ruleset, character);
   const [param, choices] = pickers.entries().next().value ?? [null, null];
+  // A quick roll rolls the form as it stands: each button says against what (the form's
+  // difficulty), not only what it picks.
+  const against = () => el("small", { class: "quick-against", text: hooks.against() });
   const buttons = param
     ? choices.map(([value, shown, short]) => el("button", { type: "button", class: "quick", "data-param": param,
-      "data-choice": value, text: short ?? shown, title: shown, onclick: () => hooks.quickRoll(param, value) }))
-    : [el("button", { type: "button", class: "quick", text: t("roll.as", { name: character.character }),
-      onclick: () => hooks.quickRoll(null, null) })];
+      "data-choice": value, title: shown, onclick: () => hooks.quickRoll(param, value) },
+    el("span", { class: "quick-what", text: short ?? shown }), against()))
+    : [el("button", { type: "button", class: "quick", onclick: () => hooks.quickRoll(null, null) },
+      el("span", { class: "quick-what", text: t("roll.as", { name: character.character }) }), against())];
   quick.append(el("h3", { id: "quick-title", text: t("character.quick") }), el("div", { class: "quick-buttons" }, buttons));
+}
+
+/** The quick rolls' « against » line, after the roll form changed. */
+export function refreshQuickRolls() {
+  const text = hooks.against();
+  for (const node of document.querySelectorAll("#quick-rolls .quick-against")) node.textContent = text;
 }
 
 export function chooseCharacter(name) {

@@ -83,6 +83,97 @@ export function buildField(name, spec, prefix, options = {}) {
   return wrap;
 }
 
+/**
+ * A form's fields as a person needs them (PROTOCOL.md §3, `more` and `situation`): what a
+ * roll needs at once; a « Situation » choice for the bool params others name as their
+ * `situation` (drinking, darts), which brings those params; the `more` params folded
+ * behind « plus d'options ». `build(name, spec)` makes one field. Returns the nodes.
+ */
+export function layoutFields(params, prefix, build) {
+  const entries = Object.entries(params);
+  const switches = new Set(entries.map(([, spec]) => spec.situation).filter((name) => params[name]?.type === "bool"));
+  const main = [];
+  const more = [];
+  const bySituation = new Map([...switches].map((name) => [name, []]));
+  for (const [name, spec] of entries) {
+    const field = build(name, spec);
+    if (!field) continue;
+    if (switches.has(name)) field.hidden = true; // the « Situation » choice sets it
+    if (spec.situation && bySituation.has(spec.situation)) bySituation.get(spec.situation).push(field);
+    else if (spec.more || switches.has(name)) more.push(field);
+    else main.push(field);
+  }
+  const nodes = [...main];
+  if (switches.size) {
+    const id = `${prefix}-situation`;
+    const select = el("select", { id, class: "situation-pick" },
+      el("option", { value: "", text: t("situation.none") }),
+      [...switches].map((name) => el("option", { value: name,
+        text: local(params[name].label) || name.replaceAll("_", " ") })));
+    select.addEventListener("change", () => chooseSituation(select));
+    nodes.push(el("div", { class: "param situation", "data-situation-pick": prefix },
+      el("label", { for: id }, el("span", { class: "param-name", text: t("situation.title") })),
+      el("div", { class: "param-input" }, select)));
+    for (const [name, fields] of bySituation) {
+      // Off, its fields are not read: a situation not chosen sends nothing.
+      nodes.push(el("div", { class: "situation-fields params", "data-situation": name, hidden: true,
+        "data-off": "" }, fields));
+    }
+  }
+  if (more.length) {
+    const summary = el("summary", { class: "more-summary", text: t("more.title") });
+    const box = el("details", { class: "more-params", "data-prefix": prefix }, summary,
+      el("div", { class: "params" }, more));
+    const count = () => {
+      const set = more.filter((field) => !field.hidden && differs(params, prefix, field.dataset.param)).length;
+      summary.textContent = set ? t("more.set", { count: set }) : t("more.title");
+    };
+    box.addEventListener("input", count);
+    box.addEventListener("change", count);
+    box.recount = count;
+    nodes.push(box);
+  }
+  return nodes;
+}
+
+/** Whether field `name` holds something else than its default. */
+function differs(params, prefix, name) {
+  const spec = params[name];
+  if (!spec) return false;
+  const { values } = readFields({ [name]: spec }, prefix, { relaxed: true });
+  if (!(name in values)) return false;
+  const value = values[name];
+  if (spec.type === "bool") return value !== (spec.default === true);
+  if (Array.isArray(value) && !value.length) return false;
+  return JSON.stringify(value) !== JSON.stringify(spec.default);
+}
+
+/** The situation `select` picks: its switch on, the others off, their fields shown or not. */
+function chooseSituation(select) {
+  const form = select.closest("form") ?? document;
+  const prefix = select.id.slice(0, -"-situation".length);
+  for (const box of form.querySelectorAll(".situation-fields")) {
+    if (!box.parentElement.contains(select.closest(".situation"))) continue;
+    const on = box.dataset.situation === select.value;
+    box.hidden = !on;
+    box.toggleAttribute("data-off", !on);
+    const toggle = document.getElementById(fieldId(prefix, box.dataset.situation));
+    if (toggle) toggle.checked = on;
+  }
+}
+
+/** After values were written into a form: its situation choice and « plus d'options » say so. */
+export function syncLayout(container) {
+  for (const select of container.querySelectorAll(".situation-pick")) {
+    const prefix = select.id.slice(0, -"-situation".length);
+    const on = [...select.options].map((option) => option.value)
+      .find((name) => name && document.getElementById(fieldId(prefix, name))?.checked);
+    select.value = on ?? "";
+    chooseSituation(select);
+  }
+  for (const box of container.querySelectorAll(".more-params")) box.recount?.();
+}
+
 /** What people read for one of a field's choices: its `choice_labels` entry, else the choice. */
 function choiceText(spec, choice) {
   return local(spec.choice_labels?.[choice]) || String(choice).replaceAll("_", " ");
@@ -132,7 +223,7 @@ export function readFields(schema, prefix, { skip = new Set(), relaxed = false }
   for (const [name, spec] of Object.entries(schema ?? {})) {
     if (skip.has(name)) continue;
     const node = document.getElementById(fieldId(prefix, name));
-    if (!node) continue;
+    if (!node || node.closest("[data-off]")) continue; // a situation not chosen: not sent
     if (spec.type === "bool") {
       values[name] = node.checked;
     } else if (spec.type === "map") {

@@ -7,7 +7,9 @@
 import { buildField, fieldId, readFields, writeFields } from "./fields.js";
 import { enterAskForm, renderAskTargets, setupAskForm } from "./asks.js";
 import { renderValues } from "./characters.js";
-import { $, armedButton, describeError, el, local, rulesetByName, sheetOf, state, t } from "./page.js";
+import {
+  $, armedButton, describeError, el, followTableGame, local, rulesetByName, sheetOf, state, t,
+} from "./page.js";
 
 const SHEET_PREFIX = "sheet";
 let listTimer = null;
@@ -407,6 +409,7 @@ export function setupGmPanel() {
   $("seat-form").addEventListener("submit", addSeat);
   $("sheet-form").addEventListener("submit", saveCharacter);
   $("sheet-ruleset").addEventListener("change", buildSheetFields);
+  followTableGame($("sheet-ruleset"), buildSheetFields);
   $("sheet-new").addEventListener("click", newCharacter);
   $("sheet-form").addEventListener("input", () => { $("sheet-form-status").textContent = ""; });
   $("adjust-form").addEventListener("submit", adjust);

@@ -19,6 +19,8 @@ export const state = {
   // history before the join is in, `floor` is null and no gap is shown (it is not known yet).
   floor: null,
   horizon: 0,
+  // Seqs the history says are hidden notes (a seat, another's sheet), not secret rolls.
+  hiddenNotes: new Set(),
   logTable: null,
   oddsTicket: 0,
   oddsTimer: null,
@@ -166,4 +168,50 @@ export function describeError(error, ruleset, { adding } = {}) {
     return message.replace(`'${param}'`, `« ${paramLabel(ruleset, param)} »`);
   }
   return message;
+}
+
+// -- the table's game: what the game pickers show first --------------------------------------
+
+/**
+ * The table's game: the one most of its characters play, else the game of the last roll
+ * this page saw, else the last this browser used (`null` when none is known).
+ */
+export function tableRuleset() {
+  const counts = new Map();
+  for (const character of state.characters.values()) {
+    if (rulesetByName(character.ruleset)) counts.set(character.ruleset, (counts.get(character.ruleset) ?? 0) + 1);
+  }
+  if (counts.size) return [...counts].sort((a, b) => b[1] - a[1])[0][0];
+  const last = [...state.outcomes].reverse().find((outcome) => rulesetByName(outcome.ruleset));
+  if (last) return last.ruleset;
+  const stored = localStorage.getItem("sidecar.ruleset");
+  return rulesetByName(stored) ? stored : null;
+}
+
+/** The game pickers that follow the table's game until a person picks another. */
+const followers = [];
+
+/**
+ * `select` (a game picker) shows the table's game, and follows it while nobody chose
+ * another; `rebuild` redraws what depends on it.
+ */
+export function followTableGame(select, rebuild, { busy = () => false } = {}) {
+  followers.push({ select, rebuild, busy });
+  select.addEventListener("change", () => {
+    if (select.value !== select.dataset.auto) select.dataset.chosen = "1";
+  });
+}
+
+/** Every picker nobody chose on shows the table's game. */
+export function applyTableGame() {
+  const game = tableRuleset();
+  if (!game) return;
+  for (const { select, rebuild, busy } of followers) {
+    // Picked by hand, fixed by a character, or being filled in: left as it is.
+    if (select.dataset.chosen || select.disabled || select.value === game || busy()) continue;
+    if (![...select.options].some((option) => option.value === game)) continue;
+    select.value = game;
+    select.dataset.auto = game;
+    rebuild();
+  }
 }
