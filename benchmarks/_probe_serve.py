@@ -1,0 +1,133 @@
+"""``sidecar serve`` with measuring probes, for ``capacity.py`` (never for production).
+
+    python benchmarks/_probe_serve.py serve --port ... (the options of ``sidecar serve``)
+
+It is the real command (``sidecar.cli.main``), with, inside the server's process:
+
+- an event-loop lag probe: a task sleeping 10 ms, recording how late it wakes;
+- ``gc.callbacks`` recording each collection's duration by generation;
+- optionally ``cProfile`` of the whole process ($SIDECAR_PROBE_PROFILE: where to dump it).
+
+SIGUSR1 starts the measured window (clears what was recorded); SIGUSR2 writes what was
+recorded since to $SIDECAR_PROBE_OUT (JSON) and the profile to $SIDECAR_PROBE_PROFILE. Settings the command line has no flag for
+are given as $SIDECAR_PROBE_CONFIG, ``field=value,field=value`` of ``ServerConfig``
+(e.g. ``max_tables=5000,ping_interval=none``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import cProfile
+import gc
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import sidecar.cli.serve as serve  # noqa: E402
+from sidecar.cli.main import main  # noqa: E402
+
+LAG_PERIOD = 0.010
+
+
+class Probes:
+    """What the probes recorded since the window opened."""
+
+    def __init__(self) -> None:
+        self.reset()
+        self._gc_start = 0.0
+        self.profiler: cProfile.Profile | None = None
+
+    def reset(self) -> None:
+        self.lags: list[float] = []
+        self.gc: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.opened = time.monotonic()
+
+    def open_window(self) -> None:
+        self.reset()
+        if self.profiler is not None:
+            self.profiler.enable()
+
+    def close_window(self, path: str) -> None:
+        self.dump(path)
+        if self.profiler is not None:
+            self.profiler.disable()
+            self.profiler.dump_stats(os.environ["SIDECAR_PROBE_PROFILE"])
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            self.gc[info["generation"]].append(time.perf_counter() - self._gc_start)
+
+    async def sample_lag(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(LAG_PERIOD)
+            self.lags.append(time.perf_counter() - before - LAG_PERIOD)
+
+    def dump(self, path: str) -> None:
+        lags = sorted(self.lags)
+
+        def q(p: float) -> float:
+            return lags[min(len(lags) - 1, int(p * len(lags)))] * 1000 if lags else float("nan")
+
+        report = {
+            "seconds": time.monotonic() - self.opened,
+            "lag_ms": {"samples": len(lags), "p50": q(0.5), "p99": q(0.99), "p999": q(0.999),
+                       "max": lags[-1] * 1000 if lags else float("nan"),
+                       "over_50ms": sum(1 for x in lags if x > 0.050)},
+            "gc": {str(g): {"count": len(d), "total_ms": sum(d) * 1000,
+                            "max_ms": max(d, default=0.0) * 1000}
+                   for g, d in self.gc.items()},
+            "gc_frozen": gc.get_freeze_count(),
+            "gc_threshold": gc.get_threshold(),
+        }
+        Path(path).write_text(json.dumps(report))
+
+
+def _value(text: str) -> object:
+    if text.lower() == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def install() -> Probes:
+    probes = Probes()
+    overrides = dict(item.split("=", 1) for item in
+                     os.environ.get("SIDECAR_PROBE_CONFIG", "").split(",") if item)
+    original = serve.serve_until_stopped
+
+    async def probed(config, table):  # type: ignore[no-untyped-def]
+        for key, text in overrides.items():
+            setattr(config, key, _value(text))
+        gc.callbacks.append(probes.on_gc)
+        lag = asyncio.get_running_loop().create_task(probes.sample_lag())
+        out = os.environ.get("SIDECAR_PROBE_OUT")
+        signal.signal(signal.SIGUSR1, lambda *_: probes.open_window())
+        if out:
+            signal.signal(signal.SIGUSR2, lambda *_: probes.close_window(out))
+        try:
+            return await original(config, table)
+        finally:
+            lag.cancel()
+
+    serve.serve_until_stopped = probed
+    return probes
+
+
+if __name__ == "__main__":
+    installed = install()
+    if os.environ.get("SIDECAR_PROBE_PROFILE"):
+        # Enabled by SIGUSR1, dumped by SIGUSR2: the measured window only.
+        installed.profiler = cProfile.Profile()
+    sys.exit(main(sys.argv[1:]))
