@@ -9,9 +9,9 @@ It is the real command (``sidecar.cli.main``), with, inside the server's process
 - optionally ``cProfile`` of the whole process ($SIDECAR_PROBE_PROFILE: where to dump it).
 
 SIGUSR1 starts the measured window (clears what was recorded); SIGUSR2 writes what was
-recorded since to $SIDECAR_PROBE_OUT (JSON) and the profile to $SIDECAR_PROBE_PROFILE. Settings the command line has no flag for
-are given as $SIDECAR_PROBE_CONFIG, ``field=value,field=value`` of ``ServerConfig``
-(e.g. ``max_tables=5000,ping_interval=none``).
+recorded since to $SIDECAR_PROBE_OUT (JSON) and the profile to $SIDECAR_PROBE_PROFILE.
+Settings the command line has no flag for are given as $SIDECAR_PROBE_CONFIG,
+``field=value,field=value`` of ``ServerConfig`` (e.g. ``max_tables=5000,ping_interval=none``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -39,12 +40,14 @@ class Probes:
 
     def __init__(self) -> None:
         self.reset()
-        self._gc_start = 0.0
+        self._gc_start = self._gc_cpu_start = 0.0
         self.profiler: cProfile.Profile | None = None
 
     def reset(self) -> None:
         self.lags: list[float] = []
         self.gc: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.gc_cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.gc_collected: dict[int, int] = {0: 0, 1: 0, 2: 0}
         self.opened = time.monotonic()
 
     def open_window(self) -> None:
@@ -59,10 +62,16 @@ class Probes:
             self.profiler.dump_stats(os.environ["SIDECAR_PROBE_PROFILE"])
 
     def on_gc(self, phase: str, info: dict) -> None:
+        # Wall time and this thread's CPU time: on a shared machine a wall-clock pause
+        # may be the process waiting for a core, not the collector working.
         if phase == "start":
             self._gc_start = time.perf_counter()
+            self._gc_cpu_start = time.thread_time()
         else:
-            self.gc[info["generation"]].append(time.perf_counter() - self._gc_start)
+            generation = info["generation"]
+            self.gc[generation].append(time.perf_counter() - self._gc_start)
+            self.gc_cpu[generation].append(time.thread_time() - self._gc_cpu_start)
+            self.gc_collected[generation] += info["collected"]
 
     async def sample_lag(self) -> None:
         while True:
@@ -71,6 +80,7 @@ class Probes:
             self.lags.append(time.perf_counter() - before - LAG_PERIOD)
 
     def dump(self, path: str) -> None:
+        tracked = gc.get_objects()  # (what a full collection walks: all but the frozen)
         lags = sorted(self.lags)
 
         def q(p: float) -> float:
@@ -82,8 +92,13 @@ class Probes:
                        "max": lags[-1] * 1000 if lags else float("nan"),
                        "over_50ms": sum(1 for x in lags if x > 0.050)},
             "gc": {str(g): {"count": len(d), "total_ms": sum(d) * 1000,
-                            "max_ms": max(d, default=0.0) * 1000}
+                            "max_ms": max(d, default=0.0) * 1000,
+                            "cpu_total_ms": sum(self.gc_cpu[g]) * 1000,
+                            "cpu_max_ms": max(self.gc_cpu[g], default=0.0) * 1000,
+                            "collected": self.gc_collected[g]}
                    for g, d in self.gc.items()},
+            "tracked_objects": len(tracked),
+            "tracked_types": Counter(type(o).__qualname__ for o in tracked).most_common(12),
             "gc_frozen": gc.get_freeze_count(),
             "gc_threshold": gc.get_threshold(),
         }
@@ -129,5 +144,5 @@ if __name__ == "__main__":
     installed = install()
     if os.environ.get("SIDECAR_PROBE_PROFILE"):
         # Enabled by SIGUSR1, dumped by SIGUSR2: the measured window only.
-        installed.profiler = cProfile.Profile()
+        installed.profiler = cProfile.Profile(time.thread_time)  # CPU, not waits for a core
     sys.exit(main(sys.argv[1:]))

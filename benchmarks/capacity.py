@@ -58,8 +58,8 @@ ROLL = {"type": "roll", "ruleset": "bloodlust", "params": {"pool": 5}, "mode": "
 class Share:
     """One client process's connections and what they measured."""
 
-    def __init__(self, args: argparse.Namespace, url: str, start: float, window: tuple[float, float],
-                 mine: list[int]) -> None:
+    def __init__(self, args: argparse.Namespace, url: str, start: float,
+                 window: tuple[float, float], mine: list[int]) -> None:
         self.args, self.url, self.start, self.window, self.mine = args, url, start, window, mine
         self.latencies: list[float] = []
         self.rolls = 0
@@ -125,7 +125,7 @@ class Share:
                 await ws.send(msgpack.packb({**ROLL, "id": rid}))
                 try:
                     await asyncio.wait_for(waiter, max(1.0, closed + 10 - time.time()))
-                except (TimeoutError, asyncio.TimeoutError):
+                except TimeoutError:
                     if opened <= sent_wall:
                         self.lost += 1
                     return
@@ -145,7 +145,8 @@ class Share:
 
 
 def client_process(args: argparse.Namespace, url: str, start: float,
-                   window: tuple[float, float], mine: list[int], out: multiprocessing.Queue) -> None:
+                   window: tuple[float, float], mine: list[int],
+                   out: multiprocessing.Queue) -> None:
     _raise_fd_limit()
     out.put(asyncio.run(Share(args, url, start, window, mine).run()))
 
@@ -249,9 +250,12 @@ def row(args: argparse.Namespace, r: dict) -> str:
         lag, gcs = probe["lag_ms"], probe["gc"]
         text += (f"\n  server: loop lag p50 {lag['p50']:.1f} ms, p99 {lag['p99']:.1f} ms, "
                  f"max {lag['max']:.0f} ms ({lag['over_50ms']} of {lag['samples']} over 50 ms); "
-                 "gc " + ", ".join(f"gen{g} {d['count']}× {d['total_ms']:.0f} ms "
-                                   f"(max {d['max_ms']:.1f})" for g, d in gcs.items())
-                 + f"; frozen {probe['gc_frozen']}, thresholds {tuple(probe['gc_threshold'])}")
+                 "\n  gc (wall/CPU ms): " + ", ".join(
+                     f"gen{g} {d['count']}× {d['total_ms']:.0f}/{d['cpu_total_ms']:.0f} "
+                     f"(max {d['max_ms']:.1f}/{d['cpu_max_ms']:.1f})" for g, d in gcs.items())
+                 + f"; tracked {probe['tracked_objects']}, frozen {probe['gc_frozen']}, "
+                 f"thresholds {tuple(probe['gc_threshold'])}"
+                 f"\n  most tracked: {probe['tracked_types']}")
     return text
 
 
