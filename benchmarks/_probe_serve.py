@@ -80,7 +80,18 @@ class Probes:
             self.lags.append(time.perf_counter() - before - LAG_PERIOD)
 
     def dump(self, path: str) -> None:
+        collections = {str(g): {"count": len(d), "total_ms": sum(d) * 1000,
+                                "max_ms": max(d, default=0.0) * 1000,
+                                "cpu_total_ms": sum(self.gc_cpu[g]) * 1000,
+                                "cpu_max_ms": max(self.gc_cpu[g], default=0.0) * 1000,
+                                "collected": self.gc_collected[g]}
+                       for g, d in self.gc.items()}
         tracked = gc.get_objects()  # (what a full collection walks: all but the frozen)
+        # What a full collection costs now, in CPU (a wall clock would count the waits for
+        # a core on a shared machine): the pause one would hold the event loop for.
+        cpu = time.thread_time()
+        gc.collect(2)
+        full_cpu = time.thread_time() - cpu
         lags = sorted(self.lags)
 
         def q(p: float) -> float:
@@ -91,13 +102,9 @@ class Probes:
             "lag_ms": {"samples": len(lags), "p50": q(0.5), "p99": q(0.99), "p999": q(0.999),
                        "max": lags[-1] * 1000 if lags else float("nan"),
                        "over_50ms": sum(1 for x in lags if x > 0.050)},
-            "gc": {str(g): {"count": len(d), "total_ms": sum(d) * 1000,
-                            "max_ms": max(d, default=0.0) * 1000,
-                            "cpu_total_ms": sum(self.gc_cpu[g]) * 1000,
-                            "cpu_max_ms": max(self.gc_cpu[g], default=0.0) * 1000,
-                            "collected": self.gc_collected[g]}
-                   for g, d in self.gc.items()},
+            "gc": collections,
             "tracked_objects": len(tracked),
+            "full_collection_cpu_ms": full_cpu * 1000,
             "tracked_types": Counter(type(o).__qualname__ for o in tracked).most_common(12),
             "gc_frozen": gc.get_freeze_count(),
             "gc_threshold": gc.get_threshold(),
@@ -126,11 +133,15 @@ def install() -> Probes:
         for key, text in overrides.items():
             setattr(config, key, _value(text))
         gc.callbacks.append(probes.on_gc)
-        lag = asyncio.get_running_loop().create_task(probes.sample_lag())
+        lag = asyncio.get_running_loop().create_task(probes.sample_lag())  # noqa: RUF006
         out = os.environ.get("SIDECAR_PROBE_OUT")
         signal.signal(signal.SIGUSR1, lambda *_: probes.open_window())
         if out:
-            signal.signal(signal.SIGUSR2, lambda *_: probes.close_window(out))
+            # On the loop, not in the handler: a handler may run inside a collection's
+            # callback, where a forced collection would return at once.
+            loop = asyncio.get_running_loop()
+            signal.signal(signal.SIGUSR2, lambda *_: loop.call_soon_threadsafe(
+                probes.close_window, out))
         try:
             return await original(config, table)
         finally:
