@@ -2,7 +2,7 @@
 grow with the number of connections (issue 28).
 
 CPython's full (generation 2) collection walks every tracked object that is not frozen;
-each connection keeps about 120 of them alive (its tasks, coroutines, futures, buffers),
+each connection keeps about 110 of them alive (its tasks, coroutines, futures, buffers),
 so with thousands of players a full collection held the event loop for 270 ms of CPU
 at 3,000 connections — every roll arriving meanwhile waited, which is what the p99 was.
 Objects that survived a full collection are, for the most part, the live connections and
