@@ -95,3 +95,45 @@ def test_no_thaw_period_keeps_the_start_up_freeze_only(loop) -> None:
     finally:
         policy.uninstall()
         gc.unfreeze()
+
+
+GC_WATCH = '''
+"""Says in each outcome's notes how many objects the server's collector has frozen;
+a roll labelled "collect" runs a full collection first."""
+import gc
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    if roll.label == "collect":
+        gc.collect()
+    outcome.notes.append(f"frozen={gc.get_freeze_count()}")
+'''
+
+
+def test_a_real_serve_freezes_what_survives_its_full_collections(tmp_path) -> None:
+    """``sidecar serve`` itself follows the policy: after a full collection in the server's
+    process, what survived it is frozen (before issue 28 only the start-up was)."""
+    from tests.helpers import Peer, run
+    from tests.support.plugins import write_plugins
+    from tests.support.serve import ServeProcess
+
+    def frozen(outcome: dict) -> int:
+        assert outcome["type"] == "outcome", outcome
+        return next(int(n.split("=")[1]) for n in outcome["notes"] if n.startswith("frozen="))
+
+    async def scenario(url: str) -> tuple[int, int]:
+        peer = await Peer.connect(url)
+        await peer.join(role="gm", name="MJ")
+        before = frozen(await peer.roll(label="count"))
+        await peer.roll(label="collect")
+        after = frozen(await peer.roll(label="count"))
+        await peer.close()
+        return before, after
+
+    directory = write_plugins(tmp_path / "p", gcwatch=GC_WATCH)
+    with ServeProcess("--plugins-dir", str(directory), "--db", ":memory:",
+                      "--trust", "gcwatch") as server:
+        before, after = run(scenario(server.url))
+        assert server.stop() == 0
+    assert after > before, (before, after)
