@@ -35,6 +35,7 @@ import multiprocessing
 import os
 import random
 import resource
+import signal
 import sys
 import tempfile
 import time
@@ -213,12 +214,12 @@ def run(args: argparse.Namespace) -> dict:
         for worker in workers:
             worker.start()
         time.sleep(max(0.0, opened - time.time()))
-        os.kill(server.pid, __import__("signal").SIGUSR1)
+        os.kill(server.pid, signal.SIGUSR1)
         cpu_at, wall_at = cpu_seconds(server.pid), time.monotonic()
         time.sleep(max(0.0, window[1] - time.time()))
         cpu = (cpu_seconds(server.pid) - cpu_at) / (time.monotonic() - wall_at)
         rss, peak = server.rss_mib(), peak_rss_mib(server.pid)
-        os.kill(server.pid, __import__("signal").SIGUSR2)
+        os.kill(server.pid, signal.SIGUSR2)
         results = [out.get(timeout=120) for _ in workers]
         for worker in workers:
             worker.join(timeout=10)
