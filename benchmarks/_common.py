@@ -30,10 +30,10 @@ def percentile(values: list[float], q: float) -> float:
 class Process:
     """A server process on a loopback port, stopped with SIGTERM."""
 
-    def __init__(self, args: list[str], ready: str) -> None:
+    def __init__(self, args: list[str], ready: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True, cwd=ROOT,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline()
@@ -63,17 +63,22 @@ class Process:
         self.proc.stdout.close()
 
 
-def sidecar_server(port: int, *extra: str) -> Process:
-    """The real server, journal on a temporary file, no rate limit, default plugins only."""
+def serve_args(port: int, *extra: str) -> list[str]:
+    """``serve`` and its options for a benchmark: journal on a temporary file, no rate
+    limit, default plugins only (what follows ``sidecar``)."""
     db = Path(tempfile.mkdtemp(prefix="sidecar-bench-")) / "bench.db"
     # (A Redis store in ``extra`` replaces the journal: serve takes one or the other.)
     where = [] if "--store" in extra else ["--db", str(db)]
-    return Process([sys.executable, "-m", "sidecar.cli.main", "serve", "--port", str(port),
-                    *where, "--gm-token", GM, "--player-token", PLAYER,
-                    "--rate-limit", "0", "--log-level", "warning", "--disable", "boss",
-                    # Fan-out measures up to 500 observers at one table, all from loopback.
-                    "--max-observers", "1000", "--max-connections-per-address", "0",
-                    *extra], ready=r"WebSocket ws://")
+    return ["serve", "--port", str(port), *where, "--gm-token", GM, "--player-token", PLAYER,
+            "--rate-limit", "0", "--log-level", "warning", "--disable", "boss",
+            # Fan-out measures up to 500 observers at one table, all from loopback.
+            "--max-observers", "1000", "--max-connections-per-address", "0", *extra]
+
+
+def sidecar_server(port: int, *extra: str) -> Process:
+    """The real server, journal on a temporary file, no rate limit, default plugins only."""
+    return Process([sys.executable, "-m", "sidecar.cli.main", *serve_args(port, *extra)],
+                   ready=r"WebSocket ws://")
 
 
 def raw_server(port: int, mode: str) -> Process:

@@ -137,3 +137,8 @@ class ServerConfig:
     #: Seconds between two log lines of the same kind of client error (the others are
     #: counted, and the count is logged with the next line).
     log_interval: float = 10.0
+    #: ``sidecar serve`` freezes what survives each full garbage collection (its pauses
+    #: then stay short however many clients are connected) and thaws everything once per
+    #: this many seconds, so that what was frozen and became garbage is freed (one longer
+    #: pause per period). None: freeze once after start-up only.
+    gc_thaw_every: float | None = 600.0

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import shlex
@@ -134,6 +133,7 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
     :data:`STOP_DEADLINE` passed, ends the process at once), stop; its exit code. What
     keeps it from starting is said in one line."""
     from sidecar.host.plugins import PluginLoadError
+    from sidecar.server.collector import CollectorPolicy
     from sidecar.server.connections import SidecarServer
     from sidecar.stores.journal import JournalError
 
@@ -153,9 +153,11 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
         return EXIT_ERROR
     try:
         await server.start()
-        # Everything loaded so far lives as long as the server: keep it out of the
-        # cyclic collector's way, so collections during play stay short (tail latency).
-        gc.freeze()
+        # Everything loaded so far lives as long as the server, and so do most objects
+        # that survive a full collection: kept out of the cyclic collector's way, its
+        # pauses stay short however many players are connected (tail latency, issue 28).
+        collector = CollectorPolicy(asyncio.get_running_loop(), config.gc_thaw_every)
+        collector.install()
     except StoreUnavailable as exc:  # (its text names the store, password hidden)
         print(f"sidecar: {exc}", file=sys.stderr)
         await server.stop()
@@ -191,6 +193,7 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
     _print_join_qr(server.core.public_url, config, table)
     await stop.wait()
     print("sidecar: stopping (connections closed with 1001)", flush=True)
+    collector.uninstall()
     await server.stop()
     if any(not task.done() for task in server.host.abandoned):
         # An async hook that ignores its cancellation never ends, and asyncio would wait

@@ -5,5 +5,6 @@
 (frames in and out), ``joins`` (``hello`` to welcome and replay), ``requests`` (what each
 request does), ``runner`` (the one path of every change: repeat, turn, retry, journal,
 commit, deliver), ``replication`` (other processes' events, a shared store) and
-``timers`` (open rolls' defaults, presence).
+``timers`` (open rolls' defaults, presence); ``collector`` is the cyclic garbage
+collector's policy ``sidecar serve`` installs (pauses that do not grow with connections).
 """
