@@ -87,10 +87,14 @@ def test_grammar_built_expressions_roll_within_their_odds(text, seed):
 @settings(max_examples=25, deadline=None)
 @given(st.text(alphabet=NOTATION + "xé\t", min_size=1, max_size=30))
 def test_the_server_answers_any_expression_with_an_outcome_or_invalid_params(text):
-    """Through the real server (secure dice): nothing but an outcome or invalid_params."""
+    """Through the real server (secure dice): nothing but an outcome or invalid_params —
+    or, for a control character (the tab), the door's bad_message on ``params``."""
     try:
         resolution = resolve("dice", None, expr=text)
     except ProtocolError as error:
+        if "\t" in text:
+            assert error.code == "bad_message" and error.details == {"field": "params"}, error
+            return
         assert error.code == "invalid_params" and error.details == {"param": "expr"}, error
     else:
         assert resolution.outcome.result["expr"] == parse(text).text
