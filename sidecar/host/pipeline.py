@@ -266,12 +266,12 @@ class RollPipeline:
         failures: list[HookFailure] = []
         # (A ruleset no extension acts on makes no call to them at all.)
         changed = (await calls.modify_roll(order, roll, states, failures)
-                   if order.modify_roll else [])
+                   if order.modifies_roll(roll) else [])
         if roll.sheet is not None:
             await self.afford(roll, None, None, states, failures, order)
         outcome, source = await self._resolve(order, roll, dice, states, source)
         outcome.applied = changed
-        if order.modify_outcome:
+        if order.modifies_outcome(roll):
             await calls.modify_outcome(order, roll, outcome, states, failures)
         if failures:
             _note_failures(outcome, failures)
