@@ -149,7 +149,8 @@ class Order:
     owned: dict[str, Impl | None] = field(default_factory=dict)
     #: When every ``sidecar_modify_roll`` (``sidecar_modify_outcome``) is scoped to an
     #: option: those options, one of which a roll must hold for any of them to be called
-    #: (``None``: one of them is called on every roll).
+    #: (``None``: one of them is called on every roll). The pipeline looks first: an
+    #: extension scoped to an option nobody turned on costs no coroutine.
     modify_roll_gate: frozenset[str] | None = None
     modify_outcome_gate: frozenset[str] | None = None
 
@@ -160,19 +161,6 @@ class Order:
     def owner_hook(self, hook: str) -> Impl | None:
         """The owner's implementation of the owner-only ``hook``, or ``None``."""
         return self.owned[hook]
-
-    def modifies_roll(self, roll: Roll) -> bool:
-        """Whether :meth:`PluginCaller.modify_roll` calls any extension on ``roll``."""
-        gate = self.modify_roll_gate
-        return bool(self.modify_roll) and (gate is None or not gate.isdisjoint(roll.options))
-
-    def modifies_outcome(self, roll: Roll) -> bool:
-        """Whether :meth:`PluginCaller.modify_outcome` calls any extension on ``roll``
-        (on the path of every roll: an extension scoped to an option nobody turned on
-        costs no coroutine)."""
-        gate = self.modify_outcome_gate
-        return bool(self.modify_outcome) and (gate is None
-                                              or not gate.isdisjoint(roll.options))
 
 
 def _gate(impls: list[Impl]) -> frozenset[str] | None:

@@ -264,14 +264,18 @@ class RollPipeline:
         order = calls.order(roll.ruleset)
         states = TableStates(table_state)
         failures: list[HookFailure] = []
-        # (A ruleset no extension acts on makes no call to them at all.)
+        # (A ruleset no extension acts on — none, or all scoped to options this roll does
+        # not hold — makes no call to them at all.)
+        options, gate = roll.options, order.modify_roll_gate
         changed = (await calls.modify_roll(order, roll, states, failures)
-                   if order.modifies_roll(roll) else [])
+                   if order.modify_roll and (gate is None or not gate.isdisjoint(options))
+                   else [])
         if roll.sheet is not None:
             await self.afford(roll, None, None, states, failures, order)
         outcome, source = await self._resolve(order, roll, dice, states, source)
         outcome.applied = changed
-        if order.modifies_outcome(roll):
+        gate = order.modify_outcome_gate
+        if order.modify_outcome and (gate is None or not gate.isdisjoint(options)):
             await calls.modify_outcome(order, roll, outcome, states, failures)
         if failures:
             _note_failures(outcome, failures)
