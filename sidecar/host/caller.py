@@ -329,7 +329,8 @@ class PluginCaller:
         (exact odds may take a good part of a second: the tables' rolls go on)."""
         if impl.inline:
             roll.state = state
-            args = _args(impl, (roll, *values))
+            # (The usual owner names every argument: no call to pick them, on every roll.)
+            args = (roll, *values) if impl.positions is None else _args(impl, (roll, *values))
             if off_loop:
                 return await asyncio.to_thread(self._direct, impl, args), None
             try:

@@ -338,8 +338,11 @@ class RollPipeline:
         # A trusted ruleset's answer is taken as it is when it is the built-ins' usual one
         # (an Outcome showing its dice); any other (a map, from a plugin the operator
         # trusts) is checked whole too, so a malformed one is plugin_error, not a crash.
-        checked = guard is not None or raw.__class__ is not Outcome or not raw.dice
-        outcome = self._as_outcome(raw, source, roll, owner, checked=checked)
+        if guard is None and raw.__class__ is Outcome and raw.dice:
+            raw.applied = []  # (the built-ins' usual answer: taken as it is)
+            outcome = raw
+        else:
+            outcome = self._as_outcome(raw, source, roll, owner, checked=True)
         if dice is not None:
             _check_all_used(source)
         return outcome, source
