@@ -147,10 +147,26 @@ class Order:
     texts: list[Impl]
     #: Owner-only hook → the owner's implementation (``None``: it has none).
     owned: dict[str, Impl | None] = field(default_factory=dict)
+    #: When every ``sidecar_modify_roll`` (``sidecar_modify_outcome``) is scoped to an
+    #: option: those options, one of which a roll must hold for any of them to be called
+    #: (``None``: one of them is called on every roll). The pipeline looks first: an
+    #: extension scoped to an option nobody turned on costs no coroutine.
+    modify_roll_gate: frozenset[str] | None = None
+    modify_outcome_gate: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        self.modify_roll_gate = _gate(self.modify_roll)
+        self.modify_outcome_gate = _gate(self.modify_outcome)
 
     def owner_hook(self, hook: str) -> Impl | None:
         """The owner's implementation of the owner-only ``hook``, or ``None``."""
         return self.owned[hook]
+
+
+def _gate(impls: list[Impl]) -> frozenset[str] | None:
+    """The options scoping every one of ``impls`` (see :attr:`Order.modify_roll_gate`)."""
+    options = {impl.option for impl in impls}
+    return None if None in options else frozenset(o for o in options if o is not None)
 
 
 class PluginCaller:
@@ -313,7 +329,8 @@ class PluginCaller:
         (exact odds may take a good part of a second: the tables' rolls go on)."""
         if impl.inline:
             roll.state = state
-            args = _args(impl, (roll, *values))
+            # (The usual owner names every argument: no call to pick them, on every roll.)
+            args = (roll, *values) if impl.positions is None else _args(impl, (roll, *values))
             if off_loop:
                 return await asyncio.to_thread(self._direct, impl, args), None
             try:

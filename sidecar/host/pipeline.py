@@ -264,14 +264,18 @@ class RollPipeline:
         order = calls.order(roll.ruleset)
         states = TableStates(table_state)
         failures: list[HookFailure] = []
-        # (A ruleset no extension acts on makes no call to them at all.)
+        # (A ruleset no extension acts on — none, or all scoped to options this roll does
+        # not hold — makes no call to them at all.)
+        options, gate = roll.options, order.modify_roll_gate
         changed = (await calls.modify_roll(order, roll, states, failures)
-                   if order.modify_roll else [])
+                   if order.modify_roll and (gate is None or not gate.isdisjoint(options))
+                   else [])
         if roll.sheet is not None:
             await self.afford(roll, None, None, states, failures, order)
         outcome, source = await self._resolve(order, roll, dice, states, source)
         outcome.applied = changed
-        if order.modify_outcome:
+        gate = order.modify_outcome_gate
+        if order.modify_outcome and (gate is None or not gate.isdisjoint(options)):
             await calls.modify_outcome(order, roll, outcome, states, failures)
         if failures:
             _note_failures(outcome, failures)
@@ -334,8 +338,11 @@ class RollPipeline:
         # A trusted ruleset's answer is taken as it is when it is the built-ins' usual one
         # (an Outcome showing its dice); any other (a map, from a plugin the operator
         # trusts) is checked whole too, so a malformed one is plugin_error, not a crash.
-        checked = guard is not None or raw.__class__ is not Outcome or not raw.dice
-        outcome = self._as_outcome(raw, source, roll, owner, checked=checked)
+        if guard is None and raw.__class__ is Outcome and raw.dice:
+            raw.applied = []  # (the built-ins' usual answer: taken as it is)
+            outcome = raw
+        else:
+            outcome = self._as_outcome(raw, source, roll, owner, checked=True)
         if dice is not None:
             _check_all_used(source)
         return outcome, source

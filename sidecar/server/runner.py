@@ -4,7 +4,6 @@ their original outcome."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -66,15 +65,18 @@ class Runner:
         ``quiet``: a member who gets none of these events (a joiner, told by its welcome).
         """
         trims = table.trims
-        if session is not None and ticket is not None and ticket.key is not None \
+        # (Both looks for a repeat are made without a coroutine when nothing can be one:
+        # the usual request, on the path of every roll.)
+        repeatable = session is not None and ticket is not None and ticket.key is not None
+        if repeatable and self._may_be_repeat(ticket) \
                 and await self._answer_repeat(session, ticket):
             return 0
         # One change of a table at a time, from reading its plugin state to committing the
         # new one: two rolls resolved side by side would each start from the same state,
         # and the second commit would erase the first's changes.
         async with table.turn:
-            if session is not None and ticket is not None \
-                    and await self._repeated_meanwhile(session, ticket, trims):
+            if repeatable and self._resolved_meanwhile(ticket, trims) \
+                    and await self._answer_repeat(session, ticket):
                 return 0
             for _ in range(self.MAX_ATTEMPTS):
                 try:
@@ -88,7 +90,8 @@ class Runner:
         """One attempt of :meth:`_perform` (the caller holds the table's turn): each effect
         of ``steps()`` performed in order; how many events were committed."""
         committed = 0
-        async with contextlib.aclosing(steps()) as effects:
+        effects = steps()
+        try:
             async for effect in effects:
                 if isinstance(effect, Reply):
                     assert session is not None, "a reply needs a requester"
@@ -102,6 +105,13 @@ class Runner:
                 self._deliver(deliveries)
                 if effect.event.get("open"):
                     self._arm(table, effect.event)
+        except BaseException:
+            # Stopped between two effects (the store refused one, the task is cancelled):
+            # the steps are closed now, not whenever the collector finds them. (What
+            # ``contextlib.aclosing`` does, without its two coroutines on every change:
+            # steps that ran to their end need no closing.)
+            await effects.aclose()
+            raise
         return committed
 
     async def _after_stale(self, table: Table, stale: StaleTable) -> None:
@@ -151,17 +161,23 @@ class Runner:
         self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
         return deliveries
 
-    async def _repeated_meanwhile(self, session: ClientSession, ticket: RollTicket,
-                                  trims: int) -> bool:
-        """Inside the table's turn: whether the same request was resolved while this one
-        waited (another device of the member), then answered as a repeat. Memory knows,
-        unless the table's memory of request ids was trimmed since the first look
-        (``trims``): then the journal is asked again."""
+    @staticmethod
+    def _may_be_repeat(ticket: RollTicket) -> bool:
+        """Whether the request may repeat one already resolved: its id is remembered, or
+        the journal may know ids this process never saw (:meth:`_answer_repeat` tells)."""
         table = ticket.table
-        if ticket.key is None or (table.remembered(ticket.key) is None
-                                  and table.trims == trims):
-            return False
-        return await self._answer_repeat(session, ticket)
+        assert ticket.key is not None
+        return table.remembered(ticket.key) is not None or table.needs_journal_lookup()
+
+    @staticmethod
+    def _resolved_meanwhile(ticket: RollTicket, trims: int) -> bool:
+        """Inside the table's turn: whether the same request may have been resolved while
+        this one waited (another device of the member). Memory knows, unless the table's
+        memory of request ids was trimmed since the first look (``trims``): then
+        :meth:`_answer_repeat` asks the journal again."""
+        table = ticket.table
+        assert ticket.key is not None
+        return table.remembered(ticket.key) is not None or table.trims != trims
 
     async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
         """Resend the original outcome of a request id already resolved; True if so."""

@@ -21,44 +21,36 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 
-class Stored(NamedTuple):
-    """The facts of a stored event that decide who sees it."""
-
-    mode: str
-    roller_name: str
-    roller_role: str
-    #: ``None``: none (an outcome: by mode); ``""``: the GMs only; else the seat it is for.
-    audience: str | None
-
-
 class Term(NamedTuple):
-    """One condition, in SQL over the ``events`` row and in Python over :class:`Stored`.
+    """One condition, in SQL over the ``events`` row and in Python over the same facts.
 
     In ``sql``, ``{audience}`` stands for the audience column (``NULL`` in a journal
-    written before audiences existed); ``:name`` and ``:role`` for the member's identity."""
+    written before audiences existed); ``:name`` and ``:role`` for the member's identity.
+    ``py`` is the same condition as a Python expression over the arguments of
+    :func:`visible`: the event's ``mode``, ``roller_name``, ``roller_role`` and
+    ``audience``, the member's ``name`` and ``role``."""
 
     sql: str
-    holds: Callable[[Stored, str, str], bool]
+    py: str
 
 
 def _mode_in(*modes: str) -> Term:
     listed = ", ".join(f"'{mode}'" for mode in modes)
-    return Term(f"mode IN ({listed})", lambda e, name, role: e.mode in modes)
+    return Term(f"mode IN ({listed})", f"mode in {modes!r}")
 
 
-NO_AUDIENCE = Term("{audience} IS NULL", lambda e, name, role: e.audience is None)
-AN_AUDIENCE = Term("{audience} IS NOT NULL", lambda e, name, role: e.audience is not None)
-GM = Term(":role = 'gm'", lambda e, name, role: role == "gm")
+NO_AUDIENCE = Term("{audience} IS NULL", "audience is None")
+AN_AUDIENCE = Term("{audience} IS NOT NULL", "audience is not None")
+GM = Term(":role = 'gm'", "role == 'gm'")
 ROLLER = Term("roller_name = :name AND roller_role = :role",
-              lambda e, name, role: (e.roller_name, e.roller_role) == (name, role))
-ON_A_SEAT = Term("substr(:role, 1, 4) = 'seat'", lambda e, name, role: role[:4] == "seat")
+              "roller_name == name and roller_role == role")
+ON_A_SEAT = Term("substr(:role, 1, 4) = 'seat'", "role[:4] == 'seat'")
 #: The audience is the member's seat: its identity role, or — in rows written before
 #: audiences named seats by identity — its name (``substr``, not ``LIKE``: that one
 #: ignores case).
 THEIR_SEAT = Term(
     "({audience} = :role OR ({audience} = :name AND substr({audience}, 1, 5) <> 'seat:'))",
-    lambda e, name, role: e.audience is not None and (
-        e.audience == role or (e.audience == name and e.audience[:5] != "seat:")))
+    "(audience == role or (audience == name and audience[:5] != 'seat:'))")
 
 #: Who sees a stored event: any clause whose terms all hold.
 RULE: tuple[tuple[str, tuple[Term, ...]], ...] = (
@@ -79,18 +71,30 @@ def sql(audience: str = "audience") -> str:
         audience=audience) + ")"
 
 
+def _python() -> Callable[[str, str, str, str | None, str, str], bool]:
+    """:data:`RULE` as one Python function, compiled once from the terms' ``py``: it is
+    asked for every reader of every event (live fan-out, replay, Redis history), where
+    walking the clauses term by term cost a dozen calls each time."""
+    clauses = " or ".join("(" + " and ".join(term.py for term in terms) + ")"
+                          for _, terms in RULE)
+    source = ("def visible(mode, roller_name, roller_role, audience, name, role):\n"
+              f"    return bool({clauses})\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<{__name__}.RULE>", "exec"), namespace)  # (the text above, ours)
+    return namespace["visible"]
+
+
 #: :data:`RULE` in SQL, parameters ``:name`` and ``:role`` (the member's identity).
 VISIBLE = sql()
 #: :data:`VISIBLE` for a journal written before audiences existed (read-only tools).
 VISIBLE_BEFORE_AUDIENCE = sql("NULL")
 
 
-def visible(mode: str, roller_name: str, roller_role: str, audience: str | None,
-            name: str, role: str) -> bool:
-    """:data:`RULE` in Python: whether the member (``name``, identity ``role``) may see an
-    event stored with these facts."""
-    stored = Stored(mode, roller_name, roller_role, audience)
-    return any(all(term.holds(stored, name, role) for term in terms) for _, terms in RULE)
+#: :data:`RULE` in Python, ``visible(mode, roller_name, roller_role, audience, name,
+#: role)``: whether the member (``name``, identity ``role``) may see an event stored with
+#: these facts (the Redis store's filter, and the live fan-out's through
+#: :mod:`sidecar.table.visibility`).
+visible = _python()
 
 
 def identity(by: dict[str, Any]) -> tuple[str, str]:

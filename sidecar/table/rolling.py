@@ -15,7 +15,7 @@ from sidecar.host.sheets import Character, apply_delta
 from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
-from sidecar.protocol.events import outcome_event
+from sidecar.protocol.events import outcome_details, outcome_event
 from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
@@ -146,11 +146,12 @@ class Rolling(CoreBasis):
                     f"invalides : {problem}", details={"ruleset": roll.ruleset})
             opened = (outcome.choices, outcome.default,
                       round(now + self.config.react_timeout, 3), roll.manual)
-        event = outcome_event(
-            seq=table.seq + 1, roll=roll_id, table=table.name, by=roll.by,
-            ruleset=roll.ruleset, params=roll.params, label=roll.label, mode=roll.mode,
-            dice=outcome.dice, result=outcome.result, applied=outcome.applied,
-            notes=outcome.notes, text=resolution.text, request_id=ticket.request_id,
+        event = outcome_details(
+            outcome_event(
+                seq=table.seq + 1, roll=roll_id, table=table.name, by=roll.by,
+                ruleset=roll.ruleset, params=roll.params, label=roll.label, mode=roll.mode,
+                dice=outcome.dice, result=outcome.result, applied=outcome.applied,
+                notes=outcome.notes, text=resolution.text, request_id=ticket.request_id),
             options=roll.options,
             asked_params=asked if asked is not None and asked != roll.params else None,
             answers=ticket.answers, opposition=opposition, cooperation=cooperation,

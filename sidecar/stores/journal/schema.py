@@ -129,7 +129,7 @@ def encode(event: dict[str, Any], state: dict[str, Any],
         by = event["by"]
         audience = audience_of(event)
         row = Row(event["table"], event["seq"], event["type"], event["mode"], by["name"],
-                  identity_role(by), request_key(event.get("request_id")),
+                  identity(by)[1], request_key(event.get("request_id")),
                   _json(event), audience, _json(state),
                   tuple((kind, name, None if value is None else _json(value))
                         for kind, name, value in records))
