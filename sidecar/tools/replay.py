@@ -30,6 +30,7 @@ from sidecar.host.guard import deep_copy
 from sidecar.host.pipeline import Resolution, RollPipeline
 from sidecar.host.plugins import PluginHost
 from sidecar.host.sheets import apply_delta
+from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.table.core import cooperate, oppose
@@ -471,15 +472,20 @@ class Replay:
         if key is not None:
             return Mismatch(f"result.{key}", f"its rules give {_short(outcome.result.get(key))}"
                             f", not {_short(event['result'].get(key))}")
-        for name, value in (("applied", outcome.applied), ("notes", outcome.notes)):
+        notes, spend = list(outcome.notes), outcome.spend
+        if values is not None and spend:
+            # As the server does (contract §7: never refused after the dice): a spend the
+            # sheet cannot pay whole is taken as far as it holds, and a note says so.
+            spend, notes = self._held(event["character"], values, spend, notes)
+        for name, value in (("applied", outcome.applied), ("notes", notes)):
             if event.get(name, []) != value:
                 return Mismatch(name, f"its rules give {_short(value)}")
         if values is not None:
-            spent = {name: amount for name, amount in outcome.spend.items() if amount}
+            spent = {name: amount for name, amount in spend.items() if amount}
             if event["spent"] != spent:
                 return Mismatch("spent", f"its rules spend {_short(spent)}")
             character = self.characters[event["character"]]
-            after = self._spend(character, outcome.spend) if outcome.spend else values
+            after = self._spend(character, spend) if spend else values
             if event["sheet"] != after:
                 return Mismatch("sheet", f"the values left are {_short(after)}")
         choices = outcome.choices
@@ -493,6 +499,17 @@ class Replay:
         if isinstance(text, str) and text not in resolution.text.values():
             return Mismatch("text", f"its rules write {_short(resolution.text)}")
         return None
+
+    def _held(self, name: str, values: dict[str, Any], spend: dict[str, Any],
+              notes: list[str]) -> tuple[dict[str, Any], list[str]]:
+        """The spend the server took of ``spend`` (:func:`taken_as_far_as_held`) and the
+        notes it journaled (the host's note added when some was not taken)."""
+        host = self._host()
+        if host is None:
+            return spend, notes
+        schema = host.sheet_schema(self.characters[name]["ruleset"])
+        taken, unpaid = taken_as_far_as_held(schema, values, spend)
+        return taken, [*notes, unpaid_note(unpaid)] if unpaid else notes
 
     # -- asks ----------------------------------------------------------------------------
 
