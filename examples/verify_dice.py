@@ -510,6 +510,12 @@ def check(path):
     return report
 
 
+def shown(text):
+    """``text`` safe for a terminal: what comes from the file (a roll id, a name...) is
+    printed with its control characters escaped (``\\x1b``, ``\\r``...), never obeyed."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in str(text))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[2].strip())
@@ -517,13 +523,13 @@ def main():
     try:
         report = check(sys.argv[1])
     except OSError as exc:
-        print(f"cannot read {sys.argv[1]}: {exc.strerror}")
+        print(shown(f"cannot read {sys.argv[1]}: {exc.strerror}"))
         return 2
     except Bad as bad:
-        print(f"FAILED: {bad}")
+        print(shown(f"FAILED: {bad}"))
         return 1
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        print(f"FAILED: malformed file ({exc!r})")
+        print(shown(f"FAILED: malformed file ({exc!r})"))
         return 1
     if not (report.checked or report.waiting or report.manual or report.unchecked):
         print("FAILED: no verifiable roll in this file")
@@ -535,7 +541,7 @@ def main():
     if report.unchecked:
         print(f"NOT CHECKED ({len(report.unchecked)}):")
         for line in report.unchecked[:20]:
-            print(f"  {line}")
+            print(f"  {shown(line)}")
     if report.waiting:
         return 3
     return 4 if report.unchecked else 0
