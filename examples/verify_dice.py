@@ -113,9 +113,18 @@ def events(path):
                     yield message, False
 
 
+def same_event(event):
+    """What two copies of one event share: all but the request id a live copy echoes and
+    the key and path a history page adds to its proof."""
+    kept = {k: v for k, v in event.items() if k not in ("id", "duplicate")}
+    if isinstance(kept.get("proof"), dict):
+        kept["proof"] = {k: v for k, v in kept["proof"].items() if k not in ("key", "path")}
+    return kept
+
+
 def read(path):
     """The events by seq (each once), the welcomes, and whether the file is an export."""
-    seen, welcomes, last_seq = {}, [], 0
+    seen, pages, welcomes, last_seq = {}, {}, [], 0
     for event, from_page in events(path):
         if event["type"] == "welcome":
             welcomes.append(event)
@@ -123,9 +132,12 @@ def read(path):
         seq = event["seq"]
         if seq in seen:
             # A player's log has events twice: live, then from a history page that adds
-            # each roll's key after the reveal. It must be the same event.
-            first = seen[seq]
-            if (first["type"], first.get("roll")) != (event["type"], event.get("roll")):
+            # each roll's key after the reveal. It must be the very same event; anywhere
+            # else (an export, a log's live lines) each seq is there once.
+            first, first_from_page = seen[seq], pages[seq]
+            if not (from_page or first_from_page):
+                raise Bad(event, "seq", "this seq is there twice (each event has its own)")
+            if same_event(first) != same_event(event):
                 raise Bad(event, "seq", "two different events have this seq")
             if "key" in (event.get("proof") or {}):
                 first["proof"] = event["proof"]
@@ -134,7 +146,7 @@ def read(path):
             if seq <= last_seq:
                 raise Bad(event, "seq", f"out of order (after seq {last_seq})")
             last_seq = seq
-        seen[seq] = event
+        seen[seq], pages[seq] = event, from_page
     outcomes = [e for e in seen.values() if e["type"] == "outcome"]
     export = bool(outcomes) and all(isinstance(e.get("text"), dict) for e in outcomes)
     if export:

@@ -195,6 +195,16 @@ def _epochs(seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> 
     return epochs
 
 
+def same_event(event: dict[str, Any]) -> dict[str, Any]:
+    """What two copies of one event in a client's log share: all of it but the history
+    page's mark, the request id a live copy echoes, and the key and path a history page
+    adds to a proof after the reveal."""
+    kept = {k: v for k, v in event.items() if k not in (PAGE, "id", "duplicate")}
+    if isinstance(kept.get("proof"), dict):
+        kept["proof"] = {k: v for k, v in kept["proof"].items() if k not in ("key", "path")}
+    return kept
+
+
 def _read(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
                                                      list[dict[str, Any]], bool]:
     """The events by seq (each once), the welcomes, and whether the file is an export."""
@@ -211,9 +221,13 @@ def _read(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
             raise Bad(seq, "no seq", roll=event.get("roll"), field="seq")
         if seq in seen:
             # A client's log holds some events twice (live, then in a history page
-            # that adds each roll's key after the reveal): the same event, or forged.
+            # that adds each roll's key after the reveal): the very same event. Anywhere
+            # else (an export, the live lines of a log) a seq is there once.
             first = seen[seq]
-            if (first.get("type"), first.get("roll")) != (kind, event.get("roll")):
+            if not (event.get(PAGE) or first.get(PAGE)):
+                raise Bad(seq, "this seq is there twice (each event has its own)",
+                          roll=event.get("roll"), field="seq")
+            if same_event(first) != same_event(event):
                 raise Bad(seq, "two different events have this seq", roll=event.get("roll"),
                           field="seq")
             if "key" in (event.get("proof") or {}):
