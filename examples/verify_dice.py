@@ -22,7 +22,8 @@ What it checks, in order:
    key and Merkle path (a player's log: players never get the seed);
 5. around the rules: a seat's roll is by a seat of the table; a roll as a character is
    its owner's or a GM's, never "self", and its sheet is the values before it less what it
-   spent; a decision is on a roll still open, by its roller or a GM, with a choice it
+   spent; a decision is on a roll still open, by its roller or a GM (a blind roll's: a
+   GM), with a choice it
    offered, drawing that choice's dice; an answer is the asked seat's, rolled as asked;
    an opposed or cooperative ask's verdict follows from its answers; the project's own
    rulesets' results agree with themselves (success and kind; a failure's margin ≤ -1).
@@ -476,6 +477,8 @@ def decision(event, opened, drew):
     if reactor is None and choice != opened.get("default"):
         raise Bad(event, "choice", "the server takes the default when time runs out")
     if reactor is not None and reactor["role"] != "gm":
+        if opened.get("mode") == "blind":  # its roller does not know how it fell
+            raise Bad(event, "reacted_by", "only a GM decides a blind roll")
         if (reactor["name"], reactor.get("seat")) != (opened["by"]["name"],
                                                      opened["by"].get("seat")):
             raise Bad(event, "reacted_by", "only the roller or a GM decides on a roll")

@@ -11,9 +11,9 @@ compute is compared with the stored one (``params``, ``dice``, ``result``, ``app
 around them: a roll by a seat names a seat of the table; a roll as a character is by its
 owner's seat or a GM, never ``self``; a decision is taken on a roll still open, with a
 choice it offered and the dice that choice draws, by its roller or a GM (a GM's choice by a
-GM), keeping the roll's author, params and mode; an answer is the asked seat's, with the
-ask's ruleset, params, label, mode and options; an opposed or cooperative ask's verdict
-follows from its answers.
+GM, a blind roll by a GM), keeping the roll's author, params and mode; an answer is the
+asked seat's, with the ask's ruleset, params, label, mode and options; an opposed or
+cooperative ask's verdict follows from its answers.
 
 What cannot be re-run here is said, never passed over: :class:`Unchecked` names the field
 and why (a ruleset or an extension not installed, another version than the server's, an
@@ -303,6 +303,9 @@ class Replay:
                 raise Mismatch("choice", f"the server takes the default ('{default}') "
                                "when time runs out, not this one")
         elif reactor.get("role") != "gm":
+            if opened.get("mode") == "blind":
+                # Its roller does not know how it fell: the server lets only a GM decide.
+                raise Mismatch("reacted_by", "only a GM decides a blind roll")
             if identity(reactor) != identity(opened["by"]):
                 raise Mismatch("reacted_by", "only the roller or a GM decides on a roll")
             if offered[choice].get("gm") is True:
