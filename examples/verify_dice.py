@@ -156,7 +156,7 @@ def read(path):
         for expected, seq in enumerate(sorted(seen), 1):
             if seq != expected:
                 raise Bad(seen[seq], "seq", f"seq {expected} is missing before it")
-    return seen, welcomes, export
+    return seen, welcomes, export, pages
 
 
 class Epochs:
@@ -184,6 +184,10 @@ class Epochs:
                     self.announce(event, nxt)
                     self.bases.setdefault(nxt["number"], seq)
                 self.changes.append((seq, nxt["number"] if nxt else None))
+                base = self.bases.get(number)
+                if base is not None and event.get("events") != seq - base - 1:
+                    raise Bad(event, "events", f"epoch {number} numbered {seq - base - 1} "
+                              "events between the one that opened it and its reveal")
                 if "seed" in event:
                     seed = bytes.fromhex(event["seed"])
                     if merkle_root(seed) != self.commitments[number]:
@@ -226,6 +230,7 @@ def interleaves(shown, first, second):
 class Report:
     def __init__(self):
         self.checked, self.manual, self.waiting, self.unchecked = 0, 0, 0, []
+        self.export = False
 
 
 def check_proof(event, opened, epochs, report, export):
@@ -502,10 +507,52 @@ def conventions(event):
         raise Bad(event, "result.margin", f"{result['margin']} for a failure (at most -1)")
 
 
+EXPORT_LIMITS = ("what an export alone cannot show: events dropped from the end of an "
+                 "epoch (its reveal renumbered), and each roll's client seed (the server's "
+                 "word here) — the defense is the players' own saved logs: this script on a "
+                 "player's log checks her rolls' client seed and every roll she saw")
+
+
+class OwnSeeds:
+    """A client's log: whose it is (the roller of the live copies answering its own
+    requests: they echo their id) and the client seed each welcome gave it. The server
+    draws that member's dice with that seed; a roll of theirs with another was drawn with
+    a seed the server chose."""
+
+    def __init__(self, seen, welcomes, pages):
+        self.spans = sorted((w["seq"], w["epoch"]["client"]) for w in welcomes
+                            if isinstance(w.get("seq"), int)
+                            and isinstance((w.get("epoch") or {}).get("client"), str))
+        roles = {w.get("role") for w in welcomes}
+        owners = {(e["by"]["name"], e["by"]["role"]) for seq, e in seen.items()
+                  if e["type"] == "outcome" and e.get("id") is not None and not pages[seq]
+                  and e.get("reacts_to") is None and e["by"]["role"] in roles}
+        self.owner = owners.pop() if len(owners) == 1 else None
+
+    def check(self, event, opened, report):
+        proof = event.get("proof") or {}
+        if (self.owner is None or not self.spans or "client" not in proof
+                or (event["by"]["name"], event["by"]["role"]) != self.owner):
+            return
+        given = [client for at, client in self.spans if at < event["seq"]]
+        if opened is not None and "client" in (opened.get("proof") or {}):
+            given = [opened["proof"]["client"]]  # a decision draws with its roll's seed
+        if not given:
+            report.unchecked.append(str(Unchecked(
+                event, "proof.client", "made before this log's first welcome: that "
+                "connection's client seed is not in this file")))
+        elif proof["client"] != given[-1]:
+            raise Bad(event, "proof.client", f"drawn with the client seed "
+                      f"{proof['client']!r}, not this log's own (welcome.epoch.client): the "
+                      "server chose it")
+
+
 def check(path):
-    seen, welcomes, export = read(path)
+    seen, welcomes, export, pages = read(path)
     epochs = Epochs(seen, welcomes)
     report, table, gap, previous = Report(), Table(), False, 0
+    report.export = export
+    seeds = OwnSeeds(seen, welcomes, pages)
     for seq in sorted(seen):
         event = seen[seq]
         gap = gap or seq != previous + 1  # events hidden from a log's reader
@@ -517,6 +564,7 @@ def check(path):
         if event["type"] == "outcome":
             opened = seen.get(event["reacts_to"]) if event.get("reacts_to") else None
             drew = check_proof(event, opened, epochs, report, export)
+            seeds.check(event, opened, report)
             conventions(event)
         try:
             table.take(event, drew, gap)
@@ -553,6 +601,8 @@ def main():
                                                if report.manual else "")
           + (f", {report.waiting} wait for a reveal" if report.waiting else ""))
     print(NOT_RECOMPUTED)
+    if report.export:
+        print(EXPORT_LIMITS)
     if report.unchecked:
         print(f"NOT CHECKED ({len(report.unchecked)}):")
         for line in report.unchecked[:20]:

@@ -323,7 +323,7 @@ def test_an_export_says_client_seeds_are_the_servers_word(table: dict[str, Any],
                              proof["position"], proof["sides"]))
     path = _write(tmp_path / "reseeded.jsonl", events)
     for done in (_verify(table, path), _standalone(path)):
-        assert "client seeds" in done.stdout, done.stdout
+        assert "client seed" in done.stdout, done.stdout
 
 
 # -- item 7: what the standalone verifier prints --------------------------------------------

@@ -170,7 +170,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     checked (each listed)."""
     from sidecar.host.plugins import PluginLoadError, default_host
     from sidecar.tools.replay import Replay
-    from sidecar.tools.verify import Bad, check, describe, events_of
+    from sidecar.tools.verify import EXPORT_LIMITS, Bad, check, describe, events_of
 
     try:
         handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
@@ -203,6 +203,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"jeu de règles, {report.manual} manuels (entrés par une personne, non vérifiables)")
     print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
           f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
+    if report.export:
+        print(EXPORT_LIMITS)
     if report.unchecked:
         print(f"NON VÉRIFIÉ / NOT CHECKED ({len(report.unchecked)}):")
         # One line per reason: a missing plugin is said once, with the rolls it leaves.

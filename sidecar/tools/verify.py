@@ -66,6 +66,63 @@ class Report:
     #: ``(seq, roll, field, why)`` of everything that could not be checked.
     unchecked: list[tuple[Any, str | None, str, str]] = field(default_factory=list)
     rolls: int = 0
+    #: Whether the file is an export (see :data:`EXPORT_LIMITS`).
+    export: bool = False
+
+
+#: What an export alone cannot show (printed with every export's verdict): the holder of
+#: the revealed seed could rewrite these consistently; players' saved logs are the check.
+EXPORT_LIMITS = (
+    "ce qu'un export seul ne peut montrer / what an export alone cannot show: events "
+    "dropped from the end of an epoch (its reveal renumbered), and each roll's client "
+    "seed (the server's word here) — the defense is the players' own saved logs: "
+    "`sidecar verify` on a player's log checks her rolls' client seed and every roll "
+    "she saw")
+
+
+class OwnSeeds:
+    """A client's log: whose it is (the roller of the live copies that answer its own
+    requests, they echo their ``id``) and the client seed each of its ``welcome`` gave
+    (``welcome.epoch.client``). The server draws that member's dice with that seed: a
+    roll of theirs showing another was drawn with a seed the server chose."""
+
+    def __init__(self, owner: tuple[Any, Any] | None, spans: list[tuple[int, str]]) -> None:
+        self.owner, self.spans = owner, spans
+
+    @classmethod
+    def of(cls, seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> OwnSeeds:
+        spans = sorted((w["seq"], w["epoch"]["client"]) for w in welcomes
+                       if isinstance(w.get("seq"), int)
+                       and isinstance((w.get("epoch") or {}).get("client"), str))
+        roles = {w.get("role") for w in welcomes}
+        owners = {(e["by"].get("name"), e["by"].get("role")) for e in seen.values()
+                  if e.get("type") == "outcome" and e.get("id") is not None
+                  and not e.get(PAGE) and e.get("reacts_to") is None
+                  and isinstance(e.get("by"), dict) and e["by"].get("role") in roles}
+        return cls(owners.pop() if len(owners) == 1 else None, spans)
+
+    def check(self, event: dict[str, Any], opened: dict[str, Any] | None,
+              report: Report) -> None:
+        """Whether ``event`` (``opened``: the open roll it decides) drew with the seed of
+        the log's owner when it is theirs."""
+        proof = event.get("proof")
+        by = event.get("by") or {}
+        if (self.owner is None or not self.spans or not isinstance(proof, dict)
+                or "client" not in proof or (by.get("name"), by.get("role")) != self.owner):
+            return
+        seq = event["seq"]
+        given = [client for at, client in self.spans if at < seq]
+        if opened is not None and "client" in (opened.get("proof") or {}):
+            # A decision draws with its open roll's seed (checked with that roll).
+            given = [opened["proof"]["client"]]
+        if not given:
+            report.unchecked.append((seq, event.get("roll"), "proof.client", "made before "
+                                     "this log's first welcome: the client seed of that "
+                                     "connection is not in this file"))
+        elif proof["client"] != given[-1]:
+            raise Bad(seq, f"drawn with the client seed {str(proof['client'])[:64]!r}, not "
+                      "this log's own (welcome.epoch.client): the server chose it",
+                      roll=event.get("roll"), field="proof.client")
 
 
 #: Marks the events that came in a ``history`` page (see :func:`events_of`).
@@ -185,6 +242,11 @@ def _epochs(seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> 
                 epochs.announce(seq, nxt)
                 epochs.bases.setdefault(nxt["number"], seq)
             epochs.changes.append((seq, nxt["number"] if nxt else None))
+            base = epochs.bases.get(number)
+            if base is not None and event.get("events") != seq - base - 1:
+                # (What a truncation that renumbers its reveal leaves right: said above.)
+                raise Bad(seq, f"epoch {number} numbered {seq - base - 1} events between "
+                          "the one that opened it and its reveal", field="events")
             if "seed" in event:
                 seed = bytes.fromhex(event["seed"])
                 if tree(seed).root != epochs.commitments[number]:
@@ -260,7 +322,8 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
     which checks what the server decides around the rules and says results not re-run)."""
     seen, welcomes, export = _read(events)
     epochs = _epochs(seen, welcomes)
-    report = Report()
+    report = Report(export=export)
+    seeds = OwnSeeds.of(seen, welcomes)
     own = replay is None
     replay = replay if replay is not None else Replay(None)
     gap = False
@@ -280,6 +343,8 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
                 if event.get("type") == "outcome":
                     report.rolls += 1
                     faces, manual, settings = _proven(event, seen, epochs, report, export)
+                    seeds.check(event, seen.get(event["reacts_to"]) if event.get(
+                        "reacts_to") is not None else None, report)
                     if replay.take(event, settings=settings, faces=faces, manual=manual,
                                    gap=gap):
                         report.rerun += 1
