@@ -12,7 +12,8 @@ checked (each listed).
 What it checks, in order:
 1. seqs strictly increase (no line moved); an export's are 1, 2, 3... (none removed);
 2. a revealed seed is the one committed: the Merkle root of its leaves is the commitment
-   announced before the epoch's first roll; an epoch keeps the settings it opened with;
+   announced before the epoch's first roll; an epoch keeps the settings it opened with,
+   and its seed derives from them (with the reveal's nonce);
 3. every roll made while an epoch was open is proven or entered by hand: its proof names
    that epoch's commitment, and its position is its seq after the event that opened the
    epoch (no position passed over, none used twice); dice entered by hand are a GM's, or
@@ -48,6 +49,12 @@ NOT_RECOMPUTED = ("results not recomputed here (this file has no rulesets): each
 
 def leaf_key(seed, position):
     return hmac.digest(seed, b"sidecar-leaf" + position.to_bytes(4, "big"), "sha256")
+
+
+def settings_seed(nonce, settings):
+    """The seed of an epoch opened with these settings (PROTOCOL.md, 8.3)."""
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hmac.digest(nonce, b"sidecar-seed/1\x00" + text.encode("utf-8"), "sha256")
 
 
 def merkle_root(seed):
@@ -165,6 +172,7 @@ class Epochs:
     def __init__(self, seen, welcomes):
         self.commitments, self.settings, self.seeds, self.bases = {}, {}, {}, {}
         self.changes = []  # (seq, the epoch open after it, or None)
+        self.unbound = []  # what says an epoch's settings are not bound to its seed
         for welcome in welcomes:
             if welcome.get("epoch"):
                 self.announce(welcome, welcome["epoch"])
@@ -193,8 +201,26 @@ class Epochs:
                     if merkle_root(seed) != self.commitments[number]:
                         raise Bad(event, "seed", f"the seed of epoch {number} was not "
                                   "committed")
+                    self.bound(event, number, seed)
                     self.seeds[number] = seed
         self.changes.sort(key=lambda change: change[0])
+
+    def bound(self, event, number, seed):
+        """The seed derives from the reveal's nonce and the settings the epoch announced:
+        other settings would need another seed, so another commitment."""
+        settings = self.settings.get(number)
+        if "nonce" not in event:
+            if settings is not None:
+                self.unbound.append(str(Unchecked(
+                    event, "settings", f"epoch {number}'s settings are not bound to its "
+                    "seed (its reveal has no nonce: opened before seeds were derived from "
+                    "them)")))
+            return
+        if settings is None:
+            raise Bad(event, "settings", f"epoch {number} has a nonce but no settings")
+        if settings_seed(bytes.fromhex(event["nonce"]), settings) != seed:
+            raise Bad(event, "settings", f"the seed of epoch {number} is not derived from "
+                      "the settings it announced (they were changed)")
 
     def announce(self, event, epoch):
         number = epoch["number"]
@@ -552,6 +578,7 @@ def check(path):
     epochs = Epochs(seen, welcomes)
     report, table, gap, previous = Report(), Table(), False, 0
     report.export = export
+    report.unchecked.extend(epochs.unbound)
     seeds = OwnSeeds(seen, welcomes, pages)
     for seq in sorted(seen):
         event = seen[seq]

@@ -259,8 +259,10 @@ def settings_removed(events: Events, seen: dict[str, Any]) -> tuple[Any, ...]:
     # Whether players could enter dice is the server's word in the export: a manual roll
     # by a player on an epoch that does not say so is not accepted (nor called forged:
     # journals written before epochs carried their settings have none).
+    # (Such a journal has no nonce either: its seeds were not derived from settings.)
     for event in events:
         if event["type"] == "epoch":
+            event.pop("nonce", None)
             for key in ("epoch", "next"):
                 if event.get(key):
                     event[key].pop("settings", None)
@@ -395,7 +397,8 @@ def test_a_restart_with_other_settings_ends_the_epoch_and_a_players_dice_then_ve
     assert "1 rolls checked (epochs 1), 2 re-run by their ruleset, 1 manual" in done.stdout
     standalone = _standalone(export)
     assert standalone.returncode == 0, standalone.stdout + standalone.stderr
-    # The same dice, had the first server (no player dice) been the one: refused.
+    # The same dice, had the first server (no player dice) been the one: refused — the
+    # epoch's seed derives from the settings it announced, which were changed.
     by_hand_event = next(e for e in events if e.get("seq") == by_hand["seq"])
     by_hand_event["proof"]["by"] = {"name": "Aengus", "role": "player"}
     for event in events:
@@ -404,6 +407,14 @@ def test_a_restart_with_other_settings_ends_the_epoch_and_a_players_dice_then_ve
                 event[key]["settings"]["player_dice"] = False
     forged = tmp_path / "forged.jsonl"
     forged.write_text("".join(json.dumps(e) + "\n" for e in events))
+    last = next(e for e in events if e["type"] == "epoch" and e["op"] == "reveal"
+                and e["epoch"]["number"] == 2)
     for done in (_verify(forged), _standalone(forged)):
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert f"FAILED: seq {last['seq']}: field settings" in done.stdout, done.stdout
+    # Without the second reveal (no seed to check the settings against), the roll itself.
+    unrevealed = tmp_path / "unrevealed.jsonl"
+    unrevealed.write_text("".join(json.dumps(e) + "\n" for e in events if e is not last))
+    for done in (_verify(unrevealed), _standalone(unrevealed)):
         assert done.returncode == 1, done.stdout + done.stderr
         assert _names_roll_and_field(done.stdout, by_hand_event, ("proof",)), done.stdout

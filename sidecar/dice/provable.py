@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import json
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,24 @@ MAX_SIDES = 65536
 def new_seed() -> bytes:
     """A fresh epoch seed from the operating system's CSPRNG."""
     return secrets.token_bytes(32)
+
+
+SEED_LABEL = b"sidecar-seed/1"
+
+
+def settings_bytes(settings: Any) -> bytes:
+    """An epoch's settings as the seed's derivation reads them: JSON, keys sorted, no
+    spaces, UTF-8."""
+    return json.dumps(settings, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def settings_seed(nonce: bytes, settings: Any) -> bytes:
+    """The seed of an epoch opened with ``settings``: ``HMAC(nonce, "sidecar-seed/1" ||
+    0x00 || settings_bytes(settings))``. The commitment (over the seed's leaves) then
+    covers the settings: other settings make another seed, every leaf and every face of
+    the epoch other; the reveal gives the ``nonce`` with the seed."""
+    return hmac.digest(nonce, SEED_LABEL + b"\x00" + settings_bytes(settings), "sha256")
 
 
 def new_client_seed() -> str:
@@ -219,12 +238,19 @@ class Epoch:
     commitment: str
     base: int
     settings: dict[str, Any] | None = None
+    #: The random bytes the seed is derived from with the settings (:func:`settings_seed`);
+    #: ``None`` for an epoch without settings, or opened before seeds were derived.
+    nonce: bytes | None = None
     _keyed: Keyed | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def fresh(cls, number: int, base: int, settings: dict[str, Any] | None = None) -> Epoch:
-        seed = new_seed()
-        return cls(number, seed, tree(seed).root, base, settings)
+        if settings is None:
+            seed = new_seed()
+            return cls(number, seed, tree(seed).root, base, settings)
+        nonce = new_seed()
+        seed = settings_seed(nonce, settings)
+        return cls(number, seed, tree(seed).root, base, settings, nonce)
 
     def leaf(self, position: int) -> bytes:
         """The leaf key of ``position``: :func:`leaf_key`, from the seed's HMAC states kept
@@ -243,12 +269,15 @@ class Epoch:
                   "commitment": self.commitment, "base": self.base}
         if self.settings is not None:
             record["settings"] = self.settings
+        if self.nonce is not None:
+            record["nonce"] = self.nonce.hex()
         return record
 
     @classmethod
     def from_record(cls, value: dict[str, Any]) -> Epoch:
         return cls(int(value["number"]), bytes.fromhex(value["seed"]),
-                   str(value["commitment"]), int(value["base"]), value.get("settings"))
+                   str(value["commitment"]), int(value["base"]), value.get("settings"),
+                   bytes.fromhex(value["nonce"]) if value.get("nonce") else None)
 
     def public(self) -> dict[str, Any]:
         """What every member is told of it: its number, commitment and settings."""

@@ -98,7 +98,8 @@ class Epochs(CoreBasis):
         ticket = ticket or self._server_ticket(table, None)
         event = epoch_reveal_event(
             **self._head(ticket), epoch=old.public(), seed=old.seed.hex(),
-            events=seq - old.base - 1, next=new.public() if new is not None else None)
+            events=seq - old.base - 1, next=new.public() if new is not None else None,
+            nonce=old.nonce.hex() if old.nonce is not None else None)
         return self._pending(ticket, event, (
             ("epoch", "current", new.record() if new is not None else None),
             ("epoch", str(old.number), {"seed": old.seed.hex(),

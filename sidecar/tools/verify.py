@@ -9,7 +9,7 @@ stops at the first one that does not check, naming its ``seq``, its roll and the
   missing;
 - an epoch's revealed seed hashes to the commitment announced before its rolls (the Merkle
   root of :mod:`sidecar.dice.provable`), and its settings (whether players may enter dice, the
-  plugins its rolls were resolved by) are those it opened with;
+  plugins its rolls were resolved by) are those it opened with, those its seed derives from;
 - every roll made while an epoch was open is proven or entered by hand: a proof names that
   epoch's commitment, its position is its seq after the event that opened the epoch, and
   its dice are exactly those the derivation gives (from the seed, or from the roll's own
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidecar.dice.provable import faces_of, leaf_key, root_from_path, tree
+from sidecar.dice.provable import faces_of, leaf_key, root_from_path, settings_seed, tree
 from sidecar.tools.replay import Mismatch, Replay, Unchecked
 
 
@@ -199,6 +199,8 @@ class Epochs:
     bases: dict[int, int] = field(default_factory=dict)
     #: (seq, epoch open after it or None), in seq order.
     changes: list[tuple[int, int | None]] = field(default_factory=list)
+    #: (seq of the reveal, epoch) of epochs whose settings no nonce binds to the seed.
+    unbound: list[tuple[int, int]] = field(default_factory=list)
 
     def announce(self, seq: Any, epoch: dict[str, Any]) -> None:
         number = epoch["number"]
@@ -252,6 +254,7 @@ def _epochs(seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> 
                 if tree(seed).root != epochs.commitments[number]:
                     raise Bad(seq, f"the seed of epoch {number} is not the one committed",
                               field="seed")
+                _bound(seq, event, number, seed, epochs)
                 epochs.seeds[number] = seed
     epochs.changes.sort(key=lambda change: change[0])
     return epochs
@@ -265,6 +268,24 @@ def same_event(event: dict[str, Any]) -> dict[str, Any]:
     if isinstance(kept.get("proof"), dict):
         kept["proof"] = {k: v for k, v in kept["proof"].items() if k not in ("key", "path")}
     return kept
+
+
+def _bound(seq: int, event: dict[str, Any], number: int, seed: bytes, epochs: Epochs) -> None:
+    """The revealed seed derives from the nonce and the settings the epoch announced
+    (:func:`~sidecar.dice.provable.settings_seed`): settings changed afterwards (players'
+    dice allowed, say) would need another seed, hence another commitment and other faces
+    for every roll of the epoch. A reveal without a nonce leaves them unbound (said)."""
+    settings = epochs.settings.get(number)
+    if "nonce" not in event:
+        if settings is not None:
+            epochs.unbound.append((seq, number))
+        return
+    if settings is None:
+        raise Bad(seq, f"epoch {number} has a nonce but announced no settings",
+                  field="settings")
+    if settings_seed(bytes.fromhex(event["nonce"]), settings) != seed:
+        raise Bad(seq, f"the seed of epoch {number} is not derived from the settings it "
+                  "announced (they were changed)", field="settings")
 
 
 def _read(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
@@ -323,6 +344,10 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
     seen, welcomes, export = _read(events)
     epochs = _epochs(seen, welcomes)
     report = Report(export=export)
+    for seq, number in epochs.unbound:
+        report.unchecked.append((seq, None, "settings", f"epoch {number}'s settings are not "
+                                 "bound to its seed (its reveal has no nonce: opened before "
+                                 "seeds were derived from them)"))
     seeds = OwnSeeds.of(seen, welcomes)
     own = replay is None
     replay = replay if replay is not None else Replay(None)
