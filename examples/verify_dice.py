@@ -332,6 +332,7 @@ class Table:
 
     def __init__(self):
         self.seats, self.characters, self.open, self.asks = {}, {}, {}, {}
+        self.session, self.turn = 0, 0
 
     def take(self, event, drew, gap):
         kind = event["type"]
@@ -351,6 +352,16 @@ class Table:
             self.asks[event["ask"]] = {"event": event, "answered": {}}
         elif kind == "ask" and event.get("op") == "cancel":
             self.asks.pop(event["ask"], None)
+        elif kind == "session":
+            # A session is numbered after the last, a turn after the last of its session.
+            turn = event.get("op") == "turn"
+            expected = (self.session, self.turn + 1) if turn else (self.session + 1, None)
+            got = (event["number"], event["turn"] if turn else None)
+            self.session, self.turn = event["number"], event["turn"] if turn else self.turn
+            if got != expected and not gap:
+                field = "turn" if turn and got[0] == expected[0] else "number"
+                raise Bad(event, field, f"the table's next {'turn' if turn else 'session'} "
+                          f"is {expected[1] if field == 'turn' else expected[0]}")
         elif kind == "initiative":
             for name, amounts in (event.get("spent") or {}).items():
                 if name in self.characters:
@@ -534,9 +545,11 @@ def conventions(event):
 
 
 EXPORT_LIMITS = ("what an export alone cannot show: events dropped from the end of an "
-                 "epoch (its reveal renumbered), and each roll's client seed (the server's "
-                 "word here) — the defense is the players' own saved logs: this script on a "
-                 "player's log checks her rolls' client seed and every roll she saw")
+                 "epoch (its reveal renumbered), an event replaced by one that changes "
+                 "nothing the rules read (a sheet set to its own values...), and each roll's "
+                 "client seed (the server's word here) — the defense is the players' own "
+                 "saved logs: this script on a player's log checks her rolls' client seed "
+                 "and every roll she saw")
 
 
 class OwnSeeds:

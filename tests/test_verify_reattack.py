@@ -76,6 +76,12 @@ async def _play(server: ServeProcess) -> dict[str, Any]:
     await gm.request({"type": "sheet", "id": "c1", "op": "set", "character": "Vlad",
                       "ruleset": "bloodlust", "owner": "Lea",
                       "values": {"groupements": {"Tir": 4}, "volonte": 3}})
+    # A session and two turns: what an event put in a roll's place must fit.
+    for rid, request in (("se", {"op": "start"}), ("t1", None), ("t2", None)):
+        reply = await gm.request(
+            {"type": "session", "id": rid, **request} if request else
+            {"type": "sheet", "id": rid, "op": "refill", "what": "turn"})
+        assert reply["type"] != "error", reply
     seen["plain"] = await lea.roll("bloodlust", {"pool": 4, "difficulty": 6})
     seen["second"] = await lea.roll("bloodlust", {"pool": 3})
     seen["vlad"] = await lea.roll("bloodlust", {"skill": "Tir"}, character="Vlad")

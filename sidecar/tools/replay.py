@@ -119,10 +119,7 @@ class Replay:
                     "ruleset": event["ruleset"], "owner": event.get("owner"),
                     "values": deep_copy(event.get("values") or {})}
         elif kind == "session":
-            if event.get("op") == "turn":
-                self.turn = int(event["turn"])
-            else:
-                self.session = int(event["number"])
+            self._session(event, gap)
         elif kind == "ask":
             if event.get("op") == "open":
                 self.asks[event["ask"]] = {"event": event, "answered": {}}
@@ -133,6 +130,20 @@ class Replay:
         elif kind == "outcome":
             return self._outcome(event, settings, faces or [[]], manual, gap)
         return False
+
+    def _session(self, event: dict[str, Any], gap: bool) -> None:
+        """A new session is numbered after the last, a new turn after the last (of the
+        session): an event put in a roll's place must fit the count."""
+        turn = event.get("op") == "turn"
+        number, count = int(event["number"]), int(event["turn"]) if turn else None
+        expected = (self.session, self.turn + 1) if turn else (self.session + 1, None)
+        self.session = number
+        if turn:
+            self.turn = int(event["turn"])
+        if (number, count) != expected and not gap:
+            field = "turn" if turn and number == expected[0] else "number"
+            raise Mismatch(field, f"the table's next {'turn' if turn else 'session'} is "
+                           f"{expected[1] if field == 'turn' else expected[0]}")
 
     def _initiative(self, event: dict[str, Any], gap: bool) -> None:
         """An initiative: ordered again from the entries it was asked for, the characters'

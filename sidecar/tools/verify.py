@@ -74,8 +74,9 @@ class Report:
 #: the revealed seed could rewrite these consistently; players' saved logs are the check.
 EXPORT_LIMITS = (
     "ce qu'un export seul ne peut montrer / what an export alone cannot show: events "
-    "dropped from the end of an epoch (its reveal renumbered), and each roll's client "
-    "seed (the server's word here) — the defense is the players' own saved logs: "
+    "dropped from the end of an epoch (its reveal renumbered), an event replaced by one "
+    "that changes nothing the rules read (a sheet set to its own values…), and each "
+    "roll's client seed (the server's word here) — the defense is the players' own saved logs: "
     "`sidecar verify` on a player's log checks her rolls' client seed and every roll "
     "she saw")
 
