@@ -553,8 +553,8 @@ EXPORT_LIMITS = ("what an export alone cannot show: events dropped from the end 
 
 
 class OwnSeeds:
-    """A client's log: whose it is (the roller of the live copies answering its own
-    requests: they echo their id) and the client seed each welcome gave it. The server
+    """A client's log: whose it is (welcome.epoch.by; else the roller of the live copies
+    answering its requests: they echo their id) and the client seed each welcome gave it. The server
     draws that member's dice with that seed; a roll of theirs with another was drawn with
     a seed the server chose."""
 
@@ -562,10 +562,13 @@ class OwnSeeds:
         self.spans = sorted((w["seq"], w["epoch"]["client"]) for w in welcomes
                             if isinstance(w.get("seq"), int)
                             and isinstance((w.get("epoch") or {}).get("client"), str))
+        said = {(w["epoch"]["by"]["name"], w["epoch"]["by"]["role"]) for w in welcomes
+                if isinstance((w.get("epoch") or {}).get("by"), dict)}
         roles = {w.get("role") for w in welcomes}
-        owners = {(e["by"]["name"], e["by"]["role"]) for seq, e in seen.items()
-                  if e["type"] == "outcome" and e.get("id") is not None and not pages[seq]
-                  and e.get("reacts_to") is None and e["by"]["role"] in roles}
+        owners = said or {(e["by"]["name"], e["by"]["role"]) for seq, e in seen.items()
+                          if e["type"] == "outcome" and e.get("id") is not None
+                          and not pages[seq] and e.get("reacts_to") is None
+                          and e["by"]["role"] in roles}
         self.owner = owners.pop() if len(owners) == 1 else None
 
     def check(self, event, opened, report):

@@ -313,7 +313,12 @@ def test_a_players_roll_with_another_client_seed_fails_on_her_log(
         forged["proof"]["client"] = "lea-other"
         _rerolled(forged, faces)
     path = _write(tmp_path / "reseeded.jsonl", log)
-    for done in (_verify(table, path), _standalone(path)):
+    # The log as docs/CLIENTS.md saves it: the welcome and a history page (the welcome
+    # says whose seed it is).
+    assert log[0]["epoch"]["by"] == {"name": "Lea", "role": "player"}
+    short = _write(tmp_path / "short.jsonl", [log[0], log[-1]])
+    for done in (_verify(table, path), _standalone(path), _verify(table, short),
+                 _standalone(short)):
         line = _failed(done)
         assert f"seq {table['plain']['seq']}:" in line and "field proof.client" in line, line
 

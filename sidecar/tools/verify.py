@@ -82,8 +82,9 @@ EXPORT_LIMITS = (
 
 
 class OwnSeeds:
-    """A client's log: whose it is (the roller of the live copies that answer its own
-    requests, they echo their ``id``) and the client seed each of its ``welcome`` gave
+    """A client's log: whose it is (``welcome.epoch.by``; from a server that did not say,
+    the roller of the live copies answering its requests: they echo their ``id``) and the
+    client seed each of its ``welcome`` gave
     (``welcome.epoch.client``). The server draws that member's dice with that seed: a
     roll of theirs showing another was drawn with a seed the server chose."""
 
@@ -95,11 +96,13 @@ class OwnSeeds:
         spans = sorted((w["seq"], w["epoch"]["client"]) for w in welcomes
                        if isinstance(w.get("seq"), int)
                        and isinstance((w.get("epoch") or {}).get("client"), str))
+        said = {(w["epoch"]["by"].get("name"), w["epoch"]["by"].get("role"))
+                for w in welcomes if isinstance((w.get("epoch") or {}).get("by"), dict)}
         roles = {w.get("role") for w in welcomes}
-        owners = {(e["by"].get("name"), e["by"].get("role")) for e in seen.values()
-                  if e.get("type") == "outcome" and e.get("id") is not None
-                  and not e.get(PAGE) and e.get("reacts_to") is None
-                  and isinstance(e.get("by"), dict) and e["by"].get("role") in roles}
+        owners = said or {(e["by"].get("name"), e["by"].get("role")) for e in seen.values()
+                          if e.get("type") == "outcome" and e.get("id") is not None
+                          and not e.get(PAGE) and e.get("reacts_to") is None
+                          and isinstance(e.get("by"), dict) and e["by"].get("role") in roles}
         return cls(owners.pop() if len(owners) == 1 else None, spans)
 
     def check(self, event: dict[str, Any], opened: dict[str, Any] | None,
