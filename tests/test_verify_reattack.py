@@ -350,3 +350,49 @@ def test_the_standalone_verifier_escapes_what_it_prints(table: dict[str, Any],
     assert done.returncode == 1, done.stdout
     assert "\x1b" not in done.stdout and "\r" not in done.stdout and "\x07" not in done.stdout
     assert "\\x1b" in done.stdout, done.stdout
+
+
+# -- what an export alone cannot show, a player's own log does ------------------------------
+
+def _against(table: dict[str, Any], path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--plugins-dir",
+                           str(table["plugins"]), str(path), "--log", str(table["log_path"])],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_genuine_export_agrees_with_the_players_log(table: dict[str, Any]) -> None:
+    done = _against(table, table["export"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "events as the player received them" in done.stdout
+
+
+def _sheet_in_place_of(events: Events, outcome: dict[str, Any]) -> dict[str, Any]:
+    roll = _at(events, outcome)
+    vlad = next(e for e in events if e["type"] == "sheet" and e["character"] == "Vlad")
+    events[events.index(roll)] = {**copy.deepcopy(vlad), "seq": roll["seq"], "op": "adjust",
+                                  "changed": {}, "reason": ""}
+    return roll
+
+
+def _reseeded(events: Events, outcome: dict[str, Any]) -> dict[str, Any]:
+    roll = _at(events, outcome)
+    seed = bytes.fromhex(next(e for e in events if e.get("op") == "reveal")["seed"])
+    proof = roll["proof"]
+    proof["client"] = "lea-other"
+    _rerolled(roll, faces_of(leaf_key(seed, proof["position"]), "lea-other",
+                             proof["position"], proof["sides"]))
+    return roll
+
+
+@pytest.mark.parametrize("forgery", ["sheet_in_place", "reseeded"])
+def test_the_players_log_shows_what_the_export_alone_cannot(
+        table: dict[str, Any], tmp_path: Path, forgery: str) -> None:
+    events = copy.deepcopy(table["events"])
+    roll = (_sheet_in_place_of if forgery == "sheet_in_place" else _reseeded)(
+        events, table["second"])
+    path = _write(tmp_path / f"{forgery}.jsonl", events)
+    alone = _verify(table, path)
+    assert alone.returncode == 0, alone.stdout + alone.stderr  # (consistent: said above)
+    line = _failed(_against(table, path))
+    assert f"seq {roll['seq']}:" in line and "a player's log" in line, line
+    assert ("field type" if forgery == "sheet_in_place" else "field dice") in line, line

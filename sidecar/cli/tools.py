@@ -169,6 +169,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     3 when some rolls wait for their epoch's reveal, 4 when something could not be
     checked (each listed)."""
     from sidecar.host.plugins import PluginLoadError, default_host
+    from sidecar.tools.crosscheck import against
     from sidecar.tools.replay import Replay
     from sidecar.tools.verify import EXPORT_LIMITS, Bad, check, describe, events_of
 
@@ -181,7 +182,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     lambda left_out: default_host(args.plugins_dir, disabled=left_out))
     with handle:
         try:
-            report = check(events_of(handle), replay=replay)
+            lines = handle.readlines()
+            report = check(events_of(lines), replay=replay)
+            for log in args.log or ():
+                try:
+                    with open(log, encoding="utf-8") as saved:
+                        compared = against(events_of(lines), events_of(saved))
+                except Bad as bad:
+                    print(shown(f"FAILED: {bad} (journal d'un joueur / a player's log: "
+                                f"{log})"), flush=True)
+                    return EXIT_ERROR
+                print(shown(f"{log}: {compared} événements comme le joueur les a reçus / "
+                            "events as the player received them"))
+        except OSError as exc:
+            print(f"sidecar: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         except Bad as bad:
             print(shown(f"FAILED: {bad}"), flush=True)
             return EXIT_ERROR

@@ -76,9 +76,9 @@ EXPORT_LIMITS = (
     "ce qu'un export seul ne peut montrer / what an export alone cannot show: events "
     "dropped from the end of an epoch (its reveal renumbered), an event replaced by one "
     "that changes nothing the rules read (a sheet set to its own values…), and each "
-    "roll's client seed (the server's word here) — the defense is the players' own saved logs: "
-    "`sidecar verify` on a player's log checks her rolls' client seed and every roll "
-    "she saw")
+    "roll's client seed (the server's word here) — the defense is the players' own saved "
+    "logs: `sidecar verify EXPORT --log HER_LOG` checks the export against what she "
+    "received")
 
 
 class OwnSeeds:
@@ -292,7 +292,7 @@ def _bound(seq: int, event: dict[str, Any], number: int, seed: bytes, epochs: Ep
                   "announced (they were changed)", field="settings")
 
 
-def _read(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
+def read_events(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
                                                      list[dict[str, Any]], bool]:
     """The events by seq (each once), the welcomes, and whether the file is an export."""
     seen: dict[int, dict[str, Any]] = {}
@@ -345,7 +345,7 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
 
     ``replay``: re-runs each roll with its plugins (``None``: a replay without plugins,
     which checks what the server decides around the rules and says results not re-run)."""
-    seen, welcomes, export = _read(events)
+    seen, welcomes, export = read_events(events)
     epochs = _epochs(seen, welcomes)
     report = Report(export=export)
     for seq, number in epochs.unbound:
