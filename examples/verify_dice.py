@@ -173,6 +173,7 @@ class Epochs:
         self.commitments, self.settings, self.seeds, self.bases = {}, {}, {}, {}
         self.changes = []  # (seq, the epoch open after it, or None)
         self.unbound = []  # what says an epoch's settings are not bound to its seed
+        self.drawn = {}  # positions used so far, by epoch (positions counting the rolls)
         for welcome in welcomes:
             if welcome.get("epoch"):
                 self.announce(welcome, welcome["epoch"])
@@ -302,8 +303,20 @@ def check_proof(event, opened, epochs, report, export):
     number, position = proof["epoch"], proof["position"]
     if epochs.commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
         raise Bad(event, "proof.commitment", f"not the commitment of epoch {number}")
-    # The position is the roll's seq after the event that opened the epoch.
-    if epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1:
+    # Positions count the rolls that drew: 0, 1, 2... In an export none is missing (a roll
+    # taken out or replaced leaves a hole); in a log they only increase. An epoch whose
+    # settings do not say `positions: drawn` numbered every event: the position is the
+    # roll's seq after the event that opened the epoch.
+    settings = epochs.settings.get(number)
+    expected = epochs.drawn.get(number, 0)
+    counted = position == expected if export else position >= expected
+    epochs.drawn[number] = position + 1
+    if (settings or {}).get("positions") == "drawn":
+        if not counted:
+            raise Bad(event, "proof.position", f"position {position} in epoch {number}, "
+                      f"where the rolls before it drew {expected} (none missing, none twice)")
+    elif epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1 and not (
+            settings is None and counted):
         raise Bad(event, "proof.position", f"position {position} is not its place in "
                   f"epoch {number}")
     if number in epochs.seeds:

@@ -266,16 +266,30 @@ def settings_removed(events: Events, seen: dict[str, Any]) -> tuple[Any, ...]:
             for key in ("epoch", "next"):
                 if event.get(key):
                     event[key].pop("settings", None)
-    roll = _event(events, seen["plain"])
+    # (The epoch's last proven roll: taking any other's proof away leaves its position
+    # missing, a forgery of its own.)
+    roll = [e for e in events if e["type"] == "outcome" and "position" in e.get("proof", {})
+            and e["by"]["role"] == "player"][-1]
     roll["proof"] = {"manual": True, "by": dict(roll["by"])}
     return roll, ("proof",)
+
+
+def proof_taken_away(events: Events, seen: dict[str, Any]) -> tuple[Any, ...]:
+    # A GM may enter dice by hand: the GM's proven roll passed off as entered by hand
+    # leaves its position missing (the next roll's is named).
+    roll = _event(events, seen["blank"])
+    roll["proof"] = {"manual": True, "by": dict(roll["by"])}
+    after = next(e for e in events if e["type"] == "outcome" and e["seq"] > roll["seq"]
+                 and "position" in e.get("proof", {}))
+    return after, ("proof.position",)
 
 
 #: Forgeries both verifiers reject.
 BOTH = [proof_removed_all_tens, character_added_success_flipped,
         applied_added_result_flipped, manual_by_a_player, extra_die_appended,
         dice_reordered, seq_changed, spent_nothing,
-        character_of_another_seat, decision_choice_changed, answer_mode_changed]
+        character_of_another_seat, decision_choice_changed, answer_mode_changed,
+        proof_taken_away]
 #: Forgeries that only a re-run of the ruleset can see (the standalone verifier has no
 #: rulesets: it says plainly that it did not recompute results).
 RERUN_ONLY = [params_changed, result_flipped_consistently, extension_params_undone,

@@ -265,11 +265,30 @@ def test_a_roll_replaced_by_a_session_event_fails(table: dict[str, Any],
         assert f"seq {roll['seq']}:" in line and "field number" in line, line
 
 
-def test_a_truncated_epoch_is_said_undetectable_from_the_export(
+def _sheet_in_place_of(events: Events, outcome: dict[str, Any]) -> dict[str, Any]:
+    """The roll replaced by a GM's sheet event that changes nothing, at its seq."""
+    roll = _at(events, outcome)
+    vlad = next(e for e in events if e["type"] == "sheet" and e["character"] == "Vlad")
+    events[events.index(roll)] = {**copy.deepcopy(vlad), "seq": roll["seq"], "op": "adjust",
+                                  "changed": {}, "reason": ""}
+    return roll
+
+
+def test_a_roll_replaced_by_a_sheet_event_leaves_its_position_missing(
         table: dict[str, Any], tmp_path: Path) -> None:
     events = copy.deepcopy(table["events"])
+    _sheet_in_place_of(events, table["second"])
+    after = _at(events, table["vlad"])
+    path = _write(tmp_path / "sheet.jsonl", events)
+    for done in (_verify(table, path), _standalone(path)):
+        line = _failed(done)
+        assert f"seq {after['seq']}:" in line and "field proof.position" in line, line
+
+
+def _truncated(events: Events, outcome: dict[str, Any]) -> dict[str, Any]:
+    """The epoch's last roll dropped, its reveal renumbered."""
     reveal = next(e for e in events if e["type"] == "epoch" and e["op"] == "reveal")
-    last = _at(events, table["last"])
+    last = _at(events, outcome)
     assert last["seq"] == reveal["seq"] - 1
     events.remove(last)
     reveal["seq"] -= 1
@@ -277,6 +296,13 @@ def test_a_truncated_epoch_is_said_undetectable_from_the_export(
     for event in events[events.index(reveal):]:
         if event is not reveal:
             event["seq"] -= 1
+    return last
+
+
+def test_a_truncated_epoch_is_said_undetectable_from_the_export(
+        table: dict[str, Any], tmp_path: Path) -> None:
+    events = copy.deepcopy(table["events"])
+    _truncated(events, table["last"])
     path = _write(tmp_path / "truncated.jsonl", events)
     for done in (_verify(table, path), _standalone(path), _verify(table, table["export"])):
         assert "players' own saved logs" in done.stdout, done.stdout
@@ -366,14 +392,6 @@ def test_the_genuine_export_agrees_with_the_players_log(table: dict[str, Any]) -
     assert "events as the player received them" in done.stdout
 
 
-def _sheet_in_place_of(events: Events, outcome: dict[str, Any]) -> dict[str, Any]:
-    roll = _at(events, outcome)
-    vlad = next(e for e in events if e["type"] == "sheet" and e["character"] == "Vlad")
-    events[events.index(roll)] = {**copy.deepcopy(vlad), "seq": roll["seq"], "op": "adjust",
-                                  "changed": {}, "reason": ""}
-    return roll
-
-
 def _reseeded(events: Events, outcome: dict[str, Any]) -> dict[str, Any]:
     roll = _at(events, outcome)
     seed = bytes.fromhex(next(e for e in events if e.get("op") == "reveal")["seed"])
@@ -384,15 +402,15 @@ def _reseeded(events: Events, outcome: dict[str, Any]) -> dict[str, Any]:
     return roll
 
 
-@pytest.mark.parametrize("forgery", ["sheet_in_place", "reseeded"])
+@pytest.mark.parametrize("forgery", ["truncated", "reseeded"])
 def test_the_players_log_shows_what_the_export_alone_cannot(
         table: dict[str, Any], tmp_path: Path, forgery: str) -> None:
     events = copy.deepcopy(table["events"])
-    roll = (_sheet_in_place_of if forgery == "sheet_in_place" else _reseeded)(
+    roll = _truncated(events, table["last"]) if forgery == "truncated" else _reseeded(
         events, table["second"])
     path = _write(tmp_path / f"{forgery}.jsonl", events)
     alone = _verify(table, path)
     assert alone.returncode == 0, alone.stdout + alone.stderr  # (consistent: said above)
     line = _failed(_against(table, path))
     assert f"seq {roll['seq']}:" in line and "a player's log" in line, line
-    assert ("field type" if forgery == "sheet_in_place" else "field dice") in line, line
+    assert ("field type" if forgery == "truncated" else "field dice") in line, line

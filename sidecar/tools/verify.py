@@ -203,6 +203,8 @@ class Epochs:
     bases: dict[int, int] = field(default_factory=dict)
     #: (seq, epoch open after it or None), in seq order.
     changes: list[tuple[int, int | None]] = field(default_factory=list)
+    #: Positions used so far, by epoch (epochs whose positions count the rolls that drew).
+    drawn: dict[int, int] = field(default_factory=dict)
     #: (seq of the reveal, epoch) of epochs whose settings no nonce binds to the seed.
     unbound: list[tuple[int, int]] = field(default_factory=list)
 
@@ -431,9 +433,22 @@ def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epoc
     if epochs.commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
         raise Bad(seq, f"not the commitment of epoch {number}", roll=roll,
                   field="proof.commitment")
-    # A position is the roll's seq after the event that opened its epoch: the server
+    # Positions count the rolls that drew, 0, 1, 2…: in an export (every event) none is
+    # missing — a roll taken out, or replaced by another event, leaves a hole — in a log
+    # (some hidden from its reader) they only increase. An epoch opened before they did
+    # (its settings do not say `positions: drawn`) numbered every event: a position is
+    # then the roll's seq after the event that opened its epoch. Either way the server
     # cannot pass one over to draw other faces, nor use one twice.
-    if epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1:
+    expected = epochs.drawn.get(number, 0)
+    counted = position == expected if export else position >= expected
+    epochs.drawn[number] = position + 1
+    if (settings or {}).get("positions") == "drawn":
+        if not counted:
+            raise Bad(seq, f"position {position} in epoch {number}, where the rolls before "
+                      f"it drew {expected} (none missing, none twice)", roll=roll,
+                      field="proof.position")
+    elif epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1 \
+            and not (settings is None and counted):
         raise Bad(seq, f"position {position} is not this event's place in epoch {number}",
                   roll=roll, field="proof.position")
     seed = epochs.seeds.get(number)
