@@ -15,8 +15,9 @@ What it checks, in order:
    announced before the epoch's first roll; an epoch keeps the settings it opened with,
    and its seed derives from them (with the reveal's nonce);
 3. every roll made while an epoch was open is proven or entered by hand: its proof names
-   that epoch's commitment, and its position is its seq after the event that opened the
-   epoch (no position passed over, none used twice); dice entered by hand are a GM's, or
+   that epoch's commitment, and its position is the epoch's next (it counts the rolls
+   that drew before it; in an older epoch, its seq after the event that opened it): no
+   position passed over, none used twice, none missing; dice entered by hand are a GM's, or
    a player's where the epoch's settings say players may enter dice;
 4. its faces are exactly those the derivation gives (a decision: its open roll's dice and
    its own, nothing else), from the seed (an export, a GM's log) or from the roll's own

@@ -11,7 +11,8 @@ stops at the first one that does not check, naming its ``seq``, its roll and the
   root of :mod:`sidecar.dice.provable`), and its settings (whether players may enter dice, the
   plugins its rolls were resolved by) are those it opened with, those its seed derives from;
 - every roll made while an epoch was open is proven or entered by hand: a proof names that
-  epoch's commitment, its position is its seq after the event that opened the epoch, and
+  epoch's commitment, its position is the next of the epoch (the rolls that drew before it:
+  none missing in an export; in an older epoch, its seq after the one that opened it), and
   its dice are exactly those the derivation gives (from the seed, or from the roll's own
   leaf key and path to the commitment, which a player's log holds) — a decision's, those
   of its open roll and then its own; dice entered by hand are a GM's, or a player's where
