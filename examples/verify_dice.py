@@ -12,17 +12,20 @@ checked (each listed).
 What it checks, in order:
 1. seqs strictly increase (no line moved); an export's are 1, 2, 3... (none removed);
 2. a revealed seed is the one committed: the Merkle root of its leaves is the commitment
-   announced before the epoch's first roll; an epoch keeps the settings it opened with;
+   announced before the epoch's first roll; an epoch keeps the settings it opened with,
+   and its seed derives from them (with the reveal's nonce);
 3. every roll made while an epoch was open is proven or entered by hand: its proof names
-   that epoch's commitment, and its position is its seq after the event that opened the
-   epoch (no position passed over, none used twice); dice entered by hand are a GM's, or
+   that epoch's commitment, and its position is the epoch's next (it counts the rolls
+   that drew before it; in an older epoch, its seq after the event that opened it): no
+   position passed over, none used twice, none missing; dice entered by hand are a GM's, or
    a player's where the epoch's settings say players may enter dice;
 4. its faces are exactly those the derivation gives (a decision: its open roll's dice and
    its own, nothing else), from the seed (an export, a GM's log) or from the roll's own
    key and Merkle path (a player's log: players never get the seed);
 5. around the rules: a seat's roll is by a seat of the table; a roll as a character is
    its owner's or a GM's, never "self", and its sheet is the values before it less what it
-   spent; a decision is on a roll still open, by its roller or a GM, with a choice it
+   spent; a decision is on a roll still open, by its roller or a GM (a blind roll's: a
+   GM), with a choice it
    offered, drawing that choice's dice; an answer is the asked seat's, rolled as asked;
    an opposed or cooperative ask's verdict follows from its answers; the project's own
    rulesets' results agree with themselves (success and kind; a failure's margin ≤ -1).
@@ -47,6 +50,12 @@ NOT_RECOMPUTED = ("results not recomputed here (this file has no rulesets): each
 
 def leaf_key(seed, position):
     return hmac.digest(seed, b"sidecar-leaf" + position.to_bytes(4, "big"), "sha256")
+
+
+def settings_seed(nonce, settings):
+    """The seed of an epoch opened with these settings (PROTOCOL.md, 8.3)."""
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hmac.digest(nonce, b"sidecar-seed/1\x00" + text.encode("utf-8"), "sha256")
 
 
 def merkle_root(seed):
@@ -113,9 +122,18 @@ def events(path):
                     yield message, False
 
 
+def same_event(event):
+    """What two copies of one event share: all but the request id a live copy echoes and
+    the key and path a history page adds to its proof."""
+    kept = {k: v for k, v in event.items() if k not in ("id", "duplicate")}
+    if isinstance(kept.get("proof"), dict):
+        kept["proof"] = {k: v for k, v in kept["proof"].items() if k not in ("key", "path")}
+    return kept
+
+
 def read(path):
     """The events by seq (each once), the welcomes, and whether the file is an export."""
-    seen, welcomes, last_seq = {}, [], 0
+    seen, pages, welcomes, last_seq = {}, {}, [], 0
     for event, from_page in events(path):
         if event["type"] == "welcome":
             welcomes.append(event)
@@ -123,9 +141,12 @@ def read(path):
         seq = event["seq"]
         if seq in seen:
             # A player's log has events twice: live, then from a history page that adds
-            # each roll's key after the reveal. It must be the same event.
-            first = seen[seq]
-            if (first["type"], first.get("roll")) != (event["type"], event.get("roll")):
+            # each roll's key after the reveal. It must be the very same event; anywhere
+            # else (an export, a log's live lines) each seq is there once.
+            first, first_from_page = seen[seq], pages[seq]
+            if not (from_page or first_from_page):
+                raise Bad(event, "seq", "this seq is there twice (each event has its own)")
+            if same_event(first) != same_event(event):
                 raise Bad(event, "seq", "two different events have this seq")
             if "key" in (event.get("proof") or {}):
                 first["proof"] = event["proof"]
@@ -134,7 +155,7 @@ def read(path):
             if seq <= last_seq:
                 raise Bad(event, "seq", f"out of order (after seq {last_seq})")
             last_seq = seq
-        seen[seq] = event
+        seen[seq], pages[seq] = event, from_page
     outcomes = [e for e in seen.values() if e["type"] == "outcome"]
     export = bool(outcomes) and all(isinstance(e.get("text"), dict) for e in outcomes)
     if export:
@@ -143,7 +164,7 @@ def read(path):
         for expected, seq in enumerate(sorted(seen), 1):
             if seq != expected:
                 raise Bad(seen[seq], "seq", f"seq {expected} is missing before it")
-    return seen, welcomes, export
+    return seen, welcomes, export, pages
 
 
 class Epochs:
@@ -152,6 +173,8 @@ class Epochs:
     def __init__(self, seen, welcomes):
         self.commitments, self.settings, self.seeds, self.bases = {}, {}, {}, {}
         self.changes = []  # (seq, the epoch open after it, or None)
+        self.unbound = []  # what says an epoch's settings are not bound to its seed
+        self.drawn = {}  # positions used so far, by epoch (positions counting the rolls)
         for welcome in welcomes:
             if welcome.get("epoch"):
                 self.announce(welcome, welcome["epoch"])
@@ -171,13 +194,35 @@ class Epochs:
                     self.announce(event, nxt)
                     self.bases.setdefault(nxt["number"], seq)
                 self.changes.append((seq, nxt["number"] if nxt else None))
+                base = self.bases.get(number)
+                if base is not None and event.get("events") != seq - base - 1:
+                    raise Bad(event, "events", f"epoch {number} numbered {seq - base - 1} "
+                              "events between the one that opened it and its reveal")
                 if "seed" in event:
                     seed = bytes.fromhex(event["seed"])
                     if merkle_root(seed) != self.commitments[number]:
                         raise Bad(event, "seed", f"the seed of epoch {number} was not "
                                   "committed")
+                    self.bound(event, number, seed)
                     self.seeds[number] = seed
         self.changes.sort(key=lambda change: change[0])
+
+    def bound(self, event, number, seed):
+        """The seed derives from the reveal's nonce and the settings the epoch announced:
+        other settings would need another seed, so another commitment."""
+        settings = self.settings.get(number)
+        if "nonce" not in event:
+            if settings is not None:
+                self.unbound.append(str(Unchecked(
+                    event, "settings", f"epoch {number}'s settings are not bound to its "
+                    "seed (its reveal has no nonce: opened before seeds were derived from "
+                    "them)")))
+            return
+        if settings is None:
+            raise Bad(event, "settings", f"epoch {number} has a nonce but no settings")
+        if settings_seed(bytes.fromhex(event["nonce"]), settings) != seed:
+            raise Bad(event, "settings", f"the seed of epoch {number} is not derived from "
+                      "the settings it announced (they were changed)")
 
     def announce(self, event, epoch):
         number = epoch["number"]
@@ -213,6 +258,7 @@ def interleaves(shown, first, second):
 class Report:
     def __init__(self):
         self.checked, self.manual, self.waiting, self.unchecked = 0, 0, 0, []
+        self.export = False
 
 
 def check_proof(event, opened, epochs, report, export):
@@ -258,8 +304,20 @@ def check_proof(event, opened, epochs, report, export):
     number, position = proof["epoch"], proof["position"]
     if epochs.commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
         raise Bad(event, "proof.commitment", f"not the commitment of epoch {number}")
-    # The position is the roll's seq after the event that opened the epoch.
-    if epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1:
+    # Positions count the rolls that drew: 0, 1, 2... In an export none is missing (a roll
+    # taken out or replaced leaves a hole); in a log they only increase. An epoch whose
+    # settings do not say `positions: drawn` numbered every event: the position is the
+    # roll's seq after the event that opened the epoch.
+    settings = epochs.settings.get(number)
+    expected = epochs.drawn.get(number, 0)
+    counted = position == expected if export else position >= expected
+    epochs.drawn[number] = position + 1
+    if (settings or {}).get("positions") == "drawn":
+        if not counted:
+            raise Bad(event, "proof.position", f"position {position} in epoch {number}, "
+                      f"where the rolls before it drew {expected} (none missing, none twice)")
+    elif epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1 and not (
+            settings is None and counted):
         raise Bad(event, "proof.position", f"position {position} is not its place in "
                   f"epoch {number}")
     if number in epochs.seeds:
@@ -288,6 +346,7 @@ class Table:
 
     def __init__(self):
         self.seats, self.characters, self.open, self.asks = {}, {}, {}, {}
+        self.session, self.turn = 0, 0
 
     def take(self, event, drew, gap):
         kind = event["type"]
@@ -307,6 +366,16 @@ class Table:
             self.asks[event["ask"]] = {"event": event, "answered": {}}
         elif kind == "ask" and event.get("op") == "cancel":
             self.asks.pop(event["ask"], None)
+        elif kind == "session":
+            # A session is numbered after the last, a turn after the last of its session.
+            turn = event.get("op") == "turn"
+            expected = (self.session, self.turn + 1) if turn else (self.session + 1, None)
+            got = (event["number"], event["turn"] if turn else None)
+            self.session, self.turn = event["number"], event["turn"] if turn else self.turn
+            if got != expected and not gap:
+                field = "turn" if turn and got[0] == expected[0] else "number"
+                raise Bad(event, field, f"the table's next {'turn' if turn else 'session'} "
+                          f"is {expected[1] if field == 'turn' else expected[0]}")
         elif kind == "initiative":
             for name, amounts in (event.get("spent") or {}).items():
                 if name in self.characters:
@@ -464,6 +533,8 @@ def decision(event, opened, drew):
     if reactor is None and choice != opened.get("default"):
         raise Bad(event, "choice", "the server takes the default when time runs out")
     if reactor is not None and reactor["role"] != "gm":
+        if opened.get("mode") == "blind":  # its roller does not know how it fell
+            raise Bad(event, "reacted_by", "only a GM decides a blind roll")
         if (reactor["name"], reactor.get("seat")) != (opened["by"]["name"],
                                                      opened["by"].get("seat")):
             raise Bad(event, "reacted_by", "only the roller or a GM decides on a roll")
@@ -487,10 +558,58 @@ def conventions(event):
         raise Bad(event, "result.margin", f"{result['margin']} for a failure (at most -1)")
 
 
+EXPORT_LIMITS = ("what an export alone cannot show: events dropped from the end of an "
+                 "epoch (its reveal renumbered), an event replaced by one that changes "
+                 "nothing the rules read (a sheet set to its own values...), and each roll's "
+                 "client seed (the server's word here) — the defense is the players' own "
+                 "saved logs: this script on a player's log checks her rolls' client seed "
+                 "and every roll she saw")
+
+
+class OwnSeeds:
+    """A client's log: whose it is (welcome.epoch.by; else the roller of the live copies
+    answering its requests: they echo their id) and the client seed each welcome gave it. The server
+    draws that member's dice with that seed; a roll of theirs with another was drawn with
+    a seed the server chose."""
+
+    def __init__(self, seen, welcomes, pages):
+        self.spans = sorted((w["seq"], w["epoch"]["client"]) for w in welcomes
+                            if isinstance(w.get("seq"), int)
+                            and isinstance((w.get("epoch") or {}).get("client"), str))
+        said = {(w["epoch"]["by"]["name"], w["epoch"]["by"]["role"]) for w in welcomes
+                if isinstance((w.get("epoch") or {}).get("by"), dict)}
+        roles = {w.get("role") for w in welcomes}
+        owners = said or {(e["by"]["name"], e["by"]["role"]) for seq, e in seen.items()
+                          if e["type"] == "outcome" and e.get("id") is not None
+                          and not pages[seq] and e.get("reacts_to") is None
+                          and e["by"]["role"] in roles}
+        self.owner = owners.pop() if len(owners) == 1 else None
+
+    def check(self, event, opened, report):
+        proof = event.get("proof") or {}
+        if (self.owner is None or not self.spans or "client" not in proof
+                or (event["by"]["name"], event["by"]["role"]) != self.owner):
+            return
+        given = [client for at, client in self.spans if at < event["seq"]]
+        if opened is not None and "client" in (opened.get("proof") or {}):
+            given = [opened["proof"]["client"]]  # a decision draws with its roll's seed
+        if not given:
+            report.unchecked.append(str(Unchecked(
+                event, "proof.client", "made before this log's first welcome: that "
+                "connection's client seed is not in this file")))
+        elif proof["client"] != given[-1]:
+            raise Bad(event, "proof.client", f"drawn with the client seed "
+                      f"{proof['client']!r}, not this log's own (welcome.epoch.client): the "
+                      "server chose it")
+
+
 def check(path):
-    seen, welcomes, export = read(path)
+    seen, welcomes, export, pages = read(path)
     epochs = Epochs(seen, welcomes)
     report, table, gap, previous = Report(), Table(), False, 0
+    report.export = export
+    report.unchecked.extend(epochs.unbound)
+    seeds = OwnSeeds(seen, welcomes, pages)
     for seq in sorted(seen):
         event = seen[seq]
         gap = gap or seq != previous + 1  # events hidden from a log's reader
@@ -502,12 +621,19 @@ def check(path):
         if event["type"] == "outcome":
             opened = seen.get(event["reacts_to"]) if event.get("reacts_to") else None
             drew = check_proof(event, opened, epochs, report, export)
+            seeds.check(event, opened, report)
             conventions(event)
         try:
             table.take(event, drew, gap)
         except Unchecked as why:
             report.unchecked.append(str(why))
     return report
+
+
+def shown(text):
+    """``text`` safe for a terminal: what comes from the file (a roll id, a name...) is
+    printed with its control characters escaped (``\\x1b``, ``\\r``...), never obeyed."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in str(text))
 
 
 def main():
@@ -517,13 +643,13 @@ def main():
     try:
         report = check(sys.argv[1])
     except OSError as exc:
-        print(f"cannot read {sys.argv[1]}: {exc.strerror}")
+        print(shown(f"cannot read {sys.argv[1]}: {exc.strerror}"))
         return 2
     except Bad as bad:
-        print(f"FAILED: {bad}")
+        print(shown(f"FAILED: {bad}"))
         return 1
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        print(f"FAILED: malformed file ({exc!r})")
+        print(shown(f"FAILED: malformed file ({exc!r})"))
         return 1
     if not (report.checked or report.waiting or report.manual or report.unchecked):
         print("FAILED: no verifiable roll in this file")
@@ -532,10 +658,12 @@ def main():
                                                if report.manual else "")
           + (f", {report.waiting} wait for a reveal" if report.waiting else ""))
     print(NOT_RECOMPUTED)
+    if report.export:
+        print(EXPORT_LIMITS)
     if report.unchecked:
         print(f"NOT CHECKED ({len(report.unchecked)}):")
         for line in report.unchecked[:20]:
-            print(f"  {line}")
+            print(f"  {shown(line)}")
     if report.waiting:
         return 3
     return 4 if report.unchecked else 0

@@ -172,8 +172,11 @@ def epoch_start_event(*, seq: int, table: str, by: dict[str, Any],
 
 def epoch_reveal_event(*, seq: int, table: str, by: dict[str, Any], request_id: RequestId,
                        epoch: dict[str, Any], seed: str, events: int,
-                       next: dict[str, Any] | None) -> Event:
-    """An epoch ends: its seed revealed (the GMs' view shows it), how many events it
+                       next: dict[str, Any] | None, nonce: str | None = None) -> Event:
+    """An epoch ends: its seed revealed (the GMs' view shows it) with the nonce it was
+    derived from with the epoch's settings (``None``: not derived), how many events it
     numbered, and the next one's commitment (``None``: started at the next welcome)."""
-    return _event("epoch", seq, table, by, request_id, {
-        "op": "reveal", "epoch": epoch, "seed": seed, "events": events, "next": next})
+    fields = {"op": "reveal", "epoch": epoch, "seed": seed, "events": events, "next": next}
+    if nonce is not None:
+        fields["nonce"] = nonce
+    return _event("epoch", seq, table, by, request_id, fields)

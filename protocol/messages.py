@@ -802,6 +802,8 @@ def epoch_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = F
         message["next"] = event["next"]
         if not hidden:
             message["seed"] = event["seed"]
+            if "nonce" in event:
+                message["nonce"] = event["nonce"]
     if duplicate:
         message["duplicate"] = True
     return message

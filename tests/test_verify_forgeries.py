@@ -259,21 +259,37 @@ def settings_removed(events: Events, seen: dict[str, Any]) -> tuple[Any, ...]:
     # Whether players could enter dice is the server's word in the export: a manual roll
     # by a player on an epoch that does not say so is not accepted (nor called forged:
     # journals written before epochs carried their settings have none).
+    # (Such a journal has no nonce either: its seeds were not derived from settings.)
     for event in events:
         if event["type"] == "epoch":
+            event.pop("nonce", None)
             for key in ("epoch", "next"):
                 if event.get(key):
                     event[key].pop("settings", None)
-    roll = _event(events, seen["plain"])
+    # (The epoch's last proven roll: taking any other's proof away leaves its position
+    # missing, a forgery of its own.)
+    roll = [e for e in events if e["type"] == "outcome" and "position" in e.get("proof", {})
+            and e["by"]["role"] == "player"][-1]
     roll["proof"] = {"manual": True, "by": dict(roll["by"])}
     return roll, ("proof",)
+
+
+def proof_taken_away(events: Events, seen: dict[str, Any]) -> tuple[Any, ...]:
+    # A GM may enter dice by hand: the GM's proven roll passed off as entered by hand
+    # leaves its position missing (the next roll's is named).
+    roll = _event(events, seen["blank"])
+    roll["proof"] = {"manual": True, "by": dict(roll["by"])}
+    after = next(e for e in events if e["type"] == "outcome" and e["seq"] > roll["seq"]
+                 and "position" in e.get("proof", {}))
+    return after, ("proof.position",)
 
 
 #: Forgeries both verifiers reject.
 BOTH = [proof_removed_all_tens, character_added_success_flipped,
         applied_added_result_flipped, manual_by_a_player, extra_die_appended,
         dice_reordered, seq_changed, spent_nothing,
-        character_of_another_seat, decision_choice_changed, answer_mode_changed]
+        character_of_another_seat, decision_choice_changed, answer_mode_changed,
+        proof_taken_away]
 #: Forgeries that only a re-run of the ruleset can see (the standalone verifier has no
 #: rulesets: it says plainly that it did not recompute results).
 RERUN_ONLY = [params_changed, result_flipped_consistently, extension_params_undone,
@@ -395,7 +411,8 @@ def test_a_restart_with_other_settings_ends_the_epoch_and_a_players_dice_then_ve
     assert "1 rolls checked (epochs 1), 2 re-run by their ruleset, 1 manual" in done.stdout
     standalone = _standalone(export)
     assert standalone.returncode == 0, standalone.stdout + standalone.stderr
-    # The same dice, had the first server (no player dice) been the one: refused.
+    # The same dice, had the first server (no player dice) been the one: refused — the
+    # epoch's seed derives from the settings it announced, which were changed.
     by_hand_event = next(e for e in events if e.get("seq") == by_hand["seq"])
     by_hand_event["proof"]["by"] = {"name": "Aengus", "role": "player"}
     for event in events:
@@ -404,6 +421,14 @@ def test_a_restart_with_other_settings_ends_the_epoch_and_a_players_dice_then_ve
                 event[key]["settings"]["player_dice"] = False
     forged = tmp_path / "forged.jsonl"
     forged.write_text("".join(json.dumps(e) + "\n" for e in events))
+    last = next(e for e in events if e["type"] == "epoch" and e["op"] == "reveal"
+                and e["epoch"]["number"] == 2)
     for done in (_verify(forged), _standalone(forged)):
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert f"FAILED: seq {last['seq']}: field settings" in done.stdout, done.stdout
+    # Without the second reveal (no seed to check the settings against), the roll itself.
+    unrevealed = tmp_path / "unrevealed.jsonl"
+    unrevealed.write_text("".join(json.dumps(e) + "\n" for e in events if e is not last))
+    for done in (_verify(unrevealed), _standalone(unrevealed)):
         assert done.returncode == 1, done.stdout + done.stderr
         assert _names_roll_and_field(done.stdout, by_hand_event, ("proof",)), done.stdout

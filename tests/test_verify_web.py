@@ -156,9 +156,10 @@ def test_the_pages_check_refuses_forged_copies_of_its_rolls(browser: Any,
                                                            server: LiveServer) -> None:
     """The page's own check, on copies of its rolls as a server could forge them: a roll
     without its proof (every face 10), a player's dice passed off as entered by hand on a
-    server that does not allow it, a die added, dice moved — each marked ✗ naming the
-    field; the genuine copies ✓; a player's dice under an epoch that does not say whether
-    players could enter them: « cannot tell »."""
+    server that does not allow it, a die added, dice moved, her roll drawn with a client
+    seed the server chose (its faces recomputed) — each marked ✗ naming the field; the
+    genuine copies ✓; a player's dice under an epoch that does not say whether players
+    could enter them: « cannot tell »."""
     player = Recorded(browser, server.http, "faussaire", "Aengus", "player", PLAYER_TOKEN)
     gm = Recorded(browser, server.http, "faussaire", "Morgane", "gm", GM_TOKEN)
     seqs = [player.roll(6), player.roll(5)]
@@ -174,6 +175,9 @@ def test_the_pages_check_refuses_forged_copies_of_its_rolls(browser: Any,
         const copies = page.events.filter((e) => seqs.includes(e.seq));
         const epoch = table.welcome.epoch;
         const context = { commitment: epoch.commitment, settings: epoch.settings };
+        const own = { ...context, me: { name: table.client.name, role: table.client.role },
+                      client: table.client.clientSeed, since: 0 };
+        const bytes = (hex) => Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
         const forge = (copy, change) => { const c = structuredClone(copy); change(c); return c; };
         const out = {};
         for (const copy of copies) {
@@ -191,6 +195,17 @@ def test_the_pages_check_refuses_forged_copies_of_its_rolls(browser: Any,
             extra_die: await m.checkCopy(forge(copy, (c) => {
               c.dice.push({ sides: 10, face: 10 }); }), context),
             reordered: await m.checkCopy(forge(copy, (c) => { c.dice.reverse(); }), context),
+            own_genuine: await m.checkCopy(copy, own),
+            // The holder of the seed draws her roll with a client seed of its choosing
+            // (the faces and all recomputed): her page knows its own seed.
+            reseeded: await (async () => {
+              const c = structuredClone(copy);
+              c.proof.client = 'chosen';
+              const faces = await m.deriveFaces(bytes(c.proof.key), 'chosen',
+                c.proof.position, c.proof.sides);
+              c.dice.forEach((d, i) => { d.face = faces[i]; });
+              return [await m.checkCopy(c, own), await m.checkCopy(c, context)];
+            })(),
             faces: copy.dice.map((d) => d.face),
           };
         }
@@ -203,6 +218,10 @@ def test_the_pages_check_refuses_forged_copies_of_its_rolls(browser: Any,
         assert verdict["by_hand"]["ok"] is False and verdict["by_hand"]["field"] == "proof"
         assert verdict["by_hand_no_settings"]["ok"] is None
         assert verdict["extra_die"]["ok"] is False and verdict["extra_die"]["field"] == "dice"
+        assert verdict["own_genuine"] == {"ok": True}
+        on_her_page, without_her_seed = verdict["reseeded"]
+        assert on_her_page["ok"] is False and on_her_page["field"] == "proof.client"
+        assert without_her_seed == {"ok": True}  # (the dice alone cannot tell)
         if verdict["faces"] != verdict["faces"][::-1]:
             assert verdict["reordered"] == {"ok": False, "field": "dice",
                                             "why": "its dice are not the ones derived"}

@@ -414,6 +414,9 @@ def _add_verify_commands(sub: Any) -> None:
                         help="do not re-run the installed rulesets on the faces")
     verify.add_argument("--plugins-dir", metavar="DIR",
                         help="also load the plugins of DIR, as `serve --plugins-dir` did")
+    verify.add_argument("--log", metavar="FILE", action="append",
+                        help="a player's own saved log: every event of it must be in the "
+                             "export as she received it (repeatable)")
     verify.set_defaults(func=cmd_verify)
     epoch = sub.add_parser("epoch", help="GM: verifiable dice epochs")
     epoch_sub = epoch.add_subparsers(dest="op", required=True)

@@ -258,8 +258,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     3 when some rolls wait for their epoch's reveal, 4 when something could not be
     checked (each listed)."""
     from sidecar.host.plugins import PluginLoadError, default_host
+    from sidecar.tools.crosscheck import against
     from sidecar.tools.replay import Replay
-    from sidecar.tools.verify import Bad, check, describe, events_of
+    from sidecar.tools.verify import EXPORT_LIMITS, Bad, check, describe, events_of
 
     try:
         handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
@@ -270,7 +271,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     lambda left_out: default_host(args.plugins_dir, disabled=left_out))
     with handle:
         try:
-            report = check(events_of(handle), replay=replay)
+            lines = handle.readlines()
+            report = check(events_of(lines), replay=replay)
+            for log in args.log or ():
+                try:
+                    with open(log, encoding="utf-8") as saved:
+                        compared = against(events_of(lines), events_of(saved))
+                except Bad as bad:
+                    print(shown(f"FAILED: {bad} (journal d'un joueur / a player's log: "
+                                f"{log})"), flush=True)
+                    return EXIT_ERROR
+                print(shown(f"{log}: {compared} événements comme le joueur les a reçus / "
+                            "events as the player received them"))
+        except OSError as exc:
+            print(f"sidecar: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         except Bad as bad:
             print(shown(f"FAILED: {bad}"), flush=True)
             return EXIT_ERROR
@@ -293,6 +308,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
           f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
     _say_by_and_mode(report)
+    if report.export:
+        print(EXPORT_LIMITS)
     if report.unchecked:
         print(f"NON VÉRIFIÉ / NOT CHECKED ({len(report.unchecked)}):")
         # One line per reason: a missing plugin is said once, with the rolls it leaves.

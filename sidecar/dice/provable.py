@@ -1,7 +1,8 @@
 """Dice anyone can check: epochs, the derivation of faces, and their proofs.
 
 Each table has a current *epoch*: a secret 32-byte seed. Every event of the epoch has a
-*position* ``p`` (0, 1, 2…: its seq after the event that opened the epoch), and a roll
+*position* ``p`` (0, 1, 2…: how many rolls drew before it in the epoch; in an epoch opened
+before positions counted them, its seq after the event that opened the epoch), and a roll
 draws its faces from the *leaf key* of its position, the roller's *client seed* and
 ``p``::
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import json
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +48,24 @@ MAX_SIDES = 65536
 def new_seed() -> bytes:
     """A fresh epoch seed from the operating system's CSPRNG."""
     return secrets.token_bytes(32)
+
+
+SEED_LABEL = b"sidecar-seed/1"
+
+
+def settings_bytes(settings: Any) -> bytes:
+    """An epoch's settings as the seed's derivation reads them: JSON, keys sorted, no
+    spaces, UTF-8."""
+    return json.dumps(settings, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+def settings_seed(nonce: bytes, settings: Any) -> bytes:
+    """The seed of an epoch opened with ``settings``: ``HMAC(nonce, "sidecar-seed/1" ||
+    0x00 || settings_bytes(settings))``. The commitment (over the seed's leaves) then
+    covers the settings: other settings make another seed, every leaf and every face of
+    the epoch other; the reveal gives the ``nonce`` with the seed."""
+    return hmac.digest(nonce, SEED_LABEL + b"\x00" + settings_bytes(settings), "sha256")
 
 
 def new_client_seed() -> str:
@@ -204,9 +224,11 @@ def root_from_path(key: bytes, position: int, path: list[str]) -> str:
 @dataclass
 class Epoch:
     """A table's current epoch: its number, secret seed and commitment, and ``base``: the
-    seq of the event that opened it. A roll's position is its seq − base − 1, so no
-    counter is written with each roll and none can be skipped unseen. Kept as the table
-    record ``("epoch", "current")`` (server-side only), written when the epoch opens.
+    seq of the event that opened it. A roll's position is :attr:`drawn`, the rolls that
+    drew before it (settings ``positions: "drawn"``: a roll taken out of the journal leaves
+    a hole), or, in an epoch opened before, its seq − base − 1. Kept as the table record
+    ``("epoch", "current")`` (server-side only), written when the epoch opens and with
+    each roll that draws (its ``drawn``, in the same write as the roll).
 
     ``settings``: what a verifier needs to know of the server that opened it and that the
     dice cannot prove — whether players may enter physical dice, the plugins (name →
@@ -219,12 +241,33 @@ class Epoch:
     commitment: str
     base: int
     settings: dict[str, Any] | None = None
+    #: The random bytes the seed is derived from with the settings (:func:`settings_seed`);
+    #: ``None`` for an epoch without settings, or opened before seeds were derived.
+    nonce: bytes | None = None
+    #: Positions used so far, when the epoch numbers them by the rolls that draw
+    #: (:attr:`counted`): a roll dropped from the export leaves a position missing.
+    drawn: int = 0
     _keyed: Keyed | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def counted(self) -> bool:
+        """Whether positions count the events that drew (settings ``positions: "drawn"``)
+        rather than every event (an epoch opened before they did)."""
+        return isinstance(self.settings, dict) and self.settings.get("positions") == "drawn"
+
+    def next_position(self, seq: int) -> int:
+        """The position the roll numbered ``seq`` draws at (``LEAVES`` or more: past the
+        epoch's end)."""
+        return self.drawn if self.counted else self.position(seq)
 
     @classmethod
     def fresh(cls, number: int, base: int, settings: dict[str, Any] | None = None) -> Epoch:
-        seed = new_seed()
-        return cls(number, seed, tree(seed).root, base, settings)
+        if settings is None:
+            seed = new_seed()
+            return cls(number, seed, tree(seed).root, base, settings)
+        nonce = new_seed()
+        seed = settings_seed(nonce, settings)
+        return cls(number, seed, tree(seed).root, base, settings, nonce)
 
     def leaf(self, position: int) -> bytes:
         """The leaf key of ``position``: :func:`leaf_key`, from the seed's HMAC states kept
@@ -243,12 +286,18 @@ class Epoch:
                   "commitment": self.commitment, "base": self.base}
         if self.settings is not None:
             record["settings"] = self.settings
+        if self.nonce is not None:
+            record["nonce"] = self.nonce.hex()
+        if self.counted:
+            record["drawn"] = self.drawn
         return record
 
     @classmethod
     def from_record(cls, value: dict[str, Any]) -> Epoch:
         return cls(int(value["number"]), bytes.fromhex(value["seed"]),
-                   str(value["commitment"]), int(value["base"]), value.get("settings"))
+                   str(value["commitment"]), int(value["base"]), value.get("settings"),
+                   bytes.fromhex(value["nonce"]) if value.get("nonce") else None,
+                   int(value.get("drawn", 0)))
 
     def public(self) -> dict[str, Any]:
         """What every member is told of it: its number, commitment and settings."""

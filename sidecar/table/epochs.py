@@ -38,8 +38,10 @@ class Epochs(CoreBasis):
     def epoch_settings(self) -> dict[str, Any]:
         """What an epoch opened now records of this server (:class:`Epoch` ``settings``):
         whether players may enter physical dice, and the plugins resolving rolls."""
+        # ``positions: "drawn"``: a roll's position counts the rolls that drew before it
+        # in the epoch (0, 1, 2… with none missing), not every event.
         return {"player_dice": self.config.allow_player_dice,
-                "plugins": self.catalogue.versions()}
+                "plugins": self.catalogue.versions(), "positions": "drawn"}
 
     def epoch_outdated(self, table: Table) -> bool:
         """Whether the table's current epoch was opened under other settings than this
@@ -55,7 +57,7 @@ class Epochs(CoreBasis):
         (``event``: the open roll decided on, whose roller's seed is kept)."""
         epoch = table.epoch
         assert epoch is not None
-        position = epoch.position(table.seq + 1)
+        position = epoch.next_position(table.seq + 1)
         assert 0 <= position < LEAVES
         client = ((event or {}).get("proof") or {}).get("client") or (
             member.client_seed if member is not None and member.client_seed
@@ -68,7 +70,7 @@ class Epochs(CoreBasis):
     @staticmethod
     def epoch_full(table: Table) -> bool:
         """Whether the table's next event would be past its epoch's last position."""
-        return table.epoch is not None and table.epoch.position(table.seq + 1) >= LEAVES
+        return table.epoch is not None and table.epoch.next_position(table.seq + 1) >= LEAVES
 
     @staticmethod
     def _server_ticket(table: Table, member: Member | None) -> RollTicket:
@@ -98,7 +100,8 @@ class Epochs(CoreBasis):
         ticket = ticket or self._server_ticket(table, None)
         event = epoch_reveal_event(
             **self._head(ticket), epoch=old.public(), seed=old.seed.hex(),
-            events=seq - old.base - 1, next=new.public() if new is not None else None)
+            events=seq - old.base - 1, next=new.public() if new is not None else None,
+            nonce=old.nonce.hex() if old.nonce is not None else None)
         return self._pending(ticket, event, (
             ("epoch", "current", new.record() if new is not None else None),
             ("epoch", str(old.number), {"seed": old.seed.hex(),

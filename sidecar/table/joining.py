@@ -123,7 +123,10 @@ class Joining(CoreBasis):
             request_id=hello.id, seat=member.seat, characters=characters,
             characters_more=more,
             asks=asks["asks"], asks_more=asks["more"],
-            epoch=({**table.epoch.public(), "client": member.client_seed}
+            # (``by``: whose seed it is, as outcomes name their roller: a saved log then
+            # says which of its rolls must show this seed.)
+            epoch=({**table.epoch.public(), "client": member.client_seed,
+                    "by": {"name": member.name, "role": member.role}}
                    if self.provable and table.epoch is not None else None),
             hooks=HOOKS_API)
         # GMs get the players' join link and its QR code (a server open to the LAN only).

@@ -133,6 +133,10 @@ class Rolling(CoreBasis):
         proof = None
         if source is not None:
             proof = {**source.proof, "sides": [die["sides"] for die in source.rolled]}
+            if table.epoch is not None and table.epoch.counted:
+                # Its position is used: the next roll draws at the next one.
+                records += (("epoch", "current", {**table.epoch.record(),
+                                                  "drawn": proof["position"] + 1}),)
         elif manual and self.provable:
             proof = {"manual": True, "by": {"name": ticket.member.name,
                                             "role": ticket.member.role}}

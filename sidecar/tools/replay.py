@@ -11,9 +11,9 @@ compute is compared with the stored one (``params``, ``dice``, ``result``, ``app
 around them: a roll by a seat names a seat of the table; a roll as a character is by its
 owner's seat or a GM, never ``self``; a decision is taken on a roll still open, with a
 choice it offered and the dice that choice draws, by its roller or a GM (a GM's choice by a
-GM), keeping the roll's author, params and mode; an answer is the asked seat's, with the
-ask's ruleset, params, label, mode and options; an opposed or cooperative ask's verdict
-follows from its answers.
+GM, a blind roll by a GM), keeping the roll's author, params and mode; an answer is the
+asked seat's, with the ask's ruleset, params, label, mode and options; an opposed or
+cooperative ask's verdict follows from its answers.
 
 What cannot be re-run here is said, never passed over: :class:`Unchecked` names the field
 and why (a ruleset or an extension not installed, another version than the server's, an
@@ -30,6 +30,7 @@ from sidecar.host.guard import deep_copy
 from sidecar.host.pipeline import Resolution, RollPipeline
 from sidecar.host.plugins import PluginHost
 from sidecar.host.sheets import apply_delta
+from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.table.core import cooperate, oppose
@@ -118,10 +119,7 @@ class Replay:
                     "ruleset": event["ruleset"], "owner": event.get("owner"),
                     "values": deep_copy(event.get("values") or {})}
         elif kind == "session":
-            if event.get("op") == "turn":
-                self.turn = int(event["turn"])
-            else:
-                self.session = int(event["number"])
+            self._session(event, gap)
         elif kind == "ask":
             if event.get("op") == "open":
                 self.asks[event["ask"]] = {"event": event, "answered": {}}
@@ -132,6 +130,20 @@ class Replay:
         elif kind == "outcome":
             return self._outcome(event, settings, faces or [[]], manual, gap)
         return False
+
+    def _session(self, event: dict[str, Any], gap: bool) -> None:
+        """A new session is numbered after the last, a new turn after the last (of the
+        session): an event put in a roll's place must fit the count."""
+        turn = event.get("op") == "turn"
+        number, count = int(event["number"]), int(event["turn"]) if turn else None
+        expected = (self.session, self.turn + 1) if turn else (self.session + 1, None)
+        self.session = number
+        if turn:
+            self.turn = int(event["turn"])
+        if (number, count) != expected and not gap:
+            field = "turn" if turn and number == expected[0] else "number"
+            raise Mismatch(field, f"the table's next {'turn' if turn else 'session'} is "
+                           f"{expected[1] if field == 'turn' else expected[0]}")
 
     def _initiative(self, event: dict[str, Any], gap: bool) -> None:
         """An initiative: ordered again from the entries it was asked for, the characters'
@@ -302,6 +314,9 @@ class Replay:
                 raise Mismatch("choice", f"the server takes the default ('{default}') "
                                "when time runs out, not this one")
         elif reactor.get("role") != "gm":
+            if opened.get("mode") == "blind":
+                # Its roller does not know how it fell: the server lets only a GM decide.
+                raise Mismatch("reacted_by", "only a GM decides a blind roll")
             if identity(reactor) != identity(opened["by"]):
                 raise Mismatch("reacted_by", "only the roller or a GM decides on a roll")
             if offered[choice].get("gm") is True:
@@ -471,15 +486,20 @@ class Replay:
         if key is not None:
             return Mismatch(f"result.{key}", f"its rules give {_short(outcome.result.get(key))}"
                             f", not {_short(event['result'].get(key))}")
-        for name, value in (("applied", outcome.applied), ("notes", outcome.notes)):
+        notes, spend = list(outcome.notes), outcome.spend
+        if values is not None and spend:
+            # As the server does (contract §7: never refused after the dice): a spend the
+            # sheet cannot pay whole is taken as far as it holds, and a note says so.
+            spend, notes = self._held(event["character"], values, spend, notes)
+        for name, value in (("applied", outcome.applied), ("notes", notes)):
             if event.get(name, []) != value:
                 return Mismatch(name, f"its rules give {_short(value)}")
         if values is not None:
-            spent = {name: amount for name, amount in outcome.spend.items() if amount}
+            spent = {name: amount for name, amount in spend.items() if amount}
             if event["spent"] != spent:
                 return Mismatch("spent", f"its rules spend {_short(spent)}")
             character = self.characters[event["character"]]
-            after = self._spend(character, outcome.spend) if outcome.spend else values
+            after = self._spend(character, spend) if spend else values
             if event["sheet"] != after:
                 return Mismatch("sheet", f"the values left are {_short(after)}")
         choices = outcome.choices
@@ -493,6 +513,17 @@ class Replay:
         if isinstance(text, str) and text not in resolution.text.values():
             return Mismatch("text", f"its rules write {_short(resolution.text)}")
         return None
+
+    def _held(self, name: str, values: dict[str, Any], spend: dict[str, Any],
+              notes: list[str]) -> tuple[dict[str, Any], list[str]]:
+        """The spend the server took of ``spend`` (:func:`taken_as_far_as_held`) and the
+        notes it journaled (the host's note added when some was not taken)."""
+        host = self._host()
+        if host is None:
+            return spend, notes
+        schema = host.sheet_schema(self.characters[name]["ruleset"])
+        taken, unpaid = taken_as_far_as_held(schema, values, spend)
+        return taken, [*notes, unpaid_note(unpaid)] if unpaid else notes
 
     # -- asks ----------------------------------------------------------------------------
 

@@ -9,9 +9,10 @@ stops at the first one that does not check, naming its ``seq``, its roll and the
   missing;
 - an epoch's revealed seed hashes to the commitment announced before its rolls (the Merkle
   root of :mod:`sidecar.dice.provable`), and its settings (whether players may enter dice, the
-  plugins its rolls were resolved by) are those it opened with;
+  plugins its rolls were resolved by) are those it opened with, those its seed derives from;
 - every roll made while an epoch was open is proven or entered by hand: a proof names that
-  epoch's commitment, its position is its seq after the event that opened the epoch, and
+  epoch's commitment, its position is the next of the epoch (the rolls that drew before it:
+  none missing in an export; in an older epoch, its seq after the one that opened it), and
   its dice are exactly those the derivation gives (from the seed, or from the roll's own
   leaf key and path to the commitment, which a player's log holds) — a decision's, those
   of its open roll and then its own; dice entered by hand are a GM's, or a player's where
@@ -37,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidecar.dice.provable import faces_of, leaf_key, root_from_path, tree
+from sidecar.dice.provable import faces_of, leaf_key, root_from_path, settings_seed, tree
 from sidecar.tools.replay import Mismatch, Replay, Unchecked
 
 
@@ -78,6 +79,68 @@ class Report:
     #: a character's owner, and — through the re-run — what the rules read of them, such
     #: as the name in ``text``, are checked).
     journal_word: int = 0
+
+    #: Whether the file is an export (see :data:`EXPORT_LIMITS`).
+    export: bool = False
+
+
+#: What an export alone cannot show (printed with every export's verdict): the holder of
+#: the revealed seed could rewrite these consistently; players' saved logs are the check.
+EXPORT_LIMITS = (
+    "ce qu'un export seul ne peut montrer / what an export alone cannot show: events "
+    "dropped from the end of an epoch (its reveal renumbered), an event replaced by one "
+    "that changes nothing the rules read (a sheet set to its own values…), and each "
+    "roll's client seed (the server's word here) — the defense is the players' own saved "
+    "logs: `sidecar verify EXPORT --log HER_LOG` checks the export against what she "
+    "received")
+
+
+class OwnSeeds:
+    """A client's log: whose it is (``welcome.epoch.by``; from a server that did not say,
+    the roller of the live copies answering its requests: they echo their ``id``) and the
+    client seed each of its ``welcome`` gave
+    (``welcome.epoch.client``). The server draws that member's dice with that seed: a
+    roll of theirs showing another was drawn with a seed the server chose."""
+
+    def __init__(self, owner: tuple[Any, Any] | None, spans: list[tuple[int, str]]) -> None:
+        self.owner, self.spans = owner, spans
+
+    @classmethod
+    def of(cls, seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> OwnSeeds:
+        spans = sorted((w["seq"], w["epoch"]["client"]) for w in welcomes
+                       if isinstance(w.get("seq"), int)
+                       and isinstance((w.get("epoch") or {}).get("client"), str))
+        said = {(w["epoch"]["by"].get("name"), w["epoch"]["by"].get("role"))
+                for w in welcomes if isinstance((w.get("epoch") or {}).get("by"), dict)}
+        roles = {w.get("role") for w in welcomes}
+        owners = said or {(e["by"].get("name"), e["by"].get("role")) for e in seen.values()
+                          if e.get("type") == "outcome" and e.get("id") is not None
+                          and not e.get(PAGE) and e.get("reacts_to") is None
+                          and isinstance(e.get("by"), dict) and e["by"].get("role") in roles}
+        return cls(owners.pop() if len(owners) == 1 else None, spans)
+
+    def check(self, event: dict[str, Any], opened: dict[str, Any] | None,
+              report: Report) -> None:
+        """Whether ``event`` (``opened``: the open roll it decides) drew with the seed of
+        the log's owner when it is theirs."""
+        proof = event.get("proof")
+        by = event.get("by") or {}
+        if (self.owner is None or not self.spans or not isinstance(proof, dict)
+                or "client" not in proof or (by.get("name"), by.get("role")) != self.owner):
+            return
+        seq = event["seq"]
+        given = [client for at, client in self.spans if at < seq]
+        if opened is not None and "client" in (opened.get("proof") or {}):
+            # A decision draws with its open roll's seed (checked with that roll).
+            given = [opened["proof"]["client"]]
+        if not given:
+            report.unchecked.append((seq, event.get("roll"), "proof.client", "made before "
+                                     "this log's first welcome: the client seed of that "
+                                     "connection is not in this file"))
+        elif proof["client"] != given[-1]:
+            raise Bad(seq, f"drawn with the client seed {str(proof['client'])[:64]!r}, not "
+                      "this log's own (welcome.epoch.client): the server chose it",
+                      roll=event.get("roll"), field="proof.client")
 
 
 #: Marks the events that came in a ``history`` page (see :func:`events_of`).
@@ -154,6 +217,10 @@ class Epochs:
     bases: dict[int, int] = field(default_factory=dict)
     #: (seq, epoch open after it or None), in seq order.
     changes: list[tuple[int, int | None]] = field(default_factory=list)
+    #: Positions used so far, by epoch (epochs whose positions count the rolls that drew).
+    drawn: dict[int, int] = field(default_factory=dict)
+    #: (seq of the reveal, epoch) of epochs whose settings no nonce binds to the seed.
+    unbound: list[tuple[int, int]] = field(default_factory=list)
 
     def announce(self, seq: Any, epoch: dict[str, Any]) -> None:
         number = epoch["number"]
@@ -197,17 +264,51 @@ def _epochs(seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> 
                 epochs.announce(seq, nxt)
                 epochs.bases.setdefault(nxt["number"], seq)
             epochs.changes.append((seq, nxt["number"] if nxt else None))
+            base = epochs.bases.get(number)
+            if base is not None and event.get("events") != seq - base - 1:
+                # (What a truncation that renumbers its reveal leaves right: said above.)
+                raise Bad(seq, f"epoch {number} numbered {seq - base - 1} events between "
+                          "the one that opened it and its reveal", field="events")
             if "seed" in event:
                 seed = bytes.fromhex(event["seed"])
                 if tree(seed).root != epochs.commitments[number]:
                     raise Bad(seq, f"the seed of epoch {number} is not the one committed",
                               field="seed")
+                _bound(seq, event, number, seed, epochs)
                 epochs.seeds[number] = seed
     epochs.changes.sort(key=lambda change: change[0])
     return epochs
 
 
-def _read(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
+def same_event(event: dict[str, Any]) -> dict[str, Any]:
+    """What two copies of one event in a client's log share: all of it but the history
+    page's mark, the request id a live copy echoes, and the key and path a history page
+    adds to a proof after the reveal."""
+    kept = {k: v for k, v in event.items() if k not in (PAGE, "id", "duplicate")}
+    if isinstance(kept.get("proof"), dict):
+        kept["proof"] = {k: v for k, v in kept["proof"].items() if k not in ("key", "path")}
+    return kept
+
+
+def _bound(seq: int, event: dict[str, Any], number: int, seed: bytes, epochs: Epochs) -> None:
+    """The revealed seed derives from the nonce and the settings the epoch announced
+    (:func:`~sidecar.dice.provable.settings_seed`): settings changed afterwards (players'
+    dice allowed, say) would need another seed, hence another commitment and other faces
+    for every roll of the epoch. A reveal without a nonce leaves them unbound (said)."""
+    settings = epochs.settings.get(number)
+    if "nonce" not in event:
+        if settings is not None:
+            epochs.unbound.append((seq, number))
+        return
+    if settings is None:
+        raise Bad(seq, f"epoch {number} has a nonce but announced no settings",
+                  field="settings")
+    if settings_seed(bytes.fromhex(event["nonce"]), settings) != seed:
+        raise Bad(seq, f"the seed of epoch {number} is not derived from the settings it "
+                  "announced (they were changed)", field="settings")
+
+
+def read_events(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
                                                      list[dict[str, Any]], bool]:
     """The events by seq (each once), the welcomes, and whether the file is an export."""
     seen: dict[int, dict[str, Any]] = {}
@@ -223,9 +324,13 @@ def _read(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
             raise Bad(seq, "no seq", roll=event.get("roll"), field="seq")
         if seq in seen:
             # A client's log holds some events twice (live, then in a history page
-            # that adds each roll's key after the reveal): the same event, or forged.
+            # that adds each roll's key after the reveal): the very same event. Anywhere
+            # else (an export, the live lines of a log) a seq is there once.
             first = seen[seq]
-            if (first.get("type"), first.get("roll")) != (kind, event.get("roll")):
+            if not (event.get(PAGE) or first.get(PAGE)):
+                raise Bad(seq, "this seq is there twice (each event has its own)",
+                          roll=event.get("roll"), field="seq")
+            if same_event(first) != same_event(event):
                 raise Bad(seq, "two different events have this seq", roll=event.get("roll"),
                           field="seq")
             if "key" in (event.get("proof") or {}):
@@ -256,9 +361,14 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
 
     ``replay``: re-runs each roll with its plugins (``None``: a replay without plugins,
     which checks what the server decides around the rules and says results not re-run)."""
-    seen, welcomes, export = _read(events)
+    seen, welcomes, export = read_events(events)
     epochs = _epochs(seen, welcomes)
-    report = Report()
+    report = Report(export=export)
+    for seq, number in epochs.unbound:
+        report.unchecked.append((seq, None, "settings", f"epoch {number}'s settings are not "
+                                 "bound to its seed (its reveal has no nonce: opened before "
+                                 "seeds were derived from them)"))
+    seeds = OwnSeeds.of(seen, welcomes)
     own = replay is None
     replay = replay if replay is not None else Replay(None)
     gap = False
@@ -282,6 +392,8 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
                     else:
                         report.journal_word += 1
                     faces, manual, settings = _proven(event, seen, epochs, report, export)
+                    seeds.check(event, seen.get(event["reacts_to"]) if event.get(
+                        "reacts_to") is not None else None, report)
                     if replay.take(event, settings=settings, faces=faces, manual=manual,
                                    gap=gap):
                         report.rerun += 1
@@ -339,9 +451,22 @@ def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epoc
     if epochs.commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
         raise Bad(seq, f"not the commitment of epoch {number}", roll=roll,
                   field="proof.commitment")
-    # A position is the roll's seq after the event that opened its epoch: the server
+    # Positions count the rolls that drew, 0, 1, 2…: in an export (every event) none is
+    # missing — a roll taken out, or replaced by another event, leaves a hole — in a log
+    # (some hidden from its reader) they only increase. An epoch opened before they did
+    # (its settings do not say `positions: drawn`) numbered every event: a position is
+    # then the roll's seq after the event that opened its epoch. Either way the server
     # cannot pass one over to draw other faces, nor use one twice.
-    if epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1:
+    expected = epochs.drawn.get(number, 0)
+    counted = position == expected if export else position >= expected
+    epochs.drawn[number] = position + 1
+    if (settings or {}).get("positions") == "drawn":
+        if not counted:
+            raise Bad(seq, f"position {position} in epoch {number}, where the rolls before "
+                      f"it drew {expected} (none missing, none twice)", roll=roll,
+                      field="proof.position")
+    elif epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1 \
+            and not (settings is None and counted):
         raise Bad(seq, f"position {position} is not this event's place in epoch {number}",
                   roll=roll, field="proof.position")
     seed = epochs.seeds.get(number)

@@ -184,9 +184,12 @@ const bad = (field, why) => ({ ok: false, field, why });
  * `ok` false when something does not check, `null` when the page cannot tell. Every roll
  * of the epoch is proven or entered by hand; a proof's key leads to the commitment the
  * page was told before, and the roll shows exactly the dice derived (a decision: those of
- * its open roll, `opened`, too). The result is not recomputed here (no rulesets in the
- * page): `sidecar verify` does. */
-export async function checkCopy(copy, { commitment, settings, opened } = {}) {
+ * its open roll, `opened`, too). A roll of this page's member (`me`: {name, role}) was
+ * drawn with this page's own client seed (`client`; a decision: its open roll's), not one
+ * the server chose — from `since` on (the seq of this page's first welcome: before it,
+ * another browser of the member's may have rolled with its own). The result is not recomputed here (no rulesets in the page):
+ * `sidecar verify` does. */
+export async function checkCopy(copy, { commitment, settings, opened, me, client, since = 0 } = {}) {
   if (copy.result?.hidden) return null;
   const proof = copy.proof;
   const decision = copy.reacts_to !== undefined && copy.reacts_to !== null;
@@ -204,6 +207,10 @@ export async function checkCopy(copy, { commitment, settings, opened } = {}) {
     return bad("proof", "entered by a player, and players may not enter dice on this server");
   }
   if (!proof.key || proof.commitment !== commitment) return bad("proof.commitment", "not the epoch's commitment");
+  if (me && client && copy.seq > since && copy.by?.name === me.name && copy.by?.role === me.role) {
+    const own = decision && opened?.proof?.client ? opened.proof.client : client;
+    if (proof.client !== own) return bad("proof.client", "not this page's own client seed: the server chose it");
+  }
   const key = fromHex(proof.key);
   if (await rootFromPath(key, proof.position, proof.path ?? []) !== commitment) {
     return bad("proof.key", "its key does not lead to the commitment");
@@ -228,7 +235,11 @@ function remember(epoch) {
   if (epoch.settings && !settingsOf.has(epoch.number)) settingsOf.set(epoch.number, epoch.settings);
 }
 
+/** The seq of this page's first welcome: its own rolls after it used its client seed. */
+let joinedAt = null;
+
 export function noteWelcome(welcome) {
+  if (joinedAt === null && Number.isInteger(welcome?.seq)) joinedAt = welcome.seq;
   remember(welcome?.epoch);
   showEndButton(welcome);
 }
@@ -240,7 +251,8 @@ export async function onEpoch(event, client, rerender) {
   remember(event.next);
   if (event.op !== "reveal") return;
   const number = event.epoch.number;
-  const context = { commitment: commitments.get(number), settings: settingsOf.get(number) };
+  const context = { commitment: commitments.get(number), settings: settingsOf.get(number),
+    me: { name: client.name, role: client.role }, client: client.clientSeed, since: joinedAt ?? Infinity };
   const first = event.seq - event.events;
   const copies = new Map();
   let after = first - 1;
