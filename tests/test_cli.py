@@ -437,8 +437,8 @@ def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
     text = format_seat_link({"op": "add", "name": "Aengus", "table": "crypte", "link": link,
                              "token": "abc"})
     assert link in text and "jeton / token: abc" in text
-    assert text.startswith(f"Place de Aengus / Aengus's seat: {link}\n")
-    assert "Nouveau lien de A / A's new link: " in format_seat_link(
+    assert text.startswith(f"Place d'Aengus / Aengus's seat: {link}\n")
+    assert "Nouveau lien d'A / A's new link: " in format_seat_link(
         {"op": "rotate", "name": "A", "link": link, "token": "t"})
     assert "aucune place" in format_seats([])
     listed = format_seats([{"name": "Aengus", "online": 2, "characters": ["Aengus", "Rex"]},

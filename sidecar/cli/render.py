@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from sidecar.cli.terminal import for_terminal, shown
+from sidecar.protocol.text import elide
 
 KIND_MARKS = {"botch": "✗✗", "failure": "✗", "narrow": "≈", "success": "✓", "critical": "✓✓"}
 
@@ -311,8 +312,8 @@ def print_qr(link: str, out: Any = None) -> None:
 def format_seat_link(reply: dict[str, Any]) -> str:
     """A seat's link and token, as ``seat add`` and ``seat rotate`` print them."""
     name = reply["name"]
-    head = (f"Nouveau lien de {name} / {name}'s new link" if reply.get("op") == "rotate"
-            else f"Place de {name} / {name}'s seat")
+    head = (f"Nouveau lien {elide('de', name)} / {name}'s new link" if reply.get("op") == "rotate"
+            else f"Place {elide('de', name)} / {name}'s seat")
     return (f"{head}: {reply['link']}\n"
             f"  jeton / token: {reply['token']} (montré une seule fois / shown once: "
             "`sidecar seat rotate` en refait un / makes a new one)")

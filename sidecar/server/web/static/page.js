@@ -2,7 +2,7 @@
 //
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
-import { STRINGS } from "./strings.js";
+import { STRINGS, elide } from "./strings.js";
 
 export const query = new URLSearchParams(location.search);
 
@@ -43,7 +43,13 @@ export const $ = (id) => document.getElementById(id);
 export function t(key, values) {
   const text = STRINGS[state.lang]?.[key] ?? STRINGS.fr[key] ?? key;
   if (!values) return text;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  // « de {name} » elides in French (« d'Aengus »): one rule, strings.js's elide.
+  return text.replace(/(?:(?<![\p{L}])(de|que|le|la|De|Que|Le|La) )?\{(\w+)\}/gu, (whole, word, name) => {
+    if (!(name in values)) return whole;
+    const value = String(values[name]);
+    if (!word) return value;
+    return state.lang === "fr" ? elide(word, value) : `${word} ${value}`;
+  });
 }
 
 /** A `{fr, en}` map or a plain string, in the page's language. */
