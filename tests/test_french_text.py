@@ -118,3 +118,167 @@ def test_localized_picks_one_language_and_passes_plain_strings():
     assert localized({"fr": "oui", "en": "yes"}, "fr") == "oui"
     assert localized({"fr": "oui"}, "en") == "oui"
     assert localized("tel quel", "en") == "tel quel"
+
+
+# -- 1: one language per member, notes included ---------------------------------------------
+
+def _bilingual(text: str) -> bool:
+    """Whether ``text`` reads like the old « français / English » join."""
+    return " / " in text
+
+
+def test_each_member_reads_the_notes_in_its_own_language():
+    async def scenario() -> None:
+        async with running_server() as server:
+            french, english = await Peer.open(server), await Peer.open(server)
+            await french.join("pub", "MJ", "gm")
+            await english.join("pub", "GM", "gm", locale="en")
+            towing = await french.roll("oweens", {"dice": 3, "difficulty": 3,
+                                                  "buy_after": True}, dice=[3, 2, 2])
+            assert towing["open"] is True, towing
+            decided = await french.request({"type": "react", "id": "buy",
+                                            "roll": towing["roll"], "choice": "buy_1"})
+            assert decided["type"] == "outcome", decided
+            seen = await english.recv_type("outcome")
+            while seen.get("reacts_to") != towing["seq"]:
+                seen = await english.recv_type("outcome")
+            assert decided["notes"] and seen["notes"]
+            assert decided["notes"][0].startswith("1A achetée(s) après les dés pour ")
+            assert seen["notes"][0].startswith("1A bought after the dice for ")
+            for note in decided["notes"] + seen["notes"]:
+                assert not _bilingual(note), note
+            assert "bought" not in " ".join(decided["notes"])
+            assert "achetée" not in " ".join(seen["notes"])
+            # A Bourde while drinking: the Shame note, one language each.
+            shamed = await french.roll("oweens", {"dice": 2, "difficulty": 3,
+                                                  "drinking": True}, dice=[1, 2])
+            heard = await english.recv_type("outcome")
+            assert shamed["notes"] == ["Bourde : la Honte du personnage se manifeste."]
+            assert heard["notes"] == ["Bourde: the character's Shame manifests."]
+    run(scenario())
+
+
+def test_a_plain_string_note_passes_through_and_a_localised_one_is_picked(tmp_path):
+    from tests.support.plugins import write_plugins
+
+    noting = '''
+from sidecar import hookimpl
+from sidecar.model import label
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    if roll.options.get("noting") is not None:
+        outcome.notes.append("note d'avant / older note")
+        outcome.notes.append(label("Rappel : boire de l'eau.", "Reminder: drink water."))
+'''
+    directory = write_plugins(tmp_path / "p", noting=noting)
+
+    async def scenario() -> None:
+        async with running_server(plugins_dir=str(directory)) as server:
+            french, english = await Peer.open(server), await Peer.open(server)
+            await french.join("t", "MJ", "gm")
+            await english.join("t", "GM", "gm", locale="en")
+            rolled = await french.roll(options={"noting": {}})
+            heard = await english.recv_type("outcome")
+            assert rolled["notes"] == ["note d'avant / older note", "Rappel : boire de l'eau."]
+            assert heard["notes"] == ["note d'avant / older note", "Reminder: drink water."]
+    run(scenario())
+
+
+def test_a_failing_extensions_note_is_in_the_readers_language(tmp_path):
+    from tests.support.plugins import write_plugins
+
+    failing = '''
+from sidecar import hookimpl
+
+@hookimpl
+def sidecar_modify_outcome(roll, outcome):
+    if roll.options.get("failing") is not None:
+        raise RuntimeError("boom")
+'''
+    directory = write_plugins(tmp_path / "p", failing=failing)
+
+    async def scenario() -> None:
+        async with running_server(plugins_dir=str(directory)) as server:
+            french, english = await Peer.open(server), await Peer.open(server)
+            await french.join("t", "MJ", "gm")
+            await english.join("t", "GM", "gm", locale="en")
+            rolled = await french.roll(options={"failing": {}})
+            heard = await english.recv_type("outcome")
+            assert rolled["notes"][0].startswith("extension « failing » en échec, ignorée")
+            assert heard["notes"][0].startswith("extension 'failing' failed and was left out")
+            assert not _bilingual(rolled["notes"][0]) and not _bilingual(heard["notes"][0])
+    run(scenario())
+
+
+@pytest.mark.parametrize(("locale", "note", "other"), [
+    ("fr", "Échec critique blanc : premier échec critique", "Blank botch"),
+    ("en", "Blank botch: the session's first botch", "Échec critique blanc"),
+])
+def test_the_command_line_prints_the_notes_in_its_locale(locale, note, other):
+    with ServeProcess() as server:
+        rolled = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--role", "gm",
+                         "--token", GM_TOKEN, "--dice", "1,2", "--option", "blank_botch={}",
+                         "--locale", locale)
+        assert rolled.returncode == 0, rolled.stderr
+        notes = [line for line in rolled.stdout.splitlines() if "note:" in line]
+        assert len(notes) == 1 and note in notes[0] and other not in notes[0], rolled.stdout
+
+
+# -- 2: labels, not keys ---------------------------------------------------------------------
+
+def test_errors_name_sheet_fields_and_params_by_their_labels():
+    async def scenario() -> None:
+        async with running_server() as server:
+            french, english = await Peer.open(server), await Peer.open(server)
+            await french.join("t", "MJ", "gm")
+            await english.join("t", "GM", "gm", locale="en")
+            made = await french.request({"type": "sheet", "id": "s", "op": "set",
+                                         "character": "Vlad", "ruleset": "bloodlust",
+                                         "values": {"volonte_tour": 0}})
+            assert made["type"] == "sheet", made
+            for peer, said in ((french, "pas assez de « Volonté ce tour » : il en reste 0"),
+                               (english, 'not enough "Willpower this turn": 0 left')):
+                refused = await peer.roll("bloodlust", {"pool": 3, "willpower": True},
+                                          character="Vlad")
+                assert refused["type"] == "error" and refused["code"] == "insufficient"
+                assert refused["details"]["field"] == "volonte_tour"  # (the key stays)
+                assert said in refused["message"], refused
+                assert "volonte_tour" not in refused["message"]
+            refused = await french.roll("oweens", {"dice": 3, "difficulty": 3,
+                                                   "buy_after": "oui"})
+            assert refused["details"]["param"] == "buy_after"
+            assert "« Acheter après les dés »" in refused["message"], refused
+            refused = await english.roll("oweens", {"difficulty": 3})  # (no dice, no sheet)
+            assert refused["code"] == "invalid_params", refused
+            assert refused["message"].startswith('parameter "Dice" (\'dice\')'), refused
+            refused = await french.roll("oweens", {"dice": 3, "difficulty": 3},
+                                        options={"combat": {"options": ["voler"]}})
+            assert refused["code"] == "invalid_params", refused
+            assert "« Options de combat »" in refused["message"], refused
+    run(scenario())
+
+
+def test_a_spend_taken_as_far_as_the_sheet_holds_names_the_field_by_its_label():
+    from sidecar.host.spending import unpaid_note
+
+    sheet = {"points_chance": {"type": "int", "label": {"fr": "Points de chance",
+                                                        "en": "Luck points"}}}
+    note = unpaid_note({"points_chance": 1}, sheet)
+    assert note["fr"].endswith("non prélevé : Points de chance 1")
+    assert note["en"].endswith("not taken: Luck points 1")
+
+
+def test_no_description_names_another_param_by_its_key():
+    async def scenario() -> None:
+        async with running_server() as server:
+            welcome = await (await Peer.open(server)).join(role="gm", name="MJ")
+            for ruleset in welcome["rulesets"]:
+                described = {**ruleset["params"], **(ruleset.get("sheet") or {})}
+                keys = [key for key in described if "_" in key]
+                for name, spec in described.items():
+                    text = json.dumps(spec.get("description", ""), ensure_ascii=False)
+                    for key in keys:
+                        assert f"« {key} »" not in text and f'\\"{key}\\"' not in text, \
+                            (ruleset["name"], name, key)
+    run(scenario())

@@ -174,7 +174,7 @@ class Rolling(CoreBasis):
                        reply_id=reaction.reply_id if reaction is not None else None)
 
     def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str, *,
-               notes: list[str] | None = None
+               notes: list[Any] | None = None
                ) -> tuple[dict[str, int], tuple[tuple[str, str, Any], ...]]:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
@@ -226,7 +226,7 @@ class Rolling(CoreBasis):
 
     @staticmethod
     def _held(character: Character, roll: Roll, sheet: dict[str, Any],
-              spend: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+              spend: dict[str, Any], notes: list[Any]) -> dict[str, Any]:
         """A rolled outcome's spend, taken only as far as the sheet holds (contract §7:
         refusals never depend on the dice); what was not taken goes in ``notes``."""
         taken, unpaid = taken_as_far_as_held(sheet, character.values, spend)
@@ -234,7 +234,7 @@ class Rolling(CoreBasis):
             log.warning("ruleset %s spent past the sheet of %r after its dice (not taken: "
                         "%s): declare it in sidecar_max_spend or clamp it", roll.ruleset,
                         character.name, unpaid)
-            notes.append(unpaid_note(unpaid))
+            notes.append(unpaid_note(unpaid, sheet))
         return taken
 
     def prepare_odds(self, table: Table, member: Member, request: OddsRequest) -> Roll:

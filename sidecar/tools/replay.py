@@ -32,6 +32,7 @@ from sidecar.host.plugins import PluginHost
 from sidecar.host.sheets import apply_delta
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.text import localized
 from sidecar.table.core import cooperate, oppose
 from sidecar.table.visibility import identity
 
@@ -386,7 +387,7 @@ class Replay:
         missing = sorted({*event.get("applied", []), *options} - set(host.plugins))
         if missing:
             raise Unchecked("applied", f"the extension '{missing[0]}' is not installed here")
-        failed = [note for note in event.get("notes", []) if FAILED_NOTE in note]
+        failed = [note for note in event.get("notes", []) if FAILED_NOTE in localized(note, "en")]
         if failed:
             raise Unchecked("result", "an extension failed on the server on this roll "
                             "(its note says so): what it would have done is unknown")
