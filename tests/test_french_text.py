@@ -282,3 +282,17 @@ def test_no_description_names_another_param_by_its_key():
                         assert f"« {key} »" not in text and f'\\"{key}\\"' not in text, \
                             (ruleset["name"], name, key)
     run(scenario())
+
+
+@pytest.mark.parametrize(("locale", "wanted", "unwanted"), [
+    ("fr", "buy_1 — Acheter 1A (2 BB+)", "Buy"), ("en", "buy_1 — Buy 1A (2 BB+)", "Acheter"),
+])
+def test_the_command_line_shows_an_open_rolls_choices_in_its_locale(locale, wanted, unwanted):
+    with ServeProcess() as server:
+        rolled = sidecar("roll", "oweens", "dice=3", "difficulty=3", "buy_after=yes",
+                         "--url", server.url, "--role", "gm", "--token", GM_TOKEN,
+                         "--dice", "3,2,2", "--no-ask", "--locale", locale)
+        assert rolled.returncode == 0, rolled.stderr
+        choices = [line for line in rolled.stdout.splitlines() if line.startswith("     1)")]
+        assert len(choices) == 1 and wanted in choices[0], rolled.stdout
+        assert unwanted not in choices[0] and " / " not in choices[0].split("—", 1)[1]
