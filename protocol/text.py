@@ -188,3 +188,14 @@ def is_localized(value: object) -> bool:
         return True
     return (isinstance(value, dict) and set(value) == {"fr", "en"}
             and all(isinstance(text, str) for text in value.values()))
+
+
+def one_language(line: str, locale: str) -> str:
+    """A line written « français / English » (a plugin's docstring) in one language: the
+    part before the first `` / `` in French, the part after in English; a line without
+    one as it is."""
+    french, slash, english = line.partition(" / ")
+    if not slash or not french.strip() or not english.strip():
+        return line
+    english = english.strip()
+    return french.strip() if locale == "fr" else english[:1].upper() + english[1:]

@@ -296,3 +296,26 @@ def test_the_command_line_shows_an_open_rolls_choices_in_its_locale(locale, want
         choices = [line for line in rolled.stdout.splitlines() if line.startswith("     1)")]
         assert len(choices) == 1 and wanted in choices[0], rolled.stdout
         assert unwanted not in choices[0] and " / " not in choices[0].split("—", 1)[1]
+
+
+def test_the_extensions_line_is_in_the_members_language(tmp_path):
+    from tests.support.plugins import write_plugins
+
+    docstring = '"""Rappel : boire de l\'eau / reminder: drink water."""\n' \
+        "from sidecar import hookimpl\n\n@hookimpl\ndef sidecar_modify_outcome(roll, outcome):\n" \
+        "    pass\n"
+    directory = write_plugins(tmp_path / "p", water=docstring)
+
+    async def scenario() -> None:
+        async with running_server(plugins_dir=str(directory)) as server:
+            french = await (await Peer.open(server)).join("t", "MJ", "gm")
+            english = await (await Peer.open(server)).join("t", "GM", "gm", locale="en")
+            said = {locale: {e["name"]: e["description"] for e in welcome["extensions"]}
+                    for locale, welcome in (("fr", french), ("en", english))}
+            assert said["fr"]["blank_botch"].startswith("Le premier échec critique")
+            assert said["en"]["blank_botch"].startswith("The session's first botch")
+            assert said["fr"]["water"] == "Rappel : boire de l'eau"
+            assert said["en"]["water"] == "Reminder: drink water."
+            for described in (*said["fr"].values(), *said["en"].values()):
+                assert not _bilingual(described), described
+    run(scenario())

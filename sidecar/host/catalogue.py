@@ -19,6 +19,7 @@ from sidecar.host.descriptions import Problem, options_problems, sheet_problems
 from sidecar.host.options import listing as option_listing
 from sidecar.host.options import validate_options
 from sidecar.host.registry import PluginLoadError, Registry, description_error
+from sidecar.protocol.text import localized, one_language
 
 log = logging.getLogger("sidecar.plugins")
 
@@ -161,7 +162,17 @@ class Catalogue:
         return validate_options(options, ruleset, self.option_descriptions(),
                                 self.registry.plugins.keys())
 
-    def extension_listing(self) -> list[dict[str, Any]]:
-        """The extensions as ``welcome`` lists them (disabled ones left out)."""
-        return [info.to_listing() for info in self.registry.plugins.values()
-                if info.is_extension and not info.disabled]
+    def extension_listing(self, locale: str | None = None) -> list[dict[str, Any]]:
+        """The extensions as ``welcome`` lists them (disabled ones left out); ``locale``:
+        each description in the reader's language — its options' ``description`` when it
+        gives one, else its docstring's line « français / English » cut in two."""
+        listing = [info.to_listing() for info in self.registry.plugins.values()
+                   if info.is_extension and not info.disabled]
+        if locale is None:
+            return listing
+        options = self.option_descriptions()
+        for entry in listing:
+            described = options.get(entry["name"], {}).get("description")
+            entry["description"] = (localized(described, locale) if described
+                                    else one_language(entry["description"], locale))
+        return listing

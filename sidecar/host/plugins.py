@@ -140,9 +140,10 @@ class PluginHost(Registry):
         """A request's ``options`` checked against the descriptions."""
         return self.catalogue.validate_options(ruleset, options)
 
-    def extension_listing(self) -> list[dict[str, Any]]:
-        """The extensions as ``welcome`` lists them (disabled ones left out)."""
-        return self.catalogue.extension_listing()
+    def extension_listing(self, locale: str | None = None) -> list[dict[str, Any]]:
+        """The extensions as ``welcome`` lists them (disabled ones left out), described
+        in ``locale`` when given."""
+        return self.catalogue.extension_listing(locale)
 
 
 def default_host(plugins_dir: str | Path | None = None, *,

@@ -114,7 +114,7 @@ class Joining(CoreBasis):
         message = welcome_message(
             table=table.name, role=member.role, seq=table.seq, version=self.version,
             rulesets=self.catalogue.ruleset_listing(),
-            extensions=self.catalogue.extension_listing(),
+            extensions=self.catalogue.extension_listing(member.locale),
             options=self.catalogue.option_listing(),
             manual_dice=member.role == "gm" or self.config.allow_player_dice,
             replayed=replayed if hello.resume is not None else None,
