@@ -17,6 +17,7 @@ from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import outcome_event
 from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
+from sidecar.protocol.text import elide
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_event_size, check_strings
@@ -207,7 +208,7 @@ class Rolling(CoreBasis):
                 "plugin_error",
                 f"the roll spent what the sheet of {character.ruleset} does not have "
                 f"({error.message})",
-                fr=f"le jet a dépensé ce que la fiche de {character.ruleset} n'a pas "
+                fr=f"le jet a dépensé ce que la fiche {elide('de', character.ruleset)} n'a pas "
                    f"({error.message_fr or error.message})",
                 details={"ruleset": roll.ruleset, "spend": sorted(map(str, spend))[:10]},
             ) from None
