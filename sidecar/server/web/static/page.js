@@ -168,7 +168,10 @@ export function describeError(error, ruleset, { adding } = {}) {
   const message = error?.serverMessage || error?.message || String(error);
   const param = error?.details?.param;
   if (error?.code === "invalid_params" && typeof param === "string" && ruleset) {
-    // The server names the parameter by its key: people know it by its label.
+    // The server names a described parameter by its label, then its key for the command
+    // line (« Peps de l'adversaire » ('options.combat.opponent_pep')): the page needs only
+    // the label. An undescribed one comes by its key: people know it by its label here.
+    if (message.includes(` ('${param}')`)) return message.replace(` ('${param}')`, "");
     return message.replace(`'${param}'`, `« ${paramLabel(ruleset, param)} »`);
   }
   return message;
