@@ -74,7 +74,6 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
         label=label("Échec (échec critique blanc)", "Failure (blank botch)"),
         blank_botch=True,
     )
-    outcome.notes.append(
+    outcome.notes.append(label(
         "Échec critique blanc : premier échec critique de la séance, compté comme un simple "
-        "échec. / Blank botch: the session's first botch counts as a simple failure."
-    )
+        "échec.", "Blank botch: the session's first botch counts as a simple failure."))

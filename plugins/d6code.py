@@ -540,8 +540,8 @@ def _check_combo(roll: Roll) -> None:
     """As a character the sheet keeps the chain: a ``combo`` param is refused."""
     if roll.sheet is not None and roll.params["combo"] > 1:
         raise invalid_param("combo", "as a character the sheet keeps the combo chain "
-                            "(combo_mise)", fr="en tant que personnage, la fiche tient "
-                            "la chaîne de combos (combo_mise)")
+                            "(\"Combo stake\")", fr="en tant que personnage, la fiche tient "
+                            "la chaîne de combos (« Mise du combo »)")
 
 
 def _recovered(result: dict[str, Any]) -> int:

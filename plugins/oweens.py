@@ -82,11 +82,12 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "budget": {
         "type": "int", "min": 0, "max": 99,
-        "description": label("Chances avec « buy_after » : les BB+ que le joueur pourra "
-                             "dépenser après les dés (par défaut la bourse du personnage, "
-                             "sans limite sans personnage)", "Odds with \"buy_after\": the "
-                             "BB+ the player may spend after the dice (by default the "
-                             "character's wallet, no limit without a character)"),
+        "description": label("Chances avec « Acheter après les dés » : les BB+ que le joueur "
+                             "pourra dépenser après les dés (par défaut la bourse du "
+                             "personnage, sans limite sans personnage)", "Odds with \"Buy "
+                             "after the dice\": the BB+ the player may spend after the dice "
+                             "(by default the character's wallet, no limit without a "
+                             "character)"),
     },
     "bagage": {
         "type": "bool", "default": False,

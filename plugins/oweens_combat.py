@@ -32,7 +32,7 @@ from typing import Any
 from sidecar import hookimpl
 from sidecar.host.params import normalise_label
 from sidecar.host.plugins import scope
-from sidecar.model import Outcome, Roll
+from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import invalid_param
 from sidecar.rulesets.oweens_sheet import base_dice
 from sidecar.rulesets.sheets import add_spend
@@ -338,8 +338,10 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                             "effects": [effect], "no_wound": True, "hold": True,
                             "held": held, "zone": None, "aimed": False, "wounds_dealt": 0,
                             "knocked_out": False, "knocked_down": False}
-        outcome.notes.append(f"Immobilisation (jet d'ENC contre ECL "
-                             f"{settings['target_ecl']}) : {effect['fr']}.")
+        outcome.notes.append(label(f"Immobilisation (jet d'ENC contre ECL "
+                                   f"{settings['target_ecl']}) : {effect['fr']}.",
+                                   f"Pin (ENC roll against ECL {settings['target_ecl']}): "
+                                   f"{effect['en']}."))
         return
     zone = f" ({settings['zone']})" if settings["zone"] else ""
     wounding = counted_wounds(settings, result)
@@ -377,8 +379,13 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
             add_spend(outcome.spend, "bonbonus", settings["cost"])
     paid = (f"{settings['cost']} dé(s) en moins" if settings["pay"] == "dice"
             else f"{settings['cost']} BB+")
+    paid_en = (f"{settings['cost']} fewer dice" if settings["pay"] == "dice"
+               else f"{settings['cost']} BB+")
     if names:
-        outcome.notes.append(
+        outcome.notes.append(label(
             f"Options de combat ({', '.join(names)} ; coût : {paid}) : "
             + ("; ".join(e["fr"] for e in effects) or "sans effet (attaque ratée)")
-            + f". Blessures comptées : {counted}.")
+            + f". Blessures comptées : {counted}.",
+            f"Combat options ({', '.join(names)}; cost: {paid_en}): "
+            + ("; ".join(e["en"] for e in effects) or "no effect (missed attack)")
+            + f". Wounds counted: {counted}."))

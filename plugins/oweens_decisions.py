@@ -159,20 +159,21 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
         die["successes"] = SUCCESSES[change["to"]]
     notes = []
     if result["purchase_refused"]:
-        notes.append("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : aucun "
-                     "bonbonus dépensé. / Buying augmentations is refused on a Bourde or a "
-                     "Coup d'éclat: no bonbonus spent.")
+        notes.append(label("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : "
+                           "aucun bonbonus dépensé.", "Buying augmentations is refused on a "
+                           "Bourde or a Coup d'éclat: no bonbonus spent."))
     elif bought > result["augmentations_bought"]:
         unused = bought - result["augmentations_bought"]
-        notes.append(f"{unused} augmentation(s) achetée(s) sans effet, non facturée(s). / "
-                     f"{unused} bought augmentation(s) had no effect and were not charged.")
+        notes.append(label(f"{unused} augmentation(s) achetée(s) sans effet, non facturée(s).",
+                           f"{unused} bought augmentation(s) had no effect and were not "
+                           "charged."))
     if decided:
         result["decided"] = True
         result["bought_after_dice"] = result["augmentations_bought"]
         if bought:
-            notes.append(f"{bought}A achetée(s) après les dés pour "
-                         f"{result['bonbonus_spent']} BB+. / {bought}A bought after the "
-                         f"dice for {result['bonbonus_spent']} BB+.")
+            notes.append(label(f"{bought}A achetée(s) après les dés pour "
+                               f"{result['bonbonus_spent']} BB+.", f"{bought}A bought after "
+                               f"the dice for {result['bonbonus_spent']} BB+."))
     if combat is not None:
         surprise(roll, combat, result, notes)
     if p.get("characteristic"):
@@ -180,12 +181,12 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
     if p["drinking"]:
         state = result["drinking"] = drinking_state(p, roll.sheet, result)
         if state["coma"]:
-            notes.append("Coma éthylique : hospitalisé, −1 définitif à une caractéristique au "
-                         "choix du joueur. / Alcoholic coma: hospitalised, −1 for good to a "
-                         "characteristic of the player's choice.")
+            notes.append(label("Coma éthylique : hospitalisé, −1 définitif à une caractéristique "
+                               "au choix du joueur.", "Alcoholic coma: hospitalised, −1 for "
+                               "good to a characteristic of the player's choice."))
         elif state["honte"]:
-            notes.append("Bourde : la Honte du personnage se manifeste. / Bourde: the "
-                         "character's Shame manifests.")
+            notes.append(label("Bourde : la Honte du personnage se manifeste.",
+                               "Bourde: the character's Shame manifests."))
     outcome = Outcome(result=result, dice=rolled, notes=notes)
     # Opened when the wallet is known (a character) or asked for: a roll without a
     # character, nobody's BB+ tracked, does not wait for a decision nobody asked for.
@@ -219,11 +220,13 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
             return outcome
         drained = result.get("reserve_drained")
         if drained:
-            notes.append(f"Réserve {drained['characteristic']} : {drained['before']} → "
-                         f"{drained['after']} (ME {-result['margin']}, {drained['kept']} "
-                         f"point(s) gardé(s) pour {drained['kept']} BB+). / "
-                         f"{drained['characteristic']} reserve: {drained['before']} → "
-                         f"{drained['after']}.")
+            notes.append(label(f"Réserve {drained['characteristic']} : {drained['before']} → "
+                               f"{drained['after']} (ME {-result['margin']}, "
+                               f"{drained['kept']} point(s) gardé(s) pour {drained['kept']} "
+                               "BB+).", f"{drained['characteristic']} reserve: "
+                               f"{drained['before']} → {drained['after']} (failure margin "
+                               f"{-result['margin']}, {drained['kept']} point(s) kept for "
+                               f"{drained['kept']} BB+)."))
             if not p["keep_reserve"]:
                 wallet = (roll.sheet.get("bonbonus", 0) - outcome.spend.get("bonbonus", 0)
                           - (0 if decided else (combat["cost"] if combat is not None
@@ -245,8 +248,8 @@ def decide(roll: Roll, outcome: Outcome, choice: str) -> Outcome:
         result["drinking"] = {**result["drinking"], "lost": choice[5:]}
         name = CHARACTERISTICS[choice[5:]][0]
         return Outcome(result=result, dice=outcome.dice, spend={name: 1}, notes=[
-            f"Coma éthylique : {choice[5:]} −1 définitivement. / Alcoholic coma: "
-            f"{choice[5:]} −1 for good."])
+            label(f"Coma éthylique : {choice[5:]} −1 définitivement.",
+                  f"Alcoholic coma: {choice[5:]} −1 for good.")])
     if choice == "none" or choice.startswith("save_"):
         result = dict(opened)
         result["decided"] = True
@@ -262,10 +265,11 @@ def decide(roll: Roll, outcome: Outcome, choice: str) -> Outcome:
             add_spend(spend, "bonbonus", kept)
             drained.update(lost=drained["lost"] - kept, kept=drained["kept"] + kept,
                            after=drained["after"] + kept)
-            notes.append(f"{kept} point(s) de réserve {drained['characteristic']} gardé(s) "
-                         f"pour {kept} BB+ : {drained['before']} → {drained['after']}. / "
-                         f"{kept} {drained['characteristic']} reserve point(s) kept for "
-                         f"{kept} BB+.")
+            notes.append(label(f"{kept} point(s) de réserve {drained['characteristic']} "
+                               f"gardé(s) pour {kept} BB+ : {drained['before']} → "
+                               f"{drained['after']}.", f"{kept} {drained['characteristic']} "
+                               f"reserve point(s) kept for {kept} BB+: {drained['before']} → "
+                               f"{drained['after']}."))
         result["reserve_drained"] = drained
         return Outcome(result=result, dice=outcome.dice, notes=notes, spend=spend)
     bought = 0 if choice == "keep" else int(choice[4:])

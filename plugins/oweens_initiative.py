@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.model import Roll
+from sidecar.model import Roll, label
 from sidecar.protocol.errors import invalid_param
 
 #: Surprendre's locks a table keeps (one per opponent; the oldest go first).
@@ -27,7 +27,7 @@ def active_surprises(state: dict[str, Any], turn: int) -> dict[str, dict[str, An
 
 
 def surprise(roll: Roll, combat: dict[str, Any], result: dict[str, Any],
-              notes: list[str]) -> None:
+              notes: list[Any]) -> None:
     """Surprendre (« … qui vous permet de prendre l'initiative sur votre adversaire.
     Celui-ci ne pourra pas la reprendre durant ce tour et le suivant »): a hit (the
     options' effects need one) rolled as a character with its
@@ -36,10 +36,10 @@ def surprise(roll: Roll, combat: dict[str, Any], result: dict[str, Any],
     if "surprendre" not in combat["options"] or not result["success"]:
         return
     if roll.character is None or not combat.get("opponent"):
-        notes.append("Surprendre : sans personnage et adversaire nommés (options.combat."
-                     "opponent), le verrou d'initiative n'est pas suivi. / Surprendre: "
-                     "without a character and a named opponent, the initiative lock is "
-                     "not tracked.")
+        notes.append(label("Surprendre : sans personnage et adversaire nommés (options.combat."
+                           "opponent), le verrou d'initiative n'est pas suivi.", "Surprendre: "
+                           "without a character and a named opponent, the initiative lock "
+                           "is not tracked."))
         return
     over = combat["opponent"]
     lock = {"by": roll.character, "over": over, "turn": roll.turn}
@@ -50,10 +50,10 @@ def surprise(roll: Roll, combat: dict[str, Any], result: dict[str, Any],
         del surprises[next(iter(surprises))]
     roll.state["surprises"] = surprises
     result["surprise"] = {**lock, "until_turn": roll.turn + SURPRISE_TURNS - 1}
-    notes.append(f"Surprise : {roll.character} a l'initiative sur {over}, qui ne peut la "
-                 f"reprendre ni ce tour ({roll.turn}) ni le suivant. / Surprise: "
-                 f"{roll.character} holds the initiative over {over}, who cannot retake it "
-                 f"this turn ({roll.turn}) or the next.")
+    notes.append(label(f"Surprise : {roll.character} a l'initiative sur {over}, qui ne peut "
+                       f"la reprendre ni ce tour ({roll.turn}) ni le suivant.", f"Surprise: "
+                       f"{roll.character} holds the initiative over {over}, who cannot "
+                       f"retake it this turn ({roll.turn}) or the next."))
 
 
 def _initiative_key(entry: dict[str, Any]) -> tuple[int, int]:

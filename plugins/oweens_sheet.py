@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar.protocol.errors import invalid_param
+from sidecar.rules import elide
 from sidecar.rulesets.sheets import add_spend, counter, field, required_without_sheet
 
 #: Characteristic → (sheet field, French name, English name).
@@ -24,12 +25,12 @@ def _sheet() -> dict[str, dict[str, Any]]:
     sheet: dict[str, dict[str, Any]] = {}
     for short, (name, fr, en) in CHARACTERISTICS.items():
         sheet[name] = counter(f"{fr} ({short})", f"{en} ({short})",
-                              f"Score de {fr} : les dés d'une action", f"{en} score: an "
+                              f"Score {elide('de', fr)} : les dés d'une action", f"{en} score: an "
                               "action's dice", default=2, high=MAX_SCORE, resource=False)
     for short, (name, fr, en) in CHARACTERISTICS.items():
         sheet[f"reserve_{name}"] = counter(
             f"Réserve {short} (0 = pleine)", f"{short} reserve (0 = full)",
-            f"Réserve de {fr}, comptée depuis le score : 0 = pleine, −2 = deux points "
+            f"Réserve {elide('de', fr)}, comptée depuis le score : 0 = pleine, −2 = deux points "
             "perdus ; les dés d'une action sont le score plus cette valeur ; un repos la "
             "remet à 0", f"{en} reserve, counted from the score: 0 = full, −2 = two points "
             "lost; an action's dice are the score plus this value; a rest sets it back to 0",

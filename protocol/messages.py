@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.protocol.errors import ProtocolError, bad_field
-from sidecar.protocol.text import control_problem, folded, heading, normalized
+from sidecar.protocol.text import control_problem, folded, heading, localized, normalized
 
 PROTOCOL_VERSION = 1
 ROLES = ("player", "gm", "observer")
@@ -765,7 +765,9 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
             dice=event["dice"],
             result=event["result"],
             applied=event["applied"],
-            notes=event["notes"],
+            # A note is a ``{fr, en}`` value picked here like ``text`` (a plain string,
+            # from an older plugin or journal, passes through).
+            notes=[localized(note, locale) for note in event["notes"]],
             text=event["text"].get(locale) or event["text"]["fr"],
         )
         if character is not None and "sheet" in event:

@@ -111,3 +111,94 @@ def heading(who: str, label: str = "", *, colon: bool = True) -> str:
     if not label:
         return f"{who} — "
     return f"{who} — {label} : " if colon else f"{who} — {label} "
+
+
+# -- French elision --------------------------------------------------------------------------
+
+#: Words (lower case, without accents) whose ``h`` is aspirated: no elision before them
+#: (« la Honte », « de Hugues »). A small list: names a table meets, not a dictionary.
+ASPIRATED_H = frozenset((
+    "hache", "haine", "haie", "halle", "halte", "hameau", "hanche", "handicap", "hangar",
+    "hardi", "hareng", "haricot", "harpe", "hasard", "hate", "haut", "hauteur", "heros",
+    "herisson", "hibou", "hierarchie", "hockey", "homard", "honte", "hors", "housse",
+    "hublot", "hugues", "huit", "hurlement", "hutte",
+))
+
+#: The words that elide before a vowel sound, and what each becomes.
+_ELIDED = {"de": "d'", "que": "qu'", "le": "l'", "la": "l'", "je": "j'", "ne": "n'",
+           "me": "m'", "te": "t'", "se": "s'", "jusque": "jusqu'", "lorsque": "lorsqu'",
+           "puisque": "puisqu'"}
+
+
+def _bare(text: str) -> str:
+    """``text`` lower case, without accents (« Éclate » → « eclate »)."""
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def vowel_sound(word: str) -> bool:
+    """Whether a French reader says ``word`` starting with a vowel sound: a vowel, accented
+    or not (« Aengus », « Éclate », « Œil »), a mute ``h`` (« Hélène », « homme »), a ``y``
+    before a consonant (« Yves »); not an aspirated ``h`` (:data:`ASPIRATED_H`), a ``y``
+    before a vowel (« yaourt »), a digit or a sign."""
+    bare = _bare(word.lstrip(" «\"'“"))
+    if not bare:
+        return False
+    first = bare[0]
+    if first in "aeiouæœ":
+        return True
+    if first == "y":
+        return len(bare) > 1 and bare[1] not in "aeiou"
+    if first == "h":
+        head = re.match(r"[a-z]+", bare)
+        stem = head.group() if head else bare
+        return stem not in ASPIRATED_H and stem.rstrip("s") not in ASPIRATED_H
+    return False
+
+
+def elide(word: str, following: str) -> str:
+    """``word`` joined to ``following`` as French writes it: ``elide("de", "Éclate")`` →
+    ``"d'Éclate"``, ``elide("que", "Aengus")`` → ``"qu'Aengus"``, ``elide("de",
+    "Bloodlust")`` → ``"de Bloodlust"``, ``elide("la", "Honte")`` → ``"la Honte"`` (an
+    aspirated h). ``word`` is one of de, que, le, la, je, ne, me, te, se, jusque, lorsque,
+    puisque; its case is kept (« De » → « D' »). Any other word is joined with a space."""
+    short = _ELIDED.get(word.lower())
+    if short is None or not vowel_sound(following):
+        return f"{word} {following}"
+    if word[:1].isupper():
+        short = short[0].upper() + short[1:]
+    return short + following
+
+
+# -- localisable values ----------------------------------------------------------------------
+
+def localized(value: object, locale: str) -> str:
+    """One reader's words: a ``{"fr", "en"}`` map picked in ``locale`` (French when the
+    locale is missing), any other value as it is (an older plain-string note passes
+    through); what is not a string is shown with ``str``."""
+    if isinstance(value, dict):
+        picked = value.get(locale)
+        if not isinstance(picked, str):
+            picked = value.get("fr") if isinstance(value.get("fr"), str) else value.get("en")
+        return picked if isinstance(picked, str) else str(value)
+    return value if isinstance(value, str) else str(value)
+
+
+def is_localized(value: object) -> bool:
+    """Whether ``value`` is a localisable text: a plain string, or a map with exactly the
+    strings ``fr`` and ``en``."""
+    if isinstance(value, str):
+        return True
+    return (isinstance(value, dict) and set(value) == {"fr", "en"}
+            and all(isinstance(text, str) for text in value.values()))
+
+
+def one_language(line: str, locale: str) -> str:
+    """A line written « français / English » (a plugin's docstring) in one language: the
+    part before the first `` / `` in French, the part after in English; a line without
+    one as it is."""
+    french, slash, english = line.partition(" / ")
+    if not slash or not french.strip() or not english.strip():
+        return line
+    english = english.strip()
+    return french.strip() if locale == "fr" else english[:1].upper() + english[1:]

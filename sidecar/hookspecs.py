@@ -434,7 +434,8 @@ def sidecar_options() -> dict[str, Any] | None:
 @hookspec
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     """Change an outcome after it is resolved: change ``outcome.result``, append to
-    ``outcome.notes``.
+    ``outcome.notes`` (a note as ``label(fr, en)`` is read by each member in its own
+    language; a plain string as it is).
 
     Called on every plugin implementing it, for rolls of every ruleset: check
     ``roll.ruleset`` if you only understand some.

@@ -42,15 +42,17 @@ class Outcome:
 
     ``result`` holds the common fields (``success``, ``margin``, ``kind``, ``label``) and
     the ruleset's own; ``dice`` every die drawn, in consumption order, as maps with at least
-    ``sides`` and ``face``; ``notes`` human-readable remarks; ``applied`` the extensions
-    that changed this roll (filled by the host); ``spend`` what the roll takes from the
-    character's sheet, ``{field: amount}`` (negative gives back), applied by the server in
-    the same journal write as the outcome (ignored for a roll without a character).
+    ``sides`` and ``face``; ``notes`` human-readable remarks, each ``label(fr, en)`` (every
+    member reads the note in its own language) or a plain string (read as it is by all);
+    ``applied`` the extensions that changed this roll (filled by the host); ``spend`` what
+    the roll takes from the character's sheet, ``{field: amount}`` (negative gives back),
+    applied by the server in the same journal write as the outcome (ignored for a roll
+    without a character).
     """
 
     result: dict[str, Any]
     dice: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[str | dict[str, str]] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
     spend: dict[str, int] = field(default_factory=dict)
     #: An open roll: what the roller (or a GM) may decide after seeing the dice, each

@@ -11,6 +11,10 @@ from typing import Any
 
 from sidecar.model import Roll
 from sidecar.protocol.messages import heading as protocol_heading
+from sidecar.protocol.text import elide, vowel_sound
+
+__all__ = ["KIND_LABELS", "common", "elide", "heading", "name_params", "plural", "score_kind",
+           "signed", "vowel_sound"]
 
 
 def common(success: bool, margin: int, kind: str, fr: str, en: str,

@@ -439,8 +439,8 @@ def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
     text = format_seat_link({"op": "add", "name": "Aengus", "table": "crypte", "link": link,
                              "token": "abc"})
     assert link in text and "jeton / token: abc" in text
-    assert text.startswith(f"Place de Aengus / Aengus's seat: {link}\n")
-    assert "Nouveau lien de A / A's new link: " in format_seat_link(
+    assert text.startswith(f"Place d'Aengus / Aengus's seat: {link}\n")
+    assert "Nouveau lien d'A / A's new link: " in format_seat_link(
         {"op": "rotate", "name": "A", "link": link, "token": "t"})
     assert "aucune place" in format_seats([])
     listed = format_seats([{"name": "Aengus", "online": 2, "characters": ["Aengus", "Rex"]},
@@ -503,7 +503,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         short = sidecar("roll", "luck", "push=3", "--character", "Aengus", *seat)
         assert short.returncode == 1 and short.stdout == ""
         assert short.stderr.count("\n") == 1 and "Traceback" not in short.stderr
-        assert "insufficient" in short.stderr and "luck" in short.stderr
+        assert "insufficient" in short.stderr and "« Chance »" in short.stderr
         # The seat's token under another name: refused, one line.
         other = sidecar("roll", "luck", "--url", server.url, "--table", "crypte",
                         "--token", token, "--name", "Brann")
@@ -588,8 +588,8 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             # Not a terminal: the choices are printed, nothing is asked.
             rolled = sidecar("roll", "luck", *OPEN, "--dice", "2", *gm, stdin=subprocess.DEVNULL)
             assert rolled.returncode == 0, rolled.stderr
-            assert "1) reroll — Relancer / Reroll, 1 dé(s) / dice" in rolled.stdout
-            assert "2) keep — Garder / Keep [défaut / default]" in rolled.stdout
+            assert "1) reroll — Relancer, 1 dé(s) / dice" in rolled.stdout
+            assert "2) keep — Garder [défaut / default]" in rolled.stdout
             assert "Votre choix" not in rolled.stdout
             roll = _open_roll_id(rolled.stdout)
             decided = sidecar("react", roll, "reroll", "--dice", "6", *gm)

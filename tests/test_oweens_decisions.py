@@ -318,10 +318,10 @@ def test_each_turn_a_pinned_target_struggles_an_enc_roll_against_its_ecl():
     held = roll_as("oweens", {"dice": 3, "reserve": 4}, None, [6, 4, 1], options=hold)
     r = held.outcome.result
     assert r["difficulty"] == 2 and r["combat"]["held"] and r["wounds"] == 0
-    assert r["reserve_after"] == 4 and "reste immobilisée" in held.outcome.notes[-1]
+    assert r["reserve_after"] == 4 and "reste immobilisée" in held.outcome.notes[-1]["fr"]
     freed = roll_as("oweens", {"dice": 3}, None, [4, 2, 2], options=hold)
     assert not freed.outcome.result["combat"]["held"]
-    assert "se libère" in freed.outcome.notes[-1]
+    assert "se libère" in freed.outcome.notes[-1]["fr"]
     hero = new_sheet("oweens", enc=3)
     as_hero = roll_as("oweens", {"characteristic": "ENC"}, hero, [6, 6, 6], options=hold)
     assert as_hero.outcome.result["combat"]["held"]

@@ -57,7 +57,7 @@ def test_a_failed_glass_loses_a_bonbonus_and_a_bourde_manifests_shame():
     r = shamed.outcome.result
     assert r["kind"] == "botch" and r["drinking"]["honte"] and not r["drinking"]["coma"]
     assert shamed.outcome.spend == {"bonbonus": 1, "verres": -1, "effet_manifeste": -1}
-    assert "Honte" in shamed.outcome.notes[0]
+    assert "Honte" in shamed.outcome.notes[0]["fr"]
 
 
 def test_a_bourde_while_an_effect_is_manifested_is_a_coma_and_the_player_picks_the_loss():

@@ -562,7 +562,7 @@ def test_error_messages_are_french_by_default():
         async with running_server() as server, peers(server, 1) as (peer,):
             await peer.join()
             reply = await peer.roll(params={"pool": 0})
-            assert "paramètre 'pool'" in reply["message"]
+            assert "paramètre « Réserve de d10 » ('pool')" in reply["message"]
     run(scenario())
 
 

@@ -205,7 +205,7 @@ def test_a_character_is_asked_and_its_seat_answers_as_it_in_english(
     ask_id = ask(gm, ["Ysolde"], "Perception", {"target": 6})
     card_ = player.page.locator(f'#asks .ask-card[data-ask="{ask_id}"]')
     card_.locator("button.ask-roll").wait_for()
-    assert "en tant que Ysolde" in card_.text_content()
+    assert "en tant qu'Ysolde" in card_.text_content()
     # In English (the page rejoins to have the server speak it): the card in its words.
     player.page.click("#lang")
     button = card_.locator("button.ask-roll")

@@ -58,7 +58,9 @@ def test_option_fieldsets_follow_the_ruleset_and_reach_the_roll(browser: Any,
     page.fill("#option-combat-opponent_pep", "99")
     page.click("#roll-button")
     page.wait_for_selector("#roll-error:not([hidden])")
-    assert "options.combat.opponent_pep" in page.text_content("#roll-error")
+    shown = page.text_content("#roll-error")
+    assert "« Peps de l'adversaire » : doit être ≤ 50" in shown, shown  # (its label)
+    assert "opponent_pep" not in shown and "opponent pep" not in shown, shown
     page.wait_for_selector('.param.invalid[data-param="options.combat.opponent_pep"]')
     gm.close()
 

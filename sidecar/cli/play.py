@@ -49,11 +49,12 @@ async def _roll(args: argparse.Namespace) -> int:
         outcomes = client.outcomes()
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
                                     options=options, dice=dice, character=args.character)
-        print(as_json(outcome) if args.json else format_outcome(outcome),
+        print(as_json(outcome) if args.json else format_outcome(outcome, args.locale),
               flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
                 and not args.json and sys.stdin.isatty()):
-            await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None)
+            await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
+                                      locale=args.locale)
         return EXIT_OK
 
 
@@ -78,7 +79,8 @@ async def read_line(prompt: str) -> str:
 
 
 async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
-                              outcomes: AsyncIterator[dict[str, Any]], *, manual: bool) -> None:
+                              outcomes: AsyncIterator[dict[str, Any]], *, manual: bool,
+                              locale: str | None = None) -> None:
     """Ask in the terminal which choice to take and send the ``react``; the roll may be
     decided meanwhile (a GM, the default at ``expires``): then say so and stop."""
     from sidecar.client import SidecarError
@@ -104,7 +106,7 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
             if watcher.done():
                 reading.cancel()
                 print("\nDécidé ailleurs / decided elsewhere:")
-                print(format_outcome(watcher.result()), flush=True)
+                print(format_outcome(watcher.result(), locale), flush=True)
                 return
             answer = reading.result()
             if answer == "" or (not answer.strip() and default is None):
@@ -132,7 +134,7 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                     raise
                 print(format_error(exc.code, exc.message, exc.details))
                 continue  # the roll is still open: ask again
-            print(format_outcome(decided), flush=True)
+            print(format_outcome(decided, locale), flush=True)
             outcome = decided  # new choices: ask again
     finally:
         watcher.cancel()
@@ -146,7 +148,7 @@ async def _react(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     async with joined(args) as (client, _):
         decided = await client.react(args.roll, args.choice, dice)
-        print(as_json(decided) if args.json else format_outcome(decided))
+        print(as_json(decided) if args.json else format_outcome(decided, args.locale))
         return EXIT_OK
 
 
@@ -174,7 +176,7 @@ async def _watch(args: argparse.Namespace) -> int:
                     print(f"   à la table / at the table: {names}", flush=True)
                 continue
             print(as_json(event) if args.json
-                  else format_event(event, defaults), flush=True)
+                  else format_event(event, defaults, args.locale), flush=True)
             count += event["type"] == "outcome"
             if args.count and count >= args.count:
                 break
@@ -221,11 +223,12 @@ async def _answer(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
         outcome = await client.answer(ask_id, dice)
-        print(as_json(outcome) if args.json else format_outcome(outcome),
+        print(as_json(outcome) if args.json else format_outcome(outcome, args.locale),
               flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.json
                 and sys.stdin.isatty()):
-            await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None)
+            await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
+                                      locale=args.locale)
         return EXIT_OK
 
 
@@ -248,7 +251,7 @@ async def _history(args: argparse.Namespace) -> int:
             page = await client.request(requests.history_request(after=after, limit=500))
             for event in page["events"]:
                 print(as_json(event) if args.json
-                      else format_event(event, defaults))
+                      else format_event(event, defaults, args.locale))
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK

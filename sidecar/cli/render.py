@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from sidecar.cli.terminal import for_terminal, shown
+from sidecar.protocol.text import elide, localized
 
 KIND_MARKS = {"botch": "✗✗", "failure": "✗", "narrow": "≈", "success": "✓", "critical": "✓✓"}
 
@@ -52,15 +53,18 @@ def format_spent(spent: dict[str, int], sheet: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def format_label(label: Any) -> str:
-    """A ``{fr, en}`` label as ``fr / en`` (one of them when they read the same)."""
+def format_label(label: Any, locale: str | None = None) -> str:
+    """A ``{fr, en}`` label in ``locale`` (the reader's ``--locale``); without one, as
+    ``fr / en`` (one of them when they read the same)."""
+    if locale is not None:
+        return localized(label or "", locale)
     if isinstance(label, dict):
         texts = [str(label[key]) for key in ("fr", "en") if label.get(key)]
         return " / ".join(dict.fromkeys(texts))
     return str(label or "")
 
 
-def format_choices(message: dict[str, Any]) -> list[str]:
+def format_choices(message: dict[str, Any], locale: str | None = None) -> list[str]:
     """An open roll's choices, numbered as ``sidecar roll`` asks for them, its default and
     how to decide (a blind roll's roller is not told that it is open)."""
     choices = message.get("choices")
@@ -70,8 +74,8 @@ def format_choices(message: dict[str, Any]) -> list[str]:
     for number, choice in enumerate(choices, 1):
         extra = f", {choice['dice']} dé(s) / dice" if choice.get("dice") else ""
         default = " [défaut / default]" if choice["name"] == message.get("default") else ""
-        lines.append(f"     {number}) {choice['name']} — {format_label(choice.get('label'))}"
-                     f"{extra}{default}")
+        named = format_label(choice.get("label"), locale)
+        lines.append(f"     {number}) {choice['name']} — {named}{extra}{default}")
     if message.get("default") is None:
         lines.append("     (sans décision le jet reste tel quel / without a decision the roll "
                      "stands as it is)")
@@ -92,8 +96,9 @@ def format_decision(message: dict[str, Any]) -> str:
 
 
 @for_terminal
-def format_outcome(message: dict[str, Any]) -> str:
-    """A readable block for one outcome (an open roll's choices, a decision's answer)."""
+def format_outcome(message: dict[str, Any], locale: str | None = None) -> str:
+    """A readable block for one outcome (an open roll's choices, a decision's answer);
+    ``locale``: the reader's, for the labels the message carries in both languages."""
     result = message.get("result", {})
     if result.get("hidden"):
         # Neither open nor decided, for its roller: that would tell how the dice went.
@@ -118,7 +123,7 @@ def format_outcome(message: dict[str, Any]) -> str:
     if "reacts_to" in message:
         lines.append(format_decision(message))
     if message.get("open"):
-        lines += format_choices(message)
+        lines += format_choices(message, locale)
     lines += format_answer(message)
     return "\n".join(lines)
 
@@ -267,9 +272,10 @@ def format_session_event(event: dict[str, Any]) -> str:
 
 @for_terminal
 def format_event(event: dict[str, Any],
-                 defaults: dict[str, dict[str, Any]] | None = None) -> str:
-    """Any journaled event (``watch``, ``history``); ``defaults`` as
-    :func:`format_ask_event`'s."""
+                 defaults: dict[str, dict[str, Any]] | None = None,
+                 locale: str | None = None) -> str:
+    """Any journaled event (``watch``, ``history``), in the reader's ``locale``;
+    ``defaults`` as :func:`format_ask_event`'s."""
     kind = event.get("type")
     if kind == "ask":
         return format_ask_event(event, defaults)
@@ -279,7 +285,7 @@ def format_event(event: dict[str, Any],
         return format_sheet_event(event)
     if kind == "seat":
         return format_seat_event(event)
-    return format_outcome(event)
+    return format_outcome(event, locale)
 
 
 def format_error(code: str, message: str, details: dict[str, Any] | None = None) -> str:
@@ -337,8 +343,8 @@ def print_qr(link: str, out: Any = None) -> None:
 def format_seat_link(reply: dict[str, Any]) -> str:
     """A seat's link and token, as ``seat add`` and ``seat rotate`` print them."""
     name = reply["name"]
-    head = (f"Nouveau lien de {name} / {name}'s new link" if reply.get("op") == "rotate"
-            else f"Place de {name} / {name}'s seat")
+    head = (f"Nouveau lien {elide('de', name)} / {name}'s new link" if reply.get("op") == "rotate"
+            else f"Place {elide('de', name)} / {name}'s seat")
     return (f"{head}: {reply['link']}\n"
             f"  jeton / token: {reply['token']} (montré une seule fois / shown once: "
             "`sidecar seat rotate` en refait un / makes a new one)")

@@ -21,6 +21,7 @@ from sidecar.host.descriptions import Problem, options_problems, sheet_problems
 from sidecar.host.options import listing as option_listing
 from sidecar.host.options import validate_options
 from sidecar.host.registry import PluginLoadError, Registry, description_error
+from sidecar.protocol.text import localized, one_language
 
 log = logging.getLogger("sidecar.plugins")
 
@@ -44,21 +45,26 @@ class Catalogue:
         self._options = None
         self._welcome = None
 
-    def welcome_listing(self) -> tuple[str, dict[str, list[dict[str, Any]]]]:
-        """``(digest, {"rulesets", "extensions", "options"})``: what every welcome
-        describes, built once (and again when a plugin is disabled), and a digest of it a
+    def welcome_listing(self, locale: str | None = None
+                        ) -> tuple[str, dict[str, list[dict[str, Any]]]]:
+        """``(digest, {"rulesets", "extensions", "options"})``: what every welcome in
+        ``locale`` describes (the extensions' descriptions are in the reader's language),
+        built once per locale (and again when a plugin is disabled), and a digest of it a
         client echoes in ``hello.catalogue`` to be spared it (PROTOCOL.md §2). The digest
         covers the listings' canonical JSON, so two processes with the same plugins give
         the same one; the listings are shared, never to be changed by a caller."""
         if self._welcome is None:
+            self._welcome = {}
+        found = self._welcome.get(locale)
+        if found is None:
             listing = {"rulesets": self.ruleset_listing(),
-                       "extensions": self.extension_listing(),
+                       "extensions": self.extension_listing(locale),
                        "options": self.option_listing()}
             canonical = json.dumps(listing, sort_keys=True, separators=(",", ":"),
                                    ensure_ascii=False, default=repr)
             digest = hashlib.sha256(canonical.encode()).hexdigest()[:24]
-            self._welcome = (digest, listing)
-        return self._welcome
+            found = self._welcome[locale] = (digest, listing)
+        return found
 
     def ruleset_listing(self) -> list[dict[str, Any]]:
         """The rulesets as ``welcome`` lists them (with their character ``sheet``)."""
@@ -182,7 +188,17 @@ class Catalogue:
         return validate_options(options, ruleset, self.option_descriptions(),
                                 self.registry.plugins.keys())
 
-    def extension_listing(self) -> list[dict[str, Any]]:
-        """The extensions as ``welcome`` lists them (disabled ones left out)."""
-        return [info.to_listing() for info in self.registry.plugins.values()
-                if info.is_extension and not info.disabled]
+    def extension_listing(self, locale: str | None = None) -> list[dict[str, Any]]:
+        """The extensions as ``welcome`` lists them (disabled ones left out); ``locale``:
+        each description in the reader's language — its options' ``description`` when it
+        gives one, else its docstring's line « français / English » cut in two."""
+        listing = [info.to_listing() for info in self.registry.plugins.values()
+                   if info.is_extension and not info.disabled]
+        if locale is None:
+            return listing
+        options = self.option_descriptions()
+        for entry in listing:
+            described = options.get(entry["name"], {}).get("description")
+            entry["description"] = (localized(described, locale) if described
+                                    else one_language(entry["description"], locale))
+        return listing

@@ -19,6 +19,7 @@ from typing import Any
 
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.messages import KINDS
+from sidecar.protocol.text import is_localized
 
 LOCALES = ("fr", "en")
 #: MessagePack carries integers from -2**63 to 2**64-1; anything else poisons a table.
@@ -275,8 +276,8 @@ class Guard:
         if not isinstance(work.notes, list) or work.notes[:len(original.notes)] != original.notes:
             return "notes may only be appended to"
         added = work.notes[len(original.notes):]
-        if not all(isinstance(note, str) for note in added):
-            return "notes must be strings"
+        if not all(is_localized(note) for note in added):
+            return "notes must be strings or {fr, en} maps of strings"
         if added:
             problem = tree_problem(added, MAX_ADDED_SIZE)
             if problem:

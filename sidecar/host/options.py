@@ -22,7 +22,7 @@ import json
 from collections.abc import Container
 from typing import Any
 
-from sidecar.host.params import normalise_label, validate_params
+from sidecar.host.params import field_label, normalise_label, validate_params
 from sidecar.host.typed import coerce_value
 from sidecar.protocol.errors import ProtocolError
 
@@ -34,11 +34,18 @@ def listing(name: str, described: dict[str, Any]) -> dict[str, Any]:
             "rulesets": described.get("rulesets"), "params": described["params"]}
 
 
-def _refuse(extension: str, key: str | None, en: str, fr: str) -> ProtocolError:
-    # ``details.param`` names both, as the extensions' own checks always did.
+def _refuse(extension: str, key: str | None, en: str, fr: str,
+            spec: dict[str, Any] | None = None) -> ProtocolError:
+    # ``details.param`` names both, as the extensions' own checks always did; the text
+    # names a described key by its label first (``spec``, its description).
     param = f"options.{extension}" + (f".{key}" if key else "")
-    return ProtocolError("invalid_params", f"option '{param}': {en}",
-                         fr=f"option « {param} » : {fr}", details={"param": param})
+    named = field_label(param, spec)
+    if named["fr"] == param:
+        return ProtocolError("invalid_params", f"option '{param}': {en}",
+                             fr=f"option « {param} » : {fr}", details={"param": param})
+    return ProtocolError("invalid_params", f"option \"{named['en']}\" ('{param}'): {en}",
+                         fr=f"option « {named['fr']} » ('{param}') : {fr}",
+                         details={"param": param})
 
 
 def _canonical(settings: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -108,7 +115,7 @@ def validate_options(options: dict[str, Any], ruleset: str,
                               f"clé inconnue (connues : {known})")
         for key, spec in schema.items():
             if spec.get("required") and value.get(key) is None:
-                raise _refuse(name, key, "is required", "est obligatoire")
+                raise _refuse(name, key, "is required", "est obligatoire", spec)
         try:
             # Only the keys given: nothing is filled in, and a long description costs
             # nothing for a short request.
@@ -116,9 +123,10 @@ def validate_options(options: dict[str, Any], ruleset: str,
         except ProtocolError as exc:
             key = (exc.details or {}).get("param", "")
             key = key.split(".", 1)[0]  # (a map's entry is named "key.entry")
-            reason = exc.message.split(": ", 1)[-1]
-            reason_fr = (exc.message_fr or exc.message).split(" : ", 1)[-1]
-            raise _refuse(name, key, reason, reason_fr) from None
+            reason = exc.message.split("): " if "'): " in exc.message else ": ", 1)[-1]
+            fr_text = exc.message_fr or exc.message
+            reason_fr = fr_text.split("') : " if "') : " in fr_text else " : ", 1)[-1]
+            raise _refuse(name, key, reason, reason_fr, schema.get(key)) from None
         checked[name] = {key: valid[key] for key in value if key in valid}
     return checked
 

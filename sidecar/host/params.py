@@ -13,7 +13,7 @@ import re
 import unicodedata
 from typing import Any
 
-from sidecar.protocol.errors import invalid_param
+from sidecar.protocol.errors import ProtocolError, invalid_param
 
 TYPES = ("int", "bool", "string", "list", "map")
 #: What a ``map`` field's values may be.
@@ -146,27 +146,62 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
                                 fr=f"paramètre inconnu (connus : {known})")
     checked: dict[str, Any] = {}
     for name, spec in schema.items():
-        value = params.get(name)
-        if value is None:
-            if spec.get("required"):
-                raise invalid_param(name, "is required", fr="est obligatoire")
-            if "default" in spec:
-                checked[name] = spec["default"]
-            continue
-        kind = spec.get("type", "string")
-        if kind == "int":
-            checked[name] = _check_int(name, value, spec)
-        elif kind == "bool":
-            if not isinstance(value, bool):
-                raise invalid_param(name, "must be true or false", fr="doit être true ou false")
-            checked[name] = value
-        elif kind == "list":
-            checked[name] = _check_list(name, value, spec)
-        elif kind == "map":
-            checked[name] = _check_map(name, value, spec)
-        else:
-            checked[name] = _check_string(name, value, spec)
+        try:
+            _check_one(name, params.get(name), spec, checked)
+        except ProtocolError as error:
+            raise labelled(error, name, spec) from None
     return checked
+
+
+def _check_one(name: str, value: Any, spec: dict[str, Any], checked: dict[str, Any]) -> None:
+    """Check one param's ``value`` into ``checked`` (its default when missing)."""
+    if value is None:
+        if spec.get("required"):
+            raise invalid_param(name, "is required", fr="est obligatoire")
+        if "default" in spec:
+            checked[name] = spec["default"]
+        return
+    kind = spec.get("type", "string")
+    if kind == "int":
+        checked[name] = _check_int(name, value, spec)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise invalid_param(name, "must be true or false", fr="doit être true ou false")
+        checked[name] = value
+    elif kind == "list":
+        checked[name] = _check_list(name, value, spec)
+    elif kind == "map":
+        checked[name] = _check_map(name, value, spec)
+    else:
+        checked[name] = _check_string(name, value, spec)
+
+
+def field_label(name: str, spec: dict[str, Any] | None) -> dict[str, str]:
+    """How people name a param or a sheet field: its description's ``label`` in each
+    language (« Volonté du tour »), its key when it has none."""
+    given = (spec or {}).get("label")
+    if isinstance(given, dict):
+        fr, en = given.get("fr"), given.get("en")
+        fr = fr if isinstance(fr, str) and fr else (en if isinstance(en, str) and en else name)
+        return {"fr": fr, "en": en if isinstance(en, str) and en else fr}
+    if isinstance(given, str) and given:
+        return {"fr": given, "en": given}
+    return {"fr": name, "en": name}
+
+
+def labelled(error: ProtocolError, name: str, spec: dict[str, Any] | None) -> ProtocolError:
+    """``error`` (an :func:`invalid_param` of ``name``) naming the param by its label
+    first: « paramètre « Acheter après les dés » ('buy_after') : … ». The key stays, in
+    ``details.param`` and in the text, for those who type it (the command line)."""
+    named = field_label(name, spec)
+    if named["fr"] == name and named["en"] == name:
+        return error
+    error.message = error.message.replace(
+        f"parameter '{name}'", f"parameter \"{named['en']}\" ('{name}')", 1)
+    if error.message_fr:
+        error.message_fr = error.message_fr.replace(
+            f"paramètre '{name}'", f"paramètre « {named['fr']} » ('{name}')", 1)
+    return error
 
 
 def copy_params(params: dict[str, Any]) -> dict[str, Any]:

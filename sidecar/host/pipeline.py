@@ -43,12 +43,13 @@ from sidecar.host.guard import (
     spend_problem,
     tree_problem,
 )
-from sidecar.host.params import validate_params
+from sidecar.host.params import labelled, validate_params
 from sidecar.host.plugins import Impl, PluginHost
 from sidecar.host.spending import refuse_unaffordable
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import KINDS
+from sidecar.protocol.text import is_localized
 
 log = logging.getLogger("sidecar.pipeline")
 
@@ -75,12 +76,15 @@ class Resolution:
     drawn: int = 0
 
 
-def failure_note(failure: HookFailure) -> str:
-    """The note an outcome carries about an extension left out of it."""
-    return (
-        f"extension « {failure.plugin} » en échec, ignorée pour ce jet / "
-        f"extension '{failure.plugin}' failed and was left out of this roll ({failure.error})"
-    )
+def failure_note(failure: HookFailure) -> dict[str, str]:
+    """The note an outcome carries about an extension left out of it (``{fr, en}``, each
+    member reads one)."""
+    return {
+        "fr": f"extension « {failure.plugin} » en échec, ignorée pour ce jet "
+              f"({failure.error})",
+        "en": f"extension '{failure.plugin}' failed and was left out of this roll "
+              f"({failure.error})",
+    }
 
 
 def _note_failures(outcome: Outcome, failures: list[HookFailure]) -> None:
@@ -259,7 +263,22 @@ class RollPipeline:
         """Resolve a prepared roll end to end. Raises ``ProtocolError`` on any refusal.
 
         ``dice``: faces a person entered; else ``source``, the roll's own dice source (a
-        provable server's verifiable dice), or by default the pipeline's."""
+        provable server's verifiable dice), or by default the pipeline's. A refusal that
+        names one of the ruleset's params names it by its label too."""
+        try:
+            return await self._run(roll, dice, table_state, source)
+        except ProtocolError as exc:
+            if exc.code != "invalid_params":
+                raise
+            name = (exc.details or {}).get("param")
+            schema = self.host.ruleset_schema(roll.ruleset) or {}
+            if isinstance(name, str) and isinstance(schema.get(name), dict):
+                exc = labelled(exc, name, schema[name])
+            raise exc from None
+
+    async def _run(self, roll: Roll, dice: list[int] | None,
+                   table_state: dict[str, dict[str, Any]] | None,
+                   source: DiceSource | None) -> Resolution:
         calls = self.calls
         order = calls.order(roll.ruleset)
         states = TableStates(table_state)
@@ -408,8 +427,8 @@ class RollPipeline:
                 problem: str | None = "notes and dice must be lists"
             else:
                 problem = result_problem(raw.result)
-            if problem is None and not all(isinstance(n, str) for n in raw.notes):
-                problem = "notes must be strings"
+            if problem is None and not all(is_localized(n) for n in raw.notes):
+                problem = "notes must be strings or {fr, en} maps of strings"
             if problem is None and not all(isinstance(d, dict) for d in raw.dice):
                 problem = "dice must be maps"
             if problem is None:

@@ -140,13 +140,16 @@ class PluginHost(Registry):
         """A request's ``options`` checked against the descriptions."""
         return self.catalogue.validate_options(ruleset, options)
 
-    def extension_listing(self) -> list[dict[str, Any]]:
-        """The extensions as ``welcome`` lists them (disabled ones left out)."""
-        return self.catalogue.extension_listing()
+    def extension_listing(self, locale: str | None = None) -> list[dict[str, Any]]:
+        """The extensions as ``welcome`` lists them (disabled ones left out), described
+        in ``locale`` when given."""
+        return self.catalogue.extension_listing(locale)
 
-    def welcome_listing(self) -> tuple[str, dict[str, list[dict[str, Any]]]]:
-        """What every welcome describes, and its digest (see :class:`Catalogue`)."""
-        return self.catalogue.welcome_listing()
+    def welcome_listing(self, locale: str | None = None
+                        ) -> tuple[str, dict[str, list[dict[str, Any]]]]:
+        """What every welcome in ``locale`` describes, and its digest (see
+        :class:`Catalogue`)."""
+        return self.catalogue.welcome_listing(locale)
 
 
 def default_host(plugins_dir: str | Path | None = None, *,

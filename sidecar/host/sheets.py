@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sidecar.host.params import validate_params
+from sidecar.host.params import field_label, validate_params
 from sidecar.protocol.errors import ProtocolError, invalid_param
+from sidecar.protocol.text import elide
 
 #: Most characters one table may have.
 MAX_CHARACTERS = 1000
@@ -96,14 +97,20 @@ def checked_values(sheet: dict[str, Any], given: dict[str, Any],
         raise prefixed(error, "values") from None
 
 
-def insufficient(field: str, have: Any, need: Any, *, low: bool) -> ProtocolError:
-    """The ``insufficient`` error: ``field`` has ``have``, the change needs ``need``."""
+def insufficient(field: str, have: Any, need: Any, *, low: bool,
+                 spec: dict[str, Any] | None = None) -> ProtocolError:
+    """The ``insufficient`` error: ``field`` has ``have``, the change needs ``need``. Its
+    text names the field by its label in ``spec`` (the sheet's description of it), as the
+    table reads it; ``details.field`` keeps the key."""
+    named = field_label(field, spec)
     if low:
-        en = f"not enough {field}: {have} left, {need} needed"
-        fr = f"pas assez de {field} : il en reste {have}, il en faut {need}"
+        en = f"not enough \"{named['en']}\": {have} left, {need} needed"
+        fr = (f"pas assez {elide('de', '« ' + named['fr'] + ' »')} : il en reste {have}, "
+              f"il en faut {need}")
     else:
-        en = f"{field} cannot go past its maximum: {have} now, {need} more asked"
-        fr = f"{field} ne peut dépasser son maximum : {have} maintenant, {need} de plus demandé"
+        en = f"\"{named['en']}\" cannot go past its maximum: {have} now, {need} more asked"
+        fr = (f"« {named['fr']} » ne peut dépasser son maximum : {have} maintenant, {need} de "
+              "plus demandé")
     return ProtocolError("insufficient", en, fr=fr,
                          details={"field": field, "have": have, "need": need})
 
@@ -132,9 +139,9 @@ def apply_delta(sheet: dict[str, Any], values: dict[str, Any], delta: dict[str, 
         low = INT_MIN if spec.get("min") is None else spec["min"]
         high = INT_MAX if spec.get("max") is None else spec["max"]
         if new < low:
-            raise insufficient(name, have, abs(amount), low=True)
+            raise insufficient(name, have, abs(amount), low=True, spec=spec)
         if new > high:
-            raise insufficient(name, have, abs(amount), low=False)
+            raise insufficient(name, have, abs(amount), low=False, spec=spec)
         if new != have:
             after[name] = new
             before = changed[name][0] if name in changed else have

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sidecar.host.params import field_label
 from sidecar.host.sheets import INT_MAX, INT_MIN, insufficient
 
 #: The hook each plugin declares its most in.
@@ -59,7 +60,7 @@ def refuse_unaffordable(sheet: dict[str, Any], values: Any, most: dict[str, int]
         have = values.get(name, spec.get("default", 0))
         low = INT_MIN if spec.get("min") is None else spec["min"]
         if have - amount < low:
-            raise insufficient(name, have, amount, low=True)
+            raise insufficient(name, have, amount, low=True, spec=spec)
 
 
 def taken_as_far_as_held(sheet: dict[str, Any], values: Any, spend: dict[str, Any]
@@ -90,9 +91,12 @@ def taken_as_far_as_held(sheet: dict[str, Any], values: Any, spend: dict[str, An
     return taken, unpaid
 
 
-def unpaid_note(unpaid: dict[str, int]) -> str:
+def unpaid_note(unpaid: dict[str, int], sheet: dict[str, Any] | None = None
+                ) -> dict[str, str]:
     """The note an outcome carries when its spend was taken only as far as the sheet
-    held (French, then English)."""
-    what = ", ".join(f"{name} {amount}" for name, amount in unpaid.items())
-    return (f"dépense prise seulement dans la mesure de la fiche, non prélevé : {what} / "
-            f"spend taken only as far as the sheet holds, not taken: {what}")
+    held (``{fr, en}``), each field named by its label in ``sheet``."""
+    what = {locale: ", ".join(f"{field_label(name, (sheet or {}).get(name))[locale]} {amount}"
+                              for name, amount in unpaid.items()) for locale in ("fr", "en")}
+    return {"fr": "dépense prise seulement dans la mesure de la fiche, non prélevé : "
+                  + what["fr"],
+            "en": "spend taken only as far as the sheet holds, not taken: " + what["en"]}

@@ -112,7 +112,7 @@ class Joining(CoreBasis):
         characters, more = self.visible_characters(table, member, max_bytes=WELCOME_BYTES)
         asks = self.ask_list(table, member, AskRequest(op="list"), max_bytes=WELCOME_BYTES)
         # What the client echoes in ``hello.catalogue`` it has already: not sent again.
-        digest, described = self.catalogue.welcome_listing()
+        digest, described = self.catalogue.welcome_listing(member.locale)
         message = welcome_message(
             table=table.name, role=member.role, seq=table.seq, version=self.version,
             rulesets=described["rulesets"], extensions=described["extensions"],

@@ -17,6 +17,7 @@ from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import outcome_details, outcome_event
 from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
+from sidecar.protocol.text import elide
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_event_size, check_strings
@@ -179,7 +180,7 @@ class Rolling(CoreBasis):
                        reply_id=reaction.reply_id if reaction is not None else None)
 
     def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str, *,
-               notes: list[str] | None = None
+               notes: list[Any] | None = None
                ) -> tuple[dict[str, int], tuple[tuple[str, str, Any], ...]]:
         """What a roll's ``spend`` leaves of its character: ``insufficient`` when a field
         would leave its bounds, ``plugin_error`` when the plugins spent what is not a
@@ -212,7 +213,7 @@ class Rolling(CoreBasis):
                 "plugin_error",
                 f"the roll spent what the sheet of {character.ruleset} does not have "
                 f"({error.message})",
-                fr=f"le jet a dépensé ce que la fiche de {character.ruleset} n'a pas "
+                fr=f"le jet a dépensé ce que la fiche {elide('de', character.ruleset)} n'a pas "
                    f"({error.message_fr or error.message})",
                 details={"ruleset": roll.ruleset, "spend": sorted(map(str, spend))[:10]},
             ) from None
@@ -231,7 +232,7 @@ class Rolling(CoreBasis):
 
     @staticmethod
     def _held(character: Character, roll: Roll, sheet: dict[str, Any],
-              spend: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+              spend: dict[str, Any], notes: list[Any]) -> dict[str, Any]:
         """A rolled outcome's spend, taken only as far as the sheet holds (contract §7:
         refusals never depend on the dice); what was not taken goes in ``notes``."""
         taken, unpaid = taken_as_far_as_held(sheet, character.values, spend)
@@ -239,7 +240,7 @@ class Rolling(CoreBasis):
             log.warning("ruleset %s spent past the sheet of %r after its dice (not taken: "
                         "%s): declare it in sidecar_max_spend or clamp it", roll.ruleset,
                         character.name, unpaid)
-            notes.append(unpaid_note(unpaid))
+            notes.append(unpaid_note(unpaid, sheet))
         return taken
 
     def prepare_odds(self, table: Table, member: Member, request: OddsRequest) -> Roll:

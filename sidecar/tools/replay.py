@@ -33,6 +33,7 @@ from sidecar.host.sheets import apply_delta
 from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.text import localized
 from sidecar.table.core import cooperate, oppose
 from sidecar.table.visibility import identity
 
@@ -401,7 +402,7 @@ class Replay:
         missing = sorted({*event.get("applied", []), *options} - set(host.plugins))
         if missing:
             raise Unchecked("applied", f"the extension '{missing[0]}' is not installed here")
-        failed = [note for note in event.get("notes", []) if FAILED_NOTE in note]
+        failed = [note for note in event.get("notes", []) if FAILED_NOTE in localized(note, "en")]
         if failed:
             raise Unchecked("result", "an extension failed on the server on this roll "
                             "(its note says so): what it would have done is unknown")

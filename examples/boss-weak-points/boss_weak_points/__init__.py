@@ -195,8 +195,9 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     result = outcome.result
     combat = result.get("combat")
     if isinstance(combat, dict) and combat.get("no_wound"):
-        outcome.notes.append("Boss : l'option de combat ne compte aucune blessure. / "
-                             "Boss: the combat option counts no wound.")
+        # A note in both languages: each member reads one (a plain string reads the same).
+        outcome.notes.append({"fr": "Boss : l'option de combat ne compte aucune blessure.",
+                              "en": "Boss: the combat option counts no wound."})
         return
     if isinstance(result.get("wounds"), int):
         before = result["wounds"]

@@ -694,7 +694,7 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
   }
   const kind = KINDS.includes(result.kind) ? result.kind : "failure";
   const dice = (outcome.dice ?? []).map(dieHtml).join("");
-  const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(note)}</li>`).join("");
+  const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(local(note, lang))}</li>`).join("");
   return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`
     + `<div class="sidecar-dice">${dice}</div>`
     + `<div class="sidecar-result"><span class="sidecar-kind">${escapeText(local(result.label, lang))}</span></div>`

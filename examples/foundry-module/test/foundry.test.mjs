@@ -429,7 +429,7 @@ describe("a Foundry player with a seat (against a real sidecar with the luck rul
       assert.doesNotMatch(plain.content, /sidecar-character/);
       // Not enough luck: the refusal, to the roller only, nothing rolled.
       const short = await foundry.chat("/sc luck push=3");
-      assert.match(short.content, /sidecar-error.*pas assez de luck/);
+      assert.match(short.content, /sidecar-error.*pas assez de « Chance »/);
       assert.deepEqual(short.whisper, [foundry.user.id]);
       const sheet = await foundry.chat("/sc fiche");
       assert.match(sheet.content, /Chance 1/);

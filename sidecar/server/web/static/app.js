@@ -832,7 +832,7 @@ function renderOutcome(outcome, deciding = []) {
     body.push(el("div", { class: "result" },
       el("span", { class: `kind kind-${kind}`, text: local(result.label) || kind }),
       el("span", { class: "text", text: outcome.text ?? "" })));
-    for (const note of outcome.notes ?? []) body.push(el("p", { class: "note", text: note }));
+    for (const note of outcome.notes ?? []) body.push(el("p", { class: "note", text: local(note) }));
     if (outcome.applied?.length) {
       body.push(el("p", { class: "applied", text: t("log.applied") + outcome.applied.join(", ") }));
     }

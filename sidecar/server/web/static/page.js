@@ -2,7 +2,7 @@
 //
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
-import { STRINGS } from "./strings.js";
+import { STRINGS, elide } from "./strings.js";
 
 export const query = new URLSearchParams(location.search);
 
@@ -45,7 +45,13 @@ export const $ = (id) => document.getElementById(id);
 export function t(key, values) {
   const text = STRINGS[state.lang]?.[key] ?? STRINGS.fr[key] ?? key;
   if (!values) return text;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  // « de {name} » elides in French (« d'Aengus »): one rule, strings.js's elide.
+  return text.replace(/(?:(?<![\p{L}])(de|que|le|la|De|Que|Le|La) )?\{(\w+)\}/gu, (whole, word, name) => {
+    if (!(name in values)) return whole;
+    const value = String(values[name]);
+    if (!word) return value;
+    return state.lang === "fr" ? elide(word, value) : `${word} ${value}`;
+  });
 }
 
 /** A `{fr, en}` map or a plain string, in the page's language. */
@@ -164,7 +170,10 @@ export function describeError(error, ruleset, { adding } = {}) {
   const message = error?.serverMessage || error?.message || String(error);
   const param = error?.details?.param;
   if (error?.code === "invalid_params" && typeof param === "string" && ruleset) {
-    // The server names the parameter by its key: people know it by its label.
+    // The server names a described parameter by its label, then its key for the command
+    // line (« Peps de l'adversaire » ('options.combat.opponent_pep')): the page needs only
+    // the label. An undescribed one comes by its key: people know it by its label here.
+    if (message.includes(` ('${param}')`)) return message.replace(` ('${param}')`, "");
     return message.replace(`'${param}'`, `« ${paramLabel(ruleset, param)} »`);
   }
   return message;

@@ -174,3 +174,36 @@ export const STRINGS = {
     "map.key": "name", "map.value": "value", "map.add": "+ row", "map.remove": "Remove the row",
   },
 };
+
+// French elision, as sidecar.protocol.text.elide writes it: « de » + « Éclate » → « d'Éclate »,
+// « que » + « Aengus » → « qu'Aengus »; not before an aspirated h (the same list as
+// ASPIRATED_H there, checked by tests/test_french_text.py).
+export const ASPIRATED_H = new Set([
+  "hache", "haine", "haie", "halle", "halte", "hameau", "hanche", "handicap", "hangar",
+  "hardi", "hareng", "haricot", "harpe", "hasard", "hate", "haut", "hauteur", "heros",
+  "herisson", "hibou", "hierarchie", "hockey", "homard", "honte", "hors", "housse",
+  "hublot", "hugues", "huit", "hurlement", "hutte",
+]);
+const ELIDED = { de: "d'", que: "qu'", le: "l'", la: "l'" };
+
+/** Whether a French reader says `word` starting with a vowel sound (vowel, mute h, y before a consonant). */
+export function vowelSound(word) {
+  const bare = String(word).replace(/^[ «"'“]+/, "").normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+  if (!bare) return false;
+  const first = bare[0];
+  if ("aeiouæœ".includes(first)) return true;
+  if (first === "y") return bare.length > 1 && !"aeiou".includes(bare[1]);
+  if (first === "h") {
+    const stem = (bare.match(/^[a-z]+/) || [bare])[0];
+    return !ASPIRATED_H.has(stem) && !ASPIRATED_H.has(stem.replace(/s+$/, ""));
+  }
+  return false;
+}
+
+/** `word` (de, que, le, la) joined to `following` as French writes it. */
+export function elide(word, following) {
+  let short = ELIDED[word.toLowerCase()];
+  if (!short || !vowelSound(following)) return `${word} ${following}`;
+  if (word[0] !== word[0].toLowerCase()) short = short[0].toUpperCase() + short.slice(1);
+  return short + following;
+}
