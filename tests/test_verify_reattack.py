@@ -182,7 +182,7 @@ def test_the_genuine_export_and_log_verify(table: dict[str, Any]) -> None:
     """Item 6: the host's note on a spend taken only as far as the sheet holds is the
     replay's too (a genuine export with a third-party ruleset verifies)."""
     clamped = _at(table["events"], table["clamped"])
-    assert clamped["spent"] == {"luck": 1} and "only as far as" in clamped["notes"][0]
+    assert clamped["spent"] == {"luck": 1} and "only as far as" in clamped["notes"][0]["en"]
     done = _verify(table, table["export"])
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NOT CHECKED" not in done.stdout
