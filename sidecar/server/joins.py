@@ -139,10 +139,13 @@ class Joins:
                 await self._catch_up(table)
             upto = table.seq
             replayed = await self.store.count(table.name, *member.key, hello.resume, upto)
-        await self._send(session, self.core.welcome(table, member, hello, replayed))
+        welcome = self.core.welcome(table, member, hello, replayed)
+        await self._send(session, welcome)
         self._presence_changed(table)
         if hello.resume is not None and upto is not None:
             await self._replay(session, hello.resume, upto)
+        else:
+            await self._release_held(session, welcome["seq"])
 
     REPLAY_PAGE = 100
 
@@ -163,7 +166,13 @@ class Joins:
                     await session.outbox.room()
                     await self._send(session, message)
                 last = event["seq"]
-        last = max(last, upto)
+        await self._release_held(session, max(last, upto))
+
+    async def _release_held(self, session: ClientSession, last: int) -> None:
+        """Send what was held for a member while it joined (and replayed), after its
+        welcome: events up to ``last`` are in the welcome or the replay already."""
+        member = session.member
+        assert member is not None and member.held is not None
         while member.held:
             message, frame = member.held.popleft()
             session.outbox.release(len(frame))

@@ -98,7 +98,10 @@ class Joining(CoreBasis):
                     "avec son lien, ou sous un autre nom", seat=near)
         member = Member(name=hello.name, role=role, locale=hello.locale, binary=binary,
                         connection=connection, seat=seat,
-                        held=collections.deque() if hello.resume is not None else None,
+                        # Live events wait until its welcome is sent (and, resuming,
+                        # its replay): another member's event, or an epoch started by a
+                        # member joining at the same moment, never comes before it.
+                        held=collections.deque(),
                         client_seed=hello.client_seed or new_client_seed())
         # Creating a table takes a token: observers without one only join existing tables.
         table = self.tables.join(hello.table, member, creator=gm_ok or player_ok,
