@@ -260,6 +260,48 @@ def test_a_players_log_says_the_gm_prepares_the_table_once(browser: Any,
         page.close()
 
 
+def _gap_lines(page: TablePage, first: int, last: int) -> list[tuple[int, str, str, int]]:
+    """The log's lines strictly between two seqs, oldest first: (seq, kind, text, count)."""
+    lines = page.page.evaluate("""() => [...document.querySelectorAll('#log .entry')].reverse()
+        .map(n => [Number(n.dataset.seq), n.dataset.kind, n.textContent,
+                   Number(n.dataset.count || 1)])""")
+    return [tuple(line) for line in lines if first < line[0] < last]
+
+
+def test_the_gms_notes_during_the_game_say_what_they_are(browser: Any,
+                                                         server: LiveServer) -> None:
+    """Issue 29 re-run: a seat added and a sheet set after the first roll are a GM's note in
+    a player's log, live and after a reload, never « jet secret »; a secret roll stays
+    « jet secret ou note du MJ »."""
+    table = "notes-mj"
+    gm, link, _ = oweens_table(browser, server, table)
+    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    first = server.roll(table, "MJ", "oweens", {"dice": 1})["seq"]
+    player.wait_for_entry(first)
+    add_seat(gm, "Ida")
+    new_character(gm, "Orla", "Ida", pep=2)
+    secret = server.roll(table, "MJ", "oweens", {"dice": 1}, mode="gm")["seq"]
+    last = server.roll(table, "MJ", "oweens", {"dice": 1})["seq"]
+    notes = list(range(first + 1, secret))
+    assert len(notes) >= 2  # the seat, the sheet
+
+    def check() -> None:
+        player.wait_for_entry(last)
+        player.page.wait_for_selector(f'#log .entry-note[data-seq="{notes[0]}"]')
+        lines = _gap_lines(player, first, last)
+        # One line for the GM's consecutive notes, one for the secret roll.
+        assert [(seq, kind, count) for seq, kind, _, count in lines] == [
+            (notes[0], "note", len(notes)), (secret, "secret", 1)], lines
+        assert "2 notes du MJ" in lines[0][2] and "jet secret" not in lines[0][2], lines
+        assert "jet secret ou note du MJ" in lines[1][2], lines
+
+    check()
+    player.page.reload()
+    check()
+    for page in (player, gm):
+        page.close()
+
+
 # -- item 10: quick rolls --------------------------------------------------------------------------
 
 def test_quick_rolls_say_the_difficulty_they_roll_against(browser: Any,

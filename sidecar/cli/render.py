@@ -96,9 +96,13 @@ def format_decision(message: dict[str, Any]) -> str:
 
 
 @for_terminal
-def format_outcome(message: dict[str, Any], locale: str | None = None) -> str:
+def format_outcome(message: dict[str, Any], locale: str | None = None, *,
+                   whole_sheet: bool = True) -> str:
     """A readable block for one outcome (an open roll's choices, a decision's answer);
-    ``locale``: the reader's, for the labels the message carries in both languages."""
+    ``locale``: the reader's, for the labels the message carries in both languages.
+    ``whole_sheet``: the character's sheet after the roll too (``sidecar roll``); a log
+    (``history``, ``watch``) says only what the roll changed: its spend and the values
+    it left, not the sheet again under every roll."""
     result = message.get("result", {})
     if result.get("hidden"):
         # Neither open nor decided, for its roller: that would tell how the dice went.
@@ -118,7 +122,7 @@ def format_outcome(message: dict[str, Any], locale: str | None = None) -> str:
         sheet = message.get("sheet") or {}
         lines.append(f"   personnage / character: {message['character']} — dépensé / spent: "
                      + (format_spent(spent, sheet) if spent else "rien / nothing"))
-        if sheet:
+        if sheet and whole_sheet:
             lines.append(f"   fiche / sheet: {format_values(sheet)}")
     if "reacts_to" in message:
         lines.append(format_decision(message))
@@ -285,7 +289,34 @@ def format_event(event: dict[str, Any],
         return format_sheet_event(event)
     if kind == "seat":
         return format_seat_event(event)
-    return format_outcome(event, locale)
+    if kind == "epoch":
+        return format_epoch_event(event)
+    return format_outcome(event, locale, whole_sheet=False)
+
+
+def _commitment(epoch: Any) -> str:
+    commitment = str((epoch or {}).get("commitment") or "")
+    return f"{commitment[:12]}…" if commitment else "—"
+
+
+@for_terminal
+def format_epoch_event(event: dict[str, Any]) -> str:
+    """An epoch of provable dice opened (its commitment), or ended (its rolls, the next
+    one's commitment)."""
+    epoch = event.get("epoch") or {}
+    number = epoch.get("number", "?")
+    head = f"#{event.get('seq', '?')} "
+    if event.get("op") == "start":
+        return (head + f"époque de dés {number} ouverte, engagement {_commitment(epoch)} / "
+                f"dice epoch {number} started, commitment {_commitment(epoch)}")
+    events = event.get("events", "?")
+    line = (head + f"époque de dés {number} close, {events} événement(s), graine révélée / "
+            f"dice epoch {number} ended, {events} event(s), seed revealed")
+    following = event.get("next")
+    if isinstance(following, dict):
+        line += (f"\n   suivante / next: {following.get('number', '?')}, engagement / "
+                 f"commitment {_commitment(following)}")
+    return line
 
 
 def format_error(code: str, message: str, details: dict[str, Any] | None = None) -> str:

@@ -259,9 +259,10 @@ class Requests:
         while (wanted := page.wanted()):
             page.add(await self.store.page(table.name, *member.key, page.last, table.seq,
                                            wanted + 1))
-        # A table's opening: which unseen events were notes (the GM preparing the table),
-        # so that a page does not show them as secret rolls (issue 29).
-        for seq in page.opening_gaps():
+        # Which unseen events were notes (the GM preparing the table, a seat or a sheet set
+        # during the game), so that a page does not show them as secret rolls (issue 29).
+        # Only their kind, which no die decides: the seq's gap already says they exist.
+        for seq in page.gaps():
             event = await self.store.event(table.name, seq)
             if event is not None and event.get("type") != "outcome":
                 page.hidden_notes.append(seq)

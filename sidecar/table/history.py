@@ -46,8 +46,8 @@ class HistoryPage:
         self.last = request.after
         self.more = False
         self._done = False
-        #: Of :meth:`opening_gaps`, the events that are no roll (a seat, another's sheet),
-        #: as the server found them: a page says "the GM prepares the table" for them.
+        #: Of :meth:`gaps`, the events that are no roll (a seat, another's sheet), as the
+        #: server found them: a page says "the GM prepares the table" (a GM's note) for them.
         self.hidden_notes: list[int] = []
 
     def wanted(self) -> int:
@@ -76,21 +76,18 @@ class HistoryPage:
         elif len(self.events) >= self.request.limit:
             self.more = self._done = True
 
-    #: How many unseen seqs at a table's opening the server looks at, at most.
-    OPENING = 50
+    #: How many unseen seqs of a page the server looks at, at most.
+    GAPS = 100
 
-    def opening_gaps(self) -> list[int]:
-        """The seqs of a first page (``after`` 0) the member does not see, before the first
-        roll it shows: the GM preparing the table, or secret rolls (the server tells
-        which by their stored type). At most :data:`OPENING`."""
-        if self.request.after != 0:
-            return []
+    def gaps(self) -> list[int]:
+        """The seqs a page covers that the member does not see (the page's first
+        :data:`GAPS`): the server tells which are no roll (a seat, another's sheet: the GM
+        at work), wherever they are, so that a page does not show them as secret rolls."""
         seen = {event["seq"] for event in self.events}
-        # No roll in the page: up to its end (the table's last seq, when it is the last page).
+        # Up to the page's end: the table's last seq, when it is the last page.
         end = self.last if self.more else max(self.last, self.table.seq)
-        first_roll = next((event["seq"] for event in self.events
-                           if event.get("type") == "outcome"), end + 1)
-        return [seq for seq in range(1, first_roll) if seq not in seen][:self.OPENING]
+        gaps = (seq for seq in range(self.request.after + 1, end + 1) if seq not in seen)
+        return [seq for _, seq in zip(range(self.GAPS), gaps, strict=False)]
 
     def message(self) -> dict[str, Any]:
         return history_message(self.table.name, self.events, more=self.more, next=self.last,

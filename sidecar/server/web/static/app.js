@@ -10,6 +10,7 @@ import {
   winnerText,
 } from "./asks.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
+import { gapLines, learnGap } from "./gaps.js";
 import {
   addListedCharacters, applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters,
   currentCharacter, refreshQuickRolls, renderCharacterPanel, resetCharacters, sheetPlan,
@@ -34,8 +35,6 @@ const SESSION_KEY = "sidecar.session";
 const KINDS = ["botch", "failure", "narrow", "success", "critical"];
 const LOG_LIMIT = 200;
 const HISTORY_PAGE = 50;
-/** A longer run of seqs the page does not see is one line with its count, not a line each. */
-const SECRET_RUN = 10;
 
 // -- language --------------------------------------------------------------------------------
 
@@ -634,10 +633,18 @@ function addOutcome(outcome) {
     state.outcomes.splice(0, state.outcomes.length - LOG_LIMIT);
     if (state.floor !== null) state.floor = Math.max(state.floor, state.outcomes[0].seq - 1);
   }
-  if (typeof outcome.seq === "number") state.horizon = Math.max(state.horizon, outcome.seq);
+  if (typeof outcome.seq === "number") noticeSeq(outcome.seq);
   if (outcome.character && outcome.sheet) applyOutcomeSheet(outcome);
   applyAskOutcome(outcome);
   renderLog();
+}
+
+/** A seq received: the log reaches it; live, after seqs this page did not get, the server
+ * is asked which of those were the GM's notes (not secret rolls). */
+function noticeSeq(seq) {
+  const before = state.horizon;
+  state.horizon = Math.max(state.horizon, seq);
+  if (state.floor !== null) learnGap(state.client, before, seq, renderLog);
 }
 
 /** The events shown as notes in the log (the others are outcomes). */
@@ -648,7 +655,7 @@ function addNote(event) {
   if (typeof event.seq === "number") {
     if (state.seen.has(event.seq)) return;
     state.seen.add(event.seq);
-    state.horizon = Math.max(state.horizon, event.seq);
+    noticeSeq(event.seq);
   }
   state.notes.push(event);
   state.notes.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
@@ -668,26 +675,11 @@ function logLines() {
   if (state.floor === null) return [...state.outcomes, ...state.notes].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   const lines = [];
   let next = state.floor + 1;
-  // What the history says is no roll (seats, the others' sheets) is the GM preparing the
-  // table: one line says so, once, never "secret rolls"; the rest of the seqs this page
-  // does not see are secret rolls or notes, as far as it knows.
-  let prepared = false;
-  const secretRun = (from, upTo) => {
-    const count = upTo - from + 1;
-    if (count > SECRET_RUN) lines.push({ secret: from, count });
-    else for (let seq = from; seq <= upTo; seq += 1) lines.push({ secret: seq, count: 1 });
-  };
-  const secrets = (upTo) => {
-    let from = next;
-    for (let seq = next; seq <= upTo; seq += 1) {
-      if (!state.hiddenNotes.has(seq)) continue;
-      if (seq > from) secretRun(from, seq - 1);
-      if (!prepared) lines.push({ secret: seq, count: 1, prep: true });
-      prepared = true;
-      from = seq + 1;
-    }
-    if (upTo >= from) secretRun(from, upTo);
-  };
+  // What the history says is no roll (seats, the others' sheets) is the GM at work: before
+  // the table's first roll « le MJ prépare la table », after it « note du MJ », one line a
+  // run, never "secret rolls" (gaps.js).
+  const log = { opening: state.floor === 0, prepared: false };
+  const secrets = (upTo) => gapLines(lines, next, upTo, log);
   const events = [...state.outcomes, ...state.notes.filter((note) => note.seq > state.floor)]
     .sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   for (const outcome of events) {
@@ -695,6 +687,7 @@ function logLines() {
       secrets(outcome.seq - 1);
       next = Math.max(next, outcome.seq + 1);
     }
+    if (!NOTES.has(outcome.type)) log.opening = false;
     lines.push(outcome);
   }
   secrets(state.horizon);
@@ -706,11 +699,11 @@ function renderLog() {
   const bySeq = new Map(state.outcomes.map((outcome) => [outcome.seq, outcome]));
   const items = logLines().reverse().map((line) => {
     let node;
-    if (line.prep) node = renderPreparation(line);
+    if (line.note) node = renderGmNote(line);
     else if (line.secret) node = renderSecret(line);
     else if (NOTES.has(line.type)) node = renderNote(line);
     else node = renderOutcome(line, decisionParts(line, decisions, bySeq));
-    node.dataset.key = line.secret ? `${line.prep ? "prep" : "secret"}-${line.secret}-${line.count}`
+    node.dataset.key = line.secret ? `${line.prep ? "prep" : line.note ? "note" : "secret"}-${line.secret}-${line.count}`
       : `${line.type ?? "outcome"}-${line.seq}`;
     return node;
   });
@@ -740,10 +733,14 @@ function reveal(seq) {
   entry.addEventListener("animationend", () => entry.scrollIntoView({ block: "nearest" }), { once: true });
 }
 
-/** What the GM did before the first roll, out of this page's sight: one line. */
-function renderPreparation({ secret }) {
-  return el("li", { class: "entry entry-secret entry-prep", "data-seq": secret, "data-kind": "prep" },
-    el("span", { class: "secret-note", text: t("log.prep") }));
+/** What the GM did out of this page's sight (seats, the others' sheets), one line a run:
+ * before the first roll « le MJ prépare la table », after it « note du MJ ». */
+function renderGmNote({ secret, count, prep }) {
+  const text = prep ? t("log.prep") : count > 1 ? `${count} ${t("log.notes")}` : t("log.note");
+  const kind = prep ? "prep" : "note";
+  return el("li", { class: `entry entry-secret entry-${kind}`, "data-seq": secret, "data-kind": kind,
+    "data-count": count }, el("span", { class: "secret-note", text }),
+    el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
 }
 
 function renderSecret({ secret, count }) {
