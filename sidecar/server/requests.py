@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 from sidecar.config import ServerConfig
@@ -26,9 +25,10 @@ from sidecar.protocol.messages import (
     SessionRequest,
     SheetRequest,
 )
+from sidecar.server.runner import Perform
 from sidecar.server.transport import ClientSession
 from sidecar.table.core import TableCore
-from sidecar.table.effects import Pending, Reply, RollTicket
+from sidecar.table.effects import RollTicket
 from sidecar.table.history import HistoryPage
 from sidecar.table.seats import qr_data_uri
 from sidecar.table.tables import Member, Table
@@ -88,18 +88,18 @@ class Requests:
         # (another process wrote first) must start again from these, not from theirs.
         asked = copy_params(roll.params)
 
-        async def steps() -> AsyncIterator[Pending]:
+        async def steps(perform: Perform) -> None:
             self.core.attach_sheet(ticket)
             roll.params = copy_params(asked)
             source = None
             if self.core.provable and request.dice is None:
                 if self.core.epoch_full(table):  # revealed before the next roll
-                    yield self.core.epoch_end(table)
+                    await perform(self.core.epoch_end(table))
                 source = self.core.roll_dice(table, member)
             resolution = await self.pipeline.run(roll, dice=request.dice,
                                                  table_state=table.state, source=source)
-            yield self.core.number(ticket, resolution, now=time.time(), source=source,
-                                   manual=request.dice is not None, asked=asked)
+            await perform(self.core.number(ticket, resolution, now=time.time(), source=source,
+                                           manual=request.dice is not None, asked=asked))
         await self._perform(table, steps, session=session, ticket=ticket)
 
     async def reveal_all(self) -> int:
@@ -109,12 +109,12 @@ class Requests:
         for name in sorted(names):
             table = await self._open_table(name)
 
-            async def steps(table: Table = table) -> AsyncIterator[Pending]:
+            async def steps(perform: Perform, table: Table = table) -> None:
                 if table.epoch is None or table.seq == table.epoch.base:
                     return  # nothing happened in it
                 # The next epoch starts at the table's next welcome: a stop computes no
                 # new commitment for every table (its deadline is short).
-                yield self.core.epoch_end(table, start_next=False)
+                await perform(self.core.epoch_end(table, start_next=False))
             ended += await self._perform(table, steps)
         return ended
 
@@ -126,11 +126,11 @@ class Requests:
         if table.epoch is not None and not self.core.epoch_outdated(table):
             return
 
-        async def steps() -> AsyncIterator[Pending]:
+        async def steps(perform: Perform) -> None:
             if table.epoch is None:
-                yield self.core.epoch_start(table)
+                await perform(self.core.epoch_start(table))
             elif self.core.epoch_outdated(table):  # (else another process started it)
-                yield self.core.epoch_end(table)
+                await perform(self.core.epoch_end(table))
         # The joiner learns it from its welcome.
         await self._perform(table, steps, quiet=member)
 
@@ -139,10 +139,10 @@ class Requests:
         assert member is not None and table is not None
         ticket = self.core.begin_epoch_end(table, member, request)
 
-        async def steps() -> AsyncIterator[Pending]:
+        async def steps(perform: Perform) -> None:
             if table.epoch is None:
-                yield self.core.epoch_start(table)
-            yield self.core.epoch_end(table, ticket)
+                await perform(self.core.epoch_start(table))
+            await perform(self.core.epoch_end(table, ticket))
         # (the same request again: its reveal, not a second one)
         await self._perform(table, steps, session=session, ticket=ticket)
 
@@ -154,13 +154,13 @@ class Requests:
             return
         ticket = self.core.begin_change(table, member, request)
 
-        async def steps() -> AsyncIterator[Pending]:
+        async def steps(perform: Perform) -> None:
             pending = self.core.seat_change(ticket, request)
             if pending.extra is not None:
                 # A QR code takes milliseconds (more for long names): not on the loop.
                 pending.extra["qr"] = await asyncio.to_thread(qr_data_uri,
                                                               pending.extra["link"])
-            yield pending
+            await perform(pending)
             log.info("seat %s %r at %r by %r", request.op, request.name, table.name,
                      member.name)
         await self._perform(table, steps, session=session, ticket=ticket)
@@ -173,9 +173,9 @@ class Requests:
             return
         ticket = self.core.begin_change(table, member, request)
 
-        async def steps() -> AsyncIterator[Pending]:
-            yield (self.core.ask_open(ticket, request) if request.op == "open"
-                   else self.core.ask_cancel(ticket, request))
+        async def steps(perform: Perform) -> None:
+            await perform(self.core.ask_open(ticket, request) if request.op == "open"
+                          else self.core.ask_cancel(ticket, request))
         await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _initiative(self, session: ClientSession, request: InitiativeRequest) -> None:
@@ -183,12 +183,12 @@ class Requests:
         assert member is not None and table is not None
         ticket = self.core.begin_change(table, member, request)
 
-        async def steps() -> AsyncIterator[Pending]:
+        async def steps(perform: Perform) -> None:
             ruleset, entries = self.core.initiative_entries(table, request)
             roll = self.pipeline.prepare_plain(ruleset, table=table.name, by=member.by)
             roll.session, roll.turn = table.session, table.turns
             answer = await self.pipeline.initiative(roll, entries, table.state)
-            yield self.core.initiative(ticket, ruleset, request, answer)
+            await perform(self.core.initiative(ticket, ruleset, request, answer))
         await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _session(self, session: ClientSession, request: SessionRequest) -> None:
@@ -196,8 +196,8 @@ class Requests:
         assert member is not None and table is not None
         ticket = self.core.begin_change(table, member, request)
 
-        async def steps() -> AsyncIterator[Pending]:
-            yield self.core.session_start(ticket)
+        async def steps(perform: Perform) -> None:
+            await perform(self.core.session_start(ticket))
         await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _sheet(self, session: ClientSession, request: SheetRequest) -> None:
@@ -208,14 +208,14 @@ class Requests:
             return
         ticket = self.core.begin_change(table, member, request)
 
-        async def steps() -> AsyncIterator[Pending | Reply]:
+        async def steps(perform: Perform) -> None:
             if request.op == "refill" and request.character is None:
                 for effect in self.core.refill_all(ticket, request):
-                    yield effect
+                    await perform(effect)
                 return
             pending = self.core.sheet_change(ticket, request)
             assert pending is not None
-            yield pending
+            await perform(pending)
         await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _react(self, session: ClientSession, request: ReactRequest) -> None:
@@ -229,18 +229,19 @@ class Requests:
                       session: ClientSession | None = None,
                       ticket: RollTicket | None = None) -> None:
         """A decision on an open roll, by ``member`` (``None``: the default, in time)."""
-        async def steps() -> AsyncIterator[Pending]:
+        async def steps(perform: Perform) -> None:
             react = self.core.begin_react(table, member, request)
             reopened, roll, outcome = self.core.reopen(react)
             source = None
             if self.core.provable and react.dice is None:
                 if self.core.epoch_full(table):  # revealed before the next roll
-                    yield self.core.epoch_end(table)
+                    await perform(self.core.epoch_end(table))
                 source = self.core.roll_dice(table, member, react.event)
             resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
                                                    table.state, source=source)
-            yield self.core.number(reopened, resolution, now=time.time(), reaction=react,
-                                   source=source, manual=react.dice is not None)
+            await perform(self.core.number(reopened, resolution, now=time.time(),
+                                           reaction=react, source=source,
+                                           manual=react.dice is not None))
         await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _history(self, session: ClientSession, request: HistoryRequest) -> None:

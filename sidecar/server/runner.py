@@ -5,7 +5,7 @@ their original outcome."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sidecar.config import ServerConfig
@@ -22,10 +22,16 @@ from sidecar.table.tables import Member, Table
 
 log = logging.getLogger("sidecar.server")
 
+#: How the steps hand the runner an effect: an event numbered after the last one committed
+#: (journaled, committed, delivered when the await returns) or an answer for the requester
+#: alone.
+Perform = Callable[[Pending | Reply], Awaitable[None]]
+
 #: A change to a table, as the runner gets it: each call starts it over (on a table brought
-#: up to date) and yields its effects one at a time — an event numbered after the last one
-#: committed, or an answer for the requester alone.
-Steps = Callable[[], AsyncIterator[Pending | Reply]]
+#: up to date) and hands its effects one at a time to ``perform``. (A callback, not an
+#: async generator: a generator's ``asend``/``aclose`` machinery costs twice as much on the
+#: path of every roll.)
+Steps = Callable[[Perform], Awaitable[None]]
 
 
 class Runner:
@@ -57,11 +63,12 @@ class Runner:
         A request whose id was already resolved (``ticket``: the request as the core
         accepted it) is answered with its original outcome — whether it was before, or
         while this one waited for the table's turn (another device of the member). Else,
-        holding the table's turn, each effect of ``steps()`` is performed in order: an
-        event (:class:`Pending`) journaled, committed, delivered and, for an open roll,
-        timed — the next step is built on the table as it leaves it; a :class:`Reply`
-        sent to the requester (``session``). When another process wrote the table first
-        (a shared store), the table is brought up to date and ``steps()`` starts over.
+        holding the table's turn, ``steps(perform)`` runs and each effect it hands to
+        ``perform`` is performed in order: an event (:class:`Pending`) journaled,
+        committed, delivered and, for an open roll, timed — the next step is built on
+        the table as it leaves it; a :class:`Reply` sent to the requester (``session``).
+        When another process wrote the table first (a shared store), the table is brought
+        up to date and ``steps`` starts over.
         ``quiet``: a member who gets none of these events (a joiner, told by its welcome).
         """
         trims = table.trims
@@ -88,30 +95,27 @@ class Runner:
     async def _effects(self, table: Table, steps: Steps, session: ClientSession | None,
                        quiet: Member | None) -> int:
         """One attempt of :meth:`_perform` (the caller holds the table's turn): each effect
-        of ``steps()`` performed in order; how many events were committed."""
+        ``steps`` hands to ``perform`` performed in order; how many events were committed.
+        A refusal of the store (:class:`StaleTable`, …) is raised inside the steps, at
+        their ``await perform(...)``, and ends them there."""
         committed = 0
-        effects = steps()
-        try:
-            async for effect in effects:
-                if isinstance(effect, Reply):
-                    assert session is not None, "a reply needs a requester"
-                    await self._send(session, effect.message)
-                    continue
-                deliveries = await self._store(effect)
-                committed += 1
-                if quiet is not None:
-                    for delivery in deliveries:
-                        delivery.members = [m for m in delivery.members if m is not quiet]
-                self._deliver(deliveries)
-                if effect.event.get("open"):
-                    self._arm(table, effect.event)
-        except BaseException:
-            # Stopped between two effects (the store refused one, the task is cancelled):
-            # the steps are closed now, not whenever the collector finds them. (What
-            # ``contextlib.aclosing`` does, without its two coroutines on every change:
-            # steps that ran to their end need no closing.)
-            await effects.aclose()
-            raise
+
+        async def perform(effect: Pending | Reply) -> None:
+            nonlocal committed
+            if isinstance(effect, Reply):
+                assert session is not None, "a reply needs a requester"
+                await self._send(session, effect.message)
+                return
+            deliveries = await self._store(effect)
+            committed += 1
+            if quiet is not None:
+                for delivery in deliveries:
+                    delivery.members = [m for m in delivery.members if m is not quiet]
+            self._deliver(deliveries)
+            if effect.event.get("open"):
+                self._arm(table, effect.event)
+
+        await steps(perform)
         return committed
 
     async def _after_stale(self, table: Table, stale: StaleTable) -> None:

@@ -6,16 +6,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 from sidecar.config import ServerConfig
 from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import ReactRequest
+from sidecar.server.runner import Perform
 from sidecar.stores.base import DuplicateRequest, StoreUnavailable
 from sidecar.table.core import TableCore
-from sidecar.table.effects import Pending
 from sidecar.table.tables import Table
 
 log = logging.getLogger("sidecar.server")
@@ -71,9 +70,9 @@ class Timers:
                 await self._decide(table, None, ReactRequest(roll=roll_id,
                                                              choice=event["default"]))
             else:
-                async def close() -> AsyncIterator[Pending]:
+                async def close(perform: Perform) -> None:
                     if roll_id in table.open_rolls:  # (else decided meanwhile)
-                        yield self.core.close_open_roll(table, roll_id)
+                        await perform(self.core.close_open_roll(table, roll_id))
                 await self._perform(table, close)
         except (ProtocolError, DuplicateRequest) as error:
             # Another process (Redis) or a member deciding first is the normal race (each
