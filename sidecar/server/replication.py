@@ -46,10 +46,11 @@ class Replication:
         self._preloaded = (name, await self.store.load(name))
 
     async def _current_for_seat(self, table: Table) -> None:
-        """The table as the store has it now, before a seat reads what its token opens
-        (``history``): another process may have just rotated or removed that seat, and its
-        notice may not be here yet (one read, nothing when no event is new; the table's
-        turn only when one is). A seat unseated by what is read is ``gone``."""
+        """The table as the store has it now, before a token is checked against it (a
+        player's ``hello``) or a seat reads what its token opens (``history``): another
+        process may have just rotated or removed (or added) that seat, and its notice may
+        not be here yet (one read, nothing when no event is new; the table's turn only when
+        one is). A seat unseated by what is read is ``gone``."""
         try:
             news = await self.store.since(table.name, table.seq)
         except StaleTable as stale:  # the stream was written anew: Redis lost events
@@ -62,22 +63,11 @@ class Replication:
 
     async def _current_for_hello(self, hello: Hello) -> None:
         """The table as the store has it now, before a ``hello`` is checked against it
-        (read now when not in memory). With Redis, a player's token is checked against
-        seats another process may have just rotated or removed (or added): its notice may
-        not be here yet, so the store is asked (one read, nothing when no event is new;
-        the table's turn only when one is). The caller joins right after, without
-        awaiting anything between."""
+        (read now when not in memory; a player's token, see :meth:`_current_for_seat`).
+        The caller joins right after, without awaiting anything between."""
         table = self.tables.get(hello.table)
         if table is not None and hello.role == "player":
-            try:
-                news = await self.store.since(table.name, table.seq)
-            except StaleTable as stale:  # the stream was written anew: Redis lost events
-                self._store_lost(table, stale.seq)
-                raise lost_error() from None
-            if news and self.tables.get(hello.table) is table:
-                async with table.turn:
-                    if news[-1][0]["seq"] > table.seq:
-                        await self._catch_up(table)
+            await self._current_for_seat(table)
         if self.tables.get(hello.table) is None:  # (also: forgotten while this waited)
             await self._preload(hello.table)
 
