@@ -213,6 +213,64 @@ def test_spends_are_checked_against_the_one_table_whatever_the_server(redis_serv
     run(scenario(), timeout=90)
 
 
+@contextlib.contextmanager
+def deaf(server: Any, table: str = "t"):
+    """``server`` hears no notice of ``table`` meanwhile: what other servers write reaches
+    it only when it reads the store itself (a notice still on its way, made certain)."""
+    watched = server.store._watched
+    heard = watched[table]
+    watched[table] = lambda name, seq: None
+    try:
+        yield
+    finally:
+        watched[table] = heard
+
+
+def test_a_refusal_is_checked_again_with_what_other_servers_just_wrote(redis_server):
+    """A request refused on one server's copy of the table before another server's write
+    reached it (a character made, given or refilled there a moment ago) is checked again
+    once caught up: it goes through; a refusal that stands after is still refused."""
+    async def scenario():
+        async with luck_servers(redis_server.url) as (a, b):
+            gm, other_gm = await Peer.open(a), await Peer.open(b)
+            await gm.join(role="gm", name="MJ1")
+            await other_gm.join(role="gm", name="MJ2")
+            seat = await gm.request({"type": "seat", "id": "s", "op": "add", "name": "Lea"})
+            lea = await Peer.open(b)
+            await lea.join(name="Lea", token=seat["token"])
+            with deaf(b):
+                # A character made on A, rolled as at once by a GM on B.
+                made = await gm.request({"type": "sheet", "id": "z", "op": "set",
+                                         "character": "Zed", "ruleset": "luck",
+                                         "values": {"luck": 0}})
+                assert made["type"] != "error", made
+                assert "Zed" not in b.tables.get("t").characters  # B has not heard
+                rolled = await other_gm.roll("luck", {"cost": 0}, character="Zed", id="r1")
+                assert rolled["type"] == "outcome", rolled
+                # Refilled on A: B spends what A gave.
+                refilled = await gm.request({"type": "sheet", "id": "f", "op": "set",
+                                             "character": "Zed", "ruleset": "luck",
+                                             "values": {"luck": 1}})
+                assert refilled["type"] != "error", refilled
+                spent = await other_gm.roll("luck", {"cost": 1}, character="Zed", id="r2")
+                assert spent["type"] == "outcome", spent
+                # Given to Lea on A: Lea, on B, rolls as it.
+                given = await gm.request({"type": "sheet", "id": "g", "op": "set",
+                                          "character": "Vlad", "ruleset": "luck",
+                                          "values": {"luck": 1}, "owner": "Lea"})
+                assert given["type"] != "error", given
+                hers = await lea.roll("luck", {"cost": 1}, character="Vlad", id="r3")
+                assert hers["type"] == "outcome", hers
+                # What stands after catching up is still refused.
+                again = await other_gm.roll("luck", {"cost": 1}, character="Zed", id="r4")
+                assert again["type"] == "error" and again["code"] == "insufficient", again
+                nobody = await other_gm.roll("luck", {"cost": 0}, character="Nobody", id="r5")
+                assert nobody["type"] == "error" and nobody["code"] == "invalid_params"
+            for peer in (gm, other_gm, lea):
+                await peer.close()
+    run(scenario(), timeout=90)
+
+
 def test_a_seat_added_on_one_server_lets_its_player_join_on_another(redis_server):
     async def scenario():
         async with servers(redis_server.url) as (a, b):

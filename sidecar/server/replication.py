@@ -49,17 +49,26 @@ class Replication:
         """The table as the store has it now, before a token is checked against it (a
         player's ``hello``) or a seat reads what its token opens (``history``): another
         process may have just rotated or removed (or added) that seat, and its notice may
-        not be here yet (one read, nothing when no event is new; the table's turn only when
-        one is). A seat unseated by what is read is ``gone``."""
+        not be here yet. A seat unseated by what is read is ``gone``."""
+        await self._caught_up(table)
+
+    async def _caught_up(self, table: Table) -> bool:
+        """Apply what other processes stored of ``table`` and this process has not heard
+        of yet (their notices travel apart from their answers); whether anything was.
+        One read, nothing when no event is new (always so with the journal); the table's
+        turn only when one is."""
         try:
             news = await self.store.since(table.name, table.seq)
         except StaleTable as stale:  # the stream was written anew: Redis lost events
             self._store_lost(table, stale.seq)
             raise lost_error() from None
-        if news and self.tables.get(table.name) is table:
-            async with table.turn:
-                if news[-1][0]["seq"] > table.seq:
-                    await self._catch_up(table)
+        if not news or self.tables.get(table.name) is not table:
+            return False
+        async with table.turn:
+            if news[-1][0]["seq"] <= table.seq:
+                return False  # heard meanwhile: nothing more to read
+            await self._catch_up(table)
+        return True
 
     async def _current_for_hello(self, hello: Hello) -> None:
         """The table as the store has it now, before a ``hello`` is checked against it

@@ -11,6 +11,7 @@ from typing import Any
 from sidecar.config import ServerConfig
 from sidecar.host.params import copy_params
 from sidecar.host.pipeline import RollPipeline
+from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import (
     AskRequest,
     EpochRequest,
@@ -39,6 +40,10 @@ log = logging.getLogger("sidecar.server")
 #: (beyond the one every frame costs): page floods are bounded in bytes per second.
 HISTORY_BYTES_PER_TOKEN = 16 * 1024
 
+#: Refusals that may rest on what another process changed a moment ago (a character, a
+#: seat, a sheet's values): with a shared store they are checked again once caught up.
+REFUSALS_OF_STATE = frozenset({"invalid_params", "forbidden", "insufficient"})
+
 
 class Requests:
     """What the server does for each request of a joined member."""
@@ -49,34 +54,48 @@ class Requests:
     store: Any
     pipeline: RollPipeline
 
-    async def _dispatch(self, session: ClientSession, request: Any) -> None:
+    async def _dispatch(self, session: ClientSession, request: Any, *,
+                        again: bool = True) -> None:
         assert session.table is not None and session.member is not None
-        if request.__class__ is RollRequest:  # (the most frequent request first)
-            await self._roll(session, request)
-            return
-        if isinstance(request, Hello):
-            raise self.core.already_joined(session.table)
-        if isinstance(request, PluginsRequest):
-            await self._send(session, self.core.plugins(request))
-            return
-        if isinstance(request, OddsRequest):
-            await self._odds(session, request)
-        elif isinstance(request, HistoryRequest):
-            await self._history(session, request)
-        elif isinstance(request, SeatRequest):
-            await self._seat(session, request)
-        elif isinstance(request, SheetRequest):
-            await self._sheet(session, request)
-        elif isinstance(request, ReactRequest):
-            await self._react(session, request)
-        elif isinstance(request, SessionRequest):
-            await self._session(session, request)
-        elif isinstance(request, AskRequest):
-            await self._ask(session, request)
-        elif isinstance(request, InitiativeRequest):
-            await self._initiative(session, request)
-        elif isinstance(request, EpochRequest):
-            await self._epoch(session, request)
+        try:
+            if request.__class__ is RollRequest:  # (the most frequent request first)
+                await self._roll(session, request)
+                return
+            if isinstance(request, Hello):
+                raise self.core.already_joined(session.table)
+            if isinstance(request, PluginsRequest):
+                await self._send(session, self.core.plugins(request))
+                return
+            if isinstance(request, OddsRequest):
+                await self._odds(session, request)
+            elif isinstance(request, HistoryRequest):
+                await self._history(session, request)
+            elif isinstance(request, SeatRequest):
+                await self._seat(session, request)
+            elif isinstance(request, SheetRequest):
+                await self._sheet(session, request)
+            elif isinstance(request, ReactRequest):
+                await self._react(session, request)
+            elif isinstance(request, SessionRequest):
+                await self._session(session, request)
+            elif isinstance(request, AskRequest):
+                await self._ask(session, request)
+            elif isinstance(request, InitiativeRequest):
+                await self._initiative(session, request)
+            elif isinstance(request, EpochRequest):
+                await self._epoch(session, request)
+        except ProtocolError as refusal:
+            # With a shared store, the refusal may rest on this process's copy of the
+            # table before another process's write reached it (a character made, given
+            # or refilled on another server a moment ago: its notice travels apart from
+            # that server's answer). Caught up, the request is tried once more; with the
+            # journal (one process) nothing is ever new and the refusal stands.
+            if not again or refusal.code not in REFUSALS_OF_STATE \
+                    or not await self._caught_up(session.table):
+                raise
+            if session.member.gone:
+                return  # unseated by what was read: its connection is being closed
+            await self._dispatch(session, request, again=False)
 
     async def _roll(self, session: ClientSession, request: RollRequest) -> None:
         member, table = session.member, session.table
