@@ -34,6 +34,12 @@ class Roll:
     #: The table's turn: how many table-wide ``refill turn`` (the GM's "next turn") so
     #: far; what lasts "this turn and the next" (O'Ween's Surprendre) counts on it.
     turn: int = 0
+    #: The characters the action is aimed at (contract §8), each
+    #: ``{"<character>": {"ruleset": str, "values": {...}}}``: copies read at the roll's
+    #: turn, like ``sheet``; ``{}`` without targets. A rule that reads an opponent's value
+    #: reads it here when a target is named; a value typed in ``params``/``options``
+    #: still overrides it (an NPC without a sheet).
+    targets: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -47,7 +53,10 @@ class Outcome:
     ``applied`` the extensions that changed this roll (filled by the host); ``spend`` what
     the roll takes from the character's sheet, ``{field: amount}`` (negative gives back),
     applied by the server in the same journal write as the outcome (ignored for a roll
-    without a character).
+    without a character); ``effects`` what the dice did to the targets,
+    ``{"<character>": {"<int field>": <delta>}}`` (wounds, a drained reserve): applied in
+    that same write, never refused, each field taken as far as its ``min``/``max`` allow
+    (contract §8).
     """
 
     result: dict[str, Any]
@@ -60,6 +69,8 @@ class Outcome:
     choices: list[dict[str, Any]] | None = None
     #: The choice taken when nobody decides in time (``None``: the roll closes as it is).
     default: str | None = None
+    #: What the dice did to the targets (contract §8): ``{"<character>": {field: delta}}``.
+    effects: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def label(fr: str, en: str) -> dict[str, str]:
