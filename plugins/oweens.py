@@ -33,6 +33,7 @@ from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count
+from sidecar.rulesets.oweens_targets import aim_contest
 
 __version__ = "1.0"
 
@@ -127,6 +128,15 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "on a failure, the ME (the opponent's margin) drains the reserve "
                              "of the characteristic used (as a character)"),
     },
+    "resistance": {
+        "type": "string", "choices": ["PEP", "ECL", "ENC", "FLA"],
+        "description": label("Action complexe contre un personnage (cible) : sa "
+                             "caractéristique de résistance, difficulté et réserve attaquée "
+                             "(par défaut la caractéristique utilisée)", "Complex action "
+                             "against a character (target): its resisting characteristic, "
+                             "the difficulty and the attacked reserve (by default the "
+                             "characteristic used)"),
+    },
     "keep_reserve": {
         "type": "int", "min": 0, "max": MAX_DICE, "default": 0,
         "description": label("Bonbonus dépensés pour éviter la perte de points de réserve "
@@ -209,6 +219,7 @@ name_params(PARAMS, {
     "characteristic": ("Caractéristique", "Characteristic"),
     "adversity": ("Adversité", "Adversity"),
     "contest": ("En opposition", "Opposed"),
+    "resistance": ("Résistance de la cible", "Target's resistance"),
     "keep_reserve": ("BB+ pour garder la réserve", "BB+ to keep the reserve"),
     "drinking": ("Se pinter", "Drinking"),
     "drinks": ("Numéro du verre", "Glass number"),
@@ -224,7 +235,7 @@ name_params(PARAMS, {
 # augmentations, bagage); the rest folds behind « plus d'options » (``more``), and drinking
 # and darts are situations bringing their own fields (``situation``: the bool they need).
 for _key in ("buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
-             "adversity", "contest", "keep_reserve"):
+             "adversity", "contest", "resistance", "keep_reserve"):
     PARAMS[_key]["more"] = True
 for _key in ("drinks", "hours_dry", "manifested", "emotion_bonbonus"):
     PARAMS[_key]["situation"] = "drinking"
@@ -282,6 +293,7 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["volley"]:
         return darts_odds(p)
+    aim_contest(roll)
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     count = dice_count(p, roll.sheet, paid_dice(roll))
     target = difficulty + (1 if p["npc_bagage"] else 0)
@@ -305,6 +317,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     if p["volley"]:
         return first_volley(roll, dice)
     reserve = attacked_reserve(p, roll.state)
+    aim_contest(roll)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
     faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)

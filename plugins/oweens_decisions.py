@@ -26,6 +26,7 @@ from sidecar.rulesets.oweens_judging import (
     judge,
 )
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, spends
+from sidecar.rulesets.oweens_targets import aimed_contest, target_effects
 from sidecar.rulesets.sheets import add_spend
 
 #: Named attacked reserves a table keeps (the least recently rolled against are dropped).
@@ -206,10 +207,14 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
             if p["drinking"] and p.get("emotion_bonbonus") and roll.sheet is not None:
                 outcome.spend = {"bonbonus": 1}  # (chosen before the dice: paid with them)
             return outcome
+    # What the dice did to the opponent (contract §8), with the roll's close: an open
+    # purchase above brings them with its decision.
+    outcome.effects = target_effects(roll, result, None if combat is None or combat["hold"]
+                                     else counted_wounds(combat, result)["counted"])
     if roll.sheet is not None:
         outcome.spend = spends(p, result, roll.sheet, spent_already=0 if decided else (
             combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0),
-            decided=decided)
+            decided=decided, own_drain=aimed_contest(roll) is None)
         if result.get("drinking", {}).get("coma"):
             # Which characteristic loses its point is the player's choice: asked now, no
             # default (left undecided, the GM adjusts the sheet).

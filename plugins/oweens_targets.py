@@ -1,0 +1,92 @@
+"""O'Ween's against a character: what a roll aimed at a target reads of its sheet, and
+what the dice do to it (contract §8; seed 000, quoted in docs/RULESETS.md).
+
+- The opponent is the roll's first target played by O'Ween's (:func:`opponent`).
+- A characteristic resisting an action is its reserve (« Lors d'une action, la valeur de
+  la réserve remplace la caractéristique »): :func:`resisting`. A threshold the seed
+  calls a score (« le score d'ENC de votre victime ») is the score.
+- A complex action against a character (``contest``) is played against its resistance
+  (« La caractéristique de résistance : c'est la caractéristique de l'adversaire qui entre
+  en résistance, et qui servira de difficulté à l'action ») and drains its reserve (« Si
+  le jet est réussie, la MR détermine combien de points sont retranchés à la réserve
+  attaquée »): :func:`aim_contest`, :func:`target_effects`.
+- A blow's counted wounds go on the target's ``blessures`` (:func:`target_effects`).
+
+A value typed in ``params``/``options`` still wins over the target's (an NPC without a
+sheet); the target's wounds and drained reserve still land.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar.model import Roll
+from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, reserve_now
+
+
+def opponent(roll: Roll) -> tuple[str, dict[str, Any]] | None:
+    """The roll's opponent: its first target played by O'Ween's, ``(name, values)``."""
+    for name, target in (roll.targets or {}).items():
+        if isinstance(target, dict) and target.get("ruleset") == "oweens":
+            return name, target.get("values") or {}
+    return None
+
+
+def resisting(values: dict[str, Any], characteristic: str) -> int:
+    """A characteristic resisting an action: its reserve's current value."""
+    return reserve_now(values, characteristic)
+
+
+def resistance(params: dict[str, Any]) -> str | None:
+    """The target's characteristic a complex action attacks: ``resistance``, else the
+    one the roller acts with (« Peps contre le Peps »)."""
+    return params.get("resistance") or params.get("characteristic")
+
+
+def aimed_contest(roll: Roll) -> tuple[str, dict[str, Any], str] | None:
+    """A complex action against a character: ``(name, values, resistance)`` when the roll
+    is a ``contest`` aimed at an O'Ween's target, with a resistance known and no attacked
+    reserve typed (``reserve``/``adversity`` still win), else None."""
+    p = roll.params
+    if not p.get("contest") or p.get("reserve") is not None or p.get("adversity"):
+        return None
+    found = opponent(roll)
+    characteristic = resistance(p)
+    if found is None or characteristic not in CHARACTERISTICS:
+        return None
+    return found[0], found[1], characteristic
+
+
+def aim_contest(roll: Roll) -> None:
+    """The difficulty of a complex action against a character: its resistance's reserve,
+    unless a difficulty was typed (D 0, the default, is an action with nothing against
+    it: the seed's « réussit automatiquement », never typed for an opponent)."""
+    aimed = aimed_contest(roll)
+    if aimed is not None and not roll.params.get("difficulty") and not roll.params.get(
+            "drinking"):
+        roll.params["difficulty"] = resisting(aimed[1], aimed[2])
+
+
+def target_effects(roll: Roll, result: dict[str, Any],
+                   counted: int | None) -> dict[str, dict[str, int]]:
+    """What a hit does to the roll's opponent: ``counted`` wounds (a blow's, None when
+    the roll is no blow) on its ``blessures``, and, in a complex action against it, the
+    MR (the wounds counted, for a blow) off its resistance's reserve, as far as that
+    reserve holds at the roll's turn. Notes them in ``result`` (what was done, not the
+    target's values: the roller learns nothing more of its sheet)."""
+    found = opponent(roll)
+    if found is None or not result["success"]:
+        return {}
+    name, values = found
+    effects: dict[str, int] = {}
+    if counted:
+        effects["blessures"] = counted
+    aimed = aimed_contest(roll)
+    if aimed is not None:
+        lost = min(counted if counted is not None else max(0, result["margin"]),
+                   resisting(values, aimed[2]))
+        if lost > 0:
+            effects[f"reserve_{CHARACTERISTICS[aimed[2]][0]}"] = -lost
+            result["target_reserve"] = {"character": name, "characteristic": aimed[2],
+                                        "lost": lost}
+    return {name: effects} if effects else {}
