@@ -158,7 +158,7 @@ def copy_outcome(outcome: Outcome) -> Outcome:
                    notes=list(outcome.notes), applied=list(outcome.applied),
                    spend=dict(outcome.spend) if isinstance(outcome.spend, dict)
                    else outcome.spend, choices=deep_copy(outcome.choices),
-                   default=outcome.default)
+                   default=outcome.default, effects=deep_copy(outcome.effects))
 
 
 #: Most choices one open roll may offer.
@@ -205,6 +205,17 @@ def spend_problem(spend: Any) -> str | None:
             return f"spend of '{name[:40]}' is out of range"
     if len(spend) > 64:
         return "spend names more than 64 fields"
+    return None
+
+
+def effects_problem(effects: Any) -> str | None:
+    """What is wrong with an outcome's ``effects`` (contract §8: a map of character to a
+    map of sheet field to integer delta)."""
+    if not isinstance(effects, dict) or len(effects) > 8:
+        return "effects must be a map of at most 8 characters to {field: integer}"
+    for name, deltas in effects.items():
+        if not isinstance(name, str) or spend_problem(deltas):
+            return "effects must be a map of character to {field: integer}"
     return None
 
 
@@ -269,6 +280,10 @@ class Guard:
             return "changed outcome.applied, which the server keeps"
         if work.spend != original.spend:
             problem = spend_problem(work.spend)
+            if problem:
+                return problem
+        if work.effects != original.effects:
+            problem = effects_problem(work.effects)
             if problem:
                 return problem
         if work.choices != original.choices or work.default != original.default:
