@@ -33,7 +33,7 @@ from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count
-from sidecar.rulesets.oweens_targets import aim_contest
+from sidecar.rulesets.oweens_targets import aim_contest, free_augmentations
 
 __version__ = "1.0"
 
@@ -68,6 +68,13 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Augmentations gratuites (MJ, coopération, situation "
                              "avantageuse, alliés)", "Free augmentations (GM, cooperation, "
                              "advantageous situation, allies)"),
+    },
+    "collaborators": {
+        "type": "int", "min": 0, "max": 10, "default": 0,
+        "description": label("Coopération : collaborateurs, une augmentation gratuite "
+                             "chacun (compté par une demande coopérative)", "Cooperation: "
+                             "collaborators, a free augmentation each (counted by a "
+                             "cooperative ask)"),
     },
     "buy_augmentations": {
         "type": "int", "min": 0, "max": MAX_DICE * 5, "default": 0,
@@ -209,6 +216,7 @@ name_params(PARAMS, {
     "dice": ("Dés", "Dice"),
     "difficulty": ("Difficulté", "Difficulty"),
     "augmentations": ("Augmentations gratuites", "Free augmentations"),
+    "collaborators": ("Collaborateurs", "Collaborators"),
     "buy_augmentations": ("Augmentations achetées", "Bought augmentations"),
     "buy_after": ("Acheter après les dés", "Buy after the dice"),
     "budget": ("BB+ pour acheter après les dés", "BB+ to buy after the dice"),
@@ -234,7 +242,7 @@ name_params(PARAMS, {
 # What a form shows at once is what a roll needs (dice, characteristic, difficulty, free
 # augmentations, bagage); the rest folds behind « plus d'options » (``more``), and drinking
 # and darts are situations bringing their own fields (``situation``: the bool they need).
-for _key in ("buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
+for _key in ("collaborators", "buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
              "adversity", "contest", "resistance", "keep_reserve"):
     PARAMS[_key]["more"] = True
 for _key in ("drinks", "hours_dry", "manifested", "emotion_bonbonus"):
@@ -299,9 +307,9 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     target = difficulty + (1 if p["npc_bagage"] else 0)
     if p["buy_after"] and not p["buy_augmentations"]:
         # The player buys after seeing the dice (docs/RULESETS.md): the odds of that play.
-        return after_dice_odds(count, target, p["augmentations"], 1 if p["bagage"] else 2,
+        return after_dice_odds(count, target, free_augmentations(p), 1 if p["bagage"] else 2,
                                after_dice_budget(roll))
-    return exact_odds(count, target, p["augmentations"], p["buy_augmentations"])
+    return exact_odds(count, target, free_augmentations(p), p["buy_augmentations"])
 
 
 @hookimpl

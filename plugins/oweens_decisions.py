@@ -26,7 +26,7 @@ from sidecar.rulesets.oweens_judging import (
     judge,
 )
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, spends
-from sidecar.rulesets.oweens_targets import aimed_contest, target_effects
+from sidecar.rulesets.oweens_targets import aimed_contest, free_augmentations, target_effects
 from sidecar.rulesets.sheets import add_spend
 
 #: Named attacked reserves a table keeps (the least recently rolled against are dropped).
@@ -72,7 +72,7 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
         return []
     price = 1 if params["bagage"] else 2
     offers: list[dict[str, Any]] = []
-    free = params["augmentations"]
+    free = free_augmentations(params)
     # Successes for a budget, in constant time (best_gain: the placement's closed form).
     natural = sum(map(_count, faces))
     cheap = sum(1 for face in faces if face in (3, 5))
@@ -128,7 +128,7 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
     """The outcome of ``faces``: the roll itself (``decided`` False), or the purchase
     after the dice decided (``bought`` augmentations, ``decided`` True)."""
     p = roll.params
-    result = judge(faces, difficulty=p["difficulty"], augmentations=p["augmentations"],
+    result = judge(faces, difficulty=p["difficulty"], augmentations=free_augmentations(p),
                    buy_augmentations=bought, bagage=p["bagage"],
                    npc_bagage=p["npc_bagage"], equipment=p["equipment"], reserve=reserve)
     combat = read_settings(roll)

@@ -1,5 +1,6 @@
-"""O'Ween's against a character: what a roll aimed at a target reads of its sheet, and
-what the dice do to it (contract §8; seed 000, quoted in docs/RULESETS.md).
+"""O'Ween's with other characters: what a roll aimed at a target reads of its sheet,
+what the dice do to it (contract §8), and what collaborators give (seed 000, quoted in
+docs/RULESETS.md).
 
 - The opponent is the roll's first target played by O'Ween's (:func:`opponent`).
 - A characteristic resisting an action is its reserve (« Lors d'une action, la valeur de
@@ -12,6 +13,9 @@ what the dice do to it (contract §8; seed 000, quoted in docs/RULESETS.md).
   attaquée »): :func:`aim_contest`, :func:`target_effects`.
 - A blow's counted wounds go on the target's ``blessures`` (:func:`target_effects`).
 
+- « chaque participant gagne une augmentation par collaborateur »: ``collaborators``
+  (counted by a cooperative ask) are free augmentations (:func:`free_augmentations`).
+
 A value typed in ``params``/``options`` still wins over the target's (an NPC without a
 sheet); the target's wounds and drained reserve still land.
 """
@@ -22,6 +26,12 @@ from typing import Any
 
 from sidecar.model import Roll
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, reserve_now
+
+
+def free_augmentations(params: dict[str, Any]) -> int:
+    """The roll's free augmentations: those given (GM, situation) and one per
+    collaborator (« chaque participant gagne une augmentation par collaborateur »)."""
+    return params["augmentations"] + (params.get("collaborators") or 0)
 
 
 def opponent(roll: Roll) -> tuple[str, dict[str, Any]] | None:

@@ -170,3 +170,13 @@ def test_odds_read_the_target_as_the_roll_does():
     assert odds_at("oweens", {"characteristic": "ECL", "contest": True}, aengus(),
                    {"Brady": brady(reserve_ecl=-1)}) == odds_as(
         "oweens", {"dice": 3, "difficulty": 1, "contest": True}, None)
+
+
+def test_collaborators_are_free_augmentations_and_the_odds_count_them():
+    # « chaque participant gagne une augmentation par collaborateur »: the seed's door,
+    # Aengus [5, 5, 3, 6] with his 1A (3 → 4) → 5 successes, MR 2.
+    door = roll_at("oweens", {"dice": 4, "difficulty": 3, "collaborators": 1}, None, {},
+                   [5, 5, 3, 6])
+    assert (door.outcome.result["successes"], door.outcome.result["margin"]) == (5, 2)
+    assert odds_as("oweens", {"dice": 4, "difficulty": 3, "collaborators": 2}, None) == \
+        odds_as("oweens", {"dice": 4, "difficulty": 3, "augmentations": 2}, None)
