@@ -131,6 +131,14 @@ class Asks(CoreBasis):
             raise ProtocolError("invalid_params", "an opposed roll needs two sides or more",
                                 fr="une opposition demande au moins deux camps",
                                 details={"param": "to", "field": "to"})
+        params = request.params
+        if request.cooperative and "collaborators" in roll.params and (
+                "collaborators" not in params):
+            # « chaque participant gagne une augmentation par collaborateur » (seed 000): a
+            # ruleset that describes ``collaborators`` is told how many each side has.
+            params = {**params, "collaborators": len(request.to) - 1}
+            roll = self.preparer.prepare(request.ruleset, params, options=request.options,
+                                         table=table.name, by=ticket.member.by)
         unknown = [name for name in request.each if name not in request.to]
         if unknown:
             raise ProtocolError(
@@ -146,7 +154,7 @@ class Asks(CoreBasis):
                                     fr="associe à chaque nom ses paramètres")
                 check_strings(own, {}, self.config.max_string_chars)
                 # Each side's own params (its own difficulty…), checked as a roll's.
-                own = self.preparer.prepare(request.ruleset, {**request.params, **own},
+                own = self.preparer.prepare(request.ruleset, {**params, **own},
                                             table=table.name, by=ticket.member.by).params
             if name in table.seats:
                 targets.append({"seat": name, "character": None, "params": own})
