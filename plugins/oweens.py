@@ -242,8 +242,8 @@ name_params(PARAMS, {
 # What a form shows at once is what a roll needs (dice, characteristic, difficulty, free
 # augmentations, bagage); the rest folds behind « plus d'options » (``more``), and drinking
 # and darts are situations bringing their own fields (``situation``: the bool they need).
-for _key in ("collaborators", "buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
-             "adversity", "contest", "resistance", "keep_reserve"):
+for _key in ("collaborators", "buy_augmentations", "buy_after", "budget", "npc_bagage",
+             "equipment", "reserve", "adversity", "contest", "resistance", "keep_reserve"):
     PARAMS[_key]["more"] = True
 for _key in ("drinks", "hours_dry", "manifested", "emotion_bonbonus"):
     PARAMS[_key]["situation"] = "drinking"
