@@ -391,7 +391,7 @@ class PluginCaller:
                 roll.state = state
                 result, notes, spend = dict(outcome.result), len(outcome.notes), \
                     dict(outcome.spend)
-                effects = {name: dict(deltas) for name, deltas in outcome.effects.items()}
+                effects = deep_copy(outcome.effects) if outcome.effects else {}
                 kept = dict(state)
                 guard = None
                 args = _args(impl, (roll, outcome))
@@ -424,7 +424,7 @@ class PluginCaller:
                     or work.effects != outcome.effects):
                 changed.append(impl.plugin)
             outcome.result, outcome.notes, outcome.spend = work.result, work.notes, work.spend
-            outcome.effects = work.effects  # (contract §8: what it did to the targets)
+            outcome.effects = work.effects
             states.replace(impl.plugin, guard.work_roll.state)
         for plugin in changed:
             if plugin not in outcome.applied:
