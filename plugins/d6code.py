@@ -262,11 +262,15 @@ def with_code(roll: Roll) -> dict[str, Any]:
 
 def opponent_code(roll: Roll) -> str | None:
     """Aimed at a character (contract §8) with no ``opponent`` typed: the code of its
-    sheet's ``opponent_skill``, else of the roller's ``skill`` (« le Maître du Jeu décide
-    quelles Compétences seront utilisées par chacun des protagonistes »); the first d6code
-    target is the opponent. None when the roll is not opposed that way."""
+    sheet's ``opponent_skill`` (« le Maître du Jeu décide quelles Compétences seront
+    utilisées par chacun des protagonistes »), else — with no difficulty, a pure
+    opposition — of the roller's own ``skill``; the first d6code target is the opponent.
+    None when the roll is not opposed that way: with a difficulty and no
+    ``opponent_skill`` the target does not roll (a shot at it; a side of an opposed ask,
+    which rolls its own dice)."""
     p = roll.params
-    skill = p.get("opponent_skill") or p.get("skill")
+    skill = p.get("opponent_skill") or (p.get("skill") if p.get("difficulty") is None
+                                        else None)
     if p.get("opponent") is not None or not skill:
         return None
     for target in (roll.targets or {}).values():

@@ -31,11 +31,19 @@ def test_the_seeds_duel_from_both_sheets():
 def test_the_seeds_race_with_a_difficulty():
     # « Difficile, le score à atteindre est 20 … 19 (13+3+3) et 21 (18+3). Krull remporte
     # l'affrontement »: the vehicles' handling (+3 each) is the situation, typed.
-    race = roll_at("d6code", {"skill": "PILOTAGE", "difficulty": 20, "modifier": 3,
-                              "opponent_modifier": 3}, STRENGAL, {"Krull": KRULL},
-                   [4, 3, 3, 3, 4, 4, 4, 3, 3])
+    race = roll_at("d6code", {"skill": "PILOTAGE", "opponent_skill": "PILOTAGE",
+                              "difficulty": 20, "modifier": 3, "opponent_modifier": 3},
+                   STRENGAL, {"Krull": KRULL}, [4, 3, 3, 3, 4, 4, 4, 3, 3])
     r = race.outcome.result
     assert (r["score"], r["opposed"]["score"], r["opposed"]["winner"]) == (19, 21, "opponent")
+
+
+def test_with_a_difficulty_and_no_opponent_skill_the_target_does_not_roll():
+    # A shot at Krull, difficulty 15: its skill is not opposed unless named (a side of
+    # an opposed ask gives a difficulty too, and rolls only its own dice).
+    shot = roll_at("d6code", {"skill": "PILOTAGE", "difficulty": 15}, STRENGAL,
+                   {"Krull": KRULL}, [4, 3, 3, 3])
+    assert shot.outcome.result["score"] == 16 and not shot.outcome.result.get("opposed")
 
 
 def test_another_skill_named_for_the_opponent_and_a_typed_code_wins():
