@@ -33,7 +33,7 @@ from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count
-from sidecar.rulesets.oweens_targets import aim_contest, free_augmentations
+from sidecar.rulesets.oweens_targets import aim_difficulty, free_augmentations
 
 __version__ = "1.0"
 
@@ -301,7 +301,7 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["volley"]:
         return darts_odds(p)
-    aim_contest(roll)
+    aim_difficulty(roll)
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     count = dice_count(p, roll.sheet, paid_dice(roll))
     target = difficulty + (1 if p["npc_bagage"] else 0)
@@ -325,7 +325,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     if p["volley"]:
         return first_volley(roll, dice)
     reserve = attacked_reserve(p, roll.state)
-    aim_contest(roll)
+    aim_difficulty(roll)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
     faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)

@@ -6,13 +6,12 @@ docs/RULESETS.md).
 - A characteristic resisting an action is its reserve (« Lors d'une action, la valeur de
   la réserve remplace la caractéristique »): :func:`resisting`. A threshold the seed
   calls a score (« le score d'ENC de votre victime ») is the score.
-- A complex action against a character (``contest``) is played against its resistance
-  (« La caractéristique de résistance : c'est la caractéristique de l'adversaire qui entre
-  en résistance, et qui servira de difficulté à l'action ») and drains its reserve (« Si
-  le jet est réussie, la MR détermine combien de points sont retranchés à la réserve
-  attaquée »): :func:`aim_contest`, :func:`target_effects`.
+- An action against a character is played against its resistance (« La caractéristique
+  de résistance : c'est la caractéristique de l'adversaire qui entre en résistance, et
+  qui servira de difficulté à l'action »): :func:`aim_difficulty`; a complex action
+  (``contest``) drains its reserve (« Si le jet est réussie, la MR détermine combien de
+  points sont retranchés à la réserve attaquée »): :func:`target_effects`.
 - A blow's counted wounds go on the target's ``blessures`` (:func:`target_effects`).
-
 - « chaque participant gagne une augmentation par collaborateur »: ``collaborators``
   (counted by a cooperative ask) are free augmentations (:func:`free_augmentations`).
 
@@ -67,14 +66,20 @@ def aimed_contest(roll: Roll) -> tuple[str, dict[str, Any], str] | None:
     return found[0], found[1], characteristic
 
 
-def aim_contest(roll: Roll) -> None:
-    """The difficulty of a complex action against a character: its resistance's reserve,
-    unless a difficulty was typed (D 0, the default, is an action with nothing against
-    it: the seed's « réussit automatiquement », never typed for an opponent)."""
-    aimed = aimed_contest(roll)
-    if aimed is not None and not roll.params.get("difficulty") and not roll.params.get(
-            "drinking"):
-        roll.params["difficulty"] = resisting(aimed[1], aimed[2])
+def aim_difficulty(roll: Roll) -> None:
+    """The difficulty of an action against a character (« Celle-ci est déterminée par
+    les caractéristiques de l'adversaire »; « La caractéristique de résistance … servira
+    de difficulté à l'action »): its resistance's reserve — unless a difficulty was typed
+    (D 0, the default, is an action with nothing against it: the seed's « réussit
+    automatiquement », never typed for an opponent), the roll is a glass, or a side of a
+    cooperative ask (``collaborators``: its targets are its collaborators)."""
+    p = roll.params
+    if p.get("difficulty") or p.get("drinking") or p.get("collaborators"):
+        return
+    found = opponent(roll)
+    characteristic = resistance(p)
+    if found is not None and characteristic in CHARACTERISTICS:
+        p["difficulty"] = resisting(found[1], characteristic)
 
 
 def target_effects(roll: Roll, result: dict[str, Any],

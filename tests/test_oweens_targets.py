@@ -180,3 +180,24 @@ def test_collaborators_are_free_augmentations_and_the_odds_count_them():
     assert (door.outcome.result["successes"], door.outcome.result["margin"]) == (5, 2)
     assert odds_as("oweens", {"dice": 4, "difficulty": 3, "collaborators": 2}, None) == \
         odds_as("oweens", {"dice": 4, "difficulty": 3, "augmentations": 2}, None)
+
+
+def test_any_action_against_a_character_is_played_against_its_characteristic():
+    # « On ajoute les réussites et on compare leur nombre à une difficulté. Celle-ci est
+    # déterminée par les caractéristiques de l'adversaire »: « Peps contre le Peps ».
+    plain = roll_at("oweens", {"characteristic": "PEP"}, aengus(),
+                    {"Brady": brady(reserve_pep=-1)}, [6, 4, 2, 2])
+    assert plain.outcome.result["difficulty"] == 2 and plain.outcome.effects == {}
+    other = roll_at("oweens", {"characteristic": "FLA", "dice": 2, "resistance": "ENC"},
+                    aengus(), {"Brady": brady(enc=4)}, [6, 6])
+    assert other.outcome.result["difficulty"] == 4
+    # Typed, or a side of a cooperative ask (its targets are its collaborators): kept.
+    typed = roll_at("oweens", {"characteristic": "PEP", "difficulty": 1}, aengus(),
+                    {"Brady": brady()}, [6, 4, 2, 2])
+    assert typed.outcome.result["difficulty"] == 1
+    door = roll_at("oweens", {"characteristic": "PEP", "collaborators": 1}, aengus(),
+                   {"Brady": brady()}, [6, 4, 2, 2])
+    assert door.outcome.result["difficulty"] == 0
+    assert odds_at("oweens", {"characteristic": "PEP"}, aengus(),
+                   {"Brady": brady(reserve_pep=-1)}) == odds_as(
+        "oweens", {"dice": 4, "difficulty": 2}, None)
