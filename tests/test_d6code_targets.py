@@ -5,11 +5,13 @@ en effet que ce ne soit pas les mêmes »); a code typed in ``opponent`` still w
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from sidecar.protocol.errors import ProtocolError
-from tests.sheet_helpers import new_sheet, odds_as
-from tests.target_helpers import odds_at, roll_at
+from tests.sheet_helpers import PIPELINE, new_sheet, odds_as
+from tests.target_helpers import aimed_roll, odds_at, roll_at
 
 STRENGAL = new_sheet("d6code", competences={"CORPS À CORPS": "3D+5", "PILOTAGE": "4D+3"},
                      points_style=0)
@@ -66,3 +68,18 @@ def test_a_skill_missing_from_the_opponents_sheet_is_refused_before_the_dice():
 def test_odds_read_the_opponents_code_as_the_roll_does():
     assert odds_at("d6code", {"skill": "CORPS À CORPS"}, STRENGAL, {"Krull": KRULL}) == \
         odds_as("d6code", {"code": "3D+5", "opponent": "4D+1"}, None)
+
+
+def test_a_style_point_after_the_dice_replays_the_opponents_dice():
+    # Strengal loses 9 + 5 = 14 to Krull's 15 + 1 = 16, then engages a style point after
+    # the dice (1 and 5 → 20): the opposition replayed with the target's code and dice.
+    hero = {**STRENGAL, "points_style": 1}
+    roll = aimed_roll("d6code", {"skill": "CORPS À CORPS"}, hero, {"Krull": KRULL})
+    lost = asyncio.run(PIPELINE.run(roll, dice=[3, 3, 3, 6, 5, 3, 1]))
+    assert lost.outcome.result["opposed"]["winner"] == "opponent"
+    assert "style_libre" in [c["name"] for c in lost.outcome.choices]
+    styled = asyncio.run(PIPELINE.react(roll, lost.outcome, "style_libre", dice=[1, 5],
+                                        table_state=lost.state))
+    r = styled.outcome.result
+    assert (r["score"], r["opposed"]["score"], r["opposed"]["winner"]) == (20, 16, "roller")
+    assert r["opposed"]["code"] == "4D+1"
