@@ -242,13 +242,15 @@ name_params(PARAMS, {
 # What a form shows at once is what a roll needs (dice, characteristic, difficulty, free
 # augmentations, bagage); the rest folds behind « plus d'options » (``more``), and drinking
 # and darts are situations bringing their own fields (``situation``: the bool they need).
-for _key in ("collaborators", "buy_augmentations", "buy_after", "budget", "npc_bagage",
-             "equipment", "reserve", "adversity", "contest", "resistance", "keep_reserve"):
+for _key in ("buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
+             "adversity", "contest", "keep_reserve"):
     PARAMS[_key]["more"] = True
 for _key in ("drinks", "hours_dry", "manifested", "emotion_bonbonus"):
     PARAMS[_key]["situation"] = "drinking"
 for _key in ("volleys", "darts_bonus"):
     PARAMS[_key]["situation"] = "volley"
+for _key in ("collaborators", "resistance"):  # (a cooperative ask gives the first)
+    PARAMS[_key]["more"] = True
 
 
 @hookimpl
@@ -299,9 +301,9 @@ def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
+    aim_difficulty(roll)  # (as the roll reads its target: below)
     if p["volley"]:
         return darts_odds(p)
-    aim_difficulty(roll)
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     count = dice_count(p, roll.sheet, paid_dice(roll))
     target = difficulty + (1 if p["npc_bagage"] else 0)

@@ -212,9 +212,12 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
     outcome.effects = target_effects(roll, result, None if combat is None or combat["hold"]
                                      else counted_wounds(combat, result)["counted"])
     if roll.sheet is not None:
-        outcome.spend = spends(p, result, roll.sheet, spent_already=0 if decided else (
+        # (A contest aimed at a character drains its reserve, not the roller's: the
+        # target's own action drains the roller's, ``oweens_targets``.)
+        outcome.spend = spends(p if aimed_contest(roll) is None else {**p, "contest": False},
+                               result, roll.sheet, spent_already=0 if decided else (
             combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0),
-            decided=decided, own_drain=aimed_contest(roll) is None)
+            decided=decided)
         if result.get("drinking", {}).get("coma"):
             # Which characteristic loses its point is the player's choice: asked now, no
             # default (left undecided, the GM adjusts the sheet).

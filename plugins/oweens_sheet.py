@@ -96,8 +96,7 @@ def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None,
 
 
 def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any],
-           spent_already: int = 0, decided: bool = False,
-           own_drain: bool = True) -> dict[str, int]:
+           spent_already: int = 0, decided: bool = False) -> dict[str, int]:
     """What a roll made as a character takes from its sheet (and notes it in ``result``).
 
     - the bought augmentations' bonbonus (what the player chose: never reduced; their
@@ -115,9 +114,7 @@ def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any]
 
     ``spent_already``: bonbonus the same outcome spends elsewhere (combat options), which
     the wallet no longer holds for what the dice take. ``decided``: a decision after the
-    dice, whose roll already paid what was chosen before them. ``own_drain`` False: a
-    contest aimed at a character, whose reserve is the attacked one (the roller's is
-    drained by that character's own action, ``oweens_targets``).
+    dice, whose roll already paid what was chosen before them.
     """
     spend: dict[str, int] = {}
     add_spend(spend, "bonbonus", result["bonbonus_spent"])
@@ -129,7 +126,7 @@ def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any]
         add_spend(spend, "effet_manifeste",
                   sheet.get("effet_manifeste", 0) - (1 if drinking["manifested_after"] else 0))
     characteristic = params.get("characteristic")
-    if params["contest"] and not result["success"] and characteristic and own_drain:
+    if params["contest"] and not result["success"] and characteristic:
         name = CHARACTERISTICS[characteristic][0]
         have = reserve_now(sheet, characteristic)
         lost = min(-result["margin"], have)
