@@ -101,8 +101,8 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "equipment": {
         "type": "int", "min": 0, "max": 10, "default": 0,
-        "description": label("Bonus d'équipement adéquat, ajouté à la MR (S > D)",
-                             "Adequate equipment bonus, added to the MR (S > D)"),
+        "description": label("Bonus d'équipement adéquat, ajouté à la MR (S ≥ D)",
+                             "Adequate equipment bonus, added to the MR (S ≥ D)"),
     },
     "reserve": {
         "type": "int", "min": 0, "max": 100,
@@ -339,7 +339,9 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     if kind == "botch":
         line += f", {r['ones']} × 1 : Bourde !" if fr else f", {r['ones']} ones: Bourde!"
     elif kind == "narrow":
-        line += ", de justesse (MR 0)" if fr else ", narrowly (MR 0)"
+        margin = r["margin"]  # (equipment raises it: « la MR est augmentée »)
+        line += (f", de justesse, MR {margin}" if fr else f", narrowly, MR {margin}") \
+            if margin else (", de justesse (MR 0)" if fr else ", narrowly (MR 0)")
     elif r["success"]:
         line += f", MR {r['margin']}"
         if kind == "critical":

@@ -55,7 +55,8 @@ def _verdict(result: dict[str, Any], fr: bool) -> str:
     count = (plural(result["successes"], "réussite") if fr
              else plural(result["successes"], "success", "successes"))
     if result["kind"] == "narrow":
-        return f"{count}, {'de justesse' if fr else 'narrowly'}"
+        mr = f", MR {result['margin']}" if result["margin"] else ""
+        return f"{count}, {'de justesse' if fr else 'narrowly'}{mr}"
     if result["success"]:
         return f"{count}, MR {result['margin']}"
     return f"{count}, ME {-result['margin']}"
@@ -92,7 +93,7 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
         over = successes - target
         bought = {"successes": successes, "success": over >= 0,
                   "kind": "narrow" if over == 0 else ("success" if over > 0 else "failure"),
-                  "margin": over + params["equipment"] if over > 0 else over}
+                  "margin": over + params["equipment"] if over >= 0 else over}
         cost = steps * price
         offers.append({"name": f"buy_{steps}", "dice": 0, "label": label(
             f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",

@@ -115,7 +115,11 @@ def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
         else:
             result = common(True, margin, "success", "Réussite", "Success", **fields)
     elif successes == target:
-        result = common(True, 0, "narrow", "Réussite de justesse", "Narrow success", **fields)
+        # « En cas de réussite, si le personnage utilise un matériel adéquat la MR est
+        # augmentée »: a narrow success is a success too (Brady's narrow roll with the
+        # seed's palmes: MR 1). It stays narrow (S = D), its consequences with it.
+        result = common(True, equipment, "narrow", "Réussite de justesse", "Narrow success",
+                        **fields)
     else:
         result = common(False, successes - target, "failure", "Échec", "Failure", **fields)
     if reserve is not None:
