@@ -159,10 +159,11 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "manifested": {
         "type": "bool", "default": False,
-        "description": label("Se pinter : un effet (Honte, Fierté) est déjà manifesté (la "
-                             "fiche le garde, en tant que personnage)", "Drinking: an effect "
-                             "(Shame, Pride) is already manifested (the sheet keeps it, as a "
-                             "character)"),
+        "description": label("Un effet de l'alcool (Honte, Fierté) est manifesté (la fiche le "
+                             "garde, en tant que personnage) : une Bourde, quel que soit le "
+                             "jet, est le coma éthylique", "An effect of the alcohol (Shame, "
+                             "Pride) is manifested (the sheet keeps it, as a character): a "
+                             "Bourde, whatever the roll, is an alcoholic coma"),
     },
     "emotion_bonbonus": {
         "type": "string", "choices": ["honte", "fierte"],
@@ -224,9 +225,9 @@ name_params(PARAMS, {
 # augmentations, bagage); the rest folds behind « plus d'options » (``more``), and drinking
 # and darts are situations bringing their own fields (``situation``: the bool they need).
 for _key in ("buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
-             "adversity", "contest", "keep_reserve"):
+             "adversity", "contest", "keep_reserve", "manifested"):
     PARAMS[_key]["more"] = True
-for _key in ("drinks", "hours_dry", "manifested", "emotion_bonbonus"):
+for _key in ("drinks", "hours_dry", "emotion_bonbonus"):
     PARAMS[_key]["situation"] = "drinking"
 for _key in ("volleys", "darts_bonus"):
     PARAMS[_key]["situation"] = "volley"

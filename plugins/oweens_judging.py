@@ -177,3 +177,14 @@ def drinking_state(params: dict[str, Any], sheet: dict[str, Any] | None,
             "manifested": manifested, "honte": honte, "coma": coma,
             "emotion": params.get("emotion_bonbonus"),
             "manifested_after": manifested or honte}
+
+
+def sober_coma(params: dict[str, Any], sheet: dict[str, Any] | None,
+               result: dict[str, Any]) -> bool:
+    """Whether a roll that is not a glass is the alcoholic coma: « Si le personnage fait
+    une bourde alors qu'un effet est manifesté, quel que soit le jet, c'est le coma
+    éthylique » — a Bourde while the sheet (or, without a character, the request's
+    ``manifested``) says an effect is manifested. (A glass judges it with its own
+    state, :func:`drinking_state`: its hours dry, its emotion bonbonus.)"""
+    return bool(result["bourde"] and (params.get("manifested")
+                                      or (sheet or {}).get("effet_manifeste")))
