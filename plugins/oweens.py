@@ -29,6 +29,7 @@ from sidecar.rules import heading, name_params, plural
 from sidecar.rulesets.oweens_combat import paid_dice
 from sidecar.rulesets.oweens_darts import darts_odds, first_volley, volley_react, volley_text
 from sidecar.rulesets.oweens_decisions import attacked_reserve, decide, settle
+from sidecar.rulesets.oweens_fixed import named_characteristic
 from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
@@ -283,6 +284,7 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["volley"]:
         return darts_odds(p)
+    named_characteristic(roll)
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     count = dice_count(p, roll.sheet, paid_dice(roll))
     target = difficulty + (1 if p["npc_bagage"] else 0)
@@ -305,6 +307,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
     if p["volley"]:
         return first_volley(roll, dice)
+    named_characteristic(roll)  # (before any die: it may refuse the roll)
     reserve = attacked_reserve(p, roll.state)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from sidecar.client import SidecarError
+from sidecar.protocol.errors import ProtocolError
 from sidecar.testing import TableServer
-from tests.sheet_helpers import PIPELINE, after, new_sheet, roll_as
+from tests.sheet_helpers import PIPELINE, after, new_sheet, odds_as, roll_as
 
 LOSSES = ["lose_PEP", "lose_ECL", "lose_ENC", "lose_FLA"]
 
@@ -50,3 +54,57 @@ def test_on_a_server_a_manifested_effect_makes_a_brawls_bourde_a_coma():
         decided = gm.react(rolled, "lose_PEP")
         assert decided["spent"] == {"pep": 1}, decided
         assert decided["sheet"]["pep"] == 2
+
+
+# -- a rule that names the characteristic fixes it ---------------------------------------------
+
+FIXED = [  # (params, options, the characteristic the seed names)
+    ({"drinking": True}, None, "ENC"),  # « le joueur effectue un jet d'Encaisse »
+    ({"difficulty": 1}, {"combat": {"attack": "melee", "opponent_pep": 2}}, "PEP"),
+    ({"difficulty": 1}, {"combat": {"attack": "ranged"}}, "FLA"),  # « un jet de Flair »
+]
+
+
+@pytest.mark.parametrize("params, options, fixed", FIXED)
+def test_another_characteristic_is_refused_before_any_die(params, options, fixed):
+    hero = new_sheet("oweens", pep=3, ecl=3, enc=3, fla=3)
+    for other in ("PEP", "ECL", "ENC", "FLA"):
+        asked = {**params, "characteristic": other}
+        if other == fixed:
+            assert roll_as("oweens", asked, hero, [6, 6, 6], options=options).outcome
+            continue
+        for sheet, typed in ((hero, {}), (None, {"dice": 3})):
+            with pytest.raises(ProtocolError) as refused:
+                # No physical face given: a roll going on to its dice would be bad_dice.
+                roll_as("oweens", {**asked, **typed}, sheet, [], options=options)
+            assert refused.value.code == "invalid_params"
+            assert refused.value.details == {"param": "characteristic"}
+            assert refused.value.message_fr.startswith("paramètre « Caractéristique »")
+            assert fixed in refused.value.message_fr
+            with pytest.raises(ProtocolError):  # the odds say the same
+                odds_as("oweens", {**asked, **typed}, sheet, options)
+
+
+@pytest.mark.parametrize("params, options, fixed", FIXED)
+def test_a_character_rolls_the_named_characteristic_by_default(params, options, fixed):
+    hero = new_sheet("oweens", pep=1, ecl=2, enc=3, fla=4)
+    count = {"PEP": 1, "ECL": 2, "ENC": 3, "FLA": 4}[fixed]
+    rolled = roll_as("oweens", params, hero, [6] * count, options=options)
+    assert rolled.outcome.result["characteristic"] == fixed
+    assert rolled.outcome.result["dice_count"] == count
+
+
+def test_on_a_server_a_glass_rolled_in_peps_is_refused_and_nothing_changes():
+    with TableServer() as server:
+        gm = server.client()
+        gm.set_sheet("Brady", "oweens", {"pep": 3, "enc": 2}, owner=None)
+        with pytest.raises(SidecarError) as refused:
+            gm.roll("oweens", {"characteristic": "PEP", "drinking": True},
+                    character="Brady", mode="gm")
+        assert refused.value.code == "invalid_params"
+        assert refused.value.details == {"param": "characteristic"}
+        (brady,) = gm.sheets()
+        assert brady["values"]["verres"] == 0
+        glass = gm.roll("oweens", {"drinking": True}, character="Brady", dice=[6, 6],
+                        mode="gm")
+        assert glass["result"]["characteristic"] == "ENC" and glass["result"]["success"]
