@@ -30,6 +30,7 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
+from sidecar.rulesets.d6code_series import remember_series, running_skill, series_spend
 from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
 
 __version__ = "1.0"
@@ -250,25 +251,19 @@ def with_code(roll: Roll) -> dict[str, Any]:
 
 
 def spends(params: dict[str, Any], result: dict[str, Any],
-           sheet: dict[str, Any]) -> dict[str, int]:
+           sheet: dict[str, Any], running: str | None = None) -> dict[str, int]:
     """What a roll made as a character takes from its sheet (all the player's choices,
     declared before the dice by :func:`sidecar_max_spend`: a sheet without the point
     answers ``insufficient`` before any die): a style point, less the SP extreme
     style gives back (a give-back when it is 2); an SC point — for a series, one point
-    for three doubled rolls: the first spends it and leaves 2 in ``sc_serie``, the next
-    two spend those."""
+    for three doubled rolls of one skill in a row (``running``: the skill of the series
+    under way, ``d6code_series``): the first spends it and leaves 2 in ``sc_serie``, the
+    next two spend those."""
     spend: dict[str, int] = {}
     style = result.get("style")
     if style:  # declared, or engaged by a standing order
         add_spend(spend, "points_style", 1 - ((style or {}).get("sp_recovered") or 0))
-    choice = params.get("surcompetence")
-    if choice == "serie" and sheet.get("sc_serie", 0) > 0:
-        add_spend(spend, "sc_serie", 1)
-    elif choice == "serie":
-        add_spend(spend, "points_surcompetence", 1)
-        add_spend(spend, "sc_serie", -2)
-    elif choice:
-        add_spend(spend, "points_surcompetence", 1)
+    series_spend(spend, params, sheet, running)
     return spend
 
 
@@ -285,7 +280,8 @@ def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
         return {"points_style": 1} if choice.startswith("style_") else None
     p = roll.params
     style = p.get("style") is not None or p.get("style_if_needed") is not None
-    most = spends(p, {"style": {"sp_recovered": 0} if style else None}, roll.sheet or {})
+    most = spends(p, {"style": {"sp_recovered": 0} if style else None}, roll.sheet or {},
+                  running_skill(roll))
     return {name: amount for name, amount in most.items() if amount > 0} or None
 
 
@@ -529,8 +525,9 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     _check_combo(roll)
     p = {**p, "combo": chain_stake(roll.sheet, p)}
     result = play(p, dice, await_reroll=awaits_reroll(roll, p, dice))
-    outcome = Outcome(result=result, dice=dice.rolled,
-                      spend=spends(p, result, roll.sheet) if roll.sheet is not None else {})
+    outcome = Outcome(result=result, dice=dice.rolled, spend=spends(
+        p, result, roll.sheet, running_skill(roll)) if roll.sheet is not None else {})
+    remember_series(roll, p)
     offer(outcome, p, roll.sheet)
     close_as_character(outcome, roll)
     return outcome

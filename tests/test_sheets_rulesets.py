@@ -219,12 +219,12 @@ def test_d6code_surcompetence_one_point_for_three_doubled_short_actions():
                                "difficulty": 20}, hero, [4, 4, 4])
     assert first.outcome.result["score"] == 34  # (12 + 5) × 2
     assert first.outcome.spend == {"points_surcompetence": 1, "sc_serie": -2}
-    hero = after(hero, first.outcome.spend, "d6code")
-    for _ in range(2):
+    hero, state = after(hero, first.outcome.spend, "d6code"), first.state
+    for _ in range(2):  # (the table remembers the series' skill: tests/test_d6code_series.py)
         nxt = roll_as("d6code", {"skill": "CORPS À CORPS", "surcompetence": "serie",
-                                 "difficulty": 20}, hero, [4, 4, 4])
+                                 "difficulty": 20}, hero, [4, 4, 4], state=state)
         assert nxt.outcome.result["score"] == 34 and nxt.outcome.spend == {"sc_serie": 1}
-        hero = after(hero, nxt.outcome.spend, "d6code")
+        hero, state = after(hero, nxt.outcome.spend, "d6code"), nxt.state
     assert (hero["points_surcompetence"], hero["sc_serie"]) == (0, 0)
     with pytest.raises(ProtocolError) as fourth:  # a new point is needed, before the dice
         roll_as("d6code", {"skill": "CORPS À CORPS", "surcompetence": "serie",
