@@ -59,7 +59,7 @@ def ervald(**values):
     # geste est de 3."
     return new_sheet("ladder", **{"caracteristiques": {"geste": 3, "acuité": 2},
                                   "metiers": {"Bandit de grand chemin": 4, "Chanteur": 1},
-                                  "chance": 3, "points_chance": 1, "pv": 10, **values})
+                                  "chance": 3, "pv": 10, **values})
 
 
 def test_ladder_ervalds_leap_takes_geste_plus_bandit_from_the_sheet():
@@ -86,15 +86,14 @@ def test_ladder_ervalds_leap_takes_geste_plus_bandit_from_the_sheet():
                    ervald(), [2, 3]).outcome.result["level"] == 1
 
 
-def test_ladder_spends_a_luck_point_to_reroll_and_chance_to_sacrifice():
+def test_ladder_spends_a_point_of_chance_to_reroll_and_another_to_sacrifice():
     hero = ervald()
     reroll = roll_as("ladder", {"characteristic": "geste", "metier": "Bandit de grand "
                                 "chemin", "difficulty": 9, "reroll": True}, hero,
                      [2, 3, 9, 4])
-    assert reroll.outcome.result["score"] == 9 and reroll.outcome.spend == {
-        "points_chance": 1}
-    assert after(hero, reroll.outcome.spend, "ladder")["points_chance"] == 0
-    assert not affordable(ervald(points_chance=0), reroll.outcome.spend, "ladder")
+    assert reroll.outcome.result["score"] == 9 and reroll.outcome.spend == {"chance": 1}
+    assert after(hero, reroll.outcome.spend, "ladder")["chance"] == 2
+    assert not affordable(ervald(chance=0), reroll.outcome.spend, "ladder")
     saved = roll_as("ladder", {"characteristic": "geste", "difficulty": 9,
                                "sacrifice_chance": True}, hero, [2, 3])
     assert saved.outcome.result["success"] and saved.outcome.spend == {"chance": 1}
