@@ -30,6 +30,8 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
+from sidecar.rulesets.d6code_recovery import CHOICES as RECOVERY_CHOICES
+from sidecar.rulesets.d6code_recovery import hold_recovery, recovery_decided, sp_text
 from sidecar.rulesets.d6code_series import remember_series, running_skill, series_spend
 from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
 
@@ -529,6 +531,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
         p, result, roll.sheet, running_skill(roll)) if roll.sheet is not None else {})
     remember_series(roll, p)
     offer(outcome, p, roll.sheet)
+    hold_recovery(outcome, roll.sheet)
     close_as_character(outcome, roll)
     return outcome
 
@@ -553,6 +556,10 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
     so the result is exactly what the same faces typed up front would give; the outcome
     carries all of them (the new ones in their place)."""
     old = outcome.result
+    if choice in RECOVERY_CHOICES:
+        decided = recovery_decided(outcome, choice)
+        close_as_character(decided, roll)
+        return decided
     if choice == "keep":
         kept = Outcome(result=old, dice=outcome.dice)
         close_as_character(kept, roll)
@@ -591,6 +598,7 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
     # decision on the same roll reads back.
     decided = Outcome(result=result, dice=replay.rolled, spend=spend)
     offer(decided, p, roll.sheet)
+    hold_recovery(decided, roll.sheet)
     close_as_character(decided, roll)
     return decided
 
@@ -619,7 +627,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         if style:
             line += f", {style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}"
             if style["mode"] == "extreme":
-                line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
+                line += sp_text(style, outcome, fr)
         return line + chain_text(r, fr)
     parts = [code]
     twin = r.get("twin")
@@ -647,7 +655,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
                  f"{opposed['score']}")
     line += f" → {verdict}"
     if style and style["mode"] == "extreme":
-        line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
+        line += sp_text(style, outcome, fr)
     return line + chain_text(r, fr)
 
 
