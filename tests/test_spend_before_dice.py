@@ -28,7 +28,7 @@ from tests.support.serve import ServeProcess
 #: second answered ``insufficient``: the refusal told the player how the dice went.
 SHORT = {
     "ladder reroll": (
-        "ladder", {"caracteristiques": {"geste": 3}, "points_chance": 0},
+        "ladder", {"caracteristiques": {"geste": 3}, "chance": 0},
         {"characteristic": "geste", "difficulty": 5, "reroll": True}, {},
         [6, 5], [1, 2, 3, 4]),
     "d6code style_if_needed": (
@@ -157,7 +157,7 @@ def test_rolling_again_and_again_with_an_empty_sheet_never_lets_a_failure_vanish
     standing order the sheet cannot pay: every attempt gets the same answer, and the
     journal holds every roll that was answered with an outcome."""
     cases = {
-        "ladder reroll": ("ladder", {"caracteristiques": {"geste": 3}, "points_chance": 0},
+        "ladder reroll": ("ladder", {"caracteristiques": {"geste": 3}, "chance": 0},
                           {"characteristic": "geste", "difficulty": 5, "reroll": True}),
         "d6code style_if_needed": ("d6code", {"competences": {"PILOTAGE": "3D"},
                                               "points_style": 0},
