@@ -215,10 +215,21 @@ def test_two_players_on_two_servers_hitting_one_npc_never_lose_a_wound(redis_ser
             await alice.join("t", "Alice", token=alice_token)
             await bob.join("t", "Bob", token=bob_token)
             await _hit_at_once(alice, bob, 2)
+            # Secret hits on Alice's Ysolde from both servers at once: each is followed by
+            # its notice to Alice, built again when the other server wrote first.
+            hits = await asyncio.gather(*(
+                peer.roll("luck", {"cost": 0, "hit": -1}, character=character,
+                          targets=["Ysolde"], mode="gm")
+                for peer, character in ((gm, "Gobelin"), (bob, "Brady"))))
+            assert all(hit["effects"] == {"Ysolde": {"luck": 1}} for hit in hits), hits
+            told = [await alice.recv_type("sheet") for _ in hits]
+            assert sorted(notice["reason"] for notice in told) == sorted(
+                f"#{hit['seq']}" for hit in hits)
+            assert max(notice["values"]["luck"] for notice in told) == 2
             for server in (a, b):
                 peer = await Peer.open(server)
                 await peer.join("t", "MJ2", "gm")
                 listed = await peer.request({"type": "sheet", "id": "l", "op": "list"})
                 luck = {c["character"]: c["values"]["luck"] for c in listed["characters"]}
-                assert luck["Gobelin"] == 4
+                assert luck["Gobelin"] == 4 and luck["Ysolde"] == 2
     run(scenario(), timeout=90)
