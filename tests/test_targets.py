@@ -282,3 +282,32 @@ def test_an_export_with_effects_verifies_and_a_forged_effect_is_caught(tmp_path)
     done = _verify(forged, "--plugins-dir", str(plugins))
     assert done.returncode != 0 and f"seq {hit['seq']}" in done.stdout, done.stdout
     assert "effects" in done.stdout
+
+
+def test_an_opposed_ask_of_characters_reads_each_others_sheet():
+    """Each side's answer is aimed at the other sides' characters (and at the ask's own
+    targets): its hooks read their sheets, its effects change them."""
+    async def scenario():
+        async with running_server(host=luck_host()) as server:
+            gm, alice, bob = await table(server)
+            ask = await gm.request({"type": "ask", "id": "a", "op": "open",
+                                    "to": ["Ysolde", "Brady"], "ruleset": "luck",
+                                    "params": {"hit": 1, "cost": 0}, "opposed": True,
+                                    "targets": ["Gobelin"]})
+            assert ask["type"] == "ask" and ask["targets"] == ["Gobelin"], ask
+            first = await alice.roll("luck", {}, answers=ask["ask"])
+            assert first["targets"] == ["Gobelin", "Brady"], first
+            assert first["result"]["seen"] == {"Gobelin": 3, "Brady": 3}
+            second = await bob.roll("luck", {}, answers=ask["ask"])
+            assert second["targets"] == ["Gobelin", "Ysolde"]
+            assert second["result"]["seen"] == {"Gobelin": 2, "Ysolde": 3}
+            assert "opposition" in second
+            luck = {name: (await values(gm, name))["luck"]
+                    for name in ("Ysolde", "Brady", "Gobelin")}
+            assert luck == {"Ysolde": 2, "Brady": 2, "Gobelin": 1}
+            cooperative = await gm.request({"type": "ask", "id": "c", "op": "open",
+                                            "to": ["Ysolde", "Brady"], "ruleset": "luck",
+                                            "params": {"cost": 0}, "cooperative": True})
+            answer = await alice.roll("luck", {}, answers=cooperative["ask"])
+            assert answer["targets"] == ["Brady"] and "effects" in answer
+    run(scenario())
