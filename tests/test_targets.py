@@ -346,3 +346,43 @@ def test_a_blind_roll_keeps_its_effects_from_its_own_roller_even_on_their_charac
                                                        "luck": 2}}  # 3 - 1, not 0
             assert (await values(gm, "Yvain"))["luck"] == 0
     run(scenario())
+
+
+def test_an_owner_not_told_before_a_crash_is_told_at_the_tables_next_change(tmp_path):
+    """The notice's content is kept in the roll's own write: a server stopped between the
+    hidden roll and its notice (the notice left unwritten here, as by a kill -9) tells
+    the owner at the table's next change after the restart — once."""
+    db = str(tmp_path / "journal.db")
+
+    async def first() -> tuple[dict[str, Any], str]:
+        async with running_server(host=luck_host(), db=db) as server:
+            gm, alice, bob = await table(server)
+            server.core.effect_notice = lambda table, name: None  # "killed" before it
+            hit = await bob.roll("luck", {"hit": 2, "cost": 0}, character="Brady",
+                                 targets=["Ysolde"], mode="gm")
+            assert hit["effects"] == {"Ysolde": {"luck": -2}}
+            assert await alice.unseen() == []
+            tokens = await gm.request({"type": "seat", "id": "r", "op": "rotate",
+                                       "name": "Alice"})
+            return hit, tokens["token"]
+
+    async def second(hit: dict[str, Any], token: str) -> None:
+        async with running_server(host=luck_host(), db=db) as server:
+            alice = await Peer.open(server)
+            welcome = await alice.join("t", "Alice", token=token)
+            ysolde = next(c for c in welcome["characters"] if c["character"] == "Ysolde")
+            assert ysolde["values"]["luck"] == 3  # not told yet
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            later = await gm.roll("luck", {})
+            told = await alice.recv_type("sheet")
+            assert told["op"] == "effect" and told["reason"] == f"#{hit['seq']}"
+            assert told["values"]["luck"] == 1 and told["seq"] == later["seq"] - 1
+            assert told["changed"] == {"luck": [3, 1]}
+            again = await gm.roll("luck", {})
+            assert [m for m in await alice.unseen() if m["type"] == "sheet"] == []
+            assert again["seq"] == later["seq"] + 1
+            listed = await alice.request({"type": "sheet", "id": "l", "op": "list"})
+            assert listed["characters"][0]["values"]["luck"] == 1
+    hit, token = run(first())
+    run(second(hit, token))

@@ -99,6 +99,10 @@ class Runner:
         A refusal of the store (:class:`StaleTable`, …) is raised inside the steps, at
         their ``await perform(...)``, and ends them there."""
         committed = 0
+        if table.notices:
+            # Owners not told yet of a hidden roll's effects (a server killed before it
+            # told them): told first.
+            committed += await self._notices(table, tuple(table.notices))
 
         async def perform(effect: Pending | Reply) -> None:
             nonlocal committed
@@ -115,20 +119,21 @@ class Runner:
             if effect.event.get("open"):
                 self._arm(table, effect.event)
             if effect.notices:
-                committed += await self._notices(table, effect)
+                committed += await self._notices(table, effect.notices)
 
         await steps(perform)
         return committed
 
-    async def _notices(self, table: Table, pending: Pending) -> int:
+    async def _notices(self, table: Table, names: tuple[str, ...]) -> int:
         """The ``sheet`` ``effect`` events that follow a committed targeted roll whose
         mode hid it from some targets' owners (contract §8): each journaled after it, built
-        again on the table as it is when another process wrote it first — never the roll
-        again, which is stored already. How many were committed."""
+        again on the table as it is when another process wrote first (or told them
+        already) — never the roll again, which is stored already. How many were
+        committed."""
         done = 0
-        for name in pending.notices:
+        for name in names:
             for _ in range(self.MAX_ATTEMPTS):
-                notice = self.core.effect_notice(table, pending.event, name)
+                notice = self.core.effect_notice(table, name)
                 if notice is None:
                     break
                 try:

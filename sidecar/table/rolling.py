@@ -167,7 +167,7 @@ class Rolling(Targeting):
         if roll.targets or outcome.effects:
             # (one test on the path of a roll without targets)
             applied, target_sheets, changed, notices = self.apply_effects(
-                table, roll, outcome.effects)
+                table, roll, outcome.effects, table.seq + 1)
             records += changed
             targeted = (list(roll.targets), applied, target_sheets, tuple(notices))
         roll_id = reaction.roll_id if reaction is not None else secrets.token_hex(8)
@@ -276,7 +276,7 @@ class Rolling(Targeting):
         if values is character.values and shown == character.shown:
             return spent, ()  # nothing changes: no record to write
         record = Character(character.name, character.ruleset, character.owner, values, shown,
-                           character.acted)
+                           character.acted, character.notify)
         return spent, (("character", character.name, record.to_record()),)
 
     @staticmethod

@@ -47,7 +47,7 @@ class Sessions(CoreBasis):
                 raise no_character(name)
             values, _ = apply_delta(sheet, character.values, amounts, sign=-1, where="spend")
             after = Character(name, character.ruleset, character.owner, values,
-                              acted=character.acted)
+                              acted=character.acted, notify=character.notify)
             records += (("character", name, after.to_record()),)
         event = initiative_event(
             **self._head(ticket), ruleset=ruleset, order=answer["order"],

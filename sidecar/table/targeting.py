@@ -13,8 +13,10 @@ changes them.
   the outcome, filtered per reader by :func:`sidecar.table.visibility.plan`). When the
   roll's mode hides it from that owner, the next event is a ``sheet`` event (``op:
   "effect"``, ``reason`` naming the roll's seq) for that seat alone: the values, not the
-  roll. A blind roll made by the target's own owner shows them nothing (the values would
-  tell the result): the owner keeps seeing what they last saw, as with a blind spend.
+  roll; what it shows is kept in the target's record by the roll's own write
+  (``Character.notify``), so a server killed before the notice tells it at the table's
+  next change. A blind roll made by the target's own owner shows them nothing (the values
+  would tell the result): the owner keeps seeing what they last saw, as with a blind spend.
 - One open roll per character as its roller; who acted this turn (``Character.acted``).
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.host.sheets import INT_MAX, INT_MIN, Character
+from sidecar.host.sheets import INT_MAX, INT_MIN, Character, diff
 from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import sheet_event
@@ -106,13 +108,13 @@ def _bounded(spec: dict[str, Any], have: int, delta: int) -> int:
 class Targeting(CoreBasis):
     """Targets changed by a roll (a base of :class:`~sidecar.table.rolling.Rolling`)."""
 
-    def apply_effects(self, table: Table, roll: Roll, effects: Any
+    def apply_effects(self, table: Table, roll: Roll, effects: Any, seq: int
                       ) -> tuple[dict[str, dict[str, int]], dict[str, Any], Records, list[str]]:
         """What ``effects`` (the outcome's) do to the roll's targets: the deltas applied,
         the ``target_sheets`` the event keeps (per target: its values after, the seat
         that reads them, what its owner is shown when it differs), the records to write
         with the event, and the targets whose owner is told by a ``sheet`` ``effect``
-        event after it. Nothing is changed in the table."""
+        event after it (``seq``: the roll's). Nothing is changed in the table."""
         if not isinstance(effects, dict):
             raise _effect_error(roll, "not a map of character to {field: integer}",
                                 "pas une table de personnage à {champ: entier}")
@@ -160,53 +162,62 @@ class Targeting(CoreBasis):
             sheets[name] = entry
             if not taken:
                 continue
-            # What the owner's seat is shown: the values as they now are, or, when a roll
-            # it could not see had changed them since it last saw them, what it saw with
-            # these deltas — an effect does not reveal a blind spend.
-            shown_before = character.shown
+            # What the owner's seat knows of the values — those it was last shown, or what
+            # a notice still to be told will show it — with this effect's deltas: an
+            # effect does not reveal a blind spend.
+            last_shown = character.shown if character.shown is not None else before
+            known = character.notify["values"] if character.notify is not None \
+                else character.shown
             owner_values = after
-            if shown_before is not None:
-                owner_values = dict(shown_before)
+            if known is not None:
+                owner_values = dict(known)
                 for field, cut in taken.items():
                     spec = schema[field]
                     have = owner_values.get(field, spec.get("default", 0))
                     owner_values[field] = have + _bounded(spec, have, cut)
-                entry["shown"] = owner_values
-            sees = FULL if character.owner is None or not seat else audience(
-                roll.mode, (character.owner, seat), roller)
-            if sees is None:
-                notices.append(name)  # told by a sheet event after the outcome
-            shown = (shown_before if shown_before is not None else before) \
-                if sees != FULL else (None if owner_values is after else owner_values)
+                if owner_values != after:
+                    entry["shown"] = owner_values
+            notify = character.notify
             if character.owner is None or not seat:
-                shown = shown_before
-            records += (("character", name, Character(
-                name, character.ruleset, character.owner, after, shown,
-                character.acted).to_record()),)
+                shown, notify = character.shown, None  # (the GMs' alone)
+            else:
+                sees = audience(roll.mode, (character.owner, seat), roller)
+                if sees == FULL:  # told by this outcome's target_sheets
+                    shown, notify = (None if owner_values == after else owner_values), None
+                else:
+                    shown = last_shown  # (a blind roll of its own: nothing told, as a spend)
+                    if sees is None:
+                        # Told by a sheet event after the outcome; what it will show is
+                        # kept with the roll's own write: a server killed before the notice
+                        # is stored tells it at the table's next change.
+                        notices.append(name)
+                        notify = {"seq": seq, "by": roll.by, "values": owner_values,
+                                  "changed": diff(last_shown, owner_values)}
+            record = Character(name, character.ruleset, character.owner, after, shown,
+                               character.acted, notify).to_record()
+            records += (("character", name, record),)
         return applied, sheets, records, notices
 
-    def effect_notice(self, table: Table, outcome: dict[str, Any], name: str
-                      ) -> Pending | None:
+    def effect_notice(self, table: Table, name: str) -> Pending | None:
         """The ``sheet`` event (``op: "effect"``) that shows a target's owner its new
         values when the roll's mode hid the roll from them (the caller holds the table's
-        turn; numbered after the outcome ``outcome``). ``None`` when the character was
-        removed since."""
+        turn; numbered after the table's last event). ``None`` when there is nothing to
+        tell (told already — by another process —, or the character was removed)."""
         character = table.characters.get(name)
-        entry = (outcome.get("target_sheets") or {}).get(name)
-        if character is None or entry is None:
+        notify = table.notices.get(name)
+        if character is None or notify is None:
             return None
-        told = entry.get("shown", entry["values"])
+        told = notify["values"]
         event = sheet_event(
-            seq=table.seq + 1, table=table.name, by=outcome["by"], request_id=None,
+            seq=table.seq + 1, table=table.name, by=notify["by"], request_id=None,
             op="effect", character=name, ruleset=character.ruleset, owner=character.owner,
-            values=told, changed={field: [told[field] - delta, told[field]]
-                                  for field, delta in outcome["effects"][name].items()},
-            reason=f"#{outcome['seq']}", audience=sheet_audience(table, character.owner))
+            values=told, changed=notify["changed"], reason=f"#{notify['seq']}",
+            audience=sheet_audience(table, character.owner))
         # The owner now knows these values (another event may have changed the character
         # since the outcome: then it keeps being shown these).
         shown = None if told == character.values else told
         record = Character(name, character.ruleset, character.owner, character.values,
-                           shown, character.acted)
+                           shown, character.acted)  # (told: nothing pending)
         ticket = RollTicket(table, Member(name="", role="gm"), None, None, None)
         return self._pending(ticket, event, (("character", name, record.to_record()),),
                              echo=False)
