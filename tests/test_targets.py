@@ -386,3 +386,13 @@ def test_an_owner_not_told_before_a_crash_is_told_at_the_tables_next_change(tmp_
             assert listed["characters"][0]["values"]["luck"] == 1
     hit, token = run(first())
     run(second(hit, token))
+
+
+def test_the_plugin_kit_resolves_a_roll_aimed_at_characters():
+    from sidecar.testing import resolve
+    from tests import sheet_plugin
+
+    out = resolve(sheet_plugin, "luck", {"hit": 2}, faces=[4],
+                  targets={"Gob": {"luck": 3, "skill": 1}})
+    assert out["result"]["seen"] == {"Gob": 3}
+    assert out["effects"] == {"Gob": {"luck": -2}}
