@@ -129,7 +129,7 @@ def test_sidecar_roll_target_prints_what_it_did_to_the_target() -> None:
         assert "cibles / targets: Brady, Ogre" in rolled.stdout
         assert "Blessures de Brady : 2 → 5" in rolled.stdout
         assert "Réserve de Brady : 3 → 2" in rolled.stdout
-        assert "Blessures de Ogre : 0 → 3" in rolled.stdout
+        assert "Blessures d'Ogre : 0 → 3" in rolled.stdout
         english = sidecar("roll", "duel", "--dice", "1", "--target", "Brady", "--role", "gm",
                           "--locale", "en", *gm)
         assert "Brady's Wounds: 5 → 6" in english.stdout, english.stdout
@@ -183,7 +183,7 @@ def test_an_outcomes_effects_print_as_before_and_after_or_as_what_was_dealt() ->
     assert "cibles / targets: Brady, Ogre" in text
     assert "Blessures de Brady : 2 → 5" in text
     assert "reserve de Brady : 3 → 2" in text  # a field without a label: its name
-    assert "Blessures de Ogre : +3" in text    # not this reader's to see: what was dealt
+    assert "Blessures d'Ogre : +3" in text     # not this reader's to see: what was dealt
     assert "Brady's Wounds: 2 → 5" in format_outcome(seen, "en", labels=labels)
     asked = format_ask_event({"type": "ask", "ask": "a1", "ruleset": "duel",
                               "to": [{"seat": "Aengus"}], "targets": ["Ogre"]})

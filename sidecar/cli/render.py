@@ -122,7 +122,7 @@ def format_effects(message: dict[str, Any], locale: str | None = None,
                       and isinstance(delta, int) else f"{delta:+}" if isinstance(delta, int)
                       else str(delta))
             lines.append(f"   {name}'s {label}: {change}" if locale == "en"
-                         else f"   {label} de {name} : {change}")
+                         else f"   {label} {elide('de', name)} : {change}")
     return lines
 
 
