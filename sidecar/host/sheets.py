@@ -37,6 +37,9 @@ class Character:
     #: GM's secret roll as this character, the seat's own blind roll) changed them since;
     #: ``None`` when the owner knows the current values.
     shown: dict[str, Any] | None = None
+    #: The table's turn (``Table.turns``) in which it last rolled as its roller
+    #: (« un personnage ne peut faire qu'une action par tour »: the GMs see who acted).
+    acted: int | None = None
 
     def to_record(self) -> dict[str, Any]:
         """How the journal keeps it."""
@@ -44,6 +47,8 @@ class Character:
                   "values": self.values}
         if self.shown is not None:
             record["shown"] = self.shown
+        if self.acted is not None:
+            record["acted"] = self.acted
         return record
 
     def view(self, *, gm: bool) -> dict[str, Any]:
@@ -66,7 +71,7 @@ class Character:
         # (The record is the journal's or a new one made for this change: the values are
         # this character's own, never shared with an event a plugin could change.)
         return cls(record["character"], record["ruleset"], record.get("owner"),
-                   record.get("values") or {}, record.get("shown"))
+                   record.get("values") or {}, record.get("shown"), record.get("acted"))
 
 
 def prefixed(error: ProtocolError, prefix: str) -> ProtocolError:

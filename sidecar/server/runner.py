@@ -114,9 +114,32 @@ class Runner:
             self._deliver(deliveries)
             if effect.event.get("open"):
                 self._arm(table, effect.event)
+            if effect.notices:
+                committed += await self._notices(table, effect)
 
         await steps(perform)
         return committed
+
+    async def _notices(self, table: Table, pending: Pending) -> int:
+        """The ``sheet`` ``effect`` events that follow a committed targeted roll whose
+        mode hid it from some targets' owners (contract §8): each journaled after it, built
+        again on the table as it is when another process wrote it first — never the roll
+        again, which is stored already. How many were committed."""
+        done = 0
+        for name in pending.notices:
+            for _ in range(self.MAX_ATTEMPTS):
+                notice = self.core.effect_notice(table, pending.event, name)
+                if notice is None:
+                    break
+                try:
+                    deliveries = await self._store(notice)
+                except StaleTable as stale:
+                    await self._after_stale(table, stale)
+                    continue
+                self._deliver(deliveries)
+                done += 1
+                break
+        return done
 
     async def _after_stale(self, table: Table, stale: StaleTable) -> None:
         """Inside the table's turn, the store refused an event built on this process's

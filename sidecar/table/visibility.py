@@ -110,6 +110,9 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
     epoch = event["type"] == "epoch"
     judged = mode == "public" or not any(key in event for key in JUDGED)
     unjudged = event if judged else {k: v for k, v in event.items() if k not in JUDGED}
+    # A targeted roll's targets' new values: each reader sees those it may (contract §8).
+    sheets = event.get("target_sheets")
+    acted = "acted" in event  # (an initiative's: the GMs' alone)
     for reader in readers:
         # An epoch's seed is for the GMs: everyone else sees it ended, not the seed.
         view = (audience(mode, reader.key, roller, owner) if not epoch
@@ -118,18 +121,49 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
             continue
         whole = judged or reader.key[1] == "gm"
         source = event if whole else unjudged
+        seen = _seen(sheets, reader.key[1]) if sheets and view == FULL else None
         if reader is requester:
             message = build(source, reader.locale, hidden=view == HIDDEN,
                             request_id=request_id, duplicate=duplicate)
+            _add_sheets(message, sheets, seen)
+            if acted and reader.key[1] != "gm":
+                del message["acted"]
             if extra:
                 message.update(extra)
             planned.append(([reader], message))
             continue
-        group = (view, whole, reader.locale, reader.binary)
+        group = (view, whole, reader.locale, reader.binary, seen,
+                 acted and reader.key[1] == "gm")
         if group not in groups:
-            groups[group] = ([], build(source, reader.locale, hidden=view == HIDDEN))
+            message = build(source, reader.locale, hidden=view == HIDDEN)
+            _add_sheets(message, sheets, seen)
+            if acted and reader.key[1] != "gm":
+                del message["acted"]
+            groups[group] = ([], message)
         groups[group][0].append(reader)
     return planned + list(groups.values())
+
+
+def _seen(sheets: dict[str, Any], role: str) -> tuple[bool, tuple[str, ...]] | None:
+    """Which targets' values a reader of identity role ``role`` sees: all of them for a
+    GM; for a seat, those it owns (``None``: none)."""
+    if role == "gm":
+        return (True, tuple(sheets))
+    names = tuple(name for name, entry in sheets.items() if entry["audience"] == role)
+    return (False, names) if names else None
+
+
+def _add_sheets(message: dict[str, Any], sheets: dict[str, Any] | None,
+                seen: tuple[bool, tuple[str, ...]] | None) -> None:
+    """Put on ``message`` the ``target_sheets`` its reader sees: a GM the values, a seat
+    what it is shown of its own characters."""
+    if seen is None or sheets is None:
+        return
+    gm, names = seen
+    message["target_sheets"] = {
+        name: sheets[name]["values"] if gm else sheets[name].get("shown",
+                                                                 sheets[name]["values"])
+        for name in names}
 
 
 def view(event: dict[str, Any], reader: Reader, *, duplicate: bool = False
