@@ -21,8 +21,6 @@ from tests.helpers import GM_TOKEN, run, running_server
 from tests.support.serve import ServeProcess, seat_token, sidecar
 
 PLUGINS = str(Path(__file__).resolve().parent / "js" / "plugins")
-#: Until the server side of contract §8 (branch tcore) is merged here: these fail.
-SERVER_PENDING = pytest.mark.xfail(strict=True, reason="server side of §8 not merged yet")
 
 
 def _client(url: str, name: str, **kwargs: Any) -> SidecarClient:
@@ -51,7 +49,6 @@ async def _table(gm: SidecarClient) -> dict[str, str]:
     return tokens
 
 
-@SERVER_PENDING
 def test_a_roll_aimed_at_a_character_changes_its_card_for_its_owner_and_the_gm() -> None:
     async def scenario() -> None:
         async with running_server(plugins_dir=PLUGINS) as server, \
@@ -89,7 +86,6 @@ def test_a_roll_aimed_at_a_character_changes_its_card_for_its_owner_and_the_gm()
     run(scenario())
 
 
-@SERVER_PENDING
 def test_an_ask_aimed_at_the_gms_npc() -> None:
     async def scenario() -> None:
         async with running_server(plugins_dir=PLUGINS) as server, \
@@ -110,7 +106,6 @@ def test_an_ask_aimed_at_the_gms_npc() -> None:
     run(scenario())
 
 
-@SERVER_PENDING
 def test_sidecar_roll_target_prints_what_it_did_to_the_target() -> None:
     with ServeProcess("--db", ":memory:", "--plugins-dir", PLUGINS) as server:
         gm = ["--url", server.url, "--table", "duel", "--token", GM_TOKEN, "--name", "Morgane"]

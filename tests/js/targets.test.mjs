@@ -23,8 +23,7 @@ after(async () => {
 });
 
 describe("targets", () => {
-  // TODO(tcore): drop `todo` once the server side of §8 is merged.
-  test("a roll, odds and an ask aimed at characters; the target's card follows on its owner's client", { todo: "server side of §8 not merged yet" }, async () => {
+  test("a roll, odds and an ask aimed at characters; the target's card follows on its owner's client", async () => {
     const table = "js-duel";
     const gm = client({ table, name: "Morgane", role: "gm", token: GM_TOKEN });
     await gm.connect();
