@@ -147,6 +147,10 @@ def test_sidecar_roll_target_prints_what_it_did_to_the_target() -> None:
         assert hit.returncode == 0, hit.stderr
         assert re.search(r"Blessures de Brady : \+\d\b", hit.stdout), hit.stdout
         assert "→" not in hit.stdout.split("Blessures de Brady")[1].splitlines()[0]
+        # The GM's list says who already acted this turn (a flag, never a refusal).
+        listed = sidecar("sheet", "list", *gm).stdout
+        assert "Aengus (duel, place / seat: Aengus) — a agi ce tour / acted this turn" in listed
+        assert "Brady (duel, place / seat: Brady)\n" in listed
 
 
 def test_local_odds_read_the_targets_values() -> None:

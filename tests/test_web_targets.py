@@ -129,6 +129,12 @@ def test_a_blow_aimed_at_brady_changes_his_card_on_his_phone(browser: Any,
     gm.page.wait_for_selector('#sheet-list .sheet-item[data-character="Brady"] '
                               f'.sheet-value[data-field="wounds"]'
                               f'[data-value="{2 + face + hidden["dice"][0]["face"]}"]')
+    # Reloaded, the GM's page still says it (the welcome's characters carry `acted`).
+    gm.page.reload()
+    gm.page.wait_for_selector("#table:not([hidden])")
+    if not gm.page.eval_on_selector("#gm-characters", "n => n.open"):
+        gm.page.click("#gm-characters summary")
+    gm.page.wait_for_selector(acted)
     gm.page.click("#turn-next")
     gm.page.wait_for_selector(acted, state="detached")
     for each in (aengus, brady, gm):

@@ -438,7 +438,9 @@ def format_sheets(characters: list[dict[str, Any]]) -> str:
     lines = []
     for entry in characters:
         owner = entry.get("owner") or "—"
+        # Already rolled this turn (the GMs' list says it): a flag, never a refusal.
+        acted = " — a agi ce tour / acted this turn" if entry.get("acted") else ""
         lines.append(f"{entry['character']} ({entry.get('ruleset', '?')}, place / seat: "
-                     f"{owner})")
+                     f"{owner}){acted}")
         lines.append(f"   {format_values(entry.get('values') or {})}")
     return "\n".join(lines)
