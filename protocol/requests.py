@@ -41,10 +41,11 @@ def roll_request(*, ruleset: str, params: dict[str, Any] | None = None,
                  targets: list[str] | None = None, id: RequestId = None) -> Message:
     """Roll ``ruleset`` with ``params`` (``dice``: physical faces; ``character``: as that
     character; ``answers``: the GM's ask it answers, whose params, label and mode apply;
-    ``targets``: the characters the action is aimed at, contract §8)."""
+    ``targets``: the characters the action is aimed at, PROTOCOL.md §8)."""
     return _given({"type": "roll", "ruleset": ruleset, "params": params or {}},
                   label=label, mode=mode, options=options, dice=dice, id=id,
-                  character=character, answers=answers, targets=_targets(targets))
+                  character=character, answers=answers,
+                  targets=list(targets) if targets else None)
 
 
 def react_request(*, roll: str, choice: str, dice: list[int] | None = None,
@@ -56,11 +57,11 @@ def react_request(*, roll: str, choice: str, dice: list[int] | None = None,
 def odds_request(*, ruleset: str, params: dict[str, Any] | None = None,
                  options: dict[str, Any] | None = None, character: str | None = None,
                  targets: list[str] | None = None, id: RequestId = None) -> Message:
-    """The exact odds of a roll, as ``character`` if given, against ``targets``' sheets;
+    """The exact odds of a roll, as ``character`` if given (aimed at ``targets``);
     nothing is rolled."""
     return _given({"type": "odds", "ruleset": ruleset, "params": params or {},
-                   "options": options or {}}, character=character,
-                  targets=_targets(targets), id=id)
+                   "options": options or {}}, character=character, id=id,
+                  targets=list(targets) if targets else None)
 
 
 def ask_request(*, to: list[str], ruleset: str, params: dict[str, Any] | None = None,
@@ -70,17 +71,12 @@ def ask_request(*, to: list[str], ruleset: str, params: dict[str, Any] | None = 
                 targets: list[str] | None = None, id: RequestId = None) -> Message:
     """Ask seats or characters (``to``) for a roll (GM only); ``opposed`` or
     ``cooperative``: the answers are compared or the best one counts; ``each``: a side's own
-    params over ``params``; ``targets``: the characters the answers are aimed at."""
+    params over ``params``; ``targets``: the characters every answer is aimed at."""
     return _given({"type": "ask", "op": "open", "to": list(to), "ruleset": ruleset,
                    "params": params or {}, "label": label, "mode": mode,
                    "options": options or {}},
                   opposed=opposed or None, cooperative=cooperative or None,
-                  each=each or None, targets=_targets(targets), id=id)
-
-
-def _targets(targets: list[str] | tuple[str, ...] | None) -> list[str] | None:
-    """The characters an action is aimed at, as a list; none left out of the message."""
-    return list(targets) if targets else None
+                  each=each or None, targets=list(targets) if targets else None, id=id)
 
 
 def cancel_ask_request(*, ask: str, id: RequestId = None) -> Message:

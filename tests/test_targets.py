@@ -244,3 +244,70 @@ def test_the_gms_see_who_acted_this_turn():
             welcome = await (await Peer.open(server)).join("t", "MJ2", "gm")
             assert not any(c.get("acted") for c in welcome["characters"])
     run(scenario())
+
+
+def test_an_export_with_effects_verifies_and_a_forged_effect_is_caught(tmp_path):
+    """``sidecar verify`` re-runs targeted rolls with the server's plugins: the effects
+    (clamped), the values they leave and the notices agree; a forged effect fails."""
+    from tests.test_verify import ROOT, _export, _verify
+    db = str(tmp_path / "journal.db")
+
+    async def scenario():
+        async with running_server(host=luck_host(), db=db, dice="provable") as server:
+            gm, alice, bob = await table(server)
+            await bob.roll("luck", {"hit": 2}, character="Brady", targets=["Gobelin"])
+            await bob.roll("luck", {"hit": 9}, character="Brady", targets=["Ysolde"],
+                           mode="gm")
+            await gm.roll("luck", {"hit": -4}, targets=["Ysolde", "Gobelin"], mode="blind")
+            opened = await gm.roll("luck", {"target": 12, "second_chance": True, "hit": 1},
+                                   character="Gobelin", targets=["Brady"], dice=[1])
+            await gm.request({"type": "react", "id": "d", "roll": opened["roll"],
+                              "choice": "reroll"})
+            return await values(gm, "Ysolde")
+    ysolde = run(scenario())
+    export = _export(db, tmp_path)
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "luck_rules.py").write_text((ROOT / "tests" / "sheet_plugin.py").read_text())
+    done = _verify(export, "--plugins-dir", str(plugins))
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in export.read_text().splitlines()]
+    notices = [e for e in events if e["type"] == "sheet" and e.get("op") == "effect"]
+    assert [e["character"] for e in notices] == ["Ysolde", "Ysolde"]
+    assert notices[-1]["values"] == ysolde
+    hit = next(e for e in events if e.get("effects", {}).get("Gobelin"))
+    hit["effects"]["Gobelin"]["luck"] = -1
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("".join(json.dumps(e) + "\n" for e in events))
+    done = _verify(forged, "--plugins-dir", str(plugins))
+    assert done.returncode != 0 and f"seq {hit['seq']}" in done.stdout, done.stdout
+    assert "effects" in done.stdout
+
+
+def test_an_opposed_ask_of_characters_reads_each_others_sheet():
+    """Each side's answer is aimed at the other sides' characters (and at the ask's own
+    targets): its hooks read their sheets, its effects change them."""
+    async def scenario():
+        async with running_server(host=luck_host()) as server:
+            gm, alice, bob = await table(server)
+            ask = await gm.request({"type": "ask", "id": "a", "op": "open",
+                                    "to": ["Ysolde", "Brady"], "ruleset": "luck",
+                                    "params": {"hit": 1, "cost": 0}, "opposed": True,
+                                    "targets": ["Gobelin"]})
+            assert ask["type"] == "ask" and ask["targets"] == ["Gobelin"], ask
+            first = await alice.roll("luck", {}, answers=ask["ask"])
+            assert first["targets"] == ["Gobelin", "Brady"], first
+            assert first["result"]["seen"] == {"Gobelin": 3, "Brady": 3}
+            second = await bob.roll("luck", {}, answers=ask["ask"])
+            assert second["targets"] == ["Gobelin", "Ysolde"]
+            assert second["result"]["seen"] == {"Gobelin": 2, "Ysolde": 3}
+            assert "opposition" in second
+            luck = {name: (await values(gm, name))["luck"]
+                    for name in ("Ysolde", "Brady", "Gobelin")}
+            assert luck == {"Ysolde": 2, "Brady": 2, "Gobelin": 1}
+            cooperative = await gm.request({"type": "ask", "id": "c", "op": "open",
+                                            "to": ["Ysolde", "Brady"], "ruleset": "luck",
+                                            "params": {"cost": 0}, "cooperative": True})
+            answer = await alice.roll("luck", {}, answers=cooperative["ask"])
+            assert answer["targets"] == ["Brady"] and "effects" in answer
+    run(scenario())

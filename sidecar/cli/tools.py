@@ -240,7 +240,7 @@ def git_checkout_of(directory: Path) -> Path | None:
 
 def _say_by_and_mode(report: Any) -> None:
     """Which rolls' author (``by``) and ``mode`` were checked, and which are the journal's
-    word (no die, no proof covers them: PROTOCOL.md §8.5)."""
+    word (no die, no proof covers them: PROTOCOL.md §9.5)."""
     print(f"auteur (by) et mode : contrôlés pour {report.followed} décisions et réponses "
           "(contre le jet ou la demande qu'elles suivent) ; pour les "
           f"{report.journal_word} autres jets, NON PROUVÉS : ni les dés ni les preuves ne "
