@@ -150,6 +150,12 @@ def test_the_gm_aims_at_an_npc_and_asks_a_player_to_hit_it(browser: Any,
                             ".map(o => [o.value, o.label])")
     assert [name for name, _ in offered] == ["Aengus", "Brady", "Ogre"]
     assert dict(offered)["Ogre"].startswith("PNJ")
+    # A name that is no character of the table: refused, the field marked, nothing rolled.
+    page.fill("#roll-target", "Personne")
+    page.click("#roll-button")
+    page.wait_for_selector("#roll-error:not([hidden])")
+    assert "pas de personnage « Personne »" in page.text_content("#roll-error")
+    assert page.get_attribute("#roll-target", "aria-invalid") == "true"
     page.fill("#roll-target", "Ogre")
     hit = roll(gm)
     face = hit["dice"][0]["face"]

@@ -624,6 +624,7 @@ async function roll(event) {
     // Refused: now its field may be shown red (the odds keep it so).
     if (failure.details?.param) touchedParams.add(failure.details.param);
     if (failure.code === "bad_dice") markInvalidField("manual-dice");
+    else if (failure.details?.field === "targets") markInvalidField("roll-target"); // (no such character)
     else markInvalid(failure.details?.param, { focus: true });
   } finally {
     button.disabled = false;

@@ -493,7 +493,7 @@ async function submitAsk(event) {
     renderTargetPickers();
     $("ask-status").textContent = t("ask.sent");
   } catch (failure) {
-    fail(describeError(failure, ruleset));
+    fail(describeError(failure, ruleset), failure.details?.field === "targets" ? "ask-target" : undefined);
   } finally {
     button.disabled = false;
   }
