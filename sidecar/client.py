@@ -25,6 +25,12 @@ all of them). Every list comes in pages, and the client pages through: ``sheets(
 KiB). Not enough left to spend raises :class:`SidecarError` ``insufficient``
 (``details``: ``field``, ``have``, ``need``).
 
+Targets (``protocol/PROTOCOL.md`` §8): ``roll``, ``odds`` and ``ask`` take ``targets=
+["Brady"]``, the characters the action is aimed at (an NPC of the GM's too): the outcome
+carries ``targets`` and ``effects``, and for their owners and the GMs ``target_sheets``,
+which :attr:`SidecarClient.characters` follows, as it follows the ``sheet`` event (``op:
+"effect"``) that tells an owner what a roll hidden from it did to its character.
+
 Open rolls (decide after seeing the dice): an outcome may come back ``open`` with
 ``choices`` (``[{name, label, dice}]``), a ``default`` and an ``expires`` time; the roller
 or a GM decides with :meth:`SidecarClient.react`, which returns the decision — a new
