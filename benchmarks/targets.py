@@ -73,13 +73,14 @@ class Strike:
     def sidecar_resolve(self, roll: Any, dice: Any) -> Outcome:
         target = next(iter(roll.targets.items()), None)
         difficulty = target[1]["values"]["peps"] if target else roll.params["difficulty"]
-        hits = sum(1 for _ in range(roll.sheet["peps"]) if dice.roll(6) > 3)
+        pool = roll.sheet["peps"] if roll.sheet is not None else 4
+        hits = sum(1 for _ in range(pool) if dice.roll(6) > 3)
         margin = hits - difficulty
         success = margin >= 0
         outcome = Outcome(result={
             "success": success, "margin": margin, "kind": "success" if success else "failure",
             "label": label("Réussite", "Success") if success else label("Échec", "Failure")},
-            spend={"reserve": 1})
+            spend={"reserve": 1} if roll.sheet is not None else {})
         if target is not None and margin > 0:
             outcome.effects = {target[0]: {"wounds": margin}}
         return outcome
@@ -110,8 +111,8 @@ async def _setup(core: TableCore, journal: Journal, table: Any, gm: Any) -> None
 
 
 async def _roll(core: TableCore, pipeline: RollPipeline, journal: Journal, table: Any,
-                gm: Any, targeted: bool) -> None:
-    request = RollRequest(ruleset="strike", character="Bench",
+                gm: Any, targeted: bool, plain: bool = False) -> None:
+    request = RollRequest(ruleset="strike", character=None if plain else "Bench",
                           targets=("Foe",) if targeted else ())
     ticket = core.begin_roll(table, gm, request)
     async with table.turn:
@@ -150,13 +151,14 @@ async def alternated(batches: int = 31, per_batch: int = 90) -> dict[str, float]
 
 async def _count(kind: str, rolls: int) -> None:
     """What one callgrind run does: set up, warm both paths up, then ``rolls`` of
-    ``kind`` (``none``: no more)."""
+    ``kind`` (``none``: no more; ``plain``: a roll as no character, aimed at nobody — the
+    path whose cost targets must leave alone)."""
     core, pipeline, journal, table, gm, host = _core()
     await _setup(core, journal, table, gm)
     for targeted in (False, True) * 20:
         await _roll(core, pipeline, journal, table, gm, targeted)
     for _ in range(rolls if kind != "none" else 0):
-        await _roll(core, pipeline, journal, table, gm, kind == "targeted")
+        await _roll(core, pipeline, journal, table, gm, kind == "targeted", kind == "plain")
     journal.close()
     host.shutdown()
 

@@ -8,7 +8,8 @@ Aimed at characters (contract §8): ``hit`` takes that much ``luck`` from every 
 (``effects``, the server clamps it), also on a reroll; the result's ``seen`` shows the
 targets' ``luck`` as the hook read it; ``bad_effect`` makes a wrong effect on purpose
 (``stranger``: a character that is no target, ``field``: a text field, ``amount``: not an
-integer); the odds read the first target's ``skill`` as the difficulty.
+integer; ``mutate`` writes into the copies it read instead); the odds read the first
+target's ``skill`` as the difficulty.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def _effects(roll: Any) -> dict[str, dict[str, Any]]:
         return {first: {"notes": 1}}
     if bad == "amount" and first:
         return {first: {"luck": "lots"}}
+    if bad == "mutate":  # a hook that writes into the copies it was given
+        for target in roll.targets.values():
+            target["values"]["luck"] = 0
+        return {}
     hit = roll.params.get("hit") or 0
     return {name: {"luck": -hit} for name in roll.targets} if hit else {}
 

@@ -99,6 +99,11 @@ def test_hooks_see_copies_and_effects_are_clamped_never_refused():
             # Bob owns Brady: he sees Brady's new values on the outcome, not Gobelin's.
             seen = await seq_of(bob, healed["seq"])
             assert set(seen["target_sheets"]) == {"Brady"}
+            # The hooks get copies: writing into them changes no sheet (a guarded plugin
+            # that does is failing, as when it writes into roll.sheet).
+            mutated = await gm.roll("luck", {"bad_effect": "mutate"}, targets=["Brady"])
+            assert mutated["code"] == "plugin_error"
+            assert (await values(gm, "Brady"))["luck"] == 5
             # A roll without targets carries none of it.
             plain = await gm.roll("luck", {})
             assert not {"targets", "effects", "target_sheets"} & set(plain)
