@@ -107,6 +107,8 @@ def test_a_blow_aimed_at_brady_changes_his_card_on_his_phone(browser: Any,
     line = page.text_content(f'#log .entry[data-seq="{hit["seq"]}"] .effects')
     assert "Contre Brady :" in line and f"Blessures de Brady : +{face}" in line
     assert page.input_value("#roll-target") == ""
+    page.wait_for_function("() => document.querySelector('#odds-success').textContent"
+                           ".startsWith('50 %')")  # the odds no longer against Brady
     # Brady's phone: his card changes at once, and his log says before → after.
     wait_for_card(brady, "wounds", 2 + face)
     assert f"Blessures de Brady : 2 → {2 + face}" in brady.page.text_content(

@@ -614,6 +614,7 @@ async function roll(event) {
     // unlabelled, aimed at nobody (a blind roll, a blow, is not repeated by mistake).
     clearTargets("roll-target");
     renderTargetPickers();
+    scheduleOdds(); // (the odds no longer against that target)
     $("manual-dice").value = "";
     $("roll-label").value = "";
     document.querySelector('input[name="mode"][value="public"]').checked = true;
