@@ -316,3 +316,33 @@ def test_an_opposed_ask_of_characters_reads_each_others_sheet():
             answer = await alice.roll("luck", {}, answers=cooperative["ask"])
             assert answer["targets"] == ["Brady"] and "effects" in answer
     run(scenario())
+
+
+def test_a_blind_roll_keeps_its_effects_from_its_own_roller_even_on_their_character():
+    """Alice, blind, as Ysolde at her own Yvain: she learns nothing of how it went — no
+    effects, no values, no notice — and her list keeps Yvain as she last saw him; a later
+    effect she sees shows her these values with its own deltas, not the hidden ones."""
+    async def scenario():
+        async with running_server(host=luck_host()) as server:
+            gm, alice, bob = await table(server)
+            await gm.request({"type": "sheet", "id": "cy", "op": "set", "character": "Yvain",
+                              "ruleset": "luck", "owner": "Alice", "values": {}})
+            await alice.unseen()
+            hidden = await alice.roll("luck", {"hit": 2, "cost": 0}, character="Ysolde",
+                                      targets=["Yvain"], mode="blind")
+            assert hidden["targets"] == ["Yvain"] and hidden["result"] == {"hidden": True}
+            assert not {"effects", "target_sheets"} & set(hidden)
+            gm_copy = await seq_of(gm, hidden["seq"])
+            assert gm_copy["effects"] == {"Yvain": {"luck": -2}}
+            assert gm_copy["target_sheets"]["Yvain"]["luck"] == 1
+            assert await alice.unseen() == []  # no notice
+            mine = await alice.request({"type": "sheet", "id": "l", "op": "list"})
+            assert {c["character"]: c["values"]["luck"] for c in mine["characters"]} == {
+                "Ysolde": 3, "Yvain": 3}
+            seen = await bob.roll("luck", {"hit": 1, "cost": 0}, character="Brady",
+                                  targets=["Yvain"])
+            told = await seq_of(alice, seen["seq"])
+            assert told["target_sheets"] == {"Yvain": {**told["target_sheets"]["Yvain"],
+                                                       "luck": 2}}  # 3 - 1, not 0
+            assert (await values(gm, "Yvain"))["luck"] == 0
+    run(scenario())
