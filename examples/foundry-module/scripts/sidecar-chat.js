@@ -679,10 +679,15 @@ export function renderAskCard(ask, { lang = "fr", rulesetTitle, answers = {}, op
   }).join("");
   return `<div class="sidecar-card sidecar-ask" data-ask="${escapeHtml(ask.ask)}">`
     + `<header class="sidecar-head">${escapeText(ask.opposed ? say.opposed : say.asked)} · ${escapeText(game)}`
-    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + `</header><ul>${rows}</ul>`
+    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + `</header>${askTargets(ask, say)}<ul>${rows}</ul>`
     + (opposition ? renderOpposition(opposition, lang) : "")
     + (cancelled ? `<p class="sidecar-cancelled">${escapeText(say.cancelled)}</p>` : "")
     + `<footer class="sidecar-foot">vtt-sidecar ${escapeText(ask.ask)}</footer></div>`;
+}
+
+/** Whom an ask's answers are aimed at (« Contre Ogre »), or nothing. */
+function askTargets(ask, say) {
+  return ask.targets?.length ? `<p class="sidecar-effects">${escapeText(say.against(ask.targets.join(", ")))}</p>` : "";
 }
 
 /** The asked player's card: what the GM asks, and one button that answers it. */
@@ -691,7 +696,7 @@ export function renderAskedCard(ask, { lang = "fr", rulesetTitle, seat } = {}) {
   const game = local(rulesetTitle, lang).split(" — ")[0] || ask.ruleset;
   return `<div class="sidecar-card sidecar-asked" data-ask="${escapeHtml(ask.ask)}">`
     + `<header class="sidecar-head">${escapeText(say.askedYou)} · ${escapeText(game)}`
-    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + "</header>"
+    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + "</header>" + askTargets(ask, say)
     + `<div class="sidecar-answer" data-ask="${escapeHtml(ask.ask)}" data-seat="${escapeHtml(seat)}">`
     + `<button type="button" class="sidecar-answer-button">${escapeText(say.answerButton)}</button>`
     + `${facesInput(say)}</div></div>`;

@@ -9,7 +9,9 @@ import { after, before, describe, test } from "node:test";
 
 import { SidecarClient } from "../../../sidecar/server/web/static/sidecar-client.js";
 import { GM_TOKEN, ROOT, startSidecar } from "../../../tests/js/sidecar-process.mjs";
-import { parseCommand, renderEffects, targetedNames, targetsFor } from "../scripts/sidecar-chat.js";
+import {
+  parseCommand, renderAskCard, renderAskedCard, renderEffects, targetedNames, targetsFor,
+} from "../scripts/sidecar-chat.js";
 import { installFoundry } from "./fake-foundry.mjs";
 
 register("../../../tests/js/http-loader.mjs", import.meta.url);
@@ -82,6 +84,11 @@ describe("targets from Foundry's targeting", () => {
     assert.match(html, /Blessures d&#39;Ogre : \+3|Blessures d'Ogre : \+3/);
     assert.match(renderEffects(outcome, { lang: "en", sheet }), /Brady&#39;s Wounds: 2 → 5|Brady's Wounds: 2 → 5/);
     assert.equal(renderEffects({ targets: [] }), "");
+    // An ask's cards say whom its answers are aimed at.
+    const ask = { ask: "a1", ruleset: "duel", to: [{ seat: "Aengus" }], targets: ["Ogre"] };
+    assert.match(renderAskCard(ask), /Contre Ogre/);
+    assert.match(renderAskedCard(ask, { seat: "Aengus" }), /Contre Ogre/);
+    assert.doesNotMatch(renderAskCard({ ...ask, targets: [] }), /Contre/);
   });
 
   test("a player's /sc hits the targeted token's actor; the GM's card shows it; an ask at the NPC", async () => {
