@@ -155,13 +155,14 @@ def resolve(plugin: Any, ruleset: str, params: dict[str, Any] | None = None, *,
     ``params`` and ``options`` checked against the descriptions, the extensions, the
     ruleset's ``sidecar_resolve``, the texts. ``faces``: the dice, in the order the ruleset
     draws them (as physical dice; ``None``: random); too few or too many raise
-    ``ProtocolError("bad_dice")``. ``sheet``: roll as a character with these values.
-    ``targets``: aim the roll at characters (contract §8), name → their values (played by
-    ``ruleset``), which hooks see as ``roll.targets``.
+    ``ProtocolError("bad_dice")``. ``sheet``: roll as a character with these values;
+    ``targets``: aimed at these characters, each name → its values (of ``ruleset``'s
+    sheet), as the hooks see them in ``roll.targets``.
 
     Returns the outcome as a map: ``result``, ``dice``, ``notes``, ``applied``, ``spend``,
-    ``choices``, ``default``, ``effects`` (what it did to the targets), ``text``
-    (``{"fr", "en"}``) and ``failures``. An extension
+    ``choices``, ``default``, ``effects`` (as the ruleset returned them: the server then
+    takes each as far as the target's bounds allow), ``text`` (``{"fr", "en"}``) and
+    ``failures``. An extension
     hook that fails fails the test (on a server it is left out of the roll, a note saying
     so), unless ``allow_failures`` (then ``failures`` lists them). A refusal raises
     :class:`sidecar.protocol.errors.ProtocolError` (``code``, ``details``), as the client
@@ -175,9 +176,8 @@ def resolve(plugin: Any, ruleset: str, params: dict[str, Any] | None = None, *,
                                 manual=faces is not None)
         if sheet is not None:
             roll.character, roll.sheet = "test", dict(sheet)
-        if targets:
-            roll.targets = {target: {"ruleset": ruleset, "values": dict(values)}
-                            for target, values in targets.items()}
+        roll.targets = {target: {"ruleset": ruleset, "values": dict(values)}
+                        for target, values in (targets or {}).items()}
         return _as_map(await pipeline.run(roll, dice=faces), allow_failures)
     return _with_host(plugin, name, work)
 

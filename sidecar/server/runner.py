@@ -99,6 +99,10 @@ class Runner:
         A refusal of the store (:class:`StaleTable`, …) is raised inside the steps, at
         their ``await perform(...)``, and ends them there."""
         committed = 0
+        if table.notices:
+            # Owners not told yet of a hidden roll's effects (a server killed before it
+            # told them): told first.
+            committed += await self._notices(table, tuple(table.notices))
 
         async def perform(effect: Pending | Reply) -> None:
             nonlocal committed
@@ -114,9 +118,33 @@ class Runner:
             self._deliver(deliveries)
             if effect.event.get("open"):
                 self._arm(table, effect.event)
+            if effect.notices:
+                committed += await self._notices(table, effect.notices)
 
         await steps(perform)
         return committed
+
+    async def _notices(self, table: Table, names: tuple[str, ...]) -> int:
+        """The ``sheet`` ``effect`` events that follow a committed targeted roll whose
+        mode hid it from some targets' owners (contract §8): each journaled after it, built
+        again on the table as it is when another process wrote first (or told them
+        already) — never the roll again, which is stored already. How many were
+        committed."""
+        done = 0
+        for name in names:
+            for _ in range(self.MAX_ATTEMPTS):
+                notice = self.core.effect_notice(table, name)
+                if notice is None:
+                    break
+                try:
+                    deliveries = await self._store(notice)
+                except StaleTable as stale:
+                    await self._after_stale(table, stale)
+                    continue
+                self._deliver(deliveries)
+                done += 1
+                break
+        return done
 
     async def _after_stale(self, table: Table, stale: StaleTable) -> None:
         """Inside the table's turn, the store refused an event built on this process's
