@@ -34,8 +34,14 @@ def free_augmentations(params: dict[str, Any]) -> int:
 
 
 def opponent(roll: Roll) -> tuple[str, dict[str, Any]] | None:
-    """The roll's opponent: its first target played by O'Ween's, ``(name, values)``."""
-    for name, target in (roll.targets or {}).items():
+    """The roll's opponent: its first target played by O'Ween's, ``(name, values)``.
+
+    A side of a cooperative ask (``collaborators``) is aimed at the ask's own targets,
+    then at its collaborators (the other sides, PROTOCOL.md §8): its last
+    ``collaborators`` targets are allies, never its opponent."""
+    targets = list((roll.targets or {}).items())
+    allies = roll.params.get("collaborators") or 0
+    for name, target in targets[:max(0, len(targets) - allies)]:
         if isinstance(target, dict) and target.get("ruleset") == "oweens":
             return name, target.get("values") or {}
     return None

@@ -201,3 +201,18 @@ def test_any_action_against_a_character_is_played_against_its_characteristic():
     assert odds_at("oweens", {"characteristic": "PEP"}, aengus(),
                    {"Brady": brady(reserve_pep=-1)}) == odds_as(
         "oweens", {"dice": 4, "difficulty": 2}, None)
+
+
+def test_a_cooperative_sides_collaborators_are_never_its_opponent():
+    # An answer to a cooperative ask is aimed at the ask's targets, then at the other
+    # sides: « Combat à un contre plusieurs : chaque combattant gagne une augmentation
+    # gratuite par personne qui l'aide » — the Gobelin takes the wounds, never Brady.
+    gobelin = brady(pep=1)
+    both = roll_at("oweens", {"characteristic": "PEP", "collaborators": 1}, aengus(),
+                   {"Gobelin": gobelin, "Brady": brady()}, [6, 4, 2, 2], options=MELEE)
+    assert both.outcome.result["difficulty"] == 1
+    assert both.outcome.effects == {"Gobelin": {"blessures": 2}}
+    allies_only = roll_at("oweens", {"characteristic": "PEP", "collaborators": 1},
+                          aengus(), {"Brady": brady()}, [6, 4, 2, 2],
+                          options={"combat": {"attack": "melee", "opponent_pep": 1}})
+    assert allies_only.outcome.effects == {}
