@@ -198,3 +198,36 @@ def test_bloodlust_has_no_automatic_success_against_a_character():
                                                    "automatic": True}, character="Vlad")
             assert alone["type"] == "outcome" and alone["result"]["automatic"]
     run(scenario())
+
+
+def test_two_against_one_as_a_cooperative_ask_wounds_only_the_enemy():
+    # « Combat à un contre plusieurs : chaque combattant gagne une augmentation gratuite
+    # par personne qui l'aide »: the ask counts the collaborator, and each side's answer,
+    # aimed at the Gobelin and at its ally, wounds the Gobelin only.
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, alice, bob = await table(server, "oweens", oweens_table())
+            ask = await gm.request({"type": "ask", "id": "two", "op": "open",
+                                    "to": ["Aengus", "Brady"], "ruleset": "oweens",
+                                    "cooperative": True, "targets": ["Gobelin"],
+                                    "params": {"characteristic": "PEP"}, "options": MELEE})
+            assert ask["params"]["collaborators"] == 1, ask
+            first = await alice.roll("oweens", {}, answers=ask["ask"], dice=[6, 4, 2, 2])
+            assert first["result"]["difficulty"] == 1, first
+            assert first["effects"] == {"Gobelin": {"blessures": 2}}
+            second = await bob.roll("oweens", {}, answers=ask["ask"], dice=[4, 4, 1])
+            assert second["effects"] == {"Gobelin": {"blessures": 1}}
+            assert (await values(gm, "Gobelin"))["blessures"] == 3
+            assert (await values(gm, "Aengus"))["blessures"] == 0
+            assert (await values(gm, "Brady"))["blessures"] == 0
+            # Without a target of its own the ask's sides are aimed at each other only:
+            # allies, never wounded (the enemy's Peps typed, an NPC without a sheet).
+            blind = await gm.request({"type": "ask", "id": "npc", "op": "open",
+                                      "to": ["Aengus", "Brady"], "ruleset": "oweens",
+                                      "cooperative": True,
+                                      "params": {"characteristic": "PEP"}, "options": {
+                                          "combat": {"attack": "melee", "opponent_pep": 1}}})
+            hit = await alice.roll("oweens", {}, answers=blind["ask"], dice=[6, 4, 2, 2])
+            assert hit["result"]["margin"] == 2 and not hit.get("effects"), hit
+            assert (await values(gm, "Brady"))["blessures"] == 0
+    run(scenario())
