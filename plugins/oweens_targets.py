@@ -34,14 +34,9 @@ def free_augmentations(params: dict[str, Any]) -> int:
 
 
 def opponent(roll: Roll) -> tuple[str, dict[str, Any]] | None:
-    """The roll's opponent: its first target played by O'Ween's, ``(name, values)``.
-
-    A side of a cooperative ask (``collaborators``) is aimed at the ask's own targets,
-    then at its collaborators (the other sides, PROTOCOL.md §8): its last
-    ``collaborators`` targets are allies, never its opponent."""
-    targets = list((roll.targets or {}).items())
-    allies = roll.params.get("collaborators") or 0
-    for name, target in targets[:max(0, len(targets) - allies)]:
+    """The roll's opponent: its first target played by O'Ween's, ``(name, values)`` (a
+    cooperative ask's collaborators are never targets, PROTOCOL.md §8)."""
+    for name, target in (roll.targets or {}).items():
         if isinstance(target, dict) and target.get("ruleset") == "oweens":
             return name, target.get("values") or {}
     return None
@@ -77,10 +72,9 @@ def aim_difficulty(roll: Roll) -> None:
     les caractéristiques de l'adversaire »; « La caractéristique de résistance … servira
     de difficulté à l'action »): its resistance's reserve — unless a difficulty was typed
     (D 0, the default, is an action with nothing against it: the seed's « réussit
-    automatiquement », never typed for an opponent), the roll is a glass, or a side of a
-    cooperative ask (``collaborators``: its targets are its collaborators)."""
+    automatiquement », never typed for an opponent) or the roll is a glass."""
     p = roll.params
-    if p.get("difficulty") or p.get("drinking") or p.get("collaborators"):
+    if p.get("difficulty") or p.get("drinking"):
         return
     found = opponent(roll)
     characteristic = resistance(p)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from sidecar.protocol.errors import ProtocolError
+from sidecar.table.asks import answer_targets
 from tests.sheet_helpers import HOST, new_sheet, odds_as
 from tests.target_helpers import odds_at, roll_at, struck
 
@@ -191,28 +192,25 @@ def test_any_action_against_a_character_is_played_against_its_characteristic():
     other = roll_at("oweens", {"characteristic": "FLA", "dice": 2, "resistance": "ENC"},
                     aengus(), {"Brady": brady(enc=4)}, [6, 6])
     assert other.outcome.result["difficulty"] == 4
-    # Typed, or a side of a cooperative ask (its targets are its collaborators): kept.
+    # Typed: kept.
     typed = roll_at("oweens", {"characteristic": "PEP", "difficulty": 1}, aengus(),
                     {"Brady": brady()}, [6, 4, 2, 2])
     assert typed.outcome.result["difficulty"] == 1
-    door = roll_at("oweens", {"characteristic": "PEP", "collaborators": 1}, aengus(),
-                   {"Brady": brady()}, [6, 4, 2, 2])
-    assert door.outcome.result["difficulty"] == 0
     assert odds_at("oweens", {"characteristic": "PEP"}, aengus(),
                    {"Brady": brady(reserve_pep=-1)}) == odds_as(
         "oweens", {"dice": 4, "difficulty": 2}, None)
 
 
-def test_a_cooperative_sides_collaborators_are_never_its_opponent():
-    # An answer to a cooperative ask is aimed at the ask's targets, then at the other
-    # sides: « Combat à un contre plusieurs : chaque combattant gagne une augmentation
-    # gratuite par personne qui l'aide » — the Gobelin takes the wounds, never Brady.
-    gobelin = brady(pep=1)
+def test_a_cooperative_sides_collaborators_are_never_its_targets():
+    # « Combat à un contre plusieurs : chaque combattant gagne une augmentation gratuite
+    # par personne qui l'aide »: an answer to a cooperative ask is aimed at the ask's
+    # targets only — the Gobelin takes the wounds; Brady, who helps, is no target at all.
+    ask = {"cooperative": True, "targets": ["Gobelin"],
+           "to": [{"seat": "Lea", "character": "Aengus"}, {"seat": "Tom", "character": "Brady"}]}
+    assert answer_targets(ask, "Aengus") == ("Gobelin",)
+    assert answer_targets({**ask, "cooperative": False, "opposed": True}, "Aengus") == (
+        "Gobelin", "Brady")
     both = roll_at("oweens", {"characteristic": "PEP", "collaborators": 1}, aengus(),
-                   {"Gobelin": gobelin, "Brady": brady()}, [6, 4, 2, 2], options=MELEE)
+                   {"Gobelin": brady(pep=1)}, [6, 4, 2, 2], options=MELEE)
     assert both.outcome.result["difficulty"] == 1
     assert both.outcome.effects == {"Gobelin": {"blessures": 2}}
-    allies_only = roll_at("oweens", {"characteristic": "PEP", "collaborators": 1},
-                          aengus(), {"Brady": brady()}, [6, 4, 2, 2],
-                          options={"combat": {"attack": "melee", "opponent_pep": 1}})
-    assert allies_only.outcome.effects == {}

@@ -75,11 +75,12 @@ def cooperate(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
 
 def answer_targets(event: dict[str, Any], character: str | None) -> tuple[str, ...]:
     """The targets of an answer to the ask ``event`` made as ``character``: the ask's
-    own ``targets``, then — an opposed or cooperative ask naming characters — every other
-    side's character (each side's roll reads the others' sheets: the opponent's skill, a
-    collaborator counted); never the answering character itself (PROTOCOL.md §8)."""
+    own ``targets``, then — an opposed ask naming characters — every other side's
+    character (each side's roll reads its opponents' sheets: the opponent's skill); never
+    the answering character itself (PROTOCOL.md §8). A cooperative ask's other sides are
+    allies, not targets: nothing is aimed at them (they are counted as ``collaborators``)."""
     names = list(event.get("targets") or ())
-    if event.get("opposed") or event.get("cooperative"):
+    if event.get("opposed"):
         names += [side["character"] for side in event["to"] if side.get("character")]
     return tuple(name for name in dict.fromkeys(names) if name != character)
 
