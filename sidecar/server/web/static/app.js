@@ -513,6 +513,8 @@ async function refreshOdds() {
     if (ticket !== state.oddsTicket) return;
     const param = error.details?.param;
     markInvalid(touchedParams.has(param) ? param : null);
+    // (An odds answer may come back after the roll's refusal: it keeps the target marked.)
+    if (error.details?.field === "targets") markInvalidField("roll-target");
     showOdds(null, describeError(error, ruleset));
   }
 }
