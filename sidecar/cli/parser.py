@@ -140,6 +140,14 @@ def _add_serve_command(sub: Any) -> None:
                             f"closes (default {DEFAULT.max_tables:,}: an idle table of 5 "
                             "costs about 94 KiB, its connections included, so a full server "
                             "stays near 0.5 GiB; see docs/DEPLOY.md)")
+    group.add_argument("--max-remembered-mib", type=float,
+                       default=DEFAULT.max_remembered_total_bytes / 2**20, metavar="MIB",
+                       help="recent events all tables together keep in memory to answer a "
+                            "repeated request id, in MiB as journaled (an event is held in "
+                            "about 4 times that); past it the oldest are trimmed and read "
+                            "from the journal when needed (0 = no server-wide bound; default "
+                            f"{DEFAULT.max_remembered_total_bytes / 2**20:g}, about "
+                            f"{4 * DEFAULT.max_remembered_total_bytes / 2**20:g} MiB held)")
     group.add_argument("--max-observers", type=int, default=DEFAULT.max_observers,
                        metavar="N",
                        help="observers per table, counted apart from players and GMs "

@@ -18,6 +18,7 @@ from typing import Any
 from sidecar.dice.provable import Epoch
 from sidecar.host.sheets import Character
 from sidecar.protocol.errors import ProtocolError
+from sidecar.table.remembered import RememberedEvents
 
 
 @dataclass(eq=False)
@@ -85,6 +86,8 @@ class Table:
     max_recent_bytes: int = 8 * 1024 * 1024
     #: Encoded bytes of the events in ``recent``.
     recent_bytes: int = 0
+    #: The server-wide bound ``recent`` counts against (None: this table's bound only).
+    remembered_by: RememberedEvents | None = None
     #: Seats: name → SHA-256 of its token (see sidecar.table.seats).
     seats: dict[str, str] = field(default_factory=dict)
     #: Seats: name → the seat's id (the same across new tokens, new when added again).
@@ -173,12 +176,20 @@ class Table:
         if key is not None:
             if (len(self.recent) >= self.MAX_RECENT
                     or self.recent_bytes + size > self.max_recent_bytes):
-                self.recent.clear()
-                self.recent_bytes = 0
-                self.forgot = True
-                self.trims += 1
+                self.forget_recent()
             self.recent[key] = event
             self.recent_bytes += size
+            if self.remembered_by is not None:
+                self.remembered_by.added(self, key, event, size)
+
+    def forget_recent(self) -> None:
+        """Empty the memory of request ids (the journal is asked from now on)."""
+        if self.remembered_by is not None:
+            self.remembered_by.released(len(self.recent), self.recent_bytes)
+        self.recent.clear()
+        self.recent_bytes = 0
+        self.forgot = True
+        self.trims += 1
 
     def apply_record(self, kind: str, name: str, value: Any) -> None:
         """Take one record (as the journal keeps it; ``None``: deleted)."""
@@ -240,9 +251,12 @@ class Tables:
     def __init__(self, *, max_tables: int = 5000, max_members: int = 1000,
                  max_observers: int = 200,
                  load: Callable[[str], tuple[Any, ...]] | None = None,
-                 max_recent_bytes: int = 8 * 1024 * 1024) -> None:
+                 max_recent_bytes: int = 8 * 1024 * 1024,
+                 max_remembered_bytes: int = 0) -> None:
         self.tables: dict[str, Table] = {}
         self.max_recent_bytes = max_recent_bytes
+        #: What every table's remembered events weigh, under one server-wide bound.
+        self.remembered = RememberedEvents(max_remembered_bytes)
         self.max_tables = max_tables
         self.max_members = max_members
         self.max_observers = max_observers
@@ -269,7 +283,8 @@ class Tables:
         loaded = self.load(name) if self.load else (0, {})
         seq, state = loaded[0], loaded[1]
         table = Table(name, seq=seq, state=state, loaded_seq=seq,
-                      max_recent_bytes=self.max_recent_bytes)
+                      max_recent_bytes=self.max_recent_bytes,
+                      remembered_by=self.remembered)
         for kind, found in (loaded[2] if len(loaded) > 2 else {}).items():
             for record_name, value in found.items():
                 table.apply_record(kind, record_name, value)
@@ -331,5 +346,8 @@ class Tables:
         """Drop an idle table from memory (the journal keeps it; a join loads it again)."""
         if table.idle and self.tables.get(table.name) is table:
             del self.tables[table.name]
+            # Its remembered events go with it (a join loads it again from the journal,
+            # which then answers its repeated request ids).
+            table.forget_recent()
             if self.forgotten is not None:
                 self.forgotten(table.name)
