@@ -36,6 +36,7 @@ import os
 import random
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -162,6 +163,24 @@ def client_process(args: argparse.Namespace, url: str, start: float,
     out.put(asyncio.run(Share(args, url, start, window, mine).run()))
 
 
+def node_clients(args: argparse.Namespace, url: str, start: float,
+                 window: tuple[float, float]) -> list[subprocess.Popen]:
+    """The same load from ``--processes`` Node processes (``capacity_clients.mjs``)."""
+    script = ROOT / "benchmarks" / "capacity_clients.mjs"
+    procs = []
+    for i in range(args.processes):
+        settings = {"url": url, "token": PLAYER, "start": start, "opened": window[0],
+                    "closed": window[1], "ramp": args.ramp, "interval": args.interval,
+                    "jitter": args.jitter, "tables": args.tables, "players": args.players,
+                    "mine": [i, args.processes]}
+        command = ["node", str(script), json.dumps(settings)]
+        if args.nice_clients:
+            command = ["nice", "-n", str(args.nice_clients), *command]
+        procs.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                                      preexec_fn=_raise_fd_limit))
+    return procs
+
+
 def _raise_fd_limit() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -204,35 +223,47 @@ def run(args: argparse.Namespace) -> dict:
     start = time.time() + 2.0  # the client processes' own start-up
     opened = start + args.ramp + 1.0
     window = (opened, opened + args.duration)
+    url = f"ws://127.0.0.1:{port}/ws"
     out: multiprocessing.Queue = multiprocessing.Queue()
-    workers = [multiprocessing.Process(
+    workers: list = [] if args.clients == "node" else [multiprocessing.Process(
         target=client_process,
-        args=(args, f"ws://127.0.0.1:{port}/ws", start, window,
-              list(range(i, total, args.processes)), out))
+        args=(args, url, start, window, list(range(i, total, args.processes)), out))
         for i in range(args.processes)]
     try:
         for worker in workers:
             worker.start()
+        if args.clients == "node":
+            workers = node_clients(args, url, start, window)
         time.sleep(max(0.0, opened - time.time()))
         os.kill(server.pid, signal.SIGUSR1)
         cpu_at, wall_at = cpu_seconds(server.pid), time.monotonic()
+        clients_at = sum(cpu_seconds(w.pid) for w in workers if w.pid)
+        load_at = os.getloadavg()[0]
         time.sleep(max(0.0, window[1] - time.time()))
-        cpu = (cpu_seconds(server.pid) - cpu_at) / (time.monotonic() - wall_at)
+        wall = time.monotonic() - wall_at
+        cpu = (cpu_seconds(server.pid) - cpu_at) / wall
+        clients_cpu = (sum(cpu_seconds(w.pid) for w in workers if w.pid) - clients_at) / wall
+        load = (load_at, os.getloadavg()[0])
         rss, peak = server.rss_mib(), peak_rss_mib(server.pid)
         os.kill(server.pid, signal.SIGUSR2)
-        results = [out.get(timeout=120) for _ in workers]
-        for worker in workers:
-            worker.join(timeout=10)
+        if args.clients == "node":
+            results = [json.loads(w.communicate(timeout=120)[0].splitlines()[-1])
+                       for w in workers]
+        else:
+            results = [out.get(timeout=120) for _ in workers]
+            for worker in workers:
+                worker.join(timeout=10)
         deadline = time.monotonic() + 10
         while not os.path.exists(probe_out) and time.monotonic() < deadline:
             time.sleep(0.1)
         probe = json.loads(Path(probe_out).read_text()) if os.path.exists(probe_out) else {}
     finally:
         for worker in workers:
-            if worker.is_alive():
+            if (worker.poll() is None) if args.clients == "node" else worker.is_alive():
                 worker.terminate()
         server.stop()
-    latencies = [x for r in results for x in r["latencies"]]
+    scale = 1000.0 if args.clients == "node" else 1.0  # (node's latencies are in ms)
+    latencies = [x / scale for r in results for x in r["latencies"]]
     refused: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     for r in results:
@@ -241,7 +272,8 @@ def run(args: argparse.Namespace) -> dict:
     return {"connections": total, "rolls_per_s": sum(r["rolls"] for r in results) / args.duration,
             "p50_ms": percentile(latencies, 0.50) * 1000,
             "p99_ms": percentile(latencies, 0.99) * 1000,
-            "cpu_percent": cpu * 100, "rss_mib": rss, "peak_rss_mib": peak,
+            "cpu_percent": cpu * 100, "clients_cpu_percent": clients_cpu * 100,
+            "load": load, "rss_mib": rss, "peak_rss_mib": peak,
             "welcomed": sum(r["welcomed"] for r in results), "refused": dict(refused),
             "failed": dict(failed), "lost": sum(r["lost"] for r in results), "probe": probe}
 
@@ -251,14 +283,23 @@ def row(args: argparse.Namespace, r: dict) -> str:
     failed = sum(r["failed"].values())
     text = (f"{args.tables} tables × {args.players}, 1 roll/{args.interval:g} s: "
             f"{r['rolls_per_s']:.0f} rolls/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
-            f"server CPU {r['cpu_percent']:.0f} %, RSS {r['rss_mib']:.0f} MiB "
+            f"server CPU {r['cpu_percent']:.0f} % (clients {r['clients_cpu_percent']:.0f} %), "
+            f"RSS {r['rss_mib']:.0f} MiB "
             f"(peak {r['peak_rss_mib']:.0f}), joins {r['welcomed']} welcomed / {refused} refused"
             f" / {failed} failed, {r['lost']} lost")
     if refused or failed:
         text += f"\n  refused {r['refused']}, failed {r['failed']}"
     probe = r["probe"]
     if probe:
-        lag, gcs = probe["lag_ms"], probe["gc"]
+        lag, gcs, inside = probe["lag_ms"], probe["gc"], probe["roll_ms"]
+        text += (f"\n  server: a roll inside it p50 {inside['p50']:.2f} ms, p99 "
+                 f"{inside['p99']:.2f} ms, max {inside['max']:.0f} ms ({inside['count']} rolls); "
+                 f"load average {r['load'][0]:.1f} → {r['load'][1]:.1f}")
+        kept = probe.get("remembered")
+        if kept:
+            text += (f"\n  server: {kept['tables']} tables remember {kept['events']} events, "
+                     f"{kept['mib']:.1f} MiB as journaled ({kept['trimmed']} trimmed to the "
+                     "server-wide bound)")
         text += (f"\n  server: loop lag p50 {lag['p50']:.1f} ms, p99 {lag['p99']:.1f} ms, "
                  f"max {lag['max']:.0f} ms ({lag['over_50ms']} of {lag['samples']} over 50 ms); "
                  "\n  gc (wall/CPU ms): " + ", ".join(
@@ -280,6 +321,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ramp", type=float, default=20.0, help="seconds over which all join")
     parser.add_argument("--processes", type=int, default=2, help="client processes")
     parser.add_argument("--duration", type=float, default=60.0, help="measured seconds")
+    parser.add_argument("--clients", choices=("python", "node"), default="python",
+                        help="the client processes: Python (websockets) or Node on bare "
+                             "sockets (capacity_clients.mjs, a fraction of the CPU)")
     parser.add_argument("--nice-clients", type=int, default=0, metavar="N",
                         help="run the client processes at nice N")
     parser.add_argument("--dice", choices=("secure", "provable"), default=None)
