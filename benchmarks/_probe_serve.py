@@ -118,6 +118,8 @@ class Probes:
                 "mib": self.server.tables.remembered.bytes / 2**20,
                 "events": self.server.tables.remembered.count,
                 "trimmed": self.server.tables.remembered.trimmed,
+                "ids": self.server.tables.remembered.keys,
+                "dropped": self.server.tables.remembered.dropped,
                 "tables": len(self.server.tables)},
             "tracked_objects": len(tracked),
             "full_collection_cpu_ms": full_cpu * 1000,

@@ -297,9 +297,10 @@ def row(args: argparse.Namespace, r: dict) -> str:
                  f"load average {r['load'][0]:.1f} → {r['load'][1]:.1f}")
         kept = probe.get("remembered")
         if kept:
-            text += (f"\n  server: {kept['tables']} tables remember {kept['events']} events, "
-                     f"{kept['mib']:.1f} MiB as journaled ({kept['trimmed']} trimmed to the "
-                     "server-wide bound)")
+            text += (f"\n  server: {kept['tables']} tables remember {kept['events']} events "
+                     f"and {kept['ids']} ids alone, {kept['mib']:.1f} MiB as journaled "
+                     f"(server-wide bound: {kept['trimmed']} events let go of, "
+                     f"{kept['dropped']} ids dropped)")
         text += (f"\n  server: loop lag p50 {lag['p50']:.1f} ms, p99 {lag['p99']:.1f} ms, "
                  f"max {lag['max']:.0f} ms ({lag['over_50ms']} of {lag['samples']} over 50 ms); "
                  "\n  gc (wall/CPU ms): " + ", ".join(

@@ -70,10 +70,13 @@ class Table:
     loaded_seq: int = 0
     #: Request ids resolved by this process: (name, role, id key) → event.
     recent: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
-    #: Whether ``recent`` was emptied to bound memory (then the journal is asked).
+    #: Request ids whose events were let go of to bound the server's memory: id → the
+    #: event's seq (a repeat reads it from the store; see sidecar.table.remembered).
+    recalled: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    #: Whether request ids were forgotten to bound memory (then the journal is asked).
     forgot: bool = False
-    #: How many times ``recent`` was emptied (a request waiting for the turn meanwhile
-    #: must ask the journal again).
+    #: How many times request ids were forgotten (a request waiting for the turn
+    #: meanwhile must ask the journal again).
     trims: int = 0
     #: Events numbered and not yet acknowledged or abandoned (0 or 1: see ``turn``).
     pending: int = 0
@@ -142,8 +145,13 @@ class Table:
             self._turn is not None and self._turn.locked())
 
     def remembered(self, key: tuple[str, str, str]) -> dict[str, Any] | None:
-        """The event a request id already produced in this process, if any."""
+        """The event a request id already produced in this process, if in memory."""
         return self.recent.get(key)
+
+    def knows(self, key: tuple[str, str, str]) -> bool:
+        """Whether a request id is one this process resolved and still remembers (its
+        event in memory, or only its seq: :attr:`recalled`)."""
+        return key in self.recent or key in self.recalled
 
     def needs_journal_lookup(self) -> bool:
         """Whether a request id may have been resolved before this process knew it."""
@@ -185,8 +193,10 @@ class Table:
     def forget_recent(self) -> None:
         """Empty the memory of request ids (the journal is asked from now on)."""
         if self.remembered_by is not None:
-            self.remembered_by.released(len(self.recent), self.recent_bytes)
+            self.remembered_by.released(len(self.recent), self.recent_bytes,
+                                        len(self.recalled))
         self.recent.clear()
+        self.recalled.clear()
         self.recent_bytes = 0
         self.forgot = True
         self.trims += 1
