@@ -172,7 +172,7 @@ def node_clients(args: argparse.Namespace, url: str, start: float,
         settings = {"url": url, "token": PLAYER, "start": start, "opened": window[0],
                     "closed": window[1], "ramp": args.ramp, "interval": args.interval,
                     "jitter": args.jitter, "tables": args.tables, "players": args.players,
-                    "mine": [i, args.processes]}
+                    "mine": [i, args.processes], "catalogue": not args.full_welcomes}
         command = ["node", str(script), json.dumps(settings)]
         if args.nice_clients:
             command = ["nice", "-n", str(args.nice_clients), *command]
@@ -229,6 +229,7 @@ def run(args: argparse.Namespace) -> dict:
         target=client_process,
         args=(args, url, start, window, list(range(i, total, args.processes)), out))
         for i in range(args.processes)]
+    ramp_cpu_at = cpu_seconds(server.pid)
     try:
         for worker in workers:
             worker.start()
@@ -237,6 +238,7 @@ def run(args: argparse.Namespace) -> dict:
         time.sleep(max(0.0, opened - time.time()))
         os.kill(server.pid, signal.SIGUSR1)
         cpu_at, wall_at = cpu_seconds(server.pid), time.monotonic()
+        ramp_cpu = cpu_at - ramp_cpu_at
         clients_at = sum(cpu_seconds(w.pid) for w in workers if w.pid)
         load_at = os.getloadavg()[0]
         time.sleep(max(0.0, window[1] - time.time()))
@@ -273,7 +275,7 @@ def run(args: argparse.Namespace) -> dict:
             "p50_ms": percentile(latencies, 0.50) * 1000,
             "p99_ms": percentile(latencies, 0.99) * 1000,
             "cpu_percent": cpu * 100, "clients_cpu_percent": clients_cpu * 100,
-            "load": load, "rss_mib": rss, "peak_rss_mib": peak,
+            "load": load, "rss_mib": rss, "peak_rss_mib": peak, "ramp_cpu_s": ramp_cpu,
             "welcomed": sum(r["welcomed"] for r in results), "refused": dict(refused),
             "failed": dict(failed), "lost": sum(r["lost"] for r in results), "probe": probe}
 
@@ -289,6 +291,9 @@ def row(args: argparse.Namespace, r: dict) -> str:
             f" / {failed} failed, {r['lost']} lost")
     if refused or failed:
         text += f"\n  refused {r['refused']}, failed {r['failed']}"
+    text += (f"\n  ramp: server CPU {r['ramp_cpu_s']:.1f} s from the first join to the window "
+             f"({1000 * r['ramp_cpu_s'] / max(1, r['welcomed']):.2f} ms a join welcomed, the "
+             "rolls meanwhile included)")
     probe = r["probe"]
     if probe:
         lag, gcs, inside = probe["lag_ms"], probe["gc"], probe["roll_ms"]
@@ -325,6 +330,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--clients", choices=("python", "node"), default="python",
                         help="the client processes: Python (websockets) or Node on bare "
                              "sockets (capacity_clients.mjs, a fraction of the CPU)")
+    parser.add_argument("--full-welcomes", action="store_true",
+                        help="node clients: never echo the welcome's catalogue (every join "
+                             "sent the ruleset descriptions, about 33 KB, as for new clients)")
     parser.add_argument("--nice-clients", type=int, default=0, metavar="N",
                         help="run the client processes at nice N")
     parser.add_argument("--dice", choices=("secure", "provable"), default=None)

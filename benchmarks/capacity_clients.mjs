@@ -5,7 +5,8 @@
 //   node benchmarks/capacity_clients.mjs '<json settings>'
 //
 // Settings: url, token, start / opened / closed (epoch seconds), ramp, interval, jitter,
-// tables, players, mine (this process's player numbers: [first, step]). A load generator,
+// tables, players, mine (this process's player numbers: [first, step]), catalogue (echo the
+// first welcome's `catalogue` in the next hellos). A load generator,
 // not a client to copy: bare TCP sockets (node:net) with the WebSocket opening handshake and
 // framing done here, only what the load needs (Node 20's own WebSocket costs about 40 µs a
 // frame, this a few): the requests are MessagePack encoded here, with a zero mask; of the
@@ -84,6 +85,7 @@ function unpack(buf) {
 
 // -- the players -------------------------------------------------------------------------
 const out = { latencies: [], rolls: 0, lost: 0, welcomed: 0, refused: {}, failed: {} };
+let catalogue = null;
 const count = (where, key) => { where[key] = (where[key] || 0) + 1; };
 const now = () => Date.now() / 1000;
 const total = settings.tables * settings.players;
@@ -210,8 +212,12 @@ function join(k, done) {
   };
 
   const onopen = () => {
-    ws.send(pack({ type: "hello", protocol: 1, table: `cap${table}`, name: `p${seat}`,
-      role: "player", token: settings.token }));
+    const hello = { type: "hello", protocol: 1, table: `cap${table}`, name: `p${seat}`,
+      role: "player", token: settings.token };
+    // The descriptions a client already holds are not sent again (`hello.catalogue`):
+    // echoed from this process's first welcome, as a returning client would.
+    if (settings.catalogue && catalogue) hello.catalogue = catalogue;
+    ws.send(pack(hello));
   };
   const onmessage = (frame) => {
     if (!welcomed) {
@@ -223,6 +229,7 @@ function join(k, done) {
       }
       welcomed = true;
       out.welcomed += 1;
+      if (first.catalogue) catalogue = first.catalogue;
       return rollNext();
     }
     // Only the roller's own outcome carries its id; the table's other outcomes are dropped.
