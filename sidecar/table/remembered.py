@@ -21,6 +21,7 @@ Nothing is lost either way: the journal has every event.
 from __future__ import annotations
 
 import collections
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 #: What a request id kept without its event counts against the bound, in the bound's unit
@@ -39,6 +40,7 @@ SLACK = 1024
 class Table(Protocol):
     """What the bound uses of a table (:class:`sidecar.table.tables.Table`)."""
 
+    name: str
     recent: dict[tuple[str, str, str], dict[str, Any]]
     recalled: dict[tuple[str, str, str], int]
     recent_bytes: int
@@ -46,9 +48,11 @@ class Table(Protocol):
     trims: int
 
 
-#: One remembered event or id, in the order they were remembered: its table, request key,
-#: seq (to tell it from another under the same key) and encoded size.
-Entry = tuple[Table, tuple[str, str, str], int, int]
+#: One remembered event or id, in the order they were remembered: its table's name, request
+#: key, seq (to tell it from another under the same key) and encoded size. Only strings and
+#: integers: the collector stops tracking such tuples, so a few hundred thousand of them
+#: add nothing to a full collection's walk (a table object in each would).
+Entry = tuple[str, tuple[str, str, str], int, int]
 
 
 class RememberedEvents:
@@ -56,8 +60,11 @@ class RememberedEvents:
     oldest-first order in which it is trimmed past ``max_bytes`` (0 or less: no
     server-wide bound)."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, tables: Mapping[str, Table]) -> None:
         self.max_bytes = max_bytes
+        #: The tables in memory by name (an entry whose table is gone, or is another
+        #: table of the same name loaded since, is skipped).
+        self.tables = tables
         #: The total counted against the bound: the events' bytes, KEY_BYTES per id kept.
         self.bytes = 0
         #: Events remembered whole, and their bytes.
@@ -80,15 +87,15 @@ class RememberedEvents:
         self.count += 1
         if self.max_bytes <= 0:
             return
-        self._events.append((table, key, event["seq"], size))
+        self._events.append((table.name, key, event["seq"], size))
         while self.event_bytes > self.max_bytes // WHOLE_SHARE and self._events:
             self._recall(*self._events.popleft())
         while self.bytes > self.max_bytes and self._keys:
             self._drop(*self._keys.popleft())
         if len(self._events) > 2 * self.count + SLACK:
-            self._events = collections.deque(e for e in self._events if _whole(*e))
+            self._events = collections.deque(e for e in self._events if self._whole(*e))
         if len(self._keys) > 2 * self.keys + SLACK:
-            self._keys = collections.deque(e for e in self._keys if _kept(*e))
+            self._keys = collections.deque(e for e in self._keys if self._kept(*e))
 
     def released(self, count: int, size: int, keys: int) -> None:
         """A table let go of ``count`` events of ``size`` bytes in all and ``keys`` ids
@@ -98,9 +105,10 @@ class RememberedEvents:
         self.count -= count
         self.keys -= keys
 
-    def _recall(self, table: Table, key: tuple[str, str, str], seq: int, size: int) -> None:
+    def _recall(self, name: str, key: tuple[str, str, str], seq: int, size: int) -> None:
         """Step 1: keep the id and seq of the event, not the event."""
-        if not _whole(table, key, seq, size):
+        table = self._whole(name, key, seq, size)
+        if table is None:
             return  # already gone with its table's memory
         del table.recent[key]
         table.recent_bytes -= size
@@ -110,13 +118,14 @@ class RememberedEvents:
         self.bytes -= size - KEY_BYTES
         self.keys += 1
         self.trimmed += 1
-        self._keys.append((table, key, seq, KEY_BYTES))
+        self._keys.append((name, key, seq, KEY_BYTES))
 
-    def _drop(self, table: Table, key: tuple[str, str, str], seq: int, size: int) -> None:
+    def _drop(self, name: str, key: tuple[str, str, str], seq: int, size: int) -> None:
         """Step 2: forget the id; from now on a request id this table does not remember
         may be one of those dropped: the journal is asked (and a request waiting for the
         table's turn looks again, as ``trims`` changed)."""
-        if not _kept(table, key, seq, size):
+        table = self._kept(name, key, seq, size)
+        if table is None:
             return
         del table.recalled[key]
         table.forgot = True
@@ -125,11 +134,15 @@ class RememberedEvents:
         self.keys -= 1
         self.dropped += 1
 
+    def _whole(self, name: str, key: tuple[str, str, str], seq: int, size: int
+               ) -> Table | None:
+        """The table still holding this event whole, if any."""
+        table = self.tables.get(name)
+        event = None if table is None else table.recent.get(key)
+        return table if event is not None and event["seq"] == seq else None
 
-def _whole(table: Table, key: tuple[str, str, str], seq: int, size: int) -> bool:
-    event = table.recent.get(key)
-    return event is not None and event["seq"] == seq
-
-
-def _kept(table: Table, key: tuple[str, str, str], seq: int, size: int) -> bool:
-    return table.recalled.get(key) == seq
+    def _kept(self, name: str, key: tuple[str, str, str], seq: int, size: int
+              ) -> Table | None:
+        """The table still holding this id without its event, if any."""
+        table = self.tables.get(name)
+        return table if table is not None and table.recalled.get(key) == seq else None

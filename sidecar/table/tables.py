@@ -266,7 +266,7 @@ class Tables:
         self.tables: dict[str, Table] = {}
         self.max_recent_bytes = max_recent_bytes
         #: What every table's remembered events weigh, under one server-wide bound.
-        self.remembered = RememberedEvents(max_remembered_bytes)
+        self.remembered = RememberedEvents(max_remembered_bytes, self.tables)
         self.max_tables = max_tables
         self.max_members = max_members
         self.max_observers = max_observers
