@@ -12,13 +12,20 @@ the outcome. After the ramp (and a settling second) the server's window opens fo
 ``--duration`` seconds (at most 300), and one row is printed for it:
 
     rolls/s, p50, p99 (send → the roller's own outcome, rolls sent in the window),
-    server CPU % (of one core, utime+stime over the window), RSS (and its peak),
+    server CPU % (of one core, utime+stime over the window) and the client processes'
+    (the load generator shares the machine's cores), RSS (and its peak),
     joins welcomed / refused (by code) / failed (no answer, closed, timed out),
     rolls lost (sent in the window, never answered).
 
-A second line gives what the server measured inside itself in the window: how late a
-10 ms sleep wakes (event-loop lag), and its cyclic-GC collections by generation (count,
-total and longest). ``--profile PATH`` dumps a cProfile of the server's window. Settings
+The next lines give the server's CPU over the ramp a join, and what the server measured
+inside itself in the window: each roll's time inside it (from the decoded request to the
+outcome written to the roller's connection: the latency it adds, whatever the clients
+cost), what its tables remember (the server-wide bound), how late a 10 ms sleep wakes
+(event-loop lag), and its cyclic-GC collections by generation (count, total and longest).
+``--clients node`` runs the clients as Node processes on bare sockets
+(``capacity_clients.mjs``, about 40 % less CPU a roll than the Python ones; Node 20, nothing
+to install); their hellos echo the welcome's ``catalogue`` unless ``--full-welcomes``.
+``--profile PATH`` dumps a cProfile of the server's window. Settings
 ``serve`` has no flag for go through ``--server-config field=value,...`` (ServerConfig's
 fields): ``max_tables`` is raised to the load's tables by default.
 
