@@ -140,6 +140,16 @@ def _add_serve_command(sub: Any) -> None:
                             f"closes (default {DEFAULT.max_tables:,}: an idle table of 5 "
                             "costs about 94 KiB, its connections included, so a full server "
                             "stays near 0.5 GiB; see docs/DEPLOY.md)")
+    group.add_argument("--max-remembered-mib", type=float,
+                       default=DEFAULT.max_remembered_total_bytes / 2**20, metavar="MIB",
+                       help="what all tables together remember of their requests, to "
+                            "answer a repeated request id, in MiB as journaled (an event "
+                            "is held in about 4 times that): past a quarter of it the oldest "
+                            "events are let go of (their ids kept: a repeat reads the "
+                            "journal), past all of it the oldest ids (their tables then ask "
+                            "the journal about every request) (0 = no server-wide bound; "
+                            f"default {DEFAULT.max_remembered_total_bytes / 2**20:g}, about "
+                            f"{4 * DEFAULT.max_remembered_total_bytes / 2**20:g} MiB held)")
     group.add_argument("--max-observers", type=int, default=DEFAULT.max_observers,
                        metavar="N",
                        help="observers per table, counted apart from players and GMs "

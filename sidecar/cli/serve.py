@@ -58,6 +58,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
         trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
         max_tables=args.max_tables,
+        max_remembered_total_bytes=int(args.max_remembered_mib * 2**20),
         max_connections_per_address=args.max_connections_per_address,
         max_failed_hellos=args.max_failed_hellos,
         ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile, store=args.store)
@@ -66,6 +67,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.max_tables < 1:
         print("sidecar: --max-tables doit valoir au moins 1 / --max-tables must be at least 1",
               file=sys.stderr)
+        return EXIT_USAGE
+    if args.max_remembered_mib < 0:
+        print("sidecar: --max-remembered-mib ne peut être négatif / --max-remembered-mib "
+              "cannot be negative", file=sys.stderr)
         return EXIT_USAGE
     config.store = args.store
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):

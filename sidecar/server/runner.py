@@ -199,7 +199,7 @@ class Runner:
         the journal may know ids this process never saw (:meth:`_answer_repeat` tells)."""
         table = ticket.table
         assert ticket.key is not None
-        return table.remembered(ticket.key) is not None or table.needs_journal_lookup()
+        return table.knows(ticket.key) or table.needs_journal_lookup()
 
     @staticmethod
     def _resolved_meanwhile(ticket: RollTicket, trims: int) -> bool:
@@ -209,13 +209,17 @@ class Runner:
         :meth:`_answer_repeat` asks the journal again."""
         table = ticket.table
         assert ticket.key is not None
-        return table.remembered(ticket.key) is not None or table.trims != trims
+        return table.knows(ticket.key) or table.trims != trims
 
     async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
         """Resend the original outcome of a request id already resolved; True if so."""
         table, member = ticket.table, ticket.member
         assert ticket.key is not None
         event = table.remembered(ticket.key)
+        seq = table.recalled.get(ticket.key) if event is None else None
+        if seq is not None:
+            # Let go of to bound memory (sidecar.table.remembered): the store has it.
+            event = await self.store.event(table.name, seq)
         if event is None and table.needs_journal_lookup():
             event = await self.store.find_request(table.name, *member.key,
                                                   ticket.request_id)

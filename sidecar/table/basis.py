@@ -77,7 +77,8 @@ class CoreBasis:
         self.version = version
         self.tables = Tables(max_tables=config.max_tables, max_members=config.max_members,
                              max_observers=config.max_observers, load=load,
-                             max_recent_bytes=config.max_remembered_bytes)
+                             max_recent_bytes=config.max_remembered_bytes,
+                             max_remembered_bytes=config.max_remembered_total_bytes)
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"
