@@ -621,14 +621,16 @@ class SidecarClient:
                   params: dict[str, Any] | None = None, *, label: str = "",
                   mode: str = "public", options: dict[str, Any] | None = None,
                   opposed: bool = False, each: dict[str, dict[str, Any]] | None = None,
-                  id: str | None = None) -> dict[str, Any]:
+                  id: str | None = None, cooperative: bool = False) -> dict[str, Any]:
         """Ask seats or characters (``to``: their names) for a roll (GM only). Returns the
         ``ask`` event (``ask`` its id, ``to`` as ``[{seat, character}]``, params with their
         defaults). ``opposed=True``: the sides are compared when the last one answers;
+        ``cooperative=True``: every side rolls and only the best roll counts;
         ``each`` gives a side (by its name in ``to``) its own params over ``params``."""
         return await self.request(requests.ask_request(
             to=[to] if isinstance(to, str) else list(to), ruleset=ruleset, params=params,
-            label=label, mode=mode, options=options, opposed=opposed, each=each, id=id))
+            label=label, mode=mode, options=options, opposed=opposed, each=each, id=id,
+            cooperative=cooperative))
 
     async def cancel_ask(self, ask: str | dict[str, Any]) -> dict[str, Any]:
         """Cancel an open ask (GM only): its ``cancel`` event; ``bad_message`` when it is

@@ -17,6 +17,7 @@ from typing import Any
 
 from sidecar.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, run, store_refused, usage
 from sidecar.cli.connect import joined
+from sidecar.cli.labels import Labels, say
 from sidecar.cli.render import (
     format_ask_event,
     format_seat_link,
@@ -64,7 +65,7 @@ async def _sheet(args: argparse.Namespace) -> int:
         if command == "list":
             characters = await client.sheets()
             print(as_json(characters) if args.json
-                  else format_sheets(characters))
+                  else format_sheets(characters, Labels(welcome, args.locale)))
             return EXIT_OK
         reason = args.reason
         if command == "set":
@@ -100,9 +101,9 @@ async def _sheet(args: argparse.Namespace) -> int:
         if args.json:
             print(as_json(reply))
         elif reply.get("type") == "sheets":  # a refill of every character: all of them after
-            print(format_sheets(reply.get("characters") or []))
+            print(format_sheets(reply.get("characters") or [], Labels(welcome, args.locale)))
         else:
-            print(format_sheet_event(reply))
+            print(format_sheet_event(reply, args.locale, Labels(welcome, args.locale)))
         return EXIT_OK
 
 
@@ -118,9 +119,9 @@ async def _ask_command(args: argparse.Namespace) -> int:
             if args.json:
                 print(as_json(asks))
             elif not asks:
-                print("aucune demande ouverte / no open ask")
+                print(say(args.locale, "aucune demande ouverte", "no open ask"))
             for ask in [] if args.json else asks:
-                print(format_ask_event(ask, param_defaults(welcome)))
+                print(format_ask_event(ask, param_defaults(welcome), args.locale))
             return EXIT_OK
         if command == "cancel":
             reply = await client.cancel_ask(args.ask)
@@ -141,8 +142,10 @@ async def _ask_command(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 return usage(str(exc))
             reply = await client.ask(names, args.ruleset, params, label=args.label,
-                                     mode=args.mode, opposed=args.opposed, each=each or None)
-        print(as_json(reply) if args.json else format_ask_event(reply, param_defaults(welcome)))
+                                     mode=args.mode, opposed=args.opposed, each=each or None,
+                                     cooperative=args.cooperative)
+        print(as_json(reply) if args.json
+              else format_ask_event(reply, param_defaults(welcome), args.locale))
         return EXIT_OK
 
 
@@ -154,7 +157,7 @@ async def _session(args: argparse.Namespace) -> int:
     async with joined(args) as (client, _):
         reply = await client.start_session()
         print(as_json(reply) if args.json
-              else format_session_event(reply))
+              else format_session_event(reply, args.locale))
         return EXIT_OK
 
 
