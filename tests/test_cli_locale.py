@@ -129,3 +129,22 @@ def test_serve_suggests_a_roll_of_the_tables_game(tmp_path):
         # The table plays O'Ween's: the roll to paste is one of O'Ween's.
         assert "roll oweens dice=3 difficulty=2 --url" in banner, banner
         assert "roll bloodlust" not in banner
+
+
+def test_verify_before_the_epoch_ends_says_what_to_do_and_how_many_wait(tmp_path):
+    db = tmp_path / "t.db"
+    with ServeProcess("--db", str(db), dice=None) as serving:  # provable, serve's default
+        gm = ["--url", serving.url, "--table", "t", "--token", GM_TOKEN, "--role", "gm"]
+        for _ in range(12):
+            assert sidecar("roll", "dice", "expr=1d6", *gm).returncode == 0
+        exported = sidecar("export", "--db", str(db), "--table", "t", "-o",
+                           str(tmp_path / "t.jsonl"))
+        assert exported.returncode == 0, exported.stderr
+    checked = sidecar("verify", str(tmp_path / "t.jsonl"))
+    assert checked.returncode == 3, checked.stdout
+    french = next(line for line in checked.stdout.splitlines() if "attendent" in line)
+    # Ten seqs named, and how many more; then what to do. French alone on its line.
+    assert "… (+2)" in french and "sidecar epoch end" in french, french
+    assert "wait" not in french and "rolls" not in french, french
+    limits = next(line for line in checked.stdout.splitlines() if "export seul" in line)
+    assert "events dropped" not in limits, limits
