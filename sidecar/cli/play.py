@@ -156,11 +156,15 @@ async def _react(args: argparse.Namespace) -> int:
         decided = await client.react(args.roll, args.choice, dice)
         labels = Labels(welcome, args.locale)
         if not args.json and isinstance(decided.get("reacts_to"), int):
-            # The open roll it decides, for the label of the choice taken (« Garder »).
-            page = await client.request(requests.history_request(
-                after=decided["reacts_to"] - 1, limit=1))
-            for opened in page.get("events") or ():
-                labels.learn(opened)
+            # The open roll it decides, for the label of the choice taken (« Garder »);
+            # without it (refused, gone), the choice's name: the decision stands anyway.
+            from sidecar.client import SidecarError
+
+            with contextlib.suppress(SidecarError):
+                page = await client.request(requests.history_request(
+                    after=decided["reacts_to"] - 1, limit=1))
+                for opened in page.get("events") or ():
+                    labels.learn(opened)
         print(as_json(decided) if args.json
               else format_outcome(decided, args.locale, labels=labels))
         return EXIT_OK
