@@ -529,7 +529,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         assert "fiche adjust Aengus" in history.stdout and "Chance −1 → 2" in history.stdout
 
         rotated = sidecar("seat", "rotate", "Aengus", "--no-qr", *gm)
-        assert rotated.returncode == 0 and "Aengus's new link: http://" in rotated.stdout
+        assert rotated.returncode == 0 and "Nouveau lien d'Aengus : http://" in rotated.stdout
         assert "▄" not in rotated.stdout and token not in rotated.stdout
         stale = sidecar("sheet", "list", "--role", "player", *seat)
         assert stale.returncode == 1 and "forbidden" in stale.stderr

@@ -38,7 +38,7 @@ async def _seat(args: argparse.Namespace) -> int:
     async with joined(args) as (client, _):
         if args.seat_command == "list":
             seats = await client.seats()
-            print(as_json(seats) if args.json else format_seats(seats))
+            print(as_json(seats) if args.json else format_seats(seats, args.locale))
             return EXIT_OK
         call = {"add": client.add_seat, "remove": client.remove_seat,
                 "rotate": client.rotate_seat}[args.seat_command]
@@ -46,10 +46,10 @@ async def _seat(args: argparse.Namespace) -> int:
         if args.json:
             print(as_json(reply))
         elif args.seat_command == "remove":
-            print(f"Place / seat « {shown(reply['name'])} » supprimée / removed "
-                  f"(#{reply.get('seq')})")
+            print(say(args.locale, f"Place « {shown(reply['name'])} » supprimée",
+                      f"Seat « {shown(reply['name'])} » removed") + f" (#{reply.get('seq')})")
         else:
-            print(format_seat_link(reply), flush=True)
+            print(format_seat_link(reply, args.locale), flush=True)
             if not args.no_qr:
                 print_qr(reply["link"])
         return EXIT_OK

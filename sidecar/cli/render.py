@@ -454,26 +454,31 @@ def print_qr(link: str, out: Any = None) -> None:
 
 
 @for_terminal
-def format_seat_link(reply: dict[str, Any]) -> str:
+def format_seat_link(reply: dict[str, Any], locale: str | None = None) -> str:
     """A seat's link and token, as ``seat add`` and ``seat rotate`` print them."""
     name = reply["name"]
-    head = (f"Nouveau lien {elide('de', name)} / {name}'s new link" if reply.get("op") == "rotate"
-            else f"Place {elide('de', name)} / {name}'s seat")
-    return (f"{head}: {reply['link']}\n"
-            f"  jeton / token: {reply['token']} (montré une seule fois / shown once: "
-            "`sidecar seat rotate` en refait un / makes a new one)")
+    head = (say(locale, f"Nouveau lien {elide('de', name)}", f"{name}'s new link")
+            if reply.get("op") == "rotate"
+            else say(locale, f"Place {elide('de', name)}", f"{name}'s seat"))
+    return (f"{head}{_c(locale)}{reply['link']}\n"
+            f"  " + say(locale, "jeton", "token") + f"{_c(locale)}{reply['token']} ("
+            + say(locale, "montré une seule fois : `sidecar seat rotate` en refait un",
+                  "shown once: `sidecar seat rotate` makes a new one") + ")")
 
 
 @for_terminal
-def format_seats(seats: list[dict[str, Any]]) -> str:
+def format_seats(seats: list[dict[str, Any]], locale: str | None = None) -> str:
+    """The table's seats: who is online (on how many connections), their characters."""
     if not seats:
-        return "aucune place / no seats"
+        return say(locale, "aucune place", "no seats")
     lines = []
     for seat in seats:
         online = seat.get("online") or 0
-        state = f"en ligne / online ({online})" if online else "absent / offline"
+        state = (say(locale, "en ligne", "online") + f" ({online})" if online
+                 else say(locale, "absent", "offline"))
         characters = ", ".join(seat.get("characters") or []) or "—"
-        lines.append(f"{seat['name']:<20} {state:<24} personnages / characters: {characters}")
+        lines.append(f"{seat['name']:<20} {state:<24} "
+                     + say(locale, "personnages", "characters") + f"{_c(locale)}{characters}")
     return "\n".join(lines)
 
 
