@@ -97,9 +97,11 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
                   "kind": "narrow" if over == 0 else ("success" if over > 0 else "failure"),
                   "margin": over + params["equipment"] if over >= 0 else over}
         cost = steps * price
-        offers.append({"name": f"buy_{steps}", "dice": 0, "label": label(
-            f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
-            f"Buy {steps}A ({cost} BB+): {_verdict(bought, False)}")})
+        # (``spend``: what taking it costs the sheet, so that a page offers it only while
+        # the sheet can pay — another roll may spend the BB+ first.)
+        offers.append({"name": f"buy_{steps}", "dice": 0, "spend": {"bonbonus": cost},
+                       "label": label(f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
+                                      f"Buy {steps}A ({cost} BB+): {_verdict(bought, False)}")})
     if offers:
         offers.append({"name": "keep", "dice": 0, "label": label(
             f"Garder ({_verdict(result, True)}, 0 BB+)",
@@ -114,7 +116,7 @@ def reserve_offers(result: dict[str, Any], wallet: int) -> list[dict[str, Any]]:
     if not drained or drained["lost"] <= 0 or wallet <= 0:
         return []
     short = drained["characteristic"]
-    offers = [{"name": f"save_{n}", "dice": 0, "label": label(
+    offers = [{"name": f"save_{n}", "dice": 0, "spend": {"bonbonus": n}, "label": label(
         f"Garder {n} point(s) de réserve {short} ({n} BB+)",
         f"Keep {n} {short} reserve point(s) ({n} BB+)")}
         for n in range(1, min(drained["lost"], wallet, 11) + 1)]

@@ -288,7 +288,8 @@ def _add_sheet_command(sub: Any) -> None:
 def _add_ask_commands(sub: Any) -> None:
     """``ask open|cancel|list`` (GM) and ``answer`` (a seat)."""
     ask = sub.add_parser("ask", help="GM: ask seats or characters for a roll (an opposed "
-                                     "roll with --opposed)")
+                                     "roll with --opposed, a cooperative one with "
+                                     "--cooperative)")
     asks = ask.add_subparsers(dest="ask_command", required=True)
     open_ = asks.add_parser("open", help="ask for a roll: sidecar ask open Alice Ysolde "
                                          "--ruleset luck target=5")
@@ -297,8 +298,12 @@ def _add_ask_commands(sub: Any) -> None:
     open_.add_argument("--ruleset", required=True)
     open_.add_argument("--label", default="", help="what is attempted")
     open_.add_argument("--mode", default=MODES[0], choices=[m for m in MODES if m != "self"])
-    open_.add_argument("--opposed", action="store_true",
-                       help="an opposed roll: the sides are compared when the last answers")
+    together = open_.add_mutually_exclusive_group()
+    together.add_argument("--opposed", action="store_true",
+                          help="an opposed roll: the sides are compared when the last answers")
+    together.add_argument("--cooperative", action="store_true",
+                          help="a cooperative roll: every side rolls, only the best roll "
+                               "counts (two names at least)")
     open_.add_argument("--each", nargs="+", action="append", default=[],
                        metavar="NAME key=value",
                        help="one side's own params (repeatable): --each Krull code=4D+1")

@@ -183,8 +183,9 @@ class Asks(CoreBasis):
                                                        "name": name[:64]})
             if character.ruleset != roll.ruleset:
                 raise ProtocolError(
-                    "invalid_params", f"'{name[:64]}' plays {character.ruleset}",
-                    fr=f"« {name[:64]} » joue à {character.ruleset}",
+                    "invalid_params", f"'{name[:64]}' plays "
+                    f"{self.ruleset_title(character.ruleset, 'en')}",
+                    fr=f"« {name[:64]} » joue à {self.ruleset_title(character.ruleset)}",
                     details={"param": "to", "field": "to", "name": name[:64]})
             targets.append({"seat": character.owner, "character": name, "params": own})
         seats = [t["seat"] for t in targets]

@@ -20,6 +20,7 @@ from sidecar.protocol.messages import (
     SessionRequest,
     SheetRequest,
 )
+from sidecar.protocol.text import localized
 from sidecar.stores.journal import request_key
 from sidecar.table.effects import Pending, RollTicket
 from sidecar.table.limits import check_event_size, check_strings
@@ -96,8 +97,16 @@ class CoreBasis:
             return None
         return (*member.key, request_key(request_id) or "")
 
-    @staticmethod
-    def _character_for(table: Table, member: Member, name: str,
+    def ruleset_title(self, ruleset: str, locale: str = "fr") -> str:
+        """How people name a ruleset in ``locale`` (« O'Ween's », « Dés », not ``oweens``,
+        ``dice``): its listed title, up to its dash (« O'Ween's — réussites sur d6 »)."""
+        for listing in self.catalogue.ruleset_listing():
+            if listing.get("name") == ruleset:
+                title = localized(listing.get("title") or ruleset, locale)
+                return title.split(" — ", 1)[0].strip() or ruleset
+        return ruleset
+
+    def _character_for(self, table: Table, member: Member, name: str,
                        ruleset: str | None) -> Character:
         """The character ``member`` may roll as: for a player, ``forbidden`` (one answer)
         unless it is theirs, ``invalid_params`` if theirs plays another ruleset; for a GM,
@@ -117,10 +126,13 @@ class CoreBasis:
         if character is None:
             raise no_character(name)
         if ruleset is not None and character.ruleset != ruleset:
+            title = self.ruleset_title
             raise ProtocolError(
                 "invalid_params",
-                f"'{name[:64]}' plays {character.ruleset}, not {ruleset[:40]}",
-                fr=f"« {name[:64]} » joue à {character.ruleset}, pas à {ruleset[:40]}",
+                f"'{name[:64]}' plays {title(character.ruleset, 'en')}, not "
+                f"{title(ruleset, 'en')[:40]}",
+                fr=f"« {name[:64]} » joue à {title(character.ruleset)}, pas à "
+                   f"{title(ruleset)[:40]}",
                 details={"param": "character", "field": "character"})
         return character
 
