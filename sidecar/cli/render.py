@@ -308,7 +308,8 @@ def format_ask_event(event: dict[str, Any],
     if params:
         lines.append(f"   params: {format_params(params)}")
     if event.get("targets"):
-        lines.append("   cibles / targets: " + ", ".join(str(t) for t in event["targets"]))
+        lines.append("   " + say(locale, "cibles", "targets") + _c(locale)
+                     + ", ".join(str(t) for t in event["targets"]))
     if event.get("mode", "public") != "public":
         lines.append(f"   mode: {event['mode']}")
     answered = event.get("answered")
