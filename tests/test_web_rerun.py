@@ -125,11 +125,12 @@ def test_a_purchase_the_sheet_cannot_pay_any_more_is_not_offered(
             params: {characteristic: "ECL", difficulty: 3}, character: "Ervald",
             dice: [2, 2]})""")
 
-    first, second = open_roll(), open_roll()
-    for each in (first, second):
-        gm.page.locator(f"#choice-{each['roll']}-buy_2").wait_for()
-    gm.page.click(f"#choice-{first['roll']}-buy_2")
-    # Ervald's 4 BB+ are spent: the second roll offers the purchase no more, only « Garder ».
-    gm.page.locator(f"#choice-{second['roll']}-buy_2").wait_for(state="detached")
-    assert gm.page.locator(f"#choice-{second['roll']}-keep").is_visible()
+    roll = open_roll()
+    gm.page.locator(f"#choice-{roll['roll']}-buy_2").wait_for()
+    # While it is open, Ervald's BB+ go (another roll's purchase, the GM's hand): the
+    # purchase the sheet cannot pay any more is offered no more, only « Garder ».
+    gm.page.evaluate("""() => window.sidecarTable.client.adjustSheet({character: "Ervald",
+        delta: {bonbonus: -4}})""")
+    gm.page.locator(f"#choice-{roll['roll']}-buy_2").wait_for(state="detached")
+    assert gm.page.locator(f"#choice-{roll['roll']}-keep").is_visible()
     gm.close()
