@@ -1,0 +1,83 @@
+"""What naming a target tells its roller (contract §8: « Naming a target reveals nothing of
+its sheet to the roller beyond what the outcome itself shows »), against a real server:
+a blind roll's hit and miss look alike to its roller (frames, history, seq gaps), a
+player's free odds read no sheet they may not see, a refusal names no value of a target's
+sheet, and a player's typed value never replaces one the target's sheet holds (issue 26,
+an outside attacker's report).
+
+The ``luck`` test ruleset (tests/sheet_plugin.py): ``hit`` takes that much ``luck`` from
+every target, with ``hit_on_success`` only when the d6 + ``skill`` reaches ``target``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.helpers import run, running_server
+from tests.support.plugins import luck_host
+from tests.test_targets import table
+
+#: A blind roll at Brady: the face decides whether it lands (d6 + 0 against 4).
+BLIND_HIT = {"hit": 1, "hit_on_success": True, "cost": 0, "skill": 0, "target": 4}
+
+
+def _shape(frame: dict[str, Any], seq: int) -> Any:
+    """A frame as its reader can compare it across rolls: seqs made relative to the roll's,
+    ids and times left out."""
+    def walk(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v, k) for k, v in sorted(value.items())
+                    if k not in ("id", "roll", "time", "at", "ts", "request_id")}
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        if key in ("seq", "hidden_notes", "after", "last", "next", "reason") \
+                and isinstance(value, int) and not isinstance(value, bool):
+            return value - seq
+        return value
+    return walk(frame)
+
+
+def test_a_blind_rolls_hit_and_miss_look_the_same_to_its_roller():
+    """Alice, blind, as Ysolde at Bob's Brady: a hit changes Brady's luck, a miss does not;
+    Bob is told either way by a ``sheet`` ``effect`` event (a miss: the same values, nothing
+    changed), so the seq after her roll is taken hit or miss and nothing she gets — the
+    answer, what follows it, a history page with its ``hidden_notes`` — tells them apart."""
+    faces = [6, 1, 1, 6, 5, 2, 3, 4]  # four hits (4, 5, 6), four misses
+    async def scenario():
+        async with running_server(host=luck_host(), allow_player_dice=True) as server:
+            gm, alice, bob = await table(server)
+            await gm.request({"type": "sheet", "id": "full", "op": "set", "character": "Brady",
+                              "ruleset": "luck", "owner": "Bob",
+                              "values": {"luck": 5, "skill": 3}})
+            views: list[tuple[bool, Any]] = []
+            seqs = []
+            for face in faces:
+                await alice.unseen()
+                alice.seen.clear()
+                reply = await alice.roll("luck", BLIND_HIT, character="Ysolde",
+                                         targets=["Brady"], mode="blind", dice=[face])
+                assert reply["type"] == "outcome", reply
+                after = await alice.unseen()
+                seq = reply["seq"]
+                seqs.append(seq)
+                page = await alice.request({"type": "history", "id": "h", "after": seq,
+                                            "limit": 1})
+                views.append((face >= 4, [_shape(f, seq) for f in [reply, *after, page]]))
+                # The GM sees what happened: a hit takes one luck, a miss nothing.
+                gm_copy = next(e for e in (await gm.request(
+                    {"type": "history", "id": "g", "after": seq - 1, "limit": 1}))["events"])
+                assert (gm_copy.get("effects") or {}) == (
+                    {"Brady": {"luck": -1}} if face >= 4 else {}), (face, gm_copy)
+            # Bob is told after each roll, hit or miss: the seq after it is his notice.
+            told = [f for f in bob.seen if f.get("op") == "effect"]
+            told += [f for f in await bob.unseen() if f.get("op") == "effect"]
+            assert [f["seq"] for f in told] == [s + 1 for s in seqs]
+            assert [bool(f["changed"]) for f in told] == [face >= 4 for face in faces]
+            hits = [view for hit, view in views if hit]
+            misses = [view for hit, view in views if not hit]
+            assert hits and misses
+            for view in hits + misses:
+                assert view == views[0][1]
+            # The seq gaps between her rolls are the same, hit or miss.
+            assert {b - a for a, b in zip(seqs, seqs[1:], strict=False)} == {2}
+    run(scenario())
