@@ -81,3 +81,32 @@ def test_a_blind_rolls_hit_and_miss_look_the_same_to_its_roller():
             # The seq gaps between her rolls are the same, hit or miss.
             assert {b - a for a, b in zip(seqs, seqs[1:], strict=False)} == {2}
     run(scenario())
+
+
+def test_a_players_odds_read_no_sheet_they_may_not_see():
+    """Odds are free and journal nothing: a player's odds at the GM's NPC (or at another
+    seat's character) are the same whatever its sheet holds — the hooks get it as a target
+    without a sheet —, a GM's read it, and a player's own character is read as ever."""
+    async def scenario():
+        async with running_server(host=luck_host()) as server:
+            gm, alice, bob = await table(server)
+            odds = {"type": "odds", "id": "o", "ruleset": "luck", "params": {"skill": 2}}
+            answers: dict[str, list[Any]] = {"alice": [], "gm": [], "own": []}
+            for skill in (1, 5):
+                for name, owner in (("Gobelin", None), ("Brady", "Bob")):
+                    made = await gm.request({"type": "sheet", "id": f"s{name}{skill}", "op": "set",
+                                      "character": name, "ruleset": "luck", "owner": owner,
+                                      "values": {"skill": skill}})
+                    assert made["type"] == "sheet", made
+                for name in ("Gobelin", "Brady"):
+                    answers["alice"].append(await alice.request({**odds,
+                                                                 "targets": [name]}))
+                answers["gm"].append(await gm.request({**odds, "targets": ["Gobelin"]}))
+                answers["own"].append(await bob.request({**odds, "targets": ["Brady"]}))
+            assert all(a["type"] == "odds" for group in answers.values() for a in group)
+            # Alice's answers are one answer, low or high, NPC or Bob's Brady.
+            assert all(a == answers["alice"][0] for a in answers["alice"]), answers["alice"]
+            gm_low, gm_high = answers["gm"]
+            assert gm_low != gm_high and gm_low["p_success"] > gm_high["p_success"]
+            assert answers["own"][0] != answers["own"][1]  # (Bob's own Brady: read)
+    run(scenario())

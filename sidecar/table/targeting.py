@@ -69,6 +69,19 @@ def target_copies(table: Table, names: Any) -> dict[str, dict[str, Any]]:
     return copies
 
 
+def readable_targets(table: Table, member: Member, names: Any) -> list[str]:
+    """The targets whose sheets ``member`` may read: every one for a GM, those its seat
+    owns for a player. Free odds read only these (the others are given to the hooks as
+    absent, a target without a sheet): odds journal nothing, so odds read at a sheet the
+    member may not see would tell its values for free (the roll itself reads every target:
+    its outcome shows what it shows)."""
+    if member.role == "gm":
+        return list(names)
+    mine = f"seat:{member.seat}" if member.seat else None
+    return [name for name in names if mine is not None and name in table.characters
+            and sheet_audience(table, table.characters[name].owner) == mine]
+
+
 def open_roll_of(table: Table, character: str) -> int | None:
     """The seq of the open roll made as ``character``, if one is waiting for a decision."""
     for event in table.open_rolls.values():
