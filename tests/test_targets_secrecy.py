@@ -11,10 +11,18 @@ every target, with ``hit_on_success`` only when the d6 + ``skill`` reaches ``tar
 
 from __future__ import annotations
 
+import importlib
+import json
+import re
 from typing import Any
 
+import pytest
+
+from sidecar.host.plugins import default_host
 from tests.helpers import run, running_server
 from tests.support.plugins import luck_host
+from tests.test_fights_live import ROOT
+from tests.test_fights_live import table as fight_table
 from tests.test_targets import table
 
 #: A blind roll at Brady: the face decides whether it lands (d6 + 0 against 4).
@@ -109,4 +117,114 @@ def test_a_players_odds_read_no_sheet_they_may_not_see():
             gm_low, gm_high = answers["gm"]
             assert gm_low != gm_high and gm_low["p_success"] > gm_high["p_success"]
             assert answers["own"][0] != answers["own"][1]  # (Bob's own Brady: read)
+    run(scenario())
+
+
+def _text(error: dict[str, Any]) -> str:
+    """What an error tells its reader (its id left out: hex digits)."""
+    return json.dumps({k: v for k, v in error.items() if k != "id"}, ensure_ascii=False)
+
+
+@pytest.fixture
+def boss_host(monkeypatch):
+    """The built-ins and the boss example, registered as a third-party plugin is."""
+    monkeypatch.syspath_prepend(str(ROOT / "examples" / "boss-weak-points"))
+    boss = importlib.import_module("boss_weak_points")
+    host = default_host()
+    host.register(boss, "boss", version="1.0.0", source="package sidecar-boss-weak-points")
+    return host
+
+
+#: The GM's Ogre: no digit of its sheet may reach a player's refusal.
+OGRE = (None, {"pep": 7, "ecl": 8, "enc": 9})
+
+
+def test_a_players_typed_value_never_replaces_one_a_targets_sheet_holds(boss_host):
+    """Alice types the Ogre's Peps, ENC, ECL, a difficulty, the Capitaine's armour or an
+    invented weak point: each refused before the dice, naming the param and no value of the
+    sheet; the GM's typed values still win, in a roll and in an ask Alice answers."""
+    async def scenario():
+        async with running_server(boss_host, allow_player_dice=True) as server:
+            gm, alice, bob = await fight_table(server, "oweens", {
+                "Aengus": ("Alice", {"pep": 4, "ecl": 3, "enc": 3}),
+                "Brady": ("Bob", {"pep": 3, "ecl": 2, "enc": 2}), "Ogre": OGRE,
+                "Capitaine": (None, {"pep": 3, "armure": 2, "points_faibles": {"oeil": 1}})})
+            melee = {"attack": "melee"}
+            typed = [
+                ("options.combat.opponent_pep", {}, {"combat": {**melee, "opponent_pep": 0}}),
+                ("options.combat.target_enc", {}, {"combat": {
+                    **melee, "options": ["assommer"], "target_enc": 0, "opponent_pep": 0}}),
+                ("options.combat.target_ecl", {"characteristic": "ENC"},
+                 {"combat": {"hold": True, "target_ecl": 0}}),
+                ("difficulty", {"difficulty": 1}, {}),
+                ("options.boss.weak_points", {}, {"combat": melee, "boss": {
+                    "weak_points": {"pied": 100}, "aim": "pied"}}),
+                ("options.boss.armor", {}, {"combat": melee, "boss": {"armor": 0}})]
+            before = (await gm.roll("dice", {"expr": "1d6"}))["seq"]
+            for param, params, options in typed:
+                for target in ("Ogre", "Brady", "Capitaine"):
+                    refused = await alice.roll("oweens", {"characteristic": "PEP", **params},
+                                               character="Aengus", targets=[target],
+                                               options=options, dice=[6, 6, 6, 6])
+                    assert refused["code"] == "invalid_params", (param, target, refused)
+                    assert refused["details"]["param"] == param, refused
+                    whose = "d'Ogre" if target == "Ogre" else f"de {target}"
+                    assert f"la fiche {whose} fixe cette valeur" in refused["message"], refused
+                    assert "seul un MJ" in refused["message"]
+                    if target == "Ogre":
+                        assert not re.search(r"\d", _text(refused)), refused
+            # Nothing was rolled: the GM's next roll is the next seq.
+            assert (await gm.roll("dice", {"expr": "1d6"}))["seq"] == before + 1
+            # The GM's typed values win (an NPC without a sheet, the GM's call).
+            called = await gm.roll("oweens", {"characteristic": "PEP", "dice": 3},
+                                   targets=["Ogre"],
+                                   options={"combat": {**melee, "opponent_pep": 1}},
+                                   dice=[6, 6, 6])
+            assert called["result"]["difficulty"] == 1, called
+            boss = await gm.roll("oweens", {"characteristic": "PEP", "dice": 3},
+                                 targets=["Capitaine"], dice=[6, 6, 4],
+                                 options={"combat": melee, "boss": {"armor": 0}})
+            assert boss["result"]["boss"]["armor"] == 0, boss
+            # So do they in an ask Alice answers: its params are the GM's.
+            ask = await gm.request({"type": "ask", "id": "a", "op": "open", "to": ["Aengus"],
+                                    "ruleset": "oweens", "targets": ["Ogre"],
+                                    "params": {"characteristic": "PEP", "difficulty": 1}})
+            answer = await alice.roll("oweens", {}, answers=ask["ask"], dice=[6, 6, 6, 6])
+            assert answer["type"] == "outcome" and answer["result"]["difficulty"] == 1, answer
+            # With no value typed, the sheet is read (the Ogre's Peps 7).
+            plain = await alice.roll("oweens", {"characteristic": "PEP"}, character="Aengus",
+                                     targets=["Ogre"], options={"combat": melee},
+                                     dice=[6, 6, 6, 6])
+            assert plain["type"] == "outcome" and plain["result"]["difficulty"] == 7, plain
+    run(scenario())
+
+
+def test_a_refusal_names_no_value_of_a_targets_sheet():
+    """d6code: a skill missing from the GM's Krull is refused to Alice without his skills
+    (the GM's refusal lists them); O'Ween's (above) and Bloodlust refuse with nothing of the
+    target's sheet."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, alice, bob = await fight_table(server, "d6code", {
+                "Strengal": ("Alice", {"competences": {"CORPS À CORPS": "3D+5"}}),
+                "Krull": (None, {"competences": {"EPEE": "4D+1", "SECRET": "2D"}})})
+            refused = await alice.roll("d6code", {"skill": "CORPS À CORPS",
+                                                  "opponent_skill": "X"},
+                                       character="Strengal", targets=["Krull"])
+            assert refused["code"] == "invalid_params", refused
+            assert refused["details"]["param"] == "opponent_skill"
+            assert "« X » n'est pas sur la fiche de Krull" in refused["message"], refused
+            for secret in ("EPEE", "SECRET", "4D", "2D"):
+                assert secret not in _text(refused), refused
+            listed = await gm.roll("d6code", {"code": "3D", "opponent_skill": "X"},
+                                   targets=["Krull"])
+            assert "EPEE" in listed["message"], listed
+        async with running_server(allow_player_dice=True) as server:
+            gm, alice, bob = await fight_table(server, "bloodlust", {
+                "Vlad": ("Alice", {}), "Chasseur": (None, {"volonte": 7})})
+            tense = await alice.roll("bloodlust", {"pool": 6, "difficulty": 4,
+                                                   "automatic": True}, character="Vlad",
+                                     targets=["Chasseur"])
+            assert tense["code"] == "invalid_params"
+            assert not re.search(r"\d", _text(tense)), tense
     run(scenario())

@@ -71,6 +71,7 @@ class Rolling(Targeting):
             manual=request.dice is not None)
         roll.character = request.character
         roll.session, roll.turn = table.session, table.turns
+        roll.asked = request.answers is not None  # (its params are the GM's ask's)
         return RollTicket(table, member, roll, request.id, self.request_key(member, request.id),
                           answers=request.answers, targets=request.targets)
 
