@@ -276,9 +276,12 @@ def opponent_code(roll: Roll) -> str | None:
                                         else None)
     if p.get("opponent") is not None or not skill:
         return None
-    for target in (roll.targets or {}).values():
+    for name, target in (roll.targets or {}).items():
         if isinstance(target, dict) and target.get("ruleset") == NAME:
-            return pick(target.get("values") or {}, "competences", skill, "opponent_skill")
+            # A refusal lists the target's skills to a GM only: a player may not see its
+            # sheet (contract §8).
+            return pick(target.get("values") or {}, "competences", skill, "opponent_skill",
+                        whose=name, listed=roll.by.get("role") == "gm")
     return None
 
 

@@ -36,7 +36,7 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import invalid_param
 from sidecar.rulesets.oweens_sheet import base_dice
 from sidecar.rulesets.oweens_targets import opponent as opponent_of
-from sidecar.rulesets.oweens_targets import resisting
+from sidecar.rulesets.oweens_targets import refuse_typed, resisting
 from sidecar.rulesets.sheets import add_spend
 
 __version__ = "1.0"
@@ -212,9 +212,13 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
         raise _bad("opponent", "must be the opposing character's name (1 to 64 characters)",
                    "doit être le nom du personnage adverse (1 à 64 caractères)")
     # Aimed at a character (contract §8), what the options read of the opponent comes
-    # from its sheet; a value typed still wins (an NPC without a sheet).
+    # from its sheet; a value a GM typed still wins (an NPC without a sheet), a player's
+    # is refused (a player does not rewrite another character's sheet by typing).
     aimed = opponent_of(roll)
     target = aimed[1] if aimed is not None else None
+    for field, sheet_field in (("target_enc", "enc"), ("target_ecl", "ecl"),
+                               ("opponent_pep", "pep")):
+        refuse_typed(roll, f"options.{NAME}.{field}", raw.get(field), aimed, sheet_field)
     settings: dict[str, Any] = {"options": names, "pay": pay,
                                 "cost": sum(COSTS[n] for n in names),
                                 "zone": raw.get("zone") if isinstance(raw.get("zone"), str)

@@ -15,16 +15,34 @@ docs/RULESETS.md).
 - « chaque participant gagne une augmentation par collaborateur »: ``collaborators``
   (counted by a cooperative ask) are free augmentations (:func:`free_augmentations`).
 
-A value typed in ``params``/``options`` still wins over the target's (an NPC without a
-sheet); the target's wounds and drained reserve still land.
+A value typed by a GM in ``params``/``options`` still wins over the target's (an NPC
+without a sheet, the GM's call); the target's wounds and drained reserve still land. A
+player's typed value that would replace one the target's sheet holds is refused before
+the dice (:func:`refuse_typed`): a player does not rewrite another character's sheet.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sidecar.model import Roll
+from sidecar.model import Roll, typed_by_gm
+from sidecar.protocol.errors import invalid_param
+from sidecar.protocol.text import elide
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, reserve_now
+
+
+def refuse_typed(roll: Roll, param: str, typed: Any, found: tuple[str, dict[str, Any]] | None,
+                 field: str) -> None:
+    """``invalid_params`` on ``param`` when a player typed a value (``typed`` not None) that
+    would replace the ``field`` the opponent's sheet holds (``found``: :func:`opponent`'s).
+    A GM's typed value wins (:func:`sidecar.model.typed_by_gm`). Names no value of the
+    sheet: the roller may not see it."""
+    if typed is None or found is None or field not in found[1] or typed_by_gm(roll):
+        return
+    name = found[0][:64]
+    raise invalid_param(param, f"{name}'s sheet sets this value; only a GM changes it (leave "
+                        "it out)", fr=f"la fiche {elide('de', name)} fixe cette valeur ; "
+                        "seul un MJ la change (ne l'indiquez pas)")
 
 
 def free_augmentations(params: dict[str, Any]) -> int:
@@ -74,12 +92,25 @@ def aim_difficulty(roll: Roll) -> None:
     (D 0, the default, is an action with nothing against it: the seed's « réussit
     automatiquement », never typed for an opponent) or the roll is a glass."""
     p = roll.params
-    if p.get("difficulty") or p.get("drinking"):
+    if p.get("drinking"):
         return
     found = opponent(roll)
     characteristic = resistance(p)
-    if found is not None and characteristic in CHARACTERISTICS:
-        p["difficulty"] = resisting(found[1], characteristic)
+    if found is None or characteristic not in CHARACTERISTICS:
+        return
+    if p.get("difficulty"):
+        if not set_by_combat(roll):  # (typed: a player's is refused)
+            refuse_typed(roll, "difficulty", p["difficulty"], found,
+                         CHARACTERISTICS[characteristic][0])
+        return
+    p["difficulty"] = resisting(found[1], characteristic)
+
+
+def set_by_combat(roll: Roll) -> bool:
+    """Whether the combat extension set the difficulty (a melee from the opponent's Peps
+    read by it, a ranged attack's table, a hold): then it was not typed."""
+    combat = roll.options.get("combat")
+    return isinstance(combat, dict) and bool(combat.get("hold") or combat.get("attack"))
 
 
 def target_effects(roll: Roll, result: dict[str, Any],

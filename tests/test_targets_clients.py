@@ -57,8 +57,9 @@ def test_a_roll_aimed_at_a_character_changes_its_card_for_its_owner_and_the_gm()
             async with _client(server.url, "Aengus", token=tokens["Aengus"]) as aengus, \
                     _client(server.url, "Brady", token=tokens["Brady"]) as brady:
                 brady_events, gm_events = brady.events(), gm.events()
-                # The odds read the target's sheet: defence 5 on a d6, 2 in 6.
-                odds = await aengus.odds("duel", {}, character="Aengus", targets=["Brady"])
+                # A GM's odds read the target's sheet: defence 5 on a d6, 2 in 6; a
+                # player's read no sheet they may not see (PROTOCOL.md §8.2).
+                odds = await gm.odds("duel", {}, targets=["Brady"])
                 assert odds["p_success"] == pytest.approx(2 / 6)
                 outcome = await aengus.roll("duel", {}, character="Aengus", targets=["Brady"])
                 face = outcome["dice"][0]["face"]

@@ -136,10 +136,40 @@ def boss_sheet(roll: Roll, settings: dict[str, Any]) -> dict[str, Any] | None:
     return {**settings, "armor": armor, "weak_points": weak_points}
 
 
+#: The settings a boss's sheet holds, and its field for each.
+SHEET_OF = {"armor": "armure", "weak_points": "points_faibles"}
+
+
+def typed_by_gm(roll: Roll) -> bool:
+    """A GM's roll, or an answer to a GM's ask (``roll.asked``, on servers that have it):
+    its settings are the GM's."""
+    return (roll.by or {}).get("role") == "gm" or bool(getattr(roll, "asked", False))
+
+
+def refuse_players_settings(roll: Roll) -> None:
+    """A player may not type the armour or weak points of a target whose sheet holds them
+    (an invented weak point would kill any boss): refused before the dice, naming no value
+    of the sheet. A GM's typed settings still win (a boss without a sheet, the GM's call)."""
+    raw = roll.options.get(NAME)
+    if not isinstance(raw, dict) or typed_by_gm(roll):
+        return
+    for setting, field in SHEET_OF.items():
+        if setting not in raw:
+            continue
+        for name, target in (getattr(roll, "targets", None) or {}).items():
+            if isinstance(target, dict) and field in (target.get("values") or {}):
+                name = name[:64]
+                de = "d'" if name[:1].lower() in "aeiouyéèêàâîôh" else "de "
+                raise _bad(setting, f"{name}'s sheet sets this value; only a GM changes it "
+                           "(leave it out)", f"la fiche {de}{name} fixe cette valeur ; seul "
+                           "un MJ la change (ne l'indiquez pas)")
+
+
 @hookimpl
 def sidecar_modify_roll(roll: Roll) -> None:
     # Only checks the settings, before any die is drawn.
     read_settings(roll.options)
+    refuse_players_settings(roll)
 
 
 def aimed_zone(settings: dict[str, Any], result: dict[str, Any]) -> str | None:
@@ -224,7 +254,8 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
         settings = {"armor": 0, "weak_points": {}, "aim": None, "critical": False,
                     "given": False}
     if aimed is not None and not settings["given"]:
-        # Aimed at a boss: its armour and weak points are its sheet's (typed ones win).
+        # Aimed at a boss: its armour and weak points are its sheet's (a GM's typed ones
+        # win; a player's are refused before the dice, refuse_players_settings).
         settings = {**settings, "armor": aimed[2].get("armure") or 0,
                     "weak_points": aimed[2].get("points_faibles") or {}}
     own = boss_sheet(roll, settings) if aimed is None else None
