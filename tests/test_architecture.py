@@ -126,3 +126,19 @@ def test_only_the_caller_calls_a_plugins_function() -> None:
             if isinstance(node, ast.Attribute) and node.attr == "function":
                 touched.append(f"{module}:{node.lineno}")
     assert touched == [], f"plugin functions touched outside sidecar.host.caller: {touched}"
+
+
+#: The most lines a module of the server or of the built-in plugins may hold (issue 27):
+#: past it, a module does more than one job and is split by concern.
+MAX_MODULE_LINES = 900
+
+
+def test_no_module_of_the_server_or_the_plugins_is_over_900_lines() -> None:
+    sources = [*(ROOT / "sidecar").rglob("*.py"), *(ROOT / "plugins").rglob("*.py"),
+               *(ROOT / "sidecar").rglob("*.js")]
+    assert len(sources) > 100
+    too_long = {str(path.relative_to(ROOT)): count for path in sources
+                if "vendor" not in path.parts
+                and (count := len(path.read_text(encoding="utf-8").splitlines()))
+                > MAX_MODULE_LINES}
+    assert not too_long, f"split these by concern: {too_long}"

@@ -95,10 +95,11 @@ def test_a_blow_aimed_at_brady_changes_his_card_on_his_phone(browser: Any,
     assert page.evaluate("() => [...document.querySelectorAll('#target-names option')]"
                          ".map(o => o.value)") == ["Brady"]
     assert page.text_content("#roll-target-line").strip().startswith("Cible")
-    # Aimed at Brady, the odds read his defence (5: 2 chances in 6).
+    # Aimed at Brady: a player's odds read no sheet but their own (PROTOCOL.md §8.2), so
+    # they stay those of the default defence (4: 3 chances in 6); the roll reads his.
     page.fill("#roll-target", "Brady")
     page.wait_for_function("() => document.querySelector('#odds-success').textContent"
-                           ".startsWith('33 %')")
+                           ".startsWith('50 %')")
     hit = roll(aengus)
     face = hit["dice"][0]["face"]
     assert hit["targets"] == ["Brady"] and hit["effects"] == {"Brady": {"wounds": face}}

@@ -1,0 +1,188 @@
+// The table's log entries, as the page draws them: an outcome (its dice, result, spends,
+// what it did to its targets), a note (a seat, a sheet, an ask, a session), and the lines
+// standing for what this member may not see (secret rolls, the GM's notes). Everything
+// shown comes from other people: always set as text, never as HTML.
+import { answerButton, askedText, bestText, winnerText } from "./asks.js";
+import { el, fieldLabel, local, rulesetByName, state, t } from "./page.js";
+import { askTargetsText, renderEffects } from "./targets.js";
+import { renderEpoch, verifyBadge } from "./verify.js";
+
+/** What the GM did out of this page's sight (seats, the others' sheets), one line a run:
+ * before the first roll « le MJ prépare la table », after it « note du MJ ». */
+export function renderGmNote({ secret, count, prep }) {
+  const text = prep ? t("log.prep") : count > 1 ? `${count} ${t("log.notes")}` : t("log.note");
+  const kind = prep ? "prep" : "note";
+  return el("li", { class: `entry entry-secret entry-${kind}`, "data-seq": secret, "data-kind": kind,
+    "data-count": count }, el("span", { class: "secret-note", text }),
+    el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
+}
+
+export function renderSecret({ secret, count }) {
+  const text = count > 1 ? `${count} ${t("log.secrets")}` : t("log.secret");
+  return el("li", { class: "entry entry-secret", "data-seq": secret, "data-kind": "secret",
+    "data-count": count }, el("span", { class: "secret-note", text }),
+    el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
+}
+
+/** Names of the dice roles and distributions the built-in rulesets use; others show as is
+ * (an empty name hides a role not worth a label). */
+const ROLE_WORDS = {
+  fr: { twin: "jumeau", twin_reroll: "relance", style: "style", complication: "compl.", opponent: "adv.",
+        score: "", normal: "" },
+  en: { twin: "twin", twin_reroll: "reroll", style: "style", complication: "compl.", opponent: "opp.",
+        score: "", normal: "" },
+};
+export const NUMBER_WORDS = {
+  fr: { successes: "réussites", net: "réussites nettes", score: "score" },
+  en: { successes: "successes", net: "net successes", score: "score" },
+};
+export const wordIn = (words, name) => words[state.lang]?.[name] ?? String(name).replaceAll("_", " ");
+
+const DIE_FLAGS = {
+  success: { fr: "réussite", en: "success" },
+  cancels: { fr: "annule une réussite", en: "cancels a success" },
+  cancelled: { fr: "annulée", en: "cancelled" },
+  kept: { fr: "gardé", en: "kept" },
+  replaced: { fr: "relancé", en: "rerolled" },
+};
+
+const RAISED = { fr: "augmenté à", en: "raised to" };
+
+function renderDie(die) {
+  const classes = ["die"];
+  const notes = [];
+  for (const [flag, label] of Object.entries(DIE_FLAGS)) {
+    if (die[flag] === true) {
+      classes.push(`die-${flag}`);
+      notes.push(local(label));
+    }
+  }
+  // A die an augmentation raised (O'Ween's) shows both faces, 3→4, as the CLI does: its
+  // natural face alone would read as a plain 3.
+  const raised = typeof die.raised_to === "number" && die.raised_to !== die.face;
+  const shown = raised ? die.raised_to : die.face;
+  if (shown === 1) classes.push("die-one");
+  if (shown === die.sides) classes.push("die-max");
+  if (raised) {
+    classes.push("die-raised");
+    notes.push(`${local(RAISED)} ${die.face}→${die.raised_to}`);
+  }
+  if (die.role) notes.push(die.role);
+  if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
+  return el("span", { class: classes.join(" "), title: `d${die.sides}${notes.length ? " — " + notes.join(", ") : ""}`,
+    "data-raised-to": raised ? die.raised_to : null },
+    el("span", { class: "face", text: die.face }),
+    raised ? el("span", { class: "raised", "aria-label": `${local(RAISED)} ${die.raised_to}`,
+      text: `→${die.raised_to}` }) : null,
+    die.role && wordIn(ROLE_WORDS, die.role)
+      ? el("small", { class: "die-role", text: wordIn(ROLE_WORDS, die.role) }) : null,
+    typeof die.successes === "number" && die.successes > 1 ? el("small", { class: "die-role", text: `×${die.successes}` }) : null);
+}
+
+export function renderOutcome(outcome, deciding = []) {
+  const result = outcome.result ?? {};
+  const hidden = result.hidden === true;
+  const kind = hidden ? "hidden" : result.kind ?? "failure";
+  const ruleset = state.welcome ? rulesetByName(outcome.ruleset) : null;
+  const mine = state.welcome && outcome.by?.name === state.client?.name;
+  const head = el("div", { class: "entry-head" },
+    el("strong", { class: "who", text: outcome.by?.name ?? "?" }),
+    outcome.by?.role === "gm" ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null,
+    el("span", { class: "game", text: local(ruleset?.title)?.split(" — ")[0] || outcome.ruleset }),
+    outcome.character ? el("span", { class: "as", text: t("log.as", { name: outcome.character }) }) : null,
+    outcome.label ? el("span", { class: "what", text: `« ${outcome.label} »` }) : null,
+    outcome.mode && outcome.mode !== "public"
+      ? el("span", { class: `badge mode-${outcome.mode}`, text: t(`mode.badge.${outcome.mode}`) }) : null,
+    outcome.manual ? el("span", { class: "badge", text: t("log.manual") }) : null,
+    verifyBadge(outcome), el("span", { class: "seq", text: `#${outcome.seq ?? ""}` }));
+  const body = [];
+  if (hidden) {
+    body.push(el("p", { class: "hidden-note", text: t("log.hidden") }));
+  } else {
+    body.push(el("div", { class: "dice" }, (outcome.dice ?? []).map(renderDie)));
+    body.push(el("div", { class: "result" },
+      el("span", { class: `kind kind-${kind}`, text: local(result.label) || kind }),
+      el("span", { class: "text", text: outcome.text ?? "" })));
+    for (const note of outcome.notes ?? []) body.push(el("p", { class: "note", text: local(note) }));
+    if (outcome.applied?.length) {
+      body.push(el("p", { class: "applied", text: t("log.applied") + outcome.applied.join(", ") }));
+    }
+  }
+  // The last side of an opposition says who won, in every log that receives it (the
+  // server sends it where the ask's mode lets it be seen).
+  if (outcome.opposition) {
+    body.push(el("p", { class: "ask-winner", "data-winner": outcome.opposition.winner ?? "",
+      text: winnerText(outcome.opposition) }));
+  }
+  if (outcome.cooperation) {
+    body.push(el("p", { class: "ask-best", "data-best": outcome.cooperation.best ?? "",
+      text: bestText(outcome.cooperation) }));
+  }
+  // What the roll took from the character, and what is left (a blind roll's roller gets
+  // neither: nothing is shown then).
+  const spent = Object.entries(outcome.spent ?? {}).filter(([, amount]) => amount !== 0);
+  if (spent.length && outcome.character) {
+    body.push(el("p", { class: "spent" }, el("span", { class: "spent-title", text: t("log.spent") }),
+      spent.map(([field, amount]) => el("span", { class: "spent-item", "data-field": field,
+        "data-amount": amount, "data-after": outcome.sheet?.[field] },
+      `${fieldLabel(outcome.ruleset, field)} ${amount > 0 ? "−" : "+"}${Math.abs(amount)}`,
+      outcome.sheet && field in outcome.sheet ? ` → ${outcome.sheet[field]}` : ""))));
+  }
+  // What it did to its targets: before → after where this page sees them (contract §8).
+  if (!hidden) body.push(renderEffects(outcome));
+  body.push(...deciding);
+  return el("li", { class: `entry entry-${kind}${mine ? " mine" : ""}${outcome.open === true ? " open" : ""}`,
+    "data-seq": outcome.seq, "data-kind": kind, "data-mode": outcome.mode, "data-roll": outcome.roll,
+    "data-open": outcome.open === true ? "1" : null, "data-answers": outcome.answers }, head, ...body);
+}
+
+/** A character or seat change, as its line of the log: who did what, to what, and why. */
+export function renderNote(event) {
+  if (event.type === "epoch") return renderEpoch(event);
+  const who = el("strong", { class: "who", text: event.by?.name ?? "?" });
+  let what;
+  let details = [];
+  if (event.type === "seat") {
+    what = t(`log.seat.${event.op}`);
+    details = [el("span", { class: "target", text: event.name })];
+  } else if (event.type === "session") {
+    what = event.op === "turn" ? t("log.turn", { turn: event.turn })
+      : t("log.session", { number: event.number });
+  } else if (event.type === "ask") {
+    what = t(`log.ask.${event.op}`);
+    const names = (event.to ?? []).map((target) => target.character || target.seat).join(", ");
+    const asked = event.op === "open" ? askedText(event) : "";
+    details = [event.label ? el("span", { class: "target", text: `« ${event.label} »` }) : null,
+      names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null,
+      asked ? el("span", { class: "ask-what", text: t("ask.what", { what: asked }) }) : null,
+      event.targets?.length ? el("span", { class: "why", text: askTargetsText(event) }) : null];
+  } else {
+    const created = event.op === "set" && Object.values(event.changed ?? {}).length
+      && Object.values(event.changed).every(([before]) => before === null || before === undefined);
+    what = t(event.removed ? "log.sheet.remove" : created ? "log.sheet.new" : `log.sheet.${event.op}`);
+    const changes = Object.entries(event.changed ?? {});
+    details = [el("span", { class: "target", text: event.character }),
+      changes.length ? el("span", { class: "changes" }, changes.slice(0, 6).map(([field, [before, after]]) =>
+        el("span", { class: "change", "data-field": field },
+          `${fieldLabel(event.ruleset, field)} ${shortValue(before)} → ${shortValue(after)}`)),
+      changes.length > 6 ? " …" : null) : null,
+      event.reason ? el("span", { class: "why", text: `« ${event.reason} »` }) : null];
+  }
+  // An ask still waiting for this player: its button is on its line too, where the player
+  // reads (the card is at the top of the page).
+  const button = event.type === "ask" && event.op === "open" ? answerButton(event.ask) : null;
+  return el("li", { class: `entry entry-note entry-${event.type}`, "data-seq": event.seq, "data-kind": event.type,
+    "data-op": event.op }, el("div", { class: "entry-head" }, who,
+    event.by?.role === "gm" ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null,
+    el("span", { class: "op", text: what }), ...details,
+    el("span", { class: "seq", text: `#${event.seq ?? ""}` })), button);
+}
+
+function shortValue(value) {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "object") {
+    const text = Array.isArray(value) ? value.join(", ") : Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ");
+    return text.length > 40 ? `${text.slice(0, 39)}…` : text || "—";
+  }
+  return String(value);
+}
