@@ -174,7 +174,10 @@ def charge_pep(roll: Roll, raw: dict[str, Any], names: list[str]) -> int | None:
     remplace la caractéristique »); ``attacker_pep`` is for a roll without one, and a
     different value typed as a character is refused (it was added as typed)."""
     if roll.sheet is None:
-        return _int(raw, "attacker_pep", required="charger" in names)
+        # (A decision on a roll whose character was removed since: decided on what is
+        # left, the charge adding nothing — else it could never be decided.)
+        return _int(raw, "attacker_pep", required="charger" in names
+                    and not roll.removed) or 0
     own = resisting(roll.sheet, "PEP")
     typed = _int(raw, "attacker_pep")
     if typed is not None and typed != own and "charger" in names:
@@ -215,6 +218,10 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     # from its sheet; a value typed still wins (an NPC without a sheet).
     aimed = opponent_of(roll)
     target = aimed[1] if aimed is not None else None
+    # A decision on a roll whose target was removed since (``roll.removed``): nothing is
+    # required of it any more — the roll is decided on what is left, without effects on
+    # it (its difficulty was set when it was rolled); else it could never be decided.
+    needed = target is None and not roll.removed
     settings: dict[str, Any] = {"options": names, "pay": pay,
                                 "cost": sum(COSTS[n] for n in names),
                                 "zone": raw.get("zone") if isinstance(raw.get("zone"), str)
@@ -223,7 +230,7 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
                                 else aimed[0]}
     # « plus de blessures que le score d'ENC de votre victime »: the score.
     settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names
-                                  and target is None, fallback=target, field_name="enc")
+                                  and needed, fallback=target, field_name="enc")
     hold = raw.get("hold", False)
     if not isinstance(hold, bool):
         raise _bad("hold", "must be true or false", "doit être true ou false")
@@ -233,13 +240,13 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     settings["hold"] = hold
     if hold:
         # « un jet d'ENC contre l'ECL de la cible »: a resistance, so its reserve.
-        settings["target_ecl"] = _int(raw, "target_ecl", required=target is None)
+        settings["target_ecl"] = _int(raw, "target_ecl", required=needed)
         if settings["target_ecl"] is None and target is not None:
             settings["target_ecl"] = resisting(target, "ECL")
     else:
         # « plus de blessures que le score d'ECL de votre adversaire »: the score.
         settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names
-                                      and target is None, fallback=target, field_name="ecl")
+                                      and needed, fallback=target, field_name="ecl")
     settings["attacker_pep"] = charge_pep(roll, raw, names)
     if "charger" in names:
         if raw.get("engaged") is True:
@@ -257,7 +264,7 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     settings["attack"] = attack
     # « Le joueur fait un jet de Peps contre le Peps de l'adversaire »: a resistance.
     settings["opponent_pep"] = _int(raw, "opponent_pep",
-                                    required=attack == "melee" and target is None)
+                                    required=attack == "melee" and needed)
     if settings["opponent_pep"] is None and attack == "melee" and target is not None:
         settings["opponent_pep"] = resisting(target, "PEP")
     modifiers = raw.get("ranged_modifiers", [])
@@ -341,8 +348,11 @@ def counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> dict[str
     dealt = max(0, result["margin"]) if hit else 0
     if hit and "charger" in names:
         dealt += settings["attacker_pep"]
-    knocked_out = hit and "assommer" in names and dealt > settings["target_enc"]
-    knocked_down = hit and "renverser" in names and dealt > settings["target_ecl"]
+    # (No threshold: a target removed before the decision — nobody is knocked out.)
+    knocked_out = (hit and "assommer" in names and settings["target_enc"] is not None
+                   and dealt > settings["target_enc"])
+    knocked_down = (hit and "renverser" in names and settings["target_ecl"] is not None
+                    and dealt > settings["target_ecl"])
     no_wound = settings.get("hold") or knocked_out or any(n in NO_WOUND for n in names)
     counted = 0 if no_wound else (1 if knocked_down else dealt)
     return {"dealt": dealt, "counted": counted, "no_wound": no_wound,

@@ -40,6 +40,12 @@ class Roll:
     #: reads it here when a target is named; a value typed in ``params``/``options``
     #: still overrides it (an NPC without a sheet).
     targets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: A decision on an open roll: the characters of the roll (its roller's, its targets)
+    #: removed from the table since it was rolled. They are left out of ``character``/
+    #: ``sheet`` and ``targets``; a rule that needed one decides on what is left (no
+    #: effect on a gone target, no value required of it): else the roll could never be
+    #: decided. ``()`` on a roll.
+    removed: tuple[str, ...] = ()
 
 
 @dataclass
