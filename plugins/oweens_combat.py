@@ -291,7 +291,14 @@ def sidecar_modify_roll(roll: Roll) -> None:
         if roll.params.get("characteristic") not in (None, "ENC"):
             raise _bad("hold", "holding a pinned target is an ENC roll",
                        "maintenir une cible immobilisée est un jet d'ENC")
+        if roll.params.get("resistance") not in (None, "ECL"):
+            raise _bad("hold", "holding a pinned target is against its ECL",
+                       "maintenir une cible immobilisée se joue contre son ECL")
         roll.params["difficulty"] = settings["target_ecl"]
+        if opponent_of(roll) is not None:
+            # Aimed at the target, its resistance is its ECL (not the ENC rolled): else
+            # an ECL reserve at 0 — no difficulty set — was read as its ENC's.
+            roll.params["resistance"] = "ECL"
     elif settings["attack"] == "melee":
         roll.params["difficulty"] = settings["opponent_pep"]
     elif settings["attack"] == "ranged":
@@ -391,10 +398,11 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                             "effects": [effect], "no_wound": True, "hold": True,
                             "held": held, "zone": None, "aimed": False, "wounds_dealt": 0,
                             "knocked_out": False, "knocked_down": False}
-        outcome.notes.append(label(f"Immobilisation (jet d'ENC contre ECL "
-                                   f"{settings['target_ecl']}) : {effect['fr']}.",
-                                   f"Pin (ENC roll against ECL {settings['target_ecl']}): "
-                                   f"{effect['en']}."))
+        # (The difficulty the dice were judged against: what the note says is the roll's.)
+        against = roll.params.get("difficulty", settings["target_ecl"])
+        outcome.notes.append(label(f"Immobilisation (jet d'ENC contre ECL {against}) : "
+                                   f"{effect['fr']}.", f"Pin (ENC roll against ECL "
+                                   f"{against}): {effect['en']}."))
         return
     zone = f" ({settings['zone']})" if settings["zone"] else ""
     wounding = counted_wounds(settings, result)
