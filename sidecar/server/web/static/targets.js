@@ -85,9 +85,10 @@ export function renderEffects(outcome) {
         "data-delta": delta, "data-after": value },
       t("log.effect", { field: fieldLabel(ruleset(name), field), name, change }));
     }));
+  // (A roll that changed nothing on its targets says so: « Contre Ogre : sans effet ».)
   return el("p", { class: "effects" },
     el("span", { class: "effects-title", text: t("log.targets", { names: outcome.targets.join(", ") }) }),
-    items);
+    items.length ? items : el("span", { class: "effect effect-none", text: t("log.no_effect") }));
 }
 
 /** What an ask names as its targets, for its card and its log line (`""`: none). */
