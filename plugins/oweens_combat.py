@@ -34,6 +34,7 @@ from sidecar.host.params import normalise_label
 from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import invalid_param
+from sidecar.protocol.text import dice_words
 from sidecar.rulesets.oweens_sheet import base_dice
 from sidecar.rulesets.oweens_targets import opponent as opponent_of
 from sidecar.rulesets.oweens_targets import resisting
@@ -313,10 +314,13 @@ def sidecar_modify_roll(roll: Roll) -> None:
         dice = base_dice(roll.params, roll.sheet)
         thrown = dice + (1 if roll.params.get("bagage") else 0)
         if dice == 0 or thrown - settings["cost"] < 1:
-            raise _bad("pay", f"not enough dice to pay {settings['cost']} (have "
-                       f"{thrown}); pay in bonbonus",
-                       f"pas assez de dés pour payer {settings['cost']} (vous en avez "
-                       f"{thrown}) ; payez en bonbonus")
+            # What is missing, said as such: the cost plus one die still to throw.
+            cost, has = settings["cost"], dice_words(thrown)
+            need = dice_words(cost + 1)
+            raise _bad("pay", f"not enough dice to pay {cost}: it takes {need[1]} ({cost} "
+                       f"to pay, 1 to throw), this roll has {has[1]}; pay in bonbonus",
+                       f"pas assez de dés pour payer {cost} : il en faut {need[0]} ({cost} "
+                       f"à payer, 1 à lancer), ce jet en a {has[0]} ; payez en bonbonus")
         # (A characteristic the options leave at 0 dice still throws its bagage's die:
         # the ruleset knows from ``paid_dice`` that it was not at 0 to begin with.)
         roll.params["dice"] = dice - settings["cost"]
@@ -409,6 +413,8 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     wounds, knocked_out = wounding["dealt"], wounding["knocked_out"]
     knocked_down = wounding["knocked_down"]
     for name in names:
+        if not hit:
+            continue  # a missed attack: one wording for every option, « sans effet » below
         if name == "assommer":
             effects.append({"fr": "assommé : inconscient jusqu'à la fin de la scène ou des "
                                   "soins, aucune blessure comptée" if knocked_out
@@ -421,7 +427,7 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                                   if knocked_down else "pas renversé (blessures ≤ ECL)",
                             "en": "opponent knocked down, only 1 wound counted"
                                   if knocked_down else "not knocked down (wounds ≤ ECL)"})
-        elif hit:
+        else:
             fr, en = EFFECTS[name]
             effects.append({"fr": fr.format(zone=zone, pep=settings["attacker_pep"]),
                             "en": en.format(zone=zone, pep=settings["attacker_pep"])})

@@ -8,6 +8,7 @@ odds with text bars, a link as a QR code. Everything remote goes through
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -105,6 +106,13 @@ def sheet_labels(welcome: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
             if isinstance(ruleset, dict) and "name" in ruleset}
 
 
+def in_sentence(label: str) -> str:
+    """A field's label as a sentence names it: without the form's hint in parentheses
+    (« Réserve ECL (0 = pleine) » → « Réserve ECL », as in « Réserve ECL d'Ogre : -1 »)."""
+    short = re.sub(r"\s*\([^()]*\)$", "", label)
+    return short or label
+
+
 def format_effects(message: dict[str, Any], locale: str | None = None,
                    labels: dict[str, Any] | None = None) -> list[str]:
     """What a roll aimed at characters did to them (contract §8): « Blessures de Brady :
@@ -116,7 +124,7 @@ def format_effects(message: dict[str, Any], locale: str | None = None,
     seen = message.get("target_sheets") or {}
     for name, deltas in (message.get("effects") or {}).items():
         for field, delta in (deltas or {}).items():
-            label = localized((labels or {}).get(field) or field, locale or "fr")
+            label = in_sentence(localized((labels or {}).get(field) or field, locale or "fr"))
             after = (seen.get(name) or {}).get(field)
             change = (f"{after - delta} → {after}" if isinstance(after, int)
                       and isinstance(delta, int) else f"{delta:+}" if isinstance(delta, int)

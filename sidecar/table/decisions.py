@@ -8,6 +8,7 @@ from sidecar.host.pipeline import Resolution
 from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import ReactRequest
+from sidecar.protocol.text import dice_words, given_words
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
 from sidecar.table.ownership import check_decider
@@ -64,9 +65,10 @@ class Decisions(CoreBasis):
                                 details={"field": "choice"})
         wanted = choice.get("dice", 0)
         if request.dice is not None and len(request.dice) != wanted:
+            draws, given = dice_words(wanted), given_words(len(request.dice))
             raise ProtocolError(
-                "bad_dice", f"this choice draws {wanted} dice, {len(request.dice)} were given",
-                fr=f"ce choix tire {wanted} dés, {len(request.dice)} donnés",
+                "bad_dice", f"this choice draws {draws[1]}, {given[1]}",
+                fr=f"ce choix tire {draws[0]}, {given[0]}",
                 details={"expected": wanted, "given": len(request.dice)})
         key = None
         request_id = None
