@@ -78,7 +78,9 @@ class Timers:
             log.log(logging.INFO if raced else logging.WARNING,
                     "open roll %s at %s could not take its default: %s", roll_id,
                     table.name, getattr(error, "message", error))
-            if raced:
+            if raced or getattr(error, "code", None) == "store_unavailable":
+                # (Nothing wrong with the roll when the store is down or busy: a close
+                # would not be written either; as before, decided when next armed.)
                 return
             why = error if isinstance(error, ProtocolError) else None
         except Exception:
