@@ -80,16 +80,33 @@ def test_a_roll_at_a_removed_npc_is_decided_by_its_roller_and_by_the_gm():
     run(scenario())
 
 
-def test_a_roll_at_a_removed_npc_takes_its_default_in_time():
+def test_a_roll_at_a_removed_npc_takes_its_default_in_time(tmp_path):
+    db = str(tmp_path / "journal.db")
+
     async def scenario():
-        async with running_server(allow_player_dice=True, react_timeout=0.5) as server:
+        async with running_server(allow_player_dice=True, react_timeout=0.5, db=db,
+                                  dice="provable") as server:
             gm, alice, _ = await table(server, "oweens", sheets())
             out = await open_at(alice, "Rat2")
             await remove(gm, "Rat2")
             decided = await closing(alice, out["seq"])
             assert decided["choice"] == "keep", decided  # the default, on what is left
             await rolls_again(alice)
+            # The roller's own character removed: a GM still decides, on what is left.
+            await recreate(gm, "Rat3")
+            charge = {"combat": {"attack": "melee", "options": ["charger"],
+                                 "initiative": True, "room": True}}
+            out = await alice.roll("oweens", {"characteristic": "PEP"}, character="Aengus",
+                                   targets=["Rat3"], options=charge, dice=[4, 1])
+            assert out.get("open"), out
+            await remove(gm, "Aengus")
+            theirs = await gm.request({"type": "react", "id": "g", "roll": out["roll"],
+                                       "choice": "keep"})
+            assert theirs["type"] == "outcome" and theirs["reacts_to"] == out["seq"], theirs
     run(scenario())
+    # The journal verifies, each decision re-run with what was left (``roll.removed``).
+    done = _verify(_export(db, tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 STUCK = '''
