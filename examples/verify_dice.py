@@ -520,9 +520,12 @@ def decision(event, opened, drew):
             raise Bad(event, field, f"a decision keeps its roll's {field}")
     choice, reactor = event.get("choice"), event.get("reacted_by")
     if choice is None:
-        if reactor is not None or opened.get("default") is not None:
-            raise Bad(event, "choice", "only a roll without a default closes with no "
-                      "choice, by the server, when its time runs out")
+        # (A roll without a default, or whose default could not be taken: noted on it.)
+        if reactor is not None or (opened.get("default") is not None and len(
+                event.get("notes") or ()) != len(opened.get("notes") or ()) + 1):
+            raise Bad(event, "choice", "only the server closes a roll with no choice, "
+                      "when its time runs out: without a default, or noting why its "
+                      "default could not be taken")
         if event["result"] != opened["result"] or event["dice"]:
             raise Bad(event, "result", "a roll closed when its time ran out keeps its "
                       "result as it stood and draws nothing")

@@ -34,6 +34,7 @@ from sidecar.host.params import normalise_label
 from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import invalid_param
+from sidecar.protocol.text import dice_words
 from sidecar.rulesets.oweens_sheet import base_dice
 from sidecar.rulesets.oweens_targets import opponent as opponent_of
 from sidecar.rulesets.oweens_targets import refuse_typed, resisting
@@ -174,7 +175,10 @@ def charge_pep(roll: Roll, raw: dict[str, Any], names: list[str]) -> int | None:
     remplace la caractéristique »); ``attacker_pep`` is for a roll without one, and a
     different value typed as a character is refused (it was added as typed)."""
     if roll.sheet is None:
-        return _int(raw, "attacker_pep", required="charger" in names)
+        # (A decision on a roll whose character was removed since: decided on what is
+        # left, the charge adding nothing — else it could never be decided.)
+        return _int(raw, "attacker_pep", required="charger" in names
+                    and not roll.removed) or 0
     own = resisting(roll.sheet, "PEP")
     typed = _int(raw, "attacker_pep")
     if typed is not None and typed != own and "charger" in names:
@@ -219,6 +223,10 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     for field, sheet_field in (("target_enc", "enc"), ("target_ecl", "ecl"),
                                ("opponent_pep", "pep")):
         refuse_typed(roll, f"options.{NAME}.{field}", raw.get(field), aimed, sheet_field)
+    # A decision on a roll whose target was removed since (``roll.removed``): nothing is
+    # required of it any more — the roll is decided on what is left, without effects on
+    # it (its difficulty was set when it was rolled); else it could never be decided.
+    needed = target is None and not roll.removed
     settings: dict[str, Any] = {"options": names, "pay": pay,
                                 "cost": sum(COSTS[n] for n in names),
                                 "zone": raw.get("zone") if isinstance(raw.get("zone"), str)
@@ -227,7 +235,7 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
                                 else aimed[0]}
     # « plus de blessures que le score d'ENC de votre victime »: the score.
     settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names
-                                  and target is None, fallback=target, field_name="enc")
+                                  and needed, fallback=target, field_name="enc")
     hold = raw.get("hold", False)
     if not isinstance(hold, bool):
         raise _bad("hold", "must be true or false", "doit être true ou false")
@@ -237,13 +245,13 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     settings["hold"] = hold
     if hold:
         # « un jet d'ENC contre l'ECL de la cible »: a resistance, so its reserve.
-        settings["target_ecl"] = _int(raw, "target_ecl", required=target is None)
+        settings["target_ecl"] = _int(raw, "target_ecl", required=needed)
         if settings["target_ecl"] is None and target is not None:
             settings["target_ecl"] = resisting(target, "ECL")
     else:
         # « plus de blessures que le score d'ECL de votre adversaire »: the score.
         settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names
-                                      and target is None, fallback=target, field_name="ecl")
+                                      and needed, fallback=target, field_name="ecl")
     settings["attacker_pep"] = charge_pep(roll, raw, names)
     if "charger" in names:
         if raw.get("engaged") is True:
@@ -261,7 +269,7 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     settings["attack"] = attack
     # « Le joueur fait un jet de Peps contre le Peps de l'adversaire »: a resistance.
     settings["opponent_pep"] = _int(raw, "opponent_pep",
-                                    required=attack == "melee" and target is None)
+                                    required=attack == "melee" and needed)
     if settings["opponent_pep"] is None and attack == "melee" and target is not None:
         settings["opponent_pep"] = resisting(target, "PEP")
     modifiers = raw.get("ranged_modifiers", [])
@@ -288,7 +296,14 @@ def sidecar_modify_roll(roll: Roll) -> None:
         if roll.params.get("characteristic") not in (None, "ENC"):
             raise _bad("hold", "holding a pinned target is an ENC roll",
                        "maintenir une cible immobilisée est un jet d'ENC")
+        if roll.params.get("resistance") not in (None, "ECL"):
+            raise _bad("hold", "holding a pinned target is against its ECL",
+                       "maintenir une cible immobilisée se joue contre son ECL")
         roll.params["difficulty"] = settings["target_ecl"]
+        if opponent_of(roll) is not None:
+            # Aimed at the target, its resistance is its ECL (not the ENC rolled): else
+            # an ECL reserve at 0 — no difficulty set — was read as its ENC's.
+            roll.params["resistance"] = "ECL"
     elif settings["attack"] == "melee":
         roll.params["difficulty"] = settings["opponent_pep"]
     elif settings["attack"] == "ranged":
@@ -303,10 +318,13 @@ def sidecar_modify_roll(roll: Roll) -> None:
         dice = base_dice(roll.params, roll.sheet)
         thrown = dice + (1 if roll.params.get("bagage") else 0)
         if dice == 0 or thrown - settings["cost"] < 1:
-            raise _bad("pay", f"not enough dice to pay {settings['cost']} (have "
-                       f"{thrown}); pay in bonbonus",
-                       f"pas assez de dés pour payer {settings['cost']} (vous en avez "
-                       f"{thrown}) ; payez en bonbonus")
+            # What is missing, said as such: the cost plus one die still to throw.
+            cost, has = settings["cost"], dice_words(thrown)
+            need = dice_words(cost + 1)
+            raise _bad("pay", f"not enough dice to pay {cost}: it takes {need[1]} ({cost} "
+                       f"to pay, 1 to throw), this roll has {has[1]}; pay in bonbonus",
+                       f"pas assez de dés pour payer {cost} : il en faut {need[0]} ({cost} "
+                       f"à payer, 1 à lancer), ce jet en a {has[0]} ; payez en bonbonus")
         # (A characteristic the options leave at 0 dice still throws its bagage's die:
         # the ruleset knows from ``paid_dice`` that it was not at 0 to begin with.)
         roll.params["dice"] = dice - settings["cost"]
@@ -345,8 +363,11 @@ def counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> dict[str
     dealt = max(0, result["margin"]) if hit else 0
     if hit and "charger" in names:
         dealt += settings["attacker_pep"]
-    knocked_out = hit and "assommer" in names and dealt > settings["target_enc"]
-    knocked_down = hit and "renverser" in names and dealt > settings["target_ecl"]
+    # (No threshold: a target removed before the decision — nobody is knocked out.)
+    knocked_out = (hit and "assommer" in names and settings["target_enc"] is not None
+                   and dealt > settings["target_enc"])
+    knocked_down = (hit and "renverser" in names and settings["target_ecl"] is not None
+                    and dealt > settings["target_ecl"])
     no_wound = settings.get("hold") or knocked_out or any(n in NO_WOUND for n in names)
     counted = 0 if no_wound else (1 if knocked_down else dealt)
     return {"dealt": dealt, "counted": counted, "no_wound": no_wound,
@@ -385,16 +406,19 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                             "effects": [effect], "no_wound": True, "hold": True,
                             "held": held, "zone": None, "aimed": False, "wounds_dealt": 0,
                             "knocked_out": False, "knocked_down": False}
-        outcome.notes.append(label(f"Immobilisation (jet d'ENC contre ECL "
-                                   f"{settings['target_ecl']}) : {effect['fr']}.",
-                                   f"Pin (ENC roll against ECL {settings['target_ecl']}): "
-                                   f"{effect['en']}."))
+        # (The difficulty the dice were judged against: what the note says is the roll's.)
+        against = roll.params.get("difficulty", settings["target_ecl"])
+        outcome.notes.append(label(f"Immobilisation (jet d'ENC contre ECL {against}) : "
+                                   f"{effect['fr']}.", f"Pin (ENC roll against ECL "
+                                   f"{against}): {effect['en']}."))
         return
     zone = f" ({settings['zone']})" if settings["zone"] else ""
     wounding = counted_wounds(settings, result)
     wounds, knocked_out = wounding["dealt"], wounding["knocked_out"]
     knocked_down = wounding["knocked_down"]
     for name in names:
+        if not hit:
+            continue  # a missed attack: one wording for every option, « sans effet » below
         if name == "assommer":
             effects.append({"fr": "assommé : inconscient jusqu'à la fin de la scène ou des "
                                   "soins, aucune blessure comptée" if knocked_out
@@ -407,7 +431,7 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
                                   if knocked_down else "pas renversé (blessures ≤ ECL)",
                             "en": "opponent knocked down, only 1 wound counted"
                                   if knocked_down else "not knocked down (wounds ≤ ECL)"})
-        elif hit:
+        else:
             fr, en = EFFECTS[name]
             effects.append({"fr": fr.format(zone=zone, pep=settings["attacker_pep"]),
                             "en": en.format(zone=zone, pep=settings["attacker_pep"])})

@@ -202,3 +202,17 @@ def one_language(line: str, locale: str) -> str:
         return line
     english = english.strip()
     return french.strip() if locale == "fr" else english[:1].upper() + english[1:]
+
+
+def dice_words(count: int) -> tuple[str, str]:
+    """``count`` dice in French and in English, singular or plural: ``("1 dé", "1
+    die")``, ``("3 dés", "3 dice")`` (French singular below 2, English only at 1)."""
+    return (f"{count} {'dé' if abs(count) < 2 else 'dés'}",
+            f"{count} {'die' if count == 1 else 'dice'}")
+
+
+def given_words(count: int) -> tuple[str, str]:
+    """How many faces were given: ``("1 donné", "1 was given")``, ``("3 donnés", "3
+    were given")``."""
+    return (f"{count} {'donné' if abs(count) < 2 else 'donnés'}",
+            f"{count} {'was' if count == 1 else 'were'} given")

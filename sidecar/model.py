@@ -45,6 +45,12 @@ class Roll:
     #: An answer to a GM's ask: its params and options are the GM's (the answering player
     #: adds only physical dice), though ``by`` is the player.
     asked: bool = False
+    #: A decision on an open roll: the characters of the roll (its roller's, its targets)
+    #: removed from the table since it was rolled. They are left out of ``character``/
+    #: ``sheet`` and ``targets``; a rule that needed one decides on what is left (no
+    #: effect on a gone target, no value required of it): else the roll could never be
+    #: decided. ``()`` on a roll.
+    removed: tuple[str, ...] = ()
 
 
 def typed_by_gm(roll: Roll) -> bool:

@@ -319,3 +319,49 @@ def test_the_extensions_line_is_in_the_members_language(tmp_path):
             for described in (*said["fr"].values(), *said["en"].values()):
                 assert not _bilingual(described), described
     run(scenario())
+
+
+# -- the fights' texts (issue 26, the fighter's report) ------------------------------------
+
+def test_the_fights_texts_say_what_happened_in_plain_french():
+    from sidecar.cli.render import format_effects, sheet_labels
+    from tests.target_helpers import roll_at
+
+    async def scenario() -> None:
+        async with running_server(allow_player_dice=True) as server:
+            gm = await Peer.open(server)
+            welcome = await gm.join("t", "MJ", "gm")
+            for name, values in (("Aengus", {"pep": 2, "ecl": 3}), ("Ogre", {"ecl": 2})):
+                made = await gm.request({"type": "sheet", "id": f"c{name}", "op": "set",
+                                         "character": name, "ruleset": "oweens",
+                                         "values": values})
+                assert made["type"] == "sheet", made
+            # A reserve drained, in a sentence: its short label (« Réserve ECL (0 = pleine)
+            # d'Ogre » read as a form's hint inside a sentence).
+            pushed = await gm.roll("oweens", {"characteristic": "ECL", "contest": True},
+                                   character="Aengus", targets=["Ogre"], dice=[6, 6, 4])
+            assert pushed["effects"] == {"Ogre": {"reserve_ecl": -2}}, pushed
+            lines = format_effects(pushed, "fr", sheet_labels(welcome)["oweens"])
+            assert "   Réserve ECL d'Ogre : 0 → -2" in lines, lines
+            # « 1 dé », not « 1 dés »; « 1 donné ».
+            extra = await gm.roll("bloodlust", {"pool": 1}, dice=[5, 6])
+            assert extra["message"].endswith("ce jet utilise 1 dé (d10), 2 ont été donnés"), \
+                extra
+            # Not enough dice to pay for the options: what is missing, said as such.
+            poor = await gm.roll("oweens", {"characteristic": "PEP"}, character="Aengus",
+                                 targets=["Ogre"], dice=[6], options={
+                                     "combat": {"attack": "melee", "options": ["renverser"]}})
+            assert poor["code"] == "invalid_params", poor
+            assert ("pas assez de dés pour payer 2 : il en faut 3 dés (2 à payer, 1 à "
+                    "lancer), ce jet en a 2 dés ; payez en bonbonus") in poor["message"], poor
+    run(scenario())
+    # A missed attack reads the same whatever its option (« sans effet (attaque ratée) »).
+    for option in ("assommer", "renverser", "immobiliser"):
+        missed = roll_at("oweens", {"characteristic": "PEP"}, {"pep": 3},
+                         {"Ogre": {"pep": 3, "enc": 2, "ecl": 2}},
+                         [1] * (3 - (2 if option == "renverser" else 1)), options={
+                             "combat": {"attack": "melee", "options": [option]}})
+        said = [n["fr"] for n in missed.outcome.notes if isinstance(n, dict)
+                and n["fr"].startswith("Options de combat")]
+        assert said and "sans effet (attaque ratée)" in said[0], (option, said)
+        assert "pas assommé" not in said[0] and "pas renversé" not in said[0]

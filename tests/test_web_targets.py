@@ -95,9 +95,12 @@ def test_a_blow_aimed_at_brady_changes_his_card_on_his_phone(browser: Any,
     assert page.evaluate("() => [...document.querySelectorAll('#target-names option')]"
                          ".map(o => o.value)") == ["Brady"]
     assert page.text_content("#roll-target-line").strip().startswith("Cible")
-    # Aimed at Brady: a player's odds read no sheet but their own (PROTOCOL.md §8.2), so
-    # they stay those of the default defence (4: 3 chances in 6); the roll reads his.
+    # Aimed at Brady: the quick roll says against whom (his sheet gives the difficulty),
+    # not « Difficulté … »; a player's odds read no sheet but their own (PROTOCOL.md
+    # §8.2), so they stay those of the default defence (4: 3 chances in 6).
     page.fill("#roll-target", "Brady")
+    page.wait_for_function("() => document.querySelector('#quick-rolls .quick-against')"
+                           ".textContent === 'Contre Brady'")
     page.wait_for_function("() => document.querySelector('#odds-success').textContent"
                            ".startsWith('50 %')")
     hit = roll(aengus)
@@ -118,6 +121,11 @@ def test_a_blow_aimed_at_brady_changes_his_card_on_his_phone(browser: Any,
     page.fill("#roll-target", "Brady")
     hidden = roll(aengus, mode="gm")
     wait_for_card(brady, "wounds", 2 + face + hidden["dice"][0]["face"])
+    # His log says what it is in words (never the raw key), the roll's seq as its reason.
+    notice = '#log .entry[data-kind="sheet"][data-op="effect"]'
+    brady.page.wait_for_selector(notice)
+    assert brady.page.text_content(f"{notice} .op") == "effet du jet"
+    assert brady.page.text_content(f"{notice} .why").startswith("#")
     # The GM sees both sides: the roller and the target in the log, Aengus flagged as
     # having acted this turn, Brady's new wounds in the panel; a new turn clears the flag.
     gm.wait_for_entry(hit["seq"])
@@ -164,6 +172,13 @@ def test_the_gm_aims_at_an_npc_and_asks_a_player_to_hit_it(browser: Any,
     face = hit["dice"][0]["face"]
     assert f"Blessures d'Ogre : 0 → {face}" in page.text_content(
         f'#log .entry[data-seq="{hit["seq"]}"] .effects')
+    # A blow that changes nothing (a wall already at its most wounds) says so.
+    new_character(gm, "Mur", None, defense=1, wounds=20)
+    page.fill("#roll-target", "Mur")
+    wall = roll(gm)
+    effects = f'#log .entry[data-seq="{wall["seq"]}"] .effects'
+    assert page.text_content(f"{effects} .effects-title") == "Contre Mur :"
+    assert page.text_content(f"{effects} .effect") == "sans effet"
     # An ask aimed at the Ogre: Aengus's card says against whom; his answer hits it.
     if not page.eval_on_selector("#gm-ask", "n => n.open"):
         page.click("#gm-ask summary")

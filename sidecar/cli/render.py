@@ -13,6 +13,7 @@ open roll's choices by their labels.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -118,6 +119,13 @@ def format_decision(message: dict[str, Any], locale: str | None = None,
     return "   " + " — ".join(part for part in (reacts, taken, by) if part)
 
 
+def in_sentence(label: str) -> str:
+    """A field's label as a sentence names it: without the form's hint in parentheses
+    (« Réserve ECL (0 = pleine) » → « Réserve ECL », as in « Réserve ECL d'Ogre : -1 »)."""
+    short = re.sub(r"\s*\([^()]*\)$", "", label)
+    return short or label
+
+
 def format_effects(message: dict[str, Any], locale: str | None = None,
                    labels: Labels | None = None) -> list[str]:
     """What a roll aimed at characters did to them (contract §8): « Blessures de Brady :
@@ -131,7 +139,7 @@ def format_effects(message: dict[str, Any], locale: str | None = None,
     ruleset = message.get("ruleset")
     for name, deltas in (message.get("effects") or {}).items():
         for field, delta in (deltas or {}).items():
-            label = labels.field(ruleset, field) if labels is not None else field
+            label = in_sentence(labels.field(ruleset, field) if labels is not None else field)
             after = (seen.get(name) or {}).get(field)
             change = (f"{after - delta} → {after}" if isinstance(after, int)
                       and isinstance(delta, int) else f"{delta:+}" if isinstance(delta, int)

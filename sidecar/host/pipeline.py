@@ -50,7 +50,7 @@ from sidecar.host.spending import refuse_unaffordable
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import KINDS
-from sidecar.protocol.text import is_localized
+from sidecar.protocol.text import dice_words, given_words, is_localized
 
 log = logging.getLogger("sidecar.pipeline")
 
@@ -100,12 +100,12 @@ def _check_all_used(source: DiceSource) -> None:
     """Refuse manual faces the roll did not consume (``bad_dice``)."""
     if isinstance(source, ManualDice) and source.unused:
         used = len(source.rolled)
+        (uses_fr, uses_en), given = dice_words(used), len(source.faces)
         raise ProtocolError(
             "bad_dice",
-            f"this roll uses {used} dice ({describe_dice(source.rolled)}), "
-            f"{len(source.faces)} were given",
-            fr=f"ce jet utilise {used} dés ({describe_dice(source.rolled)}), "
-               f"{len(source.faces)} ont été donnés",
+            f"this roll uses {uses_en} ({describe_dice(source.rolled)}), {given_words(given)[1]}",
+            fr=f"ce jet utilise {uses_fr} ({describe_dice(source.rolled)}), "
+               f"{given} {'a été donné' if given < 2 else 'ont été donnés'}",
             details={"expected": used, "given": len(source.faces),
                      "dice": [d["sides"] for d in source.rolled]},
         )
@@ -397,8 +397,8 @@ class RollPipeline:
             wanted = f"more than {len(faces)}"
         return ProtocolError(
             "bad_dice",
-            f"too few dice: this roll needs {wanted}, {len(faces)} were given",
-            fr=f"pas assez de dés : ce jet en demande {wanted}, {len(faces)} donnés",
+            f"too few dice: this roll needs {wanted}, {given_words(len(faces))[1]}",
+            fr=f"pas assez de dés : ce jet en demande {wanted}, {given_words(len(faces))[0]}",
             details={"given": len(faces), "dice": [d["sides"] for d in probe.rolled]},
         )
 
@@ -470,8 +470,8 @@ class RollPipeline:
             raise self._refused_after_dice(roll, owner, exc, source) from None
         except DiceExhausted:
             raise ProtocolError(
-                "bad_dice", f"too few dice for this choice: {len(dice or [])} given",
-                fr=f"pas assez de dés pour ce choix : {len(dice or [])} donnés",
+                "bad_dice", f"too few dice for this choice: {given_words(len(dice or []))[1]}",
+                fr=f"pas assez de dés pour ce choix : {given_words(len(dice or []))[0]}",
                 details={"given": len(dice or [])}) from None
         except Exception as exc:
             raise self._ruleset_failed(roll, owner, describe(exc), "failed on this decision",

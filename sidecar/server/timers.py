@@ -65,15 +65,12 @@ class Timers:
         event = table.open_rolls.get(roll_id)
         if event is None:
             return  # decided meanwhile
+        if event.get("default") is None:
+            await self._close_as_it_stands(table, roll_id, None)
+            return
         try:
-            if event.get("default") is not None:
-                await self._decide(table, None, ReactRequest(roll=roll_id,
-                                                             choice=event["default"]))
-            else:
-                async def close(perform: Perform) -> None:
-                    if roll_id in table.open_rolls:  # (else decided meanwhile)
-                        await perform(self.core.close_open_roll(table, roll_id))
-                await self._perform(table, close)
+            await self._decide(table, None, ReactRequest(roll=roll_id, choice=event["default"]))
+            return
         except (ProtocolError, DuplicateRequest) as error:
             # Another process (Redis) or a member deciding first is the normal race (each
             # process arms the roll): not worth a warning.
@@ -81,8 +78,33 @@ class Timers:
             log.log(logging.INFO if raced else logging.WARNING,
                     "open roll %s at %s could not take its default: %s", roll_id,
                     table.name, getattr(error, "message", error))
+            if raced or getattr(error, "code", None) == "store_unavailable":
+                # (Nothing wrong with the roll when the store is down or busy: a close
+                # would not be written either; as before, decided when next armed.)
+                return
+            why = error if isinstance(error, ProtocolError) else None
         except Exception:
             log.exception("open roll %s at %s: its default failed", roll_id, table.name)
+            why = None
+        # The default could not be taken (a plugin refusing or failing, a target gone): the
+        # roll closes as it stands, else its character could never roll again (one open
+        # roll per character, contract §8).
+        await self._close_as_it_stands(table, roll_id, failed=why or True)
+
+    async def _close_as_it_stands(self, table: Table, roll_id: str,
+                                  failed: ProtocolError | bool | None) -> None:
+        """Close an open roll with no choice taken (``failed``: its default could not be
+        taken, and why when known)."""
+        async def close(perform: Perform) -> None:
+            if roll_id in table.open_rolls:  # (else decided meanwhile)
+                await perform(self.core.close_open_roll(table, roll_id, failed=failed))
+        try:
+            await self._perform(table, close)
+        except (ProtocolError, DuplicateRequest) as error:
+            log.warning("open roll %s at %s could not be closed: %s", roll_id, table.name,
+                        getattr(error, "message", error))
+        except Exception:
+            log.exception("open roll %s at %s: closing it failed", roll_id, table.name)
 
     # -- presence -----------------------------------------------------------------------
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from sidecar.host.guard import deep_copy
 from sidecar.host.pipeline import Resolution
-from sidecar.model import Outcome, Roll
+from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.messages import ReactRequest
+from sidecar.protocol.text import dice_words, given_words
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
 from sidecar.table.ownership import check_decider
@@ -64,9 +65,10 @@ class Decisions(CoreBasis):
                                 details={"field": "choice"})
         wanted = choice.get("dice", 0)
         if request.dice is not None and len(request.dice) != wanted:
+            draws, given = dice_words(wanted), given_words(len(request.dice))
             raise ProtocolError(
-                "bad_dice", f"this choice draws {wanted} dice, {len(request.dice)} were given",
-                fr=f"ce choix tire {wanted} dés, {len(request.dice)} donnés",
+                "bad_dice", f"this choice draws {draws[1]}, {given[1]}",
+                fr=f"ce choix tire {draws[0]}, {given[0]}",
                 details={"expected": wanted, "given": len(request.dice)})
         key = None
         request_id = None
@@ -89,14 +91,19 @@ class Decisions(CoreBasis):
                     session=ticket.table.session, turn=ticket.table.turns,
                     asked="answers" in event)
         character = ticket.table.characters.get(roll.character) if roll.character else None
+        removed = []
         if character is not None:
             roll.sheet = character.copy_values()
         elif roll.character is not None:
+            removed.append(roll.character)
             roll.character = None  # the character was removed meanwhile: nothing to spend
         if event.get("targets"):
             # Targets are not locked: the decision's effects apply to the values they have
-            # now (contract §8); one removed meanwhile is no longer a target.
+            # now (contract §8); one removed meanwhile is no longer a target, and the hooks
+            # are told (``roll.removed``) so as to decide on what is left.
             roll.targets = target_copies(ticket.table, event["targets"])
+            removed += [name for name in event["targets"] if name not in roll.targets]
+        roll.removed = tuple(removed)
         outcome = Outcome(result=deep_copy(event["result"]), dice=deep_copy(event["dice"]),
                           notes=list(event["notes"]), applied=list(event["applied"]),
                           choices=deep_copy(event["choices"]), default=event.get("default"))
@@ -108,17 +115,34 @@ class Decisions(CoreBasis):
                            answers=event.get("answers")),
                 roll, outcome)
 
-    def close_open_roll(self, table: Table, roll_id: str) -> Pending:
-        """The event that closes an open roll without a default whose time ran out: its
-        result as it stands, no choice taken (the caller holds the table's turn)."""
+    def close_open_roll(self, table: Table, roll_id: str,
+                        failed: ProtocolError | bool | None = None) -> Pending:
+        """The event that closes an open roll whose time ran out with no choice taken: its
+        result as it stands (the caller holds the table's turn). ``failed``: its default
+        could not be taken (a refusal, a plugin's failure, a target removed meanwhile),
+        noted on the outcome — else the roll would stay open for good, and its character
+        could never roll again (one open roll per character, contract §8)."""
         event = table.open_rolls[roll_id]
         # (no choice taken: ``choice`` is None in its event)
         react = ReactTicket(table, None, event, None, None, None, None, None)
         ticket, roll, outcome = self.reopen(react)
         outcome.choices = outcome.default = None
         outcome.dice = []
-        text = {locale: f"{event['text'][locale]} — "
-                        f"{'temps écoulé' if locale == 'fr' else 'time is up'}"
+        if failed:
+            outcome.notes.append(_default_failed(event.get("default"), failed))
+        fr = "temps écoulé" if not failed else "temps écoulé, clos tel quel"
+        en = "time is up" if not failed else "time is up, closed as it stands"
+        text = {locale: f"{event['text'][locale]} — {fr if locale == 'fr' else en}"
                 for locale in ("fr", "en")}
         resolution = Resolution(roll=roll, outcome=outcome, text=text, state=table.state)
         return self.number(ticket, resolution, reaction=react)
+
+
+def _default_failed(default: str | None, failed: ProtocolError | bool) -> dict[str, str]:
+    """The note of a roll closed because its default could not be taken: why, by its
+    error code only (a refusal's message may name what the roller must not read)."""
+    code = f" ({failed.code})" if isinstance(failed, ProtocolError) else ""
+    return label(f"Le choix par défaut « {default} » n'a pas pu être pris{code} (refus ou "
+                 "erreur du jeu de règles, cible retirée…) : le jet est clos tel quel.",
+                 f"The default choice '{default}' could not be taken{code} (a refusal or "
+                 "a ruleset's error, a target removed…): the roll is closed as it stands.")

@@ -337,9 +337,14 @@ class Replay:
         choice, reactor = event.get("choice"), event.get("reacted_by")
         default = opened.get("default")
         if choice is None:
-            if reactor is not None or default is not None:
-                raise Mismatch("choice", "only a roll without a default closes with no "
-                               "choice, by the server, when its time runs out")
+            # The server closes a roll with no choice when its time runs out: one without a
+            # default, or one whose default could not be taken (then noted on it).
+            if reactor is not None or (default is not None
+                                       and len(event.get("notes") or ())
+                                       != len(opened["notes"]) + 1):
+                raise Mismatch("choice", "only the server closes a roll with no choice, "
+                               "when its time runs out: without a default, or noting why "
+                               "its default could not be taken")
             return opened
         offered = {c["name"]: c for c in opened.get("choices") or []}
         if choice not in offered:
@@ -393,8 +398,10 @@ class Replay:
     def _closed(self, event: dict[str, Any], opened: dict[str, Any],
                 values: dict[str, Any] | None) -> None:
         """A roll closed as it stood when its time ran out: nothing drawn, nothing new."""
+        # (A roll whose default could not be taken also notes why, after its notes.)
+        notes = opened["notes"] + list(event.get("notes") or ())[len(opened["notes"]):][:1]
         expected = {"dice": [], "result": opened["result"], "applied": opened["applied"],
-                    "notes": opened["notes"]}
+                    "notes": notes}
         if values is not None:
             expected.update(spent={}, sheet=values)
         for key, value in expected.items():
@@ -497,12 +504,18 @@ class Replay:
                     by=dict(opened["by"]), label=opened["label"], mode=opened["mode"],
                     manual=manual, character=event.get("character"), sheet=sheet,
                     session=self.session, turn=self.turn, targets=self._targets(event),
-                    asked="answers" in opened)
+                    asked="answers" in opened, removed=self._removed(opened))
         outcome = Outcome(result=deep_copy(opened["result"]), dice=deep_copy(opened["dice"]),
                           notes=list(opened["notes"]), applied=list(opened["applied"]),
                           choices=deep_copy(opened["choices"]), default=opened.get("default"))
         return self._loop.run_until_complete(
             pipeline.react(roll, outcome, event["choice"], faces, self.state))
+
+    def _removed(self, opened: dict[str, Any]) -> tuple[str, ...]:
+        """``roll.removed`` of a decision: the open roll's characters removed since."""
+        names = [opened["character"]] if opened.get("character") else []
+        return tuple(name for name in names + list(opened.get("targets") or ())
+                     if name not in self.characters)
 
     def _targets(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """``roll.targets`` as the server gave them: their values before this event."""

@@ -506,18 +506,25 @@ function markInvalidField(id) {
 /** A param that says what a roll is against (its difficulty, threshold, target). */
 const AGAINST = /diffic|threshold|seuil|target|cible/i;
 
-/** What the form's roll is against, for the quick rolls' buttons: « Difficulté 3 » (or ""). */
+/**
+ * What the form's roll is against, for the quick rolls' buttons: « Difficulté 3 », or
+ * « Contre Ogre » when a target is set and no difficulty typed (its sheet gives it), or "".
+ */
 function againstText() {
   const ruleset = rulesetByName($("ruleset").value);
+  const aimed = readTargets("roll-target");
+  const target = aimed.length ? t("target.against", { names: aimed.join(", ") }) : "";
   for (const [name, spec] of Object.entries(ruleset?.params ?? {})) {
     if (spec.type !== "int" || spec.more || spec.situation) continue;
     if (!AGAINST.test(name) && !AGAINST.test(local(spec.label) || "")) continue;
     const node = $(fieldId(name));
     if (!node) continue;
     const value = node.value.trim() || spec.default;
+    // (A difficulty left at its default — 0 — is the target's to give, read from its sheet.)
+    if (target && (value === undefined || value === "" || Number(value) === 0)) return target;
     return value === undefined || value === "" ? "" : `${local(spec.label) || name} ${value}`;
   }
-  return "";
+  return target;
 }
 
 function scheduleOdds() {

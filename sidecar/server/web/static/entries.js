@@ -166,7 +166,9 @@ export function renderNote(event) {
         el("span", { class: "change", "data-field": field },
           `${fieldLabel(event.ruleset, field)} ${shortValue(before)} → ${shortValue(after)}`)),
       changes.length > 6 ? " …" : null) : null,
-      event.reason ? el("span", { class: "why", text: `« ${event.reason} »` }) : null];
+      // (An effect's reason is the roll's seq, « #89 »: no quote marks, it is no one's words.)
+      event.reason ? el("span", { class: "why", text: event.op === "effect" ? event.reason
+        : `« ${event.reason} »` }) : null];
   }
   // An ask still waiting for this player: its button is on its line too, where the player
   // reads (the card is at the top of the page).

@@ -83,11 +83,18 @@ export function renderEffects(outcome) {
         ? `${value - delta} → ${value}` : `${delta > 0 ? "+" : "−"}${Math.abs(delta)}`;
       return el("span", { class: "effect", "data-character": name, "data-field": field,
         "data-delta": delta, "data-after": value },
-      t("log.effect", { field: fieldLabel(ruleset(name), field), name, change }));
+      t("log.effect", { field: inSentence(fieldLabel(ruleset(name), field)), name, change }));
     }));
+  // (A roll that changed nothing on its targets says so: « Contre Ogre : sans effet ».)
   return el("p", { class: "effects" },
     el("span", { class: "effects-title", text: t("log.targets", { names: outcome.targets.join(", ") }) }),
-    items);
+    items.length ? items : el("span", { class: "effect effect-none", text: t("log.no_effect") }));
+}
+
+/** A field's label as a sentence names it, without the form's hint in parentheses
+ * (« Réserve ECL (0 = pleine) » → « Réserve ECL », as in « Réserve ECL d'Ogre »). */
+function inSentence(label) {
+  return String(label).replace(/\s*\([^()]*\)$/, "") || label;
 }
 
 /** What an ask names as its targets, for its card and its log line (`""`: none). */
