@@ -324,7 +324,8 @@ def test_the_extensions_line_is_in_the_members_language(tmp_path):
 # -- the fights' texts (issue 26, the fighter's report) ------------------------------------
 
 def test_the_fights_texts_say_what_happened_in_plain_french():
-    from sidecar.cli.render import format_effects, sheet_labels
+    from sidecar.cli.labels import Labels
+    from sidecar.cli.render import format_effects
     from tests.target_helpers import roll_at
 
     async def scenario() -> None:
@@ -341,7 +342,7 @@ def test_the_fights_texts_say_what_happened_in_plain_french():
             pushed = await gm.roll("oweens", {"characteristic": "ECL", "contest": True},
                                    character="Aengus", targets=["Ogre"], dice=[6, 6, 4])
             assert pushed["effects"] == {"Ogre": {"reserve_ecl": -2}}, pushed
-            lines = format_effects(pushed, "fr", sheet_labels(welcome)["oweens"])
+            lines = format_effects(pushed, "fr", Labels(welcome, "fr"))
             assert "   Réserve ECL d'Ogre : 0 → -2" in lines, lines
             # « 1 dé », not « 1 dés »; « 1 donné ».
             extra = await gm.roll("bloodlust", {"pool": 1}, dice=[5, 6])
