@@ -37,8 +37,12 @@ describe("targets", () => {
     await aengus.connect();
     await brady.connect();
 
+    // A GM's odds read Brady's defence from his sheet; a player's read no sheet but their
+    // own (PROTOCOL.md §8.2): the default defence, 4.
+    const read = await gm.odds("duel", {}, {}, { character: "Aengus", targets: ["Brady"] });
+    assert.equal(read.p_success, 2 / 6);
     const odds = await aengus.odds("duel", {}, {}, { character: "Aengus", targets: ["Brady"] });
-    assert.equal(odds.p_success, 2 / 6);                       // Brady's defence, from its sheet
+    assert.equal(odds.p_success, 3 / 6);
     const bradySees = brady.next("character", (entry) => entry.character === "Brady");
     const outcome = await aengus.roll({ ruleset: "duel", character: "Aengus", targets: ["Brady"] });
     const face = outcome.dice[0].face;
