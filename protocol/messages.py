@@ -305,10 +305,28 @@ def _map(message: dict[str, Any], name: str) -> dict[str, Any]:
     return value
 
 
+#: Values with no string inside, passed over by :func:`_no_controls_within`.
+_NO_TEXT = frozenset({int, float, bool, type(None)})
+
+
 def _no_controls_within(field: str, value: Any) -> None:
     """:func:`_no_controls` on every string of a map's keys and values, at any depth (a
     param's text, an option's, a sheet's list items and map keys): the request's other
     strings, as PROTOCOL.md §1 says. The field named is the map's (``params``)."""
+    if value.__class__ is dict:
+        # (The usual params, a map of names to numbers and short texts, checked without a
+        # call per item: this runs on every roll.)
+        for key, item in value.items():
+            if key.__class__ is not str or not (key.isascii() and key.isprintable()):
+                if isinstance(key, str):
+                    _no_controls(field, key)
+            kind = item.__class__
+            if kind is str:
+                if not (item.isascii() and item.isprintable()):
+                    _no_controls(field, item)
+            elif kind not in _NO_TEXT:
+                _no_controls_within(field, item)
+        return
     if isinstance(value, str):
         _no_controls(field, value)
     elif isinstance(value, dict):

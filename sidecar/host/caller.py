@@ -87,6 +87,15 @@ def _own_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
     return text[:500]
 
 
+def _final_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
+    """The text shown in ``locale``: the plugins' answer when it is one, else
+    :func:`_own_text`."""
+    # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
+    if text.__class__ is str and len(text) <= 500 and text and not text.isspace():
+        return text
+    return _own_text(text, roll, outcome, locale)
+
+
 def _cancelling() -> bool:
     """Whether the running task is being cancelled (by the server, not by a plugin)."""
     task = asyncio.current_task()
@@ -153,10 +162,18 @@ class Order:
     #: extension scoped to an option nobody turned on costs no coroutine.
     modify_roll_gate: frozenset[str] | None = None
     modify_outcome_gate: frozenset[str] | None = None
+    #: Every ``sidecar_render_text`` is trusted and sync: :meth:`PluginCaller.texts_now`
+    #: gives the texts without a coroutine (on the path of every built-in roll).
+    texts_trusted: bool = False
+    #: The owner's ``sidecar_resolve`` is trusted and sync:
+    #: :meth:`PluginCaller.call_trusted_owner` calls it without a coroutine.
+    resolve_trusted: bool = False
 
     def __post_init__(self) -> None:
         self.modify_roll_gate = _gate(self.modify_roll)
         self.modify_outcome_gate = _gate(self.modify_outcome)
+        self.texts_trusted = all(impl.inline for impl in self.texts)
+        self.resolve_trusted = self.resolve is not None and self.resolve.inline
 
     def owner_hook(self, hook: str) -> Impl | None:
         """The owner's implementation of the owner-only ``hook``, or ``None``."""
@@ -328,17 +345,27 @@ class PluginCaller:
         :class:`PluginCrash`). With ``off_loop``, a trusted owner runs in a worker thread
         (exact odds may take a good part of a second: the tables' rolls go on)."""
         if impl.inline:
-            roll.state = state
-            # (The usual owner names every argument: no call to pick them, on every roll.)
-            args = (roll, *values) if impl.positions is None else _args(impl, (roll, *values))
             if off_loop:
+                roll.state = state
+                args = (roll, *values) if impl.positions is None else _args(impl,
+                                                                            (roll, *values))
                 return await asyncio.to_thread(self._direct, impl, args), None
-            try:
-                return impl.function(*args), None
-            except BaseException as exc:
-                raise self._crash(exc) from None
+            return self.call_trusted_owner(impl, roll, state, values), None
         guard = Guard(impl.plugin, impl.hook, roll, state)
         return await self.invoke(impl, _args(impl, (guard.work_roll, *values))), guard
+
+    def call_trusted_owner(self, impl: Impl, roll: Roll, state: dict[str, Any],
+                           values: tuple[Any, ...]) -> Any:
+        """:meth:`call_owner` of a trusted sync implementation (``impl.inline``), on the
+        event loop's thread: its answer, without a coroutine (every built-in roll's
+        ``sidecar_resolve``). Whatever it raises propagates as for :meth:`call_owner`."""
+        roll.state = state
+        # (The usual owner names every argument: no call to pick them, on every roll.)
+        args = (roll, *values) if impl.positions is None else _args(impl, (roll, *values))
+        try:
+            return impl.function(*args)
+        except BaseException as exc:
+            raise self._crash(exc) from None
 
     def keep(self, guard: Guard | None, roll: Roll, states: TableStates) -> None:
         """After an untrusted owner's call: refuse what it changed that it may not
@@ -427,11 +454,36 @@ class PluginCaller:
             if plugin not in outcome.applied:
                 outcome.applied.append(plugin)
 
+    def texts_now(self, order: Order, roll: Roll, outcome: Outcome,
+                  failures: list[HookFailure]) -> dict[str, str]:
+        """:meth:`texts` when every implementation is trusted and sync
+        (:attr:`Order.texts_trusted`): called directly, no coroutine — the texts of every
+        built-in roll."""
+        texts = {}
+        for locale in LOCALES:
+            text = None
+            for impl in order.texts:
+                args = (roll, outcome, locale)
+                try:
+                    text = impl.function(*(args if impl.positions is None
+                                           else _args(impl, args)))
+                except BaseException as exc:
+                    self.failures.report(failures, impl.plugin, impl.hook,
+                                         self._failed(impl, exc))
+                    text = None
+                    continue
+                if text is not None:
+                    break
+            texts[locale] = _final_text(text, roll, outcome, locale)
+        return texts
+
     async def texts(self, order: Order, roll: Roll, outcome: Outcome,
                     failures: list[HookFailure]) -> dict[str, str]:
         """The one-line summary in each locale: the owner's text; when it gives none, the
         first extension's (pluggy's order); else — or when it is no text, or blank — the
         host's own line. A failure leaves that plugin out."""
+        if order.texts_trusted:
+            return self.texts_now(order, roll, outcome, failures)
         copies: tuple[Roll, Outcome] | None = None
         texts = {}
         for locale in LOCALES:
@@ -454,9 +506,7 @@ class PluginCaller:
                     continue
                 if text is not None:
                     break
-            # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
-            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
-                             and not text.isspace() else _own_text(text, roll, outcome, locale))
+            texts[locale] = _final_text(text, roll, outcome, locale)
         return texts
 
     # -- one call -----------------------------------------------------------------------

@@ -58,7 +58,9 @@ def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
     ``owner``: the event's audience (sheet and seat events), else ``None``. Whether the
     viewer sees it at all is :func:`sidecar.stores.visible.visible` (the stores' rule);
     what is added here: a blind outcome's roller sees it HIDDEN."""
-    if not visible(mode, *roller, owner, *viewer):
+    # (Indexed, not unpacked with ``*``: a call with starred arguments builds two tuples
+    # more, for every reader of every event.)
+    if not visible(mode, roller[0], roller[1], owner, viewer[0], viewer[1]):
         return None
     if mode == "blind" and owner is None and viewer[1] != "gm":
         return HIDDEN  # (then the viewer is its roller)
