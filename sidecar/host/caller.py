@@ -168,12 +168,15 @@ class Order:
     #: The owner's ``sidecar_resolve`` is trusted and sync:
     #: :meth:`PluginCaller.call_trusted_owner` calls it without a coroutine.
     resolve_trusted: bool = False
+    #: Every ``sidecar_max_spend`` is trusted and sync: :meth:`PluginCaller.max_spend_now`.
+    max_spend_trusted: bool = False
 
     def __post_init__(self) -> None:
         self.modify_roll_gate = _gate(self.modify_roll)
         self.modify_outcome_gate = _gate(self.modify_outcome)
         self.texts_trusted = all(impl.inline for impl in self.texts)
         self.resolve_trusted = self.resolve is not None and self.resolve.inline
+        self.max_spend_trusted = all(impl.inline for impl in self.max_spend)
 
     def owner_hook(self, hook: str) -> Impl | None:
         """The owner's implementation of the owner-only ``hook``, or ``None``."""
@@ -318,22 +321,50 @@ class PluginCaller:
                 args = _args(impl, (copy_roll(roll, states.of(impl.plugin)),
                                   copy_outcome(outcome) if outcome is not None else None,
                                   choice))
+            answer = None
             try:
                 answer = impl.function(*args) if impl.inline else await self.invoke(impl, args)
             except BaseException as exc:
                 problem: str | None = self._failed(impl, exc, SPEND_REFUSALS)
             else:
                 problem = declaration_problem(answer, sheet)
-            if problem is None:
-                add_declared(most, answer)
-            elif impl.plugin == order.owner:
-                raise self.failures.ruleset_failed(
-                    roll.ruleset, impl.plugin, problem,
-                    "failed to say what the roll may spend",
-                    "n'a pas pu dire ce que le jet peut dépenser")
-            else:
-                self.failures.report(failures, impl.plugin, impl.hook, problem)
+            self._declared(most, order, roll, impl, answer, problem, failures)
         return most
+
+    def max_spend_now(self, order: Order, roll: Roll, states: TableStates,
+                      failures: list[HookFailure], sheet: dict[str, Any]) -> dict[str, int]:
+        """:meth:`max_spend` before a roll's dice, when every implementation is trusted and
+        sync (:attr:`Order.max_spend_trusted`): plain calls, no coroutine — every roll as
+        a character of a built-in ruleset."""
+        most: dict[str, int] = {}
+        options = roll.options
+        for impl in order.max_spend:
+            if impl.option is not None and impl.option not in options:
+                continue
+            roll.state = states.of(impl.plugin)
+            answer = None
+            try:
+                answer = impl.function(*_args(impl, (roll, None, None)))
+            except BaseException as exc:
+                problem: str | None = self._failed(impl, exc, SPEND_REFUSALS)
+            else:
+                problem = declaration_problem(answer, sheet)
+            self._declared(most, order, roll, impl, answer, problem, failures)
+        return most
+
+    def _declared(self, most: dict[str, int], order: Order, roll: Roll, impl: Impl,
+                  answer: Any, problem: str | None, failures: list[HookFailure]) -> None:
+        """One ``sidecar_max_spend`` answer: added to ``most``, or its ``problem`` — the
+        owner's refuses the roll, an extension's leaves it out."""
+        if problem is None:
+            add_declared(most, answer)
+        elif impl.plugin == order.owner:
+            raise self.failures.ruleset_failed(
+                roll.ruleset, impl.plugin, problem,
+                "failed to say what the roll may spend",
+                "n'a pas pu dire ce que le jet peut dépenser")
+        else:
+            self.failures.report(failures, impl.plugin, impl.hook, problem)
 
     async def call_owner(self, impl: Impl, roll: Roll, state: dict[str, Any],
                          values: tuple[Any, ...], *, off_loop: bool = False
@@ -474,7 +505,9 @@ class PluginCaller:
                     continue
                 if text is not None:
                     break
-            texts[locale] = _final_text(text, roll, outcome, locale)
+            # (_final_text, written out: on every roll)
+            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
+                             and not text.isspace() else _own_text(text, roll, outcome, locale))
         return texts
 
     async def texts(self, order: Order, roll: Roll, outcome: Outcome,

@@ -280,7 +280,12 @@ class RollPipeline:
                        if order.modify_roll and (gate is None or not gate.isdisjoint(options))
                        else [])
             if roll.sheet is not None:
-                await self.afford(roll, None, None, states, failures, order)
+                if order.max_spend_trusted:  # (:meth:`afford`, without a coroutine)
+                    sheet = self.host.sheet_schema(roll.ruleset)
+                    refuse_unaffordable(sheet, roll.sheet, calls.max_spend_now(
+                        order, roll, states, failures, sheet))
+                else:
+                    await self.afford(roll, None, None, states, failures, order)
             impl, source = self._owner_source(order, roll, dice, source)
             try:
                 if order.resolve_trusted:
@@ -300,8 +305,9 @@ class RollPipeline:
                 _note_failures(outcome, failures)
             text = (calls.texts_now(order, roll, outcome, failures) if order.texts_trusted
                     else await calls.texts(order, roll, outcome, failures))
-            return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
-                              failures=failures, drawn=len(source.rolled))
+            # (positional: a dataclass's keywords are matched one by one, on every roll)
+            return Resolution(roll, outcome, text, states.merged(), failures,
+                              len(source.rolled))
         except ProtocolError as exc:
             if exc.code != "invalid_params":
                 raise

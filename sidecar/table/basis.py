@@ -93,7 +93,8 @@ class CoreBasis:
         ``None`` for a request without an id."""
         if request_id is None:
             return None
-        return (*member.key, request_key(request_id) or "")
+        name, role = member.key
+        return (name, role, request_key(request_id) or "")
 
     @staticmethod
     def _character_for(table: Table, member: Member, name: str,

@@ -152,11 +152,11 @@ class Rolling(CoreBasis):
             opened = (outcome.choices, outcome.default,
                       round(now + self.config.react_timeout, 3), roll.manual)
         event = outcome_details(
-            outcome_event(
-                seq=table.seq + 1, roll=roll_id, table=table.name, by=roll.by,
-                ruleset=roll.ruleset, params=roll.params, label=roll.label, mode=roll.mode,
-                dice=outcome.dice, result=outcome.result, applied=outcome.applied,
-                notes=outcome.notes, text=resolution.text, request_id=ticket.request_id),
+            outcome_event(  # (by position, in its order: seq, roll, table, by, ruleset,
+                # params, label, mode, dice, result, applied, notes, text, request_id)
+                table.seq + 1, roll_id, table.name, roll.by, roll.ruleset, roll.params,
+                roll.label, roll.mode, outcome.dice, outcome.result, outcome.applied,
+                outcome.notes, resolution.text, ticket.request_id),
             options=roll.options,
             asked_params=asked if asked is not None and asked != roll.params else None,
             answers=ticket.answers, opposition=opposition, cooperation=cooperation,

@@ -72,7 +72,17 @@ class JournalError(Exception):
 
 def request_key(request_id: Any) -> str | None:
     """How a request id is stored: JSON, so the string "1" and the integer 1 differ."""
-    return None if request_id is None else json.dumps(request_id)
+    if request_id is None:
+        return None
+    # The usual ids, an integer or a short ASCII text, written as json.dumps writes them
+    # (twice a roll: the stdlib's encoder costs more than the rest of this function).
+    kind = request_id.__class__
+    if kind is int:
+        return int.__repr__(request_id)
+    if kind is str and request_id.isascii() and request_id.isprintable() \
+            and '"' not in request_id and "\\" not in request_id:
+        return f'"{request_id}"'
+    return json.dumps(request_id)
 
 
 def real_path(path: str | os.PathLike[str]) -> str:
