@@ -296,7 +296,11 @@ class RollPipeline:
                                                         (Dice(source),))
             except Exception as exc:
                 raise (await self._owner_failed(roll, impl, exc, source, dice)) from None
-            outcome = self._taken(raw, guard, roll, states, source, dice, impl.plugin)
+            # (A built-in's usual answer is taken here as :meth:`_taken` would take it,
+            # without the call: on every roll.)
+            outcome = (raw if guard is None and dice is None and raw.__class__ is Outcome
+                       and raw.dice else
+                       self._taken(raw, guard, roll, states, source, dice, impl.plugin))
             outcome.applied = changed
             gate = order.modify_outcome_gate
             if order.modify_outcome and (gate is None or not gate.isdisjoint(options)):
