@@ -494,10 +494,9 @@ class PluginCaller:
         for locale in LOCALES:
             text = None
             for impl in order.texts:
-                args = (roll, outcome, locale)
                 try:
-                    text = impl.function(*(args if impl.positions is None
-                                           else _args(impl, args)))
+                    text = (impl.function(roll, outcome, locale) if impl.positions is None
+                            else impl.function(*_args(impl, (roll, outcome, locale))))
                 except BaseException as exc:
                     self.failures.report(failures, impl.plugin, impl.hook,
                                          self._failed(impl, exc))

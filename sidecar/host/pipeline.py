@@ -286,7 +286,15 @@ class RollPipeline:
                         order, roll, states, failures, sheet))
                 else:
                     await self.afford(roll, None, None, states, failures, order)
-            impl, source = self._owner_source(order, roll, dice, source)
+            # (:meth:`_owner_source`, written out: on every roll)
+            impl = order.resolve
+            if impl is None or order.owner is None:
+                raise self._bad_outcome(roll, order.owner, "its plugin does not implement "
+                                                           "sidecar_resolve")
+            if dice is not None:
+                source = ManualDice(dice)
+            elif source is None:
+                source = self._dice(impl.info.trusted)
             try:
                 if order.resolve_trusted:
                     raw, guard = calls.call_trusted_owner(impl, roll, states.of(impl.plugin),
