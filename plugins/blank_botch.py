@@ -1,17 +1,18 @@
-"""Échec critique blanc : 1er de la séance = échec / blank botch: a session's first = failure.
+"""Échec critique blanc : le 1er de chacun par séance = échec / blank botch: each one's first
+of a session = failure.
 
-Optional Bloodlust rule (RULES.md §3): the first botch of each game session at a table,
-whoever rolls it (players and GM alike), counts as a simple failure, once per session —
-the seed: « le Conteur peut donner à tous - aux joueurs comme aux personnages du Conteur -
-un échec critique "blanc". C'est-à-dire que le premier échec critique de la partie ne
-compte pas ». A GM starts a session with ``{type: "session", op: "start"}``; until one is
-started the table is in session 0. A table playing with the rule
-sends ``options: {"blank_botch": {}}`` with its bloodlust rolls; ``{"enabled": false}``
-(or no key) leaves a roll out.
+Optional Bloodlust rule (RULES.md §3): each roller's first botch of a game session at a
+table counts as a simple failure — the seed: « le Conteur peut donner à tous - aux joueurs
+comme aux personnages du Conteur - un échec critique "blanc". C'est-à-dire que le premier
+échec critique de la partie ne compte pas ». Everyone is given one: the roller is the
+character rolled as, else the seat (a GM's rolls without a character share the GM's). A
+GM starts a session with ``{type: "session", op: "start"}``; until one is started the
+table is in session 0. A table playing with the rule sends ``options: {"blank_botch":
+{}}`` with its bloodlust rolls; ``{"enabled": false}`` (or no key) leaves a roll out.
 
-Only public rolls play with it (ruling in docs/RULESETS.md): a ``gm``, ``blind`` or
-``self`` roll neither uses nor sees the table's blank botch, so whether a later public botch
-is forgiven never tells the table that a roll hidden from it was a botch.
+Hidden rolls play with it too (ruling in docs/RULESETS.md): the seed gives the blank to
+« personnages du Conteur », whose rolls are the ones the Conteur hides; what a later
+public botch tells is only about that one roller's own rolls.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ NAME = "blank_botch"
 def sidecar_options() -> dict[str, Any]:
     """``options.blank_botch``: ``{}`` plays the rule, ``{"enabled": false}`` does not."""
     return {"label": {"fr": "Échec critique blanc", "en": "Blank botch"},
-            "description": {"fr": "Le premier échec critique de la séance compte comme un "
-                                  "simple échec",
-                            "en": "The session's first botch counts as a simple failure"},
+            "description": {"fr": "Le premier échec critique de chacun dans la séance "
+                                  "compte comme un simple échec",
+                            "en": "Each one's first botch of the session counts as a "
+                                  "simple failure"},
             "rulesets": ["bloodlust"],
             "params": {"enabled": {"type": "bool", "default": True,
                                    "label": {"fr": "Activé", "en": "On"}}}}
@@ -49,12 +51,23 @@ def enabled(options: dict[str, Any]) -> bool:
     return bool(setting)
 
 
-def used_in(state: dict[str, Any]) -> int | None:
-    """The session whose blank botch was used (a table saved before sessions existed
-    used it in session 0), or ``None``."""
-    if "session" in state:
-        return int(state["session"])
-    return 0 if state.get("used") else None
+#: Rollers whose session a table remembers (the least recent are dropped).
+MAX_ROLLERS = 1000
+
+
+def roller(roll: Roll) -> str:
+    """Whose blank botch a roll plays: the character's, else the seat's."""
+    return roll.character if roll.character else str(roll.by.get("name", "?"))
+
+
+def used_by(state: dict[str, Any]) -> dict[str, int]:
+    """The session in which each roller used theirs. A table saved before the blank was
+    each one's (``session``/``used``: one for the table) counts it as its roller's."""
+    used = state.get("rollers")
+    used = dict(used) if isinstance(used, dict) else {}
+    if "session" in state or state.get("used"):
+        used.setdefault(str(state.get("by", "?")), int(state.get("session", 0)))
+    return used
 
 
 @hookimpl
@@ -62,18 +75,23 @@ def used_in(state: dict[str, Any]) -> int | None:
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     if roll.ruleset != "bloodlust" or not enabled(roll.options):
         return
-    if roll.mode != "public":
-        return  # the table-wide state must not carry news of a hidden roll
-    if outcome.result.get("kind") != "botch" or used_in(roll.state) == roll.session:
+    who = roller(roll)
+    used = used_by(roll.state)
+    if outcome.result.get("kind") != "botch" or used.get(who) == roll.session:
         return
-    roll.state.pop("used", None)
-    roll.state["session"] = roll.session
-    roll.state["by"] = roll.by.get("name", "?")
+    used.pop(who, None)
+    used[who] = roll.session  # (re-inserted last: the least recent go first)
+    while len(used) > MAX_ROLLERS:
+        del used[next(iter(used))]
+    for legacy in ("used", "session", "by"):
+        roll.state.pop(legacy, None)
+    roll.state["rollers"] = used
     outcome.result.update(
         kind="failure",
         label=label("Échec (échec critique blanc)", "Failure (blank botch)"),
         blank_botch=True,
     )
     outcome.notes.append(label(
-        "Échec critique blanc : premier échec critique de la séance, compté comme un simple "
-        "échec.", "Blank botch: the session's first botch counts as a simple failure."))
+        f"Échec critique blanc : premier échec critique de la séance pour {who}, compté "
+        "comme un simple échec.", f"Blank botch: {who}'s first botch of the session "
+        "counts as a simple failure."))

@@ -30,6 +30,9 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
+from sidecar.rulesets.d6code_recovery import CHOICES as RECOVERY_CHOICES
+from sidecar.rulesets.d6code_recovery import hold_recovery, recovery_decided, sp_text
+from sidecar.rulesets.d6code_series import remember_series, running_skill, series_spend
 from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
 
 __version__ = "1.0"
@@ -250,25 +253,19 @@ def with_code(roll: Roll) -> dict[str, Any]:
 
 
 def spends(params: dict[str, Any], result: dict[str, Any],
-           sheet: dict[str, Any]) -> dict[str, int]:
+           sheet: dict[str, Any], running: str | None = None) -> dict[str, int]:
     """What a roll made as a character takes from its sheet (all the player's choices,
     declared before the dice by :func:`sidecar_max_spend`: a sheet without the point
     answers ``insufficient`` before any die): a style point, less the SP extreme
     style gives back (a give-back when it is 2); an SC point — for a series, one point
-    for three doubled rolls: the first spends it and leaves 2 in ``sc_serie``, the next
-    two spend those."""
+    for three doubled rolls of one skill in a row (``running``: the skill of the series
+    under way, ``d6code_series``): the first spends it and leaves 2 in ``sc_serie``, the
+    next two spend those."""
     spend: dict[str, int] = {}
     style = result.get("style")
     if style:  # declared, or engaged by a standing order
         add_spend(spend, "points_style", 1 - ((style or {}).get("sp_recovered") or 0))
-    choice = params.get("surcompetence")
-    if choice == "serie" and sheet.get("sc_serie", 0) > 0:
-        add_spend(spend, "sc_serie", 1)
-    elif choice == "serie":
-        add_spend(spend, "points_surcompetence", 1)
-        add_spend(spend, "sc_serie", -2)
-    elif choice:
-        add_spend(spend, "points_surcompetence", 1)
+    series_spend(spend, params, sheet, running)
     return spend
 
 
@@ -285,7 +282,8 @@ def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
         return {"points_style": 1} if choice.startswith("style_") else None
     p = roll.params
     style = p.get("style") is not None or p.get("style_if_needed") is not None
-    most = spends(p, {"style": {"sp_recovered": 0} if style else None}, roll.sheet or {})
+    most = spends(p, {"style": {"sp_recovered": 0} if style else None}, roll.sheet or {},
+                  running_skill(roll))
     return {name: amount for name, amount in most.items() if amount > 0} or None
 
 
@@ -529,9 +527,11 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     _check_combo(roll)
     p = {**p, "combo": chain_stake(roll.sheet, p)}
     result = play(p, dice, await_reroll=awaits_reroll(roll, p, dice))
-    outcome = Outcome(result=result, dice=dice.rolled,
-                      spend=spends(p, result, roll.sheet) if roll.sheet is not None else {})
+    outcome = Outcome(result=result, dice=dice.rolled, spend=spends(
+        p, result, roll.sheet, running_skill(roll)) if roll.sheet is not None else {})
+    remember_series(roll, p)
     offer(outcome, p, roll.sheet)
+    hold_recovery(outcome, roll.sheet)
     close_as_character(outcome, roll)
     return outcome
 
@@ -556,6 +556,10 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
     so the result is exactly what the same faces typed up front would give; the outcome
     carries all of them (the new ones in their place)."""
     old = outcome.result
+    if choice in RECOVERY_CHOICES:
+        decided = recovery_decided(outcome, choice)
+        close_as_character(decided, roll)
+        return decided
     if choice == "keep":
         kept = Outcome(result=old, dice=outcome.dice)
         close_as_character(kept, roll)
@@ -594,6 +598,7 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
     # decision on the same roll reads back.
     decided = Outcome(result=result, dice=replay.rolled, spend=spend)
     offer(decided, p, roll.sheet)
+    hold_recovery(decided, roll.sheet)
     close_as_character(decided, roll)
     return decided
 
@@ -622,7 +627,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         if style:
             line += f", {style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}"
             if style["mode"] == "extreme":
-                line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
+                line += sp_text(style, outcome, fr)
         return line + chain_text(r, fr)
     parts = [code]
     twin = r.get("twin")
@@ -650,7 +655,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
                  f"{opposed['score']}")
     line += f" → {verdict}"
     if style and style["mode"] == "extreme":
-        line += f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
+        line += sp_text(style, outcome, fr)
     return line + chain_text(r, fr)
 
 

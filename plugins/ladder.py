@@ -5,8 +5,11 @@ Dice order: the smaller die first, then the larger (for 2dS, either order); a re
 
 Luck is decided after the dice (the seed: « Utiliser un point de chance permet de relancer
 le jet d'une action »): a failed pair opens the roll (contract §7) with the choices
-``reroll`` (a new pair that replaces the score even if worse), ``sacrifice`` (1 point of
-Chance, while Chance ≥ 2: the action succeeds) and ``keep`` (the default). The params
+``reroll`` (a new pair that replaces the score even if worse) and ``sacrifice`` (the
+action succeeds), each a point of the Chance score and only while Chance ≥ 2 (the seed's
+« points de chance » are that score's: « un personnage dont le score de chance est égal
+à 0 devient un personnage non joueur. Il faut donc au minimum 2 points de chance »), and
+``keep`` (the default). The params
 ``reroll`` and ``sacrifice_chance`` remain as standing orders given before the dice: each
 is used only if the pair fails, as the player would after seeing it. A roll still failed
 once the player's luck is decided stays open for the GM (« le MJ a plusieurs choix »):
@@ -15,9 +18,9 @@ points) or ``fail`` (the default), choices marked ``gm: true`` that only a GM ma
 The param ``success_at_cost`` remains the same decision given before the dice.
 
 Character sheet (:data:`SHEET`): characteristics and métiers (maps of name → rating), the
-Chance characteristic, luck points and hit points. Rolled as a character, the level is
-the chosen characteristic plus the chosen métier; the reroll spends a luck point, the
-sacrifice a point of Chance, a "réussi, mais…" paid in hit points its loss.
+Chance characteristic and hit points. Rolled as a character, the level is the chosen
+characteristic plus the chosen métier; the reroll and the sacrifice each spend a point of
+Chance, a "réussi, mais…" paid in hit points its loss.
 """
 
 from __future__ import annotations
@@ -87,11 +90,12 @@ PARAMS: dict[str, dict[str, Any]] = {
     "reroll": {
         "type": "bool", "default": False,
         "description": label("Décidé d'avance : si la paire échoue, dépenser un point de "
-                             "chance pour relancer (le nouveau score remplace l'ancien). "
-                             "Sans ce paramètre, la relance est proposée après un échec. "
-                             "Pour les chances : celles du joueur qui relance un échec",
-                             "Decided beforehand: if the pair fails, spend a luck point to "
-                             "reroll (the new score replaces the old). Without it, the "
+                             "chance (Chance ≥ 2) pour relancer (le nouveau score remplace "
+                             "l'ancien). Sans ce paramètre, la relance est proposée après un "
+                             "échec. Pour les chances : celles du joueur qui relance un échec",
+                             "Decided beforehand: if the pair fails, spend a Chance point "
+                             "(Chance ≥ 2) to reroll (the new score replaces the old). Without "
+                             "it, the "
                              "reroll is offered after a failure. For odds: those of a "
                              "player who rerolls a failure"),
     },
@@ -105,8 +109,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "chance": {
         "type": "int", "min": 0, "max": 20,
-        "description": label("Caractéristique Chance actuelle (pour un sacrifice)",
-                             "Current Chance characteristic (for a sacrifice)"),
+        "description": label("Caractéristique Chance actuelle (pour une relance ou un "
+                             "sacrifice)", "Current Chance characteristic (for a reroll or "
+                             "a sacrifice)"),
     },
     "success_at_cost": {
         "type": "bool", "default": False,
@@ -133,7 +138,7 @@ name_params(PARAMS, {
     "advantages": ("Avantages", "Advantages"),
     "disadvantages": ("Désavantages", "Disadvantages"),
     "difficulty": ("Difficulté", "Difficulty"),
-    "reroll": ("Relance (point de chance)", "Reroll (luck point)"),
+    "reroll": ("Relance (point de chance)", "Reroll (Chance point)"),
     "sacrifice_chance": ("Sacrifier 1 point de Chance", "Sacrifice 1 Chance point"),
     "chance": ("Chance actuelle", "Current Chance"),
     "success_at_cost": ("Réussi, mais…", "Success, but…"),
@@ -155,14 +160,11 @@ SHEET: dict[str, dict[str, Any]] = {
         "chemin 4, Chanteur 1)", values="int", default={}, item={"min": 0, "max": 20},
         max_items=20),
     "chance": counter(
-        "Chance", "Chance", "Caractéristique Chance : en sacrifier 1 point fait réussir "
-        "une action (seulement à 2 ou plus ; à 0, le personnage devient un PNJ)", "Chance "
-        "characteristic: sacrificing 1 point makes an action succeed (only at 2 or more; "
-        "at 0 the character becomes an NPC)", default=2, high=20),
-    "points_chance": counter(
-        "Points de chance", "Luck points", "Points de chance : un point relance une "
-        "action (une relance par action)", "Luck points: one rerolls an action (one "
-        "reroll per action)", default=0, high=20),
+        "Chance", "Chance", "Caractéristique Chance, ses points de chance : un point "
+        "relance une action ou la fait réussir (seulement à 2 ou plus ; à 0, le personnage "
+        "devient un PNJ)", "Chance characteristic, its luck points: one rerolls an action "
+        "or makes it succeed (only at 2 or more; at 0 the character becomes an NPC)",
+        default=2, high=20),
     "pv": counter(
         "Points de vie", "Hit points", "Points de vie (la graine n'en donne pas le "
         "nombre de départ)", "Hit points (the seed gives no starting number)",
@@ -285,6 +287,18 @@ def chance_of(params: dict[str, Any], sheet: dict[str, Any] | None) -> int | Non
 
 
 def _check(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> None:
+    """The standing orders, refused before the dice when Chance cannot pay them: each a
+    point, never the last (« Il faut donc au minimum 2 points de chance »), so both need
+    3 (the reroll's point is spent before the sacrifice's)."""
+    chance = chance_of(params, sheet)
+    if params["reroll"] and chance is not None and chance < 2:
+        raise invalid_param("reroll", "a Chance point rerolls only while Chance ≥ 2",
+                            fr="un point de chance ne relance que tant que la Chance est ≥ 2")
+    if params["reroll"] and params["sacrifice_chance"] and chance is not None and chance < 3:
+        raise invalid_param("sacrifice_chance", "after a standing reroll, only allowed "
+                            "while Chance ≥ 3 (each spends a point, never the last)",
+                            fr="après une relance décidée d'avance, permis seulement tant que "
+                               "la Chance est ≥ 3 (chacune coûte un point, jamais le dernier)")
     if params["sacrifice_chance"]:
         chance = chance_of(params, sheet)
         if chance is None:
@@ -309,7 +323,7 @@ def _pair(dice: Dice, level: int, attempt: int) -> int:
 CHOICES: dict[str, dict[str, Any]] = {
     "reroll": {"name": "reroll", "label": label(
         "Relancer (1 point de chance ; le nouveau score remplace l'ancien)",
-        "Reroll (1 luck point; the new score replaces the old)"), "dice": 2},
+        "Reroll (1 Chance point; the new score replaces the old)"), "dice": 2},
     "sacrifice": {"name": "sacrifice", "label": label(
         "Sacrifier 1 point de Chance : l'action réussit",
         "Sacrifice 1 Chance point: the action succeeds"), "dice": 0},
@@ -341,19 +355,19 @@ def gm_choices(result: dict[str, Any], sheet: dict[str, Any] | None
 
 
 def offer(outcome: Outcome, params: dict[str, Any], sheet: dict[str, Any] | None) -> None:
-    """Open a failed roll with what luck may still do: a reroll (one per action, not at
-    level 0, and as a character only with a luck point left) and the sacrifice (while
-    Chance ≥ 2; without a character and without ``chance`` the GM checks it by hand).
-    With no luck left to decide, the GM's choice (:func:`offer_gm`)."""
+    """Open a failed roll with what luck may still do, each while Chance ≥ 2 (without a
+    character and without ``chance`` the GM checks it by hand): a reroll (one per action,
+    not at level 0) and the sacrifice. With no luck left to decide, the GM's choice
+    (:func:`offer_gm`)."""
     r = outcome.result
     if r["success"]:
         return
     names = []
-    if r["level"] > 0 and not r.get("rerolled") and (
-            sheet is None or (sheet.get("points_chance") or 0) >= 1):
-        names.append("reroll")
     chance = chance_of(params, sheet)
-    if (chance is None and sheet is None) or (chance is not None and chance >= 2):
+    lucky = (chance is None and sheet is None) or (chance is not None and chance >= 2)
+    if r["level"] > 0 and not r.get("rerolled") and lucky:
+        names.append("reroll")
+    if lucky:
         names.append("sacrifice")
     if names:
         outcome.choices = [dict(CHOICES[name]) for name in (*names, "keep")]
@@ -400,8 +414,19 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     if roll.sheet is not None:
         spend = spends(p, result, roll.sheet, rerolled=rerolled)
     outcome = Outcome(result=result, dice=dice.rolled, spend=spend)
-    offer(outcome, p, roll.sheet)
+    offer(outcome, *_after_reroll(p, roll.sheet) if rerolled else (p, roll.sheet))
     return outcome
+
+
+def _after_reroll(params: dict[str, Any], sheet: dict[str, Any] | None
+                  ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The params and sheet as a reroll leaves them: a point of Chance fewer (the
+    character's, or the ``chance`` typed without one), for what is offered next."""
+    if sheet is not None:
+        return params, {**sheet, "chance": sheet.get("chance", 0) - 1}
+    if params.get("chance") is not None:
+        return {**params, "chance": params["chance"] - 1}, None
+    return params, None
 
 
 def _carry(old: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
@@ -423,7 +448,7 @@ def hp_loss(result: dict[str, Any], sheet: dict[str, Any]) -> int:
 @hookimpl
 def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outcome:
     """A decision after a failed pair: ``reroll`` draws a new pair that replaces the
-    score (1 luck point), ``sacrifice`` makes the action succeed (1 Chance), ``keep``
+    score (1 point of Chance), ``sacrifice`` makes the action succeed (1 Chance), ``keep``
     leaves the failure — to the GM, who then takes ``success_at_cost`` (« réussi,
     mais… », its cost told), ``success_at_cost_hp`` (that cost paid in hit points) or
     ``fail``. As a character the sheet pays; without one, nothing is spent. The outcome
@@ -461,46 +486,45 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
         score = _pair(dice, level, 2)
         result = judge(score, old["difficulty"], level=level, tier=tier)
         result["first_score"] = old["score"]
-        spend = {"points_chance": 1} if roll.sheet is not None else {}
+        spend = {"chance": 1} if roll.sheet is not None else {}
     _carry(old, result)
     result["rerolled"] = choice == "reroll" or result["rerolled"]
     # Every die of the roll as it now stands (a replaced pair marked so, the new one last),
     # as a standing reroll shows them.
     decided = Outcome(result=result, dice=outcome.dice + dice.rolled, spend=spend)
     if choice == "reroll":
-        offer(decided, p, roll.sheet)  # the sacrifice may still save the new pair
+        # The sacrifice may still save the new pair, with the Chance the reroll left.
+        offer(decided, *_after_reroll(p, roll.sheet))
     return decided
 
 
 @hookimpl
 def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
     """The most a roll as a character could spend, declared before its dice (the host
-    refuses it then when the sheet lacks it): the standing orders' luck point and
-    Chance point, counted even though a success spends neither — else a failure alone
-    would be refused, and the player could roll until the pair succeeds. A decision
+    refuses it then when the sheet lacks it): the standing orders' Chance points (the
+    reroll's and the sacrifice's), counted even though a success spends neither — else a
+    failure alone would be refused, and the player could roll until the pair succeeds. A decision
     declares its own (``reroll``, ``sacrifice``). Hit points are the dice's: taken only
     as far as the sheet holds (:func:`hp_loss`)."""
     if choice is None:
         p = roll.params
-        most = {"points_chance": 1 if p["reroll"] else 0,
-                "chance": 1 if p["sacrifice_chance"] else 0}
+        most = {"chance": (1 if p["reroll"] else 0) + (1 if p["sacrifice_chance"] else 0)}
     else:
-        most = {"points_chance": 1 if choice == "reroll" else 0,
-                "chance": 1 if choice == "sacrifice" else 0}
+        most = {"chance": 1 if choice in ("reroll", "sacrifice") else 0}
     return {name: amount for name, amount in most.items() if amount} or None
 
 
 def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any], *,
            rerolled: bool) -> dict[str, int]:
-    """What a roll made as a character takes from its sheet: a luck point for the reroll,
-    a point of Chance when the sacrifice saved the roll (both the player's choice,
+    """What a roll made as a character takes from its sheet: a point of Chance for the
+    reroll, another when the sacrifice saved the roll (both the player's choice,
     declared before the dice by :func:`sidecar_max_spend`: a sheet without one answers
     ``insufficient`` before any die), and, for a "réussi, mais…" paid in hit
     points, the loss (1 for a minor loss, the differential for a major one), which stops
     at 0 hit points."""
     spend: dict[str, int] = {}
     if rerolled:
-        add_spend(spend, "points_chance", 1)
+        add_spend(spend, "chance", 1)
     if result["chance_sacrificed"]:
         add_spend(spend, "chance", 1)
     if params["cost_in_hp"] and result["success_at_cost"]:
@@ -537,7 +561,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
 @lru_cache(maxsize=1024)
 def exact_odds(level: int, difficulty: int, rescued: bool,
                reroll: bool = False) -> dict[str, Any]:
-    """Exact odds of a ladder roll. ``reroll``: the player spends a luck point on a failed
+    """Exact odds of a ladder roll. ``reroll``: the player spends a Chance point on a failed
     pair — the best play, since a success offers no reroll — so a failure is replaced by
     a whole new pair's score; ``rescued`` (Chance sacrificed or "réussi, mais…") turns
     every failure left into a narrow success."""

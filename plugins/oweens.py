@@ -29,6 +29,7 @@ from sidecar.rules import heading, name_params, plural
 from sidecar.rulesets.oweens_combat import paid_dice
 from sidecar.rulesets.oweens_darts import darts_odds, first_volley, volley_react, volley_text
 from sidecar.rulesets.oweens_decisions import attacked_reserve, decide, settle
+from sidecar.rulesets.oweens_fixed import named_characteristic
 from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
@@ -101,8 +102,8 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "equipment": {
         "type": "int", "min": 0, "max": 10, "default": 0,
-        "description": label("Bonus d'équipement adéquat, ajouté à la MR (S > D)",
-                             "Adequate equipment bonus, added to the MR (S > D)"),
+        "description": label("Bonus d'équipement adéquat, ajouté à la MR (S ≥ D)",
+                             "Adequate equipment bonus, added to the MR (S ≥ D)"),
     },
     "reserve": {
         "type": "int", "min": 0, "max": 100,
@@ -159,10 +160,11 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "manifested": {
         "type": "bool", "default": False,
-        "description": label("Se pinter : un effet (Honte, Fierté) est déjà manifesté (la "
-                             "fiche le garde, en tant que personnage)", "Drinking: an effect "
-                             "(Shame, Pride) is already manifested (the sheet keeps it, as a "
-                             "character)"),
+        "description": label("Un effet de l'alcool (Honte, Fierté) est manifesté (la fiche le "
+                             "garde, en tant que personnage) : une Bourde, quel que soit le "
+                             "jet, est le coma éthylique", "An effect of the alcohol (Shame, "
+                             "Pride) is manifested (the sheet keeps it, as a character): a "
+                             "Bourde, whatever the roll, is an alcoholic coma"),
     },
     "emotion_bonbonus": {
         "type": "string", "choices": ["honte", "fierte"],
@@ -224,9 +226,9 @@ name_params(PARAMS, {
 # augmentations, bagage); the rest folds behind « plus d'options » (``more``), and drinking
 # and darts are situations bringing their own fields (``situation``: the bool they need).
 for _key in ("buy_augmentations", "buy_after", "budget", "npc_bagage", "equipment", "reserve",
-             "adversity", "contest", "keep_reserve"):
+             "adversity", "contest", "keep_reserve", "manifested"):
     PARAMS[_key]["more"] = True
-for _key in ("drinks", "hours_dry", "manifested", "emotion_bonbonus"):
+for _key in ("drinks", "hours_dry", "emotion_bonbonus"):
     PARAMS[_key]["situation"] = "drinking"
 for _key in ("volleys", "darts_bonus"):
     PARAMS[_key]["situation"] = "volley"
@@ -282,6 +284,7 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
     if p["volley"]:
         return darts_odds(p)
+    named_characteristic(roll)
     difficulty = drinking_difficulty(p, roll.sheet) if p["drinking"] else p["difficulty"]
     count = dice_count(p, roll.sheet, paid_dice(roll))
     target = difficulty + (1 if p["npc_bagage"] else 0)
@@ -304,6 +307,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
     if p["volley"]:
         return first_volley(roll, dice)
+    named_characteristic(roll)  # (before any die: it may refuse the roll)
     reserve = attacked_reserve(p, roll.state)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
@@ -339,7 +343,9 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     if kind == "botch":
         line += f", {r['ones']} × 1 : Bourde !" if fr else f", {r['ones']} ones: Bourde!"
     elif kind == "narrow":
-        line += ", de justesse (MR 0)" if fr else ", narrowly (MR 0)"
+        margin = r["margin"]  # (equipment raises it: « la MR est augmentée »)
+        line += (f", de justesse, MR {margin}" if fr else f", narrowly, MR {margin}") \
+            if margin else (", de justesse (MR 0)" if fr else ", narrowly (MR 0)")
     elif r["success"]:
         line += f", MR {r['margin']}"
         if kind == "critical":

@@ -2,8 +2,8 @@
 
 A volley is 3D6 in up to 3 throws to make a triple (the lowest reachable with the FLA
 roll's bonus); between throws the player decides which dice to reroll (the default:
-:func:`volley_policy`). A game is 6 volleys played one after the other in one roll, their
-points added up, fewest wins. The odds of both are exact (:func:`volley_odds`,
+:func:`volley_policy`, the best play). A game is 6 volleys played one after the other in
+one roll, their points added up, fewest wins. The odds of both are exact (:func:`volley_odds`,
 :func:`game_odds`), the volleys played by their defaults.
 """
 
@@ -35,12 +35,67 @@ def volley_triple(faces: list[int] | tuple[int, ...], bonus: int) -> int | None:
     return top if 3 * top - sum(faces) <= bonus else None
 
 
-def volley_policy(faces: list[int] | tuple[int, ...]) -> str:
-    """The dice the default choice rerolls (1-based indices as a string): all but those
-    showing the most frequent face (the highest among equals)."""
-    counts = Counter(faces)
-    kept = max(faces, key=lambda face: (counts[face], face))
-    return "".join(str(i + 1) for i, face in enumerate(faces) if face != kept)
+def volley_policy(faces: list[int] | tuple[int, ...], bonus: int = 0,
+                  throw: int = 1) -> str:
+    """The dice the default choice rerolls (1-based indices as a string): the best play,
+    the reroll whose expected points are the fewest (« Le gagnant est celui qui a le
+    moins de points »), with ``bonus`` +1s and ``throw`` throws made; among equals, the
+    fewest dice, then the lowest faces kept. It depends on the faces shown, not their
+    order (the first of equal faces are kept), as the odds count it."""
+    plan = _best_plan(bonus)
+
+    def kept(which: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted(face for i, face in enumerate(faces) if i not in which))
+    best = kept(min(_rerolls(len(faces)), key=lambda which: (
+        plan.choice(faces, throw, which), len(which), kept(which))))
+    keep = list(best)
+    rerolled = []
+    for index, face in enumerate(faces):
+        if face in keep:
+            keep.remove(face)
+        else:
+            rerolled.append(str(index + 1))
+    return "".join(rerolled)
+
+
+def _rerolls(count: int) -> list[tuple[int, ...]]:
+    return [which for size in range(1, count + 1)
+            for which in itertools.combinations(range(count), size)]
+
+
+class _Plan:
+    """A volley's expected points under the best play, exact (fractions), for one
+    ``bonus``: :meth:`value` of faces after a throw, :meth:`choice` of a reroll."""
+
+    def __init__(self, bonus: int) -> None:
+        self.bonus = bonus
+        self.value = cache(self._value)
+        self._choice = cache(self._choice_sorted)
+
+    def _value(self, faces: tuple[int, ...], throw: int) -> Fraction:
+        triple = volley_triple(faces, self.bonus)
+        if triple is not None:
+            return Fraction(triple)
+        if throw == VOLLEY_THROWS:
+            return Fraction(NO_TRIPLE_POINTS)  # (stopping earlier is worth the same 7)
+        return min(self.choice(faces, throw, which) for which in _rerolls(len(faces)))
+
+    def choice(self, faces: list[int] | tuple[int, ...], throw: int,
+               which: tuple[int, ...]) -> Fraction:
+        """Expected points of rerolling the dice ``which`` of ``faces`` at ``throw``."""
+        kept = tuple(sorted(face for i, face in enumerate(faces) if i not in which))
+        return self._choice(kept, len(which), throw)
+
+    def _choice_sorted(self, kept: tuple[int, ...], rerolled: int, throw: int) -> Fraction:
+        total = Fraction(0)
+        for new in itertools.product(range(1, 7), repeat=rerolled):
+            total += self.value(tuple(sorted(kept + new)), throw + 1)
+        return total / 6 ** rerolled
+
+
+@lru_cache(maxsize=64)
+def _best_plan(bonus: int) -> _Plan:
+    return _Plan(bonus)
 
 
 def _game_result(game: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
@@ -93,7 +148,8 @@ def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: i
                     f"Relancer {shown} (dé(s) {name})", f"Reroll {shown} (die {name})")})
         choices.append({"name": "stop", "dice": 0, "label": label(
             f"S'arrêter : {NO_TRIPLE_POINTS} points", f"Stop: {NO_TRIPLE_POINTS} points")})
-        outcome.choices, outcome.default = choices, f"reroll_{volley_policy(faces)}"
+        outcome.choices = choices
+        outcome.default = f"reroll_{volley_policy(faces, bonus, throw)}"
     elif game is not None and len(game["scores"]) < game["volleys"]:
         # The next volley's three dice, thrown when the player goes on (the default).
         following = game["volley"] + 1
@@ -168,7 +224,7 @@ def volley_ways(bonus: int) -> dict[int, int]:
             return ((value, Fraction(1)),)
         if throw == VOLLEY_THROWS:
             return ((NO_TRIPLE_POINTS, Fraction(1)),)
-        which = [int(i) - 1 for i in volley_policy(faces)]
+        which = [int(i) - 1 for i in volley_policy(faces, bonus, throw)]
         points: Counter[int] = Counter()
         for new in itertools.product(range(1, 7), repeat=len(which)):
             after = list(faces)

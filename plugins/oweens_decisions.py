@@ -24,6 +24,7 @@ from sidecar.rulesets.oweens_judging import (
     best_gain,
     drinking_state,
     judge,
+    sober_coma,
 )
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, spends
 from sidecar.rulesets.sheets import add_spend
@@ -55,7 +56,8 @@ def _verdict(result: dict[str, Any], fr: bool) -> str:
     count = (plural(result["successes"], "réussite") if fr
              else plural(result["successes"], "success", "successes"))
     if result["kind"] == "narrow":
-        return f"{count}, {'de justesse' if fr else 'narrowly'}"
+        mr = f", MR {result['margin']}" if result["margin"] else ""
+        return f"{count}, {'de justesse' if fr else 'narrowly'}{mr}"
     if result["success"]:
         return f"{count}, MR {result['margin']}"
     return f"{count}, ME {-result['margin']}"
@@ -92,7 +94,7 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
         over = successes - target
         bought = {"successes": successes, "success": over >= 0,
                   "kind": "narrow" if over == 0 else ("success" if over > 0 else "failure"),
-                  "margin": over + params["equipment"] if over > 0 else over}
+                  "margin": over + params["equipment"] if over >= 0 else over}
         cost = steps * price
         offers.append({"name": f"buy_{steps}", "dice": 0, "label": label(
             f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
@@ -178,13 +180,15 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
         surprise(roll, combat, result, notes)
     if p.get("characteristic"):
         result["characteristic"] = p["characteristic"]
+    state = None
     if p["drinking"]:
         state = result["drinking"] = drinking_state(p, roll.sheet, result)
-        if state["coma"]:
-            notes.append(label("Coma éthylique : hospitalisé, −1 définitif à une caractéristique "
-                               "au choix du joueur.", "Alcoholic coma: hospitalised, −1 for "
-                               "good to a characteristic of the player's choice."))
-        elif state["honte"]:
+    if state["coma"] if state is not None else sober_coma(p, roll.sheet, result):
+        result["coma"] = True  # (any roll: « quel que soit le jet »)
+        notes.append(label("Coma éthylique : hospitalisé, −1 définitif à une caractéristique "
+                           "au choix du joueur.", "Alcoholic coma: hospitalised, −1 for "
+                           "good to a characteristic of the player's choice."))
+    elif state is not None and state["honte"]:
             notes.append(label("Bourde : la Honte du personnage se manifeste.",
                                "Bourde: the character's Shame manifests."))
     outcome = Outcome(result=result, dice=rolled, notes=notes)
@@ -210,7 +214,7 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
         outcome.spend = spends(p, result, roll.sheet, spent_already=0 if decided else (
             combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0),
             decided=decided)
-        if result.get("drinking", {}).get("coma"):
+        if result.get("coma"):
             # Which characteristic loses its point is the player's choice: asked now, no
             # default (left undecided, the GM adjusts the sheet).
             outcome.choices = [{"name": f"lose_{short}", "dice": 0, "label": label(
@@ -245,7 +249,9 @@ def decide(roll: Roll, outcome: Outcome, choice: str) -> Outcome:
     if choice.startswith("lose_"):
         result = dict(opened)
         result["decided"] = True
-        result["drinking"] = {**result["drinking"], "lost": choice[5:]}
+        result["coma_lost"] = choice[5:]
+        if "drinking" in result:
+            result["drinking"] = {**result["drinking"], "lost": choice[5:]}
         name = CHARACTERISTICS[choice[5:]][0]
         return Outcome(result=result, dice=outcome.dice, spend={name: 1}, notes=[
             label(f"Coma éthylique : {choice[5:]} −1 définitivement.",

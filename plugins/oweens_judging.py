@@ -115,7 +115,11 @@ def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
         else:
             result = common(True, margin, "success", "Réussite", "Success", **fields)
     elif successes == target:
-        result = common(True, 0, "narrow", "Réussite de justesse", "Narrow success", **fields)
+        # « En cas de réussite, si le personnage utilise un matériel adéquat la MR est
+        # augmentée »: a narrow success is a success too (Brady's narrow roll with the
+        # seed's palmes: MR 1). It stays narrow (S = D), its consequences with it.
+        result = common(True, equipment, "narrow", "Réussite de justesse", "Narrow success",
+                        **fields)
     else:
         result = common(False, successes - target, "failure", "Échec", "Failure", **fields)
     if reserve is not None:
@@ -173,3 +177,14 @@ def drinking_state(params: dict[str, Any], sheet: dict[str, Any] | None,
             "manifested": manifested, "honte": honte, "coma": coma,
             "emotion": params.get("emotion_bonbonus"),
             "manifested_after": manifested or honte}
+
+
+def sober_coma(params: dict[str, Any], sheet: dict[str, Any] | None,
+               result: dict[str, Any]) -> bool:
+    """Whether a roll that is not a glass is the alcoholic coma: « Si le personnage fait
+    une bourde alors qu'un effet est manifesté, quel que soit le jet, c'est le coma
+    éthylique » — a Bourde while the sheet (or, without a character, the request's
+    ``manifested``) says an effect is manifested. (A glass judges it with its own
+    state, :func:`drinking_state`: its hours dry, its emotion bonbonus.)"""
+    return bool(result["bourde"] and (params.get("manifested")
+                                      or (sheet or {}).get("effet_manifeste")))

@@ -67,6 +67,8 @@ class RollRequest:
     character: str | None = None
     #: The GM's ``ask`` this roll answers (its ruleset, params, label and mode apply).
     answers: str | None = None
+    #: The characters the action is aimed at (contract §8), in the order named.
+    targets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class OddsRequest:
     options: dict[str, Any] = field(default_factory=dict)
     id: RequestId = None
     character: str | None = None
+    targets: tuple[str, ...] = ()
 
 
 #: Most seats or characters one ``ask`` may name.
@@ -107,6 +110,8 @@ class AskRequest:
     #: ``list``: the page of asks opened after this ``seq``, of at most ``limit`` asks.
     after: int = 0
     limit: int = 100
+    #: The characters every answer is aimed at (contract §8).
+    targets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -441,7 +446,32 @@ def parse_roll(message: dict[str, Any]) -> RollRequest:
         dice=_dice(message),
         character=_optional_name(message, "character"),
         answers=_optional_name(message, "answers"),
+        targets=_targets(message),
     )
+
+
+#: Most characters one action may be aimed at (contract §8).
+MAX_TARGETS = 8
+
+
+def _targets(message: dict[str, Any]) -> tuple[str, ...]:
+    """``targets``: at most :data:`MAX_TARGETS` character names, none twice (``()``
+    when absent)."""
+    given = message.get("targets")
+    if given is None:
+        return ()
+    if (not isinstance(given, list) or len(given) > MAX_TARGETS
+            or not all(isinstance(name, str) and 0 < len(name) <= MAX_NAME_CHARS
+                       for name in given)):
+        raise bad_field("targets", f"must be a list of at most {MAX_TARGETS} character names",
+                        fr=f"doit être une liste d'au plus {MAX_TARGETS} noms de personnages")
+    for name in given:
+        _no_controls("targets", name)
+    names = tuple(_checked_name("targets", name) for name in given)
+    if len(set(names)) != len(names):
+        raise bad_field("targets", "names a character twice",
+                        fr="nomme deux fois le même personnage")
+    return names
 
 
 def _optional_name(message: dict[str, Any], name: str) -> str | None:
@@ -458,6 +488,7 @@ def parse_odds(message: dict[str, Any]) -> OddsRequest:
         params=_map(message, "params"),
         options=_map(message, "options"),
         character=_optional_name(message, "character"),
+        targets=_targets(message),
     )
 
 
@@ -487,7 +518,8 @@ def parse_ask(message: dict[str, Any]) -> AskRequest:
                       allow_empty=True),
         mode=_choice(message, "mode", MODES, default="public"),
         options=_map(message, "options"), id=rid, opposed=_bool(message, "opposed"),
-        cooperative=_bool(message, "cooperative"), each=_map(message, "each"))
+        cooperative=_bool(message, "cooperative"), each=_map(message, "each"),
+        targets=_targets(message))
 
 
 def _bool(message: dict[str, Any], name: str) -> bool:
@@ -748,6 +780,10 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
     character = event.get("character")
     if character is not None:
         message["character"] = character
+    if "targets" in event:  # (what the dice did to them: not for a blind roll's roller)
+        message["targets"] = event["targets"]
+        if not hidden:
+            message["effects"] = event["effects"]
     if "answers" in event:
         message["answers"] = event["answers"]
         if "opposition" in event and not hidden:
@@ -871,7 +907,7 @@ def session_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool =
 
 #: What an ``ask`` event shows.
 ASK_EVENT_FIELDS = ("seq", "table", "op", "ask", "to", "ruleset", "params", "label",
-                    "options", "opposed", "cooperative")
+                    "options", "opposed", "cooperative", "targets")
 
 
 def ask_message(event: dict[str, Any], locale: str = "fr", *, hidden: bool = False,
@@ -905,6 +941,8 @@ def initiative_message(event: dict[str, Any], locale: str = "fr", *, hidden: boo
                "by": public_by(event["by"])}
     if "entries" in event:  # (what a verifier orders again)
         message["entries"] = event["entries"]
+    if "acted" in event:  # (the GMs': who already acted this turn, removed for others)
+        message["acted"] = event["acted"]
     return _with_id(message, request_id, duplicate=duplicate)
 
 

@@ -38,12 +38,14 @@ def roll_request(*, ruleset: str, params: dict[str, Any] | None = None,
                  label: str | None = None, mode: str | None = None,
                  options: dict[str, Any] | None = None, dice: list[int] | None = None,
                  character: str | None = None, answers: str | None = None,
-                 id: RequestId = None) -> Message:
+                 targets: list[str] | None = None, id: RequestId = None) -> Message:
     """Roll ``ruleset`` with ``params`` (``dice``: physical faces; ``character``: as that
-    character; ``answers``: the GM's ask it answers, whose params, label and mode apply)."""
+    character; ``answers``: the GM's ask it answers, whose params, label and mode apply;
+    ``targets``: the characters the action is aimed at, PROTOCOL.md §8)."""
     return _given({"type": "roll", "ruleset": ruleset, "params": params or {}},
                   label=label, mode=mode, options=options, dice=dice, id=id,
-                  character=character, answers=answers)
+                  character=character, answers=answers,
+                  targets=list(targets) if targets else None)
 
 
 def react_request(*, roll: str, choice: str, dice: list[int] | None = None,
@@ -54,25 +56,27 @@ def react_request(*, roll: str, choice: str, dice: list[int] | None = None,
 
 def odds_request(*, ruleset: str, params: dict[str, Any] | None = None,
                  options: dict[str, Any] | None = None, character: str | None = None,
-                 id: RequestId = None) -> Message:
-    """The exact odds of a roll, as ``character`` if given; nothing is rolled."""
+                 targets: list[str] | None = None, id: RequestId = None) -> Message:
+    """The exact odds of a roll, as ``character`` if given (aimed at ``targets``);
+    nothing is rolled."""
     return _given({"type": "odds", "ruleset": ruleset, "params": params or {},
-                   "options": options or {}}, character=character, id=id)
+                   "options": options or {}}, character=character, id=id,
+                  targets=list(targets) if targets else None)
 
 
 def ask_request(*, to: list[str], ruleset: str, params: dict[str, Any] | None = None,
                 label: str = "", mode: str = "public", options: dict[str, Any] | None = None,
                 opposed: bool = False, cooperative: bool = False,
                 each: dict[str, dict[str, Any]] | None = None,
-                id: RequestId = None) -> Message:
+                targets: list[str] | None = None, id: RequestId = None) -> Message:
     """Ask seats or characters (``to``) for a roll (GM only); ``opposed`` or
     ``cooperative``: the answers are compared or the best one counts; ``each``: a side's own
-    params over ``params``."""
+    params over ``params``; ``targets``: the characters every answer is aimed at."""
     return _given({"type": "ask", "op": "open", "to": list(to), "ruleset": ruleset,
                    "params": params or {}, "label": label, "mode": mode,
                    "options": options or {}},
                   opposed=opposed or None, cooperative=cooperative or None,
-                  each=each or None, id=id)
+                  each=each or None, targets=list(targets) if targets else None, id=id)
 
 
 def cancel_ask_request(*, ask: str, id: RequestId = None) -> Message:

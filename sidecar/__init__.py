@@ -19,13 +19,16 @@ __all__ = ["ProtocolError", "__version__", "hookimpl", "invalid_param", "odds"]
 
 
 def odds(ruleset: str, params: dict[str, Any] | None = None,
-         options: dict[str, Any] | None = None, *, host: Any = None) -> dict[str, Any]:
+         options: dict[str, Any] | None = None, *, host: Any = None,
+         targets: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """Exact odds of a roll: ``sidecar.odds("bloodlust", {"pool": 5, "difficulty": 7})``.
 
     Returns ``p_success``, ``kinds`` (each kind's probability) and ``distribution`` (the
     ruleset's main number). Raises :class:`sidecar.protocol.errors.ProtocolError` on bad params.
-    Pass ``host`` (a loaded :class:`sidecar.host.plugins.PluginHost`) to reuse it across calls.
+    Pass ``host`` (a loaded :class:`sidecar.host.plugins.PluginHost`) to reuse it across calls;
+    ``targets`` (``{"Brady": {"pep": 4}}``): the sheets of the characters the roll is aimed
+    at, for a rule that reads its opponent (contract §8).
     """
     from sidecar.api import odds as compute
 
-    return compute(ruleset, params, options, host=host)
+    return compute(ruleset, params, options, host=host, targets=targets)

@@ -25,6 +25,12 @@ all of them). Every list comes in pages, and the client pages through: ``sheets(
 KiB). Not enough left to spend raises :class:`SidecarError` ``insufficient``
 (``details``: ``field``, ``have``, ``need``).
 
+Targets (``protocol/PROTOCOL.md`` §8): ``roll``, ``odds`` and ``ask`` take ``targets=
+["Brady"]``, the characters the action is aimed at (an NPC of the GM's too): the outcome
+carries ``targets`` and ``effects``, and for their owners and the GMs ``target_sheets``,
+which :attr:`SidecarClient.characters` follows, as it follows the ``sheet`` event (``op:
+"effect"``) that tells an owner what a roll hidden from it did to its character.
+
 Open rolls (decide after seeing the dice): an outcome may come back ``open`` with
 ``choices`` (``[{name, label, dice}]``), a ``default`` and an ``expires`` time; the roller
 or a GM decides with :meth:`SidecarClient.react`, which returns the decision — a new
@@ -154,6 +160,13 @@ def table_url(url: str, table: str) -> str:
 def is_open(outcome: dict[str, Any]) -> bool:
     """An outcome that waits for a decision (``open``), whether or not its choices show."""
     return outcome.get("type") == "outcome" and outcome.get("open") is True
+
+
+def _names(names: Sequence[str] | str | None) -> list[str] | None:
+    """Targets as the wire wants them: a list of names (one name given alone is one)."""
+    if names is None:
+        return None
+    return [names] if isinstance(names, str) else list(names)
 
 
 def _once_only(message: dict[str, Any]) -> bool:
@@ -434,21 +447,39 @@ class SidecarClient:
 
     def _track(self, event: dict[str, Any]) -> None:
         """Keep :attr:`characters` as the events say (in ``seq`` order, each once)."""
+        self._track_targets(event)
         name = event.get("character")
         if not isinstance(name, str):
             return
         if event["type"] == "sheet":
             if event.get("removed") or event.get("op") == "remove":
                 self.characters.pop(name, None)
+            elif event.get("op") == "effect":
+                # What a roll hidden from this seat did to its character: new values
+                # only, the character stays whose it was.
+                self._known(name, event.get("ruleset"))["values"] = event.get("values")
             else:
                 self.characters[name] = {key: event.get(key) for key in
                                          ("character", "ruleset", "owner", "values")}
         elif event["type"] == "outcome" and isinstance(event.get("sheet"), dict):
             # A roll seen without the sheet's events (a public roll of another seat's
             # character): its values are known, its owner is not.
-            known = self.characters.setdefault(
-                name, {"character": name, "ruleset": event.get("ruleset")})
-            known["values"] = event["sheet"]
+            self._known(name, event.get("ruleset"))["values"] = event["sheet"]
+
+    def _track_targets(self, event: dict[str, Any]) -> None:
+        """A roll aimed at characters this client may see (their owner, a GM): the new
+        values it left them (``target_sheets``, contract §8)."""
+        changed = event.get("target_sheets") if event["type"] == "outcome" else None
+        if not isinstance(changed, dict):
+            return
+        for name, values in changed.items():
+            if isinstance(name, str) and isinstance(values, dict):
+                self._known(name, None)["values"] = values
+
+    def _known(self, name: str, ruleset: Any) -> dict[str, Any]:
+        """The entry of :attr:`characters` for ``name``, made when it was not known (its
+        values are then known, its owner is not)."""
+        return self.characters.setdefault(name, {"character": name, "ruleset": ruleset})
 
     def _track_open(self, event: dict[str, Any]) -> None:
         """Keep :attr:`open` as the outcomes say: an open outcome waits, its decision (the
@@ -592,14 +623,17 @@ class SidecarClient:
                    label: str = "", mode: str = "public",
                    options: dict[str, Any] | None = None,
                    dice: list[int] | None = None, id: str | None = None,
-                   character: str | None = None) -> dict[str, Any]:
+                   character: str | None = None,
+                   targets: Sequence[str] | None = None) -> dict[str, Any]:
         """Roll and return this client's copy of the outcome. ``id`` (optional) is the
         request id: the same id never rolls twice. ``character``: roll as that character
         (the outcome carries ``spent`` and ``sheet``; ``insufficient`` when the sheet
-        lacks what the roll spends, and then nothing is rolled)."""
+        lacks what the roll spends, and then nothing is rolled). ``targets``: the
+        characters the action is aimed at (contract §8): the outcome carries ``targets``
+        and ``effects``, and — for their owners and the GMs — ``target_sheets``."""
         return await self.request(requests.roll_request(
             ruleset=ruleset, params=params, label=label, mode=mode, options=options or {},
-            dice=dice, id=id, character=character))
+            dice=dice, id=id, character=character, targets=_names(targets)))
 
     async def react(self, roll: str | dict[str, Any], choice: str,
                     dice: list[int] | None = None, *, id: str | None = None) -> dict[str, Any]:
@@ -621,14 +655,17 @@ class SidecarClient:
                   params: dict[str, Any] | None = None, *, label: str = "",
                   mode: str = "public", options: dict[str, Any] | None = None,
                   opposed: bool = False, each: dict[str, dict[str, Any]] | None = None,
-                  id: str | None = None) -> dict[str, Any]:
+                  id: str | None = None,
+                  targets: Sequence[str] | None = None) -> dict[str, Any]:
         """Ask seats or characters (``to``: their names) for a roll (GM only). Returns the
         ``ask`` event (``ask`` its id, ``to`` as ``[{seat, character}]``, params with their
         defaults). ``opposed=True``: the sides are compared when the last one answers;
-        ``each`` gives a side (by its name in ``to``) its own params over ``params``."""
+        ``each`` gives a side (by its name in ``to``) its own params over ``params``;
+        ``targets``: the characters the answers are aimed at (an NPC of the GM's…)."""
         return await self.request(requests.ask_request(
             to=[to] if isinstance(to, str) else list(to), ruleset=ruleset, params=params,
-            label=label, mode=mode, options=options, opposed=opposed, each=each, id=id))
+            label=label, mode=mode, options=options, opposed=opposed, each=each, id=id,
+            targets=_names(targets)))
 
     async def cancel_ask(self, ask: str | dict[str, Any]) -> dict[str, Any]:
         """Cancel an open ask (GM only): its ``cancel`` event; ``bad_message`` when it is
@@ -677,10 +714,13 @@ class SidecarClient:
 
     async def odds(self, ruleset: str, params: dict[str, Any] | None = None,
                    options: dict[str, Any] | None = None, *,
-                   character: str | None = None) -> dict[str, Any]:
-        """The exact odds of a roll (nothing is rolled), as ``character`` if given."""
+                   character: str | None = None,
+                   targets: Sequence[str] | None = None) -> dict[str, Any]:
+        """The exact odds of a roll (nothing is rolled), as ``character`` if given, against
+        the sheets of ``targets`` (what a rule reads of the opponent)."""
         return await self.request(requests.odds_request(
-            ruleset=ruleset, params=params, options=options, character=character))
+            ruleset=ruleset, params=params, options=options, character=character,
+            targets=_names(targets)))
 
     # -- seats (GM only) --------------------------------------------------------------------
 

@@ -197,7 +197,10 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
     :return: an :class:`~sidecar.model.Outcome`, or a map with at least ``result``
         (``success``, ``margin``, ``kind``, ``label``) — ``dice`` defaults to every die
         drawn, ``notes`` to ``[]``; ``spend`` (a roll as a character) what it takes from
-        ``roll.sheet``; ``choices`` and ``default`` to leave the roll open (see
+        ``roll.sheet``; ``effects`` (a roll aimed at characters, ``roll.targets``) what
+        the dice did to them, ``{"<character>": {"<int field>": <delta>}}``: never refused,
+        each field taken by the host as far as its ``min``/``max`` allow, in the outcome's
+        own journal write; ``choices`` and ``default`` to leave the roll open (see
         :func:`sidecar_react`).
 
     **Spending: refusals never depend on the dice.** A roll refused after its faces
@@ -230,7 +233,8 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice
     optionally ``default`` (a choice's name) with its outcome.
 
     :param roll: the roll as it was resolved (``params``, ``options``, ``label``,
-        ``mode``, ``roll.state`` as now, ``roll.sheet`` the character's values now).
+        ``mode``, ``roll.state`` as now, ``roll.sheet`` the character's values now,
+        ``roll.targets`` the targets' values now: another roll may have changed them).
     :param outcome: the open outcome (``result``, ``dice``, ``notes``, ``choices``).
     :param choice: the name of the choice taken.
     :param dice: where the choice's new faces come from (``dice.roll(sides)``): the secure

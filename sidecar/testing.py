@@ -142,21 +142,27 @@ def _as_map(resolution: Any, allow_failures: bool) -> dict[str, Any]:
     outcome = resolution.outcome
     return {"result": outcome.result, "dice": outcome.dice, "notes": outcome.notes,
             "applied": outcome.applied, "spend": outcome.spend, "choices": outcome.choices,
-            "default": outcome.default, "text": resolution.text, "failures": failures}
+            "default": outcome.default, "effects": outcome.effects, "text": resolution.text,
+            "failures": failures}
 
 
 def resolve(plugin: Any, ruleset: str, params: dict[str, Any] | None = None, *,
             faces: list[int] | None = None, options: dict[str, Any] | None = None,
             sheet: Mapping[str, Any] | None = None, label: str = "",
-            allow_failures: bool = False, name: str | None = None) -> dict[str, Any]:
+            allow_failures: bool = False, name: str | None = None,
+            targets: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Resolve one roll of ``ruleset`` with ``plugin`` loaded, through the real pipeline:
     ``params`` and ``options`` checked against the descriptions, the extensions, the
     ruleset's ``sidecar_resolve``, the texts. ``faces``: the dice, in the order the ruleset
     draws them (as physical dice; ``None``: random); too few or too many raise
-    ``ProtocolError("bad_dice")``. ``sheet``: roll as a character with these values.
+    ``ProtocolError("bad_dice")``. ``sheet``: roll as a character with these values;
+    ``targets``: aimed at these characters, each name → its values (of ``ruleset``'s
+    sheet), as the hooks see them in ``roll.targets``.
 
     Returns the outcome as a map: ``result``, ``dice``, ``notes``, ``applied``, ``spend``,
-    ``choices``, ``default``, ``text`` (``{"fr", "en"}``) and ``failures``. An extension
+    ``choices``, ``default``, ``effects`` (as the ruleset returned them: the server then
+    takes each as far as the target's bounds allow), ``text`` (``{"fr", "en"}``) and
+    ``failures``. An extension
     hook that fails fails the test (on a server it is left out of the roll, a note saying
     so), unless ``allow_failures`` (then ``failures`` lists them). A refusal raises
     :class:`sidecar.protocol.errors.ProtocolError` (``code``, ``details``), as the client
@@ -170,6 +176,8 @@ def resolve(plugin: Any, ruleset: str, params: dict[str, Any] | None = None, *,
                                 manual=faces is not None)
         if sheet is not None:
             roll.character, roll.sheet = "test", dict(sheet)
+        roll.targets = {target: {"ruleset": ruleset, "values": dict(values)}
+                        for target, values in (targets or {}).items()}
         return _as_map(await pipeline.run(roll, dice=faces), allow_failures)
     return _with_host(plugin, name, work)
 

@@ -52,12 +52,13 @@ MATRIX: dict[tuple[str, str], Cell] = {
                                [3, 2], {"bonbonus": 2}),
     ("oweens", "nothing"): Cell({"pep": 2}, {"characteristic": "PEP", "difficulty": 1},
                                 {"dice": 2, "difficulty": 1}, [4, 2]),
-    # The standing reroll order: the failed pair (1, 2) rerolled (6, 3) for a luck point.
-    ("ladder", "spends"): Cell({"caracteristiques": {"geste": 3}, "points_chance": 1},
+    # The standing reroll order: the failed pair (1, 2) rerolled (6, 3) for a point of
+    # Chance (the seed's « point de chance »).
+    ("ladder", "spends"): Cell({"caracteristiques": {"geste": 3}, "chance": 2},
                                {"characteristic": "geste", "difficulty": 5, "reroll": True},
                                {"level": 3, "difficulty": 5, "reroll": True},
-                               [1, 2, 6, 3], {"points_chance": 1}),
-    ("ladder", "nothing"): Cell({"caracteristiques": {"geste": 3}, "points_chance": 1},
+                               [1, 2, 6, 3], {"chance": 1}),
+    ("ladder", "nothing"): Cell({"caracteristiques": {"geste": 3}, "chance": 2},
                                 {"characteristic": "geste", "difficulty": 5},
                                 {"level": 3, "difficulty": 5}, [6, 3]),
     # The issue's own reproduction: Bloodlust without Volonté; with it, a point and the
@@ -189,13 +190,13 @@ def test_decisions_on_an_asked_characters_open_roll_spend_or_not(server: ServePr
                                                                  ) -> None:
     """A ladder pair failed as Vlad leaves the answer open: keeping it spends nothing
     (then the GM's « réussi, mais… » is open, and the GM's ``fail`` spends nothing
-    either); a reroll spends the luck point. Each decision settles or keeps the ask as
+    either); a reroll spends a point of Chance. Each decision settles or keeps the ask as
     it should, the sheet as the decisions left it."""
     async def scenario() -> None:
         async with Table(server.url, "ladder-decisions") as table:
             lea = await table.seat("Lea")
             made = await table.gm.set_sheet("Vlad", "ladder", {
-                "caracteristiques": {"geste": 3}, "points_chance": 1}, owner="Lea")
+                "caracteristiques": {"geste": 3}, "chance": 2}, owner="Lea")
             before = made["values"]
             params = {"characteristic": "geste", "difficulty": 5}
             ask = await table.gm.ask("Vlad", "ladder", params)
@@ -214,8 +215,8 @@ def test_decisions_on_an_asked_characters_open_roll_spend_or_not(server: ServePr
             again = await table.gm.ask("Vlad", "ladder", params)
             opened = await lea.answer(again["ask"], dice=[1, 2])
             rerolled = await lea.react(opened, "reroll", dice=[6, 3])
-            assert rerolled["spent"] == {"points_chance": 1}
-            assert rerolled["sheet"] == after(before, {"points_chance": 1})
+            assert rerolled["spent"] == {"chance": 1}
+            assert rerolled["sheet"] == after(before, {"chance": 1})
             assert not rerolled.get("open") and await table.gm.list_asks() == []
             assert await table.values("Vlad") == rerolled["sheet"]
     run(scenario())

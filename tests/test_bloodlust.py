@@ -161,7 +161,7 @@ def test_blank_botch_turns_the_tables_first_botch_into_a_failure_once():
 
 def test_blank_botch_comes_back_with_each_new_session_started_by_a_gm(tmp_path):
     """Seed 002: « le premier échec critique de la partie ne compte pas »: once per game
-    session, for the whole table. A GM starts a session (a public, journaled event); the
+    session, for each roller (here the GM). A GM starts a session (a public, journaled event); the
     session number is kept across a restart."""
     db = str(tmp_path / "j.db")
     options = {"blank_botch": {}}
@@ -195,21 +195,21 @@ def test_blank_botch_comes_back_with_each_new_session_started_by_a_gm(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["self", "gm", "blind"])
-def test_blank_botch_keeps_hidden_rolls_out_of_the_tables_state(mode):
-    """A hidden botch neither uses nor gets the blank botch: the next public botch is
-    forgiven whether or not an earlier hidden roll botched, so it tells nobody anything."""
+def test_blank_botch_of_a_hidden_roll_is_its_rollers_own(mode):
+    """A hidden botch uses its roller's blank (the Conteur's characters get one, issue 26):
+    another roller's public botch is forgiven whether or not the hidden roll botched, so
+    it tells nobody anything of it (tests/test_blank_botch_each.py)."""
     async def scenario():
-        async with running_server() as server, peers(server, 2) as (gm, player):
+        async with running_server(allow_player_dice=True) as server, \
+                peers(server, 2) as (gm, player):
             await gm.join(table="secrets", role="gm", name="MJ")
             await player.join(table="secrets", name="Aengus")
             options = {"blank_botch": {}}
             hidden = await gm.roll(params={"pool": 2}, dice=[1, 2], options=options, mode=mode)
             assert hidden["type"] == "outcome", hidden
-            assert hidden["result"]["kind"] == "botch" and hidden["applied"] == []
-            public = await gm.roll(params={"pool": 2}, dice=[1, 3], options=options)
+            assert hidden["result"]["kind"] == "failure" and hidden["applied"] == ["blank_botch"]
+            public = await player.roll(params={"pool": 2}, dice=[1, 3], options=options)
             assert public["result"]["kind"] == "failure" and public["result"]["blank_botch"]
-            seen = await player.recv_type("outcome")
-            assert seen["seq"] == public["seq"] and seen["applied"] == ["blank_botch"]
             again = await gm.roll(params={"pool": 1}, dice=[1], options=options, mode=mode)
             assert again["result"]["kind"] == "botch" and again["applied"] == []
     run(scenario())

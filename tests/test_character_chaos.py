@@ -57,6 +57,11 @@ class Roller:
         self.counter = 0
         self.pending: str | None = None
 
+    def message(self) -> dict:
+        """The roll sent for the pending id (the same again when re-sent)."""
+        return {"type": "roll", "id": self.pending, "ruleset": "luck",
+                "params": {"cost": self.cost}, "character": self.character}
+
     async def run(self, done: asyncio.Event) -> None:
         while not done.is_set():
             try:
@@ -72,9 +77,7 @@ class Roller:
                         self.pending = f"{self.character}-{self.counter}"
                         self.counter += 1
                         self.cost = self.random.choice((1, 1, -1, 2, -2))
-                    await ws.send(encode({"type": "roll", "id": self.pending,
-                                          "ruleset": "luck", "params": {"cost": self.cost},
-                                          "character": self.character}, binary=True))
+                    await ws.send(encode(self.message(), binary=True))
                     while True:
                         reply = decode(await asyncio.wait_for(ws.recv(), 3))
                         if reply.get("id") == self.pending:

@@ -38,27 +38,40 @@ def _chain(sheet):
     return sheet["points_style"], sheet["combo_mise"], sheet["combo_points"]
 
 
+async def _given(gm, out):
+    """The GM gives back what extreme style allows (the seed leaves it to the GM, issue
+    26: tests/test_d6code_recovery.py): the decision that settles the chain."""
+    assert out["open"] and out["default"] == "sp_keep", out
+    decided = await gm.request({"type": "react", "id": f"g{out['seq']}", "roll": out["roll"],
+                                "choice": "sp_return"})
+    assert decided["type"] == "outcome", decided
+    return decided
+
+
 def test_the_chain_doubles_the_stake_then_the_next_action_without_reinvesting_breaks_it():
     async def scenario():
         async with running_server(allow_player_dice=True) as server:
-            _, alice = await _table(server, points_style=1)
+            gm, alice = await _table(server, points_style=1)
             # 1: a point spent and regained (no 1, no 6: 1 SP): the chain starts.
             out = await alice.roll("d6code", BLADE, character="Strengal", dice=[4, 5, 3, 2])
+            out = await _given(gm, out)
             assert out["result"]["style"]["stake"] == 1
             assert out["result"]["combo_chain"] == {"stake": 1, "next_stake": 2, "points": 0,
                                                     "broken": False}
             assert _chain(out["sheet"]) == (1, 2, 0)
             # 2: reinvested at once: the stake doubles, 2 SP come back (1 beyond a plain
             # recovery: the combo's).
-            out = await alice.roll("d6code", BLADE, character="Strengal", dice=[4, 5, 3, 2])
+            out = await _given(gm, await alice.roll("d6code", BLADE, character="Strengal",
+                                                    dice=[4, 5, 3, 2]))
             assert out["result"]["style"] == {"mode": "extreme", "faces": [3, 2], "stake": 2,
-                                              "sp_recovered": 2}
+                                              "sp_recovered": 2, "sp_recoverable": 2}
             assert _chain(out["sheet"]) == (2, 4, 1)
             assert "combo ×2, prochaine mise ×4" in out["text"]
             # 3: again, with a 6: 2 × 4 = 8 SP back, 6 of them the combo's.
-            out = await alice.roll("d6code", BLADE, character="Strengal", dice=[4, 5, 6, 2])
-            assert out["result"]["style"]["sp_recovered"] == 8
-            assert out["spent"] == {"points_style": -7, "combo_mise": -4, "combo_points": -6}
+            out = await _given(gm, await alice.roll("d6code", BLADE, character="Strengal",
+                                                    dice=[4, 5, 6, 2]))
+            assert out["result"]["style"]["sp_recovered"] == 8  # (the roll took 1)
+            assert out["spent"] == {"points_style": -8, "combo_mise": -4, "combo_points": -6}
             assert _chain(out["sheet"]) == (9, 8, 7)
             # 4: the very next action, another skill, no style point: the chain breaks and
             # the 7 points it gained are lost, in the same write as the outcome.
@@ -81,7 +94,8 @@ def test_a_point_engaged_after_the_dice_continues_and_a_point_lost_breaks_the_ch
     async def scenario():
         async with running_server(allow_player_dice=True) as server:
             gm, alice = await _table(server, points_style=1)
-            out = await alice.roll("d6code", BLADE, character="Strengal", dice=[4, 5, 6, 2])
+            out = await _given(gm, await alice.roll("d6code", BLADE, character="Strengal",
+                                                    dice=[4, 5, 6, 2]))
             assert _chain(out["sheet"]) == (2, 2, 0)  # a 6 at stake 1: no combo points
             # The next action fails without a point: open, nothing settled yet.
             out = await alice.roll("d6code", {"skill": "ARMES BLANCHES", "difficulty": 15},
@@ -90,8 +104,9 @@ def test_a_point_engaged_after_the_dice_continues_and_a_point_lost_breaks_the_ch
             assert [c["name"] for c in out["choices"]] == ["style_libre", "style_extreme",
                                                            "keep"]
             # The point engaged after the dice is the reinvestment: stake 2.
-            decided = await alice.request({"type": "react", "id": "x", "roll": out["roll"],
-                                           "choice": "style_extreme", "dice": [6, 5]})
+            decided = await _given(gm, await alice.request({
+                "type": "react", "id": "x", "roll": out["roll"], "choice": "style_extreme",
+                "dice": [6, 5]}))
             r = decided["result"]
             assert r["success"] and r["score"] == 17 and r["style"]["stake"] == 2
             assert r["style"]["sp_recovered"] == 4
@@ -103,7 +118,8 @@ def test_a_point_engaged_after_the_dice_continues_and_a_point_lost_breaks_the_ch
             assert out["result"]["combo_chain"]["lost"] == 2
             assert _chain(out["sheet"]) == (2, 0, 0)  # 5 − 1 spent − 2 lost
             # A chain left to the default ("keep", the time running out) breaks as well.
-            out = await alice.roll("d6code", BLADE, character="Strengal", dice=[4, 5, 3, 2])
+            out = await _given(gm, await alice.roll("d6code", BLADE, character="Strengal",
+                                                    dice=[4, 5, 3, 2]))
             assert _chain(out["sheet"]) == (2, 2, 0)
             out = await alice.roll("d6code", {"skill": "ARMES BLANCHES", "difficulty": 15},
                                    character="Strengal", dice=[2, 3])
@@ -129,9 +145,13 @@ def test_a_free_style_point_breaks_the_chain_and_the_give_back_stops_at_the_maxi
     # A long chain's recovery does not overflow the sheet's 99 points: it stops there.
     sheet = new_sheet("d6code", competences={"ARMES BLANCHES": "2D+1"}, points_style=90,
                       combo_mise=64, combo_points=80)
-    out = call(PIPELINE.resolve(prepared("d6code", BLADE, sheet), [4, 5, 6, 2], {}, []))
+    roll = prepared("d6code", BLADE, sheet)
+    held = call(PIPELINE.resolve(roll, [4, 5, 6, 2], {}, []))
+    assert held.result["style"]["sp_recoverable"] == 128 and held.spend == {"points_style": 1}
+    roll.sheet = {**sheet, "points_style": 89}
+    out = call(PIPELINE.react(roll, held, "sp_return", None, {})).outcome
     assert out.result["style"]["sp_recovered"] == 128
-    assert out.spend["points_style"] == 90 - 99 and out.spend["combo_mise"] == 64 - 128
+    assert out.spend["points_style"] == 89 - 99 and out.spend["combo_mise"] == 64 - 128
     assert sheet["combo_points"] - out.spend["combo_points"] == 99
 
 

@@ -80,10 +80,14 @@ def test_a_reroll_that_turns_the_roll_gives_back_what_extreme_style_then_returns
     roll.sheet = dict(sheet)
     decided = _react(roll, out, "twin_reroll", [6, 6])
     assert decided.result["score"] == 26 and decided.result["success"]
-    assert decided.result["style"]["sp_recovered"] == 2
-    # The 6 doubles the recovery, which starts a combo chain (next stake 2).
-    assert decided.spend == {"points_style": -2, "combo_mise": -2}
-    assert after(sheet, decided.spend, "d6code")["points_style"] == 2
+    # The 6 doubles what may come back; the GM gives it back (tests/test_d6code_recovery.py)
+    assert decided.result["style"]["sp_recoverable"] == 2 and decided.spend == {}
+    assert decided.default == "sp_keep"
+    given = _react(roll, decided, "sp_return")
+    assert given.result["style"]["sp_recovered"] == 2
+    # ...which starts a combo chain (next stake 2).
+    assert given.spend == {"points_style": -2, "combo_mise": -2}
+    assert after(sheet, given.spend, "d6code")["points_style"] == 2
 
 
 def test_a_style_point_engaged_after_losing_plays_the_seed_duel():
@@ -123,10 +127,12 @@ def test_when_a_style_point_is_offered():
 def test_an_automatic_success_with_a_style_point_spends_both_from_the_sheet():
     sheet = new_sheet("d6code", competences={"PILOTAGE": "4D+3"}, points_style=1,
                       points_surcompetence=1)
-    _, out = _roll({"skill": "PILOTAGE", "surcompetence": "auto", "style": "extreme",
-                    "difficulty": 25}, [6, 2], sheet=sheet)
-    assert out.result["success"] and out.choices is None
-    assert out.spend == {"points_surcompetence": 1, "points_style": -1, "combo_mise": -2}
+    roll, out = _roll({"skill": "PILOTAGE", "surcompetence": "auto", "style": "extreme",
+                       "difficulty": 25}, [6, 2], sheet=sheet)
+    assert out.result["success"] and _names(out) == ["sp_return", "sp_keep"]
+    assert out.spend == {"points_surcompetence": 1, "points_style": 1}
+    given = _react(roll, out, "sp_return")  # the GM gives back what the 6 doubled
+    assert given.spend == {"points_style": -2, "combo_mise": -2}
 
 
 def test_through_a_server_physical_twins_then_the_reroll_then_a_style_point():

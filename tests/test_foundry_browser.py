@@ -262,3 +262,36 @@ def test_the_sidecar_started_after_foundry_in_chromium(browser: Any) -> None:
             card = roll_in_world(page, "/sc bloodlust pool=2 Enfin")
             assert "Enfin" in card["content"]
         page.context.close()
+
+
+def test_sc_is_aimed_at_the_targeted_tokens_actor_and_the_card_shows_the_effect(
+        browser: Any) -> None:
+    """Issue 26: Foundry's own targeting (``game.user.targets``) aims `/sc`: each targeted
+    token's actor is the sidecar character hit (the `duel` test ruleset: the die's face in
+    wounds, the defence read from the target's sheet); the card says what was done."""
+    table = "foundry-duel"
+    plugins = str(Path(__file__).resolve().parent / "js" / "plugins")
+
+    async def prepare() -> str:
+        async with server.client(table=table, name="Morgane", role="gm", token=GM_TOKEN) as gm:
+            token = (await gm.add_seat("Aengus"))["token"]
+            await gm.set_sheet("Aengus", "duel", {}, owner="Aengus")
+            await gm.set_sheet("Brady", "duel", {"defense": 5, "wounds": 2}, owner=None)
+            return token
+
+    async def wounds() -> int:
+        async with server.client(table=table, name="Morgane", role="gm", token=GM_TOKEN) as gm:
+            return (await gm.sheets())[1]["values"]["wounds"]
+
+    with world_server("127.0.0.1") as origin, \
+            LiveServer(rate_limit=0, plugins_dir=plugins) as server:
+        page = open_world(browser, origin, server.url, table, seat=server.call(prepare()))
+        page.wait_for_function(
+            "() => window.foundry.game.modules.get('vtt-sidecar').api.client?.state === 'open'")
+        page.evaluate("() => window.foundry.target(['Brady le Rouge', 'Brady'])")
+        card = roll_in_world(page, "/sc duel Frapper")
+        dealt = server.call(wounds()) - 2
+        assert 1 <= dealt <= 6
+        assert "Contre Brady" in card["content"]
+        assert f"Blessures de Brady : +{dealt}<" in card["content"]
+        page.context.close()

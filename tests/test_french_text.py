@@ -213,7 +213,7 @@ def sidecar_modify_outcome(roll, outcome):
 
 @pytest.mark.parametrize(("locale", "note", "other"), [
     ("fr", "Échec critique blanc : premier échec critique", "Blank botch"),
-    ("en", "Blank botch: the session's first botch", "Échec critique blanc"),
+    ("en", "first botch of the session counts as a simple failure", "Échec critique blanc"),
 ])
 def test_the_command_line_prints_the_notes_in_its_locale(locale, note, other):
     with ServeProcess() as server:
@@ -312,8 +312,8 @@ def test_the_extensions_line_is_in_the_members_language(tmp_path):
             english = await (await Peer.open(server)).join("t", "GM", "gm", locale="en")
             said = {locale: {e["name"]: e["description"] for e in welcome["extensions"]}
                     for locale, welcome in (("fr", french), ("en", english))}
-            assert said["fr"]["blank_botch"].startswith("Le premier échec critique")
-            assert said["en"]["blank_botch"].startswith("The session's first botch")
+            assert said["fr"]["blank_botch"].startswith("Le premier échec critique de chacun")
+            assert said["en"]["blank_botch"].startswith("Each one's first botch")
             assert said["fr"]["water"] == "Rappel : boire de l'eau"
             assert said["en"]["water"] == "Reminder: drink water."
             for described in (*said["fr"].values(), *said["en"].values()):

@@ -35,7 +35,7 @@ def test_only_the_gm_may_grant_success_at_a_cost_paid_in_hit_points():
     points de vie »: score 2 against 9 is a differential of 7, a perte importante."""
     async def scenario():
         async with running_server(allow_player_dice=True) as server:
-            gm, alice = await _table(server, chance=1, points_chance=0, pv=10)
+            gm, alice = await _table(server, chance=1, pv=10)
             out = await alice.roll("ladder", GESTE, character="Ervald", dice=[1, 2])
             # No luck left to the player: the GM's choice at once; "fail" by default.
             assert out["open"] is True and out["default"] == "fail"
@@ -70,17 +70,17 @@ def test_the_players_luck_comes_first_then_the_gm_decides():
     la situation, le MJ a plusieurs choix »."""
     async def scenario():
         async with running_server(allow_player_dice=True) as server:
-            gm, alice = await _table(server, chance=1, points_chance=1, pv=10)
+            gm, alice = await _table(server, chance=2, pv=10)
             out = await alice.roll("ladder", GESTE, character="Ervald", dice=[1, 2])
-            assert _names(out) == ["reroll", "keep"] and out["default"] == "keep"
+            assert _names(out) == ["reroll", "sacrifice", "keep"] and out["default"] == "keep"
             assert not any(c.get("gm") for c in out["choices"])
             refused = await gm.request({"type": "react", "id": "g0", "roll": out["roll"],
                                         "choice": "success_at_cost"})
             assert refused["code"] == "bad_message"  # not offered yet
             rerolled = await alice.request({"type": "react", "id": "r", "roll": out["roll"],
                                             "choice": "reroll", "dice": [3, 6]})
-            # Failed again (6 against 9), no luck left: now the GM's choice.
-            assert rerolled["spent"] == {"points_chance": 1}
+            # Failed again (6 against 9), no luck left (Chance 1): now the GM's choice.
+            assert rerolled["spent"] == {"chance": 1}
             assert rerolled["open"] is True and rerolled["default"] == "fail"
             assert _names(rerolled) == ["success_at_cost", "success_at_cost_hp", "fail"]
             assert rerolled["choices"][0]["label"]["fr"] == "MJ : réussi, mais… (perte mineure)"
@@ -107,9 +107,9 @@ def test_time_running_out_leaves_the_failure_and_the_up_front_param_still_works(
         async with running_server(allow_player_dice=True, react_timeout=0.2) as server:
             gm = await Peer.open(server)
             await gm.join("t", "MJ", "gm")
-            out = await gm.roll("ladder", {"level": 3, "difficulty": 5, "chance": 1},
+            out = await gm.roll("ladder", {"level": 3, "difficulty": 5, "chance": 2},
                                 dice=[1, 2])
-            assert _names(out) == ["reroll", "keep"]
+            assert _names(out) == ["reroll", "sacrifice", "keep"]
             kept = await gm.recv_type("outcome")  # the player's default, in time
             assert kept["choice"] == "keep" and kept["reacted_by"] is None
             assert _names(kept) == ["success_at_cost", "fail"]  # no character: no HP
@@ -138,7 +138,7 @@ def test_the_gm_choice_survives_a_restart_still_the_gms_alone(tmp_path):
 
     async def scenario():
         async with running_server(allow_player_dice=True, db=db, react_timeout=3600) as server:
-            gm, alice = await _table(server, chance=1, points_chance=0, pv=10)
+            gm, alice = await _table(server, chance=1, pv=10)
             out = await alice.roll("ladder", GESTE, character="Ervald", dice=[2, 4])
             assert out["default"] == "fail"
             rotated = await gm.request({"type": "seat", "id": "k", "op": "rotate",
@@ -164,7 +164,7 @@ def test_the_python_client_offers_a_player_only_the_choices_a_player_may_take():
     to the GMs: a failed roll whose luck is settled waits for the GM, not for its roller."""
     async def scenario():
         async with running_server(allow_player_dice=True) as server:
-            gm, alice = await _table(server, chance=1, points_chance=0, pv=10)
+            gm, alice = await _table(server, chance=1, pv=10)
             out = await alice.roll("ladder", GESTE, character="Ervald", dice=[1, 2])
             assert out["open"] is True and all(c.get("gm") for c in out["choices"])
             clients = {}

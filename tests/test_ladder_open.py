@@ -66,27 +66,25 @@ def test_the_reroll_draws_a_new_pair_that_replaces_the_score_even_if_worse():
     assert kept.dice == failed.dice
 
 
-def test_the_sacrifice_needs_chance_two_and_the_reroll_a_luck_point_on_the_sheet():
-    sheet = new_sheet("ladder", caracteristiques={"geste": 3}, chance=2, points_chance=1)
+def test_the_reroll_and_the_sacrifice_each_take_a_point_of_chance_while_two_or_more():
+    # (issue 26: the seed's « points de chance » are the Chance score's; test_ladder_luck.py)
+    sheet = new_sheet("ladder", caracteristiques={"geste": 3}, chance=3)
     params = {"characteristic": "geste", "difficulty": 5}
     roll, failed = _roll(params, sheet, [1, 2])
     assert _names(failed) == ["reroll", "sacrifice", "keep"] and failed.spend == {}
     rerolled = _react(roll, failed, "reroll", [3, 4])
-    assert rerolled.spend == {"points_chance": 1} and not rerolled.result["success"]
+    assert rerolled.spend == {"chance": 1} and not rerolled.result["success"]
     sheet = after(sheet, rerolled.spend, "ladder")
     roll.sheet = dict(sheet)  # the server hands the hook the values now
     saved = _react(roll, rerolled, "sacrifice")
     assert saved.spend == {"chance": 1} and saved.result["success"]
     assert after(sheet, saved.spend, "ladder")["chance"] == 1
-    # No luck point left: no reroll offered; Chance 1: no sacrifice; neither: not open.
+    # Chance 2: both offered; Chance 1: neither, and the roll is the GM's at once.
     assert _names(_roll(params, new_sheet("ladder", caracteristiques={"geste": 3},
-                                          chance=2, points_chance=0), [1, 2])[1]) \
-        == ["sacrifice", "keep"]
-    assert _names(_roll(params, new_sheet("ladder", caracteristiques={"geste": 3},
-                                          chance=1, points_chance=1), [1, 2])[1]) \
-        == ["reroll", "keep"]
-    assert _names(_roll(params, new_sheet("ladder", caracteristiques={"geste": 3}, chance=1,
-                                          points_chance=0), [1, 2])[1]) \
+                                          chance=2), [1, 2])[1]) \
+        == ["reroll", "sacrifice", "keep"]
+    assert _names(_roll(params, new_sheet("ladder", caracteristiques={"geste": 3}, chance=1),
+                        [1, 2])[1]) \
         == ["success_at_cost", "success_at_cost_hp", "fail"]  # the GM's choice at once
     # Chance fell below 2 between the roll and the decision: refused, the roll stays open.
     roll, failed = _roll(params, new_sheet("ladder", caracteristiques={"geste": 3},
@@ -98,7 +96,8 @@ def test_the_sacrifice_needs_chance_two_and_the_reroll_a_luck_point_on_the_sheet
 
 
 def test_without_a_character_the_typed_chance_decides_the_sacrifice_and_level_0_no_reroll():
-    assert _names(_roll({**FAILED, "chance": 1}, dice=[1, 2])[1]) == ["reroll", "keep"]
+    assert _names(_roll({**FAILED, "chance": 1}, dice=[1, 2])[1]) == ["success_at_cost",
+                                                                      "fail"]
     assert _names(_roll({**FAILED, "chance": 2}, dice=[1, 2])[1]) \
         == ["reroll", "sacrifice", "keep"]
     assert _names(_roll({"level": 0, "difficulty": 3}, dice=[])[1]) == ["sacrifice", "keep"]
@@ -138,8 +137,7 @@ def test_through_a_server_the_player_rerolls_with_physical_dice_and_pays_from_th
                                        "name": "Alice"}))["token"]
             await gm.request({"type": "sheet", "id": "c", "op": "set", "character": "Ervald",
                               "ruleset": "ladder", "owner": "Alice", "values": {
-                                  "caracteristiques": {"geste": 3}, "chance": 3,
-                                  "points_chance": 1}})
+                                  "caracteristiques": {"geste": 3}, "chance": 3}})
             alice = await Peer.open(server)
             await alice.join("t", "Alice", token=token)
             out = await alice.roll("ladder", {"characteristic": "geste", "difficulty": 5},
@@ -153,15 +151,15 @@ def test_through_a_server_the_player_rerolls_with_physical_dice_and_pays_from_th
                                            "choice": "reroll", "dice": [6, 2]})
             assert decided["reacts_to"] == out["seq"] and decided["choice"] == "reroll"
             assert decided["result"]["score"] == 6 and decided["result"]["success"]
-            assert decided["spent"] == {"points_chance": 1}
-            assert decided["sheet"]["points_chance"] == 0 and "open" not in decided
-            # Next roll: no luck point left, the sacrifice only; it spends Chance.
+            assert decided["spent"] == {"chance": 1}
+            assert decided["sheet"]["chance"] == 2 and "open" not in decided
+            # Next roll: Chance 2, still the luck of one point; the sacrifice spends it.
             out = await alice.roll("ladder", {"characteristic": "geste", "difficulty": 5},
                                    character="Ervald", dice=[2, 1])
-            assert [c["name"] for c in out["choices"]] == ["sacrifice", "keep"]
+            assert [c["name"] for c in out["choices"]] == ["reroll", "sacrifice", "keep"]
             saved = await alice.request({"type": "react", "id": "s2", "roll": out["roll"],
                                          "choice": "sacrifice"})
             assert saved["result"]["success"] and saved["spent"] == {"chance": 1}
-            assert saved["sheet"]["chance"] == 2
+            assert saved["sheet"]["chance"] == 1
             assert "Réussite (Chance sacrifiée)" in saved["text"]
     run(scenario())

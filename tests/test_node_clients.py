@@ -19,9 +19,14 @@ pytestmark = pytest.mark.slow  # whole Node suites, each starting its own server
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = {
-    "js-client": ["tests/js/"],
-    "foundry-module": ["examples/foundry-module/test/"],
+    "js-client": "tests/js",
+    "foundry-module": "examples/foundry-module/test",
 }
+#: One test per Node test file (not one per suite): the suite's workers share them out
+#: instead of one worker running a whole Node suite alone at the end of the run.
+FILES = [f"{suite}/{path.name.removesuffix('.test.mjs')}"
+         for suite, folder in sorted(SUITES.items())
+         for path in sorted((ROOT / folder).glob("*.test.mjs"))]
 
 
 def _node() -> str:
@@ -41,12 +46,18 @@ def _node() -> str:
     return node
 
 
-@pytest.mark.parametrize("suite", sorted(SUITES))
-def test_node_suite(suite: str) -> None:
+def test_every_node_test_file_is_run() -> None:
+    assert len(FILES) >= 8 and all("/" in name for name in FILES), FILES
+
+
+@pytest.mark.parametrize("test_file", FILES)
+def test_node_suite(test_file: str) -> None:
     node = _node()
+    suite, name = test_file.split("/")
+    path = f"{SUITES[suite]}/{name}.test.mjs"
     # The Node tests start `python -m sidecar serve` with this very interpreter.
     env = {**os.environ, "SIDECAR_PYTHON": sys.executable}
-    run = subprocess.run([node, "--experimental-websocket", "--test", *SUITES[suite]],
+    run = subprocess.run([node, "--experimental-websocket", "--test", path],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     report = run.stdout + run.stderr
     passed = re.search(r"^# pass (\d+)$", report, re.M)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.rulesets.oweens_judging import die_successes, place_augmentations
+from sidecar.rulesets.oweens_judging import die_successes, judge, place_augmentations
 from tests.helpers import peers, run, running_server
 from tests.rules_helpers import refused, resolve, result
 
@@ -146,11 +146,29 @@ def test_bagage_adds_a_die_npc_bagage_adds_difficulty():
     assert r["difficulty"] == 3 and r["kind"] == "failure"
 
 
-def test_equipment_adds_to_mr_only_when_s_above_d():
+def test_equipment_adds_to_mr_on_every_success_narrow_included():
+    # « En cas de réussite, si le personnage utilise un matériel adéquat la MR est
+    # augmentée »: a narrow success is a success (« l'action est réussie de justesse »).
     assert result("oweens", [6, 4], dice=2, difficulty=2, equipment=1)["margin"] == 2
     narrow = result("oweens", [4, 4], dice=2, difficulty=2, equipment=1)
-    assert narrow["kind"] == "narrow" and narrow["margin"] == 0
+    assert narrow["kind"] == "narrow" and narrow["margin"] == 1
     assert result("oweens", [4, 2], dice=2, difficulty=2, equipment=1)["margin"] == -1
+
+
+def test_judge_palmes_give_brady_mr_1():
+    # « S'ils avaient disposés de palmes Aengus et Brady aura bénéficié d'un bonus de 1 à
+    # leurs MR »: Brady's narrow [1, 6, 5] against 3, with the palmes, MR 1.
+    r = judge([1, 6, 5], difficulty=3, equipment=1, reserve=2)
+    assert (r["successes"], r["kind"], r["margin"], r["reserve_after"]) == (3, "narrow", 1, 1)
+    assert judge([1, 6, 5], difficulty=3, reserve=2)["margin"] == 0
+
+
+def test_palmes_on_the_wire_brady_narrow_mr_1():
+    resolution = resolve("oweens", [1, 6, 5], dice=3, difficulty=3, reserve=2, equipment=1)
+    r = resolution.outcome.result
+    assert (r["kind"], r["margin"], r["reserve_after"]) == ("narrow", 1, 1)
+    assert "de justesse, MR 1" in resolution.text["fr"]
+    assert "narrowly, MR 1" in resolution.text["en"]
 
 
 def test_characteristic_at_zero_cannot_be_used():

@@ -53,7 +53,8 @@ def test_the_fla_successes_raise_dice_to_the_lowest_triple_reachable():
     v = done.outcome.result["volley"]
     assert (v["triple"], v["points"], v["bonus_used"]) == (3, 3, 1)
     assert volley_triple([6, 5, 3], 3) is None and volley_triple([6, 5, 3], 4) == 6
-    assert volley_policy([2, 5, 3]) == "13" and volley_policy([2, 2, 6]) == "3"
+    # The default is the best play (fewest expected points: tests/test_oweens_darts_best.py)
+    assert volley_policy([2, 5, 3]) == "23" and volley_policy([2, 2, 6]) == "3"
     # As a character, nothing is read from or spent on the sheet.
     as_hero = roll_as("oweens", {"volley": True}, new_sheet("oweens"), [6, 6, 6])
     assert as_hero.outcome.result["volley"]["points"] == 6 and as_hero.outcome.spend == {}

@@ -424,8 +424,8 @@ def test_every_offer_says_what_judging_the_roll_with_that_purchase_says():
 
 def _verdict_fr(result):
     count = f"{result['successes']} réussite" + ("s" if result["successes"] > 1 else "")
-    if result["kind"] == "narrow":
-        return f"{count}, de justesse"
+    if result["kind"] == "narrow":  # (equipment raises a narrow success's MR too)
+        return f"{count}, de justesse" + (f", MR {result['margin']}" if result["margin"] else "")
     if result["success"]:
         return f"{count}, MR {result['margin']}"
     return f"{count}, ME {-result['margin']}"

@@ -88,7 +88,7 @@ def test_table_state_after_a_roll_has_no_empty_maps_of_plugins_without_state():
     assert resolution.state == {"other": {"kept": 1}}
     botch = pipeline.prepare("bloodlust", {"pool": 1}, options={"blank_botch": {}}, by=BY)
     resolution = asyncio.run(pipeline.run(botch, dice=[1], table_state={}))
-    assert resolution.state == {"blank_botch": {"session": 0, "by": "A"}}
+    assert resolution.state == {"blank_botch": {"rollers": {"A": 0}}}  # (each one's)
     states = TableStates({"cleared": {"x": 1}})
     states.of("cleared").clear()
     assert states.merged() == {"cleared": {}}

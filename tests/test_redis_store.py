@@ -418,11 +418,12 @@ def test_plugin_state_is_shared_a_blank_botch_used_on_one_server_is_used_on_all(
     async def scenario():
         async with servers(redis_server.url) as (a, b):
             first, second = await Peer.open(a), await Peer.open(b)
+            # (the blank botch is each roller's, issue 26: the same GM on both servers)
             await first.join(role="gm", name="MJ")
-            await second.join(role="gm", name="MJ2")
+            await second.join(role="gm", name="MJ")
             options = {"blank_botch": {}}
             used = await first.roll(params={"pool": 1}, dice=[1], options=options)
-            assert used["result"]["kind"] == "failure"  # the table's blank botch, used
+            assert used["result"]["kind"] == "failure"  # the GM's blank botch, used
             botch = await second.roll(params={"pool": 1}, dice=[1], options=options)
             assert botch["result"]["kind"] == "botch", "the other server knew it was used"
             await first.close()

@@ -441,10 +441,12 @@ def test_the_built_in_rulesets_never_refuse_what_the_dice_decide():
             gm = await _gm(server)
             cases = {"Y1": {"characteristic": "PEP", "difficulty": 6, "contest": True,
                             "keep_reserve": 3},
-                     "Y2": {"characteristic": "PEP", "difficulty": 6, "drinking": True}}
+                     # (a glass is a « jet d'Encaisse »: ENC, issue 26)
+                     "Y2": {"characteristic": "ENC", "difficulty": 6, "drinking": True}}
             for name, params in cases.items():
                 await gm.request({"type": "sheet", "id": name, "op": "set", "character": name,
-                                  "ruleset": "oweens", "values": {"pep": 2, "bonbonus": 0}})
+                                  "ruleset": "oweens", "values": {"pep": 2, "enc": 2,
+                                                                "bonbonus": 0}})
                 failed = await gm.roll("oweens", params, character=name, dice=[1, 1])
                 assert failed["type"] == "outcome", failed
                 assert failed["result"]["success"] is False

@@ -127,7 +127,7 @@ def test_the_roller_no_longer_decides_once_the_character_is_given_away() -> None
         async with gm_client(url, "cession") as gm:
             tokens = {name: (await gm.add_seat(name))["token"] for name in ("Lea", "Max")}
             made = await gm.set_sheet("Vlad", "ladder", {
-                "caracteristiques": {"geste": 3}, "points_chance": 1}, owner="Lea")
+                "caracteristiques": {"geste": 3}, "chance": 3}, owner="Lea")
             async with SidecarClient(url, table="cession", name="Lea",
                                      token=tokens["Lea"]) as lea, \
                     SidecarClient(url, table="cession", name="Max",
@@ -136,7 +136,7 @@ def test_the_roller_no_longer_decides_once_the_character_is_given_away() -> None
                 opened = await lea.roll("ladder", params, character="Vlad", dice=[1, 2])
                 assert opened["open"] and "reroll" in {c["name"] for c in opened["choices"]}
                 await gm.set_sheet("Vlad", "ladder", {}, owner="Max")
-                # Lea's reroll would spend Max's luck point; keeping is refused alike: the
+                # Lea's reroll would spend Max's Chance point; keeping is refused alike: the
                 # roll waits for a GM (or its time).
                 for choice, dice in (("reroll", [6, 3]), ("keep", None)):
                     error = await refused(lea.react(opened, choice, dice=dice))
@@ -147,7 +147,7 @@ def test_the_roller_no_longer_decides_once_the_character_is_given_away() -> None
                 # Given back, the character's roller decides again, from its sheet.
                 await gm.set_sheet("Vlad", "ladder", {}, owner="Lea")
                 rerolled = await lea.react(opened, "reroll", dice=[6, 3])
-                assert rerolled["spent"] == {"points_chance": 1}
+                assert rerolled["spent"] == {"chance": 1}
                 # A GM decides on any roll, whoever owns the character now.
                 again = await lea.roll("ladder", params, character="Vlad", dice=[1, 2])
                 await gm.set_sheet("Vlad", "ladder", {}, owner="Max")

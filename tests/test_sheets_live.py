@@ -50,6 +50,11 @@ def test_the_towing_example_plays_through_a_real_server_from_sheets():
             assert river["type"] == "outcome", river
             assert river["result"]["margin"] == 1 and river["result"]["reserve_after"] == 2
             assert river["character"] == "Aengus" and river["sheet"]["bonbonus"] == 3
+            # Kept (its default) before Aengus acts again: one open roll per character
+            # (contract §8).
+            kept = await player.request({"type": "react", "id": "k", "roll": river["roll"],
+                                         "choice": "keep"})
+            assert kept["type"] == "outcome" and kept["result"]["margin"] == 1, kept
             brady = await gm.roll("oweens", {"characteristic": "ECL", "difficulty": 3,
                                              "adversity": "rivière"},
                                   character="Brady", dice=[1, 6, 5])

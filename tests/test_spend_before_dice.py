@@ -28,7 +28,7 @@ from tests.support.serve import ServeProcess
 #: second answered ``insufficient``: the refusal told the player how the dice went.
 SHORT = {
     "ladder reroll": (
-        "ladder", {"caracteristiques": {"geste": 3}, "points_chance": 0},
+        "ladder", {"caracteristiques": {"geste": 3}, "chance": 0},
         {"characteristic": "geste", "difficulty": 5, "reroll": True}, {},
         [6, 5], [1, 2, 3, 4]),
     "d6code style_if_needed": (
@@ -120,23 +120,26 @@ def test_a_decision_the_sheet_cannot_pay_is_refused_before_its_dice():
     and faces that would not get the same answer — and the roll stays open."""
     async def scenario(url: str) -> None:
         gm, seat = await _table(url, "decide")
-        await gm.set_sheet("PJ", "d6code", {"competences": {"PILOTAGE": "3D"},
-                                            "points_style": 1}, owner="Lea")
+        # Two characters: each keeps its roll open (one open roll per character, §8).
+        for character in ("PJ", "PJ2"):
+            await gm.set_sheet(character, "d6code", {"competences": {"PILOTAGE": "3D"},
+                                                     "points_style": 1}, owner="Lea")
         async with SidecarClient(url, table="decide", name="Lea",
                                  token=seat["token"]) as lea:
             answers = []
-            for faces in ([6, 6], [1, 2]):  # success giving 2 back; a failure giving none
+            # success giving 2 back; a failure giving none
+            for faces, character in (([6, 6], "PJ"), ([1, 2], "PJ2")):
                 opened = await lea.roll("d6code", {"skill": "PILOTAGE", "difficulty": 11},
-                                        character="PJ", dice=[1, 2, 3])
+                                        character=character, dice=[1, 2, 3])
                 assert opened.get("open") and "style_extreme" in [
                     c["name"] for c in opened["choices"]], opened
-                await gm.set_sheet("PJ", "d6code", {"points_style": 0})
+                await gm.set_sheet(character, "d6code", {"points_style": 0})
                 try:
                     answers.append(await lea.react(opened, "style_extreme", faces))
                 except SidecarError as error:
                     answers.append({"type": "error", "code": error.code,
                                     "details": error.details})
-                await gm.set_sheet("PJ", "d6code", {"points_style": 1})
+                await gm.set_sheet(character, "d6code", {"points_style": 1})
             assert [a.get("code") for a in answers] == ["insufficient", "insufficient"], [
                 a.get("code") or a["result"]["label"]["en"] for a in answers]
             assert answers[0]["details"] == {"field": "points_style", "have": 0, "need": 1}
@@ -157,7 +160,7 @@ def test_rolling_again_and_again_with_an_empty_sheet_never_lets_a_failure_vanish
     standing order the sheet cannot pay: every attempt gets the same answer, and the
     journal holds every roll that was answered with an outcome."""
     cases = {
-        "ladder reroll": ("ladder", {"caracteristiques": {"geste": 3}, "points_chance": 0},
+        "ladder reroll": ("ladder", {"caracteristiques": {"geste": 3}, "chance": 0},
                           {"characteristic": "geste", "difficulty": 5, "reroll": True}),
         "d6code style_if_needed": ("d6code", {"competences": {"PILOTAGE": "3D"},
                                               "points_style": 0},

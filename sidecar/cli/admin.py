@@ -141,7 +141,8 @@ async def _ask_command(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 return usage(str(exc))
             reply = await client.ask(names, args.ruleset, params, label=args.label,
-                                     mode=args.mode, opposed=args.opposed, each=each or None)
+                                     mode=args.mode, opposed=args.opposed, each=each or None,
+                                     targets=args.target or None)
         print(as_json(reply) if args.json else format_ask_event(reply, param_defaults(welcome)))
         return EXIT_OK
 

@@ -195,6 +195,7 @@ def _add_roll_commands(sub: Any) -> None:
     roll.add_argument("--character", metavar="NAME",
                       help="roll as this character: the roll spends from its sheet (a "
                            "player: a character of your seat)")
+    _target_option(roll)
     roll.add_argument("--no-ask", action="store_true",
                       help="an open roll: print its choices without asking which to take "
                            "(asked only in a terminal)")
@@ -207,6 +208,14 @@ def _add_roll_commands(sub: Any) -> None:
     _client_options(react, "player")
     react.add_argument("--dice", help="physical dice for the faces the choice draws: 4 or 3,5")
     react.set_defaults(func=cmd_react)
+
+
+def _target_option(parser: Any) -> None:
+    """``--target NAME`` (repeatable): a character the action is aimed at (contract §8)."""
+    parser.add_argument("--target", action="append", default=[], metavar="NAME",
+                        dest="target",
+                        help="aim at this character (repeatable): the rules read its sheet "
+                             "and the dice change it (wounds, reserve); a GM's NPC too")
 
 
 def _add_seat_command(sub: Any) -> None:
@@ -283,6 +292,7 @@ def _add_ask_commands(sub: Any) -> None:
     open_.add_argument("--each", nargs="+", action="append", default=[],
                        metavar="NAME key=value",
                        help="one side's own params (repeatable): --each Krull code=4D+1")
+    _target_option(open_)
     open_.set_defaults(func=cmd_ask, pairs="targets")
     cancel = asks.add_parser("cancel", help="cancel an open ask")
     cancel.add_argument("ask", metavar="ASK_ID")
@@ -369,6 +379,7 @@ def _add_odds_command(sub: Any) -> None:
     group.add_argument("--character", metavar="NAME",
                        help="as this character: its dice, reserve and bagages from its live "
                             "sheet (a player: a character of your seat)")
+    _target_option(group)
     group.add_argument("--url", action="append", metavar="URL",
                        help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
     group.add_argument("--table", help="table name (default demo)")

@@ -25,6 +25,7 @@ from sidecar.cli.render import (
     format_event,
     format_outcome,
     param_defaults,
+    sheet_labels,
 )
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_dice, parse_pairs, pick_choice
@@ -48,9 +49,10 @@ async def _roll(args: argparse.Namespace) -> int:
         # Watch from before the roll: a decision taken elsewhere (a GM, the time) is seen.
         outcomes = client.outcomes()
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
-                                    options=options, dice=dice, character=args.character)
-        print(as_json(outcome) if args.json else format_outcome(outcome, args.locale),
-              flush=True)
+                                    options=options, dice=dice, character=args.character,
+                                    targets=args.target or None)
+        print(as_json(outcome) if args.json else format_outcome(
+            outcome, args.locale, labels=sheet_labels(welcome)), flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
                 and not args.json and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
@@ -106,7 +108,8 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
             if watcher.done():
                 reading.cancel()
                 print("\nDécidé ailleurs / decided elsewhere:")
-                print(format_outcome(watcher.result(), locale), flush=True)
+                print(format_outcome(watcher.result(), locale,
+                                     labels=sheet_labels(client.welcome)), flush=True)
                 return
             answer = reading.result()
             if answer == "" or (not answer.strip() and default is None):
@@ -134,7 +137,8 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                     raise
                 print(format_error(exc.code, exc.message, exc.details))
                 continue  # the roll is still open: ask again
-            print(format_outcome(decided, locale), flush=True)
+            print(format_outcome(decided, locale, labels=sheet_labels(client.welcome)),
+                  flush=True)
             outcome = decided  # new choices: ask again
     finally:
         watcher.cancel()
@@ -146,9 +150,10 @@ async def _react(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    async with joined(args) as (client, _):
+    async with joined(args) as (client, welcome):
         decided = await client.react(args.roll, args.choice, dice)
-        print(as_json(decided) if args.json else format_outcome(decided, args.locale))
+        print(as_json(decided) if args.json else format_outcome(
+            decided, args.locale, labels=sheet_labels(welcome)))
         return EXIT_OK
 
 
@@ -166,7 +171,7 @@ async def _watch(args: argparse.Namespace) -> int:
         print(f"table {shown(welcome['table'])} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
               "quit", flush=True)
         count = 0
-        defaults = param_defaults(welcome)
+        defaults, labels = param_defaults(welcome), sheet_labels(welcome)
         async for event in client.events():
             if event["type"] == "presence":
                 # Every CLI roll joins and leaves: two lines each, so shown on request only.
@@ -176,7 +181,7 @@ async def _watch(args: argparse.Namespace) -> int:
                     print(f"   à la table / at the table: {names}", flush=True)
                 continue
             print(as_json(event) if args.json
-                  else format_event(event, defaults, args.locale), flush=True)
+                  else format_event(event, defaults, args.locale, labels), flush=True)
             count += event["type"] == "outcome"
             if args.count and count >= args.count:
                 break
@@ -223,8 +228,8 @@ async def _answer(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
         outcome = await client.answer(ask_id, dice)
-        print(as_json(outcome) if args.json else format_outcome(outcome, args.locale),
-              flush=True)
+        print(as_json(outcome) if args.json else format_outcome(
+            outcome, args.locale, labels=sheet_labels(client.welcome)), flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.json
                 and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
@@ -246,12 +251,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
 async def _history(args: argparse.Namespace) -> int:
     async with joined(args) as (client, welcome):
         after = args.after
-        defaults = param_defaults(welcome)
+        defaults, labels = param_defaults(welcome), sheet_labels(welcome)
         while True:
             page = await client.request(requests.history_request(after=after, limit=500))
             for event in page["events"]:
                 print(as_json(event) if args.json
-                      else format_event(event, defaults, args.locale))
+                      else format_event(event, defaults, args.locale, labels))
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK

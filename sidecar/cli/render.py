@@ -95,14 +95,47 @@ def format_decision(message: dict[str, Any]) -> str:
                                                 taken, by) if part)
 
 
+def sheet_labels(welcome: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Each ruleset's sheet fields' labels, from a ``welcome``: ruleset → field → label
+    (what the effects on a target are named by: « Blessures de Brady »)."""
+    return {ruleset["name"]: {name: spec.get("label") or name
+                              for name, spec in (ruleset.get("sheet") or {}).items()
+                              if isinstance(spec, dict)}
+            for ruleset in (welcome or {}).get("rulesets") or ()
+            if isinstance(ruleset, dict) and "name" in ruleset}
+
+
+def format_effects(message: dict[str, Any], locale: str | None = None,
+                   labels: dict[str, Any] | None = None) -> list[str]:
+    """What a roll aimed at characters did to them (contract §8): « Blessures de Brady :
+    2 → 5 » when this reader sees the target's new values (its owner, a GM), « +3 »
+    otherwise; ``labels``: the roll's ruleset's field → label (:func:`sheet_labels`)."""
+    lines = []
+    if message.get("targets"):
+        lines.append("   cibles / targets: " + ", ".join(str(t) for t in message["targets"]))
+    seen = message.get("target_sheets") or {}
+    for name, deltas in (message.get("effects") or {}).items():
+        for field, delta in (deltas or {}).items():
+            label = localized((labels or {}).get(field) or field, locale or "fr")
+            after = (seen.get(name) or {}).get(field)
+            change = (f"{after - delta} → {after}" if isinstance(after, int)
+                      and isinstance(delta, int) else f"{delta:+}" if isinstance(delta, int)
+                      else str(delta))
+            lines.append(f"   {name}'s {label}: {change}" if locale == "en"
+                         else f"   {label} {elide('de', name)} : {change}")
+    return lines
+
+
 @for_terminal
 def format_outcome(message: dict[str, Any], locale: str | None = None, *,
-                   whole_sheet: bool = True) -> str:
+                   whole_sheet: bool = True,
+                   labels: dict[str, dict[str, Any]] | None = None) -> str:
     """A readable block for one outcome (an open roll's choices, a decision's answer);
     ``locale``: the reader's, for the labels the message carries in both languages.
     ``whole_sheet``: the character's sheet after the roll too (``sidecar roll``); a log
     (``history``, ``watch``) says only what the roll changed: its spend and the values
-    it left, not the sheet again under every roll."""
+    it left, not the sheet again under every roll. ``labels``: the sheets' field labels
+    by ruleset (:func:`sheet_labels`), naming what the roll did to its targets."""
     result = message.get("result", {})
     if result.get("hidden"):
         # Neither open nor decided, for its roller: that would tell how the dice went.
@@ -124,6 +157,7 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
                      + (format_spent(spent, sheet) if spent else "rien / nothing"))
         if sheet and whole_sheet:
             lines.append(f"   fiche / sheet: {format_values(sheet)}")
+    lines += format_effects(message, locale, (labels or {}).get(message.get("ruleset")))
     if "reacts_to" in message:
         lines.append(format_decision(message))
     if message.get("open"):
@@ -233,6 +267,8 @@ def format_ask_event(event: dict[str, Any],
     params = _not_default(event.get("params"), (defaults or {}).get(event.get("ruleset"), {}))
     if params:
         lines.append(f"   params: {format_params(params)}")
+    if event.get("targets"):
+        lines.append("   cibles / targets: " + ", ".join(str(t) for t in event["targets"]))
     if event.get("mode", "public") != "public":
         lines.append(f"   mode: {event['mode']}")
     answered = event.get("answered")
@@ -277,9 +313,10 @@ def format_session_event(event: dict[str, Any]) -> str:
 @for_terminal
 def format_event(event: dict[str, Any],
                  defaults: dict[str, dict[str, Any]] | None = None,
-                 locale: str | None = None) -> str:
+                 locale: str | None = None,
+                 labels: dict[str, dict[str, Any]] | None = None) -> str:
     """Any journaled event (``watch``, ``history``), in the reader's ``locale``;
-    ``defaults`` as :func:`format_ask_event`'s."""
+    ``defaults`` as :func:`format_ask_event`'s, ``labels`` as :func:`format_outcome`'s."""
     kind = event.get("type")
     if kind == "ask":
         return format_ask_event(event, defaults)
@@ -291,7 +328,7 @@ def format_event(event: dict[str, Any],
         return format_seat_event(event)
     if kind == "epoch":
         return format_epoch_event(event)
-    return format_outcome(event, locale, whole_sheet=False)
+    return format_outcome(event, locale, whole_sheet=False, labels=labels)
 
 
 def _commitment(epoch: Any) -> str:
@@ -401,7 +438,9 @@ def format_sheets(characters: list[dict[str, Any]]) -> str:
     lines = []
     for entry in characters:
         owner = entry.get("owner") or "—"
+        # Already rolled this turn (the GMs' list says it): a flag, never a refusal.
+        acted = " — a agi ce tour / acted this turn" if entry.get("acted") else ""
         lines.append(f"{entry['character']} ({entry.get('ruleset', '?')}, place / seat: "
-                     f"{owner})")
+                     f"{owner}){acted}")
         lines.append(f"   {format_values(entry.get('values') or {})}")
     return "\n".join(lines)

@@ -122,7 +122,8 @@ async def _table_odds(args: argparse.Namespace) -> int:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
         try:
-            odds = await client.odds(args.ruleset, params, options, character=args.character)
+            odds = await client.odds(args.ruleset, params, options, character=args.character,
+                                     targets=args.target or None)
         except SidecarError as exc:
             if exc.code != "forbidden" or args.role == "gm":
                 raise  # (joined says it in one line)
@@ -146,7 +147,7 @@ async def _table_odds(args: argparse.Namespace) -> int:
 def cmd_odds(args: argparse.Namespace) -> int:
     """Exact odds: computed here, or by a running server when a table option is given
     (``--url``, ``--table``, ``--token``, ``--character``)."""
-    if any((args.url, args.table, args.token, args.character)):
+    if any((args.url, args.table, args.token, args.character, args.target)):
         args.table = args.table or "demo"
         return run(_table_odds(args))
     from sidecar.api import aodds
@@ -239,7 +240,7 @@ def git_checkout_of(directory: Path) -> Path | None:
 
 def _say_by_and_mode(report: Any) -> None:
     """Which rolls' author (``by``) and ``mode`` were checked, and which are the journal's
-    word (no die, no proof covers them: PROTOCOL.md §8.5)."""
+    word (no die, no proof covers them: PROTOCOL.md §9.5)."""
     print(f"auteur (by) et mode : contrôlés pour {report.followed} décisions et réponses "
           "(contre le jet ou la demande qu'elles suivent) ; pour les "
           f"{report.journal_word} autres jets, NON PROUVÉS : ni les dés ni les preuves ne "

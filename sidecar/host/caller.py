@@ -449,6 +449,7 @@ class PluginCaller:
                 roll.state = state
                 result, notes, spend = dict(outcome.result), len(outcome.notes), \
                     dict(outcome.spend)
+                effects = deep_copy(outcome.effects) if outcome.effects else {}
                 kept = dict(state)
                 guard = None
                 args = _args(impl, (roll, outcome))
@@ -464,7 +465,7 @@ class PluginCaller:
                            if guard is not None else None)
             if problem is not None:
                 if guard is None:
-                    outcome.result, outcome.spend = result, spend
+                    outcome.result, outcome.spend, outcome.effects = result, spend, effects
                     del outcome.notes[notes:]
                     state.clear()
                     state.update(kept)
@@ -472,14 +473,16 @@ class PluginCaller:
                 continue
             if guard is None:
                 if (len(outcome.notes) != notes or outcome.result != result
-                        or outcome.spend != spend):
+                        or outcome.spend != spend or outcome.effects != effects):
                     changed.append(impl.plugin)
                 continue
             work = guard.work_outcome
             assert work is not None
-            if guard.result_changed or guard.notes_added or work.spend != outcome.spend:
+            if (guard.result_changed or guard.notes_added or work.spend != outcome.spend
+                    or work.effects != outcome.effects):
                 changed.append(impl.plugin)
             outcome.result, outcome.notes, outcome.spend = work.result, work.notes, work.spend
+            outcome.effects = work.effects
             states.replace(impl.plugin, guard.work_roll.state)
         for plugin in changed:
             if plugin not in outcome.applied:

@@ -158,7 +158,8 @@ def copy_outcome(outcome: Outcome) -> Outcome:
                    notes=list(outcome.notes), applied=list(outcome.applied),
                    spend=dict(outcome.spend) if isinstance(outcome.spend, dict)
                    else outcome.spend, choices=deep_copy(outcome.choices),
-                   default=outcome.default)
+                   default=outcome.default,
+                   effects=deep_copy(outcome.effects) if outcome.effects else {})
 
 
 #: Most choices one open roll may offer.
@@ -205,6 +206,21 @@ def spend_problem(spend: Any) -> str | None:
             return f"spend of '{name[:40]}' is out of range"
     if len(spend) > 64:
         return "spend names more than 64 fields"
+    return None
+
+
+def effects_problem(effects: Any) -> str | None:
+    """What is wrong with the shape of an outcome's ``effects`` (a map of character to a
+    map of field to integer); whether each names a target and a number field of its sheet
+    is checked where the targets are known (:mod:`sidecar.table.targeting`)."""
+    if not isinstance(effects, dict) or len(effects) > 64:
+        return "effects must be a map of character to {field: integer}"
+    for name, delta in effects.items():
+        if not isinstance(name, str) or not isinstance(delta, dict):
+            return "effects must be a map of character to {field: integer}"
+        problem = spend_problem(delta)
+        if problem:
+            return f"effects on '{name[:40]}': {problem.replace('spend', 'effect')}"
     return None
 
 
@@ -269,6 +285,10 @@ class Guard:
             return "changed outcome.applied, which the server keeps"
         if work.spend != original.spend:
             problem = spend_problem(work.spend)
+            if problem:
+                return problem
+        if work.effects != original.effects:
+            problem = effects_problem(work.effects)
             if problem:
                 return problem
         if work.choices != original.choices or work.default != original.default:

@@ -39,6 +39,7 @@ from sidecar.host.guard import (
     copy_outcome,
     copy_roll,
     deep_copy,
+    effects_problem,
     odds_problem,
     result_problem,
     spend_problem,
@@ -452,7 +453,7 @@ class RollPipeline:
             raw = Outcome(result=raw.get("result"), dice=raw.get("dice", []),
                           notes=list(notes) if isinstance(notes, (list, tuple)) else notes,
                           spend=raw.get("spend") or {}, choices=raw.get("choices"),
-                          default=raw.get("default"))
+                          default=raw.get("default"), effects=raw.get("effects") or {})
         if not isinstance(raw, Outcome):
             raise self._bad_outcome(roll, owner,
                                     f"expected an Outcome or a map, got {type(raw).__name__}")
@@ -473,6 +474,8 @@ class RollPipeline:
                 problem = f"dice {problem}" if problem else None
             if problem is None and raw.spend:
                 problem = spend_problem(raw.spend)
+            if problem is None and raw.effects:
+                problem = effects_problem(raw.effects)
             if problem:
                 raise self._bad_outcome(roll, owner, problem)
             # Nothing of the plugin's (a late thread) may change what is stored.

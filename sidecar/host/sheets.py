@@ -37,6 +37,13 @@ class Character:
     #: GM's secret roll as this character, the seat's own blind roll) changed them since;
     #: ``None`` when the owner knows the current values.
     shown: dict[str, Any] | None = None
+    #: The table's turn (``Table.turns``) in which it last rolled as its roller
+    #: (« un personnage ne peut faire qu'une action par tour »: the GMs see who acted).
+    acted: int | None = None
+    #: What its owner's seat is still to be told of effects a roll hidden from it made
+    #: (contract §8: ``seq``, ``by``, ``values``, ``changed``): the ``sheet`` ``effect``
+    #: event that tells it; ``None`` when nothing is pending.
+    notify: dict[str, Any] | None = None
 
     def to_record(self) -> dict[str, Any]:
         """How the journal keeps it."""
@@ -44,6 +51,10 @@ class Character:
                   "values": self.values}
         if self.shown is not None:
             record["shown"] = self.shown
+        if self.acted is not None:
+            record["acted"] = self.acted
+        if self.notify is not None:
+            record["notify"] = self.notify
         return record
 
     def view(self, *, gm: bool) -> dict[str, Any]:
@@ -66,7 +77,8 @@ class Character:
         # (The record is the journal's or a new one made for this change: the values are
         # this character's own, never shared with an event a plugin could change.)
         return cls(record["character"], record["ruleset"], record.get("owner"),
-                   record.get("values") or {}, record.get("shown"))
+                   record.get("values") or {}, record.get("shown"), record.get("acted"),
+                   record.get("notify"))
 
 
 def prefixed(error: ProtocolError, prefix: str) -> ProtocolError:

@@ -17,7 +17,7 @@ from sidecar.server.transport import ClientSession
 from sidecar.stores.base import DuplicateRequest, StaleTable, StoreFull, StoreUnavailable
 from sidecar.stores.journal import JournalError
 from sidecar.table.core import TableCore
-from sidecar.table.effects import CLOSE_POLICY, Pending, Reply, RollTicket
+from sidecar.table.effects import CLOSE_POLICY, Delivery, Pending, Reply, RollTicket
 from sidecar.table.tables import Member, Table
 
 log = logging.getLogger("sidecar.server")
@@ -84,8 +84,8 @@ class Runner:
 
         # Each effect the steps hand over, performed in order. A refusal of the store
         # (:class:`StaleTable`, …) is raised inside the steps, at their
-        # ``await perform(...)``, and ends them there. (The store's write and the commit
-        # are written out here: a coroutine more per event costs ~1.4k instructions.)
+        # ``await perform(...)``, and ends them there. (The store's write is awaited here,
+        # not through :meth:`_store`: a coroutine more per event costs ~1.4k instructions.)
         async def perform(effect: Pending | Reply) -> None:
             nonlocal committed
             if effect.__class__ is Reply:
@@ -97,10 +97,7 @@ class Runner:
                                         expected=effect.ticket.table.seq)
             except BaseException as error:
                 raise self._not_stored(effect, error) from None
-            deliveries = self.core.commit(effect)
-            # A removed or re-keyed seat: its connections end now (they may reconnect
-            # only with the new link).
-            self._close_members(effect.closing, effect.close_reason, CLOSE_POLICY)
+            deliveries = self._commit(effect)
             committed += 1
             if quiet is not None:
                 for delivery in deliveries:
@@ -108,6 +105,8 @@ class Runner:
             self._deliver(deliveries)
             if effect.event.get("open"):
                 self._arm(table, effect.event)
+            if effect.notices:
+                committed += await self._notices(table, effect.notices)
 
         # One change of a table at a time, from reading its plugin state to committing the
         # new one: two rolls resolved side by side would each start from the same state,
@@ -124,11 +123,37 @@ class Runner:
             for _ in range(self.MAX_ATTEMPTS):
                 committed = 0
                 try:
+                    if table.notices:
+                        # Owners not told yet of a hidden roll's effects (a server killed
+                        # before it told them): told first.
+                        committed += await self._notices(table, tuple(table.notices))
                     await steps(perform)
                     return committed
                 except StaleTable as stale:
                     await self._after_stale(table, stale)
         raise self._too_busy(table)
+
+    async def _notices(self, table: Table, names: tuple[str, ...]) -> int:
+        """The ``sheet`` ``effect`` events that follow a committed targeted roll whose
+        mode hid it from some targets' owners (contract §8): each journaled after it, built
+        again on the table as it is when another process wrote first (or told them
+        already) — never the roll again, which is stored already. How many were
+        committed."""
+        done = 0
+        for name in names:
+            for _ in range(self.MAX_ATTEMPTS):
+                notice = self.core.effect_notice(table, name)
+                if notice is None:
+                    break
+                try:
+                    deliveries = await self._store(notice)
+                except StaleTable as stale:
+                    await self._after_stale(table, stale)
+                    continue
+                self._deliver(deliveries)
+                done += 1
+                break
+        return done
 
     async def _after_stale(self, table: Table, stale: StaleTable) -> None:
         """Inside the table's turn, the store refused an event built on this process's
@@ -143,6 +168,22 @@ class Runner:
             self._apply(table, missed)
         else:
             await self._catch_up(table)
+
+    async def _store(self, pending: Pending) -> list[Delivery]:
+        """Journal a numbered event, then commit it (the caller holds the table's turn)."""
+        try:
+            await self.store.append(pending.event, pending.state, pending.records,
+                                    expected=pending.ticket.table.seq)
+        except BaseException as error:
+            raise self._not_stored(pending, error) from None
+        return self._commit(pending)
+
+    def _commit(self, pending: Pending) -> list[Delivery]:
+        """Commit a journaled event: who gets which copy. A removed or re-keyed seat's
+        connections end now (they may reconnect only with the new link)."""
+        deliveries = self.core.commit(pending)
+        self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
+        return deliveries
 
     def _not_stored(self, pending: Pending, error: BaseException) -> BaseException:
         """The store refused ``pending`` (or its write failed): the core forgets it, and

@@ -27,6 +27,7 @@ from sidecar.table.effects import Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_strings
 from sidecar.table.listing import open_asks, take_page
 from sidecar.table.tables import Member, Table
+from sidecar.table.targeting import check_targets
 
 
 def listed(ask: dict[str, Any], member: Member) -> dict[str, Any] | None:
@@ -72,6 +73,17 @@ def cooperate(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
             "success": best["success"], "margin": best["margin"]}
 
 
+def answer_targets(event: dict[str, Any], character: str | None) -> tuple[str, ...]:
+    """The targets of an answer to the ask ``event`` made as ``character``: the ask's
+    own ``targets``, then — an opposed or cooperative ask naming characters — every other
+    side's character (each side's roll reads the others' sheets: the opponent's skill, a
+    collaborator counted); never the answering character itself (PROTOCOL.md §8)."""
+    names = list(event.get("targets") or ())
+    if event.get("opposed") or event.get("cooperative"):
+        names += [side["character"] for side in event["to"] if side.get("character")]
+    return tuple(name for name in dict.fromkeys(names) if name != character)
+
+
 class Asks(CoreBasis):
     """The GM asks seats (or the characters they play) for a roll; each answer is an
     outcome that records itself in the ask; opposed and cooperative asks are judged
@@ -103,12 +115,13 @@ class Asks(CoreBasis):
         assert request.answers is not None
         ask, target = self._ask_target(table, request.answers, member)
         event = ask["event"]
+        character = target.get("character") or request.character
         return dataclasses.replace(
             request, ruleset=event["ruleset"],
             params=deep_copy(target.get("params") or event["params"]),
             label=event["label"], mode=event["roll_mode"],
             options=deep_copy(event.get("options") or {}),
-            character=target.get("character") or request.character)
+            character=character, targets=answer_targets(event, character))
 
     def ask_open(self, ticket: RollTicket, request: AskRequest) -> Pending:
         """The event of a GM's ask (the caller holds the table's turn): checked as a roll
@@ -121,6 +134,7 @@ class Asks(CoreBasis):
                 fr="un jet demandé ne peut pas être « self » : le MJ ne le verrait pas",
                 details={"param": "mode", "field": "mode"})
         check_strings(request.params, request.options, self.config.max_string_chars)
+        check_targets(table, request.targets)
         roll = self.preparer.prepare(request.ruleset, request.params, options=request.options,
                                      table=table.name, by=ticket.member.by)
         if request.opposed and request.cooperative:
@@ -178,6 +192,8 @@ class Asks(CoreBasis):
                                ruleset=roll.ruleset, params=roll.params, label=request.label,
                                roll_mode=request.mode, options=roll.options,
                                opposed=request.opposed, cooperative=request.cooperative)
+        if request.targets:
+            event["targets"] = list(request.targets)
         return self._pending(ticket, event, (("ask", ask_id, {"event": event,
                                                                "answered": {}}),))
 

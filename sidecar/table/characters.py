@@ -48,7 +48,10 @@ class Characters(CoreBasis):
         for name in names:
             if len(page) >= limit:
                 return page, True
-            view = table.characters[name].view(gm=member.role == "gm")
+            character = table.characters[name]
+            view = character.view(gm=member.role == "gm")
+            if character.acted == table.turns and member.role == "gm":
+                view["acted"] = True  # (rolled as its roller this turn: the GMs see it)
             size += encoded_size(view, member.binary)
             if page and size > bound:
                 return page, True
@@ -113,7 +116,8 @@ class Characters(CoreBasis):
             before = current.values if current is not None else {}
             values = checked_values(sheet, request.values, current.values if current else None)
             changed = diff(before, values)
-            after = Character(name, request.ruleset, owner, values)
+            after = Character(name, request.ruleset, owner, values,
+                              acted=current.acted if current is not None else None)
         else:
             if current is None:
                 raise no_character(name)
@@ -128,7 +132,8 @@ class Characters(CoreBasis):
                     return None
             else:  # remove
                 values, changed = current.values, {}
-            after = Character(name, current.ruleset, current.owner, values)
+            after = Character(name, current.ruleset, current.owner, values,
+                              acted=current.acted)
         event = sheet_event(**self._head(ticket), op=request.op, character=name,
                             ruleset=after.ruleset, owner=after.owner, values=after.values,
                             changed=changed, reason=reason, what=request.what,

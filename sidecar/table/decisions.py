@@ -12,6 +12,7 @@ from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
 from sidecar.table.ownership import check_decider
 from sidecar.table.tables import Member, Table
+from sidecar.table.targeting import target_copies
 from sidecar.table.visibility import identity
 
 
@@ -91,6 +92,10 @@ class Decisions(CoreBasis):
             roll.sheet = character.copy_values()
         elif roll.character is not None:
             roll.character = None  # the character was removed meanwhile: nothing to spend
+        if event.get("targets"):
+            # Targets are not locked: the decision's effects apply to the values they have
+            # now (contract §8); one removed meanwhile is no longer a target.
+            roll.targets = target_copies(ticket.table, event["targets"])
         outcome = Outcome(result=deep_copy(event["result"]), dice=deep_copy(event["dice"]),
                           notes=list(event["notes"]), applied=list(event["applied"]),
                           choices=deep_copy(event["choices"]), default=event.get("default"))

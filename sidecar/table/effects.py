@@ -39,6 +39,8 @@ class RollTicket:
     key: tuple[str, str, str] | None
     #: The GM's ask this roll answers, if any.
     answers: str | None = None
+    #: The characters the roll is aimed at (contract §8).
+    targets: tuple[str, ...] = ()
 
 
 @dataclass
@@ -85,6 +87,9 @@ class Pending:
     #: Those connections, found when it is committed (a join with the old token may
     #: have slipped in while it was being journaled).
     closing: list[Member] = field(default_factory=list)
+    #: Targets whose owner the roll's mode hides it from: each is shown its new values
+    #: by a ``sheet`` ``effect`` event right after this one (contract §8).
+    notices: tuple[str, ...] = ()
 
 
 @dataclass

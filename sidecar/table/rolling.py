@@ -18,17 +18,17 @@ from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import outcome_details, outcome_event
 from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
 from sidecar.protocol.text import elide
-from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_event_size, check_strings
 from sidecar.table.ownership import sheet_audience
 from sidecar.table.tables import Member, Table
+from sidecar.table.targeting import Targeting, check_targets, refuse_if_open, target_copies
 from sidecar.table.visibility import FULL, audience, identity, view
 
 log = logging.getLogger("sidecar.core")
 
 
-class Rolling(CoreBasis):
+class Rolling(Targeting):
     """A roll from its request to its numbered event. An answer to an ask is checked and
     recorded by :class:`~sidecar.table.asks.Asks` (``_answering``, ``answer_record``)."""
 
@@ -45,8 +45,11 @@ class Rolling(CoreBasis):
         check_strings(request.params, request.options, self.config.max_string_chars)
         if request.answers is not None:
             request = self._answering(table, member, request)
+        if request.targets:
+            self._check_targets(table, request.targets, request.character, request.mode)
         if request.character is not None:
             self._character_for(table, member, request.character, request.ruleset)
+            refuse_if_open(table, request.character)
             if request.mode == "self":
                 # The GMs keep the sheets: a spend no GM could see would leave them values
                 # their history of the character does not add up to.
@@ -63,16 +66,44 @@ class Rolling(CoreBasis):
         roll.character = request.character
         roll.session, roll.turn = table.session, table.turns
         return RollTicket(table, member, roll, request.id, self.request_key(member, request.id),
-                          answers=request.answers)
+                          answers=request.answers, targets=request.targets)
+
+    @staticmethod
+    def _check_targets(table: Table, targets: tuple[str, ...], character: str | None,
+                       mode: str) -> None:
+        """Refuse, before any die, targets that are not characters of the table, the
+        roller's own character among them, or a ``self`` roll: its effects would change
+        sheets no GM sees change."""
+        check_targets(table, targets)
+        if character is not None and character in targets:
+            raise ProtocolError(
+                "invalid_params", "a character is not its own target",
+                fr="un personnage n'est pas sa propre cible",
+                details={"param": "targets", "field": "targets"})
+        if mode == "self":
+            raise ProtocolError(
+                "invalid_params", "a roll aimed at characters cannot be 'self': the GMs see "
+                "what it does to them", fr="un jet qui vise des personnages ne peut pas être "
+                "« self » : les MJ voient ce qu'il leur fait",
+                details={"param": "mode", "field": "mode"})
 
     def attach_sheet(self, ticket: RollTicket) -> None:
         """Give the roll its character's values, as they are now (the caller holds the
         table's turn: no other event changes them until this roll is committed)."""
         roll = ticket.roll
-        if roll is None or roll.character is None:
+        if roll is None:
+            return
+        if ticket.targets:
+            # (checked again: one may have been removed while the roll waited its turn)
+            check_targets(ticket.table, ticket.targets)
+            roll.targets = target_copies(ticket.table, ticket.targets)
+        if roll.character is None:
             return
         character = self._character_for(ticket.table, ticket.member, roll.character,
                                         roll.ruleset)
+        # Checked in the table's turn: two rolls as one character sent together would
+        # both pass the check made on arrival.
+        refuse_if_open(ticket.table, roll.character)
         # Read-only, not a copy (on every roll as a character): a character's values are
         # never changed in place (each change makes new ones), and a third-party plugin
         # works on the guard's own deep copy anyway.
@@ -125,6 +156,20 @@ class Rolling(CoreBasis):
             # The values the roll leaves: its own record's, when it writes one (a roll
             # that spends nothing writes none; the ask's record may follow either way).
             sheet = records[0][2]["values"] if records else character.values
+            if reaction is None and character.acted != table.turns:
+                # Acted this turn (the GMs see it): kept with the character's record.
+                if records:
+                    records[0][2]["acted"] = table.turns
+                else:
+                    records = (("character", character.name,
+                                {**character.to_record(), "acted": table.turns}),)
+        targeted = None
+        if roll.targets or outcome.effects:
+            # (one test on the path of a roll without targets)
+            applied, target_sheets, changed, notices = self.apply_effects(
+                table, roll, outcome.effects, table.seq + 1)
+            records += changed
+            targeted = (list(roll.targets), applied, target_sheets, tuple(notices))
         roll_id = reaction.roll_id if reaction is not None else secrets.token_hex(8)
         opposition = cooperation = None
         if ticket.answers is not None:
@@ -169,6 +214,8 @@ class Rolling(CoreBasis):
             # (that it was open): the GMs' alone, live, replayed and in history.
             audience="" if reaction is not None and roll.mode == "blind" else None,
             opened=opened)
+        if targeted is not None:
+            event["targets"], event["effects"], event["target_sheets"] = targeted[:3]
         if opened is not None:  # (left open again: its record is the new event)
             records += (("open", roll_id, event),)
         elif reaction is not None:
@@ -177,7 +224,8 @@ class Rolling(CoreBasis):
         table.pending += 1
         # (a decision: the reactor's copy echoes the react request's id)
         return Pending(ticket, event, resolution.state, size, records,
-                       reply_id=reaction.reply_id if reaction is not None else None)
+                       reply_id=reaction.reply_id if reaction is not None else None,
+                       notices=targeted[3] if targeted is not None else ())
 
     def _spend(self, character: Character, roll: Roll, spend: Any, owner_seat: str, *,
                notes: list[Any] | None = None
@@ -227,7 +275,8 @@ class Rolling(CoreBasis):
             shown = character.shown if character.shown is not None else character.values
         if values is character.values and shown == character.shown:
             return spent, ()  # nothing changes: no record to write
-        record = Character(character.name, character.ruleset, character.owner, values, shown)
+        record = Character(character.name, character.ruleset, character.owner, values, shown,
+                           character.acted, character.notify)
         return spent, (("character", character.name, record.to_record()),)
 
     @staticmethod
@@ -254,6 +303,9 @@ class Rolling(CoreBasis):
                                             request.ruleset)
             roll.character = character.name
             roll.sheet = character.copy_values()
+        if request.targets:
+            self._check_targets(table, request.targets, roll.character, "public")
+            roll.targets = target_copies(table, request.targets)
         return roll
 
     @staticmethod

@@ -46,12 +46,18 @@ class Sessions(CoreBasis):
             if character is None:
                 raise no_character(name)
             values, _ = apply_delta(sheet, character.values, amounts, sign=-1, where="spend")
-            after = Character(name, character.ruleset, character.owner, values)
+            after = Character(name, character.ruleset, character.owner, values,
+                              acted=character.acted, notify=character.notify)
             records += (("character", name, after.to_record()),)
         event = initiative_event(
             **self._head(ticket), ruleset=ruleset, order=answer["order"],
             claims=[e["character"] for e in request.characters if e["claim"]],
             spent=answer["spend"], entries=[dict(e) for e in request.characters])
+        # Who already acted this turn, for the GMs (never a refusal: « la plupart du
+        # temps un personnage ne peut faire qu'une action par tour »).
+        event["acted"] = [e["character"] for e in request.characters
+                          if (c := table.characters.get(e["character"])) is not None
+                          and c.acted == table.turns]
         return self._pending(ticket, event, records)
 
     def session_start(self, ticket: RollTicket) -> Pending:

@@ -91,6 +91,10 @@ class Table:
     seat_ids: dict[str, str] = field(default_factory=dict)
     #: Characters by name.
     characters: dict[str, Character] = field(default_factory=dict)
+    #: Targets whose owner a roll hidden from them changed, not told yet: name → what the
+    #: ``sheet`` ``effect`` event will show (kept in the character's record, written with
+    #: the roll: a server killed before telling tells at the table's next change).
+    notices: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The current game session's number (0 until a GM starts one).
     session: int = 0
     #: The table's turn: how many table-wide ``refill turn`` so far (0 at first).
@@ -194,6 +198,10 @@ class Table:
                 self.characters.pop(name, None)
             else:
                 self.characters[name] = Character.from_record(value)
+            if value is not None and value.get("notify") is not None:
+                self.notices[name] = value["notify"]
+            elif self.notices:
+                self.notices.pop(name, None)
         elif kind == "ask":
             if value is None:
                 self.asks.pop(name, None)

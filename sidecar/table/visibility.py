@@ -121,6 +121,9 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
     # Seen whole by every reader (a public outcome, the usual event): decided once, not
     # reader by reader.
     everyone = not epoch and audience(mode, NOBODY, roller, owner) == FULL
+    # A targeted roll's targets' new values: each reader sees those it may (contract §8).
+    sheets = event.get("target_sheets")
+    special = sheets is not None or "acted" in event  # ("acted": an initiative's, GMs')
     for reader in readers:
         # An epoch's seed is for the GMs: everyone else sees it ended, not the seed.
         view = (FULL if everyone else audience(mode, reader.key, roller, owner) if not epoch
@@ -129,18 +132,52 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
             continue
         whole = judged or reader.key[1] == "gm"
         source = event if whole else unjudged
+        # (per reader: what it sees of the targets' sheets, or of who acted; nothing to
+        # look at for any other event)
+        own = (_seen(sheets, reader.key[1]) if sheets and view == FULL else None,
+               reader.key[1] == "gm") if special else None
         if reader is requester:
             message = build(source, reader.locale, hidden=view == HIDDEN,
                             request_id=request_id, duplicate=duplicate)
+            if own is not None:
+                _personal(message, sheets, *own)
             if extra:
                 message.update(extra)
             planned.append(([reader], message))
             continue
-        group = (view, whole, reader.locale, reader.binary)
+        group = (view, whole, reader.locale, reader.binary, own)
         if group not in groups:
-            groups[group] = ([], build(source, reader.locale, hidden=view == HIDDEN))
+            message = build(source, reader.locale, hidden=view == HIDDEN)
+            if own is not None:
+                _personal(message, sheets, *own)
+            groups[group] = ([], message)
         groups[group][0].append(reader)
     return planned + list(groups.values())
+
+
+def _seen(sheets: dict[str, Any], role: str) -> tuple[bool, tuple[str, ...]] | None:
+    """Which targets' values a reader of identity role ``role`` sees: all of them for a
+    GM; for a seat, those it owns (``None``: none)."""
+    if role == "gm":
+        return (True, tuple(sheets))
+    names = tuple(name for name, entry in sheets.items() if entry["audience"] == role)
+    return (False, names) if names else None
+
+
+def _personal(message: dict[str, Any], sheets: dict[str, Any] | None,
+              seen: tuple[bool, tuple[str, ...]] | None, gm: bool) -> None:
+    """What only some readers get: an initiative's ``acted`` stays for the GMs; the
+    ``target_sheets`` its reader sees (``seen``) are put on ``message`` — a GM's the
+    values, a seat's what it is shown of its own characters."""
+    if not gm:
+        message.pop("acted", None)
+    if seen is None or sheets is None:
+        return
+    gm, names = seen
+    message["target_sheets"] = {
+        name: sheets[name]["values"] if gm else sheets[name].get("shown",
+                                                                 sheets[name]["values"])
+        for name in names}
 
 
 def view(event: dict[str, Any], reader: Reader, *, duplicate: bool = False

@@ -113,7 +113,9 @@ class Replay:
             else:
                 self.seats[event["name"]] = event.get("seat_id")
         elif kind == "sheet":
-            if event.get("op") == "remove" or event.get("removed"):
+            if event.get("op") == "effect":
+                pass  # (a notice: the values a roll's effects left, already counted)
+            elif event.get("op") == "remove" or event.get("removed"):
                 self.characters.pop(event["character"], None)
             else:
                 self.characters[event["character"]] = {
@@ -235,6 +237,7 @@ class Replay:
         name = event.get("character")
         if name in self.characters and isinstance(event.get("sheet"), dict):
             self.characters[name]["values"] = deep_copy(event["sheet"])
+        self._effects(event, wrong)
         if opened is not None:
             self.open.pop(event["roll"], None)
         if event.get("open"):
@@ -243,6 +246,38 @@ class Replay:
         if unchecked is not None:
             raise unchecked
         return resolution is not None or opened is not None
+
+    def _effects(self, event: dict[str, Any], wrong: Callable[[str, str], Mismatch]) -> None:
+        """What a roll did to its targets (contract §8): each applied delta added to the
+        target's values, which must be what the event says they became
+        (``target_sheets``, where this file holds them) and within the sheet's bounds."""
+        effects = event.get("effects")
+        if not effects:
+            return
+        if not isinstance(effects, dict):
+            raise Mismatch("effects", "a map of character to {field: delta}")
+        sheets = event.get("target_sheets") or {}
+        host = self._host()
+        for name, delta in effects.items():
+            if name not in (event.get("targets") or ()):
+                raise Mismatch("effects", f"'{name}' is not a target of the roll")
+            character = self.characters.get(name)
+            if character is None:
+                raise wrong("effects", f"no character '{name}' at this table")
+            values = dict(character["values"])
+            schema = host.sheet_schema(character["ruleset"]) if host is not None else {}
+            for field, amount in delta.items():
+                spec = schema.get(field, {})
+                values[field] = values.get(field, spec.get("default", 0)) + amount
+                low, high = spec.get("min"), spec.get("max")
+                if (low is not None and values[field] < low) \
+                        or (high is not None and values[field] > high):
+                    raise Mismatch("effects", f"'{name}': {field} would leave its bounds")
+            character["values"] = values
+            told = sheets.get(name)
+            if isinstance(told, dict) and told.get("values", values) != values:
+                raise Mismatch("target_sheets", f"'{name}': its effects leave "
+                               f"{_short(values)}")
 
     def _author(self, event: dict[str, Any], wrong: Callable[[str, str], Mismatch],
                 gap: bool) -> None:
@@ -453,18 +488,25 @@ class Replay:
                 manual=manual)
             roll.character, roll.sheet = event.get("character"), sheet
             roll.session, roll.turn = self.session, self.turn
+            roll.targets = self._targets(event)
             return self._loop.run_until_complete(
                 pipeline.run(roll, dice=faces, table_state=self.state))
         roll = Roll(ruleset=opened["ruleset"], params=deep_copy(opened["params"]),
                     options=deep_copy(opened.get("options") or {}), table=opened["table"],
                     by=dict(opened["by"]), label=opened["label"], mode=opened["mode"],
                     manual=manual, character=event.get("character"), sheet=sheet,
-                    session=self.session, turn=self.turn)
+                    session=self.session, turn=self.turn, targets=self._targets(event))
         outcome = Outcome(result=deep_copy(opened["result"]), dice=deep_copy(opened["dice"]),
                           notes=list(opened["notes"]), applied=list(opened["applied"]),
                           choices=deep_copy(opened["choices"]), default=opened.get("default"))
         return self._loop.run_until_complete(
             pipeline.react(roll, outcome, event["choice"], faces, self.state))
+
+    def _targets(self, event: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """``roll.targets`` as the server gave them: their values before this event."""
+        return {name: {"ruleset": self.characters[name]["ruleset"],
+                       "values": deep_copy(self.characters[name]["values"])}
+                for name in event.get("targets") or () if name in self.characters}
 
     def _compare(self, event: dict[str, Any], opened: dict[str, Any] | None,
                  values: dict[str, Any] | None, resolution: Resolution) -> Mismatch | None:
@@ -503,6 +545,10 @@ class Replay:
             after = self._spend(character, spend) if spend else values
             if event["sheet"] != after:
                 return Mismatch("sheet", f"the values left are {_short(after)}")
+        if "targets" in event:
+            problem = self._compare_effects(event, outcome.effects)
+            if problem is not None:
+                return problem
         choices = outcome.choices
         if bool(event.get("open")) != (choices is not None) \
                 or event.get("choices") != choices \
@@ -513,6 +559,29 @@ class Replay:
             return Mismatch("text", f"its rules write {_short(resolution.text)}")
         if isinstance(text, str) and text not in resolution.text.values():
             return Mismatch("text", f"its rules write {_short(resolution.text)}")
+        return None
+
+    def _compare_effects(self, event: dict[str, Any], effects: Any) -> Mismatch | None:
+        """The effects the server applied: the rules' own, each taken as far as the
+        target's bounds allow (never refused)."""
+        host = self._host()
+        if host is None or not isinstance(effects, dict):
+            return None
+        applied: dict[str, dict[str, int]] = {}
+        for name, delta in effects.items():
+            character = self.characters.get(name)
+            if character is None or not isinstance(delta, dict):
+                return Mismatch("effects", f"its rules aim at {_short(name)}")
+            schema = host.sheet_schema(character["ruleset"])
+            values = dict(character["values"])
+            # (the server's rule: `_bounded`, as a spend taken as far as the sheet holds)
+            taken, _ = taken_as_far_as_held(schema, values,
+                                            {f: -a for f, a in delta.items()})
+            cut = {field: -amount for field, amount in taken.items() if amount}
+            if cut:
+                applied[name] = cut
+        if (event.get("effects") or {}) != applied:
+            return Mismatch("effects", f"its rules do {_short(applied)}")
         return None
 
     def _held(self, name: str, values: dict[str, Any], spend: dict[str, Any],

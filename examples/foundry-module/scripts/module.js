@@ -15,6 +15,9 @@
  * sidecar's page) puts it in the client-scoped *Seat token* setting: the module joins as
  * that seat (under the Foundry user's name, or the *Seat name* setting), which keeps their
  * secret rolls theirs, and `/sc` rolls as their character (see `chooseCharacter`).
+ * A `/sc` roll, odds or ask is aimed at the tokens the user targets in Foundry
+ * (`game.user.targets`: each token's actor name is the sidecar character hit, contract §8);
+ * its card says what the roll did to them (« Blessures de Brady : 2 → 5 »).
  *
  * The *Sidecar address* setting may list several addresses separated by commas (sidecar
  * processes serving the same tables): the client file is loaded from the first that
@@ -36,6 +39,7 @@
  */
 import {
   SidecarChat, bindAnswers, bindChoices, closeChoices, escapeHtml, isSidecarCommand, originFlag, responsibleGM,
+  targetedNames,
 } from "./sidecar-chat.js";
 
 const MODULE = "vtt-sidecar";
@@ -245,6 +249,8 @@ async function join(SidecarClient, url, urls) {
     mirror: () => setting("mirror"),
     character: () => setting("character").trim(),
     assigned: () => game.user.character?.name ?? "",
+    // Foundry's own targeting (T on a token): each targeted token's actor is the character hit.
+    targeted: () => targetedNames(game.user.targets),
     seat: () => (seatToken ? name : ""),
     userIdOf: (sidecarName) => game.users.find((user) => user.name === sidecarName)?.id ?? null,
     hasBlindCard: (seq) => [...messages()].some((message) => message.blind && message.flags?.[MODULE]?.seq === seq),

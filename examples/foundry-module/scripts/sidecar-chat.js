@@ -37,7 +37,7 @@ const STRINGS = {
   fr: {
     hidden: "Jet à l'aveugle : seul le MJ voit le résultat.",
     odds: "Chances", success: "de réussite", applied: "Extensions",
-    usage: "Usage : /sc 2d6+3 [target=10] · /sc <jeu> param=valeur… [extension.clé=valeur…] [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc ask <jeu> --to Nom,Nom …  ·  /sc session  ·  /sc help",
+    usage: "Usage : /sc 2d6+3 [target=10] · /sc <jeu> param=valeur… [extension.clé=valeur…] [\"ce que vous tentez\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NOM|-] [--cible NOM|-]  ·  /sc odds <jeu> param=valeur…  ·  /sc fiche  ·  /sc ask <jeu> --to Nom,Nom …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Jeu inconnu « ${name} ». Jeux de la table : ${known}.`,
     badMode: (mode) => `Mode inconnu « ${mode} » : public, gm, blind ou self.`,
     badDice: "--dice attend des faces séparées par des virgules, ex. --dice 6,6,1",
@@ -51,7 +51,7 @@ const STRINGS = {
     choose: "À vous de choisir", byDefault: "par défaut", dice: (n) => `${n} dé${n > 1 ? "s" : ""}`,
     decided: (choice, by) => `Décidé : ${choice} — ${by}`, timeUp: "temps écoulé", noChoice: "tel quel",
     reactsTo: (seq) => `en réponse au jet #${seq}`, refusedChoice: "Le sidecar a refusé ce choix",
-    askUsage: "Usage : /sc ask <jeu> --to Nom,Nom param=valeur… [\"ce qui est demandé\"] [--mode public|gm|blind] [--opposed] [--each Nom:param=valeur]  ·  /sc ask cancel <id>  ·  /sc session",
+    askUsage: "Usage : /sc ask <jeu> --to Nom,Nom param=valeur… [\"ce qui est demandé\"] [--mode public|gm|blind] [--opposed] [--each Nom:param=valeur] [--cible NOM|-]  ·  /sc ask cancel <id>  ·  /sc session",
     asked: "Demande de jet", opposed: "Jet en opposition", askedYou: "Le MJ vous demande un jet",
     answerButton: "Lancer", answered: (seq) => `Répondu (#${seq})`, waiting: "en attente",
     cancelled: "Demande annulée", answersAsk: "répond à la demande",
@@ -60,11 +60,13 @@ const STRINGS = {
     badEach: "--each attend Nom:param=valeur, ex. --each Krull:code=4D+1",
     faces: "Vos dés (faces, ex. 6,3) — vide : le sidecar lance",
     badFaces: "Les faces s'écrivent en chiffres séparés par des virgules, ex. 6,3",
+    against: (names) => `Contre ${names}`,
+    effect: (field, name, change) => `${field} ${/^[aeiouyàâäéèêëîïôöùûü]/i.test(name) ? "d'" : "de "}${name} : ${change}`,
   },
   en: {
     hidden: "Blind roll: only the GM sees the result.",
     odds: "Odds", success: "to succeed", applied: "Extensions",
-    usage: "Usage: /sc 2d6+3 [target=10] · /sc <game> param=value… [extension.key=value…] [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc ask <game> --to Name,Name …  ·  /sc session  ·  /sc help",
+    usage: "Usage: /sc 2d6+3 [target=10] · /sc <game> param=value… [extension.key=value…] [\"what you attempt\"] [--mode public|gm|blind|self] [--dice 6,6,1] [--character NAME|-] [--target NAME|-]  ·  /sc odds <game> param=value…  ·  /sc sheet  ·  /sc ask <game> --to Name,Name …  ·  /sc session  ·  /sc help",
     unknownRuleset: (name, known) => `Unknown game "${name}". Games at this table: ${known}.`,
     badMode: (mode) => `Unknown mode "${mode}": public, gm, blind or self.`,
     badDice: "--dice wants faces separated by commas, e.g. --dice 6,6,1",
@@ -78,7 +80,7 @@ const STRINGS = {
     choose: "Your call", byDefault: "default", dice: (n) => `${n} ${n > 1 ? "dice" : "die"}`,
     decided: (choice, by) => `Decided: ${choice} — ${by}`, timeUp: "time ran out", noChoice: "as it stands",
     reactsTo: (seq) => `answering roll #${seq}`, refusedChoice: "The sidecar refused this choice",
-    askUsage: "Usage: /sc ask <game> --to Name,Name param=value… [\"what is asked\"] [--mode public|gm|blind] [--opposed] [--each Name:param=value]  ·  /sc ask cancel <id>  ·  /sc session",
+    askUsage: "Usage: /sc ask <game> --to Name,Name param=value… [\"what is asked\"] [--mode public|gm|blind] [--opposed] [--each Name:param=value] [--target NAME|-]  ·  /sc ask cancel <id>  ·  /sc session",
     asked: "Roll request", opposed: "Opposed roll", askedYou: "The GM asks you for a roll",
     answerButton: "Roll", answered: (seq) => `Answered (#${seq})`, waiting: "waiting",
     cancelled: "Request cancelled", answersAsk: "answers request",
@@ -87,6 +89,8 @@ const STRINGS = {
     badEach: "--each wants Name:param=value, e.g. --each Krull:code=4D+1",
     faces: "Your dice (faces, e.g. 6,3) — empty: the sidecar rolls",
     badFaces: "Faces are numbers separated by commas, e.g. 6,3",
+    against: (names) => `Against ${names}`,
+    effect: (field, name, change) => `${name}'s ${field}: ${change}`,
   },
 };
 
@@ -246,6 +250,8 @@ export function parseCommand(text, rulesets = [], lang = "fr", descriptions = []
         labelParts.push(value);
       } else if (flag === "--character" || flag === "--perso") {
         command.character = value === "-" ? "" : value;
+      } else if (TARGET_FLAGS.has(flag)) {
+        aim(command, value);
       } else {
         throw new CommandError(say.usage);
       }
@@ -266,6 +272,33 @@ export function parseCommand(text, rulesets = [], lang = "fr", descriptions = []
   }
   command.label = labelParts.join(" ").trim();
   return command;
+}
+
+/** `--cible NAME` (or `--target`), repeatable, commas between several: the characters the
+ * command is aimed at instead of the user's targeted tokens; `-`: at nobody. */
+const TARGET_FLAGS = new Set(["--cible", "--target", "--targets", "--cibles"]);
+
+function aim(command, value) {
+  command.targets ??= [];
+  if (value === "-") return;
+  command.targets.push(...value.split(",").map((name) => name.trim()).filter(Boolean));
+}
+
+/**
+ * The characters a command is aimed at (contract §8): those it names (`--cible`), else the
+ * actors of the tokens the user targets in Foundry (`game.user.targets`, each token's actor
+ * name taken as the sidecar character's), each once.
+ */
+export function targetsFor(command, targeted = []) {
+  const names = command.targets ?? targeted;
+  return [...new Set(names.filter((name) => typeof name === "string" && name))];
+}
+
+/** The Foundry tokens' sidecar characters: each targeted token's actor's name (its own
+ * name for a token without an actor). */
+export function targetedNames(tokens) {
+  return [...(tokens ?? [])].map((token) => token?.actor?.name ?? token?.document?.name ?? token?.name)
+    .filter((name) => typeof name === "string" && name);
 }
 
 /**
@@ -315,6 +348,8 @@ function parseAsk(tokens, rulesets, say) {
         param(value.slice(colon + 1), value.slice(colon + 1), command.each[side]);
       } else if (flag === "--label") {
         labelParts.push(value);
+      } else if (TARGET_FLAGS.has(flag)) {
+        aim(command, value);
       } else {
         throw new CommandError(say.askUsage);
       }
@@ -453,6 +488,27 @@ export function renderSpent(outcome, { lang = "fr", sheet } = {}) {
   return `<div class="sidecar-character"><strong>${escapeText(outcome.character)}</strong> · `
     + `<span class="sidecar-spent">${escapeText(spent.length ? `${say.spent} : ${spent.join(", ")}` : say.nothingSpent)}</span>`
     + `<p class="sidecar-sheet">${escapeText(values.join(" · "))}</p></div>`;
+}
+
+/**
+ * What a roll aimed at characters did to them: « Contre Brady · Blessures de Brady : 2 → 5 »
+ * where this user's copy carries their new values (`target_sheets`: their owner, a GM),
+ * « +3 » elsewhere (escaped). Empty for a roll aimed at nobody.
+ */
+export function renderEffects(outcome, { lang = "fr", sheet } = {}) {
+  if (!Array.isArray(outcome.targets) || !outcome.targets.length) return "";
+  const say = strings(lang);
+  const after = outcome.target_sheets ?? {};
+  const items = Object.entries(outcome.effects ?? {}).flatMap(([name, deltas]) =>
+    Object.entries(deltas ?? {}).filter(([, delta]) => delta !== 0).map(([field, delta]) => {
+      const value = after[name]?.[field];
+      const change = typeof value === "number" && typeof delta === "number"
+        ? `${value - delta} → ${value}` : `${delta > 0 ? "+" : "−"}${Math.abs(delta)}`;
+      return `<span class="sidecar-effect" data-character="${escapeHtml(name)}" data-field="${escapeHtml(field)}">`
+        + `${escapeText(say.effect(fieldLabel(sheet, field, lang), name, change))}</span>`;
+    }));
+  return `<p class="sidecar-effects">${escapeText(say.against(outcome.targets.join(", ")))}`
+    + (items.length ? ` · ${items.join(" · ")}` : "") + "</p>";
 }
 
 /** The `/sc fiche` card: the user's characters and their values. */
@@ -623,10 +679,15 @@ export function renderAskCard(ask, { lang = "fr", rulesetTitle, answers = {}, op
   }).join("");
   return `<div class="sidecar-card sidecar-ask" data-ask="${escapeHtml(ask.ask)}">`
     + `<header class="sidecar-head">${escapeText(ask.opposed ? say.opposed : say.asked)} · ${escapeText(game)}`
-    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + `</header><ul>${rows}</ul>`
+    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + `</header>${askTargets(ask, say)}<ul>${rows}</ul>`
     + (opposition ? renderOpposition(opposition, lang) : "")
     + (cancelled ? `<p class="sidecar-cancelled">${escapeText(say.cancelled)}</p>` : "")
     + `<footer class="sidecar-foot">vtt-sidecar ${escapeText(ask.ask)}</footer></div>`;
+}
+
+/** Whom an ask's answers are aimed at (« Contre Ogre »), or nothing. */
+function askTargets(ask, say) {
+  return ask.targets?.length ? `<p class="sidecar-effects">${escapeText(say.against(ask.targets.join(", ")))}</p>` : "";
 }
 
 /** The asked player's card: what the GM asks, and one button that answers it. */
@@ -635,7 +696,7 @@ export function renderAskedCard(ask, { lang = "fr", rulesetTitle, seat } = {}) {
   const game = local(rulesetTitle, lang).split(" — ")[0] || ask.ruleset;
   return `<div class="sidecar-card sidecar-asked" data-ask="${escapeHtml(ask.ask)}">`
     + `<header class="sidecar-head">${escapeText(say.askedYou)} · ${escapeText(game)}`
-    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + "</header>"
+    + (ask.label ? ` · « ${escapeText(ask.label)} »` : "") + "</header>" + askTargets(ask, say)
     + `<div class="sidecar-answer" data-ask="${escapeHtml(ask.ask)}" data-seat="${escapeHtml(seat)}">`
     + `<button type="button" class="sidecar-answer-button">${escapeText(say.answerButton)}</button>`
     + `${facesInput(say)}</div></div>`;
@@ -701,6 +762,7 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
     + `<p class="sidecar-text">${escapeText(outcome.text)}</p>`
     + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")
     + renderSpent(outcome, { lang, sheet })
+    + renderEffects(outcome, { lang, sheet })
     + (outcome.applied?.length ? `<p class="sidecar-applied">${escapeText(say.applied)} : ${escapeText(outcome.applied.join(", "))}</p>` : "")
     + renderDecided(outcome, lang)
     + renderAnswers(outcome, lang)
@@ -757,7 +819,7 @@ export class SidecarChat {
    */
   constructor({ client, post, userId, gmIds, isResponsibleGM = () => false,
                 otherNames = () => [], mirror = () => false, lang = "fr",
-                character = () => "", assigned = () => "", seat = () => "",
+                character = () => "", assigned = () => "", seat = () => "", targeted = () => [],
                 close = async () => {}, userIdOf = () => null, update = async () => {},
                 hasBlindCard = () => false, retryDelays = [500, 2000, 5000] }) {
     this.client = client;
@@ -779,6 +841,8 @@ export class SidecarChat {
     this.userIdOf = userIdOf;
     this.character = character;
     this.assigned = assigned;
+    /** `targeted()`: the sidecar characters of the tokens the user targets in Foundry. */
+    this.targeted = targeted;
     this.seat = seat;
     // Every card speaks as someone named, never as the token the GM happens to have selected.
     this.post = (message) => post({ alias: this.client.name, ...message });
@@ -914,7 +978,8 @@ export class SidecarChat {
       return this.guard((say) => say.failed, async () => {
         const each = Object.keys(command.each).length ? command.each : undefined;
         const ask = await this.client.ask({ to: command.to, ruleset: command.ruleset, params: command.params,
-          label: command.label, mode: command.mode ?? "public", opposed: command.opposed, each });
+          label: command.label, mode: command.mode ?? "public", opposed: command.opposed, each,
+          targets: targetsFor(command, this.targeted()) });
         return (await this.askCards.get(ask.ask)?.message) ?? null;
       });
     }
@@ -1019,16 +1084,18 @@ export class SidecarChat {
   async run(command, rollMode) {
     try {
       const character = this.characterFor(command);
+      // Aimed at the tokens the user targets (or those --cible names), never at itself.
+      const targets = targetsFor(command, this.targeted()).filter((name) => name !== character);
       if (command.action === "odds") {
         const odds = await this.client.odds(command.ruleset, command.params, command.options ?? {},
-          { character: character ?? undefined });
+          { character: character ?? undefined, targets });
         return await this.post({ content: renderOdds(odds, { lang: this.lang, rulesetTitle: this.titleOf(command.ruleset) }),
                                  whisper: [this.userId], blind: false });
       }
       const mode = command.mode ?? FOUNDRY_TO_SIDECAR[rollMode] ?? "public";
       const outcome = await this.client.roll({ ruleset: command.ruleset, params: command.params,
         options: command.options ?? {}, label: command.label, mode, dice: command.dice ?? undefined,
-        character: character ?? undefined });
+        character: character ?? undefined, targets });
       const visibility = chatVisibility(mode, { userId: this.userId, gmIds: this.gmIds() });
       if (mode === "blind") {
         // Our copy is the hidden one: a note for ourselves; the GM's client posts the card.

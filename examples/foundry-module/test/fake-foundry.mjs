@@ -101,8 +101,9 @@ export function installFoundry({ users = [], me, settings = {}, translations = {
   const stored = new Map(Object.entries(settings));
   const all = new Users();
   for (const data of users) {
+    // `targets`: Foundry's UserTargets, a Set of the Token placeables the user targets (T).
     const user = { id: data.id ?? randomID(), name: data.name, isGM: Boolean(data.isGM), active: data.active ?? true,
-                   character: data.character ?? null };
+                   character: data.character ?? null, targets: new Set() };
     all.set(user.id, user);
   }
   const user = all.find((each) => each.name === me);
@@ -225,6 +226,14 @@ export function installFoundry({ users = [], me, settings = {}, translations = {
 
   return {
     hooks, notes, inlineRolls, enriched, messages, user, users: all, game,
+    /**
+     * The user targets tokens, as with T over each in Foundry: `[tokenName, actorName]`
+     * pairs (`actorName` null: a token without an actor); replaces the targets.
+     */
+    target(...tokens) {
+      user.targets = new Set(tokens.map(([name, actor]) => ({
+        name, document: { name }, actor: actor === null ? null : { name: actor ?? name } })));
+    },
     /** Foundry's start: init, i18nInit, setup, then ready. */
     async boot() {
       Hooks.callAll("init");

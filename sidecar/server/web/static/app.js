@@ -12,8 +12,9 @@ import {
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import { gapLines, learnGap } from "./gaps.js";
 import {
-  addListedCharacters, applyOutcomeSheet, applySheetEvent, chooseCharacter, configureCharacters,
-  currentCharacter, refreshQuickRolls, renderCharacterPanel, resetCharacters, sheetPlan,
+  addListedCharacters, applyOutcomeSheet, applySheetEvent, applyTargetSheets, chooseCharacter,
+  configureCharacters, currentCharacter, noteActed, refreshQuickRolls, renderCharacterPanel,
+  resetCharacters, sheetPlan,
 } from "./characters.js";
 import {
   buildField, buildOptionFieldsets, fieldId as fieldIdIn, layoutFields, optionsFor, readFields,
@@ -27,6 +28,9 @@ import {
   patchList, query, rulesetByName, state, t,
 } from "./page.js";
 import { SidecarClient } from "./sidecar-client.js";
+import {
+  askTargetsText, clearTargets, noticeNames, readTargets, renderEffects, renderTargetPickers, resetNames,
+} from "./targets.js";
 import { clientSeed, noteWelcome, onEpoch, renderEpoch, verifyBadge } from "./verify.js";
 
 /** The session's key: a seat link's token is kept here for this tab only, never in the URL. */
@@ -279,6 +283,7 @@ function enterTable(welcome) {
   $("manual").hidden = !welcome.manual_dice;
   describeExtensions(welcome);
   fillRulesets(query.get("ruleset") || localStorage.getItem("sidecar.ruleset"));
+  resetNames();
   resetCharacters(welcome);
   resetAsks(welcome);
   listRestOfAsks(state.client, welcome);
@@ -367,6 +372,7 @@ function applyCharacter() {
   if (character && rulesetByName(character.ruleset)) select.value = character.ruleset;
   else if (!character && select.disabled) select.value = localStorage.getItem("sidecar.ruleset") || select.value;
   select.disabled = Boolean(character);
+  renderTargetPickers(); // (never the one rolling)
   buildParams();
   if (kept.ruleset === select.value) restoreForm(kept);
 }
@@ -375,6 +381,7 @@ function applyCharacter() {
 function charactersChanged() {
   renderCharacterAdmin();
   if (!state.welcome) return;
+  renderTargetPickers();
   applyTableGame();
   const character = currentCharacter();
   const fixed = $("ruleset").disabled;
@@ -497,7 +504,8 @@ async function refreshOdds() {
   }
   const character = currentCharacter();
   try {
-    const odds = await state.client.odds(ruleset, params, options, { character: character?.character });
+    const odds = await state.client.odds(ruleset, params, options, { character: character?.character,
+      targets: readTargets("roll-target") });
     if (ticket !== state.oddsTicket) return; // the form changed meanwhile
     markInvalid(null);
     showOdds(odds, "");
@@ -598,12 +606,15 @@ async function roll(event) {
   const character = currentCharacter();
   try {
     const reply = await state.client.roll({ ruleset, params, options, dice, mode, label,
-      character: character?.character });
+      character: character?.character, targets: readTargets("roll-target") });
     // One column (a phone): the log is under the form, bring the roll into view. Side by
     // side, the log's newest line is at its top already, and the form stays where it is.
     if (ONE_COLUMN.matches) reveal(reply?.seq);
     // What was tried and who sees it belong to that roll: the next one starts public and
-    // unlabelled (a blind roll is not repeated by mistake).
+    // unlabelled, aimed at nobody (a blind roll, a blow, is not repeated by mistake).
+    clearTargets("roll-target");
+    renderTargetPickers();
+    scheduleOdds(); // (the odds no longer against that target)
     $("manual-dice").value = "";
     $("roll-label").value = "";
     document.querySelector('input[name="mode"][value="public"]').checked = true;
@@ -614,6 +625,7 @@ async function roll(event) {
     // Refused: now its field may be shown red (the odds keep it so).
     if (failure.details?.param) touchedParams.add(failure.details.param);
     if (failure.code === "bad_dice") markInvalidField("manual-dice");
+    else if (failure.details?.field === "targets") markInvalidField("roll-target"); // (no such character)
     else markInvalid(failure.details?.param, { focus: true });
   } finally {
     button.disabled = false;
@@ -634,7 +646,10 @@ function addOutcome(outcome) {
     if (state.floor !== null) state.floor = Math.max(state.floor, state.outcomes[0].seq - 1);
   }
   if (typeof outcome.seq === "number") noticeSeq(outcome.seq);
+  noticeNames(outcome);
+  noteActed(outcome);
   if (outcome.character && outcome.sheet) applyOutcomeSheet(outcome);
+  applyTargetSheets(outcome);
   applyAskOutcome(outcome);
   renderLog();
 }
@@ -660,7 +675,9 @@ function addNote(event) {
   state.notes.push(event);
   state.notes.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   if (state.notes.length > LOG_LIMIT) state.notes.splice(0, state.notes.length - LOG_LIMIT);
+  noticeNames(event);
   if (event.type === "sheet") applySheetEvent(event);
+  else if (event.type === "session") noteActed(event);
   else if (event.type === "seat") applySeatEvent(event);
   else if (event.type === "ask") applyAsk(event);
   renderLog();
@@ -850,6 +867,8 @@ function renderOutcome(outcome, deciding = []) {
       `${fieldLabel(outcome.ruleset, field)} ${amount > 0 ? "−" : "+"}${Math.abs(amount)}`,
       outcome.sheet && field in outcome.sheet ? ` → ${outcome.sheet[field]}` : ""))));
   }
+  // What it did to its targets: before → after where this page sees them (contract §8).
+  if (!hidden) body.push(renderEffects(outcome));
   body.push(...deciding);
   return el("li", { class: `entry entry-${kind}${mine ? " mine" : ""}${outcome.open === true ? " open" : ""}`,
     "data-seq": outcome.seq, "data-kind": kind, "data-mode": outcome.mode, "data-roll": outcome.roll,
@@ -874,7 +893,8 @@ function renderNote(event) {
     const asked = event.op === "open" ? askedText(event) : "";
     details = [event.label ? el("span", { class: "target", text: `« ${event.label} »` }) : null,
       names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null,
-      asked ? el("span", { class: "ask-what", text: t("ask.what", { what: asked }) }) : null];
+      asked ? el("span", { class: "ask-what", text: t("ask.what", { what: asked }) }) : null,
+      event.targets?.length ? el("span", { class: "why", text: askTargetsText(event) }) : null];
   } else {
     const created = event.op === "set" && Object.values(event.changed ?? {}).length
       && Object.values(event.changed).every(([before]) => before === null || before === undefined);

@@ -6,6 +6,7 @@ import {
   $, describeError, el, followTableGame, local, paramLabel, paramLabels, parseFaces, patchList,
   rulesetByName, state, t,
 } from "./page.js";
+import { askTargetsText, clearTargets, readTargets, renderTargetPickers } from "./targets.js";
 
 const PREFIX = "askp";
 const sidePrefix = (index) => `asks${index}`;
@@ -215,6 +216,8 @@ function renderCard(item) {
   const mine = isGm() ? null : (event.to ?? []).find((target) => target.seat === state.client?.name);
   const asked = askedText(event, mine);
   if (asked) body.push(el("p", { class: "ask-what", text: t("ask.what", { what: asked }) }));
+  const aimed = askTargetsText(event);
+  if (aimed) body.push(el("p", { class: "ask-aimed", text: aimed }));
   if (isGm()) {
     body.push(el("ul", { class: "ask-lines" }, (event.to ?? []).map((target) => {
       const answer = item.answers.get(target.seat);
@@ -450,6 +453,9 @@ async function submitAsk(event) {
   }
   const message = { type: "ask", op: "open", to, ruleset, label: $("ask-label").value.trim(),
     mode: $("ask-mode").value, options: {} };
+  // The characters every answer is aimed at (contract §8): an NPC's sheet is read and hit.
+  const aimed = readTargets("ask-target");
+  if (aimed.length) message.targets = aimed;
   const params = schema();
   if (opposed) {
     // The common params, and each side's differences over them (PROTOCOL.md §7.5).
@@ -483,9 +489,11 @@ async function submitAsk(event) {
     const reply = await state.client.request(message);
     applyAsk(reply);
     resetAskForm();
+    clearTargets("ask-target");
+    renderTargetPickers();
     $("ask-status").textContent = t("ask.sent");
   } catch (failure) {
-    fail(describeError(failure, ruleset));
+    fail(describeError(failure, ruleset), failure.details?.field === "targets" ? "ask-target" : undefined);
   } finally {
     button.disabled = false;
   }

@@ -57,8 +57,9 @@ export function applySheetEvent(event) {
     // Removed, or given to another seat: no longer this page's to show.
     state.characters.delete(name);
   } else {
+    // (Whether it acted this turn is no sheet's business: kept as it was.)
     state.characters.set(name, { character: name, ruleset: event.ruleset, owner: event.owner ?? null,
-      values: event.values ?? {}, seq: event.seq });
+      values: event.values ?? {}, seq: event.seq, acted: state.characters.get(name)?.acted });
   }
   if (!state.characters.has(state.current)) state.current = "";
   pickDefault();
@@ -74,6 +75,40 @@ export function applyOutcomeSheet(outcome) {
   known.seq = outcome.seq;
   const moved = new Set(Object.keys(outcome.sheet).filter((field) => before?.[field] !== outcome.sheet[field]));
   changed(moved, outcome.character);
+}
+
+/** A roll aimed at characters this page may see (their owner, a GM): their new values
+ * (`target_sheets`, contract §8), shown at once on the target's card. */
+export function applyTargetSheets(outcome) {
+  const seen = outcome.target_sheets;
+  if (!seen || typeof seen !== "object") return;
+  for (const [name, values] of Object.entries(seen)) {
+    const known = state.characters.get(name);
+    if (!known || !values || typeof values !== "object" || !newer(name, outcome.seq)) continue;
+    const before = known.values;
+    known.values = values;
+    known.seq = outcome.seq;
+    changed(new Set(Object.keys(values).filter((field) => before?.[field] !== values[field])), name);
+  }
+}
+
+/**
+ * Who already acted this turn, for the GMs (« la plupart du temps un personnage ne peut
+ * faire qu'une action par tour »: a flag, never a refusal): a roll as a character marks it
+ * (a decision of an open roll is the same action), the table's next turn clears them all.
+ * A welcome's characters carry `acted` as they stood then.
+ */
+export function noteActed(event) {
+  if (state.welcome?.role !== "gm") return;
+  if (event.type === "session" && event.op === "turn") {
+    for (const [name, known] of state.characters) if (newer(name, event.seq)) known.acted = false;
+    hooks.changed();
+    return;
+  }
+  const known = state.characters.get(event.character);
+  if (event.type !== "outcome" || !known || "reacts_to" in event || !newer(event.character, event.seq)) return;
+  known.acted = true;
+  if (!event.sheet) hooks.changed(); // (else the new values are shown with it)
 }
 
 /** A seat's own character is the one it rolls as unless it chose otherwise. */

@@ -185,7 +185,9 @@ export function renderCharacterAdmin() {
     "data-character": character.character },
   el("div", { class: "sheet-item-head" },
     el("strong", { text: character.character }),
-    el("span", { class: "hint", text: `${rulesetTitle(character.ruleset)}${character.owner ? ` · ${character.owner}` : ""}` }),
+    el("span", { class: "hint", text: `${rulesetTitle(character.ruleset)}${character.owner ? ` · ${character.owner}` : ` · ${t("target.npc")}`}` }),
+    // Already acted this turn: a flag for the GM, never a refusal.
+    character.acted ? el("span", { class: "badge acted", title: t("target.acted.title"), text: t("target.acted") }) : null,
     el("span", { class: "sheet-actions" },
       el("button", { type: "button", class: "edit", text: t("sheet.modify"), onclick: () => edit(character.character) }),
       armedButton(t("sheet.remove"), t("sheet.confirm"), () => removeCharacter(character.character),

@@ -24,6 +24,13 @@
  * `character`). Not enough left to spend rejects with the SidecarError `insufficient`
  * (`details`: `field`, `have`, `need`).
  *
+ * Targets (contract §8): `roll({…, targets: ["Brady"]})`, `odds(…, {targets})` and
+ * `ask({…, targets})` aim the action at other characters (an NPC of the GM's too): the rules
+ * read their sheets, the outcome carries `targets` and `effects` (`{Brady: {wounds: 3}}`),
+ * and — for their owners and the GMs only — `target_sheets` (the new values), which
+ * `client.characters` follows (event `character`), as it follows the `sheet` event
+ * (`op: "effect"`) that tells an owner what a roll hidden from it did to its character.
+ *
  * Open rolls (decide after the dice): an outcome may come back `open: true` with `choices`
  * (`[{name, label, dice}]`), `default` and `expires`; the roller or a GM decides with
  * `react(outcome, choice, dice)`, which resolves with the decision (an outcome with
@@ -539,6 +546,7 @@ export class SidecarClient {
 
   /** Keeps `characters` as the journaled events say (in `seq` order, each once). */
   _track(event) {
+    if (event.type === "outcome") this._trackTargets(event);
     const name = event.character;
     if (typeof name !== "string") return;
     let entry;
@@ -548,7 +556,10 @@ export class SidecarClient {
         this._emit("character", { character: name, removed: true });
         return;
       }
-      entry = { character: name, ruleset: event.ruleset, owner: event.owner, values: event.values };
+      entry = event.op === "effect"
+        // What a roll hidden from this seat did to its character: new values only.
+        ? { character: name, ruleset: event.ruleset, ...this.characters.get(name), values: event.values }
+        : { character: name, ruleset: event.ruleset, owner: event.owner, values: event.values };
     } else if (event.type === "outcome" && event.sheet && typeof event.sheet === "object") {
       // A roll seen without the sheet's events (another seat's public roll): its values
       // are known, its owner may not be.
@@ -558,6 +569,18 @@ export class SidecarClient {
     }
     this.characters.set(name, entry);
     this._emit("character", entry);
+  }
+
+  /** A roll aimed at characters this client may see (their owner, a GM): their new values. */
+  _trackTargets(event) {
+    const seen = event.target_sheets;
+    if (!seen || typeof seen !== "object") return;
+    for (const [name, values] of Object.entries(seen)) {
+      if (!values || typeof values !== "object") continue;
+      const entry = { character: name, ...this.characters.get(name), values };
+      this.characters.set(name, entry);
+      this._emit("character", entry);
+    }
   }
 
   /**
@@ -650,15 +673,18 @@ export class SidecarClient {
    * Roll. Resolves with this client's copy of the outcome (carrying the request `id`).
    * With `character`, roll as that character: the outcome carries `spent` and `sheet`; a
    * sheet without enough to spend rejects with `insufficient` (nothing rolled).
+   * With `targets` (character names), aim it at them: the outcome carries `targets`,
+   * `effects` and, for their owners and the GMs, `target_sheets`.
    * @param {{ruleset: string, params?: object, label?: string,
    *          mode?: "public"|"gm"|"blind"|"self", options?: object, dice?: number[],
-   *          character?: string}} roll
+   *          character?: string, targets?: string[]}} roll
    */
-  roll({ ruleset, params = {}, label = "", mode = "public", options = {}, dice, id, character } = {}) {
+  roll({ ruleset, params = {}, label = "", mode = "public", options = {}, dice, id, character, targets } = {}) {
     const message = { type: "roll", ruleset, params, label, mode, options };
     if (dice !== undefined && dice !== null) message.dice = dice;
     if (id !== undefined) message.id = id;
     if (character !== undefined && character !== null) message.character = character;
+    if (targets?.length) message.targets = [...targets];
     return this.request(message, { resend: true });
   }
 
@@ -692,12 +718,14 @@ export class SidecarClient {
   /**
    * Ask seats or characters (`to`: their names) for a roll (GM only). Resolves with the
    * `ask` event (`ask`: its id; `to`: `[{seat, character}]`). `opposed: true` compares the
-   * sides when the last one answers; `each` gives a side (its name in `to`) its own params.
+   * sides when the last one answers; `each` gives a side (its name in `to`) its own params;
+   * `targets`: the characters every answer is aimed at.
    */
-  ask({ to, ruleset, params = {}, label = "", mode = "public", options = {}, opposed = false, each, id } = {}) {
+  ask({ to, ruleset, params = {}, label = "", mode = "public", options = {}, opposed = false, each, id, targets } = {}) {
     const message = { type: "ask", op: "open", to: Array.isArray(to) ? to : [to], ruleset, params, label, mode, options };
     if (opposed) message.opposed = true;
     if (each) message.each = each;
+    if (targets?.length) message.targets = [...targets];
     if (id !== undefined) message.id = id;
     return this.request(message);
   }
@@ -746,11 +774,12 @@ export class SidecarClient {
 
   /**
    * The exact odds of a roll (nothing is rolled): `{p_success, kinds, distribution…}`;
-   * `{character}` for a roll as that character.
+   * `{character}` for a roll as that character, `{targets}` against those characters' sheets.
    */
-  odds(ruleset, params = {}, options = {}, { character } = {}) {
+  odds(ruleset, params = {}, options = {}, { character, targets } = {}) {
     const message = { type: "odds", ruleset, params, options };
     if (character !== undefined && character !== null) message.character = character;
+    if (targets?.length) message.targets = [...targets];
     return this.request(message);
   }
 
