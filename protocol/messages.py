@@ -435,19 +435,21 @@ def _dice(message: dict[str, Any]) -> list[int] | None:
 
 def parse_roll(message: dict[str, Any]) -> RollRequest:
     """Validate a ``roll`` request (the ruleset validates ``params`` later)."""
-    return RollRequest(
-        id=_id(message),
-        ruleset=_string(message, "ruleset"),
-        params=_map(message, "params"),
-        label=_string(message, "label", required=False, max_chars=MAX_LABEL_CHARS,
-                      allow_empty=True),
-        mode=_choice(message, "mode", MODES, default="public"),
-        options=_map(message, "options"),
-        dice=_dice(message),
-        character=_optional_name(message, "character"),
-        answers=_optional_name(message, "answers"),
-        targets=_targets(message),
-    )
+    # (Checked in this order — the first bad field is the one refused — then given by
+    # position: ten keywords matched to their fields cost ~1k instructions a roll.)
+    rid = _id(message)
+    ruleset = _string(message, "ruleset")
+    params = _map(message, "params")
+    label = _string(message, "label", required=False, max_chars=MAX_LABEL_CHARS,
+                    allow_empty=True)
+    mode = _choice(message, "mode", MODES, default="public")
+    options = _map(message, "options")
+    dice = _dice(message)
+    character = _optional_name(message, "character")
+    answers = _optional_name(message, "answers")
+    targets = _targets(message)
+    return RollRequest(ruleset, params, label, mode, options, dice, rid, character, answers,
+                       targets)
 
 
 #: Most characters one action may be aimed at (contract §8).

@@ -186,17 +186,18 @@ class RollPipeline:
                 fr=f"jeu de règles inconnu '{ruleset[:40]}' (chargés : {known})",
                 details={"ruleset": ruleset[:40], "known": sorted(self.host.rulesets)},
             )
+        # (given by position, in Roll's order: its keywords are matched on every roll)
         return Roll(
-            ruleset=ruleset,
-            params=self._validate(ruleset, params, schema),
+            ruleset,
+            self._validate(ruleset, params, schema),
             # Checked against the extensions' descriptions (``invalid_params`` naming the
             # extension and the key) before any hook sees them.
-            options=self.host.validate_options(ruleset, options) if options else {},
-            table=table,
-            by=dict(by) if by else {},
-            label=label,
-            mode=mode,
-            manual=manual,
+            self.host.validate_options(ruleset, options) if options else {},
+            table,
+            dict(by) if by else {},
+            label,
+            mode,
+            manual,
         )
 
     def prepare_plain(self, ruleset: str, *, table: str = "",
