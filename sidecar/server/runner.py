@@ -97,7 +97,9 @@ class Runner:
                                         expected=effect.ticket.table.seq)
             except BaseException as error:
                 raise self._not_stored(effect, error) from None
-            deliveries = self._commit(effect)
+            # (:meth:`_commit`, written out: on every roll)
+            deliveries = self.core.commit(effect)
+            self._close_members(effect.closing, effect.close_reason, CLOSE_POLICY)
             committed += 1
             if quiet is not None:
                 for delivery in deliveries:
