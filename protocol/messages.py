@@ -447,7 +447,7 @@ def parse_roll(message: dict[str, Any]) -> RollRequest:
     dice = _dice(message)
     character = _optional_name(message, "character")
     answers = _optional_name(message, "answers")
-    targets = _targets(message)
+    targets = () if message.get("targets") is None else _targets(message)
     return RollRequest(ruleset, params, label, mode, options, dice, rid, character, answers,
                        targets)
 
