@@ -76,7 +76,8 @@ def _args(impl: Impl, values: tuple[Any, ...]) -> tuple[Any, ...]:
     """The arguments of ``impl``, from the values of every argument of its hook's spec in
     spec order (pluggy passes a function only the arguments it names)."""
     positions = impl.positions
-    return values if positions is None else tuple(values[i] for i in positions)
+    # (map over the tuple's own lookup, not a generator: no frame resumed per argument)
+    return values if positions is None else tuple(map(values.__getitem__, positions))
 
 
 def _own_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
@@ -349,6 +350,9 @@ class PluginCaller:
                 problem: str | None = self._failed(impl, exc, SPEND_REFUSALS)
             else:
                 problem = declaration_problem(answer, sheet)
+                if problem is None:  # (the usual answer, without the call below)
+                    add_declared(most, answer)
+                    continue
             self._declared(most, order, roll, impl, answer, problem, failures)
         return most
 
