@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import msgpack
 from websockets.asyncio.client import connect
@@ -68,14 +69,17 @@ def sidecar_script(python: str) -> str:
 class Server:
     """``sidecar serve --dice secure`` under callgrind, on a loopback port."""
 
-    def __init__(self, python: str, out: Path, profile: bool = False) -> None:
+    def __init__(self, python: str, out: Path, profile: str = "") -> None:
         self.port = free_port()
         self.out = out
         self.profile = profile
         folder = Path(tempfile.mkdtemp(prefix="sidecar-ab-"))
         self.folder = folder
-        # (``profile``: cProfile instead of callgrind, for the calls each function made)
-        wrap = ([python, "-m", "cProfile", "-o", str(out)] if profile else
+        # (``profile``: instead of callgrind, ``calls`` per function by cProfile, or
+        # ``opcodes``: the bytecodes each Python function ran, by _opcount.py)
+        wrap = ([python, "-m", "cProfile", "-o", str(out)] if profile == "calls" else
+                [python, str(Path(__file__).resolve().parent / "_opcount.py"), str(out)]
+                if profile == "opcodes" else
                 ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", python])
         args = [*wrap, sidecar_script(python), "serve", "--port", str(self.port),
                 "--db", str(folder / "ab.db"), "--gm-token", GM, "--player-token", PLAYER,
@@ -159,7 +163,7 @@ async def _session(url: str, kind: str, rolls: int, warm_up: int) -> None:
 
 
 def count(python: str, kind: str, rolls: int, out: Path, warm_up: int = WARM_UP,
-          profile: bool = False) -> int:
+          profile: str = "") -> int:
     """The server's instructions for a session of ``rolls`` rolls of ``kind``."""
     server = Server(python, out, profile)
     try:
@@ -189,8 +193,8 @@ def calls_per_roll(trees: list[tuple[str, str]], kinds: list[str], rolls: int, w
     for kind in kinds:
         for label, python in trees:
             zero, full = (keep / f"{label}.{kind}.{n}.prof" for n in (0, rolls))
-            count(python, kind, 0, zero, warm_up, profile=True)
-            count(python, kind, rolls, full, warm_up, profile=True)
+            count(python, kind, 0, zero, warm_up, profile="calls")
+            count(python, kind, rolls, full, warm_up, profile="calls")
             before, after = _calls(zero), _calls(full)
             rows = sorted(((after[f][0] - before.get(f, (0, 0))[0]) / rolls, f)
                           for f in after)
@@ -199,6 +203,50 @@ def calls_per_roll(trees: list[tuple[str, str]], kinds: list[str], rolls: int, w
             for n, name in reversed(rows):
                 if n >= 0.5:
                     print(f"  {n:6.1f}  {name}")
+
+
+def _opcodes(zero: Path, full: Path, rolls: int) -> dict[str, list[Any]]:
+    """function name → [bytecodes, calls, files] per roll, from two _opcount.py files
+    (by name alone: the refactor moved functions between modules)."""
+    import pickle
+    before, after = (pickle.loads(path.read_bytes()) for path in (zero, full))
+    found: dict[str, list[Any]] = {}
+    for key in set(before) | set(after):
+        file, name, what = key
+        change = (after.get(key, 0) - before.get(key, 0)) / rolls
+        if "<frozen" in file or not change:
+            continue
+        entry = found.setdefault(name, [0.0, 0.0, set()])
+        entry[what == "calls"] += change
+        entry[2].add(Path(file).name)
+    return found
+
+
+def opcodes_per_roll(trees: list[tuple[str, str]], kinds: list[str], rolls: int,
+                     warm_up: int, keep: Path) -> None:
+    """Per kind: each tree's bytecodes and calls per roll, and each function's difference
+    from the first tree to the last (functions matched by file and name: a module moved
+    to another folder is the same function)."""
+    for kind in kinds:
+        found = {}
+        for label, python in trees:
+            zero, full = (keep / f"{label}.{kind}.{n}.ops" for n in (0, rolls))
+            count(python, kind, 0, zero, warm_up, profile="opcodes")
+            count(python, kind, rolls, full, warm_up, profile="opcodes")
+            found[label] = _opcodes(zero, full, rolls)
+            ops = sum(e[0] for e in found[label].values())
+            calls = sum(e[1] for e in found[label].values())
+            print(f"{kind} {label}: {ops:,.0f} bytecodes, {calls:.1f} Python calls a roll")
+        first, last = found[trees[0][0]], found[trees[-1][0]]
+        none = [0.0, 0.0, set()]
+        rows = sorted((last.get(f, none)[0] - first.get(f, none)[0], f)
+                      for f in set(first) | set(last))
+        print(f"  bytecodes (calls) a roll, {trees[-1][0]} − {trees[0][0]}, by function name:")
+        for ops, name in rows:
+            a, b = first.get(name, none), last.get(name, none)
+            if abs(ops) >= 8 or abs(b[1] - a[1]) >= 0.5:
+                print(f"  {ops:+7.0f}  {a[0]:6.0f} ({a[1]:4.1f}) → {b[0]:6.0f} ({b[1]:4.1f})  "
+                      f"{name}  {', '.join(sorted(b[2] or a[2]))[:60]}")
 
 
 def main() -> None:
@@ -212,6 +260,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the callgrind files here")
     parser.add_argument("--calls", action="store_true",
                         help="no callgrind: the calls per roll of each function (cProfile)")
+    parser.add_argument("--opcodes", action="store_true",
+                        help="no callgrind: the bytecodes per roll of each Python function, "
+                             "and the difference between the first and the last tree")
     options = parser.parse_args()
     # (absolute, not resolved: a venv's python is a link that must keep its name)
     trees = [(label, os.path.abspath(python))
@@ -225,6 +276,9 @@ def main() -> None:
           "server instructions per roll (callgrind)")
     if options.calls:
         calls_per_roll(trees, kinds, options.rolls, options.warm_up, keep)
+        return
+    if options.opcodes:
+        opcodes_per_roll(trees, kinds, options.rolls, options.warm_up, keep)
         return
     figures: dict[tuple[str, str], list[float]] = {}
     for attempt in range(options.repeat):
