@@ -50,7 +50,7 @@ def outcome_event(seq: int, roll: str, table: str, by: dict[str, Any], ruleset: 
     return event
 
 
-def outcome_details(event: Event, *, options: dict[str, Any] | None = None,
+def outcome_details(event: Event, options: dict[str, Any] | None = None,
                     asked_params: dict[str, Any] | None = None,
                     answers: str | None = None,
                     opposition: dict[str, Any] | None = None,
@@ -69,7 +69,10 @@ def outcome_details(event: Event, *, options: dict[str, Any] | None = None,
     the physical dice's author); ``reaction`` (the open roll's seq, the choice taken or
     ``None`` when its time ran out without a default, who decided — ``None``: the
     server); ``audience`` ``""`` for a blind roll's decision (the GMs' alone); ``opened``
-    (choices, default, expiry, manual) for a roll left open for a decision."""
+    (choices, default, expiry, manual) for a roll left open for a decision.
+
+    (Its arguments may be given by position, in this order: the table core does, on every
+    roll — ten keywords matched to their parameters cost ~700 instructions.)"""
     if options or opened is not None:  # (what a verifier re-runs the extensions with)
         event["options"] = options or {}
     if asked_params is not None:

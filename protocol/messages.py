@@ -300,38 +300,38 @@ def _choice(message: dict[str, Any], name: str, choices: tuple[str, ...],
     return value
 
 
+#: Values with no string inside, passed over by :func:`_map`'s check of strings.
+_NO_TEXT = frozenset({int, float, bool, type(None)})
+
+
 def _map(message: dict[str, Any], name: str) -> dict[str, Any]:
     value = message.get(name)
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise bad_field(name, "must be a map", fr="doit être une table (map)")
-    _no_controls_within(name, value)
+    if value.__class__ is not dict:
+        _no_controls_within(name, value)
+        return value
+    # (:func:`_no_controls_within`, its first level written out: the usual params, names
+    # to numbers and short texts, are checked without a call — this runs on every roll)
+    for key, item in value.items():
+        if key.__class__ is not str or not (key.isascii() and key.isprintable()):
+            if isinstance(key, str):
+                _no_controls(name, key)
+        kind = item.__class__
+        if kind is str:
+            if not (item.isascii() and item.isprintable()):
+                _no_controls(name, item)
+        elif kind not in _NO_TEXT:
+            _no_controls_within(name, item)
     return value
-
-
-#: Values with no string inside, passed over by :func:`_no_controls_within`.
-_NO_TEXT = frozenset({int, float, bool, type(None)})
 
 
 def _no_controls_within(field: str, value: Any) -> None:
     """:func:`_no_controls` on every string of a map's keys and values, at any depth (a
     param's text, an option's, a sheet's list items and map keys): the request's other
     strings, as PROTOCOL.md §1 says. The field named is the map's (``params``)."""
-    if value.__class__ is dict:
-        # (The usual params, a map of names to numbers and short texts, checked without a
-        # call per item: this runs on every roll.)
-        for key, item in value.items():
-            if key.__class__ is not str or not (key.isascii() and key.isprintable()):
-                if isinstance(key, str):
-                    _no_controls(field, key)
-            kind = item.__class__
-            if kind is str:
-                if not (item.isascii() and item.isprintable()):
-                    _no_controls(field, item)
-            elif kind not in _NO_TEXT:
-                _no_controls_within(field, item)
-        return
     if isinstance(value, str):
         _no_controls(field, value)
     elif isinstance(value, dict):
