@@ -283,7 +283,7 @@ class RollPipeline:
                        else [])
             if roll.sheet is not None:
                 if order.max_spend_trusted:  # (:meth:`afford`, without a coroutine)
-                    sheet = self.host.sheet_schema(roll.ruleset)
+                    sheet = self.host.catalogue.sheet_schema(roll.ruleset)
                     refuse_unaffordable(sheet, roll.sheet, calls.max_spend_now(
                         order, roll, states, failures, sheet))
                 else:
