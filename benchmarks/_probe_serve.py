@@ -6,7 +6,11 @@ It is the real command (``sidecar.cli.main``), with, inside the server's process
 
 - an event-loop lag probe: a task sleeping 10 ms, recording how late it wakes;
 - ``gc.callbacks`` recording each collection's duration by generation;
-- optionally ``cProfile`` of the whole process ($SIDECAR_PROBE_PROFILE: where to dump it).
+- optionally ``cProfile`` of the whole process ($SIDECAR_PROBE_PROFILE: where to dump it);
+- each roll's time inside the server, from its request's frame handed to the server to
+  its outcome written to the roller's connection (``SidecarServer._roll``, wall time): the
+  latency the server adds itself, immune to what the load's clients cost the machine
+  (though not to the server waiting for a core in the middle of a roll).
 
 SIGUSR1 starts the measured window (clears what was recorded); SIGUSR2 writes what was
 recorded since to $SIDECAR_PROBE_OUT (JSON) and the profile to $SIDECAR_PROBE_PROFILE.
@@ -31,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import sidecar.cli.serve as serve  # noqa: E402
 from sidecar.cli.main import main  # noqa: E402
+from sidecar.server.connections import SidecarServer  # noqa: E402
 
 LAG_PERIOD = 0.010
 
@@ -42,12 +47,14 @@ class Probes:
         self.reset()
         self._gc_start = self._gc_cpu_start = 0.0
         self.profiler: cProfile.Profile | None = None
+        self.server: SidecarServer | None = None
 
     def reset(self) -> None:
         self.lags: list[float] = []
         self.gc: dict[int, list[float]] = {0: [], 1: [], 2: []}
         self.gc_cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
         self.gc_collected: dict[int, int] = {0: 0, 1: 0, 2: 0}
+        self.rolls: list[float] = []
         self.opened = time.monotonic()
 
     def open_window(self) -> None:
@@ -93,16 +100,27 @@ class Probes:
         gc.collect(2)
         full_cpu = time.thread_time() - cpu
         lags = sorted(self.lags)
+        rolls = sorted(self.rolls)
 
-        def q(p: float) -> float:
-            return lags[min(len(lags) - 1, int(p * len(lags)))] * 1000 if lags else float("nan")
+        def q(p: float, values: list[float] = lags) -> float:
+            return (values[min(len(values) - 1, int(p * len(values)))] * 1000 if values
+                    else float("nan"))
 
         report = {
             "seconds": time.monotonic() - self.opened,
             "lag_ms": {"samples": len(lags), "p50": q(0.5), "p99": q(0.99), "p999": q(0.999),
                        "max": lags[-1] * 1000 if lags else float("nan"),
                        "over_50ms": sum(1 for x in lags if x > 0.050)},
+            "roll_ms": {"count": len(rolls), "p50": q(0.5, rolls), "p99": q(0.99, rolls),
+                        "max": rolls[-1] * 1000 if rolls else float("nan")},
             "gc": collections,
+            "remembered": None if self.server is None else {
+                "mib": self.server.tables.remembered.bytes / 2**20,
+                "events": self.server.tables.remembered.count,
+                "trimmed": self.server.tables.remembered.trimmed,
+                "ids": self.server.tables.remembered.keys,
+                "dropped": self.server.tables.remembered.dropped,
+                "tables": len(self.server.tables)},
             "tracked_objects": len(tracked),
             "full_collection_cpu_ms": full_cpu * 1000,
             "tracked_types": Counter(type(o).__qualname__ for o in tracked).most_common(12),
@@ -148,6 +166,17 @@ def install() -> Probes:
             lag.cancel()
 
     serve.serve_until_stopped = probed
+    original_roll = SidecarServer._roll
+
+    async def timed_roll(self, session, request):  # type: ignore[no-untyped-def]
+        probes.server = self
+        began = time.perf_counter()
+        try:
+            return await original_roll(self, session, request)
+        finally:
+            probes.rolls.append(time.perf_counter() - began)
+
+    SidecarServer._roll = timed_roll  # type: ignore[method-assign]
     return probes
 
 

@@ -12,13 +12,20 @@ the outcome. After the ramp (and a settling second) the server's window opens fo
 ``--duration`` seconds (at most 300), and one row is printed for it:
 
     rolls/s, p50, p99 (send → the roller's own outcome, rolls sent in the window),
-    server CPU % (of one core, utime+stime over the window), RSS (and its peak),
+    server CPU % (of one core, utime+stime over the window) and the client processes'
+    (the load generator shares the machine's cores), RSS (and its peak),
     joins welcomed / refused (by code) / failed (no answer, closed, timed out),
     rolls lost (sent in the window, never answered).
 
-A second line gives what the server measured inside itself in the window: how late a
-10 ms sleep wakes (event-loop lag), and its cyclic-GC collections by generation (count,
-total and longest). ``--profile PATH`` dumps a cProfile of the server's window. Settings
+The next lines give the server's CPU over the ramp a join, and what the server measured
+inside itself in the window: each roll's time inside it (from the decoded request to the
+outcome written to the roller's connection: the latency it adds, whatever the clients
+cost), what its tables remember (the server-wide bound), how late a 10 ms sleep wakes
+(event-loop lag), and its cyclic-GC collections by generation (count, total and longest).
+``--clients node`` runs the clients as Node processes on bare sockets
+(``capacity_clients.mjs``, about 40 % less CPU a roll than the Python ones; Node 20, nothing
+to install); their hellos echo the welcome's ``catalogue`` unless ``--full-welcomes``.
+``--profile PATH`` dumps a cProfile of the server's window. Settings
 ``serve`` has no flag for go through ``--server-config field=value,...`` (ServerConfig's
 fields): ``max_tables`` is raised to the load's tables by default.
 
@@ -36,6 +43,7 @@ import os
 import random
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -162,6 +170,24 @@ def client_process(args: argparse.Namespace, url: str, start: float,
     out.put(asyncio.run(Share(args, url, start, window, mine).run()))
 
 
+def node_clients(args: argparse.Namespace, url: str, start: float,
+                 window: tuple[float, float]) -> list[subprocess.Popen]:
+    """The same load from ``--processes`` Node processes (``capacity_clients.mjs``)."""
+    script = ROOT / "benchmarks" / "capacity_clients.mjs"
+    procs = []
+    for i in range(args.processes):
+        settings = {"url": url, "token": PLAYER, "start": start, "opened": window[0],
+                    "closed": window[1], "ramp": args.ramp, "interval": args.interval,
+                    "jitter": args.jitter, "tables": args.tables, "players": args.players,
+                    "mine": [i, args.processes], "catalogue": not args.full_welcomes}
+        command = ["node", str(script), json.dumps(settings)]
+        if args.nice_clients:
+            command = ["nice", "-n", str(args.nice_clients), *command]
+        procs.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                                      preexec_fn=_raise_fd_limit))
+    return procs
+
+
 def _raise_fd_limit() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -204,35 +230,49 @@ def run(args: argparse.Namespace) -> dict:
     start = time.time() + 2.0  # the client processes' own start-up
     opened = start + args.ramp + 1.0
     window = (opened, opened + args.duration)
+    url = f"ws://127.0.0.1:{port}/ws"
     out: multiprocessing.Queue = multiprocessing.Queue()
-    workers = [multiprocessing.Process(
+    workers: list = [] if args.clients == "node" else [multiprocessing.Process(
         target=client_process,
-        args=(args, f"ws://127.0.0.1:{port}/ws", start, window,
-              list(range(i, total, args.processes)), out))
+        args=(args, url, start, window, list(range(i, total, args.processes)), out))
         for i in range(args.processes)]
+    ramp_cpu_at = cpu_seconds(server.pid)
     try:
         for worker in workers:
             worker.start()
+        if args.clients == "node":
+            workers = node_clients(args, url, start, window)
         time.sleep(max(0.0, opened - time.time()))
         os.kill(server.pid, signal.SIGUSR1)
         cpu_at, wall_at = cpu_seconds(server.pid), time.monotonic()
+        ramp_cpu = cpu_at - ramp_cpu_at
+        clients_at = sum(cpu_seconds(w.pid) for w in workers if w.pid)
+        load_at = os.getloadavg()[0]
         time.sleep(max(0.0, window[1] - time.time()))
-        cpu = (cpu_seconds(server.pid) - cpu_at) / (time.monotonic() - wall_at)
+        wall = time.monotonic() - wall_at
+        cpu = (cpu_seconds(server.pid) - cpu_at) / wall
+        clients_cpu = (sum(cpu_seconds(w.pid) for w in workers if w.pid) - clients_at) / wall
+        load = (load_at, os.getloadavg()[0])
         rss, peak = server.rss_mib(), peak_rss_mib(server.pid)
         os.kill(server.pid, signal.SIGUSR2)
-        results = [out.get(timeout=120) for _ in workers]
-        for worker in workers:
-            worker.join(timeout=10)
+        if args.clients == "node":
+            results = [json.loads(w.communicate(timeout=120)[0].splitlines()[-1])
+                       for w in workers]
+        else:
+            results = [out.get(timeout=120) for _ in workers]
+            for worker in workers:
+                worker.join(timeout=10)
         deadline = time.monotonic() + 10
         while not os.path.exists(probe_out) and time.monotonic() < deadline:
             time.sleep(0.1)
         probe = json.loads(Path(probe_out).read_text()) if os.path.exists(probe_out) else {}
     finally:
         for worker in workers:
-            if worker.is_alive():
+            if (worker.poll() is None) if args.clients == "node" else worker.is_alive():
                 worker.terminate()
         server.stop()
-    latencies = [x for r in results for x in r["latencies"]]
+    scale = 1000.0 if args.clients == "node" else 1.0  # (node's latencies are in ms)
+    latencies = [x / scale for r in results for x in r["latencies"]]
     refused: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     for r in results:
@@ -241,7 +281,8 @@ def run(args: argparse.Namespace) -> dict:
     return {"connections": total, "rolls_per_s": sum(r["rolls"] for r in results) / args.duration,
             "p50_ms": percentile(latencies, 0.50) * 1000,
             "p99_ms": percentile(latencies, 0.99) * 1000,
-            "cpu_percent": cpu * 100, "rss_mib": rss, "peak_rss_mib": peak,
+            "cpu_percent": cpu * 100, "clients_cpu_percent": clients_cpu * 100,
+            "load": load, "rss_mib": rss, "peak_rss_mib": peak, "ramp_cpu_s": ramp_cpu,
             "welcomed": sum(r["welcomed"] for r in results), "refused": dict(refused),
             "failed": dict(failed), "lost": sum(r["lost"] for r in results), "probe": probe}
 
@@ -251,14 +292,27 @@ def row(args: argparse.Namespace, r: dict) -> str:
     failed = sum(r["failed"].values())
     text = (f"{args.tables} tables × {args.players}, 1 roll/{args.interval:g} s: "
             f"{r['rolls_per_s']:.0f} rolls/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
-            f"server CPU {r['cpu_percent']:.0f} %, RSS {r['rss_mib']:.0f} MiB "
+            f"server CPU {r['cpu_percent']:.0f} % (clients {r['clients_cpu_percent']:.0f} %), "
+            f"RSS {r['rss_mib']:.0f} MiB "
             f"(peak {r['peak_rss_mib']:.0f}), joins {r['welcomed']} welcomed / {refused} refused"
             f" / {failed} failed, {r['lost']} lost")
     if refused or failed:
         text += f"\n  refused {r['refused']}, failed {r['failed']}"
+    text += (f"\n  ramp: server CPU {r['ramp_cpu_s']:.1f} s from the first join to the window "
+             f"({1000 * r['ramp_cpu_s'] / max(1, r['welcomed']):.2f} ms a join welcomed, the "
+             "rolls meanwhile included)")
     probe = r["probe"]
     if probe:
-        lag, gcs = probe["lag_ms"], probe["gc"]
+        lag, gcs, inside = probe["lag_ms"], probe["gc"], probe["roll_ms"]
+        text += (f"\n  server: a roll inside it p50 {inside['p50']:.2f} ms, p99 "
+                 f"{inside['p99']:.2f} ms, max {inside['max']:.0f} ms ({inside['count']} rolls); "
+                 f"load average {r['load'][0]:.1f} → {r['load'][1]:.1f}")
+        kept = probe.get("remembered")
+        if kept:
+            text += (f"\n  server: {kept['tables']} tables remember {kept['events']} events "
+                     f"and {kept['ids']} ids alone, {kept['mib']:.1f} MiB as journaled "
+                     f"(server-wide bound: {kept['trimmed']} events let go of, "
+                     f"{kept['dropped']} ids dropped)")
         text += (f"\n  server: loop lag p50 {lag['p50']:.1f} ms, p99 {lag['p99']:.1f} ms, "
                  f"max {lag['max']:.0f} ms ({lag['over_50ms']} of {lag['samples']} over 50 ms); "
                  "\n  gc (wall/CPU ms): " + ", ".join(
@@ -280,6 +334,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ramp", type=float, default=20.0, help="seconds over which all join")
     parser.add_argument("--processes", type=int, default=2, help="client processes")
     parser.add_argument("--duration", type=float, default=60.0, help="measured seconds")
+    parser.add_argument("--clients", choices=("python", "node"), default="python",
+                        help="the client processes: Python (websockets) or Node on bare "
+                             "sockets (capacity_clients.mjs, a fraction of the CPU)")
+    parser.add_argument("--full-welcomes", action="store_true",
+                        help="node clients: never echo the welcome's catalogue (every join "
+                             "sent the ruleset descriptions, about 33 KB, as for new clients)")
     parser.add_argument("--nice-clients", type=int, default=0, metavar="N",
                         help="run the client processes at nice N")
     parser.add_argument("--dice", choices=("secure", "provable"), default=None)

@@ -66,8 +66,8 @@ def main() -> None:
             live.roll("crypte", name, ruleset, params, role="gm" if name == "Morgane"
                       else "player", label=label, mode=mode)
         gm = browser.new_page(viewport={"width": 1280, "height": 1300})
+        # The GM's link (its token after #) joins by itself.
         gm.goto(f"{live.http}/?table=crypte&name=Morgane&role=gm#token={live.config.gm_token}")
-        gm.click("#join-form button[type=submit]")
         gm.wait_for_selector("#table:not([hidden])")
         link = seat_and_character(gm)
         contexts = []

@@ -64,8 +64,8 @@ def main() -> None:
         live.roll("crypte", "Morgane", "oweens", {"dice": 4, "difficulty": 2},
                   role="gm", label="Ouvrir la séance", mode="public")
         gm = browser.new_page(viewport={"width": 1280, "height": 1100})
+        # The GM's link (its token after #) joins by itself.
         gm.goto(f"{live.http}/?table=crypte&name=Morgane&role=gm#token={live.config.gm_token}")
-        gm.click("#join-form button[type=submit]")
         gm.wait_for_selector("#table:not([hidden])")
         link = seat_and_character(gm)
         shot(gm, "soiree-1-seat.png", '.seat[data-seat="Léa"]')

@@ -228,8 +228,11 @@ def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
     return None if choice is not None else spends(roll.params, roll.sheet) or None
 
 
-def _check_automatic(params: dict[str, Any]) -> None:
-    if params["tense"]:
+def _check_automatic(params: dict[str, Any], aimed: bool = False) -> None:
+    """An automatic success is refused in a tense situation — ``tense``, or an action
+    aimed at another character (``aimed``: « jamais en combat ou autre situation
+    tendue ») — and with a pool below the difficulty."""
+    if params["tense"] or aimed:
         raise invalid_param("automatic", "no automatic success in a tense situation",
                             fr="pas de réussite automatique en situation tendue")
     if params["pool"] < params["difficulty"]:
@@ -245,7 +248,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = with_pool(roll)
     spend = spends(p, roll.sheet)
     if p["automatic"]:
-        _check_automatic(p)
+        _check_automatic(p, aimed=bool(roll.targets))
         net = 1 + (1 if p["willpower"] else 0)
         result = _result(net, 1, 0, automatic=True, willpower=p["willpower"])
         result["pool"] = p["pool"]
@@ -305,5 +308,5 @@ def exact_odds(pool: int, difficulty: int, willpower: bool = False,
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = with_pool(roll)
     if p["automatic"]:
-        _check_automatic(p)
+        _check_automatic(p, aimed=bool(roll.targets))
     return exact_odds(p["pool"], p["difficulty"], p["willpower"], p["automatic"])

@@ -113,6 +113,13 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Jet en opposition : code de l'adversaire",
                              "Opposed roll: the opponent's code"),
     },
+    "opponent_skill": {
+        "type": "string", "max_length": 64,
+        "description": label("Contre un personnage (cible) : la compétence de sa fiche qui "
+                             "s'oppose (par défaut la même que « Compétence »)", "Against a "
+                             "character (target): the skill of its sheet that opposes (by "
+                             "default the same as \"Skill\")"),
+    },
     "opponent_modifier": {
         "type": "int", "min": -100, "max": 100, "default": 0,
         "description": label("Modificateur de situation de l'adversaire",
@@ -133,6 +140,7 @@ name_params(PARAMS, {
     "surcompetence": ("SurCompétence", "SurCompetence"),
     "opponent": ("Code de l'adversaire", "Opponent's code"),
     "opponent_modifier": ("Modificateur de l'adversaire", "Opponent's modifier"),
+    "opponent_skill": ("Compétence de l'adversaire", "Opponent's skill"),
     "skill": ("Compétence", "Skill"),
 })
 
@@ -247,9 +255,34 @@ def code_of(params: dict[str, Any], sheet: dict[str, Any] | None) -> str:
 
 
 def with_code(roll: Roll) -> dict[str, Any]:
-    """The roll's params with its code filled in (from the sheet when it gives it)."""
+    """The roll's params with its code filled in (from the sheet when it gives it), and,
+    aimed at a character, the opponent's code from its sheet (:func:`opponent_code`)."""
     p = roll.params
-    return p if p.get("code") is not None else {**p, "code": code_of(p, roll.sheet)}
+    p = p if p.get("code") is not None else {**p, "code": code_of(p, roll.sheet)}
+    code = opponent_code(roll)
+    return p if code is None else {**p, "opponent": code}
+
+
+def opponent_code(roll: Roll) -> str | None:
+    """Aimed at a character (contract §8) with no ``opponent`` typed: the code of its
+    sheet's ``opponent_skill`` (« le Maître du Jeu décide quelles Compétences seront
+    utilisées par chacun des protagonistes »), else — with no difficulty, a pure
+    opposition — of the roller's own ``skill``; the first d6code target is the opponent.
+    None when the roll is not opposed that way: with a difficulty and no
+    ``opponent_skill`` the target does not roll (a shot at it; a side of an opposed ask,
+    which rolls its own dice)."""
+    p = roll.params
+    skill = p.get("opponent_skill") or (p.get("skill") if p.get("difficulty") is None
+                                        else None)
+    if p.get("opponent") is not None or not skill:
+        return None
+    for name, target in (roll.targets or {}).items():
+        if isinstance(target, dict) and target.get("ruleset") == NAME:
+            # A refusal lists the target's skills to a GM only: a player may not see its
+            # sheet (contract §8).
+            return pick(target.get("values") or {}, "competences", skill, "opponent_skill",
+                        whose=name, listed=roll.by.get("role") == "gm")
+    return None
 
 
 def spends(params: dict[str, Any], result: dict[str, Any],
@@ -565,6 +598,8 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice) -> Outc
         close_as_character(kept, roll)
         return kept
     p = {**roll.params, "code": old["code"]}  # the code rolled, even if the sheet changed
+    if old.get("opposed"):
+        p["opponent"] = old["opposed"]["code"]  # (the target's, as it was rolled)
     p["combo"] = chain_stake(roll.sheet, p)
     # A standing style order left undecided by awaited twins becomes the offered choice.
     p.pop("style_if_needed", None)

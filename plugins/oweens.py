@@ -34,6 +34,7 @@ from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count
+from sidecar.rulesets.oweens_targets import aim_difficulty, free_augmentations
 
 __version__ = "1.0"
 
@@ -68,6 +69,13 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Augmentations gratuites (MJ, coopération, situation "
                              "avantageuse, alliés)", "Free augmentations (GM, cooperation, "
                              "advantageous situation, allies)"),
+    },
+    "collaborators": {
+        "type": "int", "min": 0, "max": 10, "default": 0,
+        "description": label("Coopération : collaborateurs, une augmentation gratuite "
+                             "chacun (compté par une demande coopérative)", "Cooperation: "
+                             "collaborators, a free augmentation each (counted by a "
+                             "cooperative ask)"),
     },
     "buy_augmentations": {
         "type": "int", "min": 0, "max": MAX_DICE * 5, "default": 0,
@@ -127,6 +135,15 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "utilisée (en tant que personnage)", "Opposed complex action: "
                              "on a failure, the ME (the opponent's margin) drains the reserve "
                              "of the characteristic used (as a character)"),
+    },
+    "resistance": {
+        "type": "string", "choices": ["PEP", "ECL", "ENC", "FLA"],
+        "description": label("Action complexe contre un personnage (cible) : sa "
+                             "caractéristique de résistance, difficulté et réserve attaquée "
+                             "(par défaut la caractéristique utilisée)", "Complex action "
+                             "against a character (target): its resisting characteristic, "
+                             "the difficulty and the attacked reserve (by default the "
+                             "characteristic used)"),
     },
     "keep_reserve": {
         "type": "int", "min": 0, "max": MAX_DICE, "default": 0,
@@ -201,6 +218,7 @@ name_params(PARAMS, {
     "dice": ("Dés", "Dice"),
     "difficulty": ("Difficulté", "Difficulty"),
     "augmentations": ("Augmentations gratuites", "Free augmentations"),
+    "collaborators": ("Collaborateurs", "Collaborators"),
     "buy_augmentations": ("Augmentations achetées", "Bought augmentations"),
     "buy_after": ("Acheter après les dés", "Buy after the dice"),
     "budget": ("BB+ pour acheter après les dés", "BB+ to buy after the dice"),
@@ -211,6 +229,7 @@ name_params(PARAMS, {
     "characteristic": ("Caractéristique", "Characteristic"),
     "adversity": ("Adversité", "Adversity"),
     "contest": ("En opposition", "Opposed"),
+    "resistance": ("Résistance de la cible", "Target's resistance"),
     "keep_reserve": ("BB+ pour garder la réserve", "BB+ to keep the reserve"),
     "drinking": ("Se pinter", "Drinking"),
     "drinks": ("Numéro du verre", "Glass number"),
@@ -232,6 +251,8 @@ for _key in ("drinks", "hours_dry", "emotion_bonbonus"):
     PARAMS[_key]["situation"] = "drinking"
 for _key in ("volleys", "darts_bonus"):
     PARAMS[_key]["situation"] = "volley"
+for _key in ("collaborators", "resistance"):  # (a cooperative ask gives the first)
+    PARAMS[_key]["more"] = True
 
 
 @hookimpl
@@ -282,6 +303,7 @@ def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
+    aim_difficulty(roll)  # (as the roll reads its target: below)
     if p["volley"]:
         return darts_odds(p)
     named_characteristic(roll)
@@ -290,9 +312,9 @@ def sidecar_odds(roll: Roll) -> dict[str, Any]:
     target = difficulty + (1 if p["npc_bagage"] else 0)
     if p["buy_after"] and not p["buy_augmentations"]:
         # The player buys after seeing the dice (docs/RULESETS.md): the odds of that play.
-        return after_dice_odds(count, target, p["augmentations"], 1 if p["bagage"] else 2,
+        return after_dice_odds(count, target, free_augmentations(p), 1 if p["bagage"] else 2,
                                after_dice_budget(roll))
-    return exact_odds(count, target, p["augmentations"], p["buy_augmentations"])
+    return exact_odds(count, target, free_augmentations(p), p["buy_augmentations"])
 
 
 @hookimpl
@@ -309,6 +331,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
         return first_volley(roll, dice)
     named_characteristic(roll)  # (before any die: it may refuse the roll)
     reserve = attacked_reserve(p, roll.state)
+    aim_difficulty(roll)
     if p["drinking"]:
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
     faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)

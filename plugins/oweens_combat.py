@@ -35,6 +35,8 @@ from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import invalid_param
 from sidecar.rulesets.oweens_sheet import base_dice
+from sidecar.rulesets.oweens_targets import opponent as opponent_of
+from sidecar.rulesets.oweens_targets import refuse_typed, resisting
 from sidecar.rulesets.sheets import add_spend
 
 __version__ = "1.0"
@@ -150,8 +152,13 @@ def _bad(field: str, en: str, fr: str) -> Exception:
     return invalid_param(f"options.{NAME}.{field}", en, fr=fr)
 
 
-def _int(settings: dict[str, Any], field: str, *, required: bool = False) -> int | None:
+def _int(settings: dict[str, Any], field: str, *, required: bool = False,
+         fallback: dict[str, Any] | None = None, field_name: str = "") -> int | None:
+    """``settings[field]`` checked; untyped, the ``field_name`` of the ``fallback`` sheet
+    (a target's, a roller's) when there is one."""
     value = settings.get(field)
+    if value is None and fallback is not None and field_name:
+        return int(fallback.get(field_name) or 0)
     if value is None:
         if required:
             raise _bad(field, "is required for this option", "est obligatoire pour cette option")
@@ -159,6 +166,22 @@ def _int(settings: dict[str, Any], field: str, *, required: bool = False) -> int
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 50:
         raise _bad(field, "must be an integer from 0 to 50", "doit être un entier de 0 à 50")
     return value
+
+
+def charge_pep(roll: Roll, raw: dict[str, Any], names: list[str]) -> int | None:
+    """Charger's PEP (« ajoutez votre PEP aux blessures de votre adversaire »): as a
+    character, its own — the Peps reserve, as for any action (« la valeur de la réserve
+    remplace la caractéristique »); ``attacker_pep`` is for a roll without one, and a
+    different value typed as a character is refused (it was added as typed)."""
+    if roll.sheet is None:
+        return _int(raw, "attacker_pep", required="charger" in names)
+    own = resisting(roll.sheet, "PEP")
+    typed = _int(raw, "attacker_pep")
+    if typed is not None and typed != own and "charger" in names:
+        raise _bad("attacker_pep", f"as a character the charge adds its own PEP ({own}): "
+                   "leave it out", f"en tant que personnage, la charge ajoute son propre "
+                   f"PEP ({own}) : ne l'indiquez pas")
+    return own
 
 
 def read_settings(roll: Roll) -> dict[str, Any] | None:
@@ -188,11 +211,23 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     if opponent is not None and (not isinstance(opponent, str) or not 0 < len(opponent) <= 64):
         raise _bad("opponent", "must be the opposing character's name (1 to 64 characters)",
                    "doit être le nom du personnage adverse (1 à 64 caractères)")
+    # Aimed at a character (contract §8), what the options read of the opponent comes
+    # from its sheet; a value a GM typed still wins (an NPC without a sheet), a player's
+    # is refused (a player does not rewrite another character's sheet by typing).
+    aimed = opponent_of(roll)
+    target = aimed[1] if aimed is not None else None
+    for field, sheet_field in (("target_enc", "enc"), ("target_ecl", "ecl"),
+                               ("opponent_pep", "pep")):
+        refuse_typed(roll, f"options.{NAME}.{field}", raw.get(field), aimed, sheet_field)
     settings: dict[str, Any] = {"options": names, "pay": pay,
                                 "cost": sum(COSTS[n] for n in names),
                                 "zone": raw.get("zone") if isinstance(raw.get("zone"), str)
-                                else None, "opponent": opponent}
-    settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names)
+                                else None,
+                                "opponent": opponent if opponent is not None or aimed is None
+                                else aimed[0]}
+    # « plus de blessures que le score d'ENC de votre victime »: the score.
+    settings["target_enc"] = _int(raw, "target_enc", required="assommer" in names
+                                  and target is None, fallback=target, field_name="enc")
     hold = raw.get("hold", False)
     if not isinstance(hold, bool):
         raise _bad("hold", "must be true or false", "doit être true ou false")
@@ -200,8 +235,16 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
         raise _bad("hold", "a hold takes no combat option", "un maintien ne prend pas "
                    "d'option de combat")
     settings["hold"] = hold
-    settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names or hold)
-    settings["attacker_pep"] = _int(raw, "attacker_pep", required="charger" in names)
+    if hold:
+        # « un jet d'ENC contre l'ECL de la cible »: a resistance, so its reserve.
+        settings["target_ecl"] = _int(raw, "target_ecl", required=target is None)
+        if settings["target_ecl"] is None and target is not None:
+            settings["target_ecl"] = resisting(target, "ECL")
+    else:
+        # « plus de blessures que le score d'ECL de votre adversaire »: the score.
+        settings["target_ecl"] = _int(raw, "target_ecl", required="renverser" in names
+                                      and target is None, fallback=target, field_name="ecl")
+    settings["attacker_pep"] = charge_pep(roll, raw, names)
     if "charger" in names:
         if raw.get("engaged") is True:
             raise _bad("engaged", "a charge needs not to be engaged with the target",
@@ -216,7 +259,11 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
     if attack not in (None, "melee", "ranged"):
         raise _bad("attack", "must be 'melee' or 'ranged'", "doit être 'melee' ou 'ranged'")
     settings["attack"] = attack
-    settings["opponent_pep"] = _int(raw, "opponent_pep", required=attack == "melee")
+    # « Le joueur fait un jet de Peps contre le Peps de l'adversaire »: a resistance.
+    settings["opponent_pep"] = _int(raw, "opponent_pep",
+                                    required=attack == "melee" and target is None)
+    if settings["opponent_pep"] is None and attack == "melee" and target is not None:
+        settings["opponent_pep"] = resisting(target, "PEP")
     modifiers = raw.get("ranged_modifiers", [])
     if isinstance(modifiers, dict):
         modifiers = list(modifiers.values())

@@ -27,6 +27,7 @@ from sidecar.rulesets.oweens_judging import (
     sober_coma,
 )
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, spends
+from sidecar.rulesets.oweens_targets import aimed_contest, free_augmentations, target_effects
 from sidecar.rulesets.sheets import add_spend
 
 #: Named attacked reserves a table keeps (the least recently rolled against are dropped).
@@ -73,7 +74,7 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
         return []
     price = 1 if params["bagage"] else 2
     offers: list[dict[str, Any]] = []
-    free = params["augmentations"]
+    free = free_augmentations(params)
     # Successes for a budget, in constant time (best_gain: the placement's closed form).
     natural = sum(map(_count, faces))
     cheap = sum(1 for face in faces if face in (3, 5))
@@ -96,9 +97,11 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
                   "kind": "narrow" if over == 0 else ("success" if over > 0 else "failure"),
                   "margin": over + params["equipment"] if over >= 0 else over}
         cost = steps * price
-        offers.append({"name": f"buy_{steps}", "dice": 0, "label": label(
-            f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
-            f"Buy {steps}A ({cost} BB+): {_verdict(bought, False)}")})
+        # (``spend``: what taking it costs the sheet, so that a page offers it only while
+        # the sheet can pay — another roll may spend the BB+ first.)
+        offers.append({"name": f"buy_{steps}", "dice": 0, "spend": {"bonbonus": cost},
+                       "label": label(f"Acheter {steps}A ({cost} BB+) : {_verdict(bought, True)}",
+                                      f"Buy {steps}A ({cost} BB+): {_verdict(bought, False)}")})
     if offers:
         offers.append({"name": "keep", "dice": 0, "label": label(
             f"Garder ({_verdict(result, True)}, 0 BB+)",
@@ -113,7 +116,7 @@ def reserve_offers(result: dict[str, Any], wallet: int) -> list[dict[str, Any]]:
     if not drained or drained["lost"] <= 0 or wallet <= 0:
         return []
     short = drained["characteristic"]
-    offers = [{"name": f"save_{n}", "dice": 0, "label": label(
+    offers = [{"name": f"save_{n}", "dice": 0, "spend": {"bonbonus": n}, "label": label(
         f"Garder {n} point(s) de réserve {short} ({n} BB+)",
         f"Keep {n} {short} reserve point(s) ({n} BB+)")}
         for n in range(1, min(drained["lost"], wallet, 11) + 1)]
@@ -129,7 +132,7 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
     """The outcome of ``faces``: the roll itself (``decided`` False), or the purchase
     after the dice decided (``bought`` augmentations, ``decided`` True)."""
     p = roll.params
-    result = judge(faces, difficulty=p["difficulty"], augmentations=p["augmentations"],
+    result = judge(faces, difficulty=p["difficulty"], augmentations=free_augmentations(p),
                    buy_augmentations=bought, bagage=p["bagage"],
                    npc_bagage=p["npc_bagage"], equipment=p["equipment"], reserve=reserve)
     combat = read_settings(roll)
@@ -210,8 +213,15 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
             if p["drinking"] and p.get("emotion_bonbonus") and roll.sheet is not None:
                 outcome.spend = {"bonbonus": 1}  # (chosen before the dice: paid with them)
             return outcome
+    # What the dice did to the opponent (contract §8), with the roll's close: an open
+    # purchase above brings them with its decision.
+    outcome.effects = target_effects(roll, result, None if combat is None or combat["hold"]
+                                     else counted_wounds(combat, result)["counted"])
     if roll.sheet is not None:
-        outcome.spend = spends(p, result, roll.sheet, spent_already=0 if decided else (
+        # (A contest aimed at a character drains its reserve, not the roller's: the
+        # target's own action drains the roller's, ``oweens_targets``.)
+        outcome.spend = spends(p if aimed_contest(roll) is None else {**p, "contest": False},
+                               result, roll.sheet, spent_already=0 if decided else (
             combat["cost"] if combat is not None and combat["pay"] == "bonbonus" else 0),
             decided=decided)
         if result.get("coma"):

@@ -13,6 +13,7 @@ from typing import Any
 
 from sidecar.model import label
 from sidecar.protocol.errors import ProtocolError, invalid_param
+from sidecar.protocol.text import elide
 
 
 def field(kind: str, fr: str, en: str, fr_text: str, en_text: str,
@@ -40,15 +41,26 @@ def required_without_sheet(param: str) -> ProtocolError:
                             "fiche le donne)")
 
 
-def pick(sheet: dict[str, Any], field_name: str, key: str, param: str) -> Any:
+def pick(sheet: dict[str, Any], field_name: str, key: str, param: str, *,
+         whose: str | None = None, listed: bool = True) -> Any:
     """The value of ``key`` in the sheet's map ``field_name``, else ``invalid_params`` on
-    ``param`` listing what the sheet has."""
+    ``param`` listing what the sheet has. ``whose``: the character's name when the sheet
+    is not the roller's (a target's); ``listed=False`` names nothing of the sheet — a
+    target's sheet read for a roller who may not see it (contract §8: naming a target
+    reveals nothing of its sheet beyond the outcome)."""
     entries = sheet.get(field_name) or {}
     if key in entries:
         return entries[key]
     folded = {name.casefold(): value for name, value in entries.items()}
     if key.casefold() in folded:
         return folded[key.casefold()]
+    if whose is not None:
+        whose = whose[:64]
+        listing = f" ({field_name}: {', '.join(entries) or '—'})" if listed else ""
+        listing_fr = f" ({field_name} : {', '.join(entries) or '—'})" if listed else ""
+        raise invalid_param(param, f"'{key[:40]}' is not on the sheet of {whose}{listing}",
+                            fr=f"« {key[:40]} » n'est pas sur la fiche {elide('de', whose)}"
+                               f"{listing_fr}")
     known = ", ".join(entries) or "—"
     raise invalid_param(param, f"'{key[:40]}' is not on the character's sheet "
                         f"({field_name}: {known})",

@@ -655,17 +655,18 @@ class SidecarClient:
                   params: dict[str, Any] | None = None, *, label: str = "",
                   mode: str = "public", options: dict[str, Any] | None = None,
                   opposed: bool = False, each: dict[str, dict[str, Any]] | None = None,
-                  id: str | None = None,
+                  id: str | None = None, cooperative: bool = False,
                   targets: Sequence[str] | None = None) -> dict[str, Any]:
         """Ask seats or characters (``to``: their names) for a roll (GM only). Returns the
         ``ask`` event (``ask`` its id, ``to`` as ``[{seat, character}]``, params with their
         defaults). ``opposed=True``: the sides are compared when the last one answers;
+        ``cooperative=True``: every side rolls and only the best roll counts;
         ``each`` gives a side (by its name in ``to``) its own params over ``params``;
         ``targets``: the characters the answers are aimed at (an NPC of the GM's…)."""
         return await self.request(requests.ask_request(
             to=[to] if isinstance(to, str) else list(to), ruleset=ruleset, params=params,
             label=label, mode=mode, options=options, opposed=opposed, each=each, id=id,
-            targets=_names(targets)))
+            cooperative=cooperative, targets=_names(targets)))
 
     async def cancel_ask(self, ask: str | dict[str, Any]) -> dict[str, Any]:
         """Cancel an open ask (GM only): its ``cancel`` event; ``bad_message`` when it is

@@ -123,6 +123,17 @@ class ServerConfig:
     #: Bytes of recent events each table remembers to answer a repeated request id without
     #: asking the journal (past it the memory is emptied and the journal is asked).
     max_remembered_bytes: int = 8 * 1024 * 1024
+    #: The same for every table of the server together (``serve --max-remembered-mib``),
+    #: in two steps (sidecar.table.remembered): past a quarter of it in events, the oldest
+    #: event of any table is let go of and only its request id and seq kept (a repeat reads
+    #: it from the store); past all of it, the oldest ids are dropped (their table then asks
+    #: the store about every request id it does not know, a read per request). Counted in
+    #: bytes as journaled, an id 64: in memory an event weighs about 4 times its journaled
+    #: size (a 5d10 outcome with its proof: 1 KB journaled, 4 KB held), so the default's
+    #: 16 MiB hold about 64 MiB — 4,000 events and 196,000 ids, sized so that 2,000 tables
+    #: of 5 rolling stay under 300 MiB (their connections and epochs take about 220 MiB).
+    #: 0: no server-wide bound.
+    max_remembered_total_bytes: int = 16 * 1024 * 1024
     #: Kernel send buffer per connection (the OS default may grow to several MiB each).
     socket_send_buffer: int = 128 * 1024
 

@@ -201,7 +201,9 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome | dict[str, Any] | None:
         the dice did to them, ``{"<character>": {"<int field>": <delta>}}``: never refused,
         each field taken by the host as far as its ``min``/``max`` allow, in the outcome's
         own journal write; ``choices`` and ``default`` to leave the roll open (see
-        :func:`sidecar_react`).
+        :func:`sidecar_react`; a choice that costs the character something may say so
+        with ``spend: {"<field>": <int>}``, so that pages offer it only while the sheet
+        can pay — PROTOCOL.md §7.6).
 
     **Spending: refusals never depend on the dice.** A roll refused after its faces
     exist could be rolled again until the dice spare the sheet, so the host refuses only

@@ -38,8 +38,21 @@ class Roll:
     #: ``{"<character>": {"ruleset": str, "values": {...}}}``: copies read at the roll's
     #: turn, like ``sheet``; ``{}`` without targets. A rule that reads an opponent's value
     #: reads it here when a target is named; a value typed in ``params``/``options``
-    #: still overrides it (an NPC without a sheet).
+    #: still overrides it (an NPC without a sheet) when a GM typed it — a GM's roll or an
+    #: answer to a GM's ask (:attr:`asked`); a player's typed value that would replace one
+    #: the target's sheet holds is refused (see :func:`typed_by_gm`).
     targets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: An answer to a GM's ask: its params and options are the GM's (the answering player
+    #: adds only physical dice), though ``by`` is the player.
+    asked: bool = False
+
+
+def typed_by_gm(roll: Roll) -> bool:
+    """Whether the roll's params and options were typed by a GM: a GM's roll, or an answer
+    to a GM's ask. A rule that reads a target's value lets a GM's typed value replace it
+    (an NPC without a sheet, the GM's call) and refuses a player's (contract §8: a player
+    does not rewrite another character's sheet by typing)."""
+    return roll.by.get("role") == "gm" or roll.asked
 
 
 @dataclass

@@ -5,7 +5,8 @@
 declares those costs before the dice (``sidecar_max_spend``), as a plugin should.
 
 Aimed at characters (contract §8): ``hit`` takes that much ``luck`` from every target
-(``effects``, the server clamps it), also on a reroll; the result's ``seen`` shows the
+(``effects``, the server clamps it), also on a reroll — only when the roll succeeds with
+``hit_on_success`` (the dice decide whether it lands); the result's ``seen`` shows the
 targets' ``luck`` as the hook read it; ``bad_effect`` makes a wrong effect on purpose
 (``stranger``: a character that is no target, ``field``: a text field, ``amount``: not an
 integer; ``mutate`` writes into the copies it read instead); the odds read the first
@@ -30,6 +31,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
         "no_default": {"type": "bool", "default": False},
         # (no defaults: a roll that does not give them keeps the params it always had)
         "hit": {"type": "int", "min": -20, "max": 20},
+        "hit_on_success": {"type": "bool"},
         "bad_effect": {"type": "string"},
     }}]
 
@@ -59,7 +61,7 @@ def sidecar_resolve(roll: Any, dice: Any) -> Outcome:
     success = total >= roll.params["target"]
     spend = {"luck": roll.params["cost"]} if roll.sheet is not None else {}
     outcome = Outcome(result=_result(total, roll.params["target"]), spend=spend,
-                      effects=_effects(roll))
+                      effects=_effects(roll, success))
     if roll.targets:
         outcome.result["seen"] = {name: target["values"]["luck"]
                                   for name, target in roll.targets.items()}
@@ -71,7 +73,7 @@ def sidecar_resolve(roll: Any, dice: Any) -> Outcome:
     return outcome
 
 
-def _effects(roll: Any) -> dict[str, dict[str, Any]]:
+def _effects(roll: Any, success: bool) -> dict[str, dict[str, Any]]:
     bad = roll.params.get("bad_effect") or ""
     first = next(iter(roll.targets), None)
     if bad == "stranger":
@@ -85,6 +87,8 @@ def _effects(roll: Any) -> dict[str, dict[str, Any]]:
             target["values"]["luck"] = 0
         return {}
     hit = roll.params.get("hit") or 0
+    if roll.params.get("hit_on_success") and not success:
+        return {}
     return {name: {"luck": -hit} for name in roll.targets} if hit else {}
 
 
@@ -105,8 +109,8 @@ def sidecar_react(roll: Any, outcome: Any, choice: str, dice: Any) -> Outcome:
         skill = roll.sheet["skill"] if roll.sheet is not None else 0
     face = dice.roll(6)
     spend = {"luck": 1} if roll.sheet is not None else {}
-    return Outcome(result=_result(face + skill, roll.params["target"]), spend=spend,
-                   effects=_effects(roll))
+    result = _result(face + skill, roll.params["target"])
+    return Outcome(result=result, spend=spend, effects=_effects(roll, result["success"]))
 
 
 @hookimpl

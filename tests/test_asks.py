@@ -197,7 +197,7 @@ def test_a_cooperative_roll_counts_the_best_answer():
             assert both["code"] == "invalid_params"
             ask = await gm.request({"type": "ask", "id": "door", "op": "open",
                                     "to": ["Aengus", "Brady"], "ruleset": "oweens",
-                                    "params": {"difficulty": 3, "augmentations": 1},
+                                    "params": {"difficulty": 3},  # (1A: 1 collaborator)
                                     "each": {"Aengus": {"dice": 4}, "Brady": {"dice": 3}},
                                     "cooperative": True, "label": "La porte"})
             assert ask["cooperative"] is True

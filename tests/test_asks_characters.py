@@ -253,7 +253,10 @@ def test_the_seeds_duel_and_a_cooperation_answered_as_characters(server: ServePr
             ask = await table.gm.request({
                 "type": "ask", "op": "open", "to": ["Aengus", "Brady"],
                 "ruleset": "oweens", "cooperative": True, "label": "La porte",
-                "params": {"characteristic": "PEP", "difficulty": 3, "augmentations": 1}})
+                "params": {"characteristic": "PEP", "difficulty": 3}})
+            # « chaque participant gagne une augmentation par collaborateur »: counted by
+            # the ask itself (issue 26), no longer typed by the GM.
+            assert ask["params"]["collaborators"] == 1
             aengus = await lea.answer(ask["ask"], dice=[5, 5, 3, 6])
             assert aengus["result"]["successes"] == 5 and aengus["spent"] == {}
             brady = await max_.answer(ask["ask"], dice=[1, 4, 5])

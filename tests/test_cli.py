@@ -79,7 +79,7 @@ def test_roll_and_watch_in_two_processes():
         assert rolled.returncode == 0, rolled.stderr
         assert rolled.stdout.startswith("#1 ")
         assert "Aengus — Escalade : 5d10 diff. 7" in rolled.stdout
-        assert "dés/dice:" in rolled.stdout
+        assert "dés :" in rolled.stdout
         watched, _ = watcher.communicate(timeout=15)
         assert watcher.returncode == 0
         assert "#1 " in watched and "Aengus — Escalade" in watched
@@ -154,7 +154,7 @@ def test_plugins_lists_plugins_rulesets_and_hooks(tmp_path):
 def test_odds_command_prints_percentages_and_bars():
     shown = sidecar("odds", "bloodlust", "pool=5", "difficulty=7")
     assert shown.returncode == 0
-    assert "P(réussite / success) = 76.24 %" in shown.stdout
+    assert "P(réussite) = 76.24 %" in shown.stdout
     assert "█" in shown.stdout
     refused = sidecar("odds", "bloodlust", "pool=99")
     assert refused.returncode == 1 and "pool" in refused.stderr
@@ -489,7 +489,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         made = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "--owner", "Aengus",
                        "level=3", "skills.Nager=2", "--reason", "création", *gm)
         assert made.returncode == 0, made.stderr
-        assert "fiche / sheet set Aengus (luck, place / seat: Aengus)" in made.stdout
+        assert "fiche set Aengus (luck, place : Aengus)" in made.stdout
         # Without --ruleset: the character's own; a map entry keeps the others.
         more = sidecar("sheet", "set", "Aengus", "skills.Saut=1", "--json", *gm)
         assert json.loads(more.stdout)["values"]["skills"] == {"Nager": 2, "Saut": 1}
@@ -498,8 +498,8 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         rolled = sidecar("roll", "luck", "push=1", "skill=Nager", "--character", "Aengus",
                          "--label", "Nager", *seat)
         assert rolled.returncode == 0, rolled.stderr
-        assert "personnage / character: Aengus — dépensé / spent: luck −1 → 2" in rolled.stdout
-        assert "fiche / sheet: level=3 luck=2" in rolled.stdout
+        assert "personnage : Aengus — dépensé : Chance −1 → 2" in rolled.stdout
+        assert "fiche : Niveau 3 · Chance 2" in rolled.stdout
         short = sidecar("roll", "luck", "push=3", "--character", "Aengus", *seat)
         assert short.returncode == 1 and short.stdout == ""
         assert short.stderr.count("\n") == 1 and "Traceback" not in short.stderr
@@ -511,25 +511,25 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         assert "Traceback" not in other.stderr
 
         given = sidecar("sheet", "adjust", "Aengus", "luck=+1", "--reason", "belle scène", *gm)
-        assert given.returncode == 0 and "luck 2 → 3" in given.stdout
+        assert given.returncode == 0 and "Chance 2 → 3" in given.stdout
         assert "« belle scène »" in given.stdout
         too_much = sidecar("sheet", "adjust", "Aengus", "luck=+5", *gm)
         assert too_much.returncode == 1 and "insufficient" in too_much.stderr
         spent = sidecar("roll", "luck", "push=2", "--character", "Aengus", *seat)
-        assert spent.returncode == 0 and "luck −2 → 1" in spent.stdout
+        assert spent.returncode == 0 and "Chance −2 → 1" in spent.stdout
         rested = sidecar("sheet", "refill", "rest", "--reason", "nuit au camp", *gm)
         assert rested.returncode == 0, rested.stderr
-        assert "Aengus (luck, place / seat: Aengus)" in rested.stdout  # all of them, after
-        assert "luck=3" in rested.stdout
+        assert "Aengus (luck, place : Aengus)" in rested.stdout  # all of them, after
+        assert "Chance 3" in rested.stdout
         mine = sidecar("sheet", "list", "--role", "player", *seat)
-        assert mine.returncode == 0 and "Aengus (luck, place / seat: Aengus)" in mine.stdout
-        assert "luck=3" in mine.stdout
+        assert mine.returncode == 0 and "Aengus (luck, place : Aengus)" in mine.stdout
+        assert "Chance 3" in mine.stdout
         # The history shows the sheet's events with the rolls.
         history = sidecar("history", "--role", "gm", *gm)
-        assert "fiche / sheet adjust Aengus" in history.stdout and "luck −1 → 2" in history.stdout
+        assert "fiche adjust Aengus" in history.stdout and "Chance −1 → 2" in history.stdout
 
         rotated = sidecar("seat", "rotate", "Aengus", "--no-qr", *gm)
-        assert rotated.returncode == 0 and "Aengus's new link: http://" in rotated.stdout
+        assert rotated.returncode == 0 and "Nouveau lien d'Aengus : http://" in rotated.stdout
         assert "▄" not in rotated.stdout and token not in rotated.stdout
         stale = sidecar("sheet", "list", "--role", "player", *seat)
         assert stale.returncode == 1 and "forbidden" in stale.stderr
@@ -573,7 +573,7 @@ def _luck_rules(tmp_path: Path) -> str:
 
 
 def _open_roll_id(output: str) -> str:
-    return re.search(r"sidecar react (\S+) CHOIX/CHOICE", output).group(1)
+    return re.search(r"sidecar react (\S+) CHOIX", output).group(1)
 
 
 def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
@@ -588,21 +588,21 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             # Not a terminal: the choices are printed, nothing is asked.
             rolled = sidecar("roll", "luck", *OPEN, "--dice", "2", *gm, stdin=subprocess.DEVNULL)
             assert rolled.returncode == 0, rolled.stderr
-            assert "1) reroll — Relancer, 1 dé(s) / dice" in rolled.stdout
-            assert "2) keep — Garder [défaut / default]" in rolled.stdout
+            assert "1) reroll — Relancer, 1 dé(s)" in rolled.stdout
+            assert "2) keep — Garder [défaut]" in rolled.stdout
             assert "Votre choix" not in rolled.stdout
             roll = _open_roll_id(rolled.stdout)
             decided = sidecar("react", roll, "reroll", "--dice", "6", *gm)
             assert decided.returncode == 0, decided.stderr
-            assert "réagit à / reacts to #1 — choix / choice: reroll — par / by MJ (gm)" \
+            assert "réagit à #1 — choix : Relancer — par MJ (gm)" \
                 in decided.stdout
-            assert "dés/dice: 6" in decided.stdout and "choices" not in decided.stdout
+            assert "dés : 6" in decided.stdout and "choices" not in decided.stdout
             again = sidecar("react", roll, "keep", *gm)
             assert again.returncode == 1 and "bad_message" in again.stderr
             watched, _ = watch.communicate(timeout=30)
         finally:
             watch.kill()
-        assert "1) reroll" in watched and "réagit à / reacts to #1" in watched
+        assert "1) reroll" in watched and "réagit à #1" in watched
         # A player's own roll: another player may not decide it, its roller may.
         mine = sidecar("roll", "luck", *OPEN, "--no-ask", *alice)
         assert mine.returncode == 0, mine.stderr
@@ -615,7 +615,7 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
         assert json.loads(kept.stdout)["reacted_by"]["name"] == "Alice"
         history = sidecar("history", *gm)
         assert history.stdout.count("1) reroll") == 2
-        assert "choix / choice: keep — par / by Alice (player)" in history.stdout
+        assert "choix : Garder — par Alice (player)" in history.stdout
         # A blind roll's roller learns neither that it is open nor that it was decided
         # (watched on her other connection: a seat's rolls reach all its connections), and
         # may not decide it: a GM does.
@@ -653,10 +653,9 @@ def test_history_says_when_time_ran_out(tmp_path):
         assert "sans décision le jet reste tel quel" in rolled.stdout
         for _ in range(100):
             history = sidecar("history", *gm)
-            if "reacts to" in history.stdout:
+            if "réagit à" in history.stdout:
                 break
-        assert "réagit à / reacts to #1 — aucun choix / no choice — temps écoulé / time ran " \
-            "out" in history.stdout
+        assert "réagit à #1 — aucun choix — temps écoulé" in history.stdout
 
 
 def _in_a_terminal(*args: str) -> tuple[subprocess.Popen, int]:
@@ -687,11 +686,11 @@ def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
         # Physical dice: the faces the choice draws are asked for too.
         proc, typist = _in_a_terminal("roll", "luck", *OPEN, "--dice", "2", *gm)
         try:
-            shown = _read_until(proc, "Votre choix / your choice [1-2, Entrée / Enter = keep]")
+            shown = _read_until(proc, "Votre choix [1-2, Entrée = keep]")
             os.write(typist, b"3\n")  # no such choice: asked again
             shown += _read_until(proc, "« 3 » ? 1-2 (reroll, keep)")
             os.write(typist, b"1\n")
-            shown += _read_until(proc, "Faces (1 dé(s) / dice)")
+            shown += _read_until(proc, "Faces (1 dé(s))")
             os.write(typist, b"5\n")
             out, err = proc.communicate(timeout=30)
         finally:
@@ -699,7 +698,7 @@ def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
             proc.kill()
         assert proc.returncode == 0, err
         output = shown + out.decode()
-        assert "choix / choice: reroll — par / by" in output and "dés/dice: 5" in output
+        assert "choix : Relancer — par" in output and "dés : 5" in output
         # Enter takes the default.
         proc, typist = _in_a_terminal("roll", "luck", *OPEN, *gm)
         try:
@@ -709,7 +708,7 @@ def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
         finally:
             os.close(typist)
             proc.kill()
-        assert "choix / choice: keep — par / by" in out.decode(), err
+        assert "choix : Garder — par" in out.decode(), err
         # --no-ask: printed only, even in a terminal.
         proc, typist = _in_a_terminal("roll", "luck", *OPEN, "--no-ask", *gm)
         try:
@@ -729,13 +728,13 @@ def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
             os.close(typist)
             proc.kill()
         assert proc.returncode == 0, err
-        assert "decided elsewhere" in out.decode() and "par / by Morgane" in out.decode()
+        assert "Décidé ailleurs" in out.decode() and "par Morgane" in out.decode()
 
 
 # -- asked rolls, opposed rolls, sessions (PROTOCOL.md §7.4–7.5) --------------------------
 
 def _ask_id(output: str) -> str:
-    found = re.search(r"(?:demande / ask|opposition / opposed roll) (\S+):", output)
+    found = re.search(r"(?:demande|opposition) (\S+) :", output)
     assert found, output
     return found.group(1)
 
@@ -753,23 +752,23 @@ def test_ask_answer_cancel_and_session_from_the_command_line():
                          "--label", "Perception", "--mode", "gm", *gm)
         assert opened.returncode == 0, opened.stderr
         ask = _ask_id(opened.stdout)
-        assert f"demande / ask {ask}: luck « Perception » — par / by Morgane" in opened.stdout
-        assert "à / to: Alice, Bob (Ysolde)" in opened.stdout
+        assert f"demande {ask} : luck « Perception » — par Morgane" in opened.stdout
+        assert "à : Alice, Bob (Ysolde)" in opened.stdout
         assert "target=5" in opened.stdout and "mode: gm" in opened.stdout
         # Alice has one ask pending: `answer` without an id answers it.
         answered = sidecar("answer", *seats["Alice"], "--dice", "4")
         assert answered.returncode == 0, answered.stderr
-        assert f"répond à la demande / answers ask {ask}" in answered.stdout
-        assert "dés/dice: 4" in answered.stdout
+        assert f"répond à la demande {ask}" in answered.stdout
+        assert "dés : 4" in answered.stdout
         twice = sidecar("answer", ask, *seats["Alice"])
         assert twice.returncode == 1 and "bad_message" in twice.stderr
         listed = sidecar("ask", "list", *gm)
         assert listed.returncode == 0 and ask in listed.stdout
-        assert "ont répondu / answered: Alice (#" in listed.stdout
+        assert "ont répondu : Alice (#" in listed.stdout
         assert "Alice" in sidecar("ask", "list", "--role", "player", *seats["Bob"]).stdout
         by_bob = sidecar("answer", ask, *seats["Bob"])
-        assert by_bob.returncode == 0 and "personnage / character: Ysolde" in by_bob.stdout
-        assert "no open ask" in sidecar("ask", "list", *gm).stdout
+        assert by_bob.returncode == 0 and "personnage : Ysolde" in by_bob.stdout
+        assert "aucune demande ouverte" in sidecar("ask", "list", *gm).stdout
         # Two asks pending and no terminal: which one is not guessed.
         first = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", *gm).stdout)
         second = _ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", "--label",
@@ -779,21 +778,21 @@ def test_ask_answer_cancel_and_session_from_the_command_line():
         assert first in unsure.stdout and second in unsure.stdout
         cancelled = sidecar("ask", "cancel", first, *gm)
         assert cancelled.returncode == 0
-        assert f"demande / ask {first} annulée / cancelled — par / by Morgane" in \
+        assert f"demande {first} annulée — par Morgane" in \
             cancelled.stdout
         assert sidecar("ask", "cancel", first, *gm).returncode == 1
         refused = sidecar("ask", "open", "Bob", "--ruleset", "luck", *seats["Alice"])
         assert refused.returncode == 1 and "forbidden" in refused.stderr
         nobody = sidecar("answer", *seats["Bob"])
-        assert nobody.returncode == 2 and "no ask to answer" in nobody.stderr
+        assert nobody.returncode == 2 and "aucune demande à laquelle répondre" in nobody.stderr
         started = sidecar("session", "start", *gm)
-        assert started.returncode == 0 and "nouvelle session / new session 1" in started.stdout
+        assert started.returncode == 0 and "nouvelle session 1" in started.stdout
         # The history tells it all: asks, answers, the cancellation, the session.
         history = sidecar("history", "--role", "gm", *gm).stdout
-        assert f"demande / ask {ask}: luck « Perception »" in history
-        assert history.count(f"répond à la demande / answers ask {ask}") == 2
-        assert f"demande / ask {first} annulée / cancelled" in history
-        assert "nouvelle session / new session 1 — par / by Morgane" in history
+        assert f"demande {ask} : luck « Perception »" in history
+        assert history.count(f"répond à la demande {ask}") == 2
+        assert f"demande {first} annulée" in history
+        assert "nouvelle session 1 — par Morgane" in history
 
 
 def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
@@ -811,22 +810,20 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
                              "difficulty=0", "--opposed", "--each", "Strengal", "code=3D+5",
                              "--each", "Krull", "code=4D+1", *gm)
             assert opened.returncode == 0, opened.stderr
-            assert "opposition / opposed roll" in opened.stdout
-            assert "à / to: Strengal [code=3D+5], Krull [code=4D+1]" in opened.stdout
+            assert f"opposition {_ask_id(opened.stdout)} : d6code" in opened.stdout
+            assert "à : Strengal [code=3D+5], Krull [code=4D+1]" in opened.stdout
             ask = _ask_id(opened.stdout)
             first = sidecar("answer", ask, "--dice", "3,4,4", *seats["Strengal"])
-            assert first.returncode == 0 and "opposition" not in first.stdout.replace(
-                "opposition / opposed", "")
+            assert first.returncode == 0 and "vainqueur" not in first.stdout
             last = sidecar("answer", "--dice", "4,4,3,2", *seats["Krull"])
             assert last.returncode == 0, last.stderr
-            assert (f"opposition {ask}: Strengal réussite / success, marge / margin 16; "
-                    "Krull réussite / success, marge / margin 14 — vainqueur / winner: "
-                    "Strengal") in last.stdout
+            assert (f"opposition {ask} : Strengal réussite, marge 16; "
+                    "Krull réussite, marge 14 — vainqueur : Strengal") in last.stdout
             out, err = watch.communicate(timeout=30)
         finally:
             watch.kill()
-        assert "opposition / opposed roll" in out and "vainqueur / winner: Strengal" in out
-        assert out.count(f"répond à la demande / answers ask {ask}") == 2
+        assert f"opposition {ask} : d6code" in out and "vainqueur : Strengal" in out
+        assert out.count(f"répond à la demande {ask}") == 2
         bad = sidecar("ask", "open", "Strengal", "--ruleset", "d6code", "--each", "Nobody",
                       "code=3D", *gm)
         assert bad.returncode == 2 and "--each Nobody" in bad.stderr
@@ -843,10 +840,10 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
                                  "Nager", *gm).stdout)
         proc, typist = _in_a_terminal("answer", *alice)
         try:
-            shown = _read_until(proc, "Quelle demande / which ask [1-2]")
+            shown = _read_until(proc, "Quelle demande [1-2]")
             os.write(typist, b"7\n")  # no such ask: asked again
             shown += _read_until(proc, "« 7 » ? 1-2")
-            number = re.search(rf"(\d)\) demande / ask {second}: luck « Nager »", shown)
+            number = re.search(rf"(\d)\) demande {second} : luck « Nager »", shown)
             assert number, shown
             os.write(typist, number.group(1).encode() + b"\n")
             out, err = proc.communicate(timeout=30)
@@ -854,9 +851,9 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
             os.close(typist)
             proc.kill()
         assert proc.returncode == 0, err
-        assert f"demande / ask {first}: luck « Sauter »" in shown
+        assert f"demande {first} : luck « Sauter »" in shown
         assert "Alice — Nager" in out.decode()
-        assert f"répond à la demande / answers ask {second}" in out.decode()
+        assert f"répond à la demande {second}" in out.decode()
         # The other one is left: without a terminal, the only one pending is answered.
         left = sidecar("answer", *alice)
-        assert left.returncode == 0 and f"answers ask {first}" in left.stdout
+        assert left.returncode == 0 and f"répond à la demande {first}" in left.stdout

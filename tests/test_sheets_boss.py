@@ -13,6 +13,7 @@ import pytest
 
 from sidecar.host.pipeline import RollPipeline
 from sidecar.host.plugins import default_host
+from tests.target_helpers import roll_at
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "boss-weak-points"
 BY = {"name": "MJ", "role": "gm"}
@@ -100,3 +101,56 @@ def test_options_still_work_as_before_with_or_without_a_sheet(pipeline):
     explicit = roll(pipeline, "oweens", {"characteristic": "PEP", "difficulty": 1},
                     [6, 6, 4], boss, options)
     assert explicit.outcome.result["wounds"] == 2
+
+
+# -- aimed at the boss (contract §8, issue 26) ----------------------------------------------
+
+
+def aimed(pipeline, ruleset, params, dice, targets, sheet=None, options=None):
+    """A roll (as ``sheet``'s character, or none) aimed at ``targets`` (name → values)."""
+    return roll_at(ruleset, params, sheet, targets, dice, options=options, pipeline=pipeline)
+
+
+def test_an_attack_aimed_at_the_boss_uses_its_sheet_and_wounds_it(pipeline):
+    boss = sheet_of(pipeline, "oweens", pep=3, armure=1, points_faibles={"oeil": 3},
+                    blessures=1)
+    hero = sheet_of(pipeline, "oweens", pep=4)
+    melee = {"combat": {"attack": "melee"}}
+    # Aengus's Peps against the boss's 3: [6, 6, 4, 2] → MR 2, its armour 1 → 1 wound.
+    hit = aimed(pipeline, "oweens", {"characteristic": "PEP"}, [6, 6, 4, 2],
+                {"Le Capitaine": boss}, hero, melee)
+    r = hit.outcome.result
+    assert r["boss"]["armor"] == 1 and r["wounds"] == 1 and "boss" in hit.outcome.applied
+    assert hit.outcome.effects == {"Le Capitaine": {"blessures": 1}}
+    # Viser at its eye (a weak point on its sheet): armour ignored, +3 → 5 wounds.
+    eye = {"combat": {"attack": "melee", "options": ["viser"], "zone": "oeil"}}
+    aimed_hit = aimed(pipeline, "oweens", {"characteristic": "PEP"}, [6, 6, 4],
+                      {"Le Capitaine": boss}, hero, eye)
+    assert aimed_hit.outcome.result["boss"]["hit_weak_point"]
+    assert aimed_hit.outcome.effects == {"Le Capitaine": {"blessures": 5}}
+    # Armour typed for the roll still wins (an NPC without a sheet); the wounds still land.
+    typed = aimed(pipeline, "oweens", {"characteristic": "PEP"}, [6, 6, 4, 2],
+                  {"Le Capitaine": boss}, hero, {**melee, "boss": {"armor": 0}})
+    assert typed.outcome.effects == {"Le Capitaine": {"blessures": 2}}
+    # A miss changes nothing.
+    miss = aimed(pipeline, "oweens", {"characteristic": "PEP"}, [2, 2, 3, 3],
+                 {"Le Capitaine": boss}, hero, melee)
+    assert miss.outcome.effects == {}
+
+
+def test_a_ladder_boss_loses_hit_points_as_far_as_it_has_them(pipeline):
+    boss = sheet_of(pipeline, "ladder", pv=3, armure=1, caracteristiques={"geste": 3})
+    hit = aimed(pipeline, "ladder", {"level": 3, "difficulty": 2}, [6, 6],
+                {"Le Capitaine": boss})
+    r = hit.outcome.result
+    assert r["success"] and r["wounds"] == r["margin"] - 1 > 0
+    assert hit.outcome.effects == {"Le Capitaine": {"pv": -r["wounds"]}}
+
+
+def test_a_target_without_armour_nor_weak_points_is_no_boss(pipeline):
+    plain = sheet_of(pipeline, "oweens", pep=3)
+    hero = sheet_of(pipeline, "oweens", pep=4)
+    hit = aimed(pipeline, "oweens", {"characteristic": "PEP"}, [6, 6, 4, 2],
+                {"Brady": plain}, hero, {"combat": {"attack": "melee"}})
+    assert "boss" not in hit.outcome.result and "boss" not in hit.outcome.applied
+    assert hit.outcome.effects == {"Brady": {"blessures": 2}}

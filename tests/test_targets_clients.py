@@ -57,8 +57,9 @@ def test_a_roll_aimed_at_a_character_changes_its_card_for_its_owner_and_the_gm()
             async with _client(server.url, "Aengus", token=tokens["Aengus"]) as aengus, \
                     _client(server.url, "Brady", token=tokens["Brady"]) as brady:
                 brady_events, gm_events = brady.events(), gm.events()
-                # The odds read the target's sheet: defence 5 on a d6, 2 in 6.
-                odds = await aengus.odds("duel", {}, character="Aengus", targets=["Brady"])
+                # A GM's odds read the target's sheet: defence 5 on a d6, 2 in 6; a
+                # player's read no sheet they may not see (PROTOCOL.md §8.2).
+                odds = await gm.odds("duel", {}, targets=["Brady"])
                 assert odds["p_success"] == pytest.approx(2 / 6)
                 outcome = await aengus.roll("duel", {}, character="Aengus", targets=["Brady"])
                 face = outcome["dice"][0]["face"]
@@ -121,7 +122,7 @@ def test_sidecar_roll_target_prints_what_it_did_to_the_target() -> None:
         rolled = sidecar("roll", "duel", "drain=true", "--dice", "3", "--target", "Brady",
                          "--target", "Ogre", "--role", "gm", *gm)
         assert rolled.returncode == 0, rolled.stderr
-        assert "cibles / targets: Brady, Ogre" in rolled.stdout
+        assert "cibles : Brady, Ogre" in rolled.stdout
         assert "Blessures de Brady : 2 → 5" in rolled.stdout
         assert "Réserve de Brady : 3 → 2" in rolled.stdout
         assert "Blessures d'Ogre : 0 → 3" in rolled.stdout
@@ -136,7 +137,7 @@ def test_sidecar_roll_target_prints_what_it_did_to_the_target() -> None:
         # An ask aimed at the Ogre, and its unknown target refused in one line.
         asked = sidecar("ask", "open", "Aengus", "--ruleset", "duel", "--target", "Ogre", *gm)
         assert asked.returncode == 0, asked.stderr
-        assert "cibles / targets: Ogre" in asked.stdout
+        assert "cibles : Ogre" in asked.stdout
         unknown = sidecar("roll", "duel", "--target", "Personne", "--role", "gm", *gm)
         assert unknown.returncode == 1 and "invalid_params" in unknown.stderr
         assert "Traceback" not in unknown.stderr
@@ -149,8 +150,8 @@ def test_sidecar_roll_target_prints_what_it_did_to_the_target() -> None:
         assert "→" not in hit.stdout.split("Blessures de Brady")[1].splitlines()[0]
         # The GM's list says who already acted this turn (a flag, never a refusal).
         listed = sidecar("sheet", "list", *gm).stdout
-        assert "Aengus (duel, place / seat: Aengus) — a agi ce tour / acted this turn" in listed
-        assert "Brady (duel, place / seat: Brady)\n" in listed
+        assert "Aengus (duel, place : Aengus) — a agi ce tour" in listed
+        assert "Brady (duel, place : Brady)\n" in listed
 
 
 def test_local_odds_read_the_targets_values() -> None:
@@ -171,19 +172,21 @@ def test_local_odds_read_the_targets_values() -> None:
 
 
 def test_an_outcomes_effects_print_as_before_and_after_or_as_what_was_dealt() -> None:
+    from sidecar.cli.labels import Labels
     from sidecar.cli.render import format_ask_event, format_outcome
 
-    labels = {"duel": {"wounds": {"fr": "Blessures", "en": "Wounds"}}}
+    welcome = {"rulesets": [{"name": "duel", "sheet": {
+        "wounds": {"type": "int", "label": {"fr": "Blessures", "en": "Wounds"}}}}]}
     seen = {"type": "outcome", "seq": 4, "ruleset": "duel", "text": "Touché",
             "result": {"kind": "success"}, "targets": ["Brady", "Ogre"],
             "effects": {"Brady": {"wounds": 3, "reserve": -1}, "Ogre": {"wounds": 3}},
             "target_sheets": {"Brady": {"wounds": 5, "reserve": 2}}}
-    text = format_outcome(seen, labels=labels)
-    assert "cibles / targets: Brady, Ogre" in text
+    text = format_outcome(seen, "fr", labels=Labels(welcome, "fr"))
+    assert "cibles : Brady, Ogre" in text
     assert "Blessures de Brady : 2 → 5" in text
     assert "reserve de Brady : 3 → 2" in text  # a field without a label: its name
     assert "Blessures d'Ogre : +3" in text     # not this reader's to see: what was dealt
-    assert "Brady's Wounds: 2 → 5" in format_outcome(seen, "en", labels=labels)
+    assert "Brady's Wounds: 2 → 5" in format_outcome(seen, "en", labels=Labels(welcome, "en"))
     asked = format_ask_event({"type": "ask", "ask": "a1", "ruleset": "duel",
-                              "to": [{"seat": "Aengus"}], "targets": ["Ogre"]})
-    assert "cibles / targets: Ogre" in asked
+                              "to": [{"seat": "Aengus"}], "targets": ["Ogre"]}, locale="fr")
+    assert "cibles : Ogre" in asked

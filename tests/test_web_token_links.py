@@ -56,12 +56,13 @@ def test_the_printed_gm_link_and_the_join_link_carry_their_token_after_the_hash(
         _token_after_hash(player_link, PLAYER_TOKEN)
         assert parse_qs(urlsplit(gm_link).query) == {"table": ["demo"], "role": ["gm"]}
 
-        gm = TablePage(browser, page, link=gm_link, joined=False)
+        # The GM's link, opened in a fresh browser, joins by itself (issue 29 re-run, G):
+        # as « MJ », nothing to type, no « Rejoindre » to press.
+        gm = TablePage(browser, page, link=gm_link)
         _no_token_left(gm, GM_TOKEN)
-        assert gm.page.input_value("#join-role") == "gm"
-        assert gm.page.input_value("#join-token") == GM_TOKEN
-        _join_from_form(gm, "Morgane")
         assert gm.state("welcome.role") == "gm"
+        assert gm.page.input_value("#join-name") == "MJ"
+        gm.page.wait_for_selector("#presence .member:has-text('MJ')")
         join = gm.page.input_value("#gm-join-link")
         _token_after_hash(join, PLAYER_TOKEN)
         assert join == gm.state("welcome.join.link")

@@ -17,6 +17,7 @@ from typing import Any
 
 from sidecar.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, run, store_refused, usage
 from sidecar.cli.connect import joined
+from sidecar.cli.labels import Labels, say
 from sidecar.cli.render import (
     format_ask_event,
     format_seat_link,
@@ -37,7 +38,7 @@ async def _seat(args: argparse.Namespace) -> int:
     async with joined(args) as (client, _):
         if args.seat_command == "list":
             seats = await client.seats()
-            print(as_json(seats) if args.json else format_seats(seats))
+            print(as_json(seats) if args.json else format_seats(seats, args.locale))
             return EXIT_OK
         call = {"add": client.add_seat, "remove": client.remove_seat,
                 "rotate": client.rotate_seat}[args.seat_command]
@@ -45,10 +46,10 @@ async def _seat(args: argparse.Namespace) -> int:
         if args.json:
             print(as_json(reply))
         elif args.seat_command == "remove":
-            print(f"Place / seat « {shown(reply['name'])} » supprimée / removed "
-                  f"(#{reply.get('seq')})")
+            print(say(args.locale, f"Place « {shown(reply['name'])} » supprimée",
+                      f"Seat « {shown(reply['name'])} » removed") + f" (#{reply.get('seq')})")
         else:
-            print(format_seat_link(reply), flush=True)
+            print(format_seat_link(reply, args.locale), flush=True)
             if not args.no_qr:
                 print_qr(reply["link"])
         return EXIT_OK
@@ -64,7 +65,7 @@ async def _sheet(args: argparse.Namespace) -> int:
         if command == "list":
             characters = await client.sheets()
             print(as_json(characters) if args.json
-                  else format_sheets(characters))
+                  else format_sheets(characters, Labels(welcome, args.locale)))
             return EXIT_OK
         reason = args.reason
         if command == "set":
@@ -100,9 +101,9 @@ async def _sheet(args: argparse.Namespace) -> int:
         if args.json:
             print(as_json(reply))
         elif reply.get("type") == "sheets":  # a refill of every character: all of them after
-            print(format_sheets(reply.get("characters") or []))
+            print(format_sheets(reply.get("characters") or [], Labels(welcome, args.locale)))
         else:
-            print(format_sheet_event(reply))
+            print(format_sheet_event(reply, args.locale, Labels(welcome, args.locale)))
         return EXIT_OK
 
 
@@ -118,9 +119,9 @@ async def _ask_command(args: argparse.Namespace) -> int:
             if args.json:
                 print(as_json(asks))
             elif not asks:
-                print("aucune demande ouverte / no open ask")
+                print(say(args.locale, "aucune demande ouverte", "no open ask"))
             for ask in [] if args.json else asks:
-                print(format_ask_event(ask, param_defaults(welcome)))
+                print(format_ask_event(ask, param_defaults(welcome), args.locale))
             return EXIT_OK
         if command == "cancel":
             reply = await client.cancel_ask(args.ask)
@@ -142,8 +143,10 @@ async def _ask_command(args: argparse.Namespace) -> int:
                 return usage(str(exc))
             reply = await client.ask(names, args.ruleset, params, label=args.label,
                                      mode=args.mode, opposed=args.opposed, each=each or None,
+                                     cooperative=args.cooperative,
                                      targets=args.target or None)
-        print(as_json(reply) if args.json else format_ask_event(reply, param_defaults(welcome)))
+        print(as_json(reply) if args.json
+              else format_ask_event(reply, param_defaults(welcome), args.locale))
         return EXIT_OK
 
 
@@ -155,7 +158,7 @@ async def _session(args: argparse.Namespace) -> int:
     async with joined(args) as (client, _):
         reply = await client.start_session()
         print(as_json(reply) if args.json
-              else format_session_event(reply))
+              else format_session_event(reply, args.locale))
         return EXIT_OK
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from sidecar.cli.common import DEFAULT_URL, EXIT_CONNECT, EXIT_ERROR, CliExit
+from sidecar.cli.labels import say
 from sidecar.cli.render import format_error
 from sidecar.protocol.messages import ROLES
 
@@ -133,7 +134,8 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
         if inferred and role == "player":
             print(_PLAYER_VIEW_NOTE, file=sys.stderr, flush=True)
     except SidecarError as exc:
-        print(format_error(exc.code, exc.message, exc.details), file=sys.stderr)
+        print(format_error(exc.code, exc.message, exc.details)
+              + _token_hint(exc, token, getattr(args, "locale", "fr")), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
         print(f"sidecar: connexion impossible / cannot connect to {where}: {exc}"
@@ -150,6 +152,18 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
         raise CliExit(EXIT_ERROR) from None
     finally:
         await client.close()
+
+
+def _token_hint(exc: Any, token: str | None, locale: str) -> str:
+    """What to do when the server wants a token none was given for (a seat's, or the
+    GM's with ``--role gm``), rather than its bare « champ 'token' est obligatoire »."""
+    details = exc.details or {}
+    if token is not None or "token" not in (details.get("field"), details.get("param")):
+        return ""
+    return " — " + say(locale, "donnez --token : celui de votre place, ou celui du MJ avec "
+                               "--role gm (ou $SIDECAR_TOKEN)",
+                       "give --token: your seat's, or the GM's with --role gm (or "
+                       "$SIDECAR_TOKEN)")
 
 
 #: Said when ``watch`` or ``history`` join as a player because a token was given.

@@ -140,6 +140,16 @@ def _add_serve_command(sub: Any) -> None:
                             f"closes (default {DEFAULT.max_tables:,}: an idle table of 5 "
                             "costs about 94 KiB, its connections included, so a full server "
                             "stays near 0.5 GiB; see docs/DEPLOY.md)")
+    group.add_argument("--max-remembered-mib", type=float,
+                       default=DEFAULT.max_remembered_total_bytes / 2**20, metavar="MIB",
+                       help="what all tables together remember of their requests, to "
+                            "answer a repeated request id, in MiB as journaled (an event "
+                            "is held in about 4 times that): past a quarter of it the oldest "
+                            "events are let go of (their ids kept: a repeat reads the "
+                            "journal), past all of it the oldest ids (their tables then ask "
+                            "the journal about every request) (0 = no server-wide bound; "
+                            f"default {DEFAULT.max_remembered_total_bytes / 2**20:g}, about "
+                            f"{4 * DEFAULT.max_remembered_total_bytes / 2**20:g} MiB held)")
     group.add_argument("--max-observers", type=int, default=DEFAULT.max_observers,
                        metavar="N",
                        help="observers per table, counted apart from players and GMs "
@@ -278,7 +288,8 @@ def _add_sheet_command(sub: Any) -> None:
 def _add_ask_commands(sub: Any) -> None:
     """``ask open|cancel|list`` (GM) and ``answer`` (a seat)."""
     ask = sub.add_parser("ask", help="GM: ask seats or characters for a roll (an opposed "
-                                     "roll with --opposed)")
+                                     "roll with --opposed, a cooperative one with "
+                                     "--cooperative)")
     asks = ask.add_subparsers(dest="ask_command", required=True)
     open_ = asks.add_parser("open", help="ask for a roll: sidecar ask open Alice Ysolde "
                                          "--ruleset luck target=5")
@@ -287,8 +298,12 @@ def _add_ask_commands(sub: Any) -> None:
     open_.add_argument("--ruleset", required=True)
     open_.add_argument("--label", default="", help="what is attempted")
     open_.add_argument("--mode", default=MODES[0], choices=[m for m in MODES if m != "self"])
-    open_.add_argument("--opposed", action="store_true",
-                       help="an opposed roll: the sides are compared when the last answers")
+    together = open_.add_mutually_exclusive_group()
+    together.add_argument("--opposed", action="store_true",
+                          help="an opposed roll: the sides are compared when the last answers")
+    together.add_argument("--cooperative", action="store_true",
+                          help="a cooperative roll: every side rolls, only the best roll "
+                               "counts (two names at least)")
     open_.add_argument("--each", nargs="+", action="append", default=[],
                        metavar="NAME key=value",
                        help="one side's own params (repeatable): --each Krull code=4D+1")

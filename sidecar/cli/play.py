@@ -19,13 +19,13 @@ from typing import Any
 
 from sidecar.cli.common import EXIT_OK, EXIT_USAGE, run
 from sidecar.cli.connect import joined
+from sidecar.cli.labels import Labels, say
 from sidecar.cli.render import (
     format_ask_event,
     format_error,
     format_event,
     format_outcome,
     param_defaults,
-    sheet_labels,
 )
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_dice, parse_pairs, pick_choice
@@ -51,12 +51,13 @@ async def _roll(args: argparse.Namespace) -> int:
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
                                     options=options, dice=dice, character=args.character,
                                     targets=args.target or None)
-        print(as_json(outcome) if args.json else format_outcome(
-            outcome, args.locale, labels=sheet_labels(welcome)), flush=True)
+        labels = Labels(welcome, args.locale)
+        print(as_json(outcome) if args.json
+              else format_outcome(outcome, args.locale, labels=labels), flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
                 and not args.json and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
-                                      locale=args.locale)
+                                      locale=args.locale, labels=labels)
         return EXIT_OK
 
 
@@ -82,7 +83,8 @@ async def read_line(prompt: str) -> str:
 
 async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                               outcomes: AsyncIterator[dict[str, Any]], *, manual: bool,
-                              locale: str | None = None) -> None:
+                              locale: str | None = None,
+                              labels: Labels | None = None) -> None:
     """Ask in the terminal which choice to take and send the ``react``; the roll may be
     decided meanwhile (a GM, the default at ``expires``): then say so and stop."""
     from sidecar.client import SidecarError
@@ -100,22 +102,23 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
             default = outcome.get("default")
             if default not in {c["name"] for c in choices}:
                 default = None  # the default is a GM's choice: Enter leaves it to them
-            hint = (f"Entrée / Enter = {default}" if default
-                    else "Entrée / Enter = laisser ouvert / leave it open")
+            hint = (say(locale, "Entrée", "Enter") + f" = {default}" if default
+                    else say(locale, "Entrée = laisser ouvert", "Enter = leave it open"))
             reading = asyncio.ensure_future(read_line(
-                f"Votre choix / your choice [1-{len(choices)}, {shown(hint)}]: "))
+                say(locale, "Votre choix", "Your choice")
+                + f" [1-{len(choices)}, {shown(hint)}]: "))
             await asyncio.wait({reading, watcher}, return_when=asyncio.FIRST_COMPLETED)
             if watcher.done():
                 reading.cancel()
-                print("\nDécidé ailleurs / decided elsewhere:")
-                print(format_outcome(watcher.result(), locale,
-                                     labels=sheet_labels(client.welcome)), flush=True)
+                print("\n" + say(locale, "Décidé ailleurs :", "Decided elsewhere:"))
+                print(format_outcome(watcher.result(), locale, labels=labels), flush=True)
                 return
             answer = reading.result()
             if answer == "" or (not answer.strip() and default is None):
                 # End of input, or Enter without a default: the roll waits for its time.
-                print(f"\nLe jet reste ouvert / the roll stays open: sidecar react "
-                      f"{shown(outcome['roll'])} CHOIX/CHOICE")
+                print("\n" + say(locale, "Le jet reste ouvert : ", "The roll stays open: ")
+                      + f"sidecar react {shown(outcome['roll'])} "
+                      + say(locale, "CHOIX", "CHOICE"))
                 return
             choice = pick_choice(answer, choices, default)
             if choice is None:
@@ -126,9 +129,10 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
             if manual and choice.get("dice"):
                 try:
                     faces = parse_dice(await read_line(
-                        f"Faces ({choice['dice']} dé(s) / dice): "))
+                        "Faces (" + say(locale, f"{choice['dice']} dé(s)",
+                                        f"{choice['dice']} dice") + "): "))
                 except ValueError:
-                    print("faces: 3 ou / or 3,5")
+                    print("faces: " + say(locale, "3 ou 3,5", "3 or 3,5"))
                     continue
             try:
                 decided = await client.react(outcome["roll"], choice["name"], faces)
@@ -137,8 +141,7 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                     raise
                 print(format_error(exc.code, exc.message, exc.details))
                 continue  # the roll is still open: ask again
-            print(format_outcome(decided, locale, labels=sheet_labels(client.welcome)),
-                  flush=True)
+            print(format_outcome(decided, locale, labels=labels), flush=True)
             outcome = decided  # new choices: ask again
     finally:
         watcher.cancel()
@@ -152,8 +155,19 @@ async def _react(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     async with joined(args) as (client, welcome):
         decided = await client.react(args.roll, args.choice, dice)
-        print(as_json(decided) if args.json else format_outcome(
-            decided, args.locale, labels=sheet_labels(welcome)))
+        labels = Labels(welcome, args.locale)
+        if not args.json and isinstance(decided.get("reacts_to"), int):
+            # The open roll it decides, for the label of the choice taken (« Garder »);
+            # without it (refused, gone), the choice's name: the decision stands anyway.
+            from sidecar.client import SidecarError
+
+            with contextlib.suppress(SidecarError):
+                page = await client.request(requests.history_request(
+                    after=decided["reacts_to"] - 1, limit=1))
+                for opened in page.get("events") or ():
+                    labels.learn(opened)
+        print(as_json(decided) if args.json
+              else format_outcome(decided, args.locale, labels=labels))
         return EXIT_OK
 
 
@@ -168,17 +182,19 @@ def cmd_roll(args: argparse.Namespace) -> int:
 async def _watch(args: argparse.Namespace) -> int:
     # A watcher outlives server restarts: it rejoins with resume and misses nothing.
     async with joined(args, reconnect=True) as (client, welcome):
-        print(f"table {shown(welcome['table'])} (seq {welcome['seq']}) — Ctrl-C pour quitter / to "
-              "quit", flush=True)
+        print(f"table {shown(welcome['table'])} (seq {welcome['seq']}) — Ctrl-C "
+              + say(args.locale, "pour quitter", "to quit"), flush=True)
         count = 0
-        defaults, labels = param_defaults(welcome), sheet_labels(welcome)
+        defaults = param_defaults(welcome)
+        labels = Labels(welcome, args.locale)
         async for event in client.events():
             if event["type"] == "presence":
                 # Every CLI roll joins and leaves: two lines each, so shown on request only.
                 if args.presence and not args.json:
                     names = shown(", ".join(f"{m['name']} ({m['role']})"
                                             for m in event["members"]))
-                    print(f"   à la table / at the table: {names}", flush=True)
+                    print("   " + say(args.locale, "à la table : ", "at the table: ") + names,
+                          flush=True)
                 continue
             print(as_json(event) if args.json
                   else format_event(event, defaults, args.locale, labels), flush=True)
@@ -188,25 +204,26 @@ async def _watch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
-async def _pick_ask(client: Any) -> str | None:
+async def _pick_ask(client: Any, locale: str | None = None) -> str | None:
     """The ask to answer when none is named: the only one pending, or the one picked in
     a terminal; ``None`` (and why, printed) otherwise."""
     pending = list(client.asks.values())
     if not pending:
-        print("sidecar: aucune demande à laquelle répondre / no ask to answer",
+        print("sidecar: " + say(locale, "aucune demande à laquelle répondre", "no ask to answer"),
               file=sys.stderr)
         return None
     if len(pending) == 1:
         return pending[0]["ask"]
     for number, ask in enumerate(pending, 1):
-        print(f"{number}) " + format_ask_event(ask, param_defaults(client.welcome))
+        print(f"{number}) " + format_ask_event(ask, param_defaults(client.welcome), locale)
               .replace("\n", "\n   "))
     if not sys.stdin.isatty():
-        print("sidecar: plusieurs demandes, laquelle ? / several asks: sidecar answer ASK_ID",
-              file=sys.stderr)
+        print("sidecar: " + say(locale, "plusieurs demandes, laquelle ? sidecar answer ASK_ID",
+                                "several asks: sidecar answer ASK_ID"), file=sys.stderr)
         return None
     while True:
-        line = (await read_line(f"Quelle demande / which ask [1-{len(pending)}]: ")).strip()
+        line = (await read_line(say(locale, "Quelle demande", "Which ask")
+                                + f" [1-{len(pending)}]: ")).strip()
         if not line:
             return None
         if line.isdigit() and 1 <= int(line) <= len(pending):
@@ -222,18 +239,19 @@ async def _answer(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    async with joined(args) as (client, _):
-        ask_id = args.ask or await _pick_ask(client)
+    async with joined(args) as (client, welcome):
+        ask_id = args.ask or await _pick_ask(client, args.locale)
         if ask_id is None:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
         outcome = await client.answer(ask_id, dice)
-        print(as_json(outcome) if args.json else format_outcome(
-            outcome, args.locale, labels=sheet_labels(client.welcome)), flush=True)
+        labels = Labels(welcome, args.locale)
+        print(as_json(outcome) if args.json
+              else format_outcome(outcome, args.locale, labels=labels), flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.json
                 and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
-                                      locale=args.locale)
+                                      locale=args.locale, labels=labels)
         return EXIT_OK
 
 
@@ -251,7 +269,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
 async def _history(args: argparse.Namespace) -> int:
     async with joined(args) as (client, welcome):
         after = args.after
-        defaults, labels = param_defaults(welcome), sheet_labels(welcome)
+        defaults = param_defaults(welcome)
+        labels = Labels(welcome, args.locale)
         while True:
             page = await client.request(requests.history_request(after=after, limit=500))
             for event in page["events"]:

@@ -3,6 +3,11 @@ decisions), journaled events of every kind, seats, sheets and asks, errors in on
 odds with text bars, a link as a QR code. Everything remote goes through
 :mod:`sidecar.cli.terminal` first (shown, never obeyed).
 
+Every formatter takes the reader's ``locale`` (``--locale``: French by default): its own
+words are then in that language alone; without one (a program calling them), both, as
+``fr / en``. ``labels`` (:class:`~sidecar.cli.labels.Labels`) names a sheet's fields and an
+open roll's choices by their labels.
+
 ``print_qr`` imports ``segno`` when called: only ``seat add``/``rotate`` and a LAN
 ``serve`` draw a QR code, the other commands (and ``sidecar --help``) need not load it."""
 
@@ -11,10 +16,16 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from sidecar.cli.labels import Labels, label_text, say
 from sidecar.cli.terminal import for_terminal, shown
-from sidecar.protocol.text import elide, localized
+from sidecar.protocol.text import elide
 
 KIND_MARKS = {"botch": "✗✗", "failure": "✗", "narrow": "≈", "success": "✓", "critical": "✓✓"}
+
+
+def _c(locale: str | None) -> str:
+    """A colon after a label: French sets it apart with a space."""
+    return " : " if locale == "fr" else ": "
 
 
 def format_die(die: dict[str, Any]) -> str:
@@ -26,42 +37,46 @@ def format_die(die: dict[str, Any]) -> str:
     return face
 
 
-def format_value(value: Any) -> str:
+def format_value(value: Any, locale: str | None = None) -> str:
     """A sheet value, short: lists joined by commas, maps as ``{name: value, …}``."""
     if value is None:  # before a character's creation
         return "—"
     if isinstance(value, bool):
-        return "oui/yes" if value else "non/no"
+        return say(locale, "oui", "yes") if value else say(locale, "non", "no")
     if isinstance(value, list):
-        return ",".join(str(item) for item in value)
+        return ",".join(str(item) for item in value) or "—"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}"
     return str(value)
 
 
-def format_values(values: dict[str, Any]) -> str:
-    return " ".join(f"{field}={format_value(value)}" for field, value in values.items())
+def format_values(values: dict[str, Any], ruleset: Any = None,
+                  labels: Labels | None = None) -> str:
+    """A sheet's values, each field by its label when ``labels`` knows it (« Réserve de
+    PEP 0 · Honte manifestée non »), else ``key=value`` as typed on the command line."""
+    if labels is None:
+        return " ".join(f"{field}={format_value(value)}" for field, value in values.items())
+    return " · ".join(f"{labels.field(ruleset, field)} {format_value(value, labels.locale)}"
+                      for field, value in values.items())
 
 
-def format_spent(spent: dict[str, int], sheet: dict[str, Any]) -> str:
-    """``{"bonbonus": 1}`` and the values after → ``bonbonus −1 → 2`` (a negative spend gives)."""
+def format_spent(spent: dict[str, int], sheet: dict[str, Any], ruleset: Any = None,
+                 labels: Labels | None = None) -> str:
+    """``{"bonbonus": 1}`` and the values after → ``BB+ −1 → 2`` (a negative spend
+    gives); each field by its label when ``labels`` knows it."""
     parts = []
     for field, amount in spent.items():
         change = f"−{amount}" if amount >= 0 else f"+{-amount}"
         after = f" → {format_value(sheet[field])}" if field in sheet else ""
-        parts.append(f"{field} {change}{after}")
+        named = labels.field(ruleset, field) if labels is not None else field
+        parts.append(f"{named} {change}{after}")
     return ", ".join(parts)
 
 
 def format_label(label: Any, locale: str | None = None) -> str:
     """A ``{fr, en}`` label in ``locale`` (the reader's ``--locale``); without one, as
     ``fr / en`` (one of them when they read the same)."""
-    if locale is not None:
-        return localized(label or "", locale)
-    if isinstance(label, dict):
-        texts = [str(label[key]) for key in ("fr", "en") if label.get(key)]
-        return " / ".join(dict.fromkeys(texts))
-    return str(label or "")
+    return label_text(label, locale)
 
 
 def format_choices(message: dict[str, Any], locale: str | None = None) -> list[str]:
@@ -70,53 +85,53 @@ def format_choices(message: dict[str, Any], locale: str | None = None) -> list[s
     choices = message.get("choices")
     if not choices:
         return []
-    lines = ["   choix / choices:"]
+    lines = ["   " + say(locale, "choix", "choices") + " :"]
     for number, choice in enumerate(choices, 1):
-        extra = f", {choice['dice']} dé(s) / dice" if choice.get("dice") else ""
-        default = " [défaut / default]" if choice["name"] == message.get("default") else ""
+        extra = (", " + say(locale, f"{choice['dice']} dé(s)", f"{choice['dice']} dice")
+                 if choice.get("dice") else "")
+        default = (" [" + say(locale, "défaut", "default") + "]"
+                   if choice["name"] == message.get("default") else "")
         named = format_label(choice.get("label"), locale)
         lines.append(f"     {number}) {choice['name']} — {named}{extra}{default}")
     if message.get("default") is None:
-        lines.append("     (sans décision le jet reste tel quel / without a decision the roll "
-                     "stands as it is)")
-    lines.append(f"   décider / decide: sidecar react {message.get('roll')} CHOIX/CHOICE")
+        lines.append("     (" + say(locale, "sans décision le jet reste tel quel",
+                                    "without a decision the roll stands as it is") + ")")
+    lines.append("   " + say(locale, "décider", "decide") + _c(locale) + "sidecar react "
+                 f"{message.get('roll')} " + say(locale, "CHOIX", "CHOICE"))
     return lines
 
 
-def format_decision(message: dict[str, Any]) -> str:
-    """What a decision answers: the open outcome's seq, the choice, who took it."""
+def format_decision(message: dict[str, Any], locale: str | None = None,
+                    labels: Labels | None = None) -> str:
+    """What a decision answers: the open outcome's seq, the choice (by its label when the
+    open roll was seen), who took it."""
     who = message.get("reacted_by")
-    by = (f"par / by {who.get('name')} ({who.get('role')})" if isinstance(who, dict)
-          else "temps écoulé / time ran out" if "reacted_by" in message else "")
+    by = (say(locale, "par", "by") + f" {who.get('name')} ({who.get('role')})"
+          if isinstance(who, dict)
+          else say(locale, "temps écoulé", "time ran out") if "reacted_by" in message else "")
     choice = message.get("choice")
-    taken = (f"choix / choice: {choice}" if choice
-             else "aucun choix / no choice" if "choice" in message else "")
-    return "   " + " — ".join(part for part in (f"réagit à / reacts to #{message['reacts_to']}",
-                                                taken, by) if part)
-
-
-def sheet_labels(welcome: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """Each ruleset's sheet fields' labels, from a ``welcome``: ruleset → field → label
-    (what the effects on a target are named by: « Blessures de Brady »)."""
-    return {ruleset["name"]: {name: spec.get("label") or name
-                              for name, spec in (ruleset.get("sheet") or {}).items()
-                              if isinstance(spec, dict)}
-            for ruleset in (welcome or {}).get("rulesets") or ()
-            if isinstance(ruleset, dict) and "name" in ruleset}
+    if choice and labels is not None:
+        choice = labels.choice(message.get("reacts_to"), choice)
+    taken = (say(locale, "choix", "choice") + _c(locale) + f"{choice}" if choice
+             else say(locale, "aucun choix", "no choice") if "choice" in message else "")
+    reacts = say(locale, "réagit à", "reacts to") + f" #{message['reacts_to']}"
+    return "   " + " — ".join(part for part in (reacts, taken, by) if part)
 
 
 def format_effects(message: dict[str, Any], locale: str | None = None,
-                   labels: dict[str, Any] | None = None) -> list[str]:
+                   labels: Labels | None = None) -> list[str]:
     """What a roll aimed at characters did to them (contract §8): « Blessures de Brady :
     2 → 5 » when this reader sees the target's new values (its owner, a GM), « +3 »
-    otherwise; ``labels``: the roll's ruleset's field → label (:func:`sheet_labels`)."""
+    otherwise; ``labels`` names the fields (the roll's ruleset's sheet)."""
     lines = []
     if message.get("targets"):
-        lines.append("   cibles / targets: " + ", ".join(str(t) for t in message["targets"]))
+        lines.append("   " + say(locale, "cibles", "targets") + _c(locale)
+                     + ", ".join(str(t) for t in message["targets"]))
     seen = message.get("target_sheets") or {}
+    ruleset = message.get("ruleset")
     for name, deltas in (message.get("effects") or {}).items():
         for field, delta in (deltas or {}).items():
-            label = localized((labels or {}).get(field) or field, locale or "fr")
+            label = labels.field(ruleset, field) if labels is not None else field
             after = (seen.get(name) or {}).get(field)
             change = (f"{after - delta} → {after}" if isinstance(after, int)
                       and isinstance(delta, int) else f"{delta:+}" if isinstance(delta, int)
@@ -128,24 +143,30 @@ def format_effects(message: dict[str, Any], locale: str | None = None,
 
 @for_terminal
 def format_outcome(message: dict[str, Any], locale: str | None = None, *,
-                   whole_sheet: bool = True,
-                   labels: dict[str, dict[str, Any]] | None = None) -> str:
+                   whole_sheet: bool = True, labels: Labels | None = None) -> str:
     """A readable block for one outcome (an open roll's choices, a decision's answer);
-    ``locale``: the reader's, for the labels the message carries in both languages.
-    ``whole_sheet``: the character's sheet after the roll too (``sidecar roll``); a log
-    (``history``, ``watch``) says only what the roll changed: its spend and the values
-    it left, not the sheet again under every roll. ``labels``: the sheets' field labels
-    by ruleset (:func:`sheet_labels`), naming what the roll did to its targets."""
+    ``locale``: the reader's, for the labels the message carries in both languages and
+    the terminal's own words. ``whole_sheet``: the character's sheet after the roll too
+    (``sidecar roll``); a log (``history``, ``watch``) says only what the roll changed:
+    its spend and the values it left, not the sheet again under every roll. ``labels``:
+    the sheet's fields and the choices by their labels (it learns this roll's choices)."""
+    if labels is not None:
+        labels.learn(message)
     result = message.get("result", {})
     if result.get("hidden"):
         # Neither open nor decided, for its roller: that would tell how the dice went.
         lines = [f"#{message['seq']} {message['text']}"]
-        lines += format_answer(message)
+        lines += format_answer(message, locale)
         return "\n".join(lines)
-    mark = KIND_MARKS.get(result.get("kind", ""), "")
-    lines = [f"#{message['seq']} {mark} {message.get('text', '')}"]
+    # A mark says how the roll went against a target: a total without one (``dice``
+    # with ``target`` empty) is no success, whatever kind the ruleset files it under.
+    judged = result.get("judged") is not False and not (
+        "target" in result and result["target"] is None)
+    mark = KIND_MARKS.get(result.get("kind", ""), "") if judged else ""
+    lines = [f"#{message['seq']} " + (f"{mark} " if mark else "") + str(message.get("text", ""))]
     if message.get("dice"):
-        lines.append("   dés/dice: " + " ".join(format_die(d) for d in message["dice"]))
+        lines.append("   " + say(locale, "dés", "dice") + _c(locale)
+                     + " ".join(format_die(d) for d in message["dice"]))
     for note in message.get("notes", []):
         lines.append(f"   note: {note}")
     if message.get("mode", "public") != "public":
@@ -153,64 +174,79 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
     if message.get("character"):
         spent = message.get("spent") or {}
         sheet = message.get("sheet") or {}
-        lines.append(f"   personnage / character: {message['character']} — dépensé / spent: "
-                     + (format_spent(spent, sheet) if spent else "rien / nothing"))
+        ruleset = message.get("ruleset")
+        lines.append("   " + say(locale, "personnage", "character")
+                     + _c(locale) + f"{message['character']} — "
+                     + say(locale, "dépensé", "spent") + _c(locale)
+                     + (format_spent(spent, sheet, ruleset, labels) if spent
+                        else say(locale, "rien", "nothing")))
         if sheet and whole_sheet:
-            lines.append(f"   fiche / sheet: {format_values(sheet)}")
-    lines += format_effects(message, locale, (labels or {}).get(message.get("ruleset")))
+            lines.append("   " + say(locale, "fiche", "sheet") + _c(locale)
+                         + format_values(sheet, ruleset, labels))
+    lines += format_effects(message, locale, labels)
     if "reacts_to" in message:
-        lines.append(format_decision(message))
+        lines.append(format_decision(message, locale, labels))
     if message.get("open"):
         lines += format_choices(message, locale)
-    lines += format_answer(message)
+    lines += format_answer(message, locale)
     return "\n".join(lines)
 
 
-def format_answer(message: dict[str, Any]) -> list[str]:
+def format_answer(message: dict[str, Any], locale: str | None = None) -> list[str]:
     """What an answer to an ask adds: the ask it answers, an opposition's result."""
     lines = []
     if message.get("answers"):
-        lines.append(f"   répond à la demande / answers ask {message['answers']}")
+        lines.append("   " + say(locale, "répond à la demande", "answers ask")
+                     + f" {message['answers']}")
     if isinstance(message.get("opposition"), dict):
-        lines.append(format_opposition(message["opposition"]))
+        lines.append(format_opposition(message["opposition"], locale))
+    if isinstance(message.get("cooperation"), dict):
+        lines.append(format_cooperation(message["cooperation"], locale))
     return lines
 
 
 @for_terminal
-def format_sheet_event(event: dict[str, Any]) -> str:
+def format_sheet_event(event: dict[str, Any], locale: str | None = None,
+                       labels: Labels | None = None) -> str:
     """One journaled sheet event: what changed, before → after, and why."""
     who = (event.get("by") or {}).get("name")
-    head = f"#{event.get('seq', '?')} fiche / sheet {event.get('op', '?')}"
+    head = f"#{event.get('seq', '?')} " + say(locale, "fiche", "sheet") + f" {event.get('op', '?')}"
     if event.get("what"):  # a refill: "turn" or "rest"
         head += f" {event['what']}"
     if event.get("character"):
         head += f" {event['character']}"
     if event.get("ruleset"):
         owner = event.get("owner")
-        head += f" ({event['ruleset']}, place / seat: {owner if owner else '—'})"
+        head += (f" ({event['ruleset']}, " + say(locale, "place", "seat")
+                 + _c(locale) + f"{owner if owner else '—'})")
     if event.get("removed"):
-        head += " — supprimé / removed"
+        head += " — " + say(locale, "supprimé", "removed")
     if event.get("reason"):
         head += f" — « {event['reason']} »"
     if who:
-        head += f" — par / by {who}"
+        head += " — " + say(locale, "par", "by") + f" {who}"
     lines = [head]
+    ruleset = event.get("ruleset")
     changed = event.get("changed") or {}
     if changed:
-        lines.append("   " + ", ".join(f"{field} {format_value(pair[0])} → {format_value(pair[1])}"
-                                       for field, pair in changed.items()
-                                       if isinstance(pair, list | tuple) and len(pair) == 2))
+        lines.append("   " + ", ".join(
+            (labels.field(ruleset, field) if labels is not None else field)
+            + f" {format_value(pair[0], locale)} → {format_value(pair[1], locale)}"
+            for field, pair in changed.items()
+            if isinstance(pair, list | tuple) and len(pair) == 2))
     if event.get("values") and not event.get("removed"):
-        lines.append(f"   fiche / sheet: {format_values(event['values'])}")
+        lines.append("   " + say(locale, "fiche", "sheet") + _c(locale)
+                     + format_values(event["values"], ruleset, labels))
     return "\n".join(lines)
 
 
 @for_terminal
-def format_seat_event(event: dict[str, Any]) -> str:
+def format_seat_event(event: dict[str, Any], locale: str | None = None) -> str:
     """A seat event as the GMs see it in the journal (never with its token)."""
     who = (event.get("by") or {}).get("name")
-    line = f"#{event.get('seq', '?')} place / seat {event.get('op', '?')} {event.get('name', '')}"
-    return line + (f" — par / by {who}" if who else "")
+    line = (f"#{event.get('seq', '?')} " + say(locale, "place", "seat")
+            + f" {event.get('op', '?')} {event.get('name', '')}")
+    return line + (" — " + say(locale, "par", "by") + f" {who}" if who else "")
 
 
 def format_params(params: dict[str, Any] | None) -> str:
@@ -249,85 +285,115 @@ def _not_default(params: dict[str, Any] | None, defaults: dict[str, Any]) -> dic
 
 @for_terminal
 def format_ask_event(event: dict[str, Any],
-                     defaults: dict[str, dict[str, Any]] | None = None) -> str:
+                     defaults: dict[str, dict[str, Any]] | None = None,
+                     locale: str | None = None) -> str:
     """An ask as the table sees it: who is asked, for what roll; or its cancellation.
     ``defaults`` (:func:`param_defaults`): params at their ruleset's default are left
     out — O'Ween's would print 17 of them for every ask."""
     who = (event.get("by") or {}).get("name")
-    by = f" — par / by {who}" if who else ""
+    by = " — " + say(locale, "par", "by") + f" {who}" if who else ""
     seq = f"#{event['seq']} " if "seq" in event else ""
     if event.get("op") == "cancel":
-        return f"{seq}demande / ask {event.get('ask')} annulée / cancelled{by}"
-    kind = "opposition / opposed roll" if event.get("opposed") else "demande / ask"
-    head = f"{seq}{kind} {event.get('ask')}: {event.get('ruleset')}"
+        return (f"{seq}" + say(locale, "demande", "ask") + f" {event.get('ask')} "
+                + say(locale, "annulée", "cancelled") + by)
+    kind = (say(locale, "opposition", "opposed roll") if event.get("opposed")
+            else say(locale, "coopération", "cooperative roll") if event.get("cooperative")
+            else say(locale, "demande", "ask"))
+    head = f"{seq}{kind} {event.get('ask')}{_c(locale)}{event.get('ruleset')}"
     if event.get("label"):
         head += f" « {event['label']} »"
     sides = [format_asked(side, event.get("params")) for side in event.get("to") or ()]
-    lines = [head + by, "   à / to: " + ", ".join(sides)]
+    lines = [head + by, "   " + say(locale, "à", "to") + _c(locale) + ", ".join(sides)]
     params = _not_default(event.get("params"), (defaults or {}).get(event.get("ruleset"), {}))
     if params:
         lines.append(f"   params: {format_params(params)}")
     if event.get("targets"):
-        lines.append("   cibles / targets: " + ", ".join(str(t) for t in event["targets"]))
+        lines.append("   " + say(locale, "cibles", "targets") + _c(locale)
+                     + ", ".join(str(t) for t in event["targets"]))
     if event.get("mode", "public") != "public":
         lines.append(f"   mode: {event['mode']}")
     answered = event.get("answered")
     if answered:
-        lines.append("   ont répondu / answered: " + ", ".join(
-            f"{seat} (#{side.get('seq')}{', ouvert / open' if side.get('open') else ''})"
+        opened = ", " + say(locale, "ouvert", "open")
+        lines.append("   " + say(locale, "ont répondu", "answered") + _c(locale) + ", ".join(
+            f"{seat} (#{side.get('seq')}{opened if side.get('open') else ''})"
             for seat, side in answered.items()))
     return "\n".join(lines)
 
 
-def format_opposition(opposition: dict[str, Any]) -> str:
-    """An opposed roll's result: each side's success and margin, the winner."""
+def side_name(sides: Any, seat: Any) -> str:
+    """Who a side of an opposition or a cooperation is, for people: its character when it
+    rolled as one (« Ervald », as the page names it), else its seat."""
+    for side in sides or ():
+        if isinstance(side, dict) and side.get("seat") == seat and side.get("character"):
+            return str(side["character"])
+    return str(seat)
+
+
+def format_opposition(opposition: dict[str, Any], locale: str | None = None) -> str:
+    """An opposed roll's result: each side's success and margin, the winner (by its
+    character when it rolled as one)."""
     sides = []
     for side in opposition.get("sides") or ():
-        name = side.get("seat")
+        name = str(side.get("seat"))
         if side.get("character"):
             name += f" ({side['character']})"
-        mark = "réussite / success" if side.get("success") else "échec / failure"
+        mark = (say(locale, "réussite", "success") if side.get("success")
+                else say(locale, "échec", "failure"))
         margin = side.get("margin")
-        sides.append(f"{name} {mark}" + (f", marge / margin {margin}"
+        sides.append(f"{name} {mark}" + (", " + say(locale, "marge", "margin") + f" {margin}"
                                          if margin is not None else ""))
     if opposition.get("draw"):
-        verdict = "égalité / draw"
+        verdict = say(locale, "égalité", "draw")
     elif opposition.get("winner") is None:
-        verdict = "personne ne réussit / nobody succeeds"
+        verdict = say(locale, "personne ne réussit", "nobody succeeds")
     else:
-        verdict = f"vainqueur / winner: {opposition['winner']}"
-    return f"   opposition {opposition.get('ask')}: {'; '.join(sides)} — {verdict}"
+        verdict = (say(locale, "vainqueur", "winner") + _c(locale)
+                   + side_name(opposition.get("sides"), opposition["winner"]))
+    return f"   opposition {opposition.get('ask')}{_c(locale)}{'; '.join(sides)} — {verdict}"
+
+
+def format_cooperation(cooperation: dict[str, Any], locale: str | None = None) -> str:
+    """A cooperative roll's result: the best roll, the one that counts."""
+    best = side_name(cooperation.get("sides"), cooperation.get("best"))
+    mark = (say(locale, "réussite", "success") if cooperation.get("success")
+            else say(locale, "échec", "failure"))
+    margin = cooperation.get("margin")
+    return ("   " + say(locale, "coopération", "cooperation")
+            + f" {cooperation.get('ask')}{_c(locale)}"
+            + say(locale, "le meilleur jet compte", "the best roll counts") + f" — {best} {mark}"
+            + (", " + say(locale, "marge", "margin") + f" {margin}" if margin is not None else ""))
 
 
 @for_terminal
-def format_session_event(event: dict[str, Any]) -> str:
+def format_session_event(event: dict[str, Any], locale: str | None = None) -> str:
     """A new game session (or, ``op: "turn"``, the table's next turn)."""
     who = (event.get("by") or {}).get("name")
+    by = " — " + say(locale, "par", "by") + f" {who}" if who else ""
     if event.get("op") == "turn":
-        return (f"#{event.get('seq', '?')} tour / turn {event.get('turn')}"
-                + (f" — par / by {who}" if who else ""))
-    return (f"#{event.get('seq', '?')} nouvelle session / new session {event.get('number')}"
-            + (f" — par / by {who}" if who else ""))
+        return (f"#{event.get('seq', '?')} " + say(locale, "tour", "turn")
+                + f" {event.get('turn')}" + by)
+    return (f"#{event.get('seq', '?')} " + say(locale, "nouvelle session", "new session")
+            + f" {event.get('number')}" + by)
 
 
 @for_terminal
 def format_event(event: dict[str, Any],
                  defaults: dict[str, dict[str, Any]] | None = None,
-                 locale: str | None = None,
-                 labels: dict[str, dict[str, Any]] | None = None) -> str:
+                 locale: str | None = None, labels: Labels | None = None) -> str:
     """Any journaled event (``watch``, ``history``), in the reader's ``locale``;
     ``defaults`` as :func:`format_ask_event`'s, ``labels`` as :func:`format_outcome`'s."""
     kind = event.get("type")
     if kind == "ask":
-        return format_ask_event(event, defaults)
+        return format_ask_event(event, defaults, locale)
     if kind == "session":
-        return format_session_event(event)
+        return format_session_event(event, locale)
     if kind == "sheet":
-        return format_sheet_event(event)
+        return format_sheet_event(event, locale, labels)
     if kind == "seat":
-        return format_seat_event(event)
+        return format_seat_event(event, locale)
     if kind == "epoch":
-        return format_epoch_event(event)
+        return format_epoch_event(event, locale)
     return format_outcome(event, locale, whole_sheet=False, labels=labels)
 
 
@@ -337,22 +403,25 @@ def _commitment(epoch: Any) -> str:
 
 
 @for_terminal
-def format_epoch_event(event: dict[str, Any]) -> str:
+def format_epoch_event(event: dict[str, Any], locale: str | None = None) -> str:
     """An epoch of provable dice opened (its commitment), or ended (its rolls, the next
     one's commitment)."""
     epoch = event.get("epoch") or {}
     number = epoch.get("number", "?")
     head = f"#{event.get('seq', '?')} "
     if event.get("op") == "start":
-        return (head + f"époque de dés {number} ouverte, engagement {_commitment(epoch)} / "
-                f"dice epoch {number} started, commitment {_commitment(epoch)}")
+        return head + say(locale, f"époque de dés {number} ouverte, engagement "
+                                  f"{_commitment(epoch)}",
+                          f"dice epoch {number} started, commitment {_commitment(epoch)}")
     events = event.get("events", "?")
-    line = (head + f"époque de dés {number} close, {events} événement(s), graine révélée / "
-            f"dice epoch {number} ended, {events} event(s), seed revealed")
+    line = head + say(locale, f"époque de dés {number} close, {events} événement(s), graine "
+                              "révélée",
+                      f"dice epoch {number} ended, {events} event(s), seed revealed")
     following = event.get("next")
     if isinstance(following, dict):
-        line += (f"\n   suivante / next: {following.get('number', '?')}, engagement / "
-                 f"commitment {_commitment(following)}")
+        line += ("\n   " + say(locale, "suivante", "next") + _c(locale)
+                 + f"{following.get('number', '?')}, "
+                 + say(locale, "engagement", "commitment") + f" {_commitment(following)}")
     return line
 
 
@@ -362,26 +431,29 @@ def format_error(code: str, message: str, details: dict[str, Any] | None = None)
     return shown(f"sidecar: {code}: {' '.join(message.split())}")
 
 
-def format_odds(odds: dict[str, Any], width: int = 30) -> str:
+def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None) -> str:
     """Each kind's probability as a percentage with a text bar; a roll with no verdict
     (``judged: false``, a ``dice`` total without a target) only its distribution."""
     if odds.get("judged") is False:
-        return "\n".join(format_distribution(odds.get("distribution"), width)
-                         or ["sans seuil, pas de verdict / no target, no verdict"])
-    names = {"botch": "échec critique / botch", "failure": "échec / failure",
-             "narrow": "de justesse / narrow", "success": "réussite / success",
-             "critical": "critique / critical"}
-    lines = [f"P(réussite / success) = {odds['p_success'] * 100:.2f} %"]
+        return "\n".join(format_distribution(odds.get("distribution"), width, locale=locale)
+                         or [say(locale, "sans seuil, pas de verdict", "no target, no verdict")])
+    names = {"botch": say(locale, "échec critique", "botch"),
+             "failure": say(locale, "échec", "failure"),
+             "narrow": say(locale, "de justesse", "narrow"),
+             "success": say(locale, "réussite", "success"),
+             "critical": say(locale, "critique", "critical")}
+    lines = ["P(" + say(locale, "réussite", "success") + f") = {odds['p_success'] * 100:.2f} %"]
     for kind, p in odds["kinds"].items():
         if p == 0 and kind != "success":
             continue  # (a kind this roll cannot give)
         bar = "█" * round(p * width)
         lines.append(f"  {names.get(kind, kind):<24} {p * 100:6.2f} % {bar}")
-    lines += format_distribution(odds.get("distribution"), width)
+    lines += format_distribution(odds.get("distribution"), width, locale=locale)
     return "\n".join(lines)
 
 
-def format_distribution(distribution: Any, width: int = 30, most: int = 40) -> list[str]:
+def format_distribution(distribution: Any, width: int = 30, most: int = 40,
+                        locale: str | None = None) -> list[str]:
     """The distribution of a roll's values (``distribution.of``: e.g. its total), one line
     a value; a long one as its range, mean and most likely values."""
     if not isinstance(distribution, dict) or not distribution.get("values"):
@@ -393,7 +465,8 @@ def format_distribution(distribution: Any, width: int = 30, most: int = 40) -> l
     shown = values
     if len(values) > most:
         mean = sum(v * p for v, p in values if isinstance(v, (int, float)))
-        lines.append(f"    {values[0][0]} … {values[-1][0]}, moyenne / mean {mean:.2f}")
+        lines.append(f"    {values[0][0]} … {values[-1][0]}, " + say(locale, "moyenne", "mean")
+                     + f" {mean:.2f}")
         shown = sorted(sorted(values, key=lambda vp: -vp[1])[:10])
     for value, p in shown:
         lines.append(f"    {value!s:>6}  {p * 100:6.2f} % {'█' * round(p / peak * width)}")
@@ -408,39 +481,49 @@ def print_qr(link: str, out: Any = None) -> None:
 
 
 @for_terminal
-def format_seat_link(reply: dict[str, Any]) -> str:
+def format_seat_link(reply: dict[str, Any], locale: str | None = None) -> str:
     """A seat's link and token, as ``seat add`` and ``seat rotate`` print them."""
     name = reply["name"]
-    head = (f"Nouveau lien {elide('de', name)} / {name}'s new link" if reply.get("op") == "rotate"
-            else f"Place {elide('de', name)} / {name}'s seat")
-    return (f"{head}: {reply['link']}\n"
-            f"  jeton / token: {reply['token']} (montré une seule fois / shown once: "
-            "`sidecar seat rotate` en refait un / makes a new one)")
+    head = (say(locale, f"Nouveau lien {elide('de', name)}", f"{name}'s new link")
+            if reply.get("op") == "rotate"
+            else say(locale, f"Place {elide('de', name)}", f"{name}'s seat"))
+    return (f"{head}{_c(locale)}{reply['link']}\n"
+            f"  " + say(locale, "jeton", "token") + f"{_c(locale)}{reply['token']} ("
+            + say(locale, "montré une seule fois : `sidecar seat rotate` en refait un",
+                  "shown once: `sidecar seat rotate` makes a new one") + ")")
 
 
 @for_terminal
-def format_seats(seats: list[dict[str, Any]]) -> str:
+def format_seats(seats: list[dict[str, Any]], locale: str | None = None) -> str:
+    """The table's seats: who is online (on how many connections), their characters."""
     if not seats:
-        return "aucune place / no seats"
+        return say(locale, "aucune place", "no seats")
     lines = []
     for seat in seats:
         online = seat.get("online") or 0
-        state = f"en ligne / online ({online})" if online else "absent / offline"
+        state = (say(locale, "en ligne", "online") + f" ({online})" if online
+                 else say(locale, "absent", "offline"))
         characters = ", ".join(seat.get("characters") or []) or "—"
-        lines.append(f"{seat['name']:<20} {state:<24} personnages / characters: {characters}")
+        lines.append(f"{seat['name']:<20} {state:<24} "
+                     + say(locale, "personnages", "characters") + f"{_c(locale)}{characters}")
     return "\n".join(lines)
 
 
 @for_terminal
-def format_sheets(characters: list[dict[str, Any]]) -> str:
+def format_sheets(characters: list[dict[str, Any]], labels: Labels | None = None) -> str:
+    """The table's characters, each with its sheet (its fields by their labels when
+    ``labels`` knows them)."""
+    locale = labels.locale if labels is not None else None
     if not characters:
-        return "aucun personnage / no characters"
+        return say(locale, "aucun personnage", "no characters")
     lines = []
     for entry in characters:
         owner = entry.get("owner") or "—"
         # Already rolled this turn (the GMs' list says it): a flag, never a refusal.
-        acted = " — a agi ce tour / acted this turn" if entry.get("acted") else ""
-        lines.append(f"{entry['character']} ({entry.get('ruleset', '?')}, place / seat: "
-                     f"{owner}){acted}")
-        lines.append(f"   {format_values(entry.get('values') or {})}")
+        acted = (" — " + say(locale, "a agi ce tour", "acted this turn")
+                 if entry.get("acted") else "")
+        lines.append(f"{entry['character']} ({entry.get('ruleset', '?')}, "
+                     + say(locale, "place", "seat") + f"{_c(locale)}{owner}){acted}")
+        lines.append("   " + format_values(entry.get("values") or {}, entry.get("ruleset"),
+                                           labels))
     return "\n".join(lines)

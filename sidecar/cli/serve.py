@@ -24,6 +24,7 @@ import signal
 import socket
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         hello_timeout=args.hello_timeout, plugin_timeout=args.plugin_timeout,
         trusted_plugins=tuple(args.trust or ()), max_observers=args.max_observers,
         max_tables=args.max_tables,
+        max_remembered_total_bytes=int(args.max_remembered_mib * 2**20),
         max_connections_per_address=args.max_connections_per_address,
         max_failed_hellos=args.max_failed_hellos,
         ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile, store=args.store)
@@ -66,6 +68,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.max_tables < 1:
         print("sidecar: --max-tables doit valoir au moins 1 / --max-tables must be at least 1",
               file=sys.stderr)
+        return EXIT_USAGE
+    if args.max_remembered_mib < 0:
+        print("sidecar: --max-remembered-mib ne peut être négatif / --max-remembered-mib "
+              "cannot be negative", file=sys.stderr)
         return EXIT_USAGE
     config.store = args.store
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
@@ -189,7 +195,7 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
         print(f"journal: {config.db}" + (" (tables forgotten at stop)"
                                          if config.db == ":memory:" else ""))
     print(f"event loop: {type(loop).__module__.split('.')[0]}")
-    print(join_details(server, config, table), flush=True)
+    print(join_details(server, config, table, await table_game(server, table)), flush=True)
     _print_join_qr(server.core.public_url, config, table)
     await stop.wait()
     print("sidecar: stopping (connections closed with 1001)", flush=True)
@@ -217,21 +223,44 @@ def _arm_watchdog(seconds: float) -> None:
     timer.start()
 
 
-def join_details(server: Any, config: ServerConfig, table: str) -> str:
+#: A roll of each built-in game to paste, as ``serve`` suggests it.
+EXAMPLE_ROLLS = {"oweens": "oweens dice=3 difficulty=2", "bloodlust": "bloodlust pool=5",
+                 "ladder": "ladder level=3 difficulty=11",
+                 "d6code": "d6code code=3D+1 difficulty=10",
+                 "seuil": "seuil level=3 threshold=10", "dice": "dice expr=2d6"}
+
+
+async def table_game(server: Any, table: str) -> str | None:
+    """The game ``table`` plays, as its journal says (its characters' most common ruleset):
+    what ``serve`` suggests rolling, rather than Bloodlust at an O'Ween's table."""
+    try:
+        _, _, records = await server.store.load(table)
+    except Exception:  # a suggestion only: never a reason not to serve
+        return None
+    games = Counter(str(record.get("ruleset")) for record in
+                    (records.get("character") or {}).values()
+                    if isinstance(record, dict) and record.get("ruleset"))
+    return games.most_common(1)[0][0] if games else None
+
+
+def join_details(server: Any, config: ServerConfig, table: str,
+                 game: str | None = None) -> str:
     """What ``serve`` prints to paste: the commands and links that join ``table`` as a GM, a
-    player, a watcher, a browser, and (on ``0.0.0.0``) from the LAN."""
+    player, a watcher, a browser, and (on ``0.0.0.0``) from the LAN; the roll suggested is
+    one of the table's ``game`` when it has one."""
     from sidecar.table.joinlink import join_link
 
     url = server.url
     page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rsplit("/ws", 1)[0]
     run = sidecar_command()
+    example = EXAMPLE_ROLLS.get(game or "bloodlust", game)
     lines = [
         f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
         "",
         "Rejoindre la table / join the table:",
-        f"  MJ / GM     : {run} roll bloodlust pool=5 --url {url} --table {table} "
+        f"  MJ / GM     : {run} roll {example} --url {url} --table {table} "
         f"--role gm --token {config.gm_token}",
-        f"  Joueur      : {run} roll bloodlust pool=5 --url {url} --table {table} "
+        f"  Joueur      : {run} roll {example} --url {url} --table {table} "
         f"--token {config.player_token}",
         f"  Regarder    : {run} watch --url {url} --table {table} "
         f"--token {config.player_token}",

@@ -140,7 +140,7 @@ async def _table_odds(args: argparse.Namespace) -> int:
                                    key, object()) != value})
         who = f"{args.character} — " if args.character else ""
         print(f"{who}{args.ruleset}" + (f": {asked}" if asked else ""))
-        print(format_odds(odds), flush=True)
+        print(format_odds(odds, locale=args.locale), flush=True)
         return EXIT_OK
 
 
@@ -169,7 +169,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
         message = exc.message_fr if args.locale == "fr" and exc.message_fr else exc.message
         print(f"sidecar: {exc.code}: {message}", file=sys.stderr)
         return EXIT_ERROR
-    print(json.dumps(odds) if args.json else format_odds(odds))
+    print(json.dumps(odds) if args.json else format_odds(odds, locale=args.locale))
     return EXIT_OK
 
 
@@ -303,11 +303,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print("FAILED: aucun jet à vérifier dans ce fichier / no roll to verify in this file "
               "(sidecar export --table T, or a client's log saved with --json)", flush=True)
         return EXIT_ERROR
-    epochs = ", ".join(str(n) for n in sorted(report.epochs)) or "none"
-    print(f"{report.checked} jets vérifiés (époques {epochs}), {report.rerun} rejoués par leur "
-          f"jeu de règles, {report.manual} manuels (entrés par une personne, non vérifiables)")
-    print(f"{report.checked} rolls checked (epochs {epochs}), {report.rerun} re-run by "
-          f"their ruleset, {report.manual} manual (entered by a person, not verifiable)")
+    epochs = ", ".join(str(n) for n in sorted(report.epochs))
+    # Dice without epochs (server dice not provable, manual dice): no « époques none ».
+    print(f"{report.checked} jets vérifiés"
+          + (f" (époques {epochs})" if epochs else " (aucune époque de dés prouvables)")
+          + f", {report.rerun} rejoués par leur jeu de règles, {report.manual} manuels "
+          "(entrés par une personne, non vérifiables)")
+    print(f"{report.checked} rolls checked"
+          + (f" (epochs {epochs})" if epochs else " (no epoch of provable dice)")
+          + f", {report.rerun} re-run by their ruleset, {report.manual} manual (entered by "
+          "a person, not verifiable)")
     _say_by_and_mode(report)
     if report.export:
         print(EXPORT_LIMITS)
@@ -324,8 +329,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 if len(where) > 1 else ""
             print(f"  {describe(seq, roll, field, why)}{more}")
     if report.waiting:
-        waiting = ", ".join(map(str, report.waiting[:10]))
-        print(f"{len(report.waiting)} jets attendent la révélation de leur époque / rolls wait "
-              f"for their epoch to be revealed (seq {waiting})")
+        waiting = ", ".join(map(str, report.waiting[:10])) + (
+            f"… (+{len(report.waiting) - 10})" if len(report.waiting) > 10 else "")
+        print(f"{len(report.waiting)} jets attendent la révélation de leur époque (seq "
+              f"{waiting}) : `sidecar epoch end` la révèle, puis exportez de nouveau\n"
+              f"{len(report.waiting)} rolls wait for their epoch to be revealed (seq "
+              f"{waiting}): `sidecar epoch end` reveals it, then export again")
         return EXIT_WAITING
     return EXIT_UNCHECKED if report.unchecked else EXIT_OK

@@ -188,6 +188,8 @@ def choices_problem(choices: Any, default: Any) -> str | None:
             return f"choice '{name}': dice must be an integer from 0 to 100"
         if "gm" in choice and not isinstance(choice["gm"], bool):
             return f"choice '{name}': gm must be true or false"
+        if "spend" in choice and spend_problem(choice["spend"]):
+            return f"choice '{name}': spend must be a map of sheet field to integer"
         if tree_problem(choice, MAX_ADDED_SIZE):
             return f"choice '{name}' cannot be stored"
     if default is not None and default not in names:

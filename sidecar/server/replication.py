@@ -110,6 +110,7 @@ class Replication:
                             why="store lost events")
         if self.tables.get(table.name) is table:
             del self.tables.tables[table.name]
+            table.forget_recent()  # (given back to the server-wide bound)
             self.store.forget(table.name)
 
     # -- other processes' events (a shared store) ---------------------------------------

@@ -76,7 +76,7 @@ class Runner:
         # the usual request, on the path of every roll. They are written out here, not
         # called: on every roll each call costs more than the look itself.)
         key = ticket.key if session is not None and ticket is not None else None
-        if key is not None and (ticket.table.remembered(key) is not None
+        if key is not None and (ticket.table.knows(key)
                                 or ticket.table.needs_journal_lookup()) \
                 and await self._answer_repeat(session, ticket):
             return 0
@@ -118,8 +118,7 @@ class Runner:
             # one waited (another device of the member). Memory knows, unless the table's
             # memory of request ids was trimmed since the first look: then
             # :meth:`_answer_repeat` asks the journal again.
-            if key is not None and (ticket.table.remembered(key) is not None
-                                    or ticket.table.trims != trims) \
+            if key is not None and (ticket.table.knows(key) or ticket.table.trims != trims) \
                     and await self._answer_repeat(session, ticket):
                 return 0
             for _ in range(self.MAX_ATTEMPTS):
@@ -217,6 +216,10 @@ class Runner:
         table, member = ticket.table, ticket.member
         assert ticket.key is not None
         event = table.remembered(ticket.key)
+        seq = table.recalled.get(ticket.key) if event is None else None
+        if seq is not None:
+            # Let go of to bound memory (sidecar.table.remembered): the store has it.
+            event = await self.store.event(table.name, seq)
         if event is None and table.needs_journal_lookup():
             event = await self.store.find_request(table.name, *member.key,
                                                   ticket.request_id)

@@ -75,11 +75,12 @@ def cooperate(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
 
 def answer_targets(event: dict[str, Any], character: str | None) -> tuple[str, ...]:
     """The targets of an answer to the ask ``event`` made as ``character``: the ask's
-    own ``targets``, then — an opposed or cooperative ask naming characters — every other
-    side's character (each side's roll reads the others' sheets: the opponent's skill, a
-    collaborator counted); never the answering character itself (PROTOCOL.md §8)."""
+    own ``targets``, then — an opposed ask naming characters — every other side's
+    character (each side's roll reads its opponents' sheets: the opponent's skill); never
+    the answering character itself (PROTOCOL.md §8). A cooperative ask's other sides are
+    allies, not targets: nothing is aimed at them (they are counted as ``collaborators``)."""
     names = list(event.get("targets") or ())
-    if event.get("opposed") or event.get("cooperative"):
+    if event.get("opposed"):
         names += [side["character"] for side in event["to"] if side.get("character")]
     return tuple(name for name in dict.fromkeys(names) if name != character)
 
@@ -145,6 +146,14 @@ class Asks(CoreBasis):
             raise ProtocolError("invalid_params", "an opposed roll needs two sides or more",
                                 fr="une opposition demande au moins deux camps",
                                 details={"param": "to", "field": "to"})
+        params = request.params
+        if request.cooperative and "collaborators" in roll.params and (
+                "collaborators" not in params):
+            # « chaque participant gagne une augmentation par collaborateur » (seed 000): a
+            # ruleset that describes ``collaborators`` is told how many each side has.
+            params = {**params, "collaborators": len(request.to) - 1}
+            roll = self.preparer.prepare(request.ruleset, params, options=request.options,
+                                         table=table.name, by=ticket.member.by)
         unknown = [name for name in request.each if name not in request.to]
         if unknown:
             raise ProtocolError(
@@ -160,7 +169,7 @@ class Asks(CoreBasis):
                                     fr="associe à chaque nom ses paramètres")
                 check_strings(own, {}, self.config.max_string_chars)
                 # Each side's own params (its own difficulty…), checked as a roll's.
-                own = self.preparer.prepare(request.ruleset, {**request.params, **own},
+                own = self.preparer.prepare(request.ruleset, {**params, **own},
                                             table=table.name, by=ticket.member.by).params
             if name in table.seats:
                 targets.append({"seat": name, "character": None, "params": own})
@@ -174,8 +183,9 @@ class Asks(CoreBasis):
                                                        "name": name[:64]})
             if character.ruleset != roll.ruleset:
                 raise ProtocolError(
-                    "invalid_params", f"'{name[:64]}' plays {character.ruleset}",
-                    fr=f"« {name[:64]} » joue à {character.ruleset}",
+                    "invalid_params", f"'{name[:64]}' plays "
+                    f"{self.ruleset_title(character.ruleset, 'en')}",
+                    fr=f"« {name[:64]} » joue à {self.ruleset_title(character.ruleset)}",
                     details={"param": "to", "field": "to", "name": name[:64]})
             targets.append({"seat": character.owner, "character": name, "params": own})
         seats = [t["seat"] for t in targets]

@@ -20,6 +20,7 @@ from sidecar.protocol.messages import (
     SessionRequest,
     SheetRequest,
 )
+from sidecar.protocol.text import localized
 from sidecar.stores.journal import request_key
 from sidecar.table.effects import Pending, RollTicket
 from sidecar.table.limits import check_event_size, check_strings
@@ -77,7 +78,8 @@ class CoreBasis:
         self.version = version
         self.tables = Tables(max_tables=config.max_tables, max_members=config.max_members,
                              max_observers=config.max_observers, load=load,
-                             max_recent_bytes=config.max_remembered_bytes)
+                             max_recent_bytes=config.max_remembered_bytes,
+                             max_remembered_bytes=config.max_remembered_total_bytes)
 
     #: Where seat links point: set by the server once it knows its address.
     public_url = "http://127.0.0.1:8765/"
@@ -96,8 +98,16 @@ class CoreBasis:
         name, role = member.key
         return (name, role, request_key(request_id) or "")
 
-    @staticmethod
-    def _character_for(table: Table, member: Member, name: str,
+    def ruleset_title(self, ruleset: str, locale: str = "fr") -> str:
+        """How people name a ruleset in ``locale`` (« O'Ween's », « Dés », not ``oweens``,
+        ``dice``): its listed title, up to its dash (« O'Ween's — réussites sur d6 »)."""
+        for listing in self.catalogue.ruleset_listing():
+            if listing.get("name") == ruleset:
+                title = localized(listing.get("title") or ruleset, locale)
+                return title.split(" — ", 1)[0].strip() or ruleset
+        return ruleset
+
+    def _character_for(self, table: Table, member: Member, name: str,
                        ruleset: str | None) -> Character:
         """The character ``member`` may roll as: for a player, ``forbidden`` (one answer)
         unless it is theirs, ``invalid_params`` if theirs plays another ruleset; for a GM,
@@ -117,10 +127,13 @@ class CoreBasis:
         if character is None:
             raise no_character(name)
         if ruleset is not None and character.ruleset != ruleset:
+            title = self.ruleset_title
             raise ProtocolError(
                 "invalid_params",
-                f"'{name[:64]}' plays {character.ruleset}, not {ruleset[:40]}",
-                fr=f"« {name[:64]} » joue à {character.ruleset}, pas à {ruleset[:40]}",
+                f"'{name[:64]}' plays {title(character.ruleset, 'en')}, not "
+                f"{title(ruleset, 'en')[:40]}",
+                fr=f"« {name[:64]} » joue à {title(character.ruleset)}, pas à "
+                   f"{title(ruleset)[:40]}",
                 details={"param": "character", "field": "character"})
         return character
 

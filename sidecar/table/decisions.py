@@ -86,7 +86,8 @@ class Decisions(CoreBasis):
                     options=deep_copy(event.get("options") or {}), table=event["table"],
                     by=dict(event["by"]), label=event["label"], mode=event["mode"],
                     manual=ticket.dice is not None, character=event.get("character"),
-                    session=ticket.table.session, turn=ticket.table.turns)
+                    session=ticket.table.session, turn=ticket.table.turns,
+                    asked="answers" in event)
         character = ticket.table.characters.get(roll.character) if roll.character else None
         if character is not None:
             roll.sheet = character.copy_values()

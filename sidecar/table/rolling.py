@@ -22,7 +22,13 @@ from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_event_size, check_strings
 from sidecar.table.ownership import sheet_audience
 from sidecar.table.tables import Member, Table
-from sidecar.table.targeting import Targeting, check_targets, refuse_if_open, target_copies
+from sidecar.table.targeting import (
+    Targeting,
+    check_targets,
+    readable_targets,
+    refuse_if_open,
+    target_copies,
+)
 from sidecar.table.visibility import FULL, audience, identity, view
 
 log = logging.getLogger("sidecar.core")
@@ -65,6 +71,7 @@ class Rolling(Targeting):
             manual=request.dice is not None)
         roll.character = request.character
         roll.session, roll.turn = table.session, table.turns
+        roll.asked = request.answers is not None  # (its params are the GM's ask's)
         return RollTicket(table, member, roll, request.id, self.request_key(member, request.id),
                           answers=request.answers, targets=request.targets)
 
@@ -307,7 +314,8 @@ class Rolling(Targeting):
             roll.sheet = character.copy_values()
         if request.targets:
             self._check_targets(table, request.targets, roll.character, "public")
-            roll.targets = target_copies(table, request.targets)
+            roll.targets = target_copies(table, readable_targets(table, member,
+                                                                 request.targets))
         return roll
 
     @staticmethod

@@ -18,6 +18,7 @@ from typing import Any
 from sidecar.dice.provable import Epoch
 from sidecar.host.sheets import Character
 from sidecar.protocol.errors import ProtocolError
+from sidecar.table.remembered import RememberedEvents
 
 
 @dataclass(eq=False)
@@ -69,10 +70,13 @@ class Table:
     loaded_seq: int = 0
     #: Request ids resolved by this process: (name, role, id key) → event.
     recent: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
-    #: Whether ``recent`` was emptied to bound memory (then the journal is asked).
+    #: Request ids whose events were let go of to bound the server's memory: id → the
+    #: event's seq (a repeat reads it from the store; see sidecar.table.remembered).
+    recalled: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    #: Whether request ids were forgotten to bound memory (then the journal is asked).
     forgot: bool = False
-    #: How many times ``recent`` was emptied (a request waiting for the turn meanwhile
-    #: must ask the journal again).
+    #: How many times request ids were forgotten (a request waiting for the turn
+    #: meanwhile must ask the journal again).
     trims: int = 0
     #: Events numbered and not yet acknowledged or abandoned (0 or 1: see ``turn``).
     pending: int = 0
@@ -85,6 +89,8 @@ class Table:
     max_recent_bytes: int = 8 * 1024 * 1024
     #: Encoded bytes of the events in ``recent``.
     recent_bytes: int = 0
+    #: The server-wide bound ``recent`` counts against (None: this table's bound only).
+    remembered_by: RememberedEvents | None = None
     #: Seats: name → SHA-256 of its token (see sidecar.table.seats).
     seats: dict[str, str] = field(default_factory=dict)
     #: Seats: name → the seat's id (the same across new tokens, new when added again).
@@ -143,8 +149,13 @@ class Table:
             self._turn is not None and self._turn.locked())
 
     def remembered(self, key: tuple[str, str, str]) -> dict[str, Any] | None:
-        """The event a request id already produced in this process, if any."""
+        """The event a request id already produced in this process, if in memory."""
         return self.recent.get(key)
+
+    def knows(self, key: tuple[str, str, str]) -> bool:
+        """Whether a request id is one this process resolved and still remembers (its
+        event in memory, or only its seq: :attr:`recalled`)."""
+        return key in self.recent or key in self.recalled
 
     def needs_journal_lookup(self) -> bool:
         """Whether a request id may have been resolved before this process knew it."""
@@ -177,12 +188,22 @@ class Table:
         if key is not None:
             if (len(self.recent) >= self.MAX_RECENT
                     or self.recent_bytes + size > self.max_recent_bytes):
-                self.recent.clear()
-                self.recent_bytes = 0
-                self.forgot = True
-                self.trims += 1
+                self.forget_recent()
             self.recent[key] = event
             self.recent_bytes += size
+            if self.remembered_by is not None:
+                self.remembered_by.added(self, key, event, size)
+
+    def forget_recent(self) -> None:
+        """Empty the memory of request ids (the journal is asked from now on)."""
+        if self.remembered_by is not None:
+            self.remembered_by.released(len(self.recent), self.recent_bytes,
+                                        len(self.recalled))
+        self.recent.clear()
+        self.recalled.clear()
+        self.recent_bytes = 0
+        self.forgot = True
+        self.trims += 1
 
     def apply_record(self, kind: str, name: str, value: Any) -> None:
         """Take one record (as the journal keeps it; ``None``: deleted)."""
@@ -248,9 +269,12 @@ class Tables:
     def __init__(self, *, max_tables: int = 5000, max_members: int = 1000,
                  max_observers: int = 200,
                  load: Callable[[str], tuple[Any, ...]] | None = None,
-                 max_recent_bytes: int = 8 * 1024 * 1024) -> None:
+                 max_recent_bytes: int = 8 * 1024 * 1024,
+                 max_remembered_bytes: int = 0) -> None:
         self.tables: dict[str, Table] = {}
         self.max_recent_bytes = max_recent_bytes
+        #: What every table's remembered events weigh, under one server-wide bound.
+        self.remembered = RememberedEvents(max_remembered_bytes, self.tables)
         self.max_tables = max_tables
         self.max_members = max_members
         self.max_observers = max_observers
@@ -277,7 +301,8 @@ class Tables:
         loaded = self.load(name) if self.load else (0, {})
         seq, state = loaded[0], loaded[1]
         table = Table(name, seq=seq, state=state, loaded_seq=seq,
-                      max_recent_bytes=self.max_recent_bytes)
+                      max_recent_bytes=self.max_recent_bytes,
+                      remembered_by=self.remembered)
         for kind, found in (loaded[2] if len(loaded) > 2 else {}).items():
             for record_name, value in found.items():
                 table.apply_record(kind, record_name, value)
@@ -339,5 +364,8 @@ class Tables:
         """Drop an idle table from memory (the journal keeps it; a join loads it again)."""
         if table.idle and self.tables.get(table.name) is table:
             del self.tables[table.name]
+            # Its remembered events go with it (a join loads it again from the journal,
+            # which then answers its repeated request ids).
+            table.forget_recent()
             if self.forgotten is not None:
                 self.forgotten(table.name)

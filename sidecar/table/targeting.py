@@ -12,11 +12,13 @@ changes them.
 - Who sees the new values: the GMs and each target's owner seat (``target_sheets`` on
   the outcome, filtered per reader by :func:`sidecar.table.visibility.plan`). When the
   roll's mode hides it from that owner, the next event is a ``sheet`` event (``op:
-  "effect"``, ``reason`` naming the roll's seq) for that seat alone: the values, not the
-  roll; what it shows is kept in the target's record by the roll's own write
-  (``Character.notify``), so a server killed before the notice tells it at the table's
-  next change. A blind roll made by the target's own owner shows them nothing (the values
-  would tell the result): the owner keeps seeing what they last saw, as with a blind spend.
+  "effect"``, ``reason`` naming the roll's seq) for that seat alone — whether the dice
+  changed its values or not (a miss: the same values, ``changed`` empty), so the seq it
+  takes tells the roller nothing —: the values, not the roll; what it shows is kept in
+  the target's record by the roll's own write (``Character.notify``), so a server
+  killed before the notice tells it at the table's next change. A blind roll made by
+  the target's own owner shows them nothing (the values would tell the result):
+  the owner keeps seeing what they last saw, as with a blind spend.
 - One open roll per character as its roller; who acted this turn (``Character.acted``).
 """
 
@@ -65,6 +67,19 @@ def target_copies(table: Table, names: Any) -> dict[str, dict[str, Any]]:
         if character is not None:
             copies[name] = {"ruleset": character.ruleset, "values": character.copy_values()}
     return copies
+
+
+def readable_targets(table: Table, member: Member, names: Any) -> list[str]:
+    """The targets whose sheets ``member`` may read: every one for a GM, those its seat
+    owns for a player. Free odds read only these (the others are given to the hooks as
+    absent, a target without a sheet): odds journal nothing, so odds read at a sheet the
+    member may not see would tell its values for free (the roll itself reads every target:
+    its outcome shows what it shows)."""
+    if member.role == "gm":
+        return list(names)
+    mine = f"seat:{member.seat}" if member.seat else None
+    return [name for name in names if mine is not None and name in table.characters
+            and sheet_audience(table, table.characters[name].owner) == mine]
 
 
 def open_roll_of(table: Table, character: str) -> int | None:
@@ -160,8 +175,13 @@ class Targeting(CoreBasis):
             seat = sheet_audience(table, character.owner)
             entry: dict[str, Any] = {"values": after, "audience": seat}
             sheets[name] = entry
-            if not taken:
+            hidden = bool(character.owner is not None and seat) and audience(
+                roll.mode, (character.owner, seat), roller) is None
+            if not taken and not hidden:
                 continue
+            # A roll hidden from the target's owner tells them by a notice hit or miss (a
+            # miss: the same values, nothing changed): a notice only on a hit would tell
+            # the roller the result by the seq it takes (a gap in their history).
             # What the owner's seat knows of the values — those it was last shown, or what
             # a notice still to be told will show it — with this effect's deltas: an
             # effect does not reveal a blind spend.
@@ -186,7 +206,7 @@ class Targeting(CoreBasis):
                     shown, notify = (None if owner_values == after else owner_values), None
                 else:
                     shown = last_shown  # (a blind roll of its own: nothing told, as a spend)
-                    if sees is None:
+                    if hidden:
                         # Told by a sheet event after the outcome; what it will show is
                         # kept with the roll's own write: a server killed before the notice
                         # is stored tells it at the table's next change.

@@ -489,13 +489,15 @@ class Replay:
             roll.character, roll.sheet = event.get("character"), sheet
             roll.session, roll.turn = self.session, self.turn
             roll.targets = self._targets(event)
+            roll.asked = "answers" in event
             return self._loop.run_until_complete(
                 pipeline.run(roll, dice=faces, table_state=self.state))
         roll = Roll(ruleset=opened["ruleset"], params=deep_copy(opened["params"]),
                     options=deep_copy(opened.get("options") or {}), table=opened["table"],
                     by=dict(opened["by"]), label=opened["label"], mode=opened["mode"],
                     manual=manual, character=event.get("character"), sheet=sheet,
-                    session=self.session, turn=self.turn, targets=self._targets(event))
+                    session=self.session, turn=self.turn, targets=self._targets(event),
+                    asked="answers" in opened)
         outcome = Outcome(result=deep_copy(opened["result"]), dice=deep_copy(opened["dice"]),
                           notes=list(opened["notes"]), applied=list(opened["applied"]),
                           choices=deep_copy(opened["choices"]), default=opened.get("default"))

@@ -89,6 +89,20 @@ describe("asked rolls", () => {
     assert.deepEqual((await strengalSees).opposition, last.opposition);
   });
 
+  test("a cooperative ask: every side rolls, the last answer says which one counts", async () => {
+    const table = "js-cooperation";
+    const gm = await joined({ table, name: "MJ", role: "gm", token: GM_TOKEN });
+    const alice = await seated(gm, table, "Alice");
+    const bob = await seated(gm, table, "Bob");
+    const ask = await gm.ask({ to: ["Alice", "Bob"], ruleset: "d6code", params: { code: "2D", difficulty: 5 },
+                               cooperative: true });
+    assert.equal(ask.cooperative, true);
+    assert.ok(!ask.opposed);
+    await alice.answer(ask, [3, 4]); // (a success: no style point left to decide)
+    const last = await bob.answer(ask, [6, 5]);
+    assert.equal(last.cooperation.best, "Bob");
+  });
+
   test("a new session is a public `session` event", async () => {
     const table = "js-session";
     const gm = await joined({ table, name: "MJ", role: "gm", token: GM_TOKEN });

@@ -5,7 +5,9 @@ seed game 000, "point faible pour les boss"). Settings per roll in ``options.bos
 ``{"armor": 2, "weak_points": {"oeil": 3}, "aim": "oeil"}``.
 
 A boss may also keep its armour and weak points on its character sheet (``armure``,
-``points_faibles``: fields this plugin adds to the built-in rulesets' sheets). A roll made
+``points_faibles``: fields this plugin adds to the built-in rulesets' sheets). An attack
+aimed at it (``roll.targets``, a server with targets) reads them there and puts the
+wounds on its sheet (``outcome.effects``). A roll made
 *as the boss* with ``options.boss`` that gives neither ``armor`` nor ``weak_points`` is the
 boss's side of an opposed exchange: when it fails, the opponent's margin is the wounds the
 boss takes — its sheet's armour and weak points apply — and they go on its sheet.
@@ -134,10 +136,40 @@ def boss_sheet(roll: Roll, settings: dict[str, Any]) -> dict[str, Any] | None:
     return {**settings, "armor": armor, "weak_points": weak_points}
 
 
+#: The settings a boss's sheet holds, and its field for each.
+SHEET_OF = {"armor": "armure", "weak_points": "points_faibles"}
+
+
+def typed_by_gm(roll: Roll) -> bool:
+    """A GM's roll, or an answer to a GM's ask (``roll.asked``, on servers that have it):
+    its settings are the GM's."""
+    return (roll.by or {}).get("role") == "gm" or bool(getattr(roll, "asked", False))
+
+
+def refuse_players_settings(roll: Roll) -> None:
+    """A player may not type the armour or weak points of a target whose sheet holds them
+    (an invented weak point would kill any boss): refused before the dice, naming no value
+    of the sheet. A GM's typed settings still win (a boss without a sheet, the GM's call)."""
+    raw = roll.options.get(NAME)
+    if not isinstance(raw, dict) or typed_by_gm(roll):
+        return
+    for setting, field in SHEET_OF.items():
+        if setting not in raw:
+            continue
+        for name, target in (getattr(roll, "targets", None) or {}).items():
+            if isinstance(target, dict) and field in (target.get("values") or {}):
+                name = name[:64]
+                de = "d'" if name[:1].lower() in "aeiouyéèêàâîôh" else "de "
+                raise _bad(setting, f"{name}'s sheet sets this value; only a GM changes it "
+                           "(leave it out)", f"la fiche {de}{name} fixe cette valeur ; seul "
+                           "un MJ la change (ne l'indiquez pas)")
+
+
 @hookimpl
 def sidecar_modify_roll(roll: Roll) -> None:
     # Only checks the settings, before any die is drawn.
     read_settings(roll.options)
+    refuse_players_settings(roll)
 
 
 def aimed_zone(settings: dict[str, Any], result: dict[str, Any]) -> str | None:
@@ -183,12 +215,50 @@ def take_wounds(roll: Roll, outcome: Outcome, settings: dict[str, Any]) -> None:
                          + ").")
 
 
+def aimed_boss(roll: Roll) -> tuple[str, str, dict[str, Any]] | None:
+    """The boss an attack is aimed at (a server with targets, contract §8): the roll's
+    first target whose sheet has armour or weak points, ``(name, ruleset, values)``."""
+    for name, target in (getattr(roll, "targets", None) or {}).items():
+        values = target.get("values") or {} if isinstance(target, dict) else {}
+        if values.get("armure") or values.get("points_faibles"):
+            return name, target.get("ruleset", ""), values
+    return None
+
+
+def wound_target(outcome: Outcome, aimed: tuple[str, str, dict[str, Any]],
+                 wounds: int) -> None:
+    """The wounds the aimed boss takes, on its sheet (``effects``: the server applies
+    them in the roll's journal write, each field as far as its bounds allow). They
+    replace what the ruleset counted on that field: the armour is the boss's."""
+    name, ruleset, _ = aimed
+    target = WOUND_FIELDS.get(ruleset)
+    if target is None:
+        return
+    field, sign = target
+    effects = dict(outcome.effects.get(name) or {})
+    effects.pop(field, None)
+    if wounds:
+        effects[field] = sign * wounds
+    outcome.effects = {**outcome.effects, name: effects}
+    if not effects:
+        del outcome.effects[name]
+
+
 @hookimpl(trylast=True)
 def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     settings = read_settings(roll.options)
-    if settings is None:
+    aimed = aimed_boss(roll)
+    if settings is None and aimed is None:
         return
-    own = boss_sheet(roll, settings)
+    if settings is None:
+        settings = {"armor": 0, "weak_points": {}, "aim": None, "critical": False,
+                    "given": False}
+    if aimed is not None and not settings["given"]:
+        # Aimed at a boss: its armour and weak points are its sheet's (a GM's typed ones
+        # win; a player's are refused before the dice, refuse_players_settings).
+        settings = {**settings, "armor": aimed[2].get("armure") or 0,
+                    "weak_points": aimed[2].get("points_faibles") or {}}
+    own = boss_sheet(roll, settings) if aimed is None else None
     if own is not None:
         take_wounds(roll, outcome, own)
         return
@@ -219,3 +289,5 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
     result["boss"] = {"armor": settings["armor"], "weak_point": zone,
                       "hit_weak_point": on_weak_point, "wounds_before": before}
     outcome.notes.append(note)
+    if aimed is not None and result["success"] and not outcome.choices:
+        wound_target(outcome, aimed, wounds)

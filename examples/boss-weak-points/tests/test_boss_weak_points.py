@@ -78,6 +78,19 @@ def test_a_roll_as_the_boss_takes_the_opponents_margin_on_its_sheet():
     assert outcome["spend"] == {"pv": min(taken, 5)}
 
 
+def test_an_attack_aimed_at_the_boss_reads_its_sheet_and_wounds_it():
+    # A server with targets: the boss's sheet gives its armour and weak points, and the
+    # wounds go on it (``effects``). O'Ween's [6, 6, 4] against 1 is MR 4 (a Coup d'éclat).
+    boss = {"pep": 1, "armure": 1, "points_faibles": {"oeil": 3}, "blessures": 0}
+    blow = resolve(boss_weak_points, OWEENS, PARAMS, faces=FACES, name=NAME,
+                   targets={"Le Capitaine": boss})
+    assert blow["result"]["wounds"] == 4 - 1
+    assert blow["effects"] == {"Le Capitaine": {"blessures": 3}}
+    eye = resolve(boss_weak_points, OWEENS, PARAMS, faces=FACES, name=NAME,
+                  options={NAME: {"aim": "oeil"}}, targets={"Le Capitaine": boss})
+    assert eye["effects"] == {"Le Capitaine": {"blessures": (4 + 3) * 2}}
+
+
 @pytest.mark.parametrize("options,key", [({"armour": 2}, "armour"), ({"armor": -1}, "armor"),
                                          ({"armor": "2"}, "armor")])
 def test_bad_settings_are_refused_naming_the_key(options, key):

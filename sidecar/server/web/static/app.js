@@ -8,6 +8,7 @@
 import {
   answerButton, applyAsk, applyAskOutcome, askedText, listRestOfAsks, onAsksChanged, renderAsks, resetAsks,
   winnerText,
+  bestText,
 } from "./asks.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import { gapLines, learnGap } from "./gaps.js";
@@ -74,6 +75,7 @@ function switchLanguage() {
     // Outcome texts and error messages come in the language of the join: rejoin (with
     // resume, so nothing is lost) to have the server speak the new one.
     state.client.locale = state.lang;
+    state.relocalize = true; // once back: the log's earlier rolls in the new language too
     state.client.dropConnection();
   }
 }
@@ -115,7 +117,8 @@ function readTokenFromAddress() {
   if (!token) return null;
   const role = query.get("role") || "player";
   const session = { table: query.get("table") || "", name: query.get("name") || "",
-    role, token, seat: Boolean(hashed) && role === "player" && Boolean(query.get("name")) };
+    role, token, seat: Boolean(hashed) && role === "player" && Boolean(query.get("name")),
+    gmLink: Boolean(hashed) && role === "gm" };
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
   query.delete("token");
   const search = query.toString();
@@ -187,6 +190,7 @@ async function join(event) {
       listRestOfAsks(client, welcome);
       refreshSeats();
       redescribeTable(before, welcome);
+      if (state.relocalize) relocalizeLog(client);
     }
     scheduleOdds();
   });
@@ -247,6 +251,31 @@ async function loadRecentHistory(upTo) {
   renderLog();
 }
 
+/** After a language switch: the log's rolls again, from the history in the new language
+ * (their texts and notes are the server's, in the join's language), not half and half. */
+async function relocalizeLog(client) {
+  state.relocalize = false;
+  const index = new Map(state.outcomes.map((outcome, at) => [outcome.seq, at]));
+  const seqs = [...index.keys()].filter((seq) => typeof seq === "number");
+  if (!seqs.length) return;
+  let after = Math.min(...seqs) - 1;
+  const last = Math.max(...seqs);
+  try {
+    while (after < last) {
+      const page = await client.history({ after, limit: HISTORY_PAGE });
+      for (const event of page.events) {
+        const at = index.get(event.seq);
+        if (at !== undefined && !NOTES.has(event.type)) state.outcomes[at] = event;
+      }
+      if (!page.more) break;
+      after = page.next;
+    }
+  } catch {
+    // The earlier words stay: the live log goes on in the new language all the same.
+  }
+  renderLog();
+}
+
 /** What the table's welcome describes (games, extensions, their options, manual dice) as
  * the server has it after a reconnection: a restarted server may have loaded a plugin.
  * Rebuilt only when it changed, keeping the game chosen and what was typed. */
@@ -262,11 +291,20 @@ function redescribeTable(before, welcome) {
   applyCharacter();
 }
 
+/** An extension for people: its title (its options' label), then what it does — never
+ * its key (« Échec critique blanc : … », not « blank_botch — … »). */
+function extensionText(ext, welcome) {
+  const option = (welcome.options ?? []).find((item) => item.name === ext.name);
+  const title = local(option?.label);
+  const description = local(ext.description);
+  if (!description) return title || ext.name;
+  return title && !description.startsWith(title) ? `${title} — ${description}` : description;
+}
+
 function describeExtensions(welcome) {
   const extensions = welcome.extensions ?? [];
   $("extensions-list").textContent = extensions.length
-    ? t("ext.list") + extensions.map((ext) => [ext.name, local(ext.description)].filter(Boolean).join(" — "))
-      .join(" · ") : "";
+    ? t("ext.list") + extensions.map((ext) => extensionText(ext, welcome)).join(" · ") : "";
   // Extensions that describe no options take free-form JSON (unchecked by the server).
   const described = new Set((welcome.options ?? []).map((option) => option.name));
   $("options-free").hidden = !extensions.some((ext) => !described.has(ext.name));
@@ -487,33 +525,39 @@ function scheduleOdds() {
   state.oddsTimer = setTimeout(refreshOdds, 150);
 }
 
+/** What odds are about: a game and the character rolling it (figures of another are void). */
+const oddsAbout = (ruleset) => `${ruleset}\u0000${currentCharacter()?.character ?? ""}`;
+
 async function refreshOdds() {
   if (!state.client || state.client.state !== "open") return;
   const ticket = ++state.oddsTicket;
   const { ruleset, params, missing } = readForm();
   if (missing.length) {
-    showOdds(null, t("odds.missing") + paramLabels(ruleset, missing));
+    showOdds(null, t("odds.missing") + paramLabels(ruleset, missing), oddsAbout(ruleset));
     return;
   }
   let options;
   try {
     options = readOptions();
   } catch {
-    showOdds(null, t("error.options"));
+    showOdds(null, t("error.options"), oddsAbout(ruleset));
     return;
   }
   const character = currentCharacter();
+  const about = oddsAbout(ruleset);
   try {
     const odds = await state.client.odds(ruleset, params, options, { character: character?.character,
       targets: readTargets("roll-target") });
     if (ticket !== state.oddsTicket) return; // the form changed meanwhile
     markInvalid(null);
-    showOdds(odds, "");
+    showOdds(odds, "", about);
   } catch (error) {
     if (ticket !== state.oddsTicket) return;
     const param = error.details?.param;
     markInvalid(touchedParams.has(param) ? param : null);
-    showOdds(null, describeError(error, ruleset));
+    // (An odds answer may come back after the roll's refusal: it keeps the target marked.)
+    if (error.details?.field === "targets") markInvalidField("roll-target");
+    showOdds(null, describeError(error, ruleset), about);
   }
 }
 
@@ -525,10 +569,19 @@ function percent(p) {
   return `${state.lang === "fr" ? text.replace(".", ",") : text} %`;
 }
 
-function showOdds(odds, note) {
+function showOdds(odds, note, about) {
   $("odds").classList.toggle("stale", !odds);
   $("odds-note").textContent = note;
-  if (!odds) return;
+  if (!odds) {
+    // A value being typed leaves the figures dimmed; figures of another game or another
+    // character say nothing true next to why these cannot be computed: gone.
+    if (about !== state.oddsAbout) {
+      for (const id of ["odds-success", "odds-stack", "odds-bars", "odds-dist"]) $(id).replaceChildren();
+      state.oddsAbout = null;
+    }
+    return;
+  }
+  state.oddsAbout = about;
   // A roll without a verdict (`judged: false`: a `dice` total without a target): its
   // distribution alone — « 100 % de réussite » and kinds at 0 % would say nothing true.
   const judged = odds.judged !== false;
@@ -857,6 +910,10 @@ function renderOutcome(outcome, deciding = []) {
     body.push(el("p", { class: "ask-winner", "data-winner": outcome.opposition.winner ?? "",
       text: winnerText(outcome.opposition) }));
   }
+  if (outcome.cooperation) {
+    body.push(el("p", { class: "ask-best", "data-best": outcome.cooperation.best ?? "",
+      text: bestText(outcome.cooperation) }));
+  }
   // What the roll took from the character, and what is left (a blind roll's roller gets
   // neither: nothing is shown then).
   const spent = Object.entries(outcome.spent ?? {}).filter(([, amount]) => amount !== 0);
@@ -928,11 +985,18 @@ function shortValue(value) {
 
 function renderPresence(presence) {
   state.presence = presence.members ?? [];
+  // One line per member: a seat open on a phone and a laptop is one person (« Aengus ⚑ ×2 »).
+  const shown = new Map();
+  for (const member of state.presence) {
+    const key = `${member.role}\u0000${member.name}\u0000${Boolean(member.seat)}`;
+    shown.set(key, { member, count: (shown.get(key)?.count ?? 0) + 1 });
+  }
   // What ⚑ means is written under the list (a phone cannot hover a tooltip).
-  $("presence").replaceChildren(...state.presence.map((member) =>
+  $("presence").replaceChildren(...[...shown.values()].map(({ member, count }) =>
     el("li", { class: `member role-${member.role}${member.seat ? " member-seat" : ""}`,
       title: t(`role.${member.role}`) + (member.seat ? ` · ${t("role.seat")}` : "") },
-    member.name, member.seat ? el("span", { class: "seat-flag", "aria-label": t("role.seat"), text: " ⚑" }) : null)));
+    member.name, member.seat ? el("span", { class: "seat-flag", "aria-label": t("role.seat"), text: " ⚑" }) : null,
+    count > 1 ? el("span", { class: "member-count", text: ` ×${count}` }) : null)));
   $("presence-legend").hidden = !state.presence.some((member) => member.seat);
   refreshSeats(); // who is online at each seat
 }
@@ -989,10 +1053,15 @@ function start() {
   state.session = fromAddress ?? (matches ? saved : null);
   applyLanguage();
   showJoin("");
+  // A GM's link (as serve prints it: its token after `#`) joins at once too, as « MJ »
+  // when this browser has no name yet.
+  const gmLink = fromAddress?.gmLink === true;
+  if (gmLink && !$("join-name").value) $("join-name").value = state.lang === "fr" ? "MJ" : "GM";
   const ready = $("join-name").value && $("join-table").value;
   // A seat's link joins at once: the player scanned it to sit down, not to fill a form.
   // So does a reload of a page that joined (its session is kept for the tab).
-  if (ready && (query.get("join") === "1" || state.session?.seat || state.session?.rejoin)) join();
+  if (ready && (query.get("join") === "1" || gmLink || state.session?.seat
+    || state.session?.rejoin)) join();
 }
 
 start();

@@ -26,7 +26,8 @@ const typedFaces = new Map();
 
 /** An ask as this page knows it: `{event, answers: Map(seat → outcome or side), opposition, closed}`. */
 function known(event) {
-  return { event, answers: new Map(Object.entries(event.answered ?? {})), opposition: null, closed: null };
+  return { event, answers: new Map(Object.entries(event.answered ?? {})), opposition: null,
+    cooperation: null, closed: null };
 }
 
 /** Whether this page's seat is asked. */
@@ -112,7 +113,7 @@ export function applyAsk(event) {
 
 /** An outcome: an answer fills its ask's card; an opposition's last side says who won. */
 export function applyAskOutcome(outcome) {
-  const id = outcome.answers ?? outcome.opposition?.ask;
+  const id = outcome.answers ?? outcome.opposition?.ask ?? outcome.cooperation?.ask;
   const item = id ? state.asks?.get(id) : null;
   if (!item) return;
   const seat = outcome.by?.name;
@@ -122,6 +123,7 @@ export function applyAskOutcome(outcome) {
     item.answers.set(seat, outcome);
   }
   if (outcome.opposition) item.opposition = outcome.opposition;
+  if (outcome.cooperation) item.cooperation = outcome.cooperation;
   const everyone = (item.event.to ?? []).every((target) => item.answers.has(target.seat));
   if (everyone && !item.closed) item.closed = "done";
   renderAsks();
@@ -200,6 +202,13 @@ export function winnerText(opposition) {
   return t("ask.winner", { name: side?.character || opposition.winner });
 }
 
+/** What a cooperative ask achieved: the best roll, the one that counts (by its character). */
+export function bestText(cooperation) {
+  const side = (cooperation.sides ?? []).find((item) => item.seat === cooperation.best);
+  const how = t(`kind.${cooperation.success ? "success" : "failure"}`);
+  return `${t("ask.best", { name: side?.character || cooperation.best })} (${how})`;
+}
+
 function renderCard(item) {
   const { event } = item;
   const id = event.ask;
@@ -208,6 +217,7 @@ function renderCard(item) {
     el("strong", { class: "who", text: isGm() ? t("ask.gm_title") : t("ask.player_title") }),
     el("span", { class: "what", text: `« ${askName(event)} »` }),
     event.opposed ? el("span", { class: "badge", text: t("ask.opposed.badge") }) : null,
+    event.cooperative ? el("span", { class: "badge", text: t("ask.cooperative.badge") }) : null,
     event.mode && event.mode !== "public" ? el("span", { class: `badge mode-${event.mode}`,
       text: t(`mode.badge.${event.mode}`) }) : null,
     item.closed ? el("span", { class: "badge", text: t(`ask.${item.closed}`) }) : null);
@@ -229,6 +239,10 @@ function renderCard(item) {
     if (item.opposition) {
       body.push(el("p", { class: "ask-winner", "data-winner": item.opposition.winner ?? "",
         text: winnerText(item.opposition) }));
+    }
+    if (item.cooperation) {
+      body.push(el("p", { class: "ask-best", "data-best": item.cooperation.best ?? "",
+        text: bestText(item.cooperation) }));
     }
     if (!item.closed) {
       body.push(el("button", { type: "button", class: "ask-cancel danger", id: `ask-cancel-${id}`,
@@ -438,6 +452,7 @@ async function submitAsk(event) {
   const to = checked();
   const ruleset = $("ask-ruleset").value;
   const opposed = $("ask-opposed").checked;
+  const cooperative = $("ask-cooperative").checked;
   for (const node of $("ask-form").querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
   const fail = (text, field) => {
     error.textContent = text;
@@ -447,8 +462,8 @@ async function submitAsk(event) {
     node?.setAttribute("aria-invalid", "true");
     node?.focus();
   };
-  if (!to.length || (opposed && to.length < 2)) {
-    fail(t(opposed ? "ask.pick_two" : "ask.pick"));
+  if (!to.length || ((opposed || cooperative) && to.length < 2)) {
+    fail(t(opposed ? "ask.pick_two" : cooperative ? "ask.pick_two.cooperative" : "ask.pick"));
     return;
   }
   const message = { type: "ask", op: "open", to, ruleset, label: $("ask-label").value.trim(),
@@ -482,6 +497,7 @@ async function submitAsk(event) {
       return;
     }
     message.params = values;
+    if (cooperative) message.cooperative = true; // every side rolls, the best one counts
   }
   const button = $("ask-form").querySelector("button[type=submit]");
   button.disabled = true;
@@ -515,7 +531,15 @@ export function setupAskForm() {
   $("ask-form").addEventListener("submit", submitAsk);
   $("ask-ruleset").addEventListener("change", buildParams);
   followTableGame($("ask-ruleset"), buildParams);
-  $("ask-opposed").addEventListener("change", buildSides);
+  $("ask-opposed").addEventListener("change", () => {
+    // Opposed or cooperative, not both (PROTOCOL.md §7.5).
+    if ($("ask-opposed").checked) $("ask-cooperative").checked = false;
+    buildSides();
+  });
+  $("ask-cooperative").addEventListener("change", () => {
+    if ($("ask-cooperative").checked) $("ask-opposed").checked = false;
+    buildSides();
+  });
   $("ask-targets").addEventListener("change", buildSides);
   $("ask-form").addEventListener("input", () => { $("ask-status").textContent = ""; });
 }

@@ -80,7 +80,12 @@ export function decisionParts(outcome, decisions, bySeq) {
     ? el("span", { class: "expires", "data-expires": outcome.expires, text: left(outcome.expires) }) : null;
   // (extension) A choice marked `gm` is the GM's alone: a player's page does not show it.
   const gm = state.welcome?.role === "gm";
-  const offered = (outcome.choices ?? []).filter((choice) => choice.gm !== true || gm);
+  // (extension) A choice's `spend`: what it costs the roller's character. One the sheet
+  // cannot pay now (another roll spent it meanwhile) is not offered.
+  const sheet = outcome.character ? state.characters?.get(outcome.character)?.values : null;
+  const payable = (choice) => !sheet || Object.entries(choice.spend ?? {}).every(
+    ([field, amount]) => typeof sheet[field] !== "number" || sheet[field] >= amount);
+  const offered = (outcome.choices ?? []).filter((choice) => (choice.gm !== true || gm) && payable(choice));
   if (!state.client?.mayDecide(outcome) || offered.length === 0) {
     parts.push(el("p", { class: "awaiting" }, t("open.awaiting"), expires ? " · " : null, expires));
     return parts;

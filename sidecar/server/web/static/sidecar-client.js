@@ -718,12 +718,14 @@ export class SidecarClient {
   /**
    * Ask seats or characters (`to`: their names) for a roll (GM only). Resolves with the
    * `ask` event (`ask`: its id; `to`: `[{seat, character}]`). `opposed: true` compares the
-   * sides when the last one answers; `each` gives a side (its name in `to`) its own params;
-   * `targets`: the characters every answer is aimed at.
+   * sides when the last one answers; `cooperative: true`: every side rolls and the best one
+   * counts; `each` gives a side (its name in `to`) its own params; `targets`: the characters
+   * every answer is aimed at.
    */
-  ask({ to, ruleset, params = {}, label = "", mode = "public", options = {}, opposed = false, each, id, targets } = {}) {
+  ask({ to, ruleset, params = {}, label = "", mode = "public", options = {}, opposed = false, cooperative = false, each, id, targets } = {}) {
     const message = { type: "ask", op: "open", to: Array.isArray(to) ? to : [to], ruleset, params, label, mode, options };
     if (opposed) message.opposed = true;
+    if (cooperative) message.cooperative = true;
     if (each) message.each = each;
     if (targets?.length) message.targets = [...targets];
     if (id !== undefined) message.id = id;

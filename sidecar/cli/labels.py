@@ -1,0 +1,68 @@
+"""How the terminal names things to its reader: one language when ``--locale`` is given
+(the command line always gives one, French by default), a sheet's fields and an open
+roll's choices by their labels rather than their keys (« Volonté du tour », « Acheter
+1A (2 BB+) », not ``volonte_tour``, ``buy_1``).
+
+A :class:`Labels` is made from the ``welcome`` (the rulesets' sheets) and learns the
+choices of the open rolls it is shown, so that the decision printed after one names the
+choice taken by its label."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar.protocol.text import localized
+
+
+def say(locale: str | None, fr: str, en: str) -> str:
+    """``fr`` or ``en`` for a reader of ``locale``; both (``fr / en``) without one."""
+    if locale == "en":
+        return en
+    if locale == "fr":
+        return fr
+    return fr if fr == en else f"{fr} / {en}"
+
+
+def label_text(label: Any, locale: str | None) -> str:
+    """A ``{fr, en}`` label (or a plain string) in ``locale``; without one, as ``fr / en``
+    (one of them when they read the same)."""
+    if locale is not None:
+        return localized(label or "", locale)
+    if isinstance(label, dict):
+        texts = [str(label[key]) for key in ("fr", "en") if label.get(key)]
+        return " / ".join(dict.fromkeys(texts))
+    return str(label or "")
+
+
+class Labels:
+    """The names a reader of ``locale`` knows things by: each ruleset's sheet fields
+    (from ``welcome``) and the choices of the open rolls seen so far."""
+
+    def __init__(self, welcome: dict[str, Any] | None = None, locale: str | None = None) -> None:
+        self.locale = locale
+        self.fields: dict[str, dict[str, Any]] = {}
+        for ruleset in (welcome or {}).get("rulesets") or ():
+            if isinstance(ruleset, dict) and isinstance(ruleset.get("sheet"), dict):
+                self.fields[str(ruleset.get("name"))] = {
+                    name: spec.get("label") for name, spec in ruleset["sheet"].items()
+                    if isinstance(spec, dict) and spec.get("label")}
+        #: An open roll's seq → its choices' labels by name.
+        self.choices: dict[Any, dict[str, Any]] = {}
+
+    def field(self, ruleset: Any, name: str) -> str:
+        """A sheet field of ``ruleset`` by its label (its key when it has none)."""
+        label = self.fields.get(str(ruleset), {}).get(name)
+        return label_text(label, self.locale) if label else name
+
+    def learn(self, message: dict[str, Any]) -> None:
+        """Remember an open roll's choices, for the decision that answers it."""
+        if message.get("choices") and "seq" in message:
+            self.choices[message["seq"]] = {
+                choice.get("name"): choice.get("label") for choice in message["choices"]
+                if isinstance(choice, dict)}
+
+    def choice(self, reacts_to: Any, name: str) -> str:
+        """The choice ``name`` taken on the open roll ``reacts_to``, by its label when the
+        roll was seen (its name otherwise)."""
+        label = self.choices.get(reacts_to, {}).get(name)
+        return label_text(label, self.locale) if label else name
