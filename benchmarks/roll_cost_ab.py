@@ -36,6 +36,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -90,14 +91,21 @@ class Server:
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True, cwd=folder, env=env)
         deadline = time.monotonic() + 600
+        #: What the server logged once started (read all along: a full pipe would stop it).
+        self.logged: list[str] = []
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if re.search(r"WebSocket ws://", line):
+                threading.Thread(target=self._drain, daemon=True).start()
                 return
             if not line:
                 break
         self.proc.kill()
         raise RuntimeError(f"{python}: sidecar serve did not start under valgrind")
+
+    def _drain(self) -> None:
+        for line in self.proc.stdout:
+            self.logged.append(line.rstrip())
 
     def stop(self) -> int:
         """Stop the server; the instructions it ran, from callgrind's totals."""
@@ -105,8 +113,10 @@ class Server:
         try:
             self.proc.wait(timeout=600)
         finally:
-            self.proc.stdout.close()
             shutil.rmtree(self.folder, ignore_errors=True)
+        if self.logged:  # (logging costs instructions too: say so)
+            print(f"    ({len(self.logged)} lines logged, e.g. {self.logged[0][:120]!r})",
+                  flush=True)
         if self.profile:
             return 0
         for line in self.out.read_text().splitlines():
