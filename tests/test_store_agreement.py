@@ -142,6 +142,22 @@ def test_the_sql_rule_and_the_python_rule_agree_on_every_row():
             assert got == expected, (name, role, blank)
 
 
+def test_what_nobody_may_see_every_member_sees_whole():
+    """The live fan-out decides once for all readers what the identity no member has
+    (``NOBODY``) may see whole: every member must then see it whole too, for every mode,
+    audience and roller."""
+    from sidecar.table.visibility import FULL, NOBODY
+
+    seen_by_all = 0
+    for by, mode, owner in itertools.product(ROLLERS, (*MODES, "other"), AUDIENCES):
+        if audience(mode, NOBODY, identity(by), owner) == FULL:
+            seen_by_all += 1
+            for member in MEMBERS:
+                assert audience(mode, member, identity(by), owner) == FULL, (by, mode, owner,
+                                                                             member)
+    assert seen_by_all == len(ROLLERS)  # a public outcome without an audience, by anyone
+
+
 def test_a_journal_written_before_blind_decisions_had_an_audience_counts_what_it_shows(
         tmp_path):
     """Such a decision (a row of an earlier version: no audience) is the GMs' alone, live

@@ -76,7 +76,8 @@ def _args(impl: Impl, values: tuple[Any, ...]) -> tuple[Any, ...]:
     """The arguments of ``impl``, from the values of every argument of its hook's spec in
     spec order (pluggy passes a function only the arguments it names)."""
     positions = impl.positions
-    return values if positions is None else tuple(values[i] for i in positions)
+    # (map over the tuple's own lookup, not a generator: no frame resumed per argument)
+    return values if positions is None else tuple(map(values.__getitem__, positions))
 
 
 def _own_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
@@ -85,6 +86,15 @@ def _own_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
     if not isinstance(text, str) or not text.strip():
         text = heading(roll.by.get("name", "?"), roll.label) + outcome.result["label"][locale]
     return text[:500]
+
+
+def _final_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
+    """The text shown in ``locale``: the plugins' answer when it is one, else
+    :func:`_own_text`."""
+    # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
+    if text.__class__ is str and len(text) <= 500 and text and not text.isspace():
+        return text
+    return _own_text(text, roll, outcome, locale)
 
 
 def _cancelling() -> bool:
@@ -153,10 +163,21 @@ class Order:
     #: extension scoped to an option nobody turned on costs no coroutine.
     modify_roll_gate: frozenset[str] | None = None
     modify_outcome_gate: frozenset[str] | None = None
+    #: Every ``sidecar_render_text`` is trusted and sync: :meth:`PluginCaller.texts_now`
+    #: gives the texts without a coroutine (on the path of every built-in roll).
+    texts_trusted: bool = False
+    #: The owner's ``sidecar_resolve`` is trusted and sync:
+    #: :meth:`PluginCaller.call_trusted_owner` calls it without a coroutine.
+    resolve_trusted: bool = False
+    #: Every ``sidecar_max_spend`` is trusted and sync: :meth:`PluginCaller.max_spend_now`.
+    max_spend_trusted: bool = False
 
     def __post_init__(self) -> None:
         self.modify_roll_gate = _gate(self.modify_roll)
         self.modify_outcome_gate = _gate(self.modify_outcome)
+        self.texts_trusted = all(impl.inline for impl in self.texts)
+        self.resolve_trusted = self.resolve is not None and self.resolve.inline
+        self.max_spend_trusted = all(impl.inline for impl in self.max_spend)
 
     def owner_hook(self, hook: str) -> Impl | None:
         """The owner's implementation of the owner-only ``hook``, or ``None``."""
@@ -301,22 +322,53 @@ class PluginCaller:
                 args = _args(impl, (copy_roll(roll, states.of(impl.plugin)),
                                   copy_outcome(outcome) if outcome is not None else None,
                                   choice))
+            answer = None
             try:
                 answer = impl.function(*args) if impl.inline else await self.invoke(impl, args)
             except BaseException as exc:
                 problem: str | None = self._failed(impl, exc, SPEND_REFUSALS)
             else:
                 problem = declaration_problem(answer, sheet)
-            if problem is None:
-                add_declared(most, answer)
-            elif impl.plugin == order.owner:
-                raise self.failures.ruleset_failed(
-                    roll.ruleset, impl.plugin, problem,
-                    "failed to say what the roll may spend",
-                    "n'a pas pu dire ce que le jet peut dépenser")
-            else:
-                self.failures.report(failures, impl.plugin, impl.hook, problem)
+            self._declared(most, order, roll, impl, answer, problem, failures)
         return most
+
+    def max_spend_now(self, order: Order, roll: Roll, states: TableStates,
+                      failures: list[HookFailure], sheet: dict[str, Any]) -> dict[str, int]:
+        """:meth:`max_spend` before a roll's dice, when every implementation is trusted and
+        sync (:attr:`Order.max_spend_trusted`): plain calls, no coroutine — every roll as
+        a character of a built-in ruleset."""
+        most: dict[str, int] = {}
+        options = roll.options
+        for impl in order.max_spend:
+            if impl.option is not None and impl.option not in options:
+                continue
+            roll.state = states.of(impl.plugin)
+            answer = None
+            try:
+                answer = impl.function(*_args(impl, (roll, None, None)))
+            except BaseException as exc:
+                problem: str | None = self._failed(impl, exc, SPEND_REFUSALS)
+            else:
+                problem = declaration_problem(answer, sheet)
+                if problem is None:  # (the usual answer, without the call below)
+                    add_declared(most, answer)
+                    continue
+            self._declared(most, order, roll, impl, answer, problem, failures)
+        return most
+
+    def _declared(self, most: dict[str, int], order: Order, roll: Roll, impl: Impl,
+                  answer: Any, problem: str | None, failures: list[HookFailure]) -> None:
+        """One ``sidecar_max_spend`` answer: added to ``most``, or its ``problem`` — the
+        owner's refuses the roll, an extension's leaves it out."""
+        if problem is None:
+            add_declared(most, answer)
+        elif impl.plugin == order.owner:
+            raise self.failures.ruleset_failed(
+                roll.ruleset, impl.plugin, problem,
+                "failed to say what the roll may spend",
+                "n'a pas pu dire ce que le jet peut dépenser")
+        else:
+            self.failures.report(failures, impl.plugin, impl.hook, problem)
 
     async def call_owner(self, impl: Impl, roll: Roll, state: dict[str, Any],
                          values: tuple[Any, ...], *, off_loop: bool = False
@@ -328,17 +380,27 @@ class PluginCaller:
         :class:`PluginCrash`). With ``off_loop``, a trusted owner runs in a worker thread
         (exact odds may take a good part of a second: the tables' rolls go on)."""
         if impl.inline:
-            roll.state = state
-            # (The usual owner names every argument: no call to pick them, on every roll.)
-            args = (roll, *values) if impl.positions is None else _args(impl, (roll, *values))
             if off_loop:
+                roll.state = state
+                args = (roll, *values) if impl.positions is None else _args(impl,
+                                                                            (roll, *values))
                 return await asyncio.to_thread(self._direct, impl, args), None
-            try:
-                return impl.function(*args), None
-            except BaseException as exc:
-                raise self._crash(exc) from None
+            return self.call_trusted_owner(impl, roll, state, values), None
         guard = Guard(impl.plugin, impl.hook, roll, state)
         return await self.invoke(impl, _args(impl, (guard.work_roll, *values))), guard
+
+    def call_trusted_owner(self, impl: Impl, roll: Roll, state: dict[str, Any],
+                           values: tuple[Any, ...]) -> Any:
+        """:meth:`call_owner` of a trusted sync implementation (``impl.inline``), on the
+        event loop's thread: its answer, without a coroutine (every built-in roll's
+        ``sidecar_resolve``). Whatever it raises propagates as for :meth:`call_owner`."""
+        roll.state = state
+        # (The usual owner names every argument: no call to pick them, on every roll.)
+        args = (roll, *values) if impl.positions is None else _args(impl, (roll, *values))
+        try:
+            return impl.function(*args)
+        except BaseException as exc:
+            raise self._crash(exc) from None
 
     def keep(self, guard: Guard | None, roll: Roll, states: TableStates) -> None:
         """After an untrusted owner's call: refuse what it changed that it may not
@@ -430,11 +492,37 @@ class PluginCaller:
             if plugin not in outcome.applied:
                 outcome.applied.append(plugin)
 
+    def texts_now(self, order: Order, roll: Roll, outcome: Outcome,
+                  failures: list[HookFailure]) -> dict[str, str]:
+        """:meth:`texts` when every implementation is trusted and sync
+        (:attr:`Order.texts_trusted`): called directly, no coroutine — the texts of every
+        built-in roll."""
+        texts = {}
+        for locale in LOCALES:
+            text = None
+            for impl in order.texts:
+                try:
+                    text = (impl.function(roll, outcome, locale) if impl.positions is None
+                            else impl.function(*_args(impl, (roll, outcome, locale))))
+                except BaseException as exc:
+                    self.failures.report(failures, impl.plugin, impl.hook,
+                                         self._failed(impl, exc))
+                    text = None
+                    continue
+                if text is not None:
+                    break
+            # (_final_text, written out: on every roll)
+            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
+                             and not text.isspace() else _own_text(text, roll, outcome, locale))
+        return texts
+
     async def texts(self, order: Order, roll: Roll, outcome: Outcome,
                     failures: list[HookFailure]) -> dict[str, str]:
         """The one-line summary in each locale: the owner's text; when it gives none, the
         first extension's (pluggy's order); else — or when it is no text, or blank — the
         host's own line. A failure leaves that plugin out."""
+        if order.texts_trusted:
+            return self.texts_now(order, roll, outcome, failures)
         copies: tuple[Roll, Outcome] | None = None
         texts = {}
         for locale in LOCALES:
@@ -457,9 +545,7 @@ class PluginCaller:
                     continue
                 if text is not None:
                     break
-            # (not text.strip() ⟺ empty or all spaces, without making a stripped copy)
-            texts[locale] = (text if text.__class__ is str and len(text) <= 500 and text
-                             and not text.isspace() else _own_text(text, roll, outcome, locale))
+            texts[locale] = _final_text(text, roll, outcome, locale)
         return texts
 
     # -- one call -----------------------------------------------------------------------

@@ -35,6 +35,7 @@ from sidecar.host.caller import Order, TableStates
 from sidecar.host.failures import HookFailure, describe
 from sidecar.host.guard import (
     LOCALES,
+    Guard,
     copy_outcome,
     copy_roll,
     deep_copy,
@@ -185,17 +186,18 @@ class RollPipeline:
                 fr=f"jeu de règles inconnu '{ruleset[:40]}' (chargés : {known})",
                 details={"ruleset": ruleset[:40], "known": sorted(self.host.rulesets)},
             )
+        # (given by position, in Roll's order: its keywords are matched on every roll)
         return Roll(
-            ruleset=ruleset,
-            params=self._validate(ruleset, params, schema),
+            ruleset,
+            self._validate(ruleset, params, schema),
             # Checked against the extensions' descriptions (``invalid_params`` naming the
             # extension and the key) before any hook sees them.
-            options=self.host.validate_options(ruleset, options) if options else {},
-            table=table,
-            by=dict(by) if by else {},
-            label=label,
-            mode=mode,
-            manual=manual,
+            self.host.validate_options(ruleset, options) if options else {},
+            table,
+            dict(by) if by else {},
+            label,
+            mode,
+            manual,
         )
 
     def prepare_plain(self, ruleset: str, *, table: str = "",
@@ -266,8 +268,60 @@ class RollPipeline:
         ``dice``: faces a person entered; else ``source``, the roll's own dice source (a
         provable server's verifiable dice), or by default the pipeline's. A refusal that
         names one of the ruleset's params names it by its label too."""
+        # (One coroutine for the whole roll: the steps a trusted plugin takes — every
+        # built-in roll's — are plain calls; each coroutine more cost ~1.4k instructions.)
         try:
-            return await self._run(roll, dice, table_state, source)
+            calls = self.calls
+            order = calls.order(roll.ruleset)
+            states = TableStates(table_state)
+            failures: list[HookFailure] = []
+            # (A ruleset no extension acts on — none, or all scoped to options this roll
+            # does not hold — makes no call to them at all.)
+            options, gate = roll.options, order.modify_roll_gate
+            changed = (await calls.modify_roll(order, roll, states, failures)
+                       if order.modify_roll and (gate is None or not gate.isdisjoint(options))
+                       else [])
+            if roll.sheet is not None:
+                if order.max_spend_trusted:  # (:meth:`afford`, without a coroutine)
+                    sheet = self.host.catalogue.sheet_schema(roll.ruleset)
+                    refuse_unaffordable(sheet, roll.sheet, calls.max_spend_now(
+                        order, roll, states, failures, sheet))
+                else:
+                    await self.afford(roll, None, None, states, failures, order)
+            # (:meth:`_owner_source`, written out: on every roll)
+            impl = order.resolve
+            if impl is None or order.owner is None:
+                raise self._bad_outcome(roll, order.owner, "its plugin does not implement "
+                                                           "sidecar_resolve")
+            if dice is not None:
+                source = ManualDice(dice)
+            elif source is None:
+                source = self._dice(impl.info.trusted)
+            try:
+                if order.resolve_trusted:
+                    raw, guard = calls.call_trusted_owner(impl, roll, states.of(impl.plugin),
+                                                          (Dice(source),)), None
+                else:
+                    raw, guard = await calls.call_owner(impl, roll, states.of(impl.plugin),
+                                                        (Dice(source),))
+            except Exception as exc:
+                raise (await self._owner_failed(roll, impl, exc, source, dice)) from None
+            # (A built-in's usual answer is taken here as :meth:`_taken` would take it,
+            # without the call: on every roll.)
+            outcome = (raw if guard is None and dice is None and raw.__class__ is Outcome
+                       and raw.dice else
+                       self._taken(raw, guard, roll, states, source, dice, impl.plugin))
+            outcome.applied = changed
+            gate = order.modify_outcome_gate
+            if order.modify_outcome and (gate is None or not gate.isdisjoint(options)):
+                await calls.modify_outcome(order, roll, outcome, states, failures)
+            if failures:
+                _note_failures(outcome, failures)
+            text = (calls.texts_now(order, roll, outcome, failures) if order.texts_trusted
+                    else await calls.texts(order, roll, outcome, failures))
+            # (positional: a dataclass's keywords are matched one by one, on every roll)
+            return Resolution(roll, outcome, text, states.merged(), failures,
+                              len(source.rolled))
         except ProtocolError as exc:
             if exc.code != "invalid_params":
                 raise
@@ -276,32 +330,6 @@ class RollPipeline:
             if isinstance(name, str) and isinstance(schema.get(name), dict):
                 exc = labelled(exc, name, schema[name])
             raise exc from None
-
-    async def _run(self, roll: Roll, dice: list[int] | None,
-                   table_state: dict[str, dict[str, Any]] | None,
-                   source: DiceSource | None) -> Resolution:
-        calls = self.calls
-        order = calls.order(roll.ruleset)
-        states = TableStates(table_state)
-        failures: list[HookFailure] = []
-        # (A ruleset no extension acts on — none, or all scoped to options this roll does
-        # not hold — makes no call to them at all.)
-        options, gate = roll.options, order.modify_roll_gate
-        changed = (await calls.modify_roll(order, roll, states, failures)
-                   if order.modify_roll and (gate is None or not gate.isdisjoint(options))
-                   else [])
-        if roll.sheet is not None:
-            await self.afford(roll, None, None, states, failures, order)
-        outcome, source = await self._resolve(order, roll, dice, states, source)
-        outcome.applied = changed
-        gate = order.modify_outcome_gate
-        if order.modify_outcome and (gate is None or not gate.isdisjoint(options)):
-            await calls.modify_outcome(order, roll, outcome, states, failures)
-        if failures:
-            _note_failures(outcome, failures)
-        text = await calls.texts(order, roll, outcome, failures)
-        return Resolution(roll=roll, outcome=outcome, text=text, state=states.merged(),
-                          failures=failures, drawn=len(source.rolled))
 
     async def afford(self, roll: Roll, outcome: Outcome | None, choice: str | None,
                      states: TableStates | dict[str, Any] | None,
@@ -328,31 +356,41 @@ class RollPipeline:
         (``source``: the roll's own, e.g. its verifiable dice; by default the pipeline's)."""
         if not isinstance(states, TableStates):
             states = TableStates(states)
-        return (await self._resolve(self.calls.order(roll.ruleset), roll, dice, states,
-                                    source))[0]
-
-    async def _resolve(self, order: Order, roll: Roll, dice: list[int] | None,
-                       states: TableStates, given: DiceSource | None = None
-                       ) -> tuple[Outcome, DiceSource]:
-        """:meth:`resolve`, and the source the faces came from (what it drew)."""
-        owner = order.owner
-        impl = order.resolve
-        if impl is None or owner is None:
-            raise self._bad_outcome(roll, owner, "its plugin does not implement "
-                                                 "sidecar_resolve")
-        source: DiceSource = (ManualDice(dice) if dice is not None
-                              else given if given is not None
-                              else self._dice(impl.info.trusted))
+        impl, source = self._owner_source(self.calls.order(roll.ruleset), roll, dice, source)
         try:
-            raw, guard = await self.calls.call_owner(impl, roll, states.of(owner),
+            raw, guard = await self.calls.call_owner(impl, roll, states.of(impl.plugin),
                                                      (Dice(source),))
-        except ProtocolError as exc:
-            raise self._refused_after_dice(roll, owner, exc, source) from None
-        except DiceExhausted:
-            raise (await self._too_few_dice(roll, impl, dice or [])) from None
         except Exception as exc:
-            raise self._ruleset_failed(roll, owner, describe(exc), "failed on this roll",
-                                       "a échoué sur ce jet") from None
+            raise (await self._owner_failed(roll, impl, exc, source, dice)) from None
+        return self._taken(raw, guard, roll, states, source, dice, impl.plugin)
+
+    def _owner_source(self, order: Order, roll: Roll, dice: list[int] | None,
+                      given: DiceSource | None) -> tuple[Impl, DiceSource]:
+        """The owner's ``sidecar_resolve`` and the source its faces come from: the
+        ``dice`` a person entered, else ``given`` (the roll's own), else the pipeline's."""
+        impl = order.resolve
+        if impl is None or order.owner is None:
+            raise self._bad_outcome(roll, order.owner, "its plugin does not implement "
+                                                       "sidecar_resolve")
+        return impl, (ManualDice(dice) if dice is not None
+                      else given if given is not None
+                      else self._dice(impl.info.trusted))
+
+    async def _owner_failed(self, roll: Roll, impl: Impl, exc: Exception,
+                            source: DiceSource, dice: list[int] | None) -> ProtocolError:
+        """What the owner's ``sidecar_resolve`` raising ``exc`` is answered with."""
+        owner = impl.plugin
+        if isinstance(exc, ProtocolError):
+            return self._refused_after_dice(roll, owner, exc, source)
+        if isinstance(exc, DiceExhausted):
+            return await self._too_few_dice(roll, impl, dice or [])
+        return self._ruleset_failed(roll, owner, describe(exc), "failed on this roll",
+                                    "a échoué sur ce jet")
+
+    def _taken(self, raw: Any, guard: Guard | None, roll: Roll, states: TableStates,
+               source: DiceSource, dice: list[int] | None, owner: str) -> Outcome:
+        """The owner's answer as the roll's :class:`Outcome` (an untrusted owner's checked,
+        with what it changed of the roll)."""
         if guard is not None:
             self.calls.keep(guard, roll, states)
         # A trusted ruleset's answer is taken as it is when it is the built-ins' usual one
@@ -365,7 +403,7 @@ class RollPipeline:
             outcome = self._as_outcome(raw, source, roll, owner, checked=True)
         if dice is not None:
             _check_all_used(source)
-        return outcome, source
+        return outcome
 
     def _refused_after_dice(self, roll: Roll, owner: str | None, exc: ProtocolError,
                             source: DiceSource) -> ProtocolError:

@@ -73,44 +73,33 @@ class Runner:
         """
         trims = table.trims
         # (Both looks for a repeat are made without a coroutine when nothing can be one:
-        # the usual request, on the path of every roll.)
-        repeatable = session is not None and ticket is not None and ticket.key is not None
-        if repeatable and self._may_be_repeat(ticket) \
+        # the usual request, on the path of every roll. They are written out here, not
+        # called: on every roll each call costs more than the look itself.)
+        key = ticket.key if session is not None and ticket is not None else None
+        if key is not None and (ticket.table.knows(key)
+                                or ticket.table.needs_journal_lookup()) \
                 and await self._answer_repeat(session, ticket):
             return 0
-        # One change of a table at a time, from reading its plugin state to committing the
-        # new one: two rolls resolved side by side would each start from the same state,
-        # and the second commit would erase the first's changes.
-        async with table.turn:
-            if repeatable and self._resolved_meanwhile(ticket, trims) \
-                    and await self._answer_repeat(session, ticket):
-                return 0
-            for _ in range(self.MAX_ATTEMPTS):
-                try:
-                    return await self._effects(table, steps, session, quiet)
-                except StaleTable as stale:
-                    await self._after_stale(table, stale)
-        raise self._too_busy(table)
-
-    async def _effects(self, table: Table, steps: Steps, session: ClientSession | None,
-                       quiet: Member | None) -> int:
-        """One attempt of :meth:`_perform` (the caller holds the table's turn): each effect
-        ``steps`` hands to ``perform`` performed in order; how many events were committed.
-        A refusal of the store (:class:`StaleTable`, …) is raised inside the steps, at
-        their ``await perform(...)``, and ends them there."""
         committed = 0
-        if table.notices:
-            # Owners not told yet of a hidden roll's effects (a server killed before it
-            # told them): told first.
-            committed += await self._notices(table, tuple(table.notices))
 
+        # Each effect the steps hand over, performed in order. A refusal of the store
+        # (:class:`StaleTable`, …) is raised inside the steps, at their
+        # ``await perform(...)``, and ends them there. (The store's write is awaited here,
+        # not through :meth:`_store`: a coroutine more per event costs ~1.4k instructions.)
         async def perform(effect: Pending | Reply) -> None:
             nonlocal committed
-            if isinstance(effect, Reply):
+            if effect.__class__ is Reply:
                 assert session is not None, "a reply needs a requester"
                 await self._send(session, effect.message)
                 return
-            deliveries = await self._store(effect)
+            try:
+                await self.store.append(effect.event, effect.state, effect.records,
+                                        expected=effect.ticket.table.seq)
+            except BaseException as error:
+                raise self._not_stored(effect, error) from None
+            # (:meth:`_commit`, written out: on every roll)
+            deliveries = self.core.commit(effect)
+            self._close_members(effect.closing, effect.close_reason, CLOSE_POLICY)
             committed += 1
             if quiet is not None:
                 for delivery in deliveries:
@@ -121,8 +110,29 @@ class Runner:
             if effect.notices:
                 committed += await self._notices(table, effect.notices)
 
-        await steps(perform)
-        return committed
+        # One change of a table at a time, from reading its plugin state to committing the
+        # new one: two rolls resolved side by side would each start from the same state,
+        # and the second commit would erase the first's changes.
+        async with table.turn:
+            # Inside the table's turn: the same request may have been resolved while this
+            # one waited (another device of the member). Memory knows, unless the table's
+            # memory of request ids was trimmed since the first look: then
+            # :meth:`_answer_repeat` asks the journal again.
+            if key is not None and (ticket.table.knows(key) or ticket.table.trims != trims) \
+                    and await self._answer_repeat(session, ticket):
+                return 0
+            for _ in range(self.MAX_ATTEMPTS):
+                committed = 0
+                try:
+                    if table.notices:
+                        # Owners not told yet of a hidden roll's effects (a server killed
+                        # before it told them): told first.
+                        committed += await self._notices(table, tuple(table.notices))
+                    await steps(perform)
+                    return committed
+                except StaleTable as stale:
+                    await self._after_stale(table, stale)
+        raise self._too_busy(table)
 
     async def _notices(self, table: Table, names: tuple[str, ...]) -> int:
         """The ``sheet`` ``effect`` events that follow a committed targeted roll whose
@@ -162,54 +172,44 @@ class Runner:
 
     async def _store(self, pending: Pending) -> list[Delivery]:
         """Journal a numbered event, then commit it (the caller holds the table's turn)."""
-        table = pending.ticket.table
         try:
             await self.store.append(pending.event, pending.state, pending.records,
-                                    expected=table.seq)
-        except (StaleTable, DuplicateRequest):
+                                    expected=pending.ticket.table.seq)
+        except BaseException as error:
+            raise self._not_stored(pending, error) from None
+        return self._commit(pending)
+
+    def _commit(self, pending: Pending) -> list[Delivery]:
+        """Commit a journaled event: who gets which copy. A removed or re-keyed seat's
+        connections end now (they may reconnect only with the new link)."""
+        deliveries = self.core.commit(pending)
+        self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
+        return deliveries
+
+    def _not_stored(self, pending: Pending, error: BaseException) -> BaseException:
+        """The store refused ``pending`` (or its write failed): the core forgets it, and
+        what is raised instead (the caller holds the table's turn)."""
+        table = pending.ticket.table
+        if isinstance(error, (StaleTable, DuplicateRequest)):
             # Another process wrote to the table (or resolved this request) first: this
             # event is dropped unseen; the caller catches up and builds it again, or
             # answers the original.
             self.core.abandon(pending)
-            raise
-        except StoreUnavailable as error:
+            return error
+        if isinstance(error, StoreUnavailable):
             # Once per interval: a flood of rolls against a Redis that is down or full
             # must not flood the log.
             self.log_throttle.log(logging.ERROR, f"store {type(error).__name__}",
                                   "event %s at %s not stored, not sent: %s",
                                   pending.event["seq"], table.name, error)
             self.core.abandon(pending)
-            raise store_unavailable(full=isinstance(error, StoreFull)) from None
-        except JournalError as error:
+            return store_unavailable(full=isinstance(error, StoreFull))
+        if isinstance(error, JournalError):
             log.error("event %s at %s not journaled, not sent: %s", pending.event["seq"],
                       table.name, error)
-            raise self.core.abandon(pending) from None
-        except BaseException:
-            self.core.abandon(pending)
-            raise
-        deliveries = self.core.commit(pending)
-        # A removed or re-keyed seat: its connections end now (they may reconnect only
-        # with the new link).
-        self._close_members(pending.closing, pending.close_reason, CLOSE_POLICY)
-        return deliveries
-
-    @staticmethod
-    def _may_be_repeat(ticket: RollTicket) -> bool:
-        """Whether the request may repeat one already resolved: its id is remembered, or
-        the journal may know ids this process never saw (:meth:`_answer_repeat` tells)."""
-        table = ticket.table
-        assert ticket.key is not None
-        return table.knows(ticket.key) or table.needs_journal_lookup()
-
-    @staticmethod
-    def _resolved_meanwhile(ticket: RollTicket, trims: int) -> bool:
-        """Inside the table's turn: whether the same request may have been resolved while
-        this one waited (another device of the member). Memory knows, unless the table's
-        memory of request ids was trimmed since the first look (``trims``): then
-        :meth:`_answer_repeat` asks the journal again."""
-        table = ticket.table
-        assert ticket.key is not None
-        return table.knows(ticket.key) or table.trims != trims
+            return self.core.abandon(pending)
+        self.core.abandon(pending)
+        return error
 
     async def _answer_repeat(self, session: ClientSession, ticket: RollTicket) -> bool:
         """Resend the original outcome of a request id already resolved; True if so."""

@@ -112,6 +112,6 @@ def audience_of(event: dict[str, Any]) -> str | None:
     decision on a blind roll journaled before such decisions were given one — its roller
     may not even learn that the roll was open."""
     audience = event.get("audience")
-    if audience is None and event.get("mode") == "blind" and "reacts_to" in event:
+    if audience is None and "reacts_to" in event and event.get("mode") == "blind":
         return ""
     return audience

@@ -95,7 +95,8 @@ class CoreBasis:
         ``None`` for a request without an id."""
         if request_id is None:
             return None
-        return (*member.key, request_key(request_id) or "")
+        name, role = member.key
+        return (name, role, request_key(request_id) or "")
 
     def ruleset_title(self, ruleset: str, locale: str = "fr") -> str:
         """How people name a ruleset in ``locale`` (« O'Ween's », « Dés », not ``oweens``,

@@ -204,23 +204,25 @@ class Rolling(Targeting):
             opened = (outcome.choices, outcome.default,
                       round(now + self.config.react_timeout, 3), roll.manual)
         event = outcome_details(
-            outcome_event(
-                seq=table.seq + 1, roll=roll_id, table=table.name, by=roll.by,
-                ruleset=roll.ruleset, params=roll.params, label=roll.label, mode=roll.mode,
-                dice=outcome.dice, result=outcome.result, applied=outcome.applied,
-                notes=outcome.notes, text=resolution.text, request_id=ticket.request_id),
-            options=roll.options,
-            asked_params=asked if asked is not None and asked != roll.params else None,
-            answers=ticket.answers, opposition=opposition, cooperation=cooperation,
-            character=(character.name, spent, sheet) if character is not None else None,
-            proof=proof,
-            reaction=None if reaction is None else (
+            outcome_event(  # (by position, in its order: seq, roll, table, by, ruleset,
+                # params, label, mode, dice, result, applied, notes, text, request_id)
+                table.seq + 1, roll_id, table.name, roll.by, roll.ruleset, roll.params,
+                roll.label, roll.mode, outcome.dice, outcome.result, outcome.applied,
+                outcome.notes, resolution.text, ticket.request_id),
+            # (by position too, in its order: options, asked_params, answers, opposition,
+            # cooperation, character, proof, reaction, audience, opened)
+            roll.options,
+            asked if asked is not None and asked != roll.params else None,
+            ticket.answers, opposition, cooperation,
+            (character.name, spent, sheet) if character is not None else None,
+            proof,
+            None if reaction is None else (
                 reaction.event["seq"], reaction.choice,
                 reaction.member.by if reaction.member is not None else None),
             # A blind roll's decision: its roller may not even learn that it was decided
             # (that it was open): the GMs' alone, live, replayed and in history.
-            audience="" if reaction is not None and roll.mode == "blind" else None,
-            opened=opened)
+            "" if reaction is not None and roll.mode == "blind" else None,
+            opened)
         if targeted is not None:
             event["targets"], event["effects"], event["target_sheets"] = targeted[:3]
         if opened is not None:  # (left open again: its record is the new event)

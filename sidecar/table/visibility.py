@@ -50,6 +50,12 @@ HIDDEN = "hidden"
 #: What an ask's last answer says of all the answers (the other seats' results).
 JUDGED = ("opposition", "cooperation")
 
+#: An identity no member has (a member's name and role are never empty). What it may see
+#: of an event, every member may: each clause of the rule grants by mode, by the GM role,
+#: or by being the event's roller or audience (``tests/test_store_agreement.py`` checks
+#: it for every mode, audience, roller and member).
+NOBODY = ("", "")
+
 
 def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
              owner: str | None = None) -> str | None:
@@ -58,7 +64,9 @@ def audience(mode: str, viewer: tuple[str, str], roller: tuple[str, str],
     ``owner``: the event's audience (sheet and seat events), else ``None``. Whether the
     viewer sees it at all is :func:`sidecar.stores.visible.visible` (the stores' rule);
     what is added here: a blind outcome's roller sees it HIDDEN."""
-    if not visible(mode, *roller, owner, *viewer):
+    # (Indexed, not unpacked with ``*``: a call with starred arguments builds two tuples
+    # more, for every reader of every event.)
+    if not visible(mode, roller[0], roller[1], owner, viewer[0], viewer[1]):
         return None
     if mode == "blind" and owner is None and viewer[1] != "gm":
         return HIDDEN  # (then the viewer is its roller)
@@ -110,12 +118,15 @@ def plan(event: dict[str, Any], readers: Iterable[R], *, requester: R | None = N
     epoch = event["type"] == "epoch"
     judged = mode == "public" or not any(key in event for key in JUDGED)
     unjudged = event if judged else {k: v for k, v in event.items() if k not in JUDGED}
+    # Seen whole by every reader (a public outcome, the usual event): decided once, not
+    # reader by reader.
+    everyone = not epoch and audience(mode, NOBODY, roller, owner) == FULL
     # A targeted roll's targets' new values: each reader sees those it may (contract §8).
     sheets = event.get("target_sheets")
     special = sheets is not None or "acted" in event  # ("acted": an initiative's, GMs')
     for reader in readers:
         # An epoch's seed is for the GMs: everyone else sees it ended, not the seed.
-        view = (audience(mode, reader.key, roller, owner) if not epoch
+        view = (FULL if everyone else audience(mode, reader.key, roller, owner) if not epoch
                 else FULL if reader.key[1] == "gm" else HIDDEN)
         if view is None:
             continue

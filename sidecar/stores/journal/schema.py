@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -72,7 +73,17 @@ class JournalError(Exception):
 
 def request_key(request_id: Any) -> str | None:
     """How a request id is stored: JSON, so the string "1" and the integer 1 differ."""
-    return None if request_id is None else json.dumps(request_id)
+    if request_id is None:
+        return None
+    # The usual ids, a text or an integer, written as json.dumps writes them — by the C
+    # function it ends in for a text — without its encoder object (twice a roll: the
+    # encoder cost more than the rest of the journal's row).
+    kind = request_id.__class__
+    if kind is str:
+        return encode_basestring_ascii(request_id)
+    if kind is int:
+        return int.__repr__(request_id)
+    return json.dumps(request_id)
 
 
 def real_path(path: str | os.PathLike[str]) -> str:
