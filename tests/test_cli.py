@@ -410,7 +410,7 @@ def test_sheet_and_seat_events_print_as_what_changed_and_why():
     assert seat == "#3 place / seat add Brann — par / by Morgane"
     line = format_error("insufficient", "pas assez de BB+ :\nil en reste 1",
                         {"field": "bbplus", "have": 1, "need": 2})
-    assert line == "sidecar: insufficient: pas assez de BB+ : il en reste 1"
+    assert line == "sidecar: pas assez de BB+ : il en reste 1 [insufficient]"
     created = format_event({**event, "op": "set", "changed": {"bbplus": [None, 4]}})
     assert "bbplus — → 4" in created
 

@@ -148,3 +148,20 @@ def test_verify_before_the_epoch_ends_says_what_to_do_and_how_many_wait(tmp_path
     assert "wait" not in french and "rolls" not in french, french
     limits = next(line for line in checked.stdout.splitlines() if "export seul" in line)
     assert "events dropped" not in limits, limits
+
+
+def test_an_error_line_is_the_message_alone_in_one_language(server):
+    gm = ["--url", server.url, "--table", "erreurs", "--token", GM_TOKEN, "--role", "gm"]
+    refused = sidecar("roll", "luck", "target=zz", *gm)
+    assert refused.returncode == 1, refused.stdout
+    # The text a person reads, without the protocol's code before it.
+    assert refused.stderr.startswith("sidecar: "), refused.stderr
+    assert not re.match(r"sidecar: [a-z_]+: ", refused.stderr), refused.stderr
+    for locale, other in (("en", ("obligatoire", "champ", "donnez")),
+                          ("fr", ("required", "field", "give"))):
+        tokenless = sidecar("history", "--role", "player", "--locale", locale,
+                            "--url", server.url, "--table", "erreurs")
+        assert tokenless.returncode == 1, tokenless.stdout
+        assert "--token" in tokenless.stderr, tokenless.stderr
+        for word in other:
+            assert word not in tokenless.stderr, (word, tokenless.stderr)

@@ -434,9 +434,10 @@ def format_epoch_event(event: dict[str, Any], locale: str | None = None) -> str:
 
 
 def format_error(code: str, message: str, details: dict[str, Any] | None = None) -> str:
-    """One line for a server error (its message says what is wrong, in ``--locale``):
-    its lines joined, the rest shown, not obeyed."""
-    return shown(f"sidecar: {code}: {' '.join(message.split())}")
+    """One line for a server error: its message first (it says what is wrong, in
+    ``--locale``), the protocol's ``code`` only as a trailing hint for scripts and bug
+    reports; its lines joined, the rest shown, not obeyed."""
+    return shown(f"sidecar: {' '.join(message.split())} [{code}]")
 
 
 def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None) -> str:
