@@ -397,20 +397,21 @@ def test_sheet_and_seat_events_print_as_what_changed_and_why():
              "changed": {"bbplus": [2, 4]}, "reason": "belle scène",
              "by": {"name": "Morgane", "role": "gm"}}
     text = format_event(event)
-    assert text.startswith("#7 fiche / sheet adjust Aengus (oweens, place / seat: Aengus)")
+    assert text.startswith("#7 ajustement / adjustment Aengus (oweens, place / seat: Aengus)")
     assert format_event({**event, "op": "refill", "what": "rest"}).startswith(
-        "#7 fiche / sheet refill rest Aengus")
+        "#7 recharge du repos / refill of the rest Aengus")
     assert "« belle scène »" in text and "par / by Morgane" in text
     assert "bbplus 2 → 4" in text
     removed = format_event({**event, "op": "remove", "removed": True, "owner": None})
-    assert "supprimé / removed" in removed and "seat: —" in removed
+    assert removed.startswith("#7 personnage supprimé / character removed Aengus")
+    assert "seat: —" in removed
     assert "fiche / sheet: " not in removed.split("\n", 1)[-1]
     seat = format_event({"type": "seat", "seq": 3, "op": "add", "name": "Brann",
                          "by": {"name": "Morgane"}})
-    assert seat == "#3 place / seat add Brann — par / by Morgane"
+    assert seat == "#3 place ajoutée / seat added Brann — par / by Morgane"
     line = format_error("insufficient", "pas assez de BB+ :\nil en reste 1",
                         {"field": "bbplus", "have": 1, "need": 2})
-    assert line == "sidecar: insufficient: pas assez de BB+ : il en reste 1"
+    assert line == "sidecar: pas assez de BB+ : il en reste 1 [insufficient]"
     created = format_event({**event, "op": "set", "changed": {"bbplus": [None, 4]}})
     assert "bbplus — → 4" in created
 
@@ -489,7 +490,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         made = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "--owner", "Aengus",
                        "level=3", "skills.Nager=2", "--reason", "création", *gm)
         assert made.returncode == 0, made.stderr
-        assert "fiche set Aengus (luck, place : Aengus)" in made.stdout
+        assert "nouveau personnage Aengus (luck, place : Aengus)" in made.stdout
         # Without --ruleset: the character's own; a map entry keeps the others.
         more = sidecar("sheet", "set", "Aengus", "skills.Saut=1", "--json", *gm)
         assert json.loads(more.stdout)["values"]["skills"] == {"Nager": 2, "Saut": 1}
@@ -526,7 +527,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         assert "Chance 3" in mine.stdout
         # The history shows the sheet's events with the rolls.
         history = sidecar("history", "--role", "gm", *gm)
-        assert "fiche adjust Aengus" in history.stdout and "Chance −1 → 2" in history.stdout
+        assert "ajustement Aengus" in history.stdout and "Chance −1 → 2" in history.stdout
 
         rotated = sidecar("seat", "rotate", "Aengus", "--no-qr", *gm)
         assert rotated.returncode == 0 and "Nouveau lien d'Aengus : http://" in rotated.stdout
@@ -588,8 +589,8 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             # Not a terminal: the choices are printed, nothing is asked.
             rolled = sidecar("roll", "luck", *OPEN, "--dice", "2", *gm, stdin=subprocess.DEVNULL)
             assert rolled.returncode == 0, rolled.stderr
-            assert "1) reroll — Relancer, 1 dé(s)" in rolled.stdout
-            assert "2) keep — Garder [défaut]" in rolled.stdout
+            assert "1) Relancer, 1 dé(s)" in rolled.stdout
+            assert "2) Garder [défaut]" in rolled.stdout
             assert "Votre choix" not in rolled.stdout
             roll = _open_roll_id(rolled.stdout)
             decided = sidecar("react", roll, "reroll", "--dice", "6", *gm)
@@ -602,7 +603,7 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             watched, _ = watch.communicate(timeout=30)
         finally:
             watch.kill()
-        assert "1) reroll" in watched and "réagit à #1" in watched
+        assert "1) Relancer" in watched and "réagit à #1" in watched
         # A player's own roll: another player may not decide it, its roller may.
         mine = sidecar("roll", "luck", *OPEN, "--no-ask", *alice)
         assert mine.returncode == 0, mine.stderr
@@ -614,7 +615,7 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
         kept = sidecar("react", roll, "keep", *alice, "--json")
         assert json.loads(kept.stdout)["reacted_by"]["name"] == "Alice"
         history = sidecar("history", *gm)
-        assert history.stdout.count("1) reroll") == 2
+        assert history.stdout.count("1) Relancer") == 2
         assert "choix : Garder — par Alice (player)" in history.stdout
         # A blind roll's roller learns neither that it is open nor that it was decided
         # (watched on her other connection: a seat's rolls reach all its connections), and
@@ -716,7 +717,7 @@ def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
         finally:
             os.close(typist)
         assert proc.returncode == 0 and "Votre choix" not in out.decode(), err
-        assert "2) keep" in out.decode()
+        assert "2) Garder" in out.decode()
         # Decided elsewhere while the prompt waits: said, and the command ends.
         proc, typist = _in_a_terminal("roll", "luck", *OPEN, *gm)
         try:

@@ -55,7 +55,7 @@ def test_one_language_per_locale_and_labels_instead_of_keys(server):
     english = sidecar("history", "--locale", "en", *gm)
     assert english.returncode == 0, english.stderr
     assert "character: Ervald — spent: Luck −1 → 2" in english.stdout, english.stdout
-    assert "sheet set Ervald (luck, seat: Alice)" in english.stdout
+    assert "new character Ervald (luck, seat: Alice)" in english.stdout
     for french in ("personnage", "dépensé", "fiche", "place", "par "):
         assert french not in english.stdout, (french, english.stdout)
     # A decision names the choice taken by its label (the open roll was seen before it).
@@ -148,3 +148,39 @@ def test_verify_before_the_epoch_ends_says_what_to_do_and_how_many_wait(tmp_path
     assert "wait" not in french and "rolls" not in french, french
     limits = next(line for line in checked.stdout.splitlines() if "export seul" in line)
     assert "events dropped" not in limits, limits
+
+
+def test_an_error_line_is_the_message_alone_in_one_language(server):
+    gm = ["--url", server.url, "--table", "erreurs", "--token", GM_TOKEN, "--role", "gm"]
+    refused = sidecar("roll", "luck", "target=zz", *gm)
+    assert refused.returncode == 1, refused.stdout
+    # The text a person reads, without the protocol's code before it.
+    assert refused.stderr.startswith("sidecar: "), refused.stderr
+    assert not re.match(r"sidecar: [a-z_]+: ", refused.stderr), refused.stderr
+    for locale, other in (("en", ("obligatoire", "champ", "donnez")),
+                          ("fr", ("required", "field", "give"))):
+        tokenless = sidecar("history", "--role", "player", "--locale", locale,
+                            "--url", server.url, "--table", "erreurs")
+        assert tokenless.returncode == 1, tokenless.stdout
+        assert "--token" in tokenless.stderr, tokenless.stderr
+        for word in other:
+            assert word not in tokenless.stderr, (word, tokenless.stderr)
+
+
+def test_events_and_choices_read_as_words_and_a_shown_number_is_a_choice(server):
+    gm, _seats = table_of(server, "mots")
+    history = sidecar("history", *gm).stdout
+    # What happened, as the page says it, never the protocol's op.
+    assert "nouveau personnage Ervald (luck, place : Alice)" in history, history
+    assert "place ajoutée Alice" in history, history
+    assert "fiche set" not in history and "place add" not in history, history
+    english = sidecar("history", "--locale", "en", *gm).stdout
+    assert "new character Ervald" in english and "seat added Alice" in english, english
+    opened = sidecar("roll", "luck", "second_chance=true", "target=12", "--no-ask", *gm)
+    # The choices by their labels alone, numbered: the number shown is what react takes.
+    assert re.search(r"^ +2\) Garder \[défaut\]$", opened.stdout, re.M), opened.stdout
+    assert "keep —" not in opened.stdout, opened.stdout
+    roll = re.search(r"react (\S+) CHOIX", opened.stdout).group(1)
+    decided = sidecar("react", roll, "2", *gm)
+    assert decided.returncode == 0, decided.stderr
+    assert "choix : Garder" in decided.stdout, decided.stdout

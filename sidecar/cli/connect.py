@@ -134,8 +134,8 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
         if inferred and role == "player":
             print(_PLAYER_VIEW_NOTE, file=sys.stderr, flush=True)
     except SidecarError as exc:
-        print(format_error(exc.code, exc.message, exc.details)
-              + _token_hint(exc, token, getattr(args, "locale", "fr")), file=sys.stderr)
+        hint = _token_hint(exc, token, getattr(args, "locale", "fr"))
+        print(hint or format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
         print(f"sidecar: connexion impossible / cannot connect to {where}: {exc}"
@@ -156,14 +156,15 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
 
 def _token_hint(exc: Any, token: str | None, locale: str) -> str:
     """What to do when the server wants a token none was given for (a seat's, or the
-    GM's with ``--role gm``), rather than its bare « champ 'token' est obligatoire »."""
+    GM's with ``--role gm``), said whole in ``locale`` rather than the server's « champ
+    'token' est obligatoire » (refused before the hello's locale was read, so French)."""
     details = exc.details or {}
     if token is not None or "token" not in (details.get("field"), details.get("param")):
         return ""
-    return " — " + say(locale, "donnez --token : celui de votre place, ou celui du MJ avec "
-                               "--role gm (ou $SIDECAR_TOKEN)",
-                       "give --token: your seat's, or the GM's with --role gm (or "
-                       "$SIDECAR_TOKEN)")
+    return "sidecar: " + say(locale, "il faut un jeton — donnez --token : celui de votre place, "
+                                     "ou celui du MJ avec --role gm (ou $SIDECAR_TOKEN)",
+                             "a token is needed — give --token: your seat's, or the GM's "
+                             "with --role gm (or $SIDECAR_TOKEN)")
 
 
 #: Said when ``watch`` or ``history`` join as a player because a token was given.

@@ -66,3 +66,42 @@ class Labels:
         roll was seen (its name otherwise)."""
         label = self.choices.get(reacts_to, {}).get(name)
         return label_text(label, self.locale) if label else name
+
+
+#: What a journaled event did, as the page's log says it (strings.js ``log.seat.*``,
+#: ``log.sheet.*``), rather than the protocol's ``op``.
+_WHAT = {
+    ("seat", "add"): ("place ajoutée", "seat added"),
+    ("seat", "remove"): ("place retirée", "seat removed"),
+    ("seat", "rotate"): ("nouveau lien de place", "new seat link"),
+    ("sheet", "new"): ("nouveau personnage", "new character"),
+    ("sheet", "set"): ("fiche", "sheet"),
+    ("sheet", "adjust"): ("ajustement", "adjustment"),
+    ("sheet", "refill"): ("recharge", "refill"),
+    ("sheet", "remove"): ("personnage supprimé", "character removed"),
+    ("sheet", "effect"): ("effet du jet", "effect of roll"),
+}
+#: A refill's ``what``.
+_REFILL = {"turn": ("du tour", "of the turn"), "rest": ("du repos", "of the rest")}
+
+
+def event_what(kind: str, event: dict[str, Any], locale: str | None) -> str:
+    """What a ``seat`` or ``sheet`` event did in words (« nouveau personnage », « place
+    ajoutée »); its ``op`` for one this table does not know."""
+    op = str(event.get("op", "?"))
+    if kind == "sheet":
+        changed = event.get("changed") or {}
+        if event.get("removed"):
+            op = "remove"
+        elif op == "set" and changed and all(
+                isinstance(pair, list | tuple) and pair and pair[0] is None
+                for pair in changed.values()):
+            op = "new"
+    words = _WHAT.get((kind, op))
+    if words and op == "refill" and event.get("what") in _REFILL:
+        fr, en = _REFILL[event["what"]]
+        words = (f"{words[0]} {fr}", f"{words[1]} {en}")
+    text = say(locale, *words) if words else op
+    if op == "refill" and event.get("what") and event["what"] not in _REFILL:
+        text += f" {event['what']}"
+    return text

@@ -154,7 +154,7 @@ async def _react(args: argparse.Namespace) -> int:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
     async with joined(args) as (client, welcome):
-        decided = await client.react(args.roll, args.choice, dice)
+        decided = await _react_to(client, args, dice)
         labels = Labels(welcome, args.locale)
         if not args.json and isinstance(decided.get("reacts_to"), int):
             # The open roll it decides, for the label of the choice taken (« Garder »);
@@ -169,6 +169,21 @@ async def _react(args: argparse.Namespace) -> int:
         print(as_json(decided) if args.json
               else format_outcome(decided, args.locale, labels=labels))
         return EXIT_OK
+
+
+async def _react_to(client: Any, args: argparse.Namespace, dice: Any) -> dict[str, Any]:
+    """Send the ``react``: its choice a name, or the number ``roll`` showed it under
+    (« 2) Garder »), which the refusal's ``offered`` names (in the order shown)."""
+    from sidecar.client import SidecarError
+
+    try:
+        return await client.react(args.roll, args.choice, dice)
+    except SidecarError as exc:
+        offered = (exc.details or {}).get("offered")
+        if not (args.choice.isdigit() and isinstance(offered, list)
+                and 1 <= int(args.choice) <= len(offered)):
+            raise
+    return await client.react(args.roll, offered[int(args.choice) - 1], dice)
 
 
 def cmd_react(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ import re
 import sys
 from typing import Any
 
-from sidecar.cli.labels import Labels, label_text, say
+from sidecar.cli.labels import Labels, event_what, label_text, say
 from sidecar.cli.terminal import for_terminal, shown
 from sidecar.protocol.text import elide
 
@@ -93,7 +93,9 @@ def format_choices(message: dict[str, Any], locale: str | None = None) -> list[s
         default = (" [" + say(locale, "défaut", "default") + "]"
                    if choice["name"] == message.get("default") else "")
         named = format_label(choice.get("label"), locale)
-        lines.append(f"     {number}) {choice['name']} — {named}{extra}{default}")
+        # The label alone (its number is what ``react`` and the prompt take); a choice
+        # without a label by its name.
+        lines.append(f"     {number}) {named or choice['name']}{extra}{default}")
     if message.get("default") is None:
         lines.append("     (" + say(locale, "sans décision le jet reste tel quel",
                                     "without a decision the roll stands as it is") + ")")
@@ -218,17 +220,13 @@ def format_sheet_event(event: dict[str, Any], locale: str | None = None,
                        labels: Labels | None = None) -> str:
     """One journaled sheet event: what changed, before → after, and why."""
     who = (event.get("by") or {}).get("name")
-    head = f"#{event.get('seq', '?')} " + say(locale, "fiche", "sheet") + f" {event.get('op', '?')}"
-    if event.get("what"):  # a refill: "turn" or "rest"
-        head += f" {event['what']}"
+    head = f"#{event.get('seq', '?')} " + event_what("sheet", event, locale)
     if event.get("character"):
         head += f" {event['character']}"
     if event.get("ruleset"):
         owner = event.get("owner")
         head += (f" ({event['ruleset']}, " + say(locale, "place", "seat")
                  + _c(locale) + f"{owner if owner else '—'})")
-    if event.get("removed"):
-        head += " — " + say(locale, "supprimé", "removed")
     if event.get("reason"):
         head += f" — « {event['reason']} »"
     if who:
@@ -252,8 +250,8 @@ def format_sheet_event(event: dict[str, Any], locale: str | None = None,
 def format_seat_event(event: dict[str, Any], locale: str | None = None) -> str:
     """A seat event as the GMs see it in the journal (never with its token)."""
     who = (event.get("by") or {}).get("name")
-    line = (f"#{event.get('seq', '?')} " + say(locale, "place", "seat")
-            + f" {event.get('op', '?')} {event.get('name', '')}")
+    line = (f"#{event.get('seq', '?')} " + event_what("seat", event, locale)
+            + f" {event.get('name', '')}")
     return line + (" — " + say(locale, "par", "by") + f" {who}" if who else "")
 
 
@@ -434,9 +432,10 @@ def format_epoch_event(event: dict[str, Any], locale: str | None = None) -> str:
 
 
 def format_error(code: str, message: str, details: dict[str, Any] | None = None) -> str:
-    """One line for a server error (its message says what is wrong, in ``--locale``):
-    its lines joined, the rest shown, not obeyed."""
-    return shown(f"sidecar: {code}: {' '.join(message.split())}")
+    """One line for a server error: its message first (it says what is wrong, in
+    ``--locale``), the protocol's ``code`` only as a trailing hint for scripts and bug
+    reports; its lines joined, the rest shown, not obeyed."""
+    return shown(f"sidecar: {' '.join(message.split())} [{code}]")
 
 
 def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None) -> str:

@@ -28,6 +28,7 @@ from sidecar.cli.common import (
     run,
 )
 from sidecar.cli.connect import joined
+from sidecar.cli.labels import say
 from sidecar.cli.render import format_error, format_odds, format_params, param_defaults
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_pairs
@@ -128,7 +129,8 @@ async def _table_odds(args: argparse.Namespace) -> int:
             if exc.code != "forbidden" or args.role == "gm":
                 raise  # (joined says it in one line)
             # A GM's token joins as a player by default: say how to ask as the GM.
-            print(format_error(exc.code, exc.message) + " — MJ : --role gm / GM: --role gm",
+            print(format_error(exc.code, exc.message) + " — "
+                  + say(args.locale, "MJ : --role gm", "GM: --role gm"),
                   file=sys.stderr)
             return EXIT_ERROR
         if args.json:

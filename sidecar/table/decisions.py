@@ -55,8 +55,12 @@ class Decisions(CoreBasis):
         choice = next((c for c in event["choices"] if c["name"] == request.choice), None)
         if choice is None:
             known = ", ".join(c["name"] for c in event["choices"])
-            raise bad_field("choice", f"not offered by this roll (offered: {known})",
-                            fr=f"n'est pas proposé par ce jet (proposés : {known})")
+            refused = bad_field("choice", f"not offered by this roll (offered: {known})",
+                                fr=f"n'est pas proposé par ce jet (proposés : {known})")
+            # (extension) The names offered, in order: a client that numbered them (the
+            # CLI's « 2) Garder ») maps the number a person typed to its name.
+            refused.details["offered"] = [c["name"] for c in event["choices"]]
+            raise refused
         if choice.get("gm") is True and member is not None and member.role != "gm":
             # (extension) A choice marked ``gm`` is the GM's decision alone (the ladder's
             # « réussi, mais… »): the roller may not take it; the default still is, in time.
