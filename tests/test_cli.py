@@ -589,13 +589,13 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             # Not a terminal: the choices are printed, nothing is asked.
             rolled = sidecar("roll", "luck", *OPEN, "--dice", "2", *gm, stdin=subprocess.DEVNULL)
             assert rolled.returncode == 0, rolled.stderr
-            assert "1) Relancer, 1 dé(s)" in rolled.stdout
+            assert "1) Relancer, 1 dé" in rolled.stdout
             assert "2) Garder [défaut]" in rolled.stdout
             assert "Votre choix" not in rolled.stdout
             roll = _open_roll_id(rolled.stdout)
             decided = sidecar("react", roll, "reroll", "--dice", "6", *gm)
             assert decided.returncode == 0, decided.stderr
-            assert "réagit à #1 — choix : Relancer — par MJ (gm)" \
+            assert "réagit à #1 — choix : Relancer — par MJ (MJ)" \
                 in decided.stdout
             assert "dés : 6" in decided.stdout and "choices" not in decided.stdout
             again = sidecar("react", roll, "keep", *gm)
@@ -616,7 +616,7 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
         assert json.loads(kept.stdout)["reacted_by"]["name"] == "Alice"
         history = sidecar("history", *gm)
         assert history.stdout.count("1) Relancer") == 2
-        assert "choix : Garder — par Alice (player)" in history.stdout
+        assert "choix : Garder — par Alice (joueur)" in history.stdout
         # A blind roll's roller learns neither that it is open nor that it was decided
         # (watched on her other connection: a seat's rolls reach all its connections), and
         # may not decide it: a GM does.
@@ -691,7 +691,7 @@ def test_roll_in_a_terminal_asks_which_choice_to_take_and_reacts(tmp_path):
             os.write(typist, b"3\n")  # no such choice: asked again
             shown += _read_until(proc, "« 3 » ? 1-2 (reroll, keep)")
             os.write(typist, b"1\n")
-            shown += _read_until(proc, "Faces (1 dé(s))")
+            shown += _read_until(proc, "Faces (1 dé)")
             os.write(typist, b"5\n")
             out, err = proc.communicate(timeout=30)
         finally:
@@ -755,7 +755,7 @@ def test_ask_answer_cancel_and_session_from_the_command_line():
         ask = _ask_id(opened.stdout)
         assert f"demande {ask} : luck « Perception » — par Morgane" in opened.stdout
         assert "à : Alice, Bob (Ysolde)" in opened.stdout
-        assert "target=5" in opened.stdout and "mode: gm" in opened.stdout
+        assert "target=5" in opened.stdout and "mode : MJ" in opened.stdout
         # Alice has one ask pending: `answer` without an id answers it.
         answered = sidecar("answer", *seats["Alice"], "--dice", "4")
         assert answered.returncode == 0, answered.stderr

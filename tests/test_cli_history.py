@@ -28,7 +28,7 @@ def test_history_prints_what_a_roll_changed_and_what_an_epoch_is():
         # The sheet is printed once, by its own event; the roll says what it spent.
         assert out.count("fiche :") == 1, out
         assert "dépensé :" in out, out
-        assert re.search(r"^#\d+ époque de dés 1 close, \d+ événement\(s\), graine révélée$",
+        assert re.search(r"^#\d+ époque de dés 1 close après \d+ événements?, graine révélée$",
                          out, re.M), out
         assert "suivante : 2, engagement " in out, out
         # No empty event line: the epoch says it opened, with its commitment.

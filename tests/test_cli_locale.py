@@ -63,7 +63,7 @@ def test_one_language_per_locale_and_labels_instead_of_keys(server):
     roll = re.search(r"sidecar react (\S+) CHOIX", opened.stdout).group(1)
     decided = sidecar("react", roll, "keep", *gm)
     assert decided.returncode == 0, decided.stderr
-    assert "choix : Garder — par Morgane (gm)" in decided.stdout, decided.stdout
+    assert "choix : Garder — par Morgane (MJ)" in decided.stdout, decided.stdout
     history = sidecar("history", *gm).stdout
     assert "choix : Garder" in history and "choix : keep" not in history, history
     # A game is named by its title, not its key.
@@ -184,3 +184,22 @@ def test_events_and_choices_read_as_words_and_a_shown_number_is_a_choice(server)
     decided = sidecar("react", roll, "2", *gm)
     assert decided.returncode == 0, decided.stderr
     assert "choix : Garder" in decided.stdout, decided.stdout
+
+
+def test_the_terminals_own_words_follow_the_locale(server):
+    gm, seats = table_of(server, "vocabulaire")
+    blind = sidecar("roll", "luck", "--character", "Ervald", "--dice", "6", "--mode", "blind",
+                    *gm)
+    assert blind.returncode == 0, blind.stderr
+    assert "mode : aveugle" in blind.stdout and "mode: blind" not in blind.stdout, blind.stdout
+    opened = sidecar("roll", "luck", "second_chance=true", "target=12", "--no-ask",
+                     "--dice", "2", *seats["Alice"])
+    assert "choix :" in opened.stdout and "1 dé," not in opened.stdout, opened.stdout
+    assert "1) Relancer, 1 dé\n" in opened.stdout or "1) Relancer, 1 dé " in opened.stdout, \
+        opened.stdout
+    roll = re.search(r"react (\S+) CHOIX", opened.stdout).group(1)
+    decided = sidecar("react", roll, "keep", *seats["Alice"])
+    assert "choix : Garder — par Alice (joueur)" in decided.stdout, decided.stdout
+    english = sidecar("history", "--locale", "en", *gm).stdout
+    assert "mode: blind" in english and "by Alice (player)" in english, english
+    assert "choices:" in english and "1) Reroll, 1 die" in english, english

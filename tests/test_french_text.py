@@ -221,7 +221,8 @@ def test_the_command_line_prints_the_notes_in_its_locale(locale, note, other):
                          "--token", GM_TOKEN, "--dice", "1,2", "--option", "blank_botch={}",
                          "--locale", locale)
         assert rolled.returncode == 0, rolled.stderr
-        notes = [line for line in rolled.stdout.splitlines() if "note:" in line]
+        notes = [line for line in rolled.stdout.splitlines()
+                 if line.strip().startswith(("note :", "note:"))]
         assert len(notes) == 1 and note in notes[0] and other not in notes[0], rolled.stdout
 
 

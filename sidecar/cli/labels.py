@@ -105,3 +105,30 @@ def event_what(kind: str, event: dict[str, Any], locale: str | None) -> str:
     if op == "refill" and event.get("what") and event["what"] not in _REFILL:
         text += f" {event['what']}"
     return text
+
+
+#: A role, a mode and a distribution's ``of`` as the page words them.
+_WORDS = {
+    "gm": ("MJ", "GM"), "player": ("joueur", "player"), "observer": ("observateur", "observer"),
+    "blind": ("aveugle", "blind"), "self": ("privé", "self"), "public": ("public", "public"),
+    "successes": ("réussites", "successes"), "total": ("total", "total"),
+    "value": ("valeur", "value"),
+}
+
+
+def word(locale: str | None, key: Any) -> str:
+    """A role, mode or distribution's ``of`` in ``locale`` (the key itself when unknown)."""
+    words = _WORDS.get(str(key))
+    return say(locale, *words) if words else str(key)
+
+
+def count(locale: str | None, number: Any, fr: str, en: str,
+          fr_many: str | None = None, en_many: str | None = None) -> str:
+    """``number`` and its noun, agreed: French singular for 0 and 1 (« 0 événement »),
+    English for 1 only."""
+    try:
+        amount = int(number)
+    except (TypeError, ValueError):
+        return f"{number} " + say(locale, fr_many or fr + "s", en_many or en + "s")
+    return f"{number} " + say(locale, fr if amount <= 1 else fr_many or fr + "s",
+                              en if amount == 1 else en_many or en + "s")

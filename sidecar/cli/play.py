@@ -14,12 +14,13 @@ import asyncio
 import contextlib
 import sys
 import threading
+from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
 
 from sidecar.cli.common import EXIT_OK, EXIT_USAGE, run
 from sidecar.cli.connect import joined
-from sidecar.cli.labels import Labels, say
+from sidecar.cli.labels import Labels, count, say, word
 from sidecar.cli.render import (
     format_ask_event,
     format_error,
@@ -129,8 +130,8 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
             if manual and choice.get("dice"):
                 try:
                     faces = parse_dice(await read_line(
-                        "Faces (" + say(locale, f"{choice['dice']} dé(s)",
-                                        f"{choice['dice']} dice") + "): "))
+                        "Faces (" + count(locale, choice["dice"], "dé", "die", en_many="dice")
+                        + "): "))
                 except ValueError:
                     print("faces: " + say(locale, "3 ou 3,5", "3 or 3,5"))
                     continue
@@ -206,8 +207,11 @@ async def _watch(args: argparse.Namespace) -> int:
             if event["type"] == "presence":
                 # Every CLI roll joins and leaves: two lines each, so shown on request only.
                 if args.presence and not args.json:
-                    names = shown(", ".join(f"{m['name']} ({m['role']})"
-                                            for m in event["members"]))
+                    # A seat open twice (phone and laptop) once, with ×2, as the page does.
+                    seen = Counter(f"{m['name']} ({word(args.locale, m['role'])})"
+                                   for m in event["members"])
+                    names = shown(", ".join(name + (f" ×{times}" if times > 1 else "")
+                                            for name, times in seen.items()))
                     print("   " + say(args.locale, "à la table : ", "at the table: ") + names,
                           flush=True)
                 continue

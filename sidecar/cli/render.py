@@ -17,7 +17,7 @@ import re
 import sys
 from typing import Any
 
-from sidecar.cli.labels import Labels, event_what, label_text, say
+from sidecar.cli.labels import Labels, count, event_what, label_text, say, word
 from sidecar.cli.terminal import for_terminal, shown
 from sidecar.protocol.text import elide
 
@@ -86,9 +86,9 @@ def format_choices(message: dict[str, Any], locale: str | None = None) -> list[s
     choices = message.get("choices")
     if not choices:
         return []
-    lines = ["   " + say(locale, "choix", "choices") + " :"]
+    lines = ["   " + say(locale, "choix", "choices") + _c(locale).rstrip()]
     for number, choice in enumerate(choices, 1):
-        extra = (", " + say(locale, f"{choice['dice']} dé(s)", f"{choice['dice']} dice")
+        extra = (", " + count(locale, choice["dice"], "dé", "die", en_many="dice")
                  if choice.get("dice") else "")
         default = (" [" + say(locale, "défaut", "default") + "]"
                    if choice["name"] == message.get("default") else "")
@@ -109,7 +109,7 @@ def format_decision(message: dict[str, Any], locale: str | None = None,
     """What a decision answers: the open outcome's seq, the choice (by its label when the
     open roll was seen), who took it."""
     who = message.get("reacted_by")
-    by = (say(locale, "par", "by") + f" {who.get('name')} ({who.get('role')})"
+    by = (say(locale, "par", "by") + f" {who.get('name')} ({word(locale, who.get('role'))})"
           if isinstance(who, dict)
           else say(locale, "temps écoulé", "time ran out") if "reacted_by" in message else "")
     choice = message.get("choice")
@@ -178,9 +178,9 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
         lines.append("   " + say(locale, "dés", "dice") + _c(locale)
                      + " ".join(format_die(d) for d in message["dice"]))
     for note in message.get("notes", []):
-        lines.append(f"   note: {note}")
+        lines.append("   note" + _c(locale) + str(note))
     if message.get("mode", "public") != "public":
-        lines.append(f"   mode: {message['mode']}")
+        lines.append("   mode" + _c(locale) + word(locale, message["mode"]))
     if message.get("character"):
         spent = message.get("spent") or {}
         sheet = message.get("sheet") or {}
@@ -312,12 +312,13 @@ def format_ask_event(event: dict[str, Any],
     lines = [head + by, "   " + say(locale, "à", "to") + _c(locale) + ", ".join(sides)]
     params = _not_default(event.get("params"), (defaults or {}).get(event.get("ruleset"), {}))
     if params:
-        lines.append(f"   params: {format_params(params)}")
+        lines.append("   " + say(locale, "paramètres", "params") + _c(locale)
+                     + format_params(params))
     if event.get("targets"):
         lines.append("   " + say(locale, "cibles", "targets") + _c(locale)
                      + ", ".join(str(t) for t in event["targets"]))
     if event.get("mode", "public") != "public":
-        lines.append(f"   mode: {event['mode']}")
+        lines.append("   mode" + _c(locale) + word(locale, event["mode"]))
     answered = event.get("answered")
     if answered:
         opened = ", " + say(locale, "ouvert", "open")
@@ -420,9 +421,10 @@ def format_epoch_event(event: dict[str, Any], locale: str | None = None) -> str:
                                   f"{_commitment(epoch)}",
                           f"dice epoch {number} started, commitment {_commitment(epoch)}")
     events = event.get("events", "?")
-    line = head + say(locale, f"époque de dés {number} close, {events} événement(s), graine "
-                              "révélée",
-                      f"dice epoch {number} ended, {events} event(s), seed revealed")
+    line = head + say(locale, f"époque de dés {number} close après "
+                              f"{count('fr', events, 'événement', '')}, graine révélée",
+                      f"dice epoch {number} ended, {count('en', events, '', 'event')}, "
+                      "seed revealed")
     following = event.get("next")
     if isinstance(following, dict):
         line += ("\n   " + say(locale, "suivante", "next") + _c(locale)
@@ -467,7 +469,7 @@ def format_distribution(distribution: Any, width: int = 30, most: int = 40,
         return []
     values = [(v, p) for v, p in distribution["values"] if isinstance(p, (int, float))]
     of = distribution.get("of", "value")
-    lines = [f"  distribution ({of}) :"]
+    lines = [f"  distribution ({word(locale, of)})" + _c(locale).rstrip()]
     peak = max(p for _, p in values) or 1
     shown = values
     if len(values) > most:
