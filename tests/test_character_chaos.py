@@ -94,6 +94,50 @@ class Roller:
             await asyncio.sleep(0.02)
 
 
+async def seat_rollers(url: str, gm: dict, kind: type[Roller]) -> list[Roller]:
+    """Two seats and the table's three characters (one an NPC of the GM's), each made with
+    3 luck, and a ``kind`` of roller for each, as its owner (the GM for the NPC)."""
+    tokens = {}
+    for seat in ("Alice", "Bob"):
+        reply = await request(url, gm, {"type": "seat", "id": f"s-{seat}", "op": "add",
+                                        "name": seat})
+        tokens[seat] = reply["token"]
+    for character, owner in CHARACTERS.items():
+        reply = await request(url, gm, {
+            "type": "sheet", "id": f"c-{character}", "op": "set",
+            "character": character, "ruleset": "luck", "owner": owner,
+            "values": {"luck": 3}})
+        assert reply["type"] == "sheet", reply
+    rollers = []
+    for seed, (character, owner) in enumerate(CHARACTERS.items()):
+        member = (gm if owner is None else
+                  {"table": "c", "name": owner, "role": "player", "token": tokens[owner]})
+        rollers.append(kind(url, member, character, seed))
+    return rollers
+
+
+async def kill_under_load(server: ServeProcess, rollers: list[Roller], port: int, db: Path,
+                          plugins: Path) -> ServeProcess:
+    """Three times: the rollers roll, the server is killed (-9) while their requests are in
+    flight and started again, and they roll on until each round's count is answered.
+    Returns the server running at the end."""
+    for _ in range(3):
+        done = asyncio.Event()
+        tasks = [asyncio.create_task(r.run(done)) for r in rollers]
+        target = sum(len(r.answered) for r in rollers) + 30
+        while sum(len(r.answered) for r in rollers) < target:
+            await asyncio.sleep(0.01)
+        server.stop_checked(signal.SIGKILL)  # mid-load: rolls are in flight
+        await asyncio.sleep(0.1)
+        server = serve(port, db, plugins)
+        target += 15
+        while sum(len(r.answered) for r in rollers) < target:
+            await asyncio.sleep(0.01)
+        done.set()
+        await asyncio.gather(*tasks)
+    return server
+
+
 def fold(db: Path) -> tuple[dict[str, int], dict[str, int], list[str]]:
     """Each character's luck as its events add up, as its record says, and the ids."""
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -129,37 +173,8 @@ def test_spends_survive_kill_9_exactly_once(tmp_path):
 
     async def scenario():
         server = serve(port, db, plugins)
-        tokens = {}
-        for seat in ("Alice", "Bob"):
-            reply = await request(url, gm, {"type": "seat", "id": f"s-{seat}",
-                                                  "op": "add", "name": seat})
-            tokens[seat] = reply["token"]
-        for character, owner in CHARACTERS.items():
-            reply = await request(url, gm, {
-                "type": "sheet", "id": f"c-{character}", "op": "set",
-                "character": character, "ruleset": "luck", "owner": owner,
-                "values": {"luck": 3}})
-            assert reply["type"] == "sheet", reply
-        rollers = []
-        for seed, (character, owner) in enumerate(CHARACTERS.items()):
-            member = (gm if owner is None else
-                     {"table": "c", "name": owner, "role": "player",
-                      "token": tokens[owner]})
-            rollers.append(Roller(url, member, character, seed))
-        for _ in range(3):
-            done = asyncio.Event()
-            tasks = [asyncio.create_task(r.run(done)) for r in rollers]
-            target = sum(len(r.answered) for r in rollers) + 30
-            while sum(len(r.answered) for r in rollers) < target:
-                await asyncio.sleep(0.01)
-            server.stop_checked(signal.SIGKILL)  # mid-load: rolls are in flight
-            await asyncio.sleep(0.1)
-            server = serve(port, db, plugins)
-            target += 15
-            while sum(len(r.answered) for r in rollers) < target:
-                await asyncio.sleep(0.01)
-            done.set()
-            await asyncio.gather(*tasks)
+        rollers = await seat_rollers(url, gm, Roller)
+        server = await kill_under_load(server, rollers, port, db, plugins)
         # A request id re-sent after the restart answers the original, spends nothing.
         roller = rollers[0]
         rid, original = next((rid, reply) for rid, reply in roller.answered.items()

@@ -25,7 +25,14 @@ import pytest
 from tests.helpers import Peer, run, running_server
 from tests.support.plugins import luck_host
 from tests.support.serve import free_port
-from tests.test_character_chaos import CHARACTERS, Roller, request, serve
+from tests.test_character_chaos import (
+    CHARACTERS,
+    Roller,
+    kill_under_load,
+    request,
+    seat_rollers,
+    serve,
+)
 from tests.test_redis_store import luck_servers
 
 pytestmark = pytest.mark.slow  # a server killed and restarted under load
@@ -95,37 +102,8 @@ def test_targeted_rolls_survive_kill_9_exactly_once(tmp_path):
 
     async def scenario():
         server = serve(port, db, plugins)
-        tokens = {}
-        for seat in ("Alice", "Bob"):
-            reply = await request(url, gm, {"type": "seat", "id": f"s-{seat}",
-                                            "op": "add", "name": seat})
-            tokens[seat] = reply["token"]
-        for character, owner in CHARACTERS.items():
-            reply = await request(url, gm, {
-                "type": "sheet", "id": f"c-{character}", "op": "set",
-                "character": character, "ruleset": "luck", "owner": owner,
-                "values": {"luck": 3}})
-            assert reply["type"] == "sheet", reply
-        rollers = []
-        for seed, (character, owner) in enumerate(CHARACTERS.items()):
-            member = (gm if owner is None else
-                      {"table": "c", "name": owner, "role": "player",
-                       "token": tokens[owner]})
-            rollers.append(Hitter(url, member, character, seed))
-        for _ in range(3):
-            done = asyncio.Event()
-            tasks = [asyncio.create_task(r.run(done)) for r in rollers]
-            target = sum(len(r.answered) for r in rollers) + 30
-            while sum(len(r.answered) for r in rollers) < target:
-                await asyncio.sleep(0.01)
-            server.stop_checked(signal.SIGKILL)  # mid-load: rolls are in flight
-            await asyncio.sleep(0.1)
-            server = serve(port, db, plugins)
-            target += 15
-            while sum(len(r.answered) for r in rollers) < target:
-                await asyncio.sleep(0.01)
-            done.set()
-            await asyncio.gather(*tasks)
+        rollers = await seat_rollers(url, gm, Hitter)
+        server = await kill_under_load(server, rollers, port, db, plugins)
         # A request id re-sent after the restart answers the original, applies nothing.
         roller = rollers[0]
         rid, original = next((rid, reply) for rid, reply in roller.answered.items()
