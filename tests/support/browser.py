@@ -24,7 +24,9 @@ CHROMIUM = os.environ.get("SIDECAR_CHROMIUM") or shutil.which("chromium") or "/u
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-TIMEOUT_MS = 10_000
+# How long a page may take to reach a state. Only a failing test waits this long; CI
+# runs on a shared 2-core machine where a roll's round trip has been seen over 10 s.
+TIMEOUT_MS = 30_000
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -147,8 +149,14 @@ class TablePage:
         self.page.fill("#roll-label", label)
         self.page.check(f'input[name="mode"][value="{mode}"]')
         self.page.click("#roll-button")
-        self.page.wait_for_function(
-            "n => window.sidecarTable.outcomes.length > n", arg=before)
+        # The outcome, or the page's refusal: a refused roll fails here with the page's own
+        # words instead of a bare time-out.
+        self.page.wait_for_function("""n => window.sidecarTable.outcomes.length > n
+            || !document.getElementById("roll-error").hidden""", arg=before)
+        refused = self.page.evaluate(
+            "() => document.getElementById('roll-error').hidden ? null"
+            " : document.getElementById('roll-error').textContent")
+        assert refused is None, f"the page refused the roll: {refused}"
         return self.state("outcomes[window.sidecarTable.outcomes.length - 1].seq")
 
     def close(self, *, server_went_away: bool = False) -> None:
