@@ -103,3 +103,29 @@ def test_serve_takes_the_bound_in_mib_and_refuses_a_negative_one():
     assert args.max_remembered_mib == 0.5
     default = build_parser().parse_args(["serve"]).max_remembered_mib
     assert default * 2**20 == ServerConfig().max_remembered_total_bytes
+
+
+def test_entries_of_events_a_table_let_go_of_do_not_pile_up():
+    """A busy table under its own bound empties its memory again and again while the
+    server-wide bound is never reached: the order's entries for events gone are compacted,
+    so the order stays within SLACK of what is really remembered."""
+    from types import SimpleNamespace
+
+    from sidecar.table.remembered import SLACK, RememberedEvents
+
+    table = SimpleNamespace(name="busy", recent={}, recalled={}, recent_bytes=0,
+                            forgot=False, trims=0)
+    bound = RememberedEvents(1 << 30, {"busy": table})
+    longest = 0
+    for seq in range(1, 20 * SLACK):
+        if len(table.recent) == 10:  # the table's own bound: it forgets everything
+            bound.released(len(table.recent), table.recent_bytes, len(table.recalled))
+            table.recent.clear()
+            table.recent_bytes = 0
+        key = ("MJ", "gm", str(seq))
+        table.recent[key] = {"seq": seq}
+        table.recent_bytes += 100
+        bound.added(table, key, table.recent[key], 100)
+        longest = max(longest, len(bound._events))
+    assert bound.count == len(table.recent) and bound.bytes == table.recent_bytes
+    assert longest <= 2 * 10 + SLACK + 1

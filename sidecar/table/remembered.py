@@ -62,6 +62,9 @@ class RememberedEvents:
 
     def __init__(self, max_bytes: int, tables: Mapping[str, Table]) -> None:
         self.max_bytes = max_bytes
+        self._bounded = max_bytes > 0
+        #: What events kept whole may take of the bound.
+        self._whole_bytes = max_bytes // WHOLE_SHARE
         #: The tables in memory by name (an entry whose table is gone, or is another
         #: table of the same name loaded since, is skipped).
         self.tables = tables
@@ -82,20 +85,23 @@ class RememberedEvents:
               size: int) -> None:
         """``table`` now remembers ``event`` (``size`` bytes) under ``key``: count it, and
         trim the oldest of any table while past the bound."""
+        # Every roll passes here: the usual case (under the bound) is the counting, one
+        # append and two comparisons; trimming and compaction are kept out of it.
         self.bytes += size
         self.event_bytes += size
         self.count += 1
-        if self.max_bytes <= 0:
-            return
-        self._events.append((table.name, key, event["seq"], size))
-        while self.event_bytes > self.max_bytes // WHOLE_SHARE and self._events:
+        if self._bounded:
+            self._events.append((table.name, key, event["seq"], size))
+            if self.event_bytes > self._whole_bytes or self.bytes > self.max_bytes:
+                self._trim()
+
+    def _trim(self) -> None:
+        """Let go of the oldest events past their share, then of the oldest ids past the
+        whole bound."""
+        while self.event_bytes > self._whole_bytes and self._events:
             self._recall(*self._events.popleft())
         while self.bytes > self.max_bytes and self._keys:
             self._drop(*self._keys.popleft())
-        if len(self._events) > 2 * self.count + SLACK:
-            self._events = collections.deque(e for e in self._events if self._whole(*e))
-        if len(self._keys) > 2 * self.keys + SLACK:
-            self._keys = collections.deque(e for e in self._keys if self._kept(*e))
 
     def released(self, count: int, size: int, keys: int) -> None:
         """A table let go of ``count`` events of ``size`` bytes in all and ``keys`` ids
@@ -104,6 +110,12 @@ class RememberedEvents:
         self.event_bytes -= size
         self.count -= count
         self.keys -= keys
+        # Only a release leaves entries behind that nothing points to any more: compact
+        # here, once they outnumber the live ones, rather than on every roll.
+        if len(self._events) > 2 * self.count + SLACK:
+            self._events = collections.deque(e for e in self._events if self._whole(*e))
+        if len(self._keys) > 2 * self.keys + SLACK:
+            self._keys = collections.deque(e for e in self._keys if self._kept(*e))
 
     def _recall(self, name: str, key: tuple[str, str, str], seq: int, size: int) -> None:
         """Step 1: keep the id and seq of the event, not the event."""
