@@ -308,6 +308,9 @@ def test_an_open_roll_made_on_one_server_is_decided_on_another(redis_server):
             await roller.join(role="gm", name="MJ")  # (a GM may give the dice)
             other_device = await Peer.open(b)
             await other_device.join(role="gm", name="MJ")
+            seat = await roller.request({"type": "seat", "id": "s", "op": "add", "name": "Lea"})
+            lea = await Peer.open(b)
+            await lea.join(name="Lea", token=seat["token"])
             with deaf(b):  # B decides before it hears of the roll (the race, every run)
                 out = await roller.roll("luck", {"target": 7, "skill": 0,
                                                  "second_chance": True}, dice=[2])
@@ -316,12 +319,19 @@ def test_an_open_roll_made_on_one_server_is_decided_on_another(redis_server):
                                                       "roll": out["roll"], "choice": "keep"})
                 assert decided["type"] == "outcome", decided
                 assert decided["reacts_to"] == out["seq"]
+                # An ask opened on A, answered from B before B heard of it.
+                ask = await roller.request({"type": "ask", "id": "a", "op": "open",
+                                            "to": ["Lea"], "ruleset": "luck",
+                                            "params": {"target": 5}})
+                assert ask["type"] == "ask", ask
+                answer = await lea.roll("luck", {}, answers=ask["ask"])
+                assert answer["type"] == "outcome" and answer["answers"] == ask["ask"], answer
             # Decided once, on any server.
             again = await roller.request({"type": "react", "id": "d2", "roll": out["roll"],
                                           "choice": "reroll"})
             assert again["type"] == "error", again
-            await roller.close()
-            await other_device.close()
+            for peer in (roller, other_device, lea):
+                await peer.close()
     run(scenario())
 
 

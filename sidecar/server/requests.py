@@ -43,6 +43,16 @@ HISTORY_BYTES_PER_TOKEN = 16 * 1024
 #: Refusals that may rest on what another process changed a moment ago (a character, a
 #: seat, a sheet's values): with a shared store they are checked again once caught up.
 REFUSALS_OF_STATE = frozenset({"invalid_params", "forbidden", "insufficient"})
+#: ``bad_message`` refusals that name something another process may have just made: an
+#: open roll (decided from a second device), an ask (answered or closed), a seat.
+FIELDS_OF_STATE = frozenset({"roll", "ask", "answers", "name"})
+
+
+def may_rest_on_state(refusal: ProtocolError) -> bool:
+    """Whether ``refusal`` may change once this process has read what others wrote."""
+    if refusal.code in REFUSALS_OF_STATE:
+        return True
+    return refusal.code == "bad_message" and (refusal.details or {}).get("field") in FIELDS_OF_STATE
 
 
 class Requests:
@@ -90,7 +100,7 @@ class Requests:
             # or refilled on another server a moment ago: its notice travels apart from
             # that server's answer). Caught up, the request is tried once more; with the
             # journal (one process) nothing is ever new and the refusal stands.
-            if not again or refusal.code not in REFUSALS_OF_STATE \
+            if not again or not may_rest_on_state(refusal) \
                     or not await self._caught_up(session.table):
                 raise
             if session.member.gone:
