@@ -753,7 +753,10 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
     return `<div class="sidecar-card sidecar-hidden" data-seq="${escapeHtml(outcome.seq)}">${head}`
       + `<p class="sidecar-text">${escapeText(say.hidden)}</p>${renderDecided(outcome, lang)}</div>`;
   }
-  const kind = KINDS.includes(result.kind) ? result.kind : "failure";
+  // A total without a target (`judged: false`, or the `dice` roller's `target: null`) is
+  // neither a success nor a failure: a neutral card (PROTOCOL.md §7, `result.judged`).
+  const judged = result.judged !== false && !("target" in result && result.target === null);
+  const kind = !judged ? "total" : KINDS.includes(result.kind) ? result.kind : "failure";
   const dice = (outcome.dice ?? []).map(dieHtml).join("");
   const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(local(note, lang))}</li>`).join("");
   return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`

@@ -5,6 +5,7 @@
 import { answerButton, askedText, bestText, winnerText } from "./asks.js";
 import { el, fieldLabel, local, rulesetByName, state, t } from "./page.js";
 import { askTargetsText, renderEffects } from "./targets.js";
+import { shownKind } from "./verdict.js";
 import { renderEpoch, verifyBadge } from "./verify.js";
 
 /** What the GM did out of this page's sight (seats, the others' sheets), one line a run:
@@ -82,7 +83,7 @@ function renderDie(die) {
 export function renderOutcome(outcome, deciding = []) {
   const result = outcome.result ?? {};
   const hidden = result.hidden === true;
-  const kind = hidden ? "hidden" : result.kind ?? "failure";
+  const kind = shownKind(result); // (`total`: a total without a target, no verdict)
   const ruleset = state.welcome ? rulesetByName(outcome.ruleset) : null;
   const mine = state.welcome && outcome.by?.name === state.client?.name;
   const head = el("div", { class: "entry-head" },
