@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.live_server import LiveServer
-from tests.test_web_evening import new_outcome, phone_gm
+from tests.test_web_evening import new_outcome, open_ask, oweens_table, phone_gm, send_ask
 
 #: One roll of each game, each with a verdict (`dice` against a target).
 JUDGED = [("oweens", {"dice": 2, "difficulty": 1}), ("ladder", {"level": 3, "difficulty": 5}),
@@ -73,4 +73,39 @@ def test_a_total_without_a_target_is_neither_success_nor_failure(
             index = kinds.index(kind)
             assert shown["badge"] == colours["badge"][index], (seq, kind, shown)
             assert shown["border"] == colours["border"][index], (seq, kind, shown)
+    gm.close()
+
+
+def test_the_gms_card_of_an_opposed_ask_says_each_sides_own_params(
+        browser: Any, server: LiveServer) -> None:
+    gm, _, _ = oweens_table(browser, server, "camps")
+    page = gm.page
+    # Ervald pulls with his Peps against 2, Tam resists with her Éclate, the difficulty
+    # common to both (0, the default) left as it is.
+    open_ask(gm, ["Ervald", "Tam"])
+    page.check("#ask-opposed")
+    ervald = page.locator('#ask-sides fieldset[data-side="Ervald"]')
+    tam = page.locator('#ask-sides fieldset[data-side="Tam"]')
+    ervald.locator('[id$="-characteristic"]').select_option("PEP")
+    ervald.locator('[id$="-difficulty"]').fill("2")
+    tam.locator('[id$="-characteristic"]').select_option("ECL")
+    ask = send_ask(gm, "Bras de fer")
+    card = page.locator(f'#asks .ask-card[data-ask="{ask["ask"]}"]')
+    lines = {name: card.locator(f'.ask-line[data-seat="{seat}"]').text_content()
+             for name, seat in (("Ervald", "Aengus"), ("Tam", "Brann"))}
+    # Each side's own values, by their labels: what differs between the sides.
+    assert "Caractéristique PEP" in lines["Ervald"] and "Difficulté 2" in lines["Ervald"], lines
+    assert "Caractéristique ECL" in lines["Tam"] and "Difficulté 0" in lines["Tam"], lines
+    # Not said once for both above them as if it were common (the difficulty is not 0 for
+    # Ervald), and no raw key anywhere on the card.
+    common = card.locator(".ask-what")
+    assert common.count() == 0 or "Difficulté" not in common.text_content(), \
+        common.text_content()
+    text = card.text_content()
+    for key in ("characteristic", "difficulty", "Difficulté 0 · Difficulté"):
+        assert key not in text, text
+    # The GM's log line of the ask says it too.
+    line = page.locator(f'#log .entry-ask[data-op="open"][data-seq="{ask["seq"]}"]')
+    assert "Caractéristique PEP" in line.text_content(), line.text_content()
+    assert "Caractéristique ECL" in line.text_content(), line.text_content()
     gm.close()
