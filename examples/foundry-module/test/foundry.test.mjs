@@ -127,6 +127,13 @@ describe("rolling as a character", () => {
     }
     // Against a target, the verdict's colour.
     assert.match(rolled({ ...total, target: 9 }), /class="sidecar-card sidecar-success"/);
+    // An asked total on the GM's ask card too.
+    const ask = { ask: "a1", ruleset: "dice", to: [{ seat: "Alice" }, { seat: "Bob" }] };
+    const answers = { Alice: { seq: 5, text: "Alice — 2d6", result: total },
+      Bob: { seq: 6, text: "Bob — 2d6", result: { ...total, target: 9 } } };
+    const card = renderAskCard(ask, { answers });
+    assert.match(card, /class="sidecar-asked-side sidecar-total" data-seat="Alice"/);
+    assert.match(card, /class="sidecar-asked-side sidecar-success" data-seat="Bob"/);
   });
 
   test("the card says what was spent, by the sheet's labels, and the values after", () => {
