@@ -12,7 +12,8 @@ value}`` per term). Dice carry ``term`` (the index of their term), ``kept`` (kee
 terms), ``exploded`` (this die's highest face added the next die), ``extra`` (a die added
 by an explosion) and ``success`` (compare terms). With a target, the roll succeeds when the
 total reaches it (kinds ``success``/``failure``, margin ``total − target``); without one,
-there is no verdict: ``success``, margin 0. No critical or botch: a plain roll has none.
+there is no verdict: ``success``, margin 0, ``judged: false`` (clients show it neutral). No
+critical or botch: a plain roll has none.
 """
 
 from __future__ import annotations
@@ -133,12 +134,13 @@ def roll_expression(expr: Expression, dice: Dice) -> tuple[int, list[dict[str, A
 
 def verdict(total: int, target: int | None, counting: bool) -> dict[str, Any]:
     """The common fields: against a target, success when the total reaches it; without
-    one, no verdict (a success of margin 0, labelled with the total)."""
+    one, no verdict (a success of margin 0, labelled with the total, ``judged: false``:
+    the page, the CLI and the Foundry card show it neutral, not as a success)."""
     if target is None:
         if counting:
             return common(True, 0, "success", f"{total} réussite{'s' if abs(total) > 1 else ''}",
-                          f"{total} success{'es' if total != 1 else ''}")
-        return common(True, 0, "success", f"Total : {total}", f"Total: {total}")
+                          f"{total} success{'es' if total != 1 else ''}", judged=False)
+        return common(True, 0, "success", f"Total : {total}", f"Total: {total}", judged=False)
     if total >= target:
         return common(True, total - target, "success", "Réussite", "Success")
     return common(False, total - target, "failure", "Échec", "Failure")

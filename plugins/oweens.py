@@ -25,7 +25,7 @@ from typing import Any
 from sidecar import hookimpl
 from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
-from sidecar.rules import heading, name_params, plural
+from sidecar.rules import heading, name_params
 from sidecar.rulesets.oweens_combat import paid_dice
 from sidecar.rulesets.oweens_darts import darts_odds, first_volley, volley_react, volley_text
 from sidecar.rulesets.oweens_decisions import attacked_reserve, decide, settle
@@ -35,6 +35,7 @@ from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count
 from sidecar.rulesets.oweens_targets import aim_difficulty, free_augmentations
+from sidecar.rulesets.oweens_words import failure_margin, ones, success_margin, successes
 
 __version__ = "1.0"
 
@@ -80,7 +81,7 @@ PARAMS: dict[str, dict[str, Any]] = {
     "buy_augmentations": {
         "type": "int", "min": 0, "max": MAX_DICE * 5, "default": 0,
         "description": label("Augmentations achetées (2 BB+ chacune, 1 avec un bagage)",
-                             "Bought augmentations (2 BB+ each, 1 with a bagage)"),
+                             "Bought augmentations (2 BB+ each, 1 with a background)"),
     },
     "buy_after": {
         "type": "bool", "default": False,
@@ -101,17 +102,17 @@ PARAMS: dict[str, dict[str, Any]] = {
     "bagage": {
         "type": "bool", "default": False,
         "description": label("Bagage adéquat : +1 dé, augmentations à 1 BB+",
-                             "Relevant bagage: +1 die, augmentations cost 1 BB+"),
+                             "Relevant background: +1 die, augmentations cost 1 BB+"),
     },
     "npc_bagage": {
         "type": "bool", "default": False,
         "description": label("Le PNJ opposé a un bagage adéquat : difficulté +1",
-                             "The opposing NPC has a relevant bagage: difficulty +1"),
+                             "The opposing NPC has a relevant background: difficulty +1"),
     },
     "equipment": {
         "type": "int", "min": 0, "max": 10, "default": 0,
         "description": label("Bonus d'équipement adéquat, ajouté à la MR (S ≥ D)",
-                             "Adequate equipment bonus, added to the MR (S ≥ D)"),
+                             "Adequate equipment bonus, added to the success margin (S ≥ D)"),
     },
     "reserve": {
         "type": "int", "min": 0, "max": 100,
@@ -133,8 +134,8 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Action complexe en opposition : sur un échec, la ME (la marge "
                              "de l'adversaire) vide d'autant la réserve de la caractéristique "
                              "utilisée (en tant que personnage)", "Opposed complex action: "
-                             "on a failure, the ME (the opponent's margin) drains the reserve "
-                             "of the characteristic used (as a character)"),
+                             "on a failure, the failure margin (the opponent's margin) drains "
+                             "the reserve of the characteristic used (as a character)"),
     },
     "resistance": {
         "type": "string", "choices": ["PEP", "ECL", "ENC", "FLA"],
@@ -222,8 +223,8 @@ name_params(PARAMS, {
     "buy_augmentations": ("Augmentations achetées", "Bought augmentations"),
     "buy_after": ("Acheter après les dés", "Buy after the dice"),
     "budget": ("BB+ pour acheter après les dés", "BB+ to buy after the dice"),
-    "bagage": ("Bagage adéquat", "Relevant bagage"),
-    "npc_bagage": ("Bagage du PNJ", "NPC's bagage"),
+    "bagage": ("Bagage adéquat", "Relevant background"),
+    "npc_bagage": ("Bagage du PNJ", "NPC's background"),
     "equipment": ("Équipement", "Equipment"),
     "reserve": ("Réserve attaquée", "Reserve attacked"),
     "characteristic": ("Caractéristique", "Characteristic"),
@@ -263,7 +264,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
         "version": __version__,
         "params": PARAMS,
         "dice_order": label("les d6 de l'action, dans l'ordre (le dé du bagage en dernier)",
-                            "the action's d6, in order (the bagage die last)"),
+                            "the action's d6, in order (the background die last)"),
     }]
 
 
@@ -360,21 +361,21 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     line = (f"{heading(roll)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
             f"{' : ' if fr else ': '}")
-    line += plural(r["successes"], "réussite") if fr else plural(r["successes"], "success",
-                                                                 "successes")
+    line += successes(r["successes"], fr)
     kind = r["kind"]
     if kind == "botch":
-        line += f", {r['ones']} × 1 : Bourde !" if fr else f", {r['ones']} ones: Bourde!"
+        line += f", {ones(r['ones'], fr)} : Bourde !" if fr else f", {ones(r['ones'], fr)}: Bourde!"
     elif kind == "narrow":
         margin = r["margin"]  # (equipment raises it: « la MR est augmentée »)
-        line += (f", de justesse, MR {margin}" if fr else f", narrowly, MR {margin}") \
-            if margin else (", de justesse (MR 0)" if fr else ", narrowly (MR 0)")
+        line += (f", {'de justesse' if fr else 'narrowly'}, {success_margin(margin, fr)}"
+                 if margin else f", {'de justesse' if fr else 'narrowly'} "
+                 f"({success_margin(0, fr)})")
     elif r["success"]:
-        line += f", MR {r['margin']}"
+        line += f", {success_margin(r['margin'], fr)}"
         if kind == "critical":
             line += " : Coup d'éclat !" if fr else ": Coup d'éclat!"
     else:
-        line += f", ME {-r['margin']}"
+        line += f", {failure_margin(-r['margin'], fr)}"
     if "reserve_after" in r:
         before = r.get("reserve_before", p.get("reserve"))
         line += f", {'réserve' if fr else 'reserve'} {before} → {r['reserve_after']}"

@@ -16,7 +16,6 @@ from typing import Any
 
 from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import invalid_param
-from sidecar.rules import plural
 from sidecar.rulesets.oweens_combat import counted_wounds, read_settings
 from sidecar.rulesets.oweens_initiative import surprise
 from sidecar.rulesets.oweens_judging import (
@@ -28,6 +27,7 @@ from sidecar.rulesets.oweens_judging import (
 )
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, spends
 from sidecar.rulesets.oweens_targets import aimed_contest, free_augmentations, target_effects
+from sidecar.rulesets.oweens_words import failure_margin, success_margin, successes
 from sidecar.rulesets.sheets import add_spend
 
 #: Named attacked reserves a table keeps (the least recently rolled against are dropped).
@@ -54,14 +54,13 @@ def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | Non
 
 def _verdict(result: dict[str, Any], fr: bool) -> str:
     """"5 réussites, MR 1" — what a choice would make of the roll, for its label."""
-    count = (plural(result["successes"], "réussite") if fr
-             else plural(result["successes"], "success", "successes"))
+    count = successes(result["successes"], fr)
     if result["kind"] == "narrow":
-        mr = f", MR {result['margin']}" if result["margin"] else ""
+        mr = f", {success_margin(result['margin'], fr)}" if result["margin"] else ""
         return f"{count}, {'de justesse' if fr else 'narrowly'}{mr}"
     if result["success"]:
-        return f"{count}, MR {result['margin']}"
-    return f"{count}, ME {-result['margin']}"
+        return f"{count}, {success_margin(result['margin'], fr)}"
+    return f"{count}, {failure_margin(-result['margin'], fr)}"
 
 
 def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, Any],

@@ -40,9 +40,11 @@ def _sheet() -> dict[str, dict[str, Any]]:
         "achetées, réserve préservée, options de combat, initiative",
         "Bonbonus wallet: bought augmentations, reserve kept, combat options, initiative",
         default=0, high=99)
-    sheet["bagages"] = field("list", "Bagages", "Bagages", "Bagages du personnage (un "
+    # (A bagage is what the character knows from its past — « marin-pêcheur »: in English,
+    # a background.)
+    sheet["bagages"] = field("list", "Bagages", "Backgrounds", "Bagages du personnage (un "
                              "bagage adéquat : +1 dé, augmentations à 1 BB+)", "The "
-                             "character's bagages (a relevant one: +1 die, augmentations "
+                             "character's backgrounds (a relevant one: +1 die, augmentations "
                              "at 1 BB+)", default=[], max_items=20)
     sheet["verres"] = counter(
         "Verres", "Glasses", "Se pinter : verres de la beuverie en cours (la difficulté du "

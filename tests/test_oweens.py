@@ -168,7 +168,7 @@ def test_palmes_on_the_wire_brady_narrow_mr_1():
     r = resolution.outcome.result
     assert (r["kind"], r["margin"], r["reserve_after"]) == ("narrow", 1, 1)
     assert "de justesse, MR 1" in resolution.text["fr"]
-    assert "narrowly, MR 1" in resolution.text["en"]
+    assert "narrowly, success margin 1" in resolution.text["en"]
 
 
 def test_characteristic_at_zero_cannot_be_used():
@@ -212,8 +212,8 @@ def test_text_reads_naturally():
                          augmentations=1, label="Éclate")
     assert resolution.text["fr"] == ("Aengus — Éclate : 4D+1A contre 3 : 5 réussites, MR 2, "
                                      "réserve 4 → 2")
-    assert resolution.text["en"] == ("Aengus — Éclate : 4D+1A vs 3: 5 successes, MR 2, "
-                                     "reserve 4 → 2")
+    assert resolution.text["en"] == ("Aengus — Éclate : 4D+1A vs 3: 5 successes, "
+                                     "success margin 2, reserve 4 → 2")
     resolution = resolve("oweens", [6, 5, 5, 6], dice=4, difficulty=3)
     assert resolution.text["fr"].endswith("6 réussites, MR 3 : Coup d'éclat !")
 

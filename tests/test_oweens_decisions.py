@@ -134,7 +134,7 @@ def test_towing_the_purchase_is_decided_after_the_dice_and_paid_then():
     assert out.result["margin"] == 1 and out.default == "keep"
     assert names(rolled) == ["buy_1", "keep"]
     assert out.choices[0]["label"]["fr"] == "Acheter 1A (2 BB+) : 6 réussites, MR 2"
-    assert out.choices[0]["label"]["en"] == "Buy 1A (2 BB+): 6 successes, MR 2"
+    assert out.choices[0]["label"]["en"] == "Buy 1A (2 BB+): 6 successes, success margin 2"
     assert "0 BB+" in out.choices[1]["label"]["fr"] and out.spend == {}
     assert rolled.state["oweens"]["adversities"]["rivière"] == 1
     decided = react(rolled, "buy_1", hero)

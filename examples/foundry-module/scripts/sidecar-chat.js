@@ -671,7 +671,7 @@ export function renderAskCard(ask, { lang = "fr", rulesetTitle, answers = {}, op
   const game = local(rulesetTitle, lang).split(" — ")[0] || ask.ruleset;
   const rows = (ask.to ?? []).map((side) => {
     const answer = answers[side.seat];
-    const kind = answer?.result?.kind;
+    const kind = answer?.result?.kind ? cardKind(answer.result) : null;
     const what = !answer ? say.waiting
       : answer.result?.hidden ? say.hidden : `${local(answer.result?.label, lang)} — ${answer.text ?? ""} (#${answer.seq})`;
     return `<li class="sidecar-asked-side${kind ? ` sidecar-${escapeHtml(kind)}` : ""}" data-seat="${escapeHtml(side.seat)}">`
@@ -740,6 +740,16 @@ export function bindAnswers(root, chat) {
 }
 
 /**
+ * The kind a card (or an ask's answer) is drawn in. A total without a target (`judged:
+ * false`, or the `dice` roller's `target: null`) is neither a success nor a failure:
+ * `total`, neutral (PROTOCOL.md §7, `result.judged`).
+ */
+function cardKind(result) {
+  if (result.judged === false || ("target" in result && result.target === null)) return "total";
+  return KINDS.includes(result.kind) ? result.kind : "failure";
+}
+
+/**
  * The chat card of an outcome, as HTML. `rulesetTitle` is the ruleset's `title` from
  * `welcome` (a string or {fr, en}); `sheet` its sheet description (field labels).
  */
@@ -753,7 +763,7 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
     return `<div class="sidecar-card sidecar-hidden" data-seq="${escapeHtml(outcome.seq)}">${head}`
       + `<p class="sidecar-text">${escapeText(say.hidden)}</p>${renderDecided(outcome, lang)}</div>`;
   }
-  const kind = KINDS.includes(result.kind) ? result.kind : "failure";
+  const kind = cardKind(result);
   const dice = (outcome.dice ?? []).map(dieHtml).join("");
   const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(local(note, lang))}</li>`).join("");
   return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`

@@ -116,6 +116,26 @@ describe("rolling as a character", () => {
     assert.equal(chooseCharacter(roll("oweens"), new Map(), {}), null);
   });
 
+  test("a total without a target is no success: the card is neutral", () => {
+    const rolled = (result) => renderCard({ seq: 4, by: { name: "MJ" }, ruleset: "dice",
+      dice: [{ sides: 6, face: 5 }, { sides: 6, face: 4 }], text: "MJ — 2d6", result });
+    const total = { success: true, margin: 0, kind: "success", label: { fr: "Total : 9" }, target: null };
+    for (const result of [total, { ...total, judged: false }, { ...total, target: undefined, judged: false }]) {
+      const html = rolled(result);
+      assert.match(html, /class="sidecar-card sidecar-total"/);
+      assert.doesNotMatch(html, /sidecar-success/);
+    }
+    // Against a target, the verdict's colour.
+    assert.match(rolled({ ...total, target: 9 }), /class="sidecar-card sidecar-success"/);
+    // An asked total on the GM's ask card too.
+    const ask = { ask: "a1", ruleset: "dice", to: [{ seat: "Alice" }, { seat: "Bob" }] };
+    const answers = { Alice: { seq: 5, text: "Alice — 2d6", result: total },
+      Bob: { seq: 6, text: "Bob — 2d6", result: { ...total, target: 9 } } };
+    const card = renderAskCard(ask, { answers });
+    assert.match(card, /class="sidecar-asked-side sidecar-total" data-seat="Alice"/);
+    assert.match(card, /class="sidecar-asked-side sidecar-success" data-seat="Bob"/);
+  });
+
   test("the card says what was spent, by the sheet's labels, and the values after", () => {
     const sheet = { luck: { type: "int", label: { fr: "Chance", en: "Luck" } }, skills: { type: "map" } };
     const outcome = { seq: 3, by: { name: "Aengus" }, ruleset: "luck", character: "Aengus",

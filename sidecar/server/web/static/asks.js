@@ -144,22 +144,61 @@ function valueText(spec, value) {
   return local(spec.choice_labels?.[value]) || String(value);
 }
 
+/** A side's params: its own (the common ones with its `each` over them), else the common. */
+const sideParams_ = (event, target) => target?.params ?? event.params ?? {};
+
+/** The params on which the sides of an opposed ask differ (none for a single side). */
+function differing(event) {
+  const sides = (event.to ?? []).map((target) => sideParams_(event, target));
+  if (sides.length < 2) return [];
+  const names = [...new Set(sides.flatMap((params) => Object.keys(params)))];
+  return names.filter((name) => new Set(sides.map((params) =>
+    JSON.stringify(params[name] ?? null))).size > 1);
+}
+
 /**
  * What an ask asks of `target` (a side of it, or everyone): the params that differ from
- * the game's defaults, « Caractéristique ECL · Difficulté 4 ».
+ * the game's defaults, « Caractéristique ECL · Difficulté 4 ». Read by no side (the GM, an
+ * observer), only what every side is asked alike: each side's own values are on its line
+ * (`sideText`), never one side's said as everyone's.
  */
 export function askedText(event, target) {
   const schema = rulesetByName(event.ruleset)?.params ?? {};
   const side = target === undefined && !isGm()
     ? (event.to ?? []).find((item) => item.seat === state.client?.name) : target;
-  const params = side?.params ?? event.params ?? {};
+  const apart = new Set(side ? [] : differing(event));
+  const params = side ? sideParams_(event, side) : event.params ?? {};
   return Object.entries(params).filter(([name, value]) => {
     const spec = schema[name] ?? {};
+    if (apart.has(name)) return false;
     if (value === null || value === undefined || value === false || value === "") return false;
     if (Array.isArray(value) && !value.length) return false;
     return JSON.stringify(value) !== JSON.stringify(spec.default);
   }).map(([name, value]) => [paramLabel(event.ruleset, name), valueText(schema[name] ?? {}, value)]
     .filter(Boolean).join(" ")).join(" · ");
+}
+
+/**
+ * What one side of an opposed ask is asked apart from the others: its own value of each
+ * param on which the sides differ, by its label — « Caractéristique PEP · Difficulté 2 »,
+ * a default too (« Difficulté 0 »: it is what differs), « — » for none.
+ */
+export function sideText(event, target) {
+  const schema = rulesetByName(event.ruleset)?.params ?? {};
+  const params = sideParams_(event, target);
+  return differing(event).map((name) => {
+    const value = params[name];
+    const shown = value === null || value === undefined || value === "" ? "—"
+      : typeof value === "boolean" ? t(value ? "ask.yes" : "ask.no") : valueText(schema[name] ?? {}, value);
+    return `${paramLabel(event.ruleset, name)} ${shown}`;
+  }).join(" · ");
+}
+
+/** Every side's own values, for a reader who is no side (the GM's log line): « Ervald : … ; Tam : … ». */
+export function sidesText(event) {
+  if (!differing(event).length || (!isGm() && asksMe(event))) return ""; // (a side reads its own)
+  return (event.to ?? []).map((target) => t("ask.side.values", { name: target.character || target.seat,
+    values: sideText(event, target) })).join(" ; ");
 }
 
 /** This page's seat's part of an ask still waiting for its answer (`null`: none). */
@@ -229,11 +268,14 @@ function renderCard(item) {
   const aimed = askTargetsText(event);
   if (aimed) body.push(el("p", { class: "ask-aimed", text: aimed }));
   if (isGm()) {
+    const own = (target) => sideText(event, target);
     body.push(el("ul", { class: "ask-lines" }, (event.to ?? []).map((target) => {
       const answer = item.answers.get(target.seat);
       return el("li", { class: "ask-line", "data-seat": target.seat,
         "data-state": answer ? "answered" : "waiting" },
-      el("strong", { text: who(target) }), " — ",
+      el("strong", { text: who(target) }),
+      // An opposition's side: what it is asked apart from the others (its characteristic…).
+      own(target) ? el("span", { class: "ask-side-what", text: ` (${own(target)})` }) : null, " — ",
       el("span", { class: "ask-answer", text: answerText(answer) }));
     })));
     if (item.opposition) {

@@ -2,9 +2,10 @@
 // what it did to its targets), a note (a seat, a sheet, an ask, a session), and the lines
 // standing for what this member may not see (secret rolls, the GM's notes). Everything
 // shown comes from other people: always set as text, never as HTML.
-import { answerButton, askedText, bestText, winnerText } from "./asks.js";
+import { answerButton, askedText, bestText, sidesText, winnerText } from "./asks.js";
 import { el, fieldLabel, local, rulesetByName, state, t } from "./page.js";
 import { askTargetsText, renderEffects } from "./targets.js";
+import { shownKind } from "./verdict.js";
 import { renderEpoch, verifyBadge } from "./verify.js";
 
 /** What the GM did out of this page's sight (seats, the others' sheets), one line a run:
@@ -82,7 +83,7 @@ function renderDie(die) {
 export function renderOutcome(outcome, deciding = []) {
   const result = outcome.result ?? {};
   const hidden = result.hidden === true;
-  const kind = hidden ? "hidden" : result.kind ?? "failure";
+  const kind = shownKind(result); // (`total`: a total without a target, no verdict)
   const ruleset = state.welcome ? rulesetByName(outcome.ruleset) : null;
   const mine = state.welcome && outcome.by?.name === state.client?.name;
   const head = el("div", { class: "entry-head" },
@@ -155,6 +156,7 @@ export function renderNote(event) {
     details = [event.label ? el("span", { class: "target", text: `« ${event.label} »` }) : null,
       names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null,
       asked ? el("span", { class: "ask-what", text: t("ask.what", { what: asked }) }) : null,
+      event.op === "open" && sidesText(event) ? el("span", { class: "ask-sides-what", text: sidesText(event) }) : null,
       event.targets?.length ? el("span", { class: "why", text: askTargetsText(event) }) : null];
   } else {
     const created = event.op === "set" && Object.values(event.changed ?? {}).length
