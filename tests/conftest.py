@@ -29,9 +29,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(marker)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """A headless Chromium for the module's tests (one per module, so per worker)."""
+    """A headless Chromium for every browser test of this process (one per xdist worker):
+    each page opens in a context of its own, so tests share nothing but the launch."""
     with chromium() as launched:
         yield launched
 
