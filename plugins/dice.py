@@ -54,13 +54,15 @@ PARAMS: dict[str, dict[str, Any]] = {
     "target": {
         "type": "int", "min": -MAX_TARGET, "max": MAX_TARGET,
         "description": label(
-            "Cible (facultative) : réussite quand le total l'atteint (le nombre de "
-            "réussites, avec >=)", "Target (optional): success when the total reaches it "
-            "(the number of successes, with >=)"),
+            "Facultatif : réussite quand le total l'atteint (le nombre de réussites, "
+            "avec >=)", "Optional: success when the total reaches it (the number of "
+            "successes, with >=)"),
     },
 }
 
-name_params(PARAMS, {"expr": ("Expression", "Expression"), "target": ("Cible", "Target")})
+# « Seuil », not « Cible »: the form's « Cible » aims the roll at a character (contract §8).
+name_params(PARAMS, {"expr": ("Expression", "Expression"),
+                     "target": ("Seuil à atteindre", "Number to reach")})
 
 
 @hookimpl

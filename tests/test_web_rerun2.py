@@ -48,7 +48,7 @@ def shown_colours(page: Any, seq: int) -> dict[str, str]:
 def test_a_total_without_a_target_is_neither_success_nor_failure(
         browser: Any, server: LiveServer) -> None:
     gm = phone_gm(browser, server, "totaux")
-    # The `dice` roller from the page's form, nothing in « Cible ».
+    # The `dice` roller from the page's form, nothing in « Seuil à atteindre ».
     gm.page.select_option("#ruleset", "dice")
     gm.fill_params({"expr": "2d6"})
     before = gm.state("outcomes.length")

@@ -8,6 +8,7 @@
 import {
   applyAsk, applyAskOutcome, listRestOfAsks, onAsksChanged, renderAsks, resetAsks,
 } from "./asks.js";
+import { keepPlace, renderAskNotice } from "./asknotice.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import { gapLines, learnGap } from "./gaps.js";
 import {
@@ -177,7 +178,7 @@ async function join(event) {
   client.on("characters", (entries) => addListedCharacters(entries, client.lastSeq));
   client.on("sheet", addNote);
   client.on("seat", addNote);
-  client.on("ask", addNote);
+  client.on("ask", (event) => keepPlace(() => addNote(event))); // (the player reads on)
   client.on("session", addNote);
   client.on("epoch", (event) => { addNote(event); onEpoch(event, client, renderLog); });
   client.on("welcome", (welcome) => {
@@ -433,8 +434,9 @@ function charactersChanged() {
   for (const [name, choices] of pickers) {
     const node = $(fieldId(name));
     if (node?.tagName !== "SELECT") continue;
-    const value = node.value;
-    node.replaceChildren(...choices.map(([choice, shown]) => el("option", { value: choice, text: shown })));
+    const value = node.value; // (its « — » stays: a new option list sets nothing by itself)
+    const none = [...node.options].filter((option) => option.value === "");
+    node.replaceChildren(...none, ...choices.map(([choice, shown]) => el("option", { value: choice, text: shown })));
     if (choices.some(([choice]) => choice === value)) node.value = value;
   }
 }
@@ -869,7 +871,7 @@ function start() {
   });
   setupGmPanel();
   configureDecisions({ changed: renderLog });
-  onAsksChanged(() => { if (state.welcome) renderLog(); });
+  onAsksChanged(() => { if (state.welcome) renderLog(); renderAskNotice(); }); // (asknotice.js)
   // Back from a dead Wi-Fi: no need to wait for the next scheduled try.
   window.addEventListener("online", () => state.client?.reconnectNow());
   const fromAddress = readTokenFromAddress();

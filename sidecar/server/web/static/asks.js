@@ -209,11 +209,12 @@ export function pendingFor(id) {
   return item;
 }
 
-/** The asked roll's button, for the ask's line in the log (where the player reads). */
-export function answerButton(id) {
+/** The asked roll's button, for the ask's line in the log (where the player reads), or
+ * `where` else (the bar at the bottom of the screen: asknotice.js). */
+export function answerButton(id, where = "log") {
   const item = pendingFor(id);
   if (!item) return null;
-  return el("button", { type: "button", class: "primary ask-roll-here", id: `ask-roll-log-${id}`,
+  return el("button", { type: "button", class: "primary ask-roll-here", id: `ask-roll-${where}-${id}`,
     disabled: busy.has(id), text: t("ask.roll", { what: askName(item.event) }), onclick: () => answer_(item) });
 }
 
@@ -478,8 +479,13 @@ function buildSides() {
   if (!names.length) box.append(el("p", { class: "hint", text: t("ask.pick") }));
 }
 
-/** The form as it was before any ask: nothing of the last one is sent again by mistake. */
+/** The form as it was before any ask: nothing of the last one is sent again by mistake
+ * (nobody ticked, no opposition left on: a third side added to it by mistake). */
 function resetAskForm() {
+  for (const box of document.querySelectorAll("#ask-targets input:checked")) box.checked = false;
+  $("ask-opposed").checked = false;
+  $("ask-cooperative").checked = false;
+  $("ask-mode").selectedIndex = 0; // (public: a secret ask is a choice made each time)
   $("ask-params").replaceChildren();
   $("ask-sides").replaceChildren();
   delete $("ask-sides").dataset.ruleset;

@@ -106,7 +106,7 @@ export function renderOutcome(outcome, deciding = []) {
       el("span", { class: "text", text: outcome.text ?? "" })));
     for (const note of outcome.notes ?? []) body.push(el("p", { class: "note", text: local(note) }));
     if (outcome.applied?.length) {
-      body.push(el("p", { class: "applied", text: t("log.applied") + outcome.applied.join(", ") }));
+      body.push(el("p", { class: "applied", text: t("log.applied") + outcome.applied.map(extensionTitle).join(", ") }));
     }
   }
   // The last side of an opposition says who won, in every log that receives it (the
@@ -162,7 +162,9 @@ export function renderNote(event) {
     const created = event.op === "set" && Object.values(event.changed ?? {}).length
       && Object.values(event.changed).every(([before]) => before === null || before === undefined);
     what = t(event.removed ? "log.sheet.remove" : created ? "log.sheet.new" : `log.sheet.${event.op}`);
-    const changes = Object.entries(event.changed ?? {});
+    // A field empty before and after (a new character's empty pools) changed nothing.
+    const changes = Object.entries(event.changed ?? {}).filter(([, [before, after]]) =>
+      shortValue(before) !== "—" || shortValue(after) !== "—");
     details = [el("span", { class: "target", text: event.character }),
       changes.length ? el("span", { class: "changes" }, changes.slice(0, 6).map(([field, [before, after]]) =>
         el("span", { class: "change", "data-field": field },
@@ -180,6 +182,12 @@ export function renderNote(event) {
     event.by?.role === "gm" ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null,
     el("span", { class: "op", text: what }), ...details,
     el("span", { class: "seq", text: `#${event.seq ?? ""}` })), button);
+}
+
+/** An extension as people know it: its options' title (« Combat (O'Ween's) »), not its key. */
+function extensionTitle(name) {
+  const described = (state.welcome?.options ?? []).find((option) => option.name === name);
+  return local(described?.label) || name;
 }
 
 function shortValue(value) {

@@ -292,14 +292,18 @@ export function verifyBadge(outcome) {
 
 /** A reveal or a new commitment, as a line of the log. */
 export function renderEpoch(event) {
+  // (French: « 0 événement », « 1 événement »; English: "0 events", "1 event".)
+  const plural = (state.lang === "en" ? event.events !== 1 : event.events > 1) ? "s" : "";
   const next = event.next ? ` → ${event.next.commitment.slice(0, 12)}…` : "";
   const text = event.op === "reveal"
-    ? (state.lang === "en" ? `Epoch ${event.epoch.number} revealed (${event.events} events)${next}`
-      : `Époque ${event.epoch.number} révélée (${event.events} événements)${next}`)
+    ? (state.lang === "en" ? `Epoch ${event.epoch.number} revealed (${event.events} event${plural})${next}`
+      : `Époque ${event.epoch.number} révélée (${event.events} événement${plural})${next}`)
     : (state.lang === "en" ? `Dice committed: ${event.epoch.commitment.slice(0, 12)}…`
       : `Dés engagés : ${event.epoch.commitment.slice(0, 12)}…`);
+  // A head like every note's: its seq apart on the right, not glued to the text.
   return el("li", { class: "entry entry-note entry-epoch", "data-seq": event.seq, "data-kind": "epoch" },
-    el("span", { class: "note-text", text }), el("span", { class: "seq", text: `#${event.seq}` }));
+    el("div", { class: "entry-head" }, el("span", { class: "note-text", text }),
+      el("span", { class: "seq", text: `#${event.seq}` })));
 }
 
 /** The GM's button to end the epoch (only on a server with verifiable dice). */
