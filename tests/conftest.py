@@ -15,7 +15,7 @@ import pytest
 
 from tests.live_server import LiveServer
 from tests.redis_server import redis_server  # noqa: F401  (a real Redis, per test)
-from tests.support.browser import chromium
+from tests.support.browser import driver, launch
 
 #: A test that uses one of these fixtures gets the marker: ``-m "not browser"`` skips
 #: what needs Chromium without anyone listing the tests by hand.
@@ -30,11 +30,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def playwright_driver() -> Iterator[Any]:
+    """Playwright's driver, one per process (the sync API allows no second one at once):
+    a module that needs Chromium with other flags launches it from here."""
+    with driver() as playwright:
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver: Any) -> Iterator[Any]:
     """A headless Chromium for every browser test of this process (one per xdist worker):
     each page opens in a context of its own, so tests share nothing but the launch."""
-    with chromium() as launched:
-        yield launched
+    launched = launch(playwright_driver)
+    yield launched
+    launched.close()
 
 
 @pytest.fixture(scope="module")

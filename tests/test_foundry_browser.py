@@ -25,7 +25,7 @@ import pytest
 
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN
 from tests.live_server import LiveServer
-from tests.support.browser import TIMEOUT_MS, TablePage, chromium
+from tests.support.browser import TIMEOUT_MS, TablePage, launch
 from tests.support.tls import make_certificate
 
 SIDECAR_HOST = "sidecar.test"
@@ -99,12 +99,13 @@ def world_server(host: str, context: ssl.SSLContext | None = None) -> Iterator[s
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(playwright_driver: Any) -> Iterator[Any]:
     """Chromium that takes the test certificate and reaches the sidecar by a name, as a
     LAN sidecar has (loopback IPs are exempt from mixed-content blocking)."""
-    with chromium("--ignore-certificate-errors",
-                  f"--host-resolver-rules=MAP {SIDECAR_HOST} 127.0.0.1") as launched:
-        yield launched
+    launched = launch(playwright_driver, "--ignore-certificate-errors",
+                      f"--host-resolver-rules=MAP {SIDECAR_HOST} 127.0.0.1")
+    yield launched
+    launched.close()
 
 
 @pytest.fixture(scope="module")

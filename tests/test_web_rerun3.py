@@ -180,10 +180,11 @@ def test_an_ask_shows_its_button_where_the_player_reads(browser: Any,
         const box = b.getBoundingClientRect();
         return b.textContent.startsWith('Lancer') && b.offsetParent !== null
             && box.top >= 0 && box.bottom <= innerHeight && box.height > 0;})""")
-    # What the player was reading has not moved.
+    # What the player was reading has not moved (by more than a few pixels: a line above may
+    # change its height by a fraction of a line as it settles; without the fix, 493 px).
     now = page.evaluate(f"""() => document.querySelector(
         '#log .entry[data-seq="{reading["seq"]}"]').getBoundingClientRect().top""")
-    assert abs(now - reading["top"]) <= 2, (reading, now)
+    assert abs(now - reading["top"]) <= 20, (reading, now)
     before = player.state("outcomes.length")
     page.locator("#ask-notice button").click()
     answer = new_outcome(player, before)

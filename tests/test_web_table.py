@@ -1,8 +1,8 @@
 """The web table in a real headless Chromium, against a real sidecar on a loopback port.
 
 Chromium is Debian's (`/usr/bin/chromium-headless-shell`, else `/usr/bin/chromium`),
-driven by Playwright. Without it these tests skip, unless SIDECAR_REQUIRE_BROWSER=1 (set by `.ci/run`, which installs it) makes that a
-failure.
+driven by Playwright. Without it these tests skip, unless SIDECAR_REQUIRE_BROWSER=1 (set
+by `.ci/run`, which installs it) makes that a failure.
 """
 
 from __future__ import annotations

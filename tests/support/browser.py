@@ -41,8 +41,8 @@ def unavailable(reason: str) -> NoReturn:
 
 
 @contextlib.contextmanager
-def chromium(*flags: str) -> Iterator[Any]:
-    """A headless Chromium (Playwright's Browser) with ``CHROMIUM_FLAGS`` and ``flags``."""
+def driver() -> Iterator[Any]:
+    """Playwright's driver (one per process: the sync API allows no second one at once)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -50,8 +50,19 @@ def chromium(*flags: str) -> Iterator[Any]:
     if not os.path.exists(CHROMIUM):
         unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                             args=[*CHROMIUM_FLAGS, *flags])
+        yield playwright
+
+
+def launch(playwright: Any, *flags: str) -> Any:
+    """A headless Chromium (Playwright's Browser) with ``CHROMIUM_FLAGS`` and ``flags``."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_FLAGS, *flags])
+
+
+@contextlib.contextmanager
+def chromium(*flags: str) -> Iterator[Any]:
+    """A driver and a Chromium of its own, for a script outside the test session."""
+    with driver() as playwright:
+        browser = launch(playwright, *flags)
         yield browser
         browser.close()
 
