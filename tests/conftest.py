@@ -7,6 +7,7 @@ so no two tests share a port, a file or a server.
 
 from __future__ import annotations
 
+import compileall
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,23 @@ from tests.support.browser import driver, launch
 MARKED_BY_FIXTURE = {"browser": "browser", "redis_server": "redis"}
 
 
+#: The project's own import packages, compiled once before the tests start.
+SOURCES = ("sidecar", "plugins", "protocol")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The suite starts hundreds of Python processes (`sidecar serve`, the CLI). Where
+    # PYTHONDONTWRITEBYTECODE is set (our development machines set it) none of them
+    # writes what it compiles, so each compiled some 75 modules again: 0.17 s of CPU a
+    # process, a sixth of tests/test_cli.py's CPU. Compiled once here (the controller, or
+    # the only process without xdist), they are read from __pycache__ like any import.
+    if hasattr(config, "workerinput"):
+        return
+    root = Path(__file__).resolve().parent.parent
+    for name in SOURCES:
+        compileall.compile_dir(root / name, quiet=1)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for fixture, marker in MARKED_BY_FIXTURE.items():
@@ -29,18 +47,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(marker)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright_driver() -> Iterator[Any]:
-    """Playwright's driver, one per process (the sync API allows no second one at once):
-    a module that needs Chromium with other flags launches it from here."""
+    """Playwright's driver for the module's tests (the sync API allows no second one at
+    once, and while it runs its event loop is the thread's: a test of another module
+    calling asyncio.run() would fail, hence no longer than a module): a module that needs
+    Chromium with other flags launches it from here."""
     with driver() as playwright:
         yield playwright
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_driver: Any) -> Iterator[Any]:
-    """A headless Chromium for every browser test of this process (one per xdist worker):
-    each page opens in a context of its own, so tests share nothing but the launch."""
+    """A headless Chromium for the module's tests: each page opens in a context of its
+    own, so tests share nothing but the launch."""
     launched = launch(playwright_driver)
     yield launched
     launched.close()

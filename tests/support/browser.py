@@ -3,7 +3,7 @@ and what a person does on the page (roll, decide an open roll, ask, add a seat).
 
 Without Chromium or Playwright the browser tests skip, unless SIDECAR_REQUIRE_BROWSER=1
 (set by ``.ci/run``, which installs Debian's chromium-headless-shell) makes that a failure.
-The ``browser`` fixture (tests/conftest.py) starts one per xdist worker.
+The ``browser`` fixture (tests/conftest.py) starts one per test module.
 """
 
 from __future__ import annotations
