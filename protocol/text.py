@@ -184,6 +184,14 @@ def localized(value: object, locale: str) -> str:
     return value if isinstance(value, str) else str(value)
 
 
+def game_name(title: object, name: str, locale: str) -> str:
+    """How people name a ruleset in ``locale`` (« O'Ween's », « Dés », not ``oweens``,
+    ``dice``): its ``title`` up to its dash (« O'Ween's — réussites sur d6 »), else its
+    ``name``."""
+    text = localized(title or name, locale)
+    return text.split(" — ", 1)[0].strip() or name
+
+
 def is_localized(value: object) -> bool:
     """Whether ``value`` is a localisable text: a plain string, or a map with exactly the
     strings ``fr`` and ``en``."""

@@ -16,7 +16,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from sidecar.cli.main import main
-from sidecar.cli.render import format_odds
+from sidecar.cli.odds_view import format_odds
 from sidecar.cli.values import parse_pairs
 from sidecar.host.typed import coerce_value
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
@@ -154,7 +154,8 @@ def test_plugins_lists_plugins_rulesets_and_hooks(tmp_path):
 def test_odds_command_prints_percentages_and_bars():
     shown = sidecar("odds", "bloodlust", "pool=5", "difficulty=7")
     assert shown.returncode == 0
-    assert "P(réussite) = 76.24 %" in shown.stdout
+    # The page's number: 76 % (its rounding, issue 29), its words.
+    assert "P(réussite) = 76 %" in shown.stdout and "Éclatante " in shown.stdout
     assert "█" in shown.stdout
     refused = sidecar("odds", "bloodlust", "pool=99")
     assert refused.returncode == 1 and "pool" in refused.stderr
@@ -168,7 +169,7 @@ def test_key_value_parsing_follows_the_schema():
     assert coerce_value("Difficile", {"type": "int"}) == "Difficile"
     with pytest.raises(ValueError):
         parse_pairs(["pool"])
-    assert "50.00 %" in format_odds({"p_success": 0.5, "kinds": {"success": 0.5}})
+    assert "50 %" in format_odds({"p_success": 0.5, "kinds": {"success": 0.5}})
 
 
 # -- the README's and the plugin guide's snippets work ---------------------------------

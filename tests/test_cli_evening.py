@@ -21,8 +21,10 @@ from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
 
 def percent(p: float) -> str:
-    """``format_odds``'s way of writing a probability."""
-    return f"{p * 100:.2f} %"
+    """``format_odds``'s way of writing a probability: the page's, in French (checked
+    against the page's rule in tests/test_cli_like_the_page.py)."""
+    from sidecar.cli.odds_view import percent as written
+    return written(p, "fr")
 
 
 @pytest.fixture(scope="module")
@@ -84,15 +86,15 @@ def test_asks_print_only_what_differs_from_the_defaults(server):
 def test_dice_odds_without_a_target_show_the_distribution_only(server):
     plain = sidecar("odds", "dice", "expr=2d6")
     assert plain.returncode == 0, plain.stderr
-    assert "réussite" not in plain.stdout and "100.00 %" not in plain.stdout
-    assert "échec" not in plain.stdout
-    assert "distribution (total)" in plain.stdout and "16.67 %" in plain.stdout  # a 7
+    assert "réussite" not in plain.stdout.lower() and "100 %" not in plain.stdout
+    assert "échec" not in plain.stdout.lower()
+    assert "distribution (total)" in plain.stdout and "17 %" in plain.stdout  # a 7
     as_json = json.loads(sidecar("odds", "dice", "expr=2d6", "--json").stdout)
     assert as_json["judged"] is False
     # With a target: success and failure, as before.
     target = sidecar("odds", "dice", "expr=2d6", "target=8")
-    assert "P(réussite) = 41.67 %" in target.stdout
-    assert "échec " in target.stdout
+    assert "P(réussite) = 42 %" in target.stdout
+    assert "Échec " in target.stdout
     # A table's server says the same.
     remote = sidecar("odds", "dice", "expr=2d6", *gm_of(server, "dice-odds"))
     assert remote.returncode == 0, remote.stderr

@@ -121,7 +121,8 @@ def test_serve_suggests_a_roll_of_the_tables_game(tmp_path):
     db = str(tmp_path / "soiree.db")
     with ServeProcess("--db", db) as first:
         gm = ["--url", first.url, "--table", "demo", "--token", GM_TOKEN, "--role", "gm"]
-        assert "roll bloodlust pool=5 " in "".join(first.lines)  # a new table: any game
+        # A new journal: no game anybody chose, the plain roller.
+        assert "roll dice expr=2d6 " in "".join(first.lines)
         made = sidecar("sheet", "set", "Aengus", "--ruleset", "oweens", "--no-owner", *gm)
         assert made.returncode == 0, made.stderr
     with ServeProcess("--db", db) as again:

@@ -55,16 +55,17 @@ def test_a_bare_host_means_the_sidecars_port():
 
 
 def test_odds_show_the_distribution_of_totals_and_leave_out_impossible_kinds():
-    from sidecar.cli.render import format_odds
+    from sidecar.cli.odds_view import format_odds
 
     odds = {"p_success": 0.5, "kinds": {"botch": 0.0, "failure": 0.5, "success": 0.5},
             "distribution": {"of": "total", "values": [[2, 0.25], [3, 0.5], [4, 0.25]]}}
     shown = format_odds(odds)
     assert "botch" not in shown and "distribution (total)" in shown
-    assert "     3   50.00 %" in shown
+    assert "     3     50 %" in shown
     long = {"p_success": 1.0, "kinds": {"success": 1.0},
             "distribution": {"of": "total", "values": [[v, 1 / 100] for v in range(100)]}}
     assert "0 … 99, moyenne / mean 49.50" in format_odds(long)
+    assert "0 … 99, moyenne 49,50" in format_odds(long, locale="fr")
 
 
 def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur():
@@ -130,8 +131,12 @@ def test_export_and_verify_speak_french_first(tmp_path):
         "dice": outcome.dice, "result": outcome.result, "applied": outcome.applied,
         "notes": outcome.notes, "text": resolution.text,
         "proof": {"manual": True, "by": gm}}) + "\n")
-    checked = subprocess.run([sys.executable, "-m", "sidecar", "verify", str(manual)],
-                             capture_output=True, text=True, timeout=60)
-    assert checked.returncode == 0, checked.stdout
-    french, english = checked.stdout.splitlines()[:2]
+    said = []
+    for locale in ("fr", "en"):
+        checked = subprocess.run([sys.executable, "-m", "sidecar", "verify", str(manual),
+                                  "--locale", locale],
+                                 capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stdout
+        said.append(checked.stdout.splitlines()[0])
+    french, english = said
     assert "jets vérifiés" in french and "1 manuels" in french and "rolls checked" in english

@@ -232,7 +232,8 @@ def test_cli_odds_for_oweens():
                             "difficulty=3"], capture_output=True, text=True, timeout=30)
     assert shown.returncode == 0 and "Bourde" not in shown.stderr
     p = sidecar.odds("oweens", {"dice": 4, "difficulty": 3})["p_success"]
-    assert f"{p * 100:.2f} %" in shown.stdout
+    from sidecar.cli.odds_view import percent  # (as the page writes it)
+    assert f"P(réussite) = {percent(p, 'fr')}" in shown.stdout
 
 
 @pytest.mark.parametrize("a,b", [(4, 4), (4, 6), (6, 8), (10, 12), (12, 12), (1, 6)])

@@ -61,7 +61,9 @@ def _export(db: str, tmp_path: Path, name: str = "export.jsonl") -> Path:
 
 
 def _verify(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sidecar", "verify", str(path), *extra],
+    # (In English: the checks below read its English words; French is the default.)
+    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--locale", "en",
+                           str(path), *extra],
                           capture_output=True, text=True, timeout=120)
 
 

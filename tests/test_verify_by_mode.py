@@ -27,16 +27,18 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _export(db, tmp)
 
 
-def _said(stdout: str) -> tuple[str, str]:
-    lines = stdout.splitlines()
-    return (next(line for line in lines if line.startswith(FR)),
-            next(line for line in lines if line.startswith(EN)))
+def _said(path: Path) -> tuple[str, str]:
+    """The by-and-mode line of ``verify``, in French then in English (one run each)."""
+    said = []
+    for locale, start in (("fr", FR), ("en", EN)):
+        done = _verify(path, "--locale", locale)
+        assert done.returncode == 0, done.stdout + done.stderr
+        said.append(next(line for line in done.stdout.splitlines() if line.startswith(start)))
+    return said[0], said[1]
 
 
 def test_verify_says_by_and_mode_of_plain_rolls_are_the_journals_word(export: Path) -> None:
-    done = _verify(export)
-    assert done.returncode == 0, done.stdout + done.stderr
-    fr, en = _said(done.stdout)
+    fr, en = _said(export)
     # The five rolls of _play answer no ask and decide nothing.
     assert "0 décisions et réponses" in fr and "5 autres jets" in fr and "NON PROUVÉS" in fr
     assert "0 decisions and answers" in en and "5 other rolls" in en and "NOT PROVEN" in en
@@ -54,7 +56,5 @@ def test_a_changed_mode_or_role_passes_and_the_output_says_why(export: Path, tmp
         roll["by"]["role"] = "gm"
     forged = tmp_path / "forged.jsonl"
     forged.write_text("".join(json.dumps(e) + "\n" for e in events))
-    done = _verify(forged)
     # Not caught, and not claimed: the output names what it did not prove.
-    assert done.returncode == 0, done.stdout
-    assert "NOT PROVEN" in _said(done.stdout)[1]
+    assert "NOT PROVEN" in _said(forged)[1]

@@ -113,7 +113,8 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _verify(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sidecar", "verify", str(path)],
+    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--locale", "en",
+                           str(path)],
                           capture_output=True, text=True, timeout=120)
 
 

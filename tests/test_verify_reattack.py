@@ -148,8 +148,8 @@ def _write(path: Path, events: Events) -> Path:
 
 
 def _verify(table: dict[str, Any], path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--plugins-dir",
-                           str(table["plugins"]), str(path)],
+    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--locale", "en",
+                           "--plugins-dir", str(table["plugins"]), str(path)],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -381,8 +381,9 @@ def test_the_standalone_verifier_escapes_what_it_prints(table: dict[str, Any],
 # -- what an export alone cannot show, a player's own log does ------------------------------
 
 def _against(table: dict[str, Any], path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--plugins-dir",
-                           str(table["plugins"]), str(path), "--log", str(table["log_path"])],
+    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--locale", "en",
+                           "--plugins-dir", str(table["plugins"]), str(path), "--log",
+                           str(table["log_path"])],
                           capture_output=True, text=True, timeout=120)
 
 

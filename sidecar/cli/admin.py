@@ -18,6 +18,7 @@ from typing import Any
 from sidecar.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, run, store_refused, usage
 from sidecar.cli.connect import joined
 from sidecar.cli.labels import Labels, say
+from sidecar.cli.labels import count as counted
 from sidecar.cli.render import (
     format_ask_event,
     format_seat_link,
@@ -172,10 +173,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     # "unreadable".
     if store_refused(args):
         return EXIT_USAGE
-    return _run_transfer(_export_table(args))
+    return _run_transfer(_export_table(args), args.locale)
 
 
-def _run_transfer(work: Any) -> int:
+def _run_transfer(work: Any, locale: str) -> int:
     from sidecar.stores.journal import JournalError
     from sidecar.stores.transfer import TransferError
 
@@ -186,8 +187,8 @@ def _run_transfer(work: Any) -> int:
     except StoreUnavailable as exc:
         text = str(exc)
         if "Redis injoignable /" in text:  # (a read's failure: say what to do)
-            text = ("Redis injoignable — démarrez-le ou corrigez --store / Redis "
-                    "unreachable — start it or fix --store")
+            text = say(locale, "Redis injoignable — démarrez-le ou corrigez --store",
+                       "Redis unreachable — start it or fix --store")
         print(f"sidecar: {text}", file=sys.stderr)
     except OSError as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
@@ -226,8 +227,8 @@ async def _export_table(args: argparse.Namespace) -> int:
         if args.output:
             out.close()
     if args.output:
-        print(f"{count} événements écrits dans {args.output} / {count} events written "
-              f"to {args.output}", file=sys.stderr)
+        print(say(args.locale, f"{count} événements écrits dans {args.output}",
+                  f"{count} events written to {args.output}"), file=sys.stderr)
     return EXIT_OK
 
 
@@ -243,15 +244,15 @@ async def _import_table(args: argparse.Namespace) -> int:
         count = await write_sqlite(args.db, head, events, args.table)
         where = args.db
     name = args.table or head["table"]
-    print(f"table « {name} » : {count} événements importés dans {where} / table '{name}': "
-          f"{count} events imported into {where}", file=sys.stderr)
+    print(say(args.locale, f"table « {name} » : {count} événements importés dans {where}",
+              f"table '{name}': {count} events imported into {where}"), file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     if store_refused(args):
         return EXIT_USAGE
-    return _run_transfer(_import_table(args))
+    return _run_transfer(_import_table(args), args.locale)
 
 
 async def _epoch_end(args: argparse.Namespace) -> int:
@@ -262,10 +263,12 @@ async def _epoch_end(args: argparse.Namespace) -> int:
         else:
             reply = shown(reply)
             number, events = reply["epoch"]["number"], reply["events"]
-            print(f"époque {number} close après {events} événements / epoch {number} ended "
-                  f"after {events} events")
-            print(f"graine / seed {reply.get('seed', '?')}")
-            print(f"prochain engagement / next commitment {reply['next']['commitment']}")
+            print(say(args.locale, f"époque {number} close après "
+                                   f"{counted('fr', events, 'événement', '')}",
+                      f"epoch {number} ended after {counted('en', events, '', 'event')}"))
+            print(say(args.locale, "graine", "seed") + f" {reply.get('seed', '?')}")
+            print(say(args.locale, "prochain engagement", "next commitment")
+                  + f" {reply['next']['commitment']}")
         return EXIT_OK
 
 

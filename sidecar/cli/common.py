@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import shlex
+import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
+from sidecar.cli.labels import say
 from sidecar.config import ServerConfig
 
 #: ``ServerConfig``'s defaults: the one source of every default ``sidecar serve`` shows
@@ -60,13 +65,17 @@ def store_choice(args: argparse.Namespace) -> str | None:
     # (An empty $SIDECAR_STORE is unset; an empty --store is a mistake said as such.)
     store = args.store if args.store is not None else (os.environ.get("SIDECAR_STORE")
                                                        or None)
+    # (Said in --locale where the command has one: serve has none, and says both.)
+    locale = getattr(args, "locale", None)
     if store is not None and not store.strip():
-        return ("--store est vide (une variable non définie ?) ; sans --store, le journal "
-                "--db sert / --store is empty (an unset variable?); without --store the "
-                "--db journal is used")
+        return say(locale, "--store est vide (une variable non définie ?) ; sans --store, "
+                           "le journal --db sert",
+                   "--store is empty (an unset variable?); without --store the --db "
+                   "journal is used")
     if store and args.db is not None:
-        return ("--db et --store : choisissez l'un des deux / --db and --store: choose one "
-                "(a journal file, or Redis)")
+        return say(locale, "--db et --store : choisissez l'un des deux (un fichier journal, "
+                           "ou Redis)",
+                   "--db and --store: choose one (a journal file, or Redis)")
     args.store = store or None
     if args.db is None:
         args.db = DEFAULT.db
@@ -79,3 +88,27 @@ def store_refused(args: argparse.Namespace) -> bool:
     if problem:
         print(f"sidecar: {problem}", file=sys.stderr)
     return problem is not None
+
+
+def sidecar_command(*, relative: bool = True) -> str:
+    """How to run ``sidecar`` as this one runs, for every line it prints to paste
+    (``serve``'s, an open roll's ``react``, ``new-plugin``'s next steps):
+    ``sidecar`` when that is on PATH and the same script, else the script beside this
+    interpreter (``.venv/bin/sidecar``: the venv was not activated), else ``python -m
+    sidecar``; relative to the working directory when inside it (``relative``: lines
+    that follow a ``cd`` need the whole path)."""
+    def shown(path: Path) -> str:
+        with contextlib.suppress(ValueError):
+            if relative:
+                path = path.relative_to(Path.cwd())
+        return shlex.quote(str(path))
+
+    bin_dir = Path(sys.executable).parent
+    script = next((bin_dir / name for name in ("sidecar", "sidecar.exe")
+                   if (bin_dir / name).is_file()), None)
+    found = shutil.which("sidecar")
+    if script is None:
+        return f"{shown(Path(sys.executable))} -m sidecar"
+    if found and Path(found).resolve() == script.resolve():
+        return "sidecar"
+    return shown(script)

@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-from sidecar.cli.common import DEFAULT_URL, EXIT_CONNECT, EXIT_ERROR, CliExit
+from sidecar.cli.common import DEFAULT_URL, EXIT_CONNECT, EXIT_ERROR, CliExit, sidecar_command
 from sidecar.cli.labels import say
 from sidecar.cli.render import format_error
 from sidecar.protocol.messages import ROLES
@@ -152,6 +153,31 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
         raise CliExit(EXIT_ERROR) from None
     finally:
         await client.close()
+
+
+def again_command(args: argparse.Namespace) -> Callable[..., str]:
+    """How this reader runs another command at the same table, for the lines a command
+    prints to paste (an open roll's ``react``): ``sidecar`` as it runs here (the venv's
+    script when it is not on PATH, :func:`~sidecar.cli.common.sidecar_command`), then
+    the options that joined — those typed, as typed; what came from the environment
+    (``$SIDECAR_URL``, ``$SIDECAR_TOKEN``) or a default is left to it again."""
+    options: list[str] = []
+    for url in args.url or ():
+        options += ["--url", url]
+    if args.table != "demo":
+        options += ["--table", args.table]
+    if args.name:
+        options += ["--name", args.name]
+    if args.role == "gm":
+        options += ["--role", "gm"]
+    if args.token:
+        options += ["--token", args.token]
+    if args.locale != "fr":
+        options += ["--locale", args.locale]
+
+    def command(*words: str) -> str:
+        return " ".join([sidecar_command(), *(shlex.quote(str(w)) for w in (*words, *options))])
+    return command
 
 
 def _token_hint(exc: Any, token: str | None, locale: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.protocol.text import localized
+from sidecar.protocol.text import game_name, localized
 
 
 def say(locale: str | None, fr: str, en: str) -> str:
@@ -21,6 +21,11 @@ def say(locale: str | None, fr: str, en: str) -> str:
     if locale == "fr":
         return fr
     return fr if fr == en else f"{fr} / {en}"
+
+
+def colon(locale: str | None) -> str:
+    """A colon after a label: French sets it apart with a space."""
+    return " : " if locale == "fr" else ": "
 
 
 def label_text(label: Any, locale: str | None) -> str:
@@ -41,10 +46,20 @@ class Labels:
     def __init__(self, welcome: dict[str, Any] | None = None, locale: str | None = None) -> None:
         self.locale = locale
         self.fields: dict[str, dict[str, Any]] = {}
+        #: Each ruleset's title and params' descriptions, as the page's form reads them.
+        self.titles: dict[str, Any] = {}
+        self.params: dict[str, dict[str, Any]] = {}
         for ruleset in (welcome or {}).get("rulesets") or ():
-            if isinstance(ruleset, dict) and isinstance(ruleset.get("sheet"), dict):
-                self.fields[str(ruleset.get("name"))] = {
-                    name: spec.get("label") for name, spec in ruleset["sheet"].items()
+            if not isinstance(ruleset, dict):
+                continue
+            name = str(ruleset.get("name"))
+            self.titles[name] = ruleset.get("title")
+            if isinstance(ruleset.get("params"), dict):
+                self.params[name] = {key: spec for key, spec in ruleset["params"].items()
+                                     if isinstance(spec, dict)}
+            if isinstance(ruleset.get("sheet"), dict):
+                self.fields[name] = {
+                    field: spec.get("label") for field, spec in ruleset["sheet"].items()
                     if isinstance(spec, dict) and spec.get("label")}
         #: An open roll's seq → its choices' labels by name.
         self.choices: dict[Any, dict[str, Any]] = {}
@@ -53,6 +68,28 @@ class Labels:
         """A sheet field of ``ruleset`` by its label (its key when it has none)."""
         label = self.fields.get(str(ruleset), {}).get(name)
         return label_text(label, self.locale) if label else name
+
+    def game(self, ruleset: Any) -> str:
+        """A ruleset as people name it (« O'Ween's »: its title up to its dash), its key
+        when the welcome did not describe it."""
+        return game_name(self.titles.get(str(ruleset)), str(ruleset), self.locale or "fr")
+
+    def param(self, ruleset: Any, name: str) -> str:
+        """A param of ``ruleset`` by its label (its key when it has none)."""
+        label = self.params.get(str(ruleset), {}).get(name, {}).get("label")
+        return label_text(label, self.locale) if label else name
+
+    def param_value(self, ruleset: Any, name: str, value: Any) -> str:
+        """A param's value as the form offers it: a choice by its label; yes or no."""
+        spec = self.params.get(str(ruleset), {}).get(name, {})
+        labels = spec.get("choice_labels") or {}
+        if isinstance(labels, dict) and isinstance(value, str) and labels.get(value):
+            return label_text(labels[value], self.locale)
+        if isinstance(value, bool):
+            return say(self.locale, "oui", "yes") if value else say(self.locale, "non", "no")
+        if isinstance(value, list):
+            return ", ".join(self.param_value(ruleset, name, item) for item in value) or "—"
+        return str(value)
 
     def learn(self, message: dict[str, Any]) -> None:
         """Remember an open roll's choices, for the decision that answers it."""
@@ -107,11 +144,13 @@ def event_what(kind: str, event: dict[str, Any], locale: str | None) -> str:
     return text
 
 
-#: A role, a mode and a distribution's ``of`` as the page words them.
+#: A role, a mode and a distribution's ``of`` as the page words them (a distribution's:
+#: entries.js ``NUMBER_WORDS``).
 _WORDS = {
     "gm": ("MJ", "GM"), "player": ("joueur", "player"), "observer": ("observateur", "observer"),
     "blind": ("aveugle", "blind"), "self": ("privé", "self"), "public": ("public", "public"),
     "successes": ("réussites", "successes"), "total": ("total", "total"),
+    "net": ("réussites nettes", "net successes"), "score": ("score", "score"),
     "value": ("valeur", "value"),
 }
 

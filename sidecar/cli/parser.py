@@ -39,10 +39,17 @@ def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -
                         help=f"default {default_role}" if default_role else
                         "default: player with --token, observer without")
     parser.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
-    parser.add_argument("--locale", default=LOCALES[0], choices=LOCALES)
+    _locale_option(parser)
     parser.add_argument("--json", action="store_true", help="print raw JSON messages")
     parser.add_argument("--text-frames", action="store_true",
                         help="speak JSON text frames instead of MessagePack")
+
+
+def _locale_option(parser: argparse.ArgumentParser) -> None:
+    """``--locale``: the language the command speaks to its reader, one alone (French by
+    default)."""
+    parser.add_argument("--locale", default=LOCALES[0], choices=LOCALES,
+                        help="language of what is printed (default %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -364,6 +371,7 @@ def _add_store_commands(sub: Any) -> None:
                         help="also the table's state, seats, characters and request ids: "
                              "what `sidecar import` needs to move it to another store")
     export.add_argument("--output", "-o", metavar="FILE", help="default: standard output")
+    _locale_option(export)
     export.set_defaults(func=cmd_export)
 
     imp = sub.add_parser("import", help="write a table exported with `export --whole` into "
@@ -374,6 +382,7 @@ def _add_store_commands(sub: Any) -> None:
     imp.add_argument("--store", metavar="redis://HOST:PORT/DB",
                      help="write into Redis instead (servers may be running on it)")
     imp.add_argument("--table", metavar="NAME", help="import under another name")
+    _locale_option(imp)
     imp.set_defaults(func=cmd_import)
 
 
@@ -443,6 +452,7 @@ def _add_verify_commands(sub: Any) -> None:
     verify.add_argument("--log", metavar="FILE", action="append",
                         help="a player's own saved log: every event of it must be in the "
                              "export as she received it (repeatable)")
+    _locale_option(verify)
     verify.set_defaults(func=cmd_verify)
     epoch = sub.add_parser("epoch", help="GM: verifiable dice epochs")
     epoch_sub = epoch.add_subparsers(dest="op", required=True)

@@ -15,11 +15,11 @@ import contextlib
 import sys
 import threading
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from sidecar.cli.common import EXIT_OK, EXIT_USAGE, run
-from sidecar.cli.connect import joined
+from sidecar.cli.connect import again_command, joined
 from sidecar.cli.labels import Labels, count, say, word
 from sidecar.cli.render import (
     format_ask_event,
@@ -52,13 +52,14 @@ async def _roll(args: argparse.Namespace) -> int:
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
                                     options=options, dice=dice, character=args.character,
                                     targets=args.target or None)
-        labels = Labels(welcome, args.locale)
+        labels, again = Labels(welcome, args.locale), again_command(args)
         print(as_json(outcome) if args.json
-              else format_outcome(outcome, args.locale, labels=labels), flush=True)
+              else format_outcome(outcome, args.locale, labels=labels, again=again),
+              flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
                 and not args.json and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
-                                      locale=args.locale, labels=labels)
+                                      locale=args.locale, labels=labels, again=again)
         return EXIT_OK
 
 
@@ -85,7 +86,8 @@ async def read_line(prompt: str) -> str:
 async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                               outcomes: AsyncIterator[dict[str, Any]], *, manual: bool,
                               locale: str | None = None,
-                              labels: Labels | None = None) -> None:
+                              labels: Labels | None = None,
+                              again: Callable[..., str] | None = None) -> None:
     """Ask in the terminal which choice to take and send the ``react``; the roll may be
     decided meanwhile (a GM, the default at ``expires``): then say so and stop."""
     from sidecar.client import SidecarError
@@ -112,14 +114,15 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
             if watcher.done():
                 reading.cancel()
                 print("\n" + say(locale, "Décidé ailleurs :", "Decided elsewhere:"))
-                print(format_outcome(watcher.result(), locale, labels=labels), flush=True)
+                print(format_outcome(watcher.result(), locale, labels=labels, again=again),
+                      flush=True)
                 return
             answer = reading.result()
             if answer == "" or (not answer.strip() and default is None):
                 # End of input, or Enter without a default: the roll waits for its time.
+                run_ = again or (lambda *words: " ".join(("sidecar", *words)))
                 print("\n" + say(locale, "Le jet reste ouvert : ", "The roll stays open: ")
-                      + f"sidecar react {shown(outcome['roll'])} "
-                      + say(locale, "CHOIX", "CHOICE"))
+                      + shown(run_("react", outcome["roll"], say(locale, "CHOIX", "CHOICE"))))
                 return
             choice = pick_choice(answer, choices, default)
             if choice is None:
@@ -142,7 +145,7 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                     raise
                 print(format_error(exc.code, exc.message, exc.details))
                 continue  # the roll is still open: ask again
-            print(format_outcome(decided, locale, labels=labels), flush=True)
+            print(format_outcome(decided, locale, labels=labels, again=again), flush=True)
             outcome = decided  # new choices: ask again
     finally:
         watcher.cancel()
@@ -168,7 +171,8 @@ async def _react(args: argparse.Namespace) -> int:
                 for opened in page.get("events") or ():
                     labels.learn(opened)
         print(as_json(decided) if args.json
-              else format_outcome(decided, args.locale, labels=labels))
+              else format_outcome(decided, args.locale, labels=labels,
+                                  again=again_command(args)))
         return EXIT_OK
 
 
@@ -202,7 +206,7 @@ async def _watch(args: argparse.Namespace) -> int:
               + say(args.locale, "pour quitter", "to quit"), flush=True)
         count = 0
         defaults = param_defaults(welcome)
-        labels = Labels(welcome, args.locale)
+        labels, again = Labels(welcome, args.locale), again_command(args)
         async for event in client.events():
             if event["type"] == "presence":
                 # Every CLI roll joins and leaves: two lines each, so shown on request only.
@@ -216,7 +220,7 @@ async def _watch(args: argparse.Namespace) -> int:
                           flush=True)
                 continue
             print(as_json(event) if args.json
-                  else format_event(event, defaults, args.locale, labels), flush=True)
+                  else format_event(event, defaults, args.locale, labels, again), flush=True)
             count += event["type"] == "outcome"
             if args.count and count >= args.count:
                 break
@@ -264,13 +268,14 @@ async def _answer(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
         outcome = await client.answer(ask_id, dice)
-        labels = Labels(welcome, args.locale)
+        labels, again = Labels(welcome, args.locale), again_command(args)
         print(as_json(outcome) if args.json
-              else format_outcome(outcome, args.locale, labels=labels), flush=True)
+              else format_outcome(outcome, args.locale, labels=labels, again=again),
+              flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.json
                 and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
-                                      locale=args.locale, labels=labels)
+                                      locale=args.locale, labels=labels, again=again)
         return EXIT_OK
 
 
@@ -289,12 +294,12 @@ async def _history(args: argparse.Namespace) -> int:
     async with joined(args) as (client, welcome):
         after = args.after
         defaults = param_defaults(welcome)
-        labels = Labels(welcome, args.locale)
+        labels, again = Labels(welcome, args.locale), again_command(args)
         while True:
             page = await client.request(requests.history_request(after=after, limit=500))
             for event in page["events"]:
                 print(as_json(event) if args.json
-                      else format_event(event, defaults, args.locale, labels))
+                      else format_event(event, defaults, args.locale, labels, again))
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK

@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from sidecar.cli.labels import Labels, count, event_what, label_text, say, word
+from sidecar.cli.labels import colon as _c
 from sidecar.cli.terminal import for_terminal, shown
 from sidecar.protocol.text import elide
 
 KIND_MARKS = {"botch": "✗✗", "failure": "✗", "narrow": "≈", "success": "✓", "critical": "✓✓"}
-
-
-def _c(locale: str | None) -> str:
-    """A colon after a label: French sets it apart with a space."""
-    return " : " if locale == "fr" else ": "
 
 
 def format_die(die: dict[str, Any]) -> str:
@@ -80,9 +77,12 @@ def format_label(label: Any, locale: str | None = None) -> str:
     return label_text(label, locale)
 
 
-def format_choices(message: dict[str, Any], locale: str | None = None) -> list[str]:
+def format_choices(message: dict[str, Any], locale: str | None = None,
+                   again: Callable[..., str] | None = None) -> list[str]:
     """An open roll's choices, numbered as ``sidecar roll`` asks for them, its default and
-    how to decide (a blind roll's roller is not told that it is open)."""
+    how to decide (a blind roll's roller is not told that it is open): ``again`` writes
+    that command as the reader runs it (:func:`sidecar.cli.connect.again_command`;
+    without it, plain ``sidecar react ROLL CHOICE``)."""
     choices = message.get("choices")
     if not choices:
         return []
@@ -99,8 +99,9 @@ def format_choices(message: dict[str, Any], locale: str | None = None) -> list[s
     if message.get("default") is None:
         lines.append("     (" + say(locale, "sans décision le jet reste tel quel",
                                     "without a decision the roll stands as it is") + ")")
-    lines.append("   " + say(locale, "décider", "decide") + _c(locale) + "sidecar react "
-                 f"{message.get('roll')} " + say(locale, "CHOIX", "CHOICE"))
+    run = again or (lambda *words: " ".join(("sidecar", *words)))
+    lines.append("   " + say(locale, "décider", "decide") + _c(locale)
+                 + run("react", str(message.get("roll")), say(locale, "CHOIX", "CHOICE")))
     return lines
 
 
@@ -153,13 +154,15 @@ def format_effects(message: dict[str, Any], locale: str | None = None,
 
 @for_terminal
 def format_outcome(message: dict[str, Any], locale: str | None = None, *,
-                   whole_sheet: bool = True, labels: Labels | None = None) -> str:
+                   whole_sheet: bool = True, labels: Labels | None = None,
+                   again: Callable[..., str] | None = None) -> str:
     """A readable block for one outcome (an open roll's choices, a decision's answer);
     ``locale``: the reader's, for the labels the message carries in both languages and
     the terminal's own words. ``whole_sheet``: the character's sheet after the roll too
     (``sidecar roll``); a log (``history``, ``watch``) says only what the roll changed:
     its spend and the values it left, not the sheet again under every roll. ``labels``:
-    the sheet's fields and the choices by their labels (it learns this roll's choices)."""
+    the sheet's fields and the choices by their labels (it learns this roll's choices);
+    ``again``: how the reader runs ``react`` (:func:`format_choices`)."""
     if labels is not None:
         labels.learn(message)
     result = message.get("result", {})
@@ -197,7 +200,7 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
     if "reacts_to" in message:
         lines.append(format_decision(message, locale, labels))
     if message.get("open"):
-        lines += format_choices(message, locale)
+        lines += format_choices(message, locale, again)
     lines += format_answer(message, locale)
     return "\n".join(lines)
 
@@ -387,9 +390,11 @@ def format_session_event(event: dict[str, Any], locale: str | None = None) -> st
 @for_terminal
 def format_event(event: dict[str, Any],
                  defaults: dict[str, dict[str, Any]] | None = None,
-                 locale: str | None = None, labels: Labels | None = None) -> str:
+                 locale: str | None = None, labels: Labels | None = None,
+                 again: Callable[..., str] | None = None) -> str:
     """Any journaled event (``watch``, ``history``), in the reader's ``locale``;
-    ``defaults`` as :func:`format_ask_event`'s, ``labels`` as :func:`format_outcome`'s."""
+    ``defaults`` as :func:`format_ask_event`'s, ``labels`` and ``again`` as
+    :func:`format_outcome`'s."""
     kind = event.get("type")
     if kind == "ask":
         return format_ask_event(event, defaults, locale)
@@ -401,7 +406,7 @@ def format_event(event: dict[str, Any],
         return format_seat_event(event, locale)
     if kind == "epoch":
         return format_epoch_event(event, locale)
-    return format_outcome(event, locale, whole_sheet=False, labels=labels)
+    return format_outcome(event, locale, whole_sheet=False, labels=labels, again=again)
 
 
 def _commitment(epoch: Any) -> str:
@@ -438,48 +443,6 @@ def format_error(code: str, message: str, details: dict[str, Any] | None = None)
     ``--locale``), the protocol's ``code`` only as a trailing hint for scripts and bug
     reports; its lines joined, the rest shown, not obeyed."""
     return shown(f"sidecar: {' '.join(message.split())} [{code}]")
-
-
-def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None) -> str:
-    """Each kind's probability as a percentage with a text bar; a roll with no verdict
-    (``judged: false``, a ``dice`` total without a target) only its distribution."""
-    if odds.get("judged") is False:
-        return "\n".join(format_distribution(odds.get("distribution"), width, locale=locale)
-                         or [say(locale, "sans seuil, pas de verdict", "no target, no verdict")])
-    names = {"botch": say(locale, "échec critique", "botch"),
-             "failure": say(locale, "échec", "failure"),
-             "narrow": say(locale, "de justesse", "narrow"),
-             "success": say(locale, "réussite", "success"),
-             "critical": say(locale, "critique", "critical")}
-    lines = ["P(" + say(locale, "réussite", "success") + f") = {odds['p_success'] * 100:.2f} %"]
-    for kind, p in odds["kinds"].items():
-        if p == 0 and kind != "success":
-            continue  # (a kind this roll cannot give)
-        bar = "█" * round(p * width)
-        lines.append(f"  {names.get(kind, kind):<24} {p * 100:6.2f} % {bar}")
-    lines += format_distribution(odds.get("distribution"), width, locale=locale)
-    return "\n".join(lines)
-
-
-def format_distribution(distribution: Any, width: int = 30, most: int = 40,
-                        locale: str | None = None) -> list[str]:
-    """The distribution of a roll's values (``distribution.of``: e.g. its total), one line
-    a value; a long one as its range, mean and most likely values."""
-    if not isinstance(distribution, dict) or not distribution.get("values"):
-        return []
-    values = [(v, p) for v, p in distribution["values"] if isinstance(p, (int, float))]
-    of = distribution.get("of", "value")
-    lines = [f"  distribution ({word(locale, of)})" + _c(locale).rstrip()]
-    peak = max(p for _, p in values) or 1
-    shown = values
-    if len(values) > most:
-        mean = sum(v * p for v, p in values if isinstance(v, (int, float)))
-        lines.append(f"    {values[0][0]} … {values[-1][0]}, " + say(locale, "moyenne", "mean")
-                     + f" {mean:.2f}")
-        shown = sorted(sorted(values, key=lambda vp: -vp[1])[:10])
-    for value, p in shown:
-        lines.append(f"    {value!s:>6}  {p * 100:6.2f} % {'█' * round(p / peak * width)}")
-    return lines
 
 
 def print_qr(link: str, out: Any = None) -> None:

@@ -18,15 +18,12 @@ import asyncio
 import contextlib
 import logging
 import os
-import shlex
-import shutil
 import signal
 import socket
 import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import sidecar
@@ -36,6 +33,7 @@ from sidecar.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     plugin_load_failure,
+    sidecar_command,
     store_refused,
 )
 from sidecar.cli.render import print_qr
@@ -230,38 +228,71 @@ EXAMPLE_ROLLS = {"oweens": "oweens dice=3 difficulty=2", "bloodlust": "bloodlust
                  "seuil": "seuil level=3 threshold=10", "dice": "dice expr=2d6"}
 
 
-async def table_game(server: Any, table: str) -> str | None:
-    """The game ``table`` plays, as its journal says (its characters' most common ruleset):
-    what ``serve`` suggests rolling, rather than Bloodlust at an O'Ween's table."""
-    try:
-        _, _, records = await server.store.load(table)
-    except Exception:  # a suggestion only: never a reason not to serve
-        return None
+#: Tables whose characters ``serve`` reads to say which game the journal plays (a
+#: suggestion only: a host's journal of thousands of tables is not read whole at start).
+GAME_TABLES_READ = 50
+
+
+def _game_of(records: dict[str, Any]) -> tuple[str | None, int]:
+    """A table's game (its characters' most common ruleset) and how many characters
+    play it."""
     games = Counter(str(record.get("ruleset")) for record in
                     (records.get("character") or {}).values()
                     if isinstance(record, dict) and record.get("ruleset"))
-    return games.most_common(1)[0][0] if games else None
+    return games.most_common(1)[0] if games else (None, 0)
+
+
+async def table_game(server: Any, table: str) -> str | None:
+    """The game ``serve`` suggests rolling at ``table``: the one its characters play;
+    else the one the journal's other tables play (the game most of them play, then the
+    one with most characters); else ``dice``, the plain roller, which is no game anybody
+    would have to have chosen (``None`` when it is not loaded either: no roll is
+    suggested). Never Bloodlust at an O'Ween's table, nor any game nobody chose."""
+    try:
+        _, _, records = await server.store.load(table)
+        game, _ = _game_of(records)
+        if game is None:
+            votes: Counter[str] = Counter()
+            characters: Counter[str] = Counter()
+            for other in (await server.store.tables_with("character"))[:GAME_TABLES_READ]:
+                found, many = _game_of((await server.store.load(other))[2])
+                if found is not None:
+                    votes[found] += 1
+                    characters[found] += many
+            if votes:
+                game = max(votes, key=lambda name: (votes[name], characters[name]))
+    except Exception:  # a suggestion only: never a reason not to serve
+        game = None
+    if game is None:
+        rulesets = {listing.get("name") for listing in server.host.ruleset_listing()}
+        game = "dice" if "dice" in rulesets else None
+    return game
 
 
 def join_details(server: Any, config: ServerConfig, table: str,
                  game: str | None = None) -> str:
     """What ``serve`` prints to paste: the commands and links that join ``table`` as a GM, a
     player, a watcher, a browser, and (on ``0.0.0.0``) from the LAN; the roll suggested is
-    one of the table's ``game`` when it has one."""
+    one of ``game`` (:func:`table_game`), none without one."""
     from sidecar.table.joinlink import join_link
 
     url = server.url
     page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rsplit("/ws", 1)[0]
     run = sidecar_command()
-    example = EXAMPLE_ROLLS.get(game or "bloodlust", game)
+    example = EXAMPLE_ROLLS.get(game, game) if game else None
     lines = [
         f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
         "",
         "Rejoindre la table / join the table:",
-        f"  MJ / GM     : {run} roll {example} --url {url} --table {table} "
-        f"--role gm --token {config.gm_token}",
-        f"  Joueur      : {run} roll {example} --url {url} --table {table} "
-        f"--token {config.player_token}",
+    ]
+    if example:
+        lines += [
+            f"  MJ / GM     : {run} roll {example} --url {url} --table {table} "
+            f"--role gm --token {config.gm_token}",
+            f"  Joueur      : {run} roll {example} --url {url} --table {table} "
+            f"--token {config.player_token}",
+        ]
+    lines += [
         f"  Regarder    : {run} watch --url {url} --table {table} "
         f"--token {config.player_token}",
         f"  Navigateur  : {join_link(page, table, config.player_token)}",
@@ -300,27 +331,6 @@ def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
     print(f"\nTéléphones : scannez / phones: scan — {link}", flush=True)
     print_qr(link)
     sys.stdout.flush()
-
-
-def sidecar_command() -> str:
-    """How to run ``sidecar`` as this one runs, for the lines ``serve`` prints to paste:
-    ``sidecar`` when that is on PATH and the same script, else the script beside this
-    interpreter (``.venv/bin/sidecar``: the venv was not activated), else ``python -m
-    sidecar``; relative to the working directory when inside it."""
-    def shown(path: Path) -> str:
-        with contextlib.suppress(ValueError):
-            path = path.relative_to(Path.cwd())
-        return shlex.quote(str(path))
-
-    bin_dir = Path(sys.executable).parent
-    script = next((bin_dir / name for name in ("sidecar", "sidecar.exe")
-                   if (bin_dir / name).is_file()), None)
-    found = shutil.which("sidecar")
-    if script is None:
-        return f"{shown(Path(sys.executable))} -m sidecar"
-    if found and Path(found).resolve() == script.resolve():
-        return "sidecar"
-    return shown(script)
 
 
 def lan_addresses() -> list[str]:

@@ -26,10 +26,12 @@ from sidecar.cli.common import (
     EXIT_USAGE,
     plugin_load_failure,
     run,
+    sidecar_command,
 )
 from sidecar.cli.connect import joined
-from sidecar.cli.labels import say
-from sidecar.cli.render import format_error, format_odds, format_params, param_defaults
+from sidecar.cli.labels import Labels, colon, say
+from sidecar.cli.odds_view import format_odds, odds_heading
+from sidecar.cli.render import format_error, param_defaults
 from sidecar.cli.terminal import as_json, shown
 from sidecar.cli.values import parse_pairs
 from sidecar.hookspecs import HOOKS_API
@@ -137,13 +139,22 @@ async def _table_odds(args: argparse.Namespace) -> int:
             print(as_json(odds))
             return EXIT_OK
         odds = shown(odds)  # (printed as it came, not obeyed)
-        asked = format_params({key: value for key, value in (odds.get("params") or {}).items()
-                               if param_defaults(welcome).get(args.ruleset, {}).get(
-                                   key, object()) != value})
-        who = f"{args.character} — " if args.character else ""
-        print(f"{who}{args.ruleset}" + (f": {asked}" if asked else ""))
+        print(_heading(args, welcome, odds.get("params") or params))
         print(format_odds(odds, locale=args.locale), flush=True)
         return EXIT_OK
+
+
+def _heading(args: argparse.Namespace, described: dict[str, Any],
+             params: dict[str, Any]) -> str:
+    """What the odds are of, as the page names it: the game's title, then the params
+    that differ from their defaults by their labels (``described``: a welcome, or its
+    ``rulesets`` as the plugins here describe them)."""
+    defaults = param_defaults(described).get(args.ruleset, {})
+    missing = object()
+    asked = {key: value for key, value in params.items()
+             if defaults.get(key, missing) != value}
+    return odds_heading(args.ruleset, asked, Labels(described, args.locale),
+                        getattr(args, "character", None))
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
@@ -171,7 +182,11 @@ def cmd_odds(args: argparse.Namespace) -> int:
         message = exc.message_fr if args.locale == "fr" and exc.message_fr else exc.message
         print(f"sidecar: {exc.code}: {message}", file=sys.stderr)
         return EXIT_ERROR
-    print(json.dumps(odds) if args.json else format_odds(odds, locale=args.locale))
+    if args.json:
+        print(json.dumps(odds))
+        return EXIT_OK
+    print(_heading(args, {"rulesets": host.ruleset_listing()}, params))
+    print(format_odds(odds, locale=args.locale))
     return EXIT_OK
 
 
@@ -221,13 +236,15 @@ def next_steps(directory: Path) -> str:
     """What to type after ``new-plugin``, runnable as shown: this environment's own
     interpreter by its full path (a bare ``pip`` or ``python`` is whatever PATH finds
     first when the venv is not activated, and installs the plugin where the server never
-    looks)."""
+    looks), and ``sidecar`` as :func:`~sidecar.cli.common.sidecar_command` writes it for
+    every line the command line prints to paste (whole: the lines follow a ``cd``)."""
     python = shlex.quote(str(Path(sys.executable).absolute()))
     return (f"ensuite / next:\n  cd {shlex.quote(str(directory))}\n"
             f"  {python} -m pip install -e {shlex.quote('.[test]')}   # dans l'environnement "
             "du serveur / into the server's environment\n"
             f"  {python} -m pytest\n"
-            f"  {python} -m sidecar plugins   # le liste / lists it; relancez / restart "
+            f"  {sidecar_command(relative=False)} plugins   # le liste / lists it; "
+            "relancez / restart "
             "`sidecar serve`")
 
 
@@ -240,20 +257,22 @@ def git_checkout_of(directory: Path) -> Path | None:
     return None
 
 
-def _say_by_and_mode(report: Any) -> None:
+def _say_by_and_mode(report: Any, locale: str) -> None:
     """Which rolls' author (``by``) and ``mode`` were checked, and which are the journal's
     word (no die, no proof covers them: PROTOCOL.md §9.5)."""
-    print(f"auteur (by) et mode : contrôlés pour {report.followed} décisions et réponses "
-          "(contre le jet ou la demande qu'elles suivent) ; pour les "
-          f"{report.journal_word} autres jets, NON PROUVÉS : ni les dés ni les preuves ne "
-          "les couvrent, c'est la parole du journal (seuls le siège, le propriétaire du "
-          "personnage et, rejoué, ce que les règles en lisent — le nom dans le texte — sont "
-          "contrôlés)")
-    print(f"author (by) and mode: checked for {report.followed} decisions and answers "
-          f"(against the roll or the ask they follow); for the {report.journal_word} other "
-          "rolls NOT PROVEN: neither the dice nor the proofs cover them, they are the "
-          "journal's word (only the seat, the character's owner and, re-run, what the rules "
-          "read of them — the name in the text — are checked)")
+    print(say(
+        locale,
+        f"auteur (by) et mode : contrôlés pour {report.followed} décisions et réponses "
+        "(contre le jet ou la demande qu'elles suivent) ; pour les "
+        f"{report.journal_word} autres jets, NON PROUVÉS : ni les dés ni les preuves ne "
+        "les couvrent, c'est la parole du journal (seuls le siège, le propriétaire du "
+        "personnage et, rejoué, ce que les règles en lisent — le nom dans le texte — sont "
+        "contrôlés)",
+        f"author (by) and mode: checked for {report.followed} decisions and answers "
+        f"(against the roll or the ask they follow); for the {report.journal_word} other "
+        "rolls NOT PROVEN: neither the dice nor the proofs cover them, they are the "
+        "journal's word (only the seat, the character's owner and, re-run, what the rules "
+        "read of them — the name in the text — are checked)"))
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -281,11 +300,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     with open(log, encoding="utf-8") as saved:
                         compared = against(events_of(lines), events_of(saved))
                 except Bad as bad:
-                    print(shown(f"FAILED: {bad} (journal d'un joueur / a player's log: "
-                                f"{log})"), flush=True)
+                    print(shown(f"FAILED: {bad} (" + say(args.locale, "journal d'un joueur",
+                                                           "a player's log")
+                                + f"{colon(args.locale)}{log})"), flush=True)
                     return EXIT_ERROR
-                print(shown(f"{log}: {compared} événements comme le joueur les a reçus / "
-                            "events as the player received them"))
+                print(shown(f"{log}{colon(args.locale)}" + say(
+                    args.locale, f"{compared} événements comme le joueur les a reçus",
+                    f"{compared} events as the player received them")))
         except OSError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -302,24 +323,29 @@ def cmd_verify(args: argparse.Namespace) -> int:
             replay.close()
     if not report.rolls:
         # An empty or unrelated file must not look like a clean one.
-        print("FAILED: aucun jet à vérifier dans ce fichier / no roll to verify in this file "
-              "(sidecar export --table T, or a client's log saved with --json)", flush=True)
+        print("FAILED: " + say(args.locale, "aucun jet à vérifier dans ce fichier (sidecar "
+                                            "export --table T, ou le journal d'un client "
+                                            "gardé avec --json)",
+                               "no roll to verify in this file (sidecar export --table T, "
+                               "or a client's log saved with --json)"), flush=True)
         return EXIT_ERROR
     epochs = ", ".join(str(n) for n in sorted(report.epochs))
     # Dice without epochs (server dice not provable, manual dice): no « époques none ».
-    print(f"{report.checked} jets vérifiés"
-          + (f" (époques {epochs})" if epochs else " (aucune époque de dés prouvables)")
-          + f", {report.rerun} rejoués par leur jeu de règles, {report.manual} manuels "
-          "(entrés par une personne, non vérifiables)")
-    print(f"{report.checked} rolls checked"
-          + (f" (epochs {epochs})" if epochs else " (no epoch of provable dice)")
-          + f", {report.rerun} re-run by their ruleset, {report.manual} manual (entered by "
-          "a person, not verifiable)")
-    _say_by_and_mode(report)
+    print(say(args.locale,
+              f"{report.checked} jets vérifiés"
+              + (f" (époques {epochs})" if epochs else " (aucune époque de dés prouvables)")
+              + f", {report.rerun} rejoués par leur jeu de règles, {report.manual} manuels "
+              "(entrés par une personne, non vérifiables)",
+              f"{report.checked} rolls checked"
+              + (f" (epochs {epochs})" if epochs else " (no epoch of provable dice)")
+              + f", {report.rerun} re-run by their ruleset, {report.manual} manual (entered "
+              "by a person, not verifiable)"))
+    _say_by_and_mode(report, args.locale)
     if report.export:
-        print(EXPORT_LIMITS)
+        print(EXPORT_LIMITS[args.locale])
     if report.unchecked:
-        print(f"NON VÉRIFIÉ / NOT CHECKED ({len(report.unchecked)}):")
+        print(say(args.locale, "NON VÉRIFIÉ", "NOT CHECKED")
+              + f" ({len(report.unchecked)}){colon(args.locale)}")
         # One line per reason: a missing plugin is said once, with the rolls it leaves.
         reasons: dict[tuple[str, str], list[tuple[Any, str | None]]] = {}
         for seq, roll, field, why in report.unchecked:
@@ -333,9 +359,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report.waiting:
         waiting = ", ".join(map(str, report.waiting[:10])) + (
             f"… (+{len(report.waiting) - 10})" if len(report.waiting) > 10 else "")
-        print(f"{len(report.waiting)} jets attendent la révélation de leur époque (seq "
-              f"{waiting}) : `sidecar epoch end` la révèle, puis exportez de nouveau\n"
-              f"{len(report.waiting)} rolls wait for their epoch to be revealed (seq "
-              f"{waiting}): `sidecar epoch end` reveals it, then export again")
+        print(say(args.locale,
+                  f"{len(report.waiting)} jets attendent la révélation de leur époque (seq "
+                  f"{waiting}) : `sidecar epoch end` la révèle, puis exportez de nouveau",
+                  f"{len(report.waiting)} rolls wait for their epoch to be revealed (seq "
+                  f"{waiting}): `sidecar epoch end` reveals it, then export again"))
         return EXIT_WAITING
     return EXIT_UNCHECKED if report.unchecked else EXIT_OK

@@ -20,7 +20,7 @@ from sidecar.protocol.messages import (
     SessionRequest,
     SheetRequest,
 )
-from sidecar.protocol.text import localized
+from sidecar.protocol.text import game_name
 from sidecar.stores.journal import request_key
 from sidecar.table.effects import Pending, RollTicket
 from sidecar.table.limits import check_event_size, check_strings
@@ -103,8 +103,7 @@ class CoreBasis:
         ``dice``): its listed title, up to its dash (« O'Ween's — réussites sur d6 »)."""
         for listing in self.catalogue.ruleset_listing():
             if listing.get("name") == ruleset:
-                title = localized(listing.get("title") or ruleset, locale)
-                return title.split(" — ", 1)[0].strip() or ruleset
+                return game_name(listing.get("title"), ruleset, locale)
         return ruleset
 
     def _character_for(self, table: Table, member: Member, name: str,

@@ -84,21 +84,22 @@ class Report:
     export: bool = False
 
 
-#: What an export alone cannot show (printed with every export's verdict): the holder of
-#: the revealed seed could rewrite these consistently; players' saved logs are the check.
-EXPORT_LIMITS = (
-    "ce qu'un export seul ne peut montrer : des événements retirés de la fin d'une époque "
-    "(sa révélation renumérotée), un événement remplacé par un autre qui ne change rien de "
-    "ce que lisent les règles (une fiche remise à ses propres valeurs…), et la graine "
-    "client de chaque jet (la parole du serveur ici) — la parade : les journaux que les "
-    "joueurs ont gardés eux-mêmes, `sidecar verify EXPORT --log SON_JOURNAL` compare "
-    "l'export à ce qu'elle a reçu\n"
-    "what an export alone cannot show: events "
-    "dropped from the end of an epoch (its reveal renumbered), an event replaced by one "
-    "that changes nothing the rules read (a sheet set to its own values…), and each "
-    "roll's client seed (the server's word here) — the defense is the players' own saved "
-    "logs: `sidecar verify EXPORT --log HER_LOG` checks the export against what she "
-    "received")
+#: What an export alone cannot show (printed with every export's verdict, in the reader's
+#: language): the holder of the revealed seed could rewrite these consistently; players'
+#: saved logs are the check.
+EXPORT_LIMITS = {
+    "fr": "ce qu'un export seul ne peut montrer : des événements retirés de la fin d'une "
+          "époque (sa révélation renumérotée), un événement remplacé par un autre qui ne "
+          "change rien de ce que lisent les règles (une fiche remise à ses propres "
+          "valeurs…), et la graine client de chaque jet (la parole du serveur ici) — la "
+          "parade : les journaux que les joueurs ont gardés eux-mêmes, `sidecar verify "
+          "EXPORT --log SON_JOURNAL` compare l'export à ce qu'elle a reçu",
+    "en": "what an export alone cannot show: events dropped from the end of an epoch (its "
+          "reveal renumbered), an event replaced by one that changes nothing the rules "
+          "read (a sheet set to its own values…), and each roll's client seed (the "
+          "server's word here) — the defense is the players' own saved logs: `sidecar "
+          "verify EXPORT --log HER_LOG` checks the export against what she received",
+}
 
 
 class OwnSeeds:

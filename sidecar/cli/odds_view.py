@@ -1,0 +1,95 @@
+"""``sidecar odds`` as the page shows odds: what is asked (the game by its title, the
+params by their labels), each outcome kind under the page's own word for it, every
+probability rounded and written as the page writes it (``app.js`` ``percent``: a decimal
+comma in French), with text bars.
+
+The page's outcome words live in its ``strings.js`` (``kind.*``), which the command line
+cannot read: :data:`KIND_WORDS` holds the same words, and a test checks they agree."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from sidecar.cli.labels import Labels, say, word
+from sidecar.cli.labels import colon as _c
+from sidecar.cli.terminal import shown
+
+#: Each outcome kind as the page names it (strings.js ``kind.*``), French then English.
+KIND_WORDS = {
+    "botch": ("Échec critique", "Critical failure"),
+    "failure": ("Échec", "Failure"),
+    "narrow": ("De justesse", "Narrow"),
+    "success": ("Réussite", "Success"),
+    "critical": ("Éclatante", "Outstanding"),
+}
+
+
+def decimal(text: str, locale: str | None) -> str:
+    """A number written with a dot, as ``locale`` writes it (a comma in French)."""
+    return text.replace(".", ",") if locale == "fr" else text
+
+
+def percent(p: float, locale: str | None = None) -> str:
+    """A probability as the page writes it: 0 and 100 whole, « < 0,1 % » below a
+    thousandth, one decimal below 10 %, none above — rounded half up, as JavaScript's
+    ``toFixed`` rounds the same double."""
+    if p == 0:
+        return "0 %"
+    if p == 1:
+        return "100 %"
+    if p < 0.001:
+        return f"< {decimal('0.1', locale)} %"
+    places = Decimal("0.1") if p < 0.1 else Decimal("1")
+    return decimal(str(Decimal(p * 100).quantize(places, rounding=ROUND_HALF_UP)),
+                   locale) + " %"
+
+
+def odds_heading(ruleset: str, params: dict[str, Any], labels: Labels,
+                 character: str | None = None) -> str:
+    """What the odds are of: « Aengus — O'Ween's : Caractéristique ECL · Difficulté 4 »
+    (``params``: those worth saying, the defaults left out by the caller)."""
+    asked = " · ".join(f"{labels.param(ruleset, key)} {labels.param_value(ruleset, key, value)}"
+                       for key, value in params.items())
+    head = (f"{character} — " if character else "") + labels.game(ruleset)
+    return shown(head + (_c(labels.locale) + asked if asked else ""))
+
+
+def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None) -> str:
+    """Each kind's probability, under the page's word for it, with a text bar; a roll with
+    no verdict (``judged: false``, a ``dice`` total without a target) only its
+    distribution."""
+    if odds.get("judged") is False:
+        return "\n".join(format_distribution(odds.get("distribution"), width, locale=locale)
+                         or [say(locale, "sans seuil, pas de verdict", "no target, no verdict")])
+    lines = ["P(" + say(locale, "réussite", "success") + ") = "
+             + percent(odds["p_success"], locale)]
+    for kind, p in odds["kinds"].items():
+        if p == 0 and kind != "success":
+            continue  # (a kind this roll cannot give)
+        name = say(locale, *KIND_WORDS[kind]) if kind in KIND_WORDS else kind
+        lines.append(f"  {name:<24} {percent(p, locale):>7} {'█' * round(p * width)}".rstrip())
+    lines += format_distribution(odds.get("distribution"), width, locale=locale)
+    return "\n".join(lines)
+
+
+def format_distribution(distribution: Any, width: int = 30, most: int = 40,
+                        locale: str | None = None) -> list[str]:
+    """The distribution of a roll's values (``distribution.of``: e.g. its total), one line
+    a value; a long one as its range, mean and most likely values."""
+    if not isinstance(distribution, dict) or not distribution.get("values"):
+        return []
+    values = [(v, p) for v, p in distribution["values"] if isinstance(p, (int, float))]
+    of = distribution.get("of", "value")
+    lines = [f"  distribution ({word(locale, of)})" + _c(locale).rstrip()]
+    peak = max(p for _, p in values) or 1
+    chosen = values
+    if len(values) > most:
+        mean = sum(v * p for v, p in values if isinstance(v, (int, float)))
+        lines.append(f"    {values[0][0]} … {values[-1][0]}, " + say(locale, "moyenne", "mean")
+                     + f" {decimal(f'{mean:.2f}', locale)}")
+        chosen = sorted(sorted(values, key=lambda vp: -vp[1])[:10])
+    for value, p in chosen:
+        lines.append(f"    {value!s:>6}  {percent(p, locale):>7} "
+                     f"{'█' * round(p / peak * width)}".rstrip())
+    return lines
