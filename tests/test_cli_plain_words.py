@@ -179,12 +179,18 @@ def test_the_react_hint_goes_to_who_may_decide_and_runs_as_printed(server):
         assert "CHOIX" not in out and "décider" not in out, out
     out, _ = game_master.finish()
     assert re.search(r"décider : .*--role gm", out), out
-    # As printed, with the roller's environment: it decides the roll.
+    # Open, a GM's history says how to decide it; as printed, with the roller's
+    # environment, it decides the roll; decided, no history tells to decide it any more.
+    assert "décider :" in ok("history", *gm).stdout
     words = shlex.split(hint.replace("CHOIX", "keep"))
     decided = subprocess.run([*SIDECAR, *words[1:]], capture_output=True, text=True,
                              cwd=ROOT, env=env, timeout=30)
     assert decided.returncode == 0, decided.stderr
     assert "choix : Garder — par Alice" in decided.stdout, decided.stdout
+    for reader in (gm, [*base, "--name", "Alice", "--role", "player"]):
+        history = sidecar("history", *reader, env=env)
+        assert history.returncode == 0 and "Relancer" in history.stdout, history.stderr
+        assert "décider" not in history.stdout, history.stdout
 
 
 def test_the_docs_show_what_runs(server):

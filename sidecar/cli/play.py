@@ -26,7 +26,6 @@ from sidecar.cli.render import (
     format_error,
     format_event,
     format_outcome,
-    format_sheet_changes,
     param_defaults,
 )
 from sidecar.cli.terminal import as_json, shown
@@ -50,16 +49,13 @@ async def _roll(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         # Watch from before the roll: a decision taken elsewhere (a GM, the time) is seen.
         outcomes = client.outcomes()
-        # The sheet before: what the roll changed besides its spend is said, not the sheet.
-        before = dict((client.characters.get(args.character or "") or {}).get("values") or {})
         outcome = await client.roll(args.ruleset, params, label=args.label, mode=args.mode,
                                     options=options, dice=dice, character=args.character,
                                     targets=args.target or None)
         labels, again = Labels(welcome, args.locale), again_command(args)
         print(as_json(outcome) if args.json
-              else "\n".join([format_outcome(outcome, args.locale, labels=labels,
-                                             again=deciding(client, outcome, again)),
-                              *format_sheet_changes(outcome, before, args.locale, labels)]),
+              else format_outcome(outcome, args.locale, labels=labels,
+                                  again=deciding(client, outcome, again)),
               flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
                 and not args.json and sys.stdin.isatty()):
@@ -322,14 +318,19 @@ async def _history(args: argparse.Namespace) -> int:
         after = args.after
         defaults = param_defaults(welcome)
         labels, again = Labels(welcome, args.locale), again_command(args)
+        decided: set[Any] = set()
         while True:
             page = await client.request(requests.history_request(after=after, limit=500))
+            # A roll decided since is open no more: no « décider » under it (its decision
+            # comes later in the journal: this page, rarely a next one, where it is missed).
+            decided |= {event.get("reacts_to") for event in page["events"]}
             for event in page["events"]:
                 if not args.json:
                     await learn_open_roll(client, labels, event)
                 print(as_json(event) if args.json
                       else format_event(event, defaults, args.locale, labels,
-                                        deciding(client, event, again)))
+                                        None if event.get("seq") in decided
+                                        else deciding(client, event, again)))
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK

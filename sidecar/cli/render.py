@@ -161,8 +161,9 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
     ``locale``: the reader's, for the labels the message carries in both languages and
     the terminal's own words. ``whole_sheet``: the character's sheet after the roll too;
     by default only what the roll changed (its spend and the values it left, not the
-    whole sheet again under every roll: :func:`format_sheet_changes` says the rest). ``labels``:
-    the sheet's fields and the choices by their labels (it learns this roll's choices);
+    whole sheet again under every roll: a roll's changes to its own sheet are its spend).
+    ``labels``: the sheet's fields and the choices by their labels (it learns this roll's
+    choices);
     ``again``: how the reader runs ``react`` (:func:`format_choices`)."""
     if labels is not None:
         labels.learn(message)
@@ -204,22 +205,6 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
         lines += format_choices(message, locale, again)
     lines += format_answer(message, locale)
     return "\n".join(lines)
-
-
-def format_sheet_changes(message: dict[str, Any], before: dict[str, Any] | None,
-                         locale: str | None = None,
-                         labels: Labels | None = None) -> list[str]:
-    """What a roll changed on its character's sheet besides its spend (« Verres 0 → 1 »):
-    ``before``, the values known before the roll, against the ``sheet`` it left."""
-    after = message.get("sheet") or {}
-    spent = message.get("spent") or {}
-    ruleset = message.get("ruleset")
-    changes = [f"{labels.field(ruleset, field) if labels is not None else field} "
-               f"{format_value(before[field], locale)} → {format_value(value, locale)}"
-               for field, value in after.items()
-               if field not in spent and field in (before or {}) and before[field] != value]
-    return ([shown("   " + say(locale, "fiche", "sheet") + _c(locale) + ", ".join(changes))]
-            if changes else [])
 
 
 def format_answer(message: dict[str, Any], locale: str | None = None) -> list[str]:
