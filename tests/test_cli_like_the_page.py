@@ -207,3 +207,33 @@ def test_serve_without_table_suggests_the_game_the_journals_tables_play(tmp_path
         # The journal's table plays O'Ween's: so does the roll to paste, table demo or not.
         assert "roll oweens dice=3 difficulty=2 --url" in banner, banner
         assert "roll bloodlust" not in banner and "roll dice" not in banner, banner
+
+
+def test_serve_suggests_the_newest_tables_game_over_an_older_bigger_one(tmp_path):
+    db = str(tmp_path / "deux.db")
+    with ServeProcess("--db", db) as first:
+        for table, game, names in (("vieille", "bloodlust", ("Krull", "Mira", "Otto")),
+                                   ("crypte", "oweens", ("Aengus",))):
+            gm = ["--url", first.url, "--table", table, "--token", GM_TOKEN, "--role", "gm"]
+            for name in names:
+                made = sidecar("sheet", "set", name, "--ruleset", game, "--no-owner", *gm)
+                assert made.returncode == 0, made.stderr
+    with ServeProcess("--db", db) as again:
+        banner = "".join(again.lines)
+        # The GM's newest table plays O'Ween's: the old Bloodlust one has more characters.
+        assert "roll oweens dice=3 difficulty=2 --url" in banner, banner
+        assert "roll bloodlust" not in banner, banner
+
+
+def test_serve_on_redis_suggests_the_game_most_tables_play(redis_server):
+    # Redis keeps no order of tables in time: the game most of them play.
+    with ServeProcess("--store", redis_server.url) as first:
+        banner = "".join(first.lines)
+        assert "roll dice expr=2d6 --url" in banner and "roll bloodlust" not in banner, banner
+        for table, game in (("une", "oweens"), ("deux", "oweens"), ("trois", "bloodlust")):
+            gm = ["--url", first.url, "--table", table, "--token", GM_TOKEN, "--role", "gm"]
+            made = sidecar("sheet", "set", f"PJ-{table}", "--ruleset", game, "--no-owner", *gm)
+            assert made.returncode == 0, made.stderr
+    with ServeProcess("--store", redis_server.url) as again:
+        banner = "".join(again.lines)
+        assert "roll oweens dice=3 difficulty=2 --url" in banner, banner

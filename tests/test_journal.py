@@ -443,7 +443,7 @@ def test_cli_history_and_export(tmp_path):
         assert server.stop() == 0
     exported = tmp_path / "demo.jsonl"
     done = sidecar("export", "--table", "demo", "--db", str(db), "-o", str(exported))
-    assert done.returncode == 0 and "2 events" in done.stderr
+    assert done.returncode == 0 and "2 événements écrits" in done.stderr  # (--locale fr)
     lines = [json.loads(line) for line in exported.read_text().splitlines()]
     assert [e["seq"] for e in lines] == [1, 2] and lines[1]["mode"] == "blind"
     missing = sidecar("export", "--table", "nope", "--db", str(db))

@@ -403,8 +403,7 @@ def _add_odds_command(sub: Any) -> None:
     odds.add_argument("ruleset")
     odds.add_argument("params", nargs="*", metavar="key=value")
     odds.add_argument("--plugins-dir", metavar="DIR")
-    odds.add_argument("--locale", default=LOCALES[0], choices=LOCALES,
-                      help="language of the error messages")
+    _locale_option(odds)
     odds.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
                       help="an extension's per-roll setting, as for roll")
     odds.add_argument("--json", action="store_true")

@@ -244,29 +244,38 @@ def _game_of(records: dict[str, Any]) -> tuple[str | None, int]:
 
 async def table_game(server: Any, table: str) -> str | None:
     """The game ``serve`` suggests rolling at ``table``: the one its characters play;
-    else the one the journal's other tables play (the game most of them play, then the
-    one with most characters); else ``dice``, the plain roller, which is no game anybody
-    would have to have chosen (``None`` when it is not loaded either: no roll is
-    suggested). Never Bloodlust at an O'Ween's table, nor any game nobody chose."""
+    else the journal's: its newest table's that has characters (a store that keeps no
+    order, Redis: the game most tables play, then the one with most characters); else
+    ``dice``, the plain roller, which is no game anybody would have to have chosen
+    (``None`` when it is not loaded either: no roll is suggested). Never Bloodlust at an
+    O'Ween's table, nor any game nobody chose."""
     try:
-        _, _, records = await server.store.load(table)
-        game, _ = _game_of(records)
+        game, _ = _game_of((await server.store.load(table))[2])
+        for other in await server.store.newest_tables(GAME_TABLES_READ):
+            if game is not None:
+                break
+            game, _ = _game_of((await server.store.load(other))[2])
         if game is None:
-            votes: Counter[str] = Counter()
-            characters: Counter[str] = Counter()
-            for other in (await server.store.tables_with("character"))[:GAME_TABLES_READ]:
-                found, many = _game_of((await server.store.load(other))[2])
-                if found is not None:
-                    votes[found] += 1
-                    characters[found] += many
-            if votes:
-                game = max(votes, key=lambda name: (votes[name], characters[name]))
+            game = await _most_played(server.store)
     except Exception:  # a suggestion only: never a reason not to serve
         game = None
     if game is None:
         rulesets = {listing.get("name") for listing in server.host.ruleset_listing()}
         game = "dice" if "dice" in rulesets else None
     return game
+
+
+async def _most_played(store: Any) -> str | None:
+    """The game most of the store's tables play (the one with most characters among
+    equals), for a store that cannot say which table is newest."""
+    votes: Counter[str] = Counter()
+    characters: Counter[str] = Counter()
+    for table in (await store.tables_with("character"))[:GAME_TABLES_READ]:
+        found, many = _game_of((await store.load(table))[2])
+        if found is not None:
+            votes[found] += 1
+            characters[found] += many
+    return max(votes, key=lambda name: (votes[name], characters[name])) if votes else None
 
 
 def join_details(server: Any, config: ServerConfig, table: str,

@@ -128,6 +128,10 @@ class Store(Protocol):
     async def tables_with(self, kind: str) -> list[str]:
         """The tables holding records of ``kind`` (open rolls, epochs)."""
 
+    async def newest_tables(self, limit: int) -> list[str]:
+        """Up to ``limit`` tables, the newest first, as far as the store knows their order
+        (the journal: by when each was first written; Redis keeps no such order: none)."""
+
     async def ended_at_stop(self, held: Iterable[str]) -> list[str]:
         """The tables whose epoch a stopping process ends (``held``: those in its memory):
         the journal's, all of them that have one; Redis's, none — the other processes

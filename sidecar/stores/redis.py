@@ -723,6 +723,9 @@ class RedisStore:
             raise _unavailable(exc) from None
         return [(name, int(seq or 0)) for name, seq in zip(names, seqs, strict=True)]
 
+    async def newest_tables(self, limit: int) -> list[str]:
+        return []  # (a set of names and streams numbered by seq: no order in time)
+
     async def ended_at_stop(self, held: Iterable[str]) -> list[str]:
         return []  # the other processes keep serving them: the GM ends an epoch
 

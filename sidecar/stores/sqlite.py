@@ -68,6 +68,9 @@ class SqliteStore:
     async def tables_with(self, kind: str) -> list[str]:
         return await asyncio.to_thread(self.journal.tables_with, kind)
 
+    async def newest_tables(self, limit: int) -> list[str]:
+        return await asyncio.to_thread(self.journal.reader.newest_tables, limit)
+
     async def ended_at_stop(self, held: Iterable[str]) -> list[str]:
         # This process is the tables' only server: stopping ends every epoch.
         return sorted(set(held) | set(await self.tables_with("epoch")))

@@ -164,6 +164,12 @@ class JournalReader:
                           self.given, kind, name, table, exc)
         return found
 
+    def newest_tables(self, limit: int) -> list[str]:
+        """Up to ``limit`` tables, the newest first: ``tables`` rows are upserted, so
+        their rowid is the order each table was first written in."""
+        return [row[0] for row in self._query(
+            "SELECT name FROM tables ORDER BY rowid DESC LIMIT ?", (limit,))]
+
     def tables_with(self, kind: str) -> list[str]:
         """The tables that hold records of ``kind`` (e.g. open rolls)."""
         self._connection()
