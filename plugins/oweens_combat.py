@@ -33,7 +33,7 @@ from sidecar import hookimpl
 from sidecar.host.params import normalise_label
 from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll, label
-from sidecar.protocol.errors import invalid_param
+from sidecar.protocol.errors import MUST_BE_BOOL, invalid_param
 from sidecar.protocol.text import dice_words
 from sidecar.rulesets.oweens_sheet import base_dice
 from sidecar.rulesets.oweens_targets import opponent as opponent_of
@@ -238,7 +238,7 @@ def read_settings(roll: Roll) -> dict[str, Any] | None:
                                   and needed, fallback=target, field_name="enc")
     hold = raw.get("hold", False)
     if not isinstance(hold, bool):
-        raise _bad("hold", "must be true or false", "doit être true ou false")
+        raise _bad("hold", MUST_BE_BOOL["en"], MUST_BE_BOOL["fr"])
     if hold and names:
         raise _bad("hold", "a hold takes no combat option", "un maintien ne prend pas "
                    "d'option de combat")

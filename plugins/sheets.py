@@ -54,18 +54,20 @@ def pick(sheet: dict[str, Any], field_name: str, key: str, param: str, *,
     folded = {name.casefold(): value for name, value in entries.items()}
     if key.casefold() in folded:
         return folded[key.casefold()]
+    # What the sheet has, said without the field's key (« groupements »: a program's
+    # word, not the player's): the entries alone.
+    known = ", ".join(entries) or "—"
     if whose is not None:
         whose = whose[:64]
-        listing = f" ({field_name}: {', '.join(entries) or '—'})" if listed else ""
-        listing_fr = f" ({field_name} : {', '.join(entries) or '—'})" if listed else ""
+        listing = f", which has: {known}" if listed else ""
+        listing_fr = f", qui a : {known}" if listed else ""
         raise invalid_param(param, f"'{key[:40]}' is not on the sheet of {whose}{listing}",
                             fr=f"« {key[:40]} » n'est pas sur la fiche {elide('de', whose)}"
                                f"{listing_fr}")
-    known = ", ".join(entries) or "—"
-    raise invalid_param(param, f"'{key[:40]}' is not on the character's sheet "
-                        f"({field_name}: {known})",
-                        fr=f"« {key[:40]} » n'est pas sur la fiche du personnage "
-                           f"({field_name} : {known})")
+    raise invalid_param(param, f"'{key[:40]}' is not on the character's sheet, which has: "
+                        f"{known}",
+                        fr=f"« {key[:40]} » n'est pas sur la fiche du personnage, qui a : "
+                           f"{known}")
 
 
 def add_spend(spend: dict[str, int], field_name: str, amount: int) -> None:

@@ -72,6 +72,12 @@ class ProtocolError(Exception):
         return f"ProtocolError({self.code!r}, {self.message!r})"
 
 
+#: What a yes-or-no value must be, as one error says it to a member of either language:
+#: « oui ou non » to a French reader (the command line takes oui/non, the page a box),
+#: true or false to an English one (a program's JSON).
+MUST_BE_BOOL = {"en": "must be true or false", "fr": "doit être oui ou non"}
+
+
 def bad_field(field: str, expected: str, *, fr: str | None = None) -> ProtocolError:
     """A ``bad_message`` error naming the missing or ill-typed field."""
     return ProtocolError(

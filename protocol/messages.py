@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sidecar.protocol.errors import ProtocolError, bad_field
+from sidecar.protocol.errors import MUST_BE_BOOL, ProtocolError, bad_field
 from sidecar.protocol.text import control_problem, folded, heading, localized, normalized
 
 PROTOCOL_VERSION = 1
@@ -529,7 +529,7 @@ def _bool(message: dict[str, Any], name: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise bad_field(name, "must be true or false", fr="doit être true ou false")
+        raise bad_field(name, MUST_BE_BOOL["en"], fr=MUST_BE_BOOL["fr"])
     return value
 
 

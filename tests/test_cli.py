@@ -381,7 +381,10 @@ def test_an_outcome_as_a_character_shows_what_was_spent_and_the_new_values():
     text = format_outcome(outcome)
     assert "personnage / character: Aengus" in text
     assert "bbplus −1 → 2, reserve_pep −2 → 1, wounds +1 → 0" in text
-    assert "fiche / sheet: bbplus=2 reserve_pep=1 wounds=0 skills={Escalade: 5}" in text
+    # What changed, not the whole sheet again (unless asked for).
+    assert "fiche" not in text
+    assert "fiche / sheet: bbplus=2 reserve_pep=1 wounds=0 skills={Escalade: 5}" in \
+        format_outcome(outcome, whole_sheet=True)
     nothing = format_outcome({**outcome, "spent": {}})
     assert "spent: rien / nothing" in nothing
     # A blind roll's roller sees neither (the server sends neither).
@@ -414,7 +417,8 @@ def test_sheet_and_seat_events_print_as_what_changed_and_why():
                         {"field": "bbplus", "have": 1, "need": 2})
     assert line == "sidecar: pas assez de BB+ : il en reste 1 [insufficient]"
     created = format_event({**event, "op": "set", "changed": {"bbplus": [None, 4]}})
-    assert "bbplus — → 4" in created
+    # A new character: its values once, none « — → » (issue 29, third re-run, D).
+    assert created.endswith("\n   bbplus=4") and "— →" not in created
 
 
 def test_a_seat_link_is_printed_with_a_qr_code_a_phone_can_scan():
@@ -501,7 +505,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
                          "--label", "Nager", *seat)
         assert rolled.returncode == 0, rolled.stderr
         assert "personnage : Aengus — dépensé : Chance −1 → 2" in rolled.stdout
-        assert "fiche : Niveau 3 · Chance 2" in rolled.stdout
+        assert "fiche" not in rolled.stdout  # (the sheet is not printed again)
         short = sidecar("roll", "luck", "push=3", "--character", "Aengus", *seat)
         assert short.returncode == 1 and short.stdout == ""
         assert short.stderr.count("\n") == 1 and "Traceback" not in short.stderr
@@ -756,7 +760,7 @@ def test_ask_answer_cancel_and_session_from_the_command_line():
         ask = _ask_id(opened.stdout)
         assert f"demande {ask} : luck « Perception » — par Morgane" in opened.stdout
         assert "à : Alice, Bob (Ysolde)" in opened.stdout
-        assert "target=5" in opened.stdout and "mode : MJ" in opened.stdout
+        assert "target 5" in opened.stdout and "mode : MJ" in opened.stdout
         # Alice has one ask pending: `answer` without an id answers it.
         answered = sidecar("answer", *seats["Alice"], "--dice", "4")
         assert answered.returncode == 0, answered.stderr
@@ -813,13 +817,14 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
                              "--each", "Krull", "code=4D+1", *gm)
             assert opened.returncode == 0, opened.stderr
             assert f"opposition {_ask_id(opened.stdout)} : d6code" in opened.stdout
-            assert "à : Strengal [code=3D+5], Krull [code=4D+1]" in opened.stdout
+            assert "à : Strengal [Code de compétence 3D+5], Krull [Code de compétence 4D+1]" \
+                in opened.stdout
             ask = _ask_id(opened.stdout)
             first = sidecar("answer", ask, "--dice", "3,4,4", *seats["Strengal"])
             assert first.returncode == 0 and "vainqueur" not in first.stdout
             last = sidecar("answer", "--dice", "4,4,3,2", *seats["Krull"])
             assert last.returncode == 0, last.stderr
-            assert (f"opposition {ask} : Strengal réussite, marge 16; "
+            assert (f"opposition {ask} : Strengal réussite, marge 16 ; "
                     "Krull réussite, marge 14 — vainqueur : Strengal") in last.stdout
             out, err = watch.communicate(timeout=30)
         finally:

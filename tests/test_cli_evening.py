@@ -78,7 +78,7 @@ def test_asks_print_only_what_differs_from_the_defaults(server):
     listed = sidecar("ask", "list", *gm)
     for shown in (opened.stdout, history.stdout, listed.stdout):
         params = [line for line in shown.splitlines() if line.strip().startswith("paramètres :")]
-        assert params == ["   paramètres : characteristic=ECL, difficulty=3"], shown
+        assert params == ["   paramètres : Caractéristique ECL · Difficulté 3"], shown
         # None of O'Ween's other params at their default (bagage=false, augmentations=0…).
         assert "bagage=non" not in shown and "augmentations=0" not in shown, shown
 

@@ -139,4 +139,4 @@ def test_export_and_verify_speak_french_first(tmp_path):
         assert checked.returncode == 0, checked.stdout
         said.append(checked.stdout.splitlines()[0])
     french, english = said
-    assert "jets vérifiés" in french and "1 manuels" in french and "rolls checked" in english
+    assert "0 jet vérifié" in french and "1 manuel " in french and "rolls checked" in english

@@ -167,7 +167,7 @@ def test_watch_and_history_join_with_the_role_of_their_token():
         own = sidecar("history", *url, "--name", "Aengus", "--token", PLAYER_TOKEN)
         assert own.returncode == 0, own.stderr
         assert "secret de Aengus" in own.stdout and "secret de Léa" not in own.stdout
-        assert "player's view" in own.stderr and "--role gm" in own.stderr
+        assert "vue de joueur" in own.stderr and "--role gm" in own.stderr
         # A seat's token joins under its seat's name, whatever --name says.
         seat = sidecar("history", *url, "--token", lea_token)
         assert seat.returncode == 0, seat.stderr
@@ -175,7 +175,7 @@ def test_watch_and_history_join_with_the_role_of_their_token():
         # The GM's view when asked for; an explicit role is never second-guessed.
         every = sidecar("history", *gm)
         assert "secret de Léa" in every.stdout and "secret de Aengus" in every.stdout
-        assert "player's view" not in every.stderr
+        assert "vue de joueur" not in every.stderr
         observer = sidecar("history", *url, "--role", "observer", "--token", PLAYER_TOKEN)
         assert observer.returncode == 0 and "secret de" not in observer.stdout
         # watch, the same way: its own secret roll arrives live.

@@ -277,7 +277,7 @@ def test_a_restart_inside_an_epoch_keeps_its_seed(tmp_path: Path) -> None:
     assert first == again == after["proof"]["commitment"]
     done = _verify(_export(db, tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 rolls checked (epochs 1)" in done.stdout
+    assert "2 rolls checked (epoch 1)" in done.stdout
 
 
 def test_an_unrevealed_epoch_is_not_claimed_checked(tmp_path: Path) -> None:
@@ -347,7 +347,7 @@ def test_a_clean_stop_of_serve_reveals_every_epoch(tmp_path: Path, sig: int) -> 
         assert server.stop_checked(sig) == 0
     assert seen[-1]["type"] == "outcome" and "proof" in seen[-1]
     done = _verify(_export(str(db), tmp_path))
-    assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout
+    assert done.returncode == 0 and "1 roll checked" in done.stdout, done.stdout
 
 
 def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
@@ -420,7 +420,7 @@ def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(
     [roll] = [e for e in events if e.get("seq") == outcome["seq"]]
     assert "key" in roll["proof"] and all("seed" not in e for e in events)
     done = _verify(log)
-    assert done.returncode == 0 and "1 rolls checked" in done.stdout, done.stdout
+    assert done.returncode == 0 and "1 roll checked" in done.stdout, done.stdout
     assert _standalone(log).returncode == 0
 
 

@@ -409,7 +409,7 @@ def test_a_restart_with_other_settings_ends_the_epoch_and_a_players_dice_then_ve
     assert reveal["epoch"]["number"] == 1 and reveal["next"]["settings"]["player_dice"]
     done = _verify(export)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 rolls checked (epochs 1), 2 re-run by their ruleset, 1 manual" in done.stdout
+    assert "1 roll checked (epoch 1), 2 re-run by their ruleset, 1 manual" in done.stdout
     standalone = _standalone(export)
     assert standalone.returncode == 0, standalone.stdout + standalone.stderr
     # The same dice, had the first server (no player dice) been the one: refused — the

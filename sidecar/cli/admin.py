@@ -73,8 +73,9 @@ async def _sheet(args: argparse.Namespace) -> int:
             known = client.characters.get(args.character) or {}
             ruleset = args.ruleset or known.get("ruleset")
             if not ruleset:
-                return usage(f"--ruleset: « {args.character} » est un nouveau personnage / "
-                              "is a new character")
+                return usage("--ruleset" + say(args.locale, f" : « {args.character} » est un "
+                                                            "nouveau personnage",
+                                               f": « {args.character} » is a new character"))
             sheet = next((r.get("sheet") for r in welcome.get("rulesets", [])
                           if r.get("name") == ruleset), None)
             try:
@@ -122,7 +123,8 @@ async def _ask_command(args: argparse.Namespace) -> int:
             elif not asks:
                 print(say(args.locale, "aucune demande ouverte", "no open ask"))
             for ask in [] if args.json else asks:
-                print(format_ask_event(ask, param_defaults(welcome), args.locale))
+                print(format_ask_event(ask, param_defaults(welcome), args.locale,
+                                       Labels(welcome, args.locale)))
             return EXIT_OK
         if command == "cancel":
             reply = await client.cancel_ask(args.ask)
@@ -137,8 +139,9 @@ async def _ask_command(args: argparse.Namespace) -> int:
                 each = {}
                 for side in args.each:
                     if side[0] not in names:
-                        return usage(f"--each {side[0]}: pas parmi / not among "
-                                      f"{', '.join(names)}")
+                        return usage(f"--each {side[0]}" + say(
+                            args.locale, f" : pas parmi {', '.join(names)}",
+                            f": not among {', '.join(names)}"))
                     each[side[0]] = parse_pairs(side[1:], schema)
             except ValueError as exc:
                 return usage(str(exc))
@@ -147,7 +150,8 @@ async def _ask_command(args: argparse.Namespace) -> int:
                                      cooperative=args.cooperative,
                                      targets=args.target or None)
         print(as_json(reply) if args.json
-              else format_ask_event(reply, param_defaults(welcome), args.locale))
+              else format_ask_event(reply, param_defaults(welcome), args.locale,
+                                     Labels(welcome, args.locale)))
         return EXIT_OK
 
 

@@ -133,7 +133,8 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
             client = client_as(seat)
             welcome = await client.connect()
         if inferred and role == "player":
-            print(_PLAYER_VIEW_NOTE, file=sys.stderr, flush=True)
+            print("sidecar: " + say(getattr(args, "locale", "fr"), *_PLAYER_VIEW_NOTE),
+                  file=sys.stderr, flush=True)
     except SidecarError as exc:
         hint = _token_hint(exc, token, getattr(args, "locale", "fr"))
         print(hint or format_error(exc.code, exc.message, exc.details), file=sys.stderr)
@@ -194,7 +195,7 @@ def _token_hint(exc: Any, token: str | None, locale: str) -> str:
 
 
 #: Said when ``watch`` or ``history`` join as a player because a token was given.
-_PLAYER_VIEW_NOTE = ("sidecar: vue de joueur (--role gm : celle du MJ) / "
+_PLAYER_VIEW_NOTE = ("vue de joueur (--role gm : celle du MJ)",
                      "a player's view (--role gm: the GM's)")
 
 

@@ -5,6 +5,7 @@ command line whose ``key=value`` words may come after options."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import sidecar
@@ -45,9 +46,15 @@ def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -
                         help="speak JSON text frames instead of MessagePack")
 
 
-def _locale_option(parser: argparse.ArgumentParser) -> None:
+def _locale_option(parser: argparse.ArgumentParser, *, before: bool = False) -> None:
     """``--locale``: the language the command speaks to its reader, one alone (French by
-    default)."""
+    default). ``before``: a command's group (``seat``, ``sheet``, ``ask``, ``session``)
+    takes it before its sub-command too, as ``roll`` anywhere (:func:`parse_args`)."""
+    if before:
+        parser.add_argument("--locale", dest="locale_before", choices=LOCALES,
+                            help="language of what is printed (default fr), here or "
+                                 "after the sub-command")
+        return
     parser.add_argument("--locale", default=LOCALES[0], choices=LOCALES,
                         help="language of what is printed (default %(default)s)")
 
@@ -238,6 +245,7 @@ def _target_option(parser: Any) -> None:
 def _add_seat_command(sub: Any) -> None:
     """``seat add|remove|rotate|list`` (GM)."""
     seat = sub.add_parser("seat", help="GM: players' own seats (each its token and link)")
+    _locale_option(seat, before=True)
     seats = seat.add_subparsers(dest="seat_command", required=True)
     for op, text in (("add", "give a player a seat; prints the join link and its QR code"),
                      ("remove", "remove a seat (its token stops working, its connections "
@@ -258,6 +266,7 @@ def _add_seat_command(sub: Any) -> None:
 def _add_sheet_command(sub: Any) -> None:
     """``sheet set|adjust|refill|remove|list``: characters and their sheets."""
     sheet = sub.add_parser("sheet", help="characters and their sheets (GM; `list` for anyone)")
+    _locale_option(sheet, before=True)
     sheets = sheet.add_subparsers(dest="sheet_command", required=True)
     set_ = sheets.add_parser("set", help="create a character or change some values")
     set_.add_argument("character", metavar="CHARACTER")
@@ -297,9 +306,10 @@ def _add_ask_commands(sub: Any) -> None:
     ask = sub.add_parser("ask", help="GM: ask seats or characters for a roll (an opposed "
                                      "roll with --opposed, a cooperative one with "
                                      "--cooperative)")
+    _locale_option(ask, before=True)
     asks = ask.add_subparsers(dest="ask_command", required=True)
     open_ = asks.add_parser("open", help="ask for a roll: sidecar ask open Alice Ysolde "
-                                         "--ruleset luck target=5")
+                                         "--ruleset oweens characteristic=ECL difficulty=3")
     open_.add_argument("targets", nargs="*", metavar="SEAT_OR_CHARACTER|key=value",
                        help="the seats or characters asked, and the roll's params")
     open_.add_argument("--ruleset", required=True)
@@ -336,6 +346,7 @@ def _add_ask_commands(sub: Any) -> None:
 def _add_session_command(sub: Any) -> None:
     """``session start`` (GM)."""
     session = sub.add_parser("session", help="GM: game sessions")
+    _locale_option(session, before=True)
     sessions = session.add_subparsers(dest="session_command", required=True)
     start = sessions.add_parser("start", help="start a new game session (what lasts a "
                                               "session starts over)")
@@ -466,6 +477,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     order, for every command that takes them (those whose parser sets ``pairs``)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    before = getattr(args, "locale_before", None)
+    if before is not None:
+        # `seat --locale en add`: the sub-command's own default (fr) must not win over
+        # it; a --locale after the sub-command, given as well, does (it comes last).
+        words = sys.argv[1:] if argv is None else argv
+        if sum(word == "--locale" or word.startswith("--locale=") for word in words) < 2:
+            args.locale = before
     if extra:
         # argparse takes a command's trailing words only before the first option: those
         # after one (`roll bloodlust --locale en difficulty=9`) join the others, in order.

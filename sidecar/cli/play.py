@@ -54,13 +54,21 @@ async def _roll(args: argparse.Namespace) -> int:
                                     targets=args.target or None)
         labels, again = Labels(welcome, args.locale), again_command(args)
         print(as_json(outcome) if args.json
-              else format_outcome(outcome, args.locale, labels=labels, again=again),
+              else format_outcome(outcome, args.locale, labels=labels,
+                                  again=deciding(client, outcome, again)),
               flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
                 and not args.json and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
                                       locale=args.locale, labels=labels, again=again)
         return EXIT_OK
+
+
+def deciding(client: Any, outcome: dict[str, Any],
+             again: Callable[..., str]) -> Callable[..., str] | None:
+    """``again`` (how to run ``react``) for an open roll this reader may decide — its
+    roller, a GM —, else ``None``: no « décider : … » line under someone else's roll."""
+    return again if client.may_decide(outcome) else None
 
 
 async def read_line(prompt: str) -> str:
@@ -114,7 +122,8 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
             if watcher.done():
                 reading.cancel()
                 print("\n" + say(locale, "Décidé ailleurs :", "Decided elsewhere:"))
-                print(format_outcome(watcher.result(), locale, labels=labels, again=again),
+                print(format_outcome(watcher.result(), locale, labels=labels,
+                                     again=deciding(client, watcher.result(), again)),
                       flush=True)
                 return
             answer = reading.result()
@@ -145,7 +154,8 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                     raise
                 print(format_error(exc.code, exc.message, exc.details))
                 continue  # the roll is still open: ask again
-            print(format_outcome(decided, locale, labels=labels, again=again), flush=True)
+            print(format_outcome(decided, locale, labels=labels,
+                                 again=deciding(client, decided, again)), flush=True)
             outcome = decided  # new choices: ask again
     finally:
         watcher.cancel()
@@ -160,20 +170,28 @@ async def _react(args: argparse.Namespace) -> int:
     async with joined(args) as (client, welcome):
         decided = await _react_to(client, args, dice)
         labels = Labels(welcome, args.locale)
-        if not args.json and isinstance(decided.get("reacts_to"), int):
-            # The open roll it decides, for the label of the choice taken (« Garder »);
-            # without it (refused, gone), the choice's name: the decision stands anyway.
-            from sidecar.client import SidecarError
-
-            with contextlib.suppress(SidecarError):
-                page = await client.request(requests.history_request(
-                    after=decided["reacts_to"] - 1, limit=1))
-                for opened in page.get("events") or ():
-                    labels.learn(opened)
+        if not args.json:
+            await learn_open_roll(client, labels, decided)
         print(as_json(decided) if args.json
               else format_outcome(decided, args.locale, labels=labels,
-                                  again=again_command(args)))
+                                  again=deciding(client, decided, again_command(args))))
         return EXIT_OK
+
+
+async def learn_open_roll(client: Any, labels: Labels, event: dict[str, Any]) -> None:
+    """Before a decision is shown: the open roll it decides, read from the history when
+    this reader did not see it (a ``react`` of its own, a ``watch`` started after it),
+    for the label of the choice taken (« Garder »); without it (refused, gone), the
+    choice's name: the decision stands anyway."""
+    from sidecar.client import SidecarError
+
+    seq = event.get("reacts_to")
+    if not isinstance(seq, int) or seq in labels.choices:
+        return
+    with contextlib.suppress(SidecarError):
+        page = await client.request(requests.history_request(after=seq - 1, limit=1))
+        for opened in page.get("events") or ():
+            labels.learn(opened)
 
 
 async def _react_to(client: Any, args: argparse.Namespace, dice: Any) -> dict[str, Any]:
@@ -219,8 +237,11 @@ async def _watch(args: argparse.Namespace) -> int:
                     print("   " + say(args.locale, "à la table : ", "at the table: ") + names,
                           flush=True)
                 continue
+            if not args.json:
+                await learn_open_roll(client, labels, event)
             print(as_json(event) if args.json
-                  else format_event(event, defaults, args.locale, labels, again), flush=True)
+                  else format_event(event, defaults, args.locale, labels,
+                                    deciding(client, event, again)), flush=True)
             count += event["type"] == "outcome"
             if args.count and count >= args.count:
                 break
@@ -238,7 +259,8 @@ async def _pick_ask(client: Any, locale: str | None = None) -> str | None:
     if len(pending) == 1:
         return pending[0]["ask"]
     for number, ask in enumerate(pending, 1):
-        print(f"{number}) " + format_ask_event(ask, param_defaults(client.welcome), locale)
+        print(f"{number}) " + format_ask_event(ask, param_defaults(client.welcome), locale,
+                                               Labels(client.welcome, locale))
               .replace("\n", "\n   "))
     if not sys.stdin.isatty():
         print("sidecar: " + say(locale, "plusieurs demandes, laquelle ? sidecar answer ASK_ID",
@@ -270,7 +292,8 @@ async def _answer(args: argparse.Namespace) -> int:
         outcome = await client.answer(ask_id, dice)
         labels, again = Labels(welcome, args.locale), again_command(args)
         print(as_json(outcome) if args.json
-              else format_outcome(outcome, args.locale, labels=labels, again=again),
+              else format_outcome(outcome, args.locale, labels=labels,
+                                  again=deciding(client, outcome, again)),
               flush=True)
         if (outcome.get("open") and client.may_decide(outcome) and not args.json
                 and sys.stdin.isatty()):
@@ -295,11 +318,19 @@ async def _history(args: argparse.Namespace) -> int:
         after = args.after
         defaults = param_defaults(welcome)
         labels, again = Labels(welcome, args.locale), again_command(args)
+        decided: set[Any] = set()
         while True:
             page = await client.request(requests.history_request(after=after, limit=500))
+            # A roll decided since is open no more: no « décider » under it (its decision
+            # comes later in the journal: this page, rarely a next one, where it is missed).
+            decided |= {event.get("reacts_to") for event in page["events"]}
             for event in page["events"]:
+                if not args.json:
+                    await learn_open_roll(client, labels, event)
                 print(as_json(event) if args.json
-                      else format_event(event, defaults, args.locale, labels, again))
+                      else format_event(event, defaults, args.locale, labels,
+                                        None if event.get("seq") in decided
+                                        else deciding(client, event, again)))
             after = page["next"]
             if not page["more"]:
                 return EXIT_OK

@@ -81,8 +81,9 @@ def format_choices(message: dict[str, Any], locale: str | None = None,
                    again: Callable[..., str] | None = None) -> list[str]:
     """An open roll's choices, numbered as ``sidecar roll`` asks for them, its default and
     how to decide (a blind roll's roller is not told that it is open): ``again`` writes
-    that command as the reader runs it (:func:`sidecar.cli.connect.again_command`;
-    without it, plain ``sidecar react ROLL CHOICE``)."""
+    that command as the reader runs it (:func:`sidecar.cli.connect.again_command`);
+    without it, no such line — given only to a reader who may decide (an onlooker's
+    ``watch`` is not told to decide someone else's roll)."""
     choices = message.get("choices")
     if not choices:
         return []
@@ -99,9 +100,9 @@ def format_choices(message: dict[str, Any], locale: str | None = None,
     if message.get("default") is None:
         lines.append("     (" + say(locale, "sans décision le jet reste tel quel",
                                     "without a decision the roll stands as it is") + ")")
-    run = again or (lambda *words: " ".join(("sidecar", *words)))
-    lines.append("   " + say(locale, "décider", "decide") + _c(locale)
-                 + run("react", str(message.get("roll")), say(locale, "CHOIX", "CHOICE")))
+    if again is not None:  # (only for a reader who may decide: the roller, a GM)
+        lines.append("   " + say(locale, "décider", "decide") + _c(locale)
+                     + again("react", str(message.get("roll")), say(locale, "CHOIX", "CHOICE")))
     return lines
 
 
@@ -154,14 +155,15 @@ def format_effects(message: dict[str, Any], locale: str | None = None,
 
 @for_terminal
 def format_outcome(message: dict[str, Any], locale: str | None = None, *,
-                   whole_sheet: bool = True, labels: Labels | None = None,
+                   whole_sheet: bool = False, labels: Labels | None = None,
                    again: Callable[..., str] | None = None) -> str:
     """A readable block for one outcome (an open roll's choices, a decision's answer);
     ``locale``: the reader's, for the labels the message carries in both languages and
-    the terminal's own words. ``whole_sheet``: the character's sheet after the roll too
-    (``sidecar roll``); a log (``history``, ``watch``) says only what the roll changed:
-    its spend and the values it left, not the sheet again under every roll. ``labels``:
-    the sheet's fields and the choices by their labels (it learns this roll's choices);
+    the terminal's own words. ``whole_sheet``: the character's sheet after the roll too;
+    by default only what the roll changed (its spend and the values it left, not the
+    whole sheet again under every roll: a roll's changes to its own sheet are its spend).
+    ``labels``: the sheet's fields and the choices by their labels (it learns this roll's
+    choices);
     ``again``: how the reader runs ``react`` (:func:`format_choices`)."""
     if labels is not None:
         labels.learn(message)
@@ -236,14 +238,20 @@ def format_sheet_event(event: dict[str, Any], locale: str | None = None,
         head += " — " + say(locale, "par", "by") + f" {who}"
     lines = [head]
     ruleset = event.get("ruleset")
-    changed = event.get("changed") or {}
-    if changed:
+    changed = {field: pair for field, pair in (event.get("changed") or {}).items()
+               if isinstance(pair, list | tuple) and len(pair) == 2}
+    if changed and all(pair[0] is None for pair in changed.values()):
+        # A new character: its fields once, those it has a value for (not 13 « — → »).
+        made = {field: pair[1] for field, pair in changed.items()
+                if pair[1] not in (None, "", [], {})}
+        if made:
+            lines.append("   " + format_values(made, ruleset, labels))
+    elif changed:
         lines.append("   " + ", ".join(
             (labels.field(ruleset, field) if labels is not None else field)
             + f" {format_value(pair[0], locale)} → {format_value(pair[1], locale)}"
-            for field, pair in changed.items()
-            if isinstance(pair, list | tuple) and len(pair) == 2))
-    if event.get("values") and not event.get("removed"):
+            for field, pair in changed.items()))
+    elif event.get("values") and not event.get("removed"):
         lines.append("   " + say(locale, "fiche", "sheet") + _c(locale)
                      + format_values(event["values"], ruleset, labels))
     return "\n".join(lines)
@@ -258,21 +266,31 @@ def format_seat_event(event: dict[str, Any], locale: str | None = None) -> str:
     return line + (" — " + say(locale, "par", "by") + f" {who}" if who else "")
 
 
-def format_params(params: dict[str, Any] | None) -> str:
-    """``key=value`` pairs as typed on the command line."""
-    return ", ".join(f"{key}={format_value(value)}" for key, value in (params or {}).items())
+def format_params(params: dict[str, Any] | None, ruleset: Any = None,
+                  labels: Labels | None = None) -> str:
+    """Params as people read them when ``labels`` knows the game (« Caractéristique ECL ·
+    Difficulté 3 », the page's words: a choice by its label, a flag on by its label
+    alone), else ``key=value`` pairs as typed on the command line."""
+    if labels is None:
+        return ", ".join(f"{key}={format_value(value)}" for key, value in (params or {}).items())
+    return " · ".join(
+        labels.param(ruleset, key) + ("" if value is True
+                                      else f" {labels.param_value(ruleset, key, value)}")
+        for key, value in (params or {}).items())
 
 
-def format_asked(side: dict[str, Any], common: dict[str, Any] | None = None) -> str:
+def format_asked(side: dict[str, Any], common: dict[str, Any] | None = None,
+                 ruleset: Any = None, labels: Labels | None = None) -> str:
     """One asked side: its seat, its character, the params it has of its own (an opposed
-    roll's: those that differ from the ask's ``common`` params)."""
+    roll's: those that differ from the ask's ``common`` params), by their labels when
+    ``labels`` knows ``ruleset``."""
     text = str(side.get("seat"))
     if side.get("character"):
         text += f" ({side['character']})"
     own = {key: value for key, value in (side.get("params") or {}).items()
            if (common or {}).get(key) != value}
     if own:
-        text += f" [{format_params(own)}]"
+        text += f" [{format_params(own, ruleset, labels)}]"
     return text
 
 
@@ -295,10 +313,11 @@ def _not_default(params: dict[str, Any] | None, defaults: dict[str, Any]) -> dic
 @for_terminal
 def format_ask_event(event: dict[str, Any],
                      defaults: dict[str, dict[str, Any]] | None = None,
-                     locale: str | None = None) -> str:
+                     locale: str | None = None, labels: Labels | None = None) -> str:
     """An ask as the table sees it: who is asked, for what roll; or its cancellation.
     ``defaults`` (:func:`param_defaults`): params at their ruleset's default are left
-    out — O'Ween's would print 17 of them for every ask."""
+    out — O'Ween's would print 17 of them for every ask; ``labels``: the params by
+    their labels (:func:`format_params`)."""
     who = (event.get("by") or {}).get("name")
     by = " — " + say(locale, "par", "by") + f" {who}" if who else ""
     seq = f"#{event['seq']} " if "seq" in event else ""
@@ -311,12 +330,14 @@ def format_ask_event(event: dict[str, Any],
     head = f"{seq}{kind} {event.get('ask')}{_c(locale)}{event.get('ruleset')}"
     if event.get("label"):
         head += f" « {event['label']} »"
-    sides = [format_asked(side, event.get("params")) for side in event.get("to") or ()]
+    ruleset = event.get("ruleset")
+    sides = [format_asked(side, event.get("params"), ruleset, labels)
+             for side in event.get("to") or ()]
     lines = [head + by, "   " + say(locale, "à", "to") + _c(locale) + ", ".join(sides)]
-    params = _not_default(event.get("params"), (defaults or {}).get(event.get("ruleset"), {}))
+    params = _not_default(event.get("params"), (defaults or {}).get(ruleset, {}))
     if params:
         lines.append("   " + say(locale, "paramètres", "params") + _c(locale)
-                     + format_params(params))
+                     + format_params(params, ruleset, labels))
     if event.get("targets"):
         lines.append("   " + say(locale, "cibles", "targets") + _c(locale)
                      + ", ".join(str(t) for t in event["targets"]))
@@ -360,7 +381,10 @@ def format_opposition(opposition: dict[str, Any], locale: str | None = None) -> 
     else:
         verdict = (say(locale, "vainqueur", "winner") + _c(locale)
                    + side_name(opposition.get("sides"), opposition["winner"]))
-    return f"   opposition {opposition.get('ask')}{_c(locale)}{'; '.join(sides)} — {verdict}"
+    # (French sets its semicolon apart with a space, as its colon.)
+    between = " ; " if locale == "fr" else "; "
+    return (f"   opposition {opposition.get('ask')}{_c(locale)}{between.join(sides)}"
+            f" — {verdict}")
 
 
 def format_cooperation(cooperation: dict[str, Any], locale: str | None = None) -> str:
@@ -397,7 +421,7 @@ def format_event(event: dict[str, Any],
     :func:`format_outcome`'s."""
     kind = event.get("type")
     if kind == "ask":
-        return format_ask_event(event, defaults, locale)
+        return format_ask_event(event, defaults, locale, labels)
     if kind == "session":
         return format_session_event(event, locale)
     if kind == "sheet":

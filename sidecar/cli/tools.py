@@ -29,7 +29,7 @@ from sidecar.cli.common import (
     sidecar_command,
 )
 from sidecar.cli.connect import joined
-from sidecar.cli.labels import Labels, colon, say
+from sidecar.cli.labels import Labels, colon, count, say
 from sidecar.cli.odds_view import format_odds, odds_heading
 from sidecar.cli.render import format_error, param_defaults
 from sidecar.cli.terminal import as_json, shown
@@ -330,16 +330,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
                                "or a client's log saved with --json)"), flush=True)
         return EXIT_ERROR
     epochs = ", ".join(str(n) for n in sorted(report.epochs))
+    many = len(report.epochs) > 1
+    locale = args.locale
     # Dice without epochs (server dice not provable, manual dice): no « époques none ».
-    print(say(args.locale,
-              f"{report.checked} jets vérifiés"
-              + (f" (époques {epochs})" if epochs else " (aucune époque de dés prouvables)")
-              + f", {report.rerun} rejoués par leur jeu de règles, {report.manual} manuels "
-              "(entrés par une personne, non vérifiables)",
-              f"{report.checked} rolls checked"
-              + (f" (epochs {epochs})" if epochs else " (no epoch of provable dice)")
-              + f", {report.rerun} re-run by their ruleset, {report.manual} manual (entered "
-              "by a person, not verifiable)"))
+    # Each number agreed with its noun (« 1 jet vérifié (époque 1) »).
+    print(count(locale, report.checked, "jet vérifié", "roll checked", "jets vérifiés",
+                "rolls checked")
+          + (" (" + say(locale, "époques" if many else "époque", "epochs" if many else "epoch")
+             + f" {epochs})" if epochs
+             else " (" + say(locale, "aucune époque de dés prouvables",
+                             "no epoch of provable dice") + ")")
+          + ", " + count(locale, report.rerun, "rejoué par son jeu de règles",
+                         "re-run by its ruleset", "rejoués par leur jeu de règles",
+                         "re-run by their ruleset")
+          + ", " + count(locale, report.manual, "manuel (entré par une personne, non "
+                                                "vérifiable)",
+                         "manual (entered by a person, not verifiable)",
+                         "manuels (entrés par une personne, non vérifiables)",
+                         "manual (entered by a person, not verifiable)"))
     _say_by_and_mode(report, args.locale)
     if report.export:
         print(EXPORT_LIMITS[args.locale])

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from typing import Any
 
-from sidecar.protocol.errors import ProtocolError, invalid_param
+from sidecar.protocol.errors import MUST_BE_BOOL, ProtocolError, invalid_param
 
 TYPES = ("int", "bool", "string", "list", "map")
 #: What a ``map`` field's values may be.
@@ -166,7 +166,7 @@ def _check_one(name: str, value: Any, spec: dict[str, Any], checked: dict[str, A
         checked[name] = _check_int(name, value, spec)
     elif kind == "bool":
         if not isinstance(value, bool):
-            raise invalid_param(name, "must be true or false", fr="doit être true ou false")
+            raise invalid_param(name, MUST_BE_BOOL["en"], fr=MUST_BE_BOOL["fr"])
         checked[name] = value
     elif kind == "list":
         checked[name] = _check_list(name, value, spec)
