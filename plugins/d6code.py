@@ -101,9 +101,11 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "surcompetence": {
         "type": "string", "choices": ["auto", "double", "serie"],
+        "choice_labels": {"auto": label("auto", "auto"), "double": label("double", "double"),
+                          "serie": label("série", "series")},
         "description": label("Point de SurCompétence : réussite automatique (action "
                              "courte), score ×2 (action longue), ou score ×2 sur trois "
-                             "actions courtes successives (serie : un point pour les trois)",
+                             "actions courtes successives (série : un point pour les trois)",
                              "SurCompetence point: automatic success (short action), score "
                              "×2 (long action), or score ×2 on three successive short actions "
                              "(serie: one point for the three)"),
