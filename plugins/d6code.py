@@ -46,6 +46,9 @@ CODE_PATTERN = CODE.pattern
 DIFFICULTIES = {"Facile": 10, "Moyen": 15, "Difficile": 20, "Très difficile": 25,
                 "Héroïque": 30}
 
+#: The style choices as people read them (the values stay the keys requests send).
+STYLE_LABELS = {"libre": label("libre", "free"), "extreme": label("extrême", "extreme")}
+
 PARAMS: dict[str, dict[str, Any]] = {
     "code": {
         "type": "string", "pattern": CODE_PATTERN, "example": "4D+3",
@@ -77,12 +80,12 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "Twin dice: two of the dice are twins (N ≥ 2)"),
     },
     "style": {
-        "type": "string", "choices": ["libre", "extreme"],
+        "type": "string", "choices": ["libre", "extreme"], "choice_labels": STYLE_LABELS,
         "description": label("Point de style : 2 dés en plus, style libre ou extrême",
                              "Style point: 2 extra dice, free or extreme style"),
     },
     "style_if_needed": {
-        "type": "string", "choices": ["libre", "extreme"],
+        "type": "string", "choices": ["libre", "extreme"], "choice_labels": STYLE_LABELS,
         "description": label("Décidé d'avance : un point de style (libre ou extrême) "
                              "seulement si le jet échoue ou fait égalité ; ses 2 dés sont "
                              "tirés en dernier. Pour les chances : celles de ce choix",

@@ -186,6 +186,7 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "emotion_bonbonus": {
         "type": "string", "choices": ["honte", "fierte"],
+        "choice_labels": {"honte": label("Honte", "Shame"), "fierte": label("Fierté", "Pride")},
         "description": label("Se pinter : un bonbonus de Honte ou de Fierté claqué pour le "
                              "jet (1 BB+) : l'effet associé se manifeste", "Drinking: a "
                              "bonbonus of Shame or Pride spent on the roll (1 BB+): its "

@@ -58,6 +58,14 @@ def test_seuil_and_d6code_speak_french_with_its_accents() -> None:
             described = localized(surcompetence["description"], "fr")
             assert "(série : " in described and "serie" not in described, described
             assert localized(surcompetence["choice_labels"]["serie"], "fr") == "série"
+            # A choice's value is a key; people read its label, with its accent.
+            for ruleset, param, choice, shown in [("d6code", "style", "extreme", "extrême"),
+                                                  ("d6code", "style_if_needed", "extreme",
+                                                   "extrême"),
+                                                  ("oweens", "emotion_bonbonus", "fierte",
+                                                   "Fierté")]:
+                spec = rulesets[ruleset]["params"][param]
+                assert localized(spec.get("choice_labels", {}).get(choice), "fr") == shown, spec
     run(scenario())
 
 
