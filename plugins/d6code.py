@@ -149,6 +149,14 @@ name_params(PARAMS, {
     "skill": ("Compétence", "Skill"),
 })
 
+# What a form shows at once is what a roll needs (the code or the skill, the modifier, the
+# difficulty); the seed's « options de jeu » — twin dice, style points, « dont il est tout à
+# fait possible de se passer » —, SurCompétence and an opponent fold behind « plus
+# d'options » (``more``: docs/PLUGINS.md, ``sidecar_rulesets``).
+for _key in ("twin", "style", "style_if_needed", "combo", "surcompetence", "opponent",
+             "opponent_skill", "opponent_modifier"):
+    PARAMS[_key]["more"] = True
+
 #: The character sheet of d6code (RULES.md §4; seed 003).
 SHEET: dict[str, dict[str, Any]] = {
     "competences": field(

@@ -116,8 +116,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "reserve": {
         "type": "int", "min": 0, "max": 100,
-        "description": label("Réserve attaquée (action complexe), facultatif",
-                             "Attacked reserve (complex action), optional"),
+        "description": label("Action complexe, facultatif : la valeur de la réserve "
+                             "que le jet attaque", "Complex action, optional: the value of "
+                             "the reserve the roll attacks"),
     },
     "adversity": {
         "type": "string", "max_length": 64,

@@ -108,6 +108,12 @@ name_params(PARAMS, {
     "skills": ("Compétences", "Skills"),
 })
 
+# What a form shows at once is what a roll needs (the level or the characteristic, the
+# fixed bonus, the threshold); the complications of the moment and what is written only in
+# the message fold behind « plus d'options » (``more``), which says how many are set.
+for _key in ("complication", "factors", "action", "skills"):
+    PARAMS[_key]["more"] = True
+
 #: The character sheet of Seuil (RULES.md §5; seed 004).
 SHEET: dict[str, dict[str, Any]] = {
     "caracteristiques": field(
