@@ -72,6 +72,12 @@ name_params(PARAMS, {
     "skill": ("Groupement", "Pool"),
 })
 
+# What a form shows at once is what a roll needs (the pool or the sheet's grouping, the
+# difficulty, willpower); the automatic success and a tense situation fold behind « plus
+# d'options » (``more``).
+for _key in ("automatic", "tense"):
+    PARAMS[_key]["more"] = True
+
 #: The character sheet of Bloodlust (RULES.md §3; seed 002).
 SHEET: dict[str, dict[str, Any]] = {
     "groupements": field(

@@ -46,6 +46,9 @@ CODE_PATTERN = CODE.pattern
 DIFFICULTIES = {"Facile": 10, "Moyen": 15, "Difficile": 20, "Très difficile": 25,
                 "Héroïque": 30}
 
+#: The style choices as people read them (the values stay the keys requests send).
+STYLE_LABELS = {"libre": label("libre", "free"), "extreme": label("extrême", "extreme")}
+
 PARAMS: dict[str, dict[str, Any]] = {
     "code": {
         "type": "string", "pattern": CODE_PATTERN, "example": "4D+3",
@@ -77,12 +80,12 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "Twin dice: two of the dice are twins (N ≥ 2)"),
     },
     "style": {
-        "type": "string", "choices": ["libre", "extreme"],
+        "type": "string", "choices": ["libre", "extreme"], "choice_labels": STYLE_LABELS,
         "description": label("Point de style : 2 dés en plus, style libre ou extrême",
                              "Style point: 2 extra dice, free or extreme style"),
     },
     "style_if_needed": {
-        "type": "string", "choices": ["libre", "extreme"],
+        "type": "string", "choices": ["libre", "extreme"], "choice_labels": STYLE_LABELS,
         "description": label("Décidé d'avance : un point de style (libre ou extrême) "
                              "seulement si le jet échoue ou fait égalité ; ses 2 dés sont "
                              "tirés en dernier. Pour les chances : celles de ce choix",
@@ -101,9 +104,11 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "surcompetence": {
         "type": "string", "choices": ["auto", "double", "serie"],
+        "choice_labels": {"auto": label("auto", "auto"), "double": label("double", "double"),
+                          "serie": label("série", "series")},
         "description": label("Point de SurCompétence : réussite automatique (action "
                              "courte), score ×2 (action longue), ou score ×2 sur trois "
-                             "actions courtes successives (serie : un point pour les trois)",
+                             "actions courtes successives (série : un point pour les trois)",
                              "SurCompetence point: automatic success (short action), score "
                              "×2 (long action), or score ×2 on three successive short actions "
                              "(serie: one point for the three)"),
@@ -143,6 +148,14 @@ name_params(PARAMS, {
     "opponent_skill": ("Compétence de l'adversaire", "Opponent's skill"),
     "skill": ("Compétence", "Skill"),
 })
+
+# What a form shows at once is what a roll needs (the code or the skill, the modifier, the
+# difficulty); the seed's « options de jeu » — twin dice, style points, « dont il est tout à
+# fait possible de se passer » —, SurCompétence and an opponent fold behind « plus
+# d'options » (``more``: docs/PLUGINS.md, ``sidecar_rulesets``).
+for _key in ("twin", "style", "style_if_needed", "combo", "surcompetence", "opponent",
+             "opponent_skill", "opponent_modifier"):
+    PARAMS[_key]["more"] = True
 
 #: The character sheet of d6code (RULES.md §4; seed 003).
 SHEET: dict[str, dict[str, Any]] = {

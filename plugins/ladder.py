@@ -147,6 +147,12 @@ name_params(PARAMS, {
     "cost_in_hp": ("Coût en points de vie", "Cost in hit points"),
 })
 
+# What a form shows at once is what a roll needs (the level or the sheet's characteristic
+# and métier, advantages, the difficulty); what is decided beforehand rather than after a
+# failure — where the roll offers it anyway — folds behind « plus d'options » (``more``).
+for _key in ("reroll", "sacrifice_chance", "chance", "success_at_cost", "cost_in_hp"):
+    PARAMS[_key]["more"] = True
+
 #: The character sheet of the ladder (RULES.md §2; seed 001).
 SHEET: dict[str, dict[str, Any]] = {
     "caracteristiques": field(

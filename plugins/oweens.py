@@ -116,8 +116,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "reserve": {
         "type": "int", "min": 0, "max": 100,
-        "description": label("Réserve attaquée (action complexe), facultatif",
-                             "Attacked reserve (complex action), optional"),
+        "description": label("Action complexe, facultatif : la valeur de la réserve "
+                             "que le jet attaque", "Complex action, optional: the value of "
+                             "the reserve the roll attacks"),
     },
     "adversity": {
         "type": "string", "max_length": 64,
@@ -186,6 +187,7 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "emotion_bonbonus": {
         "type": "string", "choices": ["honte", "fierte"],
+        "choice_labels": {"honte": label("Honte", "Shame"), "fierte": label("Fierté", "Pride")},
         "description": label("Se pinter : un bonbonus de Honte ou de Fierté claqué pour le "
                              "jet (1 BB+) : l'effet associé se manifeste", "Drinking: a "
                              "bonbonus of Shame or Pride spent on the roll (1 BB+): its "

@@ -448,9 +448,10 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
         # ``decided``, does not pay it again).
         if roll.sheet is not None and not result.get("decided"):
             add_spend(outcome.spend, "bonbonus", settings["cost"])
-    paid = (f"{settings['cost']} dé(s) en moins" if settings["pay"] == "dice"
+    fewer, fewer_en = dice_words(settings["cost"])
+    paid = (f"{fewer} en moins" if settings["pay"] == "dice"
             else f"{settings['cost']} BB+")
-    paid_en = (f"{settings['cost']} fewer dice" if settings["pay"] == "dice"
+    paid_en = (fewer_en.replace(" ", " fewer ", 1) if settings["pay"] == "dice"
                else f"{settings['cost']} BB+")
     if names:
         outcome.notes.append(label(

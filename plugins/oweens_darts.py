@@ -18,7 +18,7 @@ from typing import Any
 from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import odds_reply
-from sidecar.rules import common, heading
+from sidecar.rules import agree, common, heading, plural
 
 #: The d6 a volley throws.
 VOLLEY_DICE = 3
@@ -145,7 +145,8 @@ def _volley(roll: Roll, faces: list[int], rolled: list[dict[str, Any]], throw: i
                 name = "".join(str(i + 1) for i in which)
                 shown = ", ".join(str(faces[i]) for i in which)
                 choices.append({"name": f"reroll_{name}", "dice": size, "label": label(
-                    f"Relancer {shown} (dé(s) {name})", f"Reroll {shown} (die {name})")})
+                    f"Relancer {shown} ({agree(size, 'dé')} {name})",
+                    f"Reroll {shown} ({'die' if size == 1 else 'dice'} {name})")})
         choices.append({"name": "stop", "dice": 0, "label": label(
             f"S'arrêter : {NO_TRIPLE_POINTS} points", f"Stop: {NO_TRIPLE_POINTS} points")})
         outcome.choices = choices
@@ -280,12 +281,14 @@ def volley_text(roll: Roll, result: dict[str, Any], fr: bool) -> str:
                 "— " + (f"triple de {v['triple']}" if v["triple"] else "pas de triple")
                 + f", {v['points']} points")
         if game:
-            line += f" ; partie : {game['total']} points en {len(game['scores'])} volée(s)"
+            line += (f" ; partie : {game['total']} points en "
+                     f"{plural(len(game['scores']), 'volée')}")
         return line
     which = f" {game['volley']}/{game['volleys']}" if game else ""
     line = (f"{heading(roll)}Volley{which}, throw {v['throw']}: {faces} — "
             + (f"triple {v['triple']}s" if v["triple"] else "no triple")
             + f", {v['points']} points")
     if game:
-        line += f"; game: {game['total']} points in {len(game['scores'])} volley(s)"
+        volleys = len(game["scores"])
+        line += f"; game: {game['total']} points in {volleys} volley{'' if volleys == 1 else 's'}"
     return line

@@ -16,6 +16,7 @@ from typing import Any
 
 from sidecar.model import Outcome, Roll, label
 from sidecar.protocol.errors import invalid_param
+from sidecar.rules import agree, plural
 from sidecar.rulesets.oweens_combat import counted_wounds, read_settings
 from sidecar.rulesets.oweens_initiative import surprise
 from sidecar.rulesets.oweens_judging import (
@@ -27,7 +28,13 @@ from sidecar.rulesets.oweens_judging import (
 )
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, spends
 from sidecar.rulesets.oweens_targets import aimed_contest, free_augmentations, target_effects
-from sidecar.rulesets.oweens_words import failure_margin, success_margin, successes
+from sidecar.rulesets.oweens_words import (
+    english,
+    failure_margin,
+    lost_points,
+    success_margin,
+    successes,
+)
 from sidecar.rulesets.sheets import add_spend
 
 #: Named attacked reserves a table keeps (the least recently rolled against are dropped).
@@ -116,12 +123,12 @@ def reserve_offers(result: dict[str, Any], wallet: int) -> list[dict[str, Any]]:
         return []
     short = drained["characteristic"]
     offers = [{"name": f"save_{n}", "dice": 0, "spend": {"bonbonus": n}, "label": label(
-        f"Garder {n} point(s) de réserve {short} ({n} BB+)",
-        f"Keep {n} {short} reserve point(s) ({n} BB+)")}
+        f"Garder {plural(n, 'point')} de réserve {short} ({n} BB+)",
+        f"Keep {n} {short} reserve {english(n, 'point')} ({n} BB+)")}
         for n in range(1, min(drained["lost"], wallet, 11) + 1)]
     offers.append({"name": "none", "dice": 0, "label": label(
-        f"Perdre les {drained['lost']} point(s) de réserve {short}",
-        f"Lose the {drained['lost']} {short} reserve point(s)")})
+        f"Perdre {lost_points(drained['lost'])} de réserve {short}",
+        f"Lose the {drained['lost']} {short} reserve {english(drained['lost'], 'point')}")})
     return offers
 
 
@@ -168,14 +175,15 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
                            "Bourde or a Coup d'éclat: no bonbonus spent."))
     elif bought > result["augmentations_bought"]:
         unused = bought - result["augmentations_bought"]
-        notes.append(label(f"{unused} augmentation(s) achetée(s) sans effet, non facturée(s).",
-                           f"{unused} bought augmentation(s) had no effect and were not "
-                           "charged."))
+        notes.append(label(f"{plural(unused, 'augmentation achetée', 'augmentations achetées')}"
+                           f" sans effet, non {agree(unused, 'facturée')}.",
+                           f"{unused} bought {english(unused, 'augmentation')} had no effect "
+                           f"and {'was' if unused == 1 else 'were'} not charged."))
     if decided:
         result["decided"] = True
         result["bought_after_dice"] = result["augmentations_bought"]
         if bought:
-            notes.append(label(f"{bought}A achetée(s) après les dés pour "
+            notes.append(label(f"{bought}A {agree(bought, 'achetée')} après les dés pour "
                                f"{result['bonbonus_spent']} BB+.", f"{bought}A bought after "
                                f"the dice for {result['bonbonus_spent']} BB+."))
     if combat is not None:
@@ -235,10 +243,12 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
         if drained:
             notes.append(label(f"Réserve {drained['characteristic']} : {drained['before']} → "
                                f"{drained['after']} (ME {-result['margin']}, "
-                               f"{drained['kept']} point(s) gardé(s) pour {drained['kept']} "
+                               f"{plural(drained['kept'], 'point gardé', 'points gardés')} pour "
+                               f"{drained['kept']} "
                                "BB+).", f"{drained['characteristic']} reserve: "
                                f"{drained['before']} → {drained['after']} (failure margin "
-                               f"{-result['margin']}, {drained['kept']} point(s) kept for "
+                               f"{-result['margin']}, {drained['kept']} "
+                               f"{english(drained['kept'], 'point')} kept for "
                                f"{drained['kept']} BB+)."))
             if not p["keep_reserve"]:
                 wallet = (roll.sheet.get("bonbonus", 0) - outcome.spend.get("bonbonus", 0)
@@ -280,10 +290,11 @@ def decide(roll: Roll, outcome: Outcome, choice: str) -> Outcome:
             add_spend(spend, "bonbonus", kept)
             drained.update(lost=drained["lost"] - kept, kept=drained["kept"] + kept,
                            after=drained["after"] + kept)
-            notes.append(label(f"{kept} point(s) de réserve {drained['characteristic']} "
-                               f"gardé(s) pour {kept} BB+ : {drained['before']} → "
+            notes.append(label(f"{plural(kept, 'point')} de réserve {drained['characteristic']} "
+                               f"{agree(kept, 'gardé')} pour {kept} BB+ : {drained['before']} → "
                                f"{drained['after']}.", f"{kept} {drained['characteristic']} "
-                               f"reserve point(s) kept for {kept} BB+: {drained['before']} → "
+                               f"reserve {english(kept, 'point')} kept for {kept} BB+: "
+                               f"{drained['before']} → "
                                f"{drained['after']}."))
         result["reserve_drained"] = drained
         return Outcome(result=result, dice=outcome.dice, notes=notes, spend=spend)

@@ -33,3 +33,13 @@ def ones(count: int, fr: bool) -> str:
     if fr:
         return f"{count} × 1"
     return f"{count} {'one' if count == 1 else 'ones'}"
+
+
+def english(count: int, word: str) -> str:
+    """An English noun agreed with ``count``: « 1 point », « 0 points », « 2 points »."""
+    return word if count == 1 else f"{word}s"
+
+
+def lost_points(count: int) -> str:
+    """« le point », « les 3 points » (of reserve a decision gives up)."""
+    return "le point" if count == 1 else f"les {plural(count, 'point')}"

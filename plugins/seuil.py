@@ -54,7 +54,7 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "flat": {
         "type": "int", "min": -100, "max": 100, "default": 0,
-        "description": label("Bonus/malus flat (compétences, aspects)",
+        "description": label("Bonus/malus fixe (compétences, aspects)",
                              "Flat bonus/malus (skills, aspects)"),
     },
     "complication": {
@@ -107,6 +107,12 @@ name_params(PARAMS, {
     "characteristic": ("Caractéristique", "Characteristic"),
     "skills": ("Compétences", "Skills"),
 })
+
+# What a form shows at once is what a roll needs (the level or the characteristic, the
+# fixed bonus, the threshold); the complications of the moment and what is written only in
+# the message fold behind « plus d'options » (``more``), which says how many are set.
+for _key in ("complication", "factors", "action", "skills"):
+    PARAMS[_key]["more"] = True
 
 #: The character sheet of Seuil (RULES.md §5; seed 004).
 SHEET: dict[str, dict[str, Any]] = {
@@ -239,8 +245,9 @@ def _message_lines(action: str, characteristic: str, level: int, factors: tuple[
     ])
     middle = f"Complications : {', '.join(named) or 'aucune'} → niveau {level_used}"
     tail = "\n".join([
-        "Compétences et bonus/malus : " + (", ".join(_skill_text(s) for s in skills) or "—"),
-        f"Bonus/malus flat : {signed(flat)}",
+        "Compétences et bonus/malus : " + (", ".join(_skill_text(skill) for skill in skills)
+                                         or "—"),
+        f"Bonus/malus fixe : {signed(flat)}",
         f"Format du dé : {fmt}",
         f"Seuil à atteindre : {threshold}" + (f" ({threshold_name})" if threshold_name else ""),
     ])

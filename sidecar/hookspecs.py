@@ -160,7 +160,11 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     them): `more: true` folds a parameter behind « plus d'options » (what a roll rarely needs),
     and `situation: "<a bool parameter>"` shows it only once that situation is chosen — the
     bool parameters named so become a « Situation » choice (O'Ween's `drinking`, `volley`)
-    that brings their own fields; a situation not chosen sends none of them.
+    that brings their own fields; a situation not chosen sends none of them. Every built-in
+    ruleset marks so what a phone need not show at once (d6code's twin dice, style and
+    opponent; the ladder's choices decided beforehand; Seuil's complications). A
+    ``description`` need not repeat the ``label``: a form shows the label above it, and
+    drops a restated one (« Difficulté (0 à 20) » under « Difficulté » reads « 0 à 20 »).
 
     Anything else is refused when the plugin is loaded, as are a key of the wrong type,
     ``min`` above ``max``, and a ``default`` that is not a valid value (out of range, not

@@ -13,8 +13,8 @@ from sidecar.model import Roll
 from sidecar.protocol.messages import heading as protocol_heading
 from sidecar.protocol.text import elide, vowel_sound
 
-__all__ = ["KIND_LABELS", "common", "elide", "heading", "name_params", "plural", "score_kind",
-           "signed", "vowel_sound"]
+__all__ = ["KIND_LABELS", "agree", "common", "elide", "heading", "name_params", "plural",
+           "score_kind", "signed", "vowel_sound"]
 
 
 def common(success: bool, margin: int, kind: str, fr: str, en: str,
@@ -61,7 +61,13 @@ def signed(value: int) -> str:
 
 def plural(count: int, word: str, words: str | None = None) -> str:
     """``"1 réussite"``, ``"3 réussites"`` (French plural from 2 up)."""
-    return f"{count} {word if abs(count) < 2 else (words or word + 's')}"
+    return f"{count} {agree(count, word, words)}"
+
+
+def agree(count: int, word: str, words: str | None = None) -> str:
+    """The word alone, agreed with ``count`` as :func:`plural` does: ``"achetée"`` for 0
+    or 1, ``"achetées"`` from 2 up (``"2A achetées"``, where the count is not the word's)."""
+    return word if abs(count) < 2 else (words or word + "s")
 
 
 def name_params(params: dict[str, dict[str, Any]],

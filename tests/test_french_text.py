@@ -143,7 +143,7 @@ def test_each_member_reads_the_notes_in_its_own_language():
             while seen.get("reacts_to") != towing["seq"]:
                 seen = await english.recv_type("outcome")
             assert decided["notes"] and seen["notes"]
-            assert decided["notes"][0].startswith("1A achetée(s) après les dés pour ")
+            assert decided["notes"][0].startswith("1A achetée après les dés pour ")
             assert seen["notes"][0].startswith("1A bought after the dice for ")
             for note in decided["notes"] + seen["notes"]:
                 assert not _bilingual(note), note

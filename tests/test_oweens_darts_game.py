@@ -41,7 +41,7 @@ def test_a_game_chains_its_volleys_and_adds_up_their_points():
     assert r["game"] == {"volleys": 2, "volley": 2, "scores": [4, 7], "total": 11}
     assert (r["success"], r["kind"], r["margin"]) == (True, "success", 3)
     assert last.outcome.choices is None
-    assert "partie : 11 points en 2 volée(s)" in last.text["fr"]
+    assert "partie : 11 points en 2 volées" in last.text["fr"]
     # A rerolled die of a later volley says which volley it belongs to.
     again = react(second, "reroll_12", [3, 3])
     assert again.outcome.dice[-1]["volley"] == 2 and again.outcome.dice[-1]["throw"] == 2

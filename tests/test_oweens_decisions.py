@@ -228,7 +228,7 @@ def test_after_a_lost_contest_the_player_keeps_reserve_points_at_one_bonbonus_ea
                    hero, [4, 2, 1])
     assert lost.outcome.spend == {"reserve_pep": 3}
     assert names(lost) == ["save_1", "save_2", "none"] and lost.outcome.default == "none"
-    assert lost.outcome.choices[1]["label"]["fr"] == "Garder 2 point(s) de réserve PEP (2 BB+)"
+    assert lost.outcome.choices[1]["label"]["fr"] == "Garder 2 points de réserve PEP (2 BB+)"
     now = after(hero, lost.outcome.spend, "oweens")
     saved = react(lost, "save_2", now)
     assert saved.outcome.spend == {"reserve_pep": -2, "bonbonus": 2}

@@ -84,7 +84,7 @@ def test_rendered_message_follows_the_seed():
         "Complications : stress élevé +3, conseillé par un allié -1 → niveau 2",
         "Dés de complication : -1D4 → 3",
         "Compétences et bonus/malus : Crochetage 5 (Compagnon)",
-        "Bonus/malus flat : +6",
+        "Bonus/malus fixe : +6",
         "Format du dé : 3D10 -1D4 +6",
         "Seuil à atteindre : 22 (Moyen)",
         "Score : 23 → Réussite",

@@ -63,7 +63,7 @@ def test_french_text_says_labels_not_keys(browser: Any, server: LiveServer) -> N
     help_text = page.page.text_content('[data-param="factors"] .help')
     assert "blessure légère (+2)" in help_text and "stress_eleve" not in help_text
     # The chip still sends the key the server knows.
-    page.page.check('#param-factors input[value="stress_eleve"]')
+    page.fill_params({"factors": ["stress_eleve"]})  # (behind « plus d'options »)
     page.fill_params({"level": 3, "threshold": 13})
     seq = page.roll()
     assert page.state(f"outcomes.find(o => o.seq === {seq}).params.factors") == ["stress_eleve"]

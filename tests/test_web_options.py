@@ -22,6 +22,7 @@ def test_option_fieldsets_follow_the_ruleset_and_reach_the_roll(browser: Any,
     page.select_option("#ruleset", "oweens")
     assert shown_extensions(gm) == ["combat"]
     assert page.is_hidden("#options-free")  # every extension here describes its options
+    page.click("#ext-options summary")  # (folded: a phone's form shows what a roll needs)
     # Fields appear once the extension is turned on; each option shows its cost.
     assert page.is_hidden("#option-combat-fields")
     page.check("#option-combat-on")
@@ -70,6 +71,7 @@ def test_english_labels_and_a_kept_choice_across_languages(browser: Any,
     gm = gm_page(browser, server.http, "options-en")
     page = gm.page
     page.select_option("#ruleset", "oweens")
+    page.click("#ext-options summary")
     page.check("#option-combat-on")
     page.check('#option-combat-options input[value="charger"]')
     page.click("#lang")
@@ -100,7 +102,11 @@ def test_extensions_without_a_description_keep_a_json_box(browser: Any,
         page = gm.page
         page.select_option("#ruleset", "bloodlust")
         gm.fill_params({"pool": 2})
+        page.click("#ext-options summary")
         assert page.is_visible("#options-free") and shown_extensions(gm) == ["blank_botch"]
+        # Listed once: the extension without a fieldset; blank_botch has its own.
+        listed = page.text_content("#extensions-list")
+        assert "Takes settings" in listed and "Échec critique blanc" not in listed, listed
         # Bad JSON is caught by the page, before anything is sent.
         page.fill("#options", "{oops")
         page.click("#roll-button")

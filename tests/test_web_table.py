@@ -387,6 +387,7 @@ def test_extension_options_and_notes(browser: Any, server: LiveServer) -> None:
     player = player_page(browser, server.http, "notes")
     gm.page.select_option("#ruleset", "bloodlust")
     gm.fill_params({"pool": 3})
+    gm.page.click("#ext-options summary")  # (folded at first)
     gm.page.check("#option-blank_botch-on")  # its fieldset, built from welcome.options
     gm.page.fill("#manual-dice", "1 2 3")  # no success and a 1: an échec critique
     seq = gm.roll()

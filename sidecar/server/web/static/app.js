@@ -10,6 +10,7 @@ import {
 } from "./asks.js";
 import { keepPlace, renderAskNotice } from "./asknotice.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
+import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
 import { gapLines, learnGap } from "./gaps.js";
 import {
   addListedCharacters, applyOutcomeSheet, applySheetEvent, applyTargetSheets, chooseCharacter,
@@ -293,25 +294,6 @@ function redescribeTable(before, welcome) {
   applyCharacter();
 }
 
-/** An extension for people: its title (its options' label), then what it does — never
- * its key (« Échec critique blanc : … », not « blank_botch — … »). */
-function extensionText(ext, welcome) {
-  const option = (welcome.options ?? []).find((item) => item.name === ext.name);
-  const title = local(option?.label);
-  const description = local(ext.description);
-  if (!description) return title || ext.name;
-  return title && !description.startsWith(title) ? `${title} — ${description}` : description;
-}
-
-function describeExtensions(welcome) {
-  const extensions = welcome.extensions ?? [];
-  $("extensions-list").textContent = extensions.length
-    ? t("ext.list") + extensions.map((ext) => extensionText(ext, welcome)).join(" · ") : "";
-  // Extensions that describe no options take free-form JSON (unchecked by the server).
-  const described = new Set((welcome.options ?? []).map((option) => option.name));
-  $("options-free").hidden = !extensions.some((ext) => !described.has(ext.name));
-}
-
 function enterTable(welcome) {
   $("join").hidden = true;
   $("table").hidden = false;
@@ -396,6 +378,8 @@ function buildOptions(ruleset) {
   box.replaceChildren(...buildOptionFieldsets(state.welcome.options, ruleset));
   writeOptionFieldsets(state.welcome.options, ruleset, kept);
   box.dataset.ruleset = ruleset;
+  // Folded (a phone's form shows what a roll needs): unfolded when it holds a choice.
+  if (box.querySelector(".option-on:checked")) $("ext-options").open = true;
   const shown = optionsFor(state.welcome.options, ruleset).length > 0;
   $("ext-options").hidden = !shown && $("options-free").hidden;
 }
@@ -543,7 +527,7 @@ async function refreshOdds() {
   const ticket = ++state.oddsTicket;
   const { ruleset, params, missing } = readForm();
   if (missing.length) {
-    showOdds(null, t("odds.missing") + paramLabels(ruleset, missing), oddsAbout(ruleset));
+    showOdds(null, oddsPrompt(ruleset, missing), oddsAbout(ruleset));
     return;
   }
   let options;
@@ -564,6 +548,11 @@ async function refreshOdds() {
   } catch (error) {
     if (ticket !== state.oddsTicket) return;
     const param = error.details?.param;
+    if (waitsFor(error, touchedParams, (name) => $(fieldId(name)))) {
+      markInvalid(null); // (nothing typed yet is wrong: the form is only not filled in)
+      showOdds(null, oddsPrompt(ruleset, [param]), about);
+      return;
+    }
     markInvalid(touchedParams.has(param) ? param : null);
     // (An odds answer may come back after the roll's refusal: it keeps the target marked.)
     if (error.details?.field === "targets") markInvalidField("roll-target");

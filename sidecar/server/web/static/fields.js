@@ -14,8 +14,8 @@ const changed = (node) => node.dispatchEvent(new Event("change", { bubbles: true
  */
 export function buildField(name, spec, prefix, options = {}) {
   const id = fieldId(prefix, name);
-  const help = local(spec.description);
   const shown = local(spec.label) || name.replaceAll("_", " ");
+  const help = withoutLabel(local(spec.description), shown);
   const title = el("span", { class: "param-name", title: name }, shown,
     spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
   const wrap = el("div", { class: `param param-${spec.type ?? "string"}${spec.labels ? " has-labels" : ""}`,
@@ -81,6 +81,22 @@ export function buildField(name, spec, prefix, options = {}) {
     input.setAttribute("aria-describedby", helpId);
   }
   return wrap;
+}
+
+/**
+ * A help that starts with its field's label says it twice under it (« Difficulté », then
+ * « Difficulté (0 à 20 ; …) » or « Bagage adéquat : +1 dé… »): what follows the label is
+ * kept, from a capital. A label that only begins a longer name (« Caractéristique
+ * utilisée : … ») goes with that name; one that begins a phrase (« Niveau de la
+ * caractéristique (1 à 5) ») stays, being no repetition.
+ */
+export function withoutLabel(help, label) {
+  if (!help || !label || !help.toLocaleLowerCase().startsWith(label.toLocaleLowerCase())) return help;
+  const rest = help.slice(label.length);
+  const said = rest.match(/^\s*\((.*)\)\s*$/) ?? rest.match(/^[^:;,.()]*?\s:\s*(.+)$/s);
+  if (!said) return help;
+  const kept = said[1].trim();
+  return kept ? kept[0].toLocaleUpperCase() + kept.slice(1) : "";
 }
 
 /**
