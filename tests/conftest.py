@@ -40,11 +40,31 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(root / name, quiet=1)
 
 
+#: The order the suite runs in: the longest tests first (``slow``, then the browser's),
+#: the many short ones after. pytest-xdist hands tests out in this order, so the run ends
+#: on short tests that fill both workers, not on a 20 s chaos test or a module of
+#: browser tests left to one worker while the other is idle (in name order, test_web_*
+#: came last).
+RUN_FIRST = ("slow", "browser")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for fixture, marker in MARKED_BY_FIXTURE.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(marker)
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, marker in enumerate(RUN_FIRST) if item.get_closest_marker(marker)),
+                    len(RUN_FIRST))
+    # Whole modules move, in their own order: a module's fixtures (a browser, a server)
+    # are set up once, and its tests that share a thread with Playwright's driver run
+    # where they always did.
+    module_rank: dict[str, int] = {}
+    for item in items:
+        module_rank[item.nodeid.split("::")[0]] = min(
+            module_rank.get(item.nodeid.split("::")[0], len(RUN_FIRST)), rank(item))
+    items.sort(key=lambda item: module_rank[item.nodeid.split("::")[0]])  # (stable)
 
 
 @pytest.fixture(scope="module")

@@ -104,7 +104,8 @@ def test_roll_exits_non_zero_with_the_servers_error():
         usage = sidecar("roll", "bloodlust", "pool", "--url", server.url, "--token", PLAYER_TOKEN)
         assert usage.returncode == 2
     unreachable = sidecar("roll", "bloodlust", "pool=2", "--url", "ws://127.0.0.1:1/ws")
-    assert unreachable.returncode == 3 and "cannot connect" in unreachable.stderr
+    assert unreachable.returncode == 3 and "connexion impossible" in unreachable.stderr
+    assert "cannot connect" not in unreachable.stderr  # (one language: French by default)
 
 
 def test_sigterm_closes_connections_with_1001():
@@ -128,7 +129,8 @@ def test_serve_with_plugins_dir_and_a_broken_plugin(tmp_path):
         "from sidecar import hookimpl\n@hookimpl\ndef sidecar_resolv(roll, dice):\n    pass\n")
     failed = sidecar("serve", "--port", "0", "--db", ":memory:", "--plugins-dir", str(tmp_path))
     assert failed.returncode == 1
-    assert "plugin 'typo' implements unknown hook(s) sidecar_resolv" in failed.stderr
+    assert "plugin 'typo' implements unknown hook sidecar_resolv" in failed.stderr
+    assert "plugin « typo » : hook inconnu sidecar_resolv" in failed.stderr
     assert "Traceback" not in failed.stderr
 
 
@@ -142,7 +144,7 @@ def test_serve_port_in_use_is_a_clear_error():
 def test_plugins_lists_plugins_rulesets_and_hooks(tmp_path):
     listed = sidecar("plugins")
     assert listed.returncode == 0
-    assert "bloodlust 1.0" in listed.stdout and "rulesets: bloodlust" in listed.stdout
+    assert "bloodlust 1.0" in listed.stdout and "jeux de règles : bloodlust" in listed.stdout
     assert "hooks: sidecar_odds, sidecar_render_text, sidecar_resolve, sidecar_rulesets" \
         in listed.stdout
     (tmp_path / "mine.py").write_text('"""Mine."""\n')

@@ -93,8 +93,9 @@ def test_implementing_a_hook_going_away_warns_naming_the_plugin():
 def test_sidecar_plugins_shows_the_hooks_api_locally_and_from_a_server():
     local = sidecar("plugins")
     assert local.returncode == 0
-    assert local.stdout.splitlines()[0] == f"API des hooks / hooks API: {HOOKS_API}"
+    assert local.stdout.splitlines()[0] == f"API des hooks : {HOOKS_API}"
     with ServeProcess() as server:
-        remote = sidecar("plugins", "--url", server.url, "--token", GM_TOKEN)
+        remote = sidecar("plugins", "--url", server.url, "--token", GM_TOKEN, "--locale", "en")
     assert remote.returncode == 0, remote.stderr
-    assert remote.stdout.splitlines()[0] == f"API des hooks / hooks API: {HOOKS_API}"
+    assert remote.stdout.splitlines()[0] == f"hooks API: {HOOKS_API}"
+    assert "actif" not in remote.stdout and "— active" in remote.stdout

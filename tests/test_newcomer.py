@@ -355,16 +355,20 @@ def test_plugins_speak_french_first_then_english():
     descriptions = [line.strip() for line in listed.stdout.splitlines()
                     if line.startswith("    ") and not line.startswith("      ")
                     and not line.strip().startswith(
-                        ("hooks:", "jeux de règles / rulesets:", "options ("))]
+                        ("hooks:", "jeux de règles :", "options ("))]
     assert len(descriptions) == 8, listed.stdout
     for text in descriptions:
         french, _, english = text.partition(" / ")
         assert english, text
         # French first: its typography (« : » with a space) before the English colon.
         assert " : " in french and " : " not in english, text
-    assert "jeux de règles / rulesets: bloodlust" in listed.stdout
-    assert "options (jeux de règles / rulesets: oweens;" in listed.stdout
-    assert "Zone visée / " in listed.stdout
+    # The command's own words in the reader's language alone (French by default).
+    assert "jeux de règles : bloodlust" in listed.stdout
+    assert "options (jeux de règles : oweens;" in listed.stdout
+    assert "  Zone visée\n" in listed.stdout and "rulesets:" not in listed.stdout
+    english = sidecar("plugins", "--locale", "en")
+    assert "rulesets: bloodlust" in english.stdout and "  Aimed zone\n" in english.stdout
+    assert "jeux de règles" not in english.stdout and "défaut" not in english.stdout
 
 
 def test_roll_texts_put_a_colon_after_the_label_and_say_extreme_in_french():

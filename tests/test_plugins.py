@@ -175,7 +175,7 @@ def test_third_party_ruleset_from_plugins_dir_with_its_own_text(tmp_path):
 
 @pytest.mark.parametrize("source,needle", [
     ('from sidecar import hookimpl\n@hookimpl\ndef sidecar_resolv(roll, dice):\n    pass\n',
-     "plugin 'typo' implements unknown hook(s) sidecar_resolv"),
+     "plugin 'typo' implements unknown hook sidecar_resolv"),
     ('from sidecar import hookimpl\n@hookimpl\ndef sidecar_modify_roll(rol):\n    pass\n',
      "plugin 'typo'"),
     ('import nonexistent_module_xyz\n', "plugin 'typo'"),

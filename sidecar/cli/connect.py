@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from sidecar.cli.common import DEFAULT_URL, EXIT_CONNECT, EXIT_ERROR, CliExit, sidecar_command
-from sidecar.cli.labels import say
+from sidecar.cli.labels import colon, say
 from sidecar.cli.render import format_error
 from sidecar.protocol.messages import ROLES
 
@@ -91,6 +91,7 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
     from sidecar.client import SidecarClient, SidecarError
 
     role = role or args.role
+    locale = getattr(args, "locale", "fr")
     # Observers need no token, but one lets them open a table nobody has opened yet.
     token = getattr(args, "token", None) or os.environ.get("SIDECAR_TOKEN")
     table = args.table
@@ -140,12 +141,14 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
         print(hint or format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
-        print(f"sidecar: connexion impossible / cannot connect to {where}: {exc}"
+        print("sidecar: " + say(locale, f"connexion impossible à {where}",
+                                f"cannot connect to {where}") + f"{colon(locale)}{exc}"
               + tls_hint(client.url, exc), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     except WebSocketException as exc:  # something answers there, but not a sidecar
-        print(f"sidecar: connexion impossible / cannot connect to {where}: "
-              f"{handshake_problem(exc)}" + tls_hint(client.url, exc), file=sys.stderr)
+        print("sidecar: " + say(locale, f"connexion impossible à {where}",
+                                f"cannot connect to {where}") + colon(locale)
+              + handshake_problem(exc) + tls_hint(client.url, exc), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     try:
         yield client, welcome

@@ -193,6 +193,7 @@ def _add_plugins_command(sub: Any) -> None:
     plugins = sub.add_parser("plugins", help="list the plugins found, their rulesets and hooks")
     plugins.add_argument("--plugins-dir", metavar="DIR")
     plugins.add_argument("--json", action="store_true")
+    _locale_option(plugins)
     plugins.add_argument("--url", action="append", metavar="URL",
                          help="ask a running server instead (shows failures and disabled "
                               "plugins); repeat or separate with commas for several")

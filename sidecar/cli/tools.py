@@ -40,9 +40,9 @@ from sidecar.host.options import parse_options
 from sidecar.protocol import requests
 from sidecar.protocol.errors import ProtocolError
 
-#: ``sidecar plugins`` speaks as the rest of the command line: French first, then English.
-RULESETS_LABEL = "jeux de règles / rulesets"
-HOOKS_LABEL = "API des hooks / hooks API"
+#: ``sidecar plugins`` speaks as the rest of the command line: French, or English.
+RULESETS_LABEL = ("jeux de règles", "rulesets")
+HOOKS_LABEL = ("API des hooks", "hooks API")
 
 
 #: ``sidecar verify``: nothing wrong, but rolls whose epoch is not revealed yet.
@@ -59,19 +59,25 @@ async def _server_plugins(args: argparse.Namespace) -> int:
         return EXIT_OK
     reply, welcome = shown(reply), shown(welcome)  # (printed as they came, not obeyed)
     # (A server from before versioned hooks says nothing: the contract's hooks, 1.0.)
-    print(f"{HOOKS_LABEL}: {welcome.get('server', {}).get('hooks', '1.0')}")
+    locale = args.locale
+    print(f"{say(locale, *HOOKS_LABEL)}{colon(locale)}"
+          f"{welcome.get('server', {}).get('hooks', '1.0')}")
     for info in reply["plugins"]:
-        state = "DÉSACTIVÉ / DISABLED" if info["disabled"] else "actif / active"
+        state = (say(locale, "DÉSACTIVÉ", "DISABLED") if info["disabled"]
+                 else say(locale, "actif", "active"))
         print(f"{info['name']} {info['version']}  ({info['source']}) — {state}")
         if info["recent_failures"]:
-            print(f"    échecs récents / recent failures: {info['recent_failures']} "
-                  f"(dernier / last: {info['last_error']})")
+            print(f"    {say(locale, 'échecs récents', 'recent failures')}{colon(locale)}"
+                  f"{info['recent_failures']} ({say(locale, 'dernier', 'last')}{colon(locale)}"
+                  f"{info['last_error']})")
         if info["rulesets"]:
-            print(f"    {RULESETS_LABEL}: {', '.join(info['rulesets'])}")
+            print(f"    {say(locale, *RULESETS_LABEL)}{colon(locale)}"
+                  f"{', '.join(info['rulesets'])}")
         print(f"    hooks: {', '.join(info['hooks'])}")
         if info.get("options"):
             print("\n".join(f"    {line}"
-                            for line in describe_options(info["name"], info["options"])))
+                            for line in describe_options(info["name"], info["options"],
+                                                         locale)))
     return EXIT_OK
 
 
@@ -93,7 +99,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
                            "options": host.option_descriptions().get(p.name)}
                           for p in host.plugins.values()], indent=2))
         return EXIT_OK
-    print(f"{HOOKS_LABEL}: {HOOKS_API}")
+    print(f"{say(args.locale, *HOOKS_LABEL)}{colon(args.locale)}{HOOKS_API}")
     # A plugin's name, version, docstring and descriptions are its author's text: shown,
     # never obeyed by the terminal.
     for info in host.plugins.values():
@@ -101,12 +107,14 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         if info.description:
             print(shown(f"    {info.description}"))
         if info.rulesets:
-            print(shown(f"    {RULESETS_LABEL}: {', '.join(info.rulesets)}"))
+            print(shown(f"    {say(args.locale, *RULESETS_LABEL)}{colon(args.locale)}"
+                        f"{', '.join(info.rulesets)}"))
         print(shown(f"    hooks: {', '.join(info.hooks)}"))
         described = host.option_descriptions().get(info.name)
         if described is not None:
             print("\n".join(shown(f"    {line}")
-                            for line in describe_options(info.name, described)))
+                            for line in describe_options(info.name, described,
+                                                         args.locale)))
     return EXIT_OK
 
 

@@ -199,20 +199,28 @@ def parse_options(texts: list[str], described: dict[str, dict[str, Any]]) -> dic
     return options
 
 
-def _both(value: Any) -> str:
-    """A label French first, then English when it differs: ``Zone visée / Aimed zone``."""
+def _both(value: Any, locale: str | None = None) -> str:
+    """A label in ``locale``; without one, French first, then English when it differs:
+    ``Zone visée / Aimed zone``."""
     if isinstance(value, dict):
         fr, en = str(value.get("fr") or ""), str(value.get("en") or "")
+        if locale in ("fr", "en"):
+            return (fr if locale == "fr" else en) or fr or en
         return f"{fr} / {en}" if fr and en and fr != en else fr or en
     return "" if value is None else str(value)
 
 
-def describe(name: str, description: dict[str, Any]) -> list[str]:
+def describe(name: str, description: dict[str, Any], locale: str | None = None) -> list[str]:
     """One line per key of an extension's options, for ``sidecar plugins``:
-    ``combat.opponent_pep=<int 0–50>  Peps de l'adversaire``."""
+    ``combat.opponent_pep=<int 0–50>  Peps de l'adversaire`` (in ``locale``; without one,
+    in both languages)."""
+    def say(fr: str, en: str) -> str:
+        return _both({"fr": fr, "en": en}, locale)
+
+    colon = " : " if locale == "fr" else ": "
     rulesets = description.get("rulesets")
-    where = ("jeux de règles / rulesets: " + ", ".join(rulesets) if rulesets
-             else "tous les jeux / every ruleset")
+    where = (say("jeux de règles", "rulesets") + colon + ", ".join(rulesets) if rulesets
+             else say("tous les jeux", "every ruleset"))
     lines = [f"options ({where}; --option {name}.KEY=VALUE):"]
     for key, spec in description["params"].items():
         kind = spec.get("type", "string")
@@ -228,10 +236,10 @@ def describe(name: str, description: dict[str, Any]) -> list[str]:
                 f"{c} ({cost[c]})" if isinstance(cost, dict) and c in cost else str(c)
                 for c in spec["choices"])
         elif isinstance(cost, int):
-            shape += f", coût / cost {cost}"
+            shape += ", " + say("coût", "cost") + f" {cost}"
         if "default" in spec:
-            shape += (", défaut / default "
+            shape += (", " + say("défaut", "default") + " "
                       f"{json.dumps(spec['default'], ensure_ascii=False)}")
-        label = _both(spec.get("label"))
+        label = _both(spec.get("label"), locale)
         lines.append(f"  {name}.{key}=<{shape}>" + (f"  {label}" if label else ""))
     return lines

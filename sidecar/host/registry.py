@@ -276,9 +276,12 @@ class Registry:
         unknown = [hook for hook in hooks if hook not in self.hook_names]
         if unknown:
             raise PluginLoadError(
-                f"plugin '{name}' implements unknown hook(s) {', '.join(unknown)}; "
+                f"plugin '{name}' implements unknown "
+                f"{'hook' if len(unknown) == 1 else 'hooks'} {', '.join(unknown)}; "
                 f"known hooks: {', '.join(self.hook_names)}",
-                fr=f"plugin « {name} » : hook(s) inconnu(s) {', '.join(unknown)}",
+                fr=f"plugin « {name} » : "
+                   f"{'hook inconnu' if len(unknown) == 1 else 'hooks inconnus'} "
+                   f"{', '.join(unknown)}",
                 plugin=name, hook=unknown[0])
         for hook, opts in impls.items():
             if opts.get("wrapper") or opts.get("hookwrapper"):
