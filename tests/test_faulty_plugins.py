@@ -263,7 +263,11 @@ def test_cli_plugins_url_shows_disabled_plugins(tmp_path):
         shown = sidecar("plugins", "--url", server.url, "--token", "player-secret-token")
         assert shown.returncode == 0
         line = next(line for line in shown.stdout.splitlines() if line.startswith("bancal"))
-        assert "DISABLED" in line and "recent failures" in shown.stdout
+        assert "DÉSACTIVÉ" in line and "échecs récents" in shown.stdout
+        english = sidecar("plugins", "--url", server.url, "--token", "player-secret-token",
+                          "--locale", "en")
+        line = next(line for line in english.stdout.splitlines() if line.startswith("bancal"))
+        assert "DISABLED" in line and "recent failures" in english.stdout
 
 
 # -- issue 14: plugins that try to stop the server, hold the loop, or poison the journal ----

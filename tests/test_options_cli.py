@@ -58,7 +58,7 @@ def test_plugins_lists_each_extensions_options():
     listed = sidecar("plugins")
     assert listed.returncode == 0, listed.stderr
     assert "combat.opponent_pep=<int 0–50>" in listed.stdout
-    assert "desarmer (3)" in listed.stdout and "rulesets: oweens" in listed.stdout
+    assert "desarmer (3)" in listed.stdout and "jeux de règles : oweens" in listed.stdout
     assert "blank_botch.enabled=<bool" in listed.stdout
     as_json = json.loads(sidecar("plugins", "--json").stdout)
     combat = next(p for p in as_json if p["name"] == "combat")
