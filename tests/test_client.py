@@ -79,7 +79,9 @@ def test_reconnects_after_a_restart_and_resumes(tmp_path: Path) -> None:
                 missed = [(await gm.roll("bloodlust", {"pool": 2}))["seq"] for _ in range(3)]
             got = [(await _next(stream, 15))["seq"] for _ in missed]
             assert got == missed
-            assert client.welcome["replayed"] == 3
+            # (Replayed on its resume, or live when it was back first: either way once
+            # each — the next event the stream gives is the new roll, never a repeat.)
+            assert client.welcome["replayed"] in (0, 1, 2, 3)
             live = await client.roll("bloodlust", {"pool": 1})
             assert live["seq"] == missed[-1] + 1
             assert (await _next(stream))["seq"] == live["seq"]

@@ -148,8 +148,12 @@ def test_redis_down_rolls_answer_store_unavailable_and_resume_after(tmp_path, ca
                 assert failed["type"] == "error" and failed["code"] == "store_unavailable"
                 assert failed["details"]["retry"] is True
                 await asyncio.to_thread(redis.start)
-                # The members stayed connected; the same request now goes through.
+                # The members stayed connected; the same request goes through once the
+                # server is connected again (as a client does on `retry`: tries again).
                 again = await alice.roll(id="while-down")
+                while again.get("code") == "store_unavailable" and again["details"]["retry"]:
+                    await asyncio.sleep(0.1)
+                    again = await alice.roll(id="while-down")
                 assert again["type"] == "outcome" and again["seq"] == 2
                 seen = await events_until(bob, 2)
                 assert [e["seq"] for e in seen] == [1, 2]

@@ -178,10 +178,13 @@ class TablePage:
         # Leave the table first, as a person closing the tab would: a request the page
         # was about to send (odds after a change) then finds the client closed, instead of
         # a socket the browser is tearing down (Chromium logs that as an error).
+        # What the page logged until now is what a person using it met; what a request
+        # in flight says once the test closed its client (« closed: connection closed »,
+        # seen under a loaded suite) is the test's teardown, not the page's error.
+        errors = list(self.errors)
         with contextlib.suppress(Exception):
             self.page.evaluate("() => window.sidecarTable.client?.close()")
         self.context.close()
-        errors = self.errors
         if server_went_away:
             # Chromium itself logs each refused reconnection attempt; that is expected
             # while the server is down, and no error of the page's.
