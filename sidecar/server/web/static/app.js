@@ -10,6 +10,7 @@ import {
 } from "./asks.js";
 import { keepPlace, renderAskNotice } from "./asknotice.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
+import { failureText, relocalizeErrors, showError } from "./formerrors.js";
 import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
 import { gapLines, learnGap } from "./gaps.js";
 import {
@@ -25,12 +26,13 @@ import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
 import {
-  $, applyTableGame, describeError, el, followTableGame, local, paramLabels, parseFaces,
+  $, applyTableGame, colon, describeError, el, followTableGame, local, paramLabels, parseFaces,
   patchList, query, rulesetByName, state, t,
 } from "./page.js";
 import {
   NUMBER_WORDS, renderGmNote, renderNote, renderOutcome, renderSecret, wordIn,
 } from "./entries.js";
+import { syncModes } from "./modes.js";
 import { SidecarClient } from "./sidecar-client.js";
 import {
   clearTargets, noticeNames, readTargets, renderTargetPickers, resetNames,
@@ -65,7 +67,12 @@ function applyLanguage() {
     relabelGmPanel();
     renderLog();
     renderAsks();
+    // The figures shown, in the new language at once (new ones come after the rejoin).
+    const [stale, note] = [$("odds").classList.contains("stale"), $("odds-note").textContent];
+    if (state.oddsAbout && state.shownOdds) showOdds(state.shownOdds, note, state.oddsAbout);
+    $("odds").classList.toggle("stale", stale);
   }
+  relocalizeErrors(); // (#roll-error, #ask-error)
 }
 
 function switchLanguage() {
@@ -515,6 +522,7 @@ function againstText() {
 
 function scheduleOdds() {
   refreshQuickRolls();
+  syncModes(); // (« Moi seul » where the server takes it)
   clearTimeout(state.oddsTimer);
   state.oddsTimer = setTimeout(refreshOdds, 150);
 }
@@ -581,6 +589,7 @@ function showOdds(odds, note, about) {
     return;
   }
   state.oddsAbout = about;
+  state.shownOdds = odds; // (drawn again in another language: `applyLanguage`)
   // A roll without a verdict (`judged: false`: a `dice` total without a target): its
   // distribution alone — « 100 % de réussite » and kinds at 0 % would say nothing true.
   const judged = odds.judged !== false;
@@ -609,7 +618,7 @@ function showOdds(odds, note, about) {
     box.append(el("span", { class: "dist-of", text: t("odds.of") + wordIn(NUMBER_WORDS, dist.of) }));
     const columns = el("div", { class: "columns" });
     for (const [value, p] of dist.values) {
-      const column = el("span", { class: "column", title: `${value} : ${percent(p)}` });
+      const column = el("span", { class: "column", title: `${value}${colon()}${percent(p)}` });
       column.style.setProperty("height", `${Math.max(2, (p / peak) * 100)}%`);
       columns.append(column);
     }
@@ -623,12 +632,10 @@ function showOdds(odds, note, about) {
 
 async function roll(event) {
   event.preventDefault();
-  const error = $("roll-error");
-  error.hidden = true;
+  $("roll-error").hidden = true;
   const { ruleset, params, missing } = readForm();
   if (missing.length) {
-    error.textContent = t("odds.missing") + paramLabels(ruleset, missing);
-    error.hidden = false;
+    showError("roll-error", () => t("odds.missing") + paramLabels(ruleset, missing));
     touchedParams.add(missing[0]);
     markInvalid(missing[0], { focus: true });
     return;
@@ -638,16 +645,14 @@ async function roll(event) {
   try {
     options = readOptions();
   } catch {
-    error.textContent = t("error.options");
-    error.hidden = false;
+    showError("roll-error", () => t("error.options"));
     markInvalidField("options");
     return;
   }
   try {
     dice = readDice();
   } catch {
-    error.textContent = t("error.dice");
-    error.hidden = false;
+    showError("roll-error", () => t("error.dice"));
     markInvalidField("manual-dice");
     return;
   }
@@ -672,8 +677,7 @@ async function roll(event) {
     document.querySelector('input[name="mode"][value="public"]').checked = true;
     markInvalid(null);
   } catch (failure) {
-    error.textContent = describeError(failure, ruleset);
-    error.hidden = false;
+    showError("roll-error", failureText(failure, ruleset));
     // Refused: now its field may be shown red (the odds keep it so).
     if (failure.details?.param) touchedParams.add(failure.details.param);
     if (failure.code === "bad_dice") markInvalidField("manual-dice");

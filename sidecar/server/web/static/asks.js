@@ -3,9 +3,10 @@
 // has one button that rolls as asked, the GM's fills as the answers arrive and can cancel.
 import { buildField, fieldId, layoutFields, readFields, syncLayout, writeFields } from "./fields.js";
 import {
-  $, describeError, el, followTableGame, local, paramLabel, paramLabels, parseFaces, patchList,
-  rulesetByName, state, t,
+  $, colon, describeError, el, followTableGame, local, paramLabel, paramLabels, parseFaces,
+  patchList, rulesetByName, state, t,
 } from "./page.js";
+import { failureText, showError } from "./formerrors.js";
 import { askTargetsText, clearTargets, readTargets, renderTargetPickers } from "./targets.js";
 
 const PREFIX = "askp";
@@ -503,15 +504,14 @@ async function submitAsk(event) {
   const cooperative = $("ask-cooperative").checked;
   for (const node of $("ask-form").querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
   const fail = (text, field) => {
-    error.textContent = text;
-    error.hidden = false;
+    showError("ask-error", text); // (the page's words a function: written again in another language)
     // The field to fill, marked and focused (not the button that was pressed).
     const node = field ? document.getElementById(field) : null;
     node?.setAttribute("aria-invalid", "true");
     node?.focus();
   };
   if (!to.length || ((opposed || cooperative) && to.length < 2)) {
-    fail(t(opposed ? "ask.pick_two" : cooperative ? "ask.pick_two.cooperative" : "ask.pick"));
+    fail(() => t(opposed ? "ask.pick_two" : cooperative ? "ask.pick_two.cooperative" : "ask.pick"));
     return;
   }
   const message = { type: "ask", op: "open", to, ruleset, label: $("ask-label").value.trim(),
@@ -532,7 +532,7 @@ async function submitAsk(event) {
         && !(param in common) && !(param in values)).map(([param]) => param);
       if (missing.length) {
         const field = fieldId(sidePrefix(index), missing[0]);
-        fail(`${t("ask.side", { name })} : ${t("odds.missing")}${paramLabels(ruleset, missing)}`,
+        fail(() => `${t("ask.side", { name })}${colon()}${t("odds.missing")}${paramLabels(ruleset, missing)}`,
           document.getElementById(field) ? field : fieldId(PREFIX, missing[0]));
         return;
       }
@@ -541,7 +541,7 @@ async function submitAsk(event) {
   } else {
     const { values, missing } = readFields(params, PREFIX);
     if (missing.length) {
-      fail(t("odds.missing") + paramLabels(ruleset, missing), fieldId(PREFIX, missing[0]));
+      fail(() => t("odds.missing") + paramLabels(ruleset, missing), fieldId(PREFIX, missing[0]));
       return;
     }
     message.params = values;
@@ -557,7 +557,7 @@ async function submitAsk(event) {
     renderTargetPickers();
     $("ask-status").textContent = t("ask.sent");
   } catch (failure) {
-    fail(describeError(failure, ruleset), failure.details?.field === "targets" ? "ask-target" : undefined);
+    fail(failureText(failure, ruleset), failure.details?.field === "targets" ? "ask-target" : undefined);
   } finally {
     button.disabled = false;
   }

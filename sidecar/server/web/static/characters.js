@@ -1,6 +1,6 @@
 // Characters: the ones this page may see (a GM's all, a seat's own), kept live from `sheet`
 // events and outcomes; the "my character" panel; how a character changes the roll form.
-import { $, el, fieldLabel, local, rulesetByName, sheetOf, state, t } from "./page.js";
+import { $, colon, el, fieldLabel, local, rulesetByName, sheetOf, state, t } from "./page.js";
 
 const hooks = { currentChanged: () => {}, quickRoll: () => {}, changed: () => {}, against: () => "" };
 
@@ -158,7 +158,7 @@ function supplies(name, spec, schema) {
 function fieldChoice(ruleset, schema, values, choice) {
   const field = Object.keys(schema).find((name) => name.toLowerCase() === String(choice).toLowerCase());
   if (!field || schema[field].type === "map") return null;
-  let shown = `${fieldLabel(ruleset, field)} : ${values?.[field] ?? "—"}`;
+  let shown = `${fieldLabel(ruleset, field)}${colon()}${values?.[field] ?? "—"}`;
   let short = `${choice} ${values?.[field] ?? "—"}`;
   // Fields that go with it (O'Ween's `reserve_pep`) when they are not at their default.
   for (const [other, spec] of Object.entries(schema)) {
@@ -226,6 +226,18 @@ function formatValue(spec, value) {
   return value === undefined || value === null ? "—" : String(value);
 }
 
+/**
+ * The score `field` is the reserve of, when it is one counted down from full (an int whose
+ * most is 0, named after an int field of the sheet: `reserve_pep` → `pep`) and that score
+ * is known; else `null`.
+ */
+function reserveOf(schema, field, values) {
+  const spec = schema[field] ?? {};
+  if (spec.type !== "int" || spec.max !== 0 || !((spec.min ?? 0) < 0)) return null;
+  const score = field.split("_").find((part) => part !== field && schema[part]?.type === "int");
+  return score && typeof values?.[score] === "number" ? score : null;
+}
+
 /** One line per sheet field: counters with their maximum (a meter), maps as their rows. */
 export function renderValues(ruleset, values, highlight = new Set()) {
   const schema = sheetOf(ruleset);
@@ -246,6 +258,16 @@ export function renderValues(ruleset, values, highlight = new Set()) {
       item.append(el("ul", { class: "map-values" }, rows.length ? rows.map(([key, item]) =>
         el("li", { "data-key": key }, el("span", { class: "map-key", text: key }),
           el("span", { class: "value", text: String(item) }))) : el("li", { class: "hint", text: "—" })));
+    } else if (reserveOf(schema, field, values)) {
+      // A reserve kept as its gap to a score (O'Ween's `reserve_pep`: 0 = full, −2 = two
+      // points lost): what is left of it out of the score, « 1 / 3 », its bar as full as
+      // the reserve, and its label without the « (0 = pleine) » a player had to decode.
+      const base = values[reserveOf(schema, field, values)];
+      const left = Math.max(0, base + (typeof value === "number" ? value : 0));
+      const short = label.replace(/\s*\([^()]*\)$/, "") || label;
+      item.querySelector(".field-label").textContent = short;
+      item.append(el("span", { class: "value", text: String(left) }), el("span", { class: "of", text: `/ ${base}` }),
+        el("meter", { min: 0, max: Math.max(base, 1), value: left, "aria-label": short }));
     } else if (spec.type === "int" && spec.resource && typeof spec.max === "number"
                && spec.max - (spec.min ?? 0) <= 20) {
       // A small counter (luck, a reserve): how full it is. A reserve counted down from 0

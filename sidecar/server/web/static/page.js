@@ -54,6 +54,9 @@ export function t(key, values) {
   });
 }
 
+/** The colon as the page's language writes it: « Peps : 3 » in French, "Peps: 3" in English. */
+export const colon = () => (state.lang === "fr" ? " : " : ": ");
+
 /** A `{fr, en}` map or a plain string, in the page's language. */
 export const local = (value) => (value && typeof value === "object"
   ? value[state.lang] ?? value.fr ?? value.en ?? "" : value ?? "");

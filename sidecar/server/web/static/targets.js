@@ -69,7 +69,7 @@ export function clearTargets(id) {
 
 /**
  * A roll's targets and what it did to them, as one line of its log entry; `null` for a
- * roll aimed at nobody. `target_sheets` (their owner's and the GMs' copies only) gives the
+ * roll aimed at nobody or that did nothing to them. `target_sheets` (their owner's and the GMs' copies only) gives the
  * values after, so the line says before → after; elsewhere it says what was dealt.
  */
 export function renderEffects(outcome) {
@@ -85,10 +85,11 @@ export function renderEffects(outcome) {
         "data-delta": delta, "data-after": value },
       t("log.effect", { field: inSentence(fieldLabel(ruleset(name), field)), name, change }));
     }));
-  // (A roll that changed nothing on its targets says so: « Contre Ogre : sans effet ».)
+  // Nothing happened to them: nothing to say (« Contre Ervald : sans effet » on every card
+  // of an opposition, whose sides aim at each other, said nothing a person needs).
+  if (!items.length) return null;
   return el("p", { class: "effects" },
-    el("span", { class: "effects-title", text: t("log.targets", { names: outcome.targets.join(", ") }) }),
-    items.length ? items : el("span", { class: "effect effect-none", text: t("log.no_effect") }));
+    el("span", { class: "effects-title", text: t("log.targets", { names: outcome.targets.join(", ") }) }), items);
 }
 
 /** A field's label as a sentence names it, without the form's hint in parentheses

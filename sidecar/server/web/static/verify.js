@@ -6,7 +6,7 @@
 // The derivation is protocol/PROTOCOL.md's "Dice anyone can check" (the same as
 // sidecar/dice/provable.py and examples/verify_dice.py). The page never receives the epoch's
 // seed: only the keys of the rolls it was shown, so nothing of a secret roll.
-import { $, el, state } from "./page.js";
+import { $, colon, el, state } from "./page.js";
 
 const encoder = new TextEncoder();
 /** seq → {ok: true | false | null (cannot tell), field, why}: what the log marks. */
@@ -284,8 +284,8 @@ export function verifyBadge(outcome) {
   const verdict = results.get(outcome.seq);
   if (!verdict) return null;
   const [mark, kind, title] = verdict.ok === true ? ["✓", "yes", word("ok")]
-    : verdict.ok === false ? ["✗", "no", `${word("bad")} (${verdict.field} : ${verdict.why})`]
-      : ["?", "unknown", `${word("unknown")} (${verdict.field} : ${verdict.why})`];
+    : verdict.ok === false ? ["✗", "no", `${word("bad")} (${verdict.field}${colon()}${verdict.why})`]
+      : ["?", "unknown", `${word("unknown")} (${verdict.field}${colon()}${verdict.why})`];
   return el("span", { class: `badge verified verified-${kind}`, "data-verified": kind, "data-field": verdict.field ?? "",
     title, text: mark });
 }

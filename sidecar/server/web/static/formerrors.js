@@ -1,0 +1,40 @@
+// The errors the forms show (#roll-error, #ask-error), kept so that a language switch
+// does not leave one in the other language: the page's own words are written again in the
+// new one; the server's (in the language of the join, which the page cannot ask again for
+// a refusal already made) are cleared.
+import { $, describeError } from "./page.js";
+
+/** Shown errors: element id → how to write it again (`null`: the server's words). */
+const shown = new Map();
+
+/**
+ * Show `text` in the error element `id`: a function giving the page's words in its
+ * language now (written again after a switch), or a string of the server's.
+ */
+export function showError(id, text) {
+  const node = $(id);
+  node.textContent = typeof text === "function" ? text() : text;
+  node.hidden = false;
+  shown.set(id, typeof text === "function" ? text : null);
+}
+
+/** A refusal, as `showError` takes it: the page's words when it writes them itself
+ * (too little of a sheet's field), else the server's. */
+export function failureText(failure, ruleset) {
+  const ours = failure?.code === "insufficient" && failure.details?.field !== undefined;
+  return ours ? () => describeError(failure, ruleset) : describeError(failure, ruleset);
+}
+
+/** After a language switch: every error shown in the new language, or cleared. */
+export function relocalizeErrors() {
+  for (const [id, again] of shown) {
+    const node = $(id);
+    if (!node || node.hidden) shown.delete(id);
+    else if (again) node.textContent = again();
+    else {
+      node.hidden = true;
+      node.textContent = "";
+      shown.delete(id);
+    }
+  }
+}
