@@ -258,10 +258,13 @@ def add_seat(gm: TablePage, name: str) -> str:
     """The GM adds a seat from the panel; returns the link it shows."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     page = gm.page
-    if not page.eval_on_selector("#gm-seats", "n => n.open"):
-        page.click("#gm-seats summary")
+    # Opened, not clicked: the page may open the panel by itself a moment after joining (a
+    # table without seats yet), and a click then would close it again (seen under load).
     try:
-        page.wait_for_selector("#seat-name", state="visible")
+        page.wait_for_function("""() => {
+            const panel = document.getElementById("gm-seats");
+            if (panel && !panel.open) panel.open = true;
+            return document.getElementById("seat-name")?.checkVisibility(); }""")
     except PlaywrightTimeout:
         pytest.fail(f"no seat form: table shown {page.is_visible('#table')}, join error "
                     f"{page.text_content('#join-error')!r}, seats open "
