@@ -279,11 +279,15 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
             return f"{start}{p['pool']}d10 diff. {p['difficulty']}, sans lancer → {verdict}"
         return f"{start}{p['pool']}d10 diff. {p['difficulty']}, no roll → {verdict}"
     will = (" + volonté" if locale == "fr" else " + willpower") if r.get("willpower") else ""
+    # The ones in words: « 0 × 1 » read as a multiplication (issue 29).
+    ones = r["ones"]
     if locale == "fr":
         return (f"{start}{p['pool']}d10 diff. {p['difficulty']}{will} : "
-                f"{r['successes']} succès, {r['ones']} × 1, {r['net']} net → {verdict}")
+                f"{r['successes']} succès, {ones} {'dés' if ones > 1 else 'dé'} à 1, "
+                f"{r['net']} net → {verdict}")
     return (f"{start}{p['pool']}d10 diff. {p['difficulty']}{will}: "
-            f"{r['successes']} successes, {r['ones']} ones, {r['net']} net → {verdict}")
+            f"{r['successes']} successes, {ones} {'one' if ones == 1 else 'ones'}, "
+            f"{r['net']} net → {verdict}")
 
 
 @lru_cache(maxsize=1024)

@@ -115,6 +115,22 @@ def purchase_offers(faces: list[int], params: dict[str, Any], result: dict[str, 
     return offers
 
 
+def drained_note(drained: dict[str, Any], margin: int, *, open_: bool) -> dict[str, str]:
+    """What a lost contest took from the reserve: the points kept at 1 BB+ each only when
+    some were (a standing ``keep_reserve``); with the offers to keep some still open, that
+    they are — not « 0 point gardé » before anyone decided (issue 29)."""
+    short, kept = drained["characteristic"], drained["kept"]
+    fr = f"Réserve {short} : {drained['before']} → {drained['after']} (ME {margin}"
+    en = f"{short} reserve: {drained['before']} → {drained['after']} (failure margin {margin}"
+    if kept:
+        fr += f", {plural(kept, 'point gardé', 'points gardés')} pour {kept} BB+"
+        en += f", {kept} {english(kept, 'point')} kept for {kept} BB+"
+    if open_:
+        return label(f"{fr}) ; des points peuvent encore être gardés, 1 BB+ chacun.",
+                     f"{en}); points may still be kept, 1 BB+ each.")
+    return label(f"{fr}).", f"{en}).")
+
+
 def reserve_offers(result: dict[str, Any], wallet: int) -> list[dict[str, Any]]:
     """After a lost ``contest`` drained the reserve: keep 1…n of the points lost at 1 BB+
     each, as far as ``wallet`` pays (at most 11), then ``none`` (the default)."""
@@ -241,22 +257,15 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
             return outcome
         drained = result.get("reserve_drained")
         if drained:
-            notes.append(label(f"Réserve {drained['characteristic']} : {drained['before']} → "
-                               f"{drained['after']} (ME {-result['margin']}, "
-                               f"{plural(drained['kept'], 'point gardé', 'points gardés')} pour "
-                               f"{drained['kept']} "
-                               "BB+).", f"{drained['characteristic']} reserve: "
-                               f"{drained['before']} → {drained['after']} (failure margin "
-                               f"{-result['margin']}, {drained['kept']} "
-                               f"{english(drained['kept'], 'point')} kept for "
-                               f"{drained['kept']} BB+)."))
+            offers = []
             if not p["keep_reserve"]:
                 wallet = (roll.sheet.get("bonbonus", 0) - outcome.spend.get("bonbonus", 0)
                           - (0 if decided else (combat["cost"] if combat is not None
                                                 and combat["pay"] == "bonbonus" else 0)))
                 offers = reserve_offers(result, wallet)
-                if offers:
-                    outcome.choices, outcome.default = offers, "none"
+            notes.append(drained_note(drained, -result["margin"], open_=bool(offers)))
+            if offers:
+                outcome.choices, outcome.default = offers, "none"
     return outcome
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.protocol.errors import invalid_param
+from sidecar.protocol.errors import ProtocolError, invalid_param
 from sidecar.rules import elide
 from sidecar.rulesets.sheets import add_spend, counter, field, required_without_sheet
 
@@ -91,10 +91,28 @@ def dice_count(params: dict[str, Any], sheet: dict[str, Any] | None = None,
     options already took from ``dice`` (a characteristic they leave at 0 still throws
     its bagage's die)."""
     dice = base_dice(params, sheet)
+    if dice + paid == 0 and params.get("dice") is None and sheet is not None:
+        raise _spent(params["characteristic"], sheet)
     if dice + paid == 0:
         raise invalid_param("dice", "a characteristic or reserve at 0 can no longer be used",
                             fr="une caractéristique ou réserve à 0 ne peut plus être utilisée")
     return dice + (1 if params["bagage"] else 0)
+
+
+def _spent(characteristic: str, sheet: dict[str, Any]) -> ProtocolError:
+    """The refusal of a characteristic at 0, or of its empty reserve, named by its label
+    (« Éclate (ECL) »: a key such as 'dice' says nothing to a player, issue 29)."""
+    name, fr, en = CHARACTERISTICS[characteristic]
+    details = {"param": "characteristic"}
+    if sheet.get(name, 0) <= 0:
+        return ProtocolError(
+            "invalid_params", f"{en} ({characteristic}) is at 0: a characteristic at 0 can "
+            "no longer be used", fr=f"{fr} ({characteristic}) est à 0 : une caractéristique "
+            "à 0 ne peut plus être utilisée", details=details)
+    return ProtocolError(
+        "invalid_params", f"The {en} ({characteristic}) reserve is at 0: it can no longer be "
+        "used until a rest", fr=f"La réserve {elide('de', fr)} ({characteristic}) est à 0 : "
+        "elle ne peut plus être utilisée avant un repos", details=details)
 
 
 def spends(params: dict[str, Any], result: dict[str, Any], sheet: dict[str, Any],

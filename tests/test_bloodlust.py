@@ -122,10 +122,26 @@ def test_dice_marks_show_cancelled_successes():
 
 
 def test_text_is_natural_french_and_english():
-    text = resolve([3, 3, 8, 7, 10], pool=5).text
-    assert text["fr"] == ("Aengus — Test : 5d10 diff. 6 : 3 succès, 0 × 1, 3 net → "
-                          "Réussite complète")
-    assert text["en"].endswith("3 net → Complete success")
+    """The ones counted in words, not « 0 × 1 » that reads as a multiplication (issue 29),
+    as a French and an English member receive them from a real server."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server, \
+                peers(server, 2) as (fr, en):
+            await fr.join(name="Aengus")
+            await en.join(name="Ann", locale="en")
+            texts = []
+            for dice in ([3, 3, 8, 7, 10], [3, 1, 8, 7, 10], [1, 1, 8, 7, 10]):
+                out = await fr.roll("bloodlust", {"pool": 5}, dice=dice)
+                heard = await en.recv_type("outcome")
+                texts.append((out["text"].split(" : ", 1)[1], heard["text"].split(": ", 1)[1]))
+            assert texts == [
+                ("3 succès, 0 dé à 1, 3 net → Réussite complète",
+                 "3 successes, 0 ones, 3 net → Complete success"),
+                ("3 succès, 1 dé à 1, 2 net → Réussite modérée",
+                 "3 successes, 1 one, 2 net → Moderate success"),
+                ("3 succès, 2 dés à 1, 1 net → Réussite marginale",
+                 "3 successes, 2 ones, 1 net → Marginal success")]
+    run(scenario())
 
 
 # -- blank botch (optional rule, extension) -------------------------------------------------

@@ -866,3 +866,28 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
         # The other one is left: without a terminal, the only one pending is answered.
         left = sidecar("answer", *alice)
         assert left.returncode == 0 and f"répond à la demande {first}" in left.stdout
+
+
+def test_answer_no_ask_asks_nothing_even_in_a_terminal(tmp_path):
+    """Issue 29: ``answer … --no-ask`` was « unrecognized arguments »: as ``roll``'s, it
+    prints without asking — which ask (several pending: the list and the command to run),
+    which choice of the asked roll left open (its choices, to ``react`` later)."""
+    with ServeProcess("--db", ":memory:", "--plugins-dir", _luck_rules(tmp_path)) as server:
+        base = ["--url", server.url, "--table", "t"]
+        gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
+        alice = [*base, "--token", seat_token(gm, "Alice"), "--name", "Alice"]
+        asked = [_ask_id(sidecar("ask", "open", "Alice", "--ruleset", "luck", *OPEN, "--label",
+                                 label, *gm).stdout) for label in ("Sauter", "Nager")]
+        for args in ((), (asked[1],)):
+            proc, typist = _in_a_terminal("answer", *args, "--no-ask", *alice)
+            try:
+                out, err = proc.communicate(timeout=30)
+            finally:
+                os.close(typist)
+            out, err = out.decode(), err.decode()
+            assert "Quelle demande" not in out and "Votre choix" not in out, out + err
+            if not args:
+                assert proc.returncode == 2 and "sidecar answer ASK_ID" in err, out + err
+            else:
+                assert proc.returncode == 0, err
+                assert f"répond à la demande {asked[1]}" in out and "2) Garder" in out, out

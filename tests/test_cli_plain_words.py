@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from tests.helpers import GM_TOKEN
+from tests.helpers import GM_TOKEN, Peer, run
 from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
 
@@ -215,3 +215,42 @@ def test_the_docs_show_what_runs(server):
               for line in block.splitlines() if " serve " in line]
     assert serves and all(line.startswith(".venv/bin/sidecar serve ") for line in serves)
     assert not any("--player-token" in line or "--gm-token" in line for line in serves)
+
+
+def test_refused_modes_are_named_as_the_page_and_the_command_line_name_them(server):
+    """Issue 29: « ne peut pas être « self » … (« gm » le cache…) » named two modes by
+    their keys: the page's labels (strings.js ``mode.self``/``mode.gm``) in each locale,
+    as the roll's character refusal and the ask's say them."""
+    gm = gm_of(server, "modes")
+    ok("sheet", "set", "Kor", "--ruleset", "bloodlust", *gm)
+    said = {}
+    for locale in ("fr", "en"):
+        done = sidecar("roll", "bloodlust", "pool=3", "--character", "Kor", "--mode", "self",
+                       "--locale", locale, *gm)
+        assert done.returncode == 1, done.stdout
+        said[locale] = done.stderr
+    assert "« Moi seul »" in said["fr"] and "« Moi et le MJ »" in said["fr"], said["fr"]
+    assert '"Only me"' in said["en"] and '"Me and the GM"' in said["en"], said["en"]
+
+    async def ask() -> dict[str, str]:
+        refusals = {}
+        for locale in ("fr", "en"):
+            peer = await Peer.connect(server.url)
+            await peer.join("modes", "Morgane", "gm", token=GM_TOKEN, locale=locale)
+            refused = await peer.request({"type": "ask", "id": "a", "op": "open",
+                                          "to": ["Kor"], "ruleset": "bloodlust",
+                                          "params": {"pool": 3}, "mode": "self"})
+            assert refused["code"] == "invalid_params", refused
+            refusals[locale] = refused["message"]
+            await peer.close()
+        return refusals
+    refusals = run(ask())
+    assert "« Moi seul »" in refusals["fr"] and '"Only me"' in refusals["en"], refusals
+    for text in (*said.values(), *refusals.values()):
+        assert "self" not in text and "'gm'" not in text and "« gm »" not in text, text
+    # A wrong token names the role as people say it, not by its key.
+    for locale, wanted in (("fr", "jeton incorrect pour le rôle de MJ"),
+                           ("en", "wrong token for the GM role")):
+        wrong = sidecar("roll", "bloodlust", "pool=3", "--url", server.url, "--table",
+                        "modes", "--role", "gm", "--token", "pas-le-bon", "--locale", locale)
+        assert wanted in wrong.stderr and "'gm'" not in wrong.stderr, wrong.stderr

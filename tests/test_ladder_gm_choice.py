@@ -5,10 +5,15 @@ take (PROTOCOL.md §7.6) — through a real server with manual dice."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sqlite3
+
 import sidecar
 from sidecar.client import SidecarClient
 from sidecar.host.guard import choices_problem
 from tests.helpers import Peer, run, running_server
+from tests.support.serve import ServeProcess
 
 GESTE = {"characteristic": "geste", "difficulty": 9}  # best of 2d6 (level 3) against 9
 
@@ -180,3 +185,47 @@ def test_the_python_client_offers_a_player_only_the_choices_a_player_may_take():
             assert [c["name"] for c in clients["player"].choices_for(mixed)] == ["keep"]
             assert clients["player"].may_decide(mixed)
     run(scenario())
+
+
+def test_an_open_roll_reloaded_after_quick_restarts_takes_its_default_on_time(tmp_path):
+    """Issue 29 (a newcomer's evening): a roll left open across two quick ``sidecar serve``
+    restarts (verifiable dice, serve's default) timed out and was closed as it stood, « Le
+    choix par défaut « fail » n'a pas pu être pris »: the stop reveals the table's epoch,
+    the next one starts at a welcome, and the default's time ran out before anyone joined.
+    It is taken as docs/SOIREE.md §4 says, by its own process, with no member there."""
+    db = tmp_path / "j.db"
+    options = ("--db", str(db), "--allow-player-dice")
+
+    async def roll(server):
+        _gm, alice = await _table(server, chance=1, pv=10)
+        # Best of 2d6 never reaches 9: failed whatever the dice, the GM's choice open.
+        return await alice.roll("ladder", GESTE, character="Ervald")
+
+    async def decided(server, out):
+        gm = await Peer.open(server)
+        await gm.join("t", "MJ", "gm")
+        while True:  # (the default is taken as the server starts: wait for its event)
+            page = await gm.request({"type": "history", "id": "h", "after": out["seq"]})
+            taken = [e for e in page["events"] if e.get("reacts_to") == out["seq"]]
+            if taken:
+                return taken[0]
+            await asyncio.sleep(0.05)
+
+    with ServeProcess(*options, dice="provable") as server:
+        out = run(roll(server))
+        assert out["open"] is True and out["default"] == "fail"
+        assert server.stop() == 0
+    with ServeProcess(*options, dice="provable") as server:  # a quick restart, no one joins
+        assert server.stop() == 0
+    with sqlite3.connect(db) as journal:  # (its time ran out while no server was up)
+        body = json.loads(journal.execute(
+            "SELECT body FROM records WHERE kind = 'open'").fetchone()[0])
+        journal.execute("UPDATE records SET body = ? WHERE kind = 'open'",
+                        (json.dumps({**body, "expires": 0}),))
+    with ServeProcess(*options, "--log-level", "info", dice="provable") as server:
+        event = run(decided(server, out))
+        assert server.stop() == 0
+    logged = "".join(server.errors)
+    assert "its default" not in logged and "Traceback" not in logged, logged
+    assert event["choice"] == "fail" and event["reacted_by"] is None, event
+    assert "clos tel quel" not in event["text"] and event["notes"] == out["notes"]

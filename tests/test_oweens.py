@@ -176,6 +176,36 @@ def test_characteristic_at_zero_cannot_be_used():
     assert error.details == {"param": "dice"}
 
 
+def test_a_characteristic_at_zero_is_named_by_its_label_in_the_refusal():
+    """Issue 29: « paramètre « Dés » ('dice') : une caractéristique ou réserve à 0 … » for
+    ``characteristic=ECL`` named neither Éclate nor what was at 0, and a raw key."""
+    async def scenario():
+        async with running_server() as server, peers(server, 2) as (gm, english):
+            await gm.join(role="gm", name="MJ")
+            await english.join(role="gm", name="GM", locale="en")
+            for name, values in (("Aengus", {"ecl": 0}), ("Brady", {"ecl": 3,
+                                                                    "reserve_ecl": -3})):
+                await gm.request({"type": "sheet", "id": name, "op": "set",
+                                  "character": name, "ruleset": "oweens", "values": values})
+            said = {}
+            for peer in (gm, english):
+                for name in ("Aengus", "Brady"):
+                    error = await peer.roll("oweens", {"characteristic": "ECL",
+                                                       "difficulty": 2}, character=name)
+                    assert error["code"] == "invalid_params", error
+                    assert error["details"] == {"param": "characteristic"}
+                    said[peer is gm, name] = error["message"]
+            assert said[True, "Aengus"] == ("Éclate (ECL) est à 0 : une caractéristique à 0 "
+                                            "ne peut plus être utilisée")
+            assert said[False, "Aengus"] == ("Burst (ECL) is at 0: a characteristic at 0 can "
+                                             "no longer be used")
+            assert said[True, "Brady"] == ("La réserve d'Éclate (ECL) est à 0 : elle ne peut "
+                                           "plus être utilisée avant un repos")
+            assert said[False, "Brady"] == ("The Burst (ECL) reserve is at 0: it can no longer "
+                                            "be used until a rest")
+    run(scenario())
+
+
 # -- the seed's complex-action example ------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ import asyncio
 import pytest
 
 from sidecar.protocol.errors import ProtocolError
-from tests.helpers import Peer, run, running_server
+from tests.helpers import GM_TOKEN, Peer, run, running_server
 from tests.rules_helpers import refused
 from tests.sheet_helpers import PIPELINE, after, new_sheet, odds_as, roll_as
 
@@ -381,6 +381,42 @@ def test_keeping_reserve_points_after_a_lost_contest_through_a_real_server():
             assert (saved["sheet"]["reserve_pep"], saved["sheet"]["bonbonus"]) == (-2, 1)
             assert saved["result"]["reserve_drained"]["after"] == 1
     run(scenario())
+
+
+def test_the_command_line_says_what_a_lost_contest_decided_in_one_minus_sign(tmp_path):
+    """Issue 29: « note : Réserve ENC : 3 → 2 (ME 1, 0 point gardé pour 0 BB+) » while
+    « 1) Garder 1 point de réserve ENC (1 BB+) » was still open, and « dépensé : Réserve
+    ENC (0 = pleine) −1 → -1 »: the note says what is decided and what is left to decide,
+    the spend line one minus sign and the field without the sheet's « (0 = pleine) »."""
+    import re
+
+    from tests.support.serve import ServeProcess, sidecar
+
+    with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
+        gm = ["--url", server.url, "--table", "t", "--role", "gm", "--token", GM_TOKEN]
+        made = sidecar("sheet", "set", "Aengus", "--ruleset", "oweens", "enc=3", "bonbonus=1",
+                       *gm)
+        assert made.returncode == 0, made.stderr
+        # ENC 3 against 2, [4, 2, 1]: one success, ME 1; 1 BB+ keeps the point lost.
+        lost = sidecar("roll", "oweens", "characteristic=ENC", "difficulty=2", "contest=true",
+                       "--character", "Aengus", "--dice", "4,2,1", "--no-ask", *gm)
+        assert lost.returncode == 0, lost.stderr
+        out = lost.stdout
+        assert "note : Réserve ENC : 3 → 2 (ME 1) ; des points peuvent encore être gardés, " \
+               "1 BB+ chacun." in out, out
+        assert "0 point gardé" not in out and "1) Garder 1 point de réserve ENC (1 BB+)" in out
+        assert "dépensé : Réserve ENC −1 → −1" in out, out
+        roll = re.search(r"sidecar react (\S+)", out)
+        assert roll, out
+        saved = sidecar("react", roll.group(1), "save_1", *gm)
+        assert saved.returncode == 0, saved.stderr
+        assert "note : 1 point de réserve ENC gardé pour 1 BB+ : 3 → 3." in saved.stdout
+        assert "dépensé : Réserve ENC +1 → 0, Bonbonus (BB+) −1 → 0" in saved.stdout, \
+            saved.stdout
+        for text in (out, saved.stdout):
+            spent = [line for line in text.splitlines() if "dépensé" in line]
+            assert spent and all("(0 = pleine)" not in line and "-" not in line
+                                 for line in spent), spent
 
 
 def test_every_offer_says_what_judging_the_roll_with_that_purchase_says():

@@ -76,7 +76,7 @@ def test_dice_come_from_the_reserve_and_the_request_still_wins():
     with pytest.raises(ProtocolError) as caught:
         roll_as("oweens", {"characteristic": "ECL", "difficulty": 1},
                 aengus(reserve_ecl=-3), [4])
-    assert caught.value.details["param"] == "dice"  # a drained reserve can't be used
+    assert caught.value.details["param"] == "characteristic"  # a drained reserve: unusable
 
 
 @pytest.mark.parametrize("params, sheet, field", [

@@ -154,8 +154,9 @@ def test_a_plugin_whose_decisions_always_fail_never_locks_a_character(tmp_path):
                 closed = await closing(alice, out["seq"])
                 assert closed["choice"] is None and closed["result"] == out["result"]
                 note = closed["notes"][-1]  # (as its reader's locale shows it)
-                assert note.startswith("Le choix par défaut « keep » n'a pas pu "
-                                             "être pris"), note
+                # (the choice by its label, not its key: issue 29)
+                assert note.startswith("Le choix par défaut « Garder » n'a pas pu "
+                                       "être pris"), note
                 assert "clos tel quel" in closed["text"]
     run(scenario())
     # The journal verifies: the closes are the server's, results kept, nothing drawn.

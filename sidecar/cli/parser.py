@@ -341,6 +341,10 @@ def _add_ask_commands(sub: Any) -> None:
     answer.add_argument("ask", nargs="?", metavar="ASK_ID")
     _client_options(answer, "player")
     answer.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
+    answer.add_argument("--no-ask", action="store_true",
+                        help="ask nothing, as roll's: several asks pending, list them; the "
+                             "asked roll left open, print its choices (asked only in a "
+                             "terminal)")
     answer.set_defaults(func=cmd_answer)
 
 

@@ -248,9 +248,11 @@ async def _watch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
-async def _pick_ask(client: Any, locale: str | None = None) -> str | None:
+async def _pick_ask(client: Any, locale: str | None = None, prompt: bool = True
+                    ) -> str | None:
     """The ask to answer when none is named: the only one pending, or the one picked in
-    a terminal; ``None`` (and why, printed) otherwise."""
+    a terminal (unless ``prompt`` is false: ``--no-ask``); ``None`` (and why, printed)
+    otherwise."""
     pending = list(client.asks.values())
     if not pending:
         print("sidecar: " + say(locale, "aucune demande à laquelle répondre", "no ask to answer"),
@@ -262,7 +264,7 @@ async def _pick_ask(client: Any, locale: str | None = None) -> str | None:
         print(f"{number}) " + format_ask_event(ask, param_defaults(client.welcome), locale,
                                                Labels(client.welcome, locale))
               .replace("\n", "\n   "))
-    if not sys.stdin.isatty():
+    if not (prompt and sys.stdin.isatty()):
         print("sidecar: " + say(locale, "plusieurs demandes, laquelle ? sidecar answer ASK_ID",
                                 "several asks: sidecar answer ASK_ID"), file=sys.stderr)
         return None
@@ -285,7 +287,7 @@ async def _answer(args: argparse.Namespace) -> int:
         print(f"sidecar: {exc}", file=sys.stderr)
         return EXIT_USAGE
     async with joined(args) as (client, welcome):
-        ask_id = args.ask or await _pick_ask(client, args.locale)
+        ask_id = args.ask or await _pick_ask(client, args.locale, not args.no_ask)
         if ask_id is None:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
@@ -295,8 +297,8 @@ async def _answer(args: argparse.Namespace) -> int:
               else format_outcome(outcome, args.locale, labels=labels,
                                   again=deciding(client, outcome, again)),
               flush=True)
-        if (outcome.get("open") and client.may_decide(outcome) and not args.json
-                and sys.stdin.isatty()):
+        if (outcome.get("open") and client.may_decide(outcome) and not args.no_ask
+                and not args.json and sys.stdin.isatty()):
             await _decide_in_terminal(client, outcome, outcomes, manual=dice is not None,
                                       locale=args.locale, labels=labels, again=again)
         return EXIT_OK

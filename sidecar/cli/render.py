@@ -61,14 +61,25 @@ def format_values(values: dict[str, Any], ruleset: Any = None,
 def format_spent(spent: dict[str, int], sheet: dict[str, Any], ruleset: Any = None,
                  labels: Labels | None = None) -> str:
     """``{"bonbonus": 1}`` and the values after → ``BB+ −1 → 2`` (a negative spend
-    gives); each field by its label when ``labels`` knows it."""
+    gives); each field by its label when ``labels`` knows it, less the gloss the sheet
+    shows beside it (« Réserve ENC (0 = pleine) »: the sheet's, not a change's), and one
+    minus sign, U+2212, for the change and the value after alike (issue 29)."""
     parts = []
     for field, amount in spent.items():
         change = f"−{amount}" if amount >= 0 else f"+{-amount}"
-        after = f" → {format_value(sheet[field])}" if field in sheet else ""
+        after = f" → {_signed(format_value(sheet[field]))}" if field in sheet else ""
         named = labels.field(ruleset, field) if labels is not None else field
-        parts.append(f"{named} {change}{after}")
+        parts.append(f"{_GLOSS.sub('', named)} {change}{after}")
     return ", ".join(parts)
+
+
+#: A label's trailing gloss of its scale, « (0 = pleine) »: not « (ECL) », a short name.
+_GLOSS = re.compile(r"\s*\([^()]*=[^()]*\)$")
+
+
+def _signed(value: str) -> str:
+    """``-1`` written with the minus sign of the change beside it (``−1``)."""
+    return "−" + value[1:] if value[:1] == "-" and value[1:].isdigit() else value
 
 
 def format_label(label: Any, locale: str | None = None) -> str:

@@ -122,8 +122,7 @@ class Requests:
             roll.params = copy_params(asked)
             source = None
             if self.core.provable and request.dice is None:
-                if self.core.epoch_full(table):  # revealed before the next roll
-                    await perform(self.core.epoch_end(table))
+                await self._epoch_for_dice(table, perform)
                 source = self.core.roll_dice(table, member)
             resolution = await self.pipeline.run(roll, dice=request.dice,
                                                  table_state=table.state, source=source)
@@ -146,6 +145,16 @@ class Requests:
                 await perform(self.core.epoch_end(table, start_next=False))
             ended += await self._perform(table, steps)
         return ended
+
+    async def _epoch_for_dice(self, table: Table, perform: Perform) -> None:
+        """The table's epoch made ready for the next dice (the caller holds its turn):
+        revealed when full or opened under other settings, the next one started; started
+        when it has none — an open roll's default taken after a restart before anyone
+        joined (the stop revealed the last epoch, the next starts at a welcome: issue 29)."""
+        if table.epoch is None:
+            await perform(self.core.epoch_start(table))
+        elif self.core.epoch_full(table) or self.core.epoch_outdated(table):
+            await perform(self.core.epoch_end(table))
 
     async def _ensure_epoch(self, table: Table, member: Member) -> None:
         """Give a table its first epoch before its first welcome (journaled first: the
@@ -263,8 +272,7 @@ class Requests:
             reopened, roll, outcome = self.core.reopen(react)
             source = None
             if self.core.provable and react.dice is None:
-                if self.core.epoch_full(table):  # revealed before the next roll
-                    await perform(self.core.epoch_end(table))
+                await self._epoch_for_dice(table, perform)
                 source = self.core.roll_dice(table, member, react.event)
             resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
                                                    table.state, source=source)

@@ -131,8 +131,10 @@ class Asks(CoreBasis):
         table = ticket.table
         if request.mode == "self":
             raise ProtocolError(
-                "invalid_params", "an asked roll cannot be 'self': the GM would not see it",
-                fr="un jet demandé ne peut pas être « self » : le MJ ne le verrait pas",
+                # (The mode as the page names it, strings.js mode.self.)
+                "invalid_params", "an asked roll cannot be \"Only me\": the GM would not "
+                "see it", fr="un jet demandé ne peut pas être « Moi seul » : le MJ ne le "
+                "verrait pas",
                 details={"param": "mode", "field": "mode"})
         check_strings(request.params, request.options, self.config.max_string_chars)
         check_targets(table, request.targets)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sidecar.host.guard import deep_copy
 from sidecar.host.pipeline import Resolution
 from sidecar.model import Outcome, Roll, label
@@ -133,7 +135,7 @@ class Decisions(CoreBasis):
         outcome.choices = outcome.default = None
         outcome.dice = []
         if failed:
-            outcome.notes.append(_default_failed(event.get("default"), failed))
+            outcome.notes.append(_default_failed(event, failed))
         fr = "temps écoulé" if not failed else "temps écoulé, clos tel quel"
         en = "time is up" if not failed else "time is up, closed as it stands"
         text = {locale: f"{event['text'][locale]} — {fr if locale == 'fr' else en}"
@@ -142,11 +144,19 @@ class Decisions(CoreBasis):
         return self.number(ticket, resolution, reaction=react)
 
 
-def _default_failed(default: str | None, failed: ProtocolError | bool) -> dict[str, str]:
-    """The note of a roll closed because its default could not be taken: why, by its
-    error code only (a refusal's message may name what the roller must not read)."""
+def _default_failed(event: dict[str, Any], failed: ProtocolError | bool) -> dict[str, str]:
+    """The note of a roll closed because its default could not be taken: the choice by
+    its label (its key is no word for people, issue 29), why by its error code only (a
+    refusal's message may name what the roller must not read)."""
+    default = event.get("default")
+    named = next((c.get("label") for c in event.get("choices") or ()
+                  if c.get("name") == default), None)
+    if isinstance(named, dict):
+        fr, en = named.get("fr") or default, named.get("en") or default
+    else:
+        fr = en = named if isinstance(named, str) else default
     code = f" ({failed.code})" if isinstance(failed, ProtocolError) else ""
-    return label(f"Le choix par défaut « {default} » n'a pas pu être pris{code} (refus ou "
+    return label(f"Le choix par défaut « {fr} » n'a pas pu être pris{code} (refus ou "
                  "erreur du jeu de règles, cible retirée…) : le jet est clos tel quel.",
-                 f"The default choice '{default}' could not be taken{code} (a refusal or "
+                 f"The default choice '{en}' could not be taken{code} (a refusal or "
                  "a ruleset's error, a target removed…): the roll is closed as it stands.")

@@ -62,8 +62,8 @@ class Joining(CoreBasis):
                      and self._matches(hello.token, self.config.player_token))
         role = hello.role
         if role == "gm" and not gm_ok:
-            raise self._refused("wrong token for the role 'gm'",
-                                "jeton incorrect pour le rôle « gm »")
+            raise self._refused("wrong token for the GM role",
+                                "jeton incorrect pour le rôle de MJ")
         table = self.tables.open(hello.table)
         seat = ""
         if role == "player":
@@ -73,8 +73,8 @@ class Joining(CoreBasis):
                 if seat_name != hello.name:
                     if seat_name is None and not (player_ok or gm_ok):
                         # No valid token at all: say nothing of which names have seats.
-                        raise self._refused("wrong token for the role 'player'",
-                                            "jeton incorrect pour le rôle « player »")
+                        raise self._refused("wrong token for the player role",
+                                            "jeton incorrect pour le rôle de joueur")
                     raise self._refused(
                         f"'{hello.name}' has a seat at this table: join with the link the "
                         "GM gave for it",
@@ -87,8 +87,8 @@ class Joining(CoreBasis):
                     f"ce jeton est celui de la place de « {seat_name} » : rejoignez sous "
                     "ce nom", seat=seat_name)
             elif not (player_ok or gm_ok):
-                raise self._refused("wrong token for the role 'player'",
-                                    "jeton incorrect pour le rôle « player »")
+                raise self._refused("wrong token for the player role",
+                                    "jeton incorrect pour le rôle de joueur")
             elif (near := lookalike(hello.name, table.seats)) is not None:
                 # Not the seat's identity, but the table would read it as the seat's name.
                 raise self._refused(

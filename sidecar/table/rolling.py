@@ -59,11 +59,13 @@ class Rolling(Targeting):
             if request.mode == "self":
                 # The GMs keep the sheets: a spend no GM could see would leave them values
                 # their history of the character does not add up to.
+                # (The modes as the page names them, strings.js mode.self/mode.gm.)
                 raise ProtocolError(
-                    "invalid_params", "a roll as a character cannot be 'self': the GMs "
-                    "see what it spends (use 'gm' to keep it from the other players)",
-                    fr="un jet en tant que personnage ne peut pas être « self » : les MJ "
-                       "voient ce qu'il dépense (« gm » le cache aux autres joueurs)",
+                    "invalid_params", "a roll as a character cannot be \"Only me\": the GMs "
+                    "see what it spends (\"Me and the GM\" keeps it from the other players)",
+                    fr="un jet en tant que personnage ne peut pas être « Moi seul » : les MJ "
+                       "voient ce qu'il dépense (« Moi et le MJ » le cache aux autres "
+                       "joueurs)",
                     details={"param": "mode", "field": "mode"})
         roll = self.preparer.prepare(
             request.ruleset, request.params, options=request.options, table=table.name,
