@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from decimal import ROUND_HALF_UP, Decimal
@@ -19,7 +18,7 @@ import pytest
 
 from sidecar import odds as local_odds
 from tests.helpers import GM_TOKEN
-from tests.support.serve import ROOT, ServeProcess, seat_token, sidecar
+from tests.support.serve import ROOT, ServeProcess, gm_options, luck_serve, seat_token, sidecar
 
 STRINGS = ROOT / "sidecar" / "server" / "web" / "static" / "strings.js"
 KINDS = ("botch", "failure", "narrow", "success", "critical")
@@ -27,16 +26,11 @@ KINDS = ("botch", "failure", "narrow", "success", "critical")
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("plugins")
-    shutil.copy(ROOT / "tests" / "sheet_plugin.py", folder / "luck_rules.py")
-    with ServeProcess("--db", ":memory:", "--plugins-dir", str(folder),
-                      "--allow-player-dice") as serving:
+    with luck_serve(tmp_path_factory.mktemp("plugins")) as serving:
         yield serving
 
 
-def gm_of(server: ServeProcess, table: str) -> list[str]:
-    return ["--url", server.url, "--table", table, "--token", GM_TOKEN, "--name", "Morgane",
-            "--role", "gm"]
+gm_of = gm_options
 
 
 def page_kind_words() -> dict[str, dict[str, str]]:

@@ -8,20 +8,16 @@ to do when a command needs a token. Real ``sidecar`` processes against a real
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
 from tests.helpers import GM_TOKEN
-from tests.support.serve import ROOT, ServeProcess, seat_token, sidecar
+from tests.support.serve import ServeProcess, luck_serve, seat_token, sidecar
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("plugins")
-    shutil.copy(ROOT / "tests" / "sheet_plugin.py", folder / "luck_rules.py")
-    with ServeProcess("--db", ":memory:", "--plugins-dir", str(folder),
-                      "--allow-player-dice") as serving:
+    with luck_serve(tmp_path_factory.mktemp("plugins")) as serving:
         yield serving
 
 

@@ -10,27 +10,29 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 
 import pytest
 
 from tests.helpers import GM_TOKEN, Peer, run
-from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
+from tests.support.serve import (
+    ROOT,
+    SIDECAR,
+    ServeProcess,
+    gm_options,
+    luck_serve,
+    seat_token,
+    sidecar,
+)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("plugins")
-    shutil.copy(ROOT / "tests" / "sheet_plugin.py", folder / "luck_rules.py")
-    with ServeProcess("--db", ":memory:", "--plugins-dir", str(folder),
-                      "--allow-player-dice") as serving:
+    with luck_serve(tmp_path_factory.mktemp("plugins")) as serving:
         yield serving
 
 
-def gm_of(server: ServeProcess, table: str) -> list[str]:
-    return ["--url", server.url, "--table", table, "--token", GM_TOKEN, "--name", "Morgane",
-            "--role", "gm"]
+gm_of = gm_options
 
 
 def ok(*args: str, **kwargs) -> subprocess.CompletedProcess:

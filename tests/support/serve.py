@@ -210,3 +210,17 @@ class ServeProcess:
             self.proc.kill()
             self.proc.wait(15)
         self._close()
+
+
+def luck_serve(folder: Path) -> ServeProcess:
+    """A `sidecar serve` (journal in memory) with the `luck` test ruleset of
+    tests/sheet_plugin.py copied into ``folder``, players' own dice allowed: the server the
+    command-line tests of one module share."""
+    shutil.copy(ROOT / "tests" / "sheet_plugin.py", folder / "luck_rules.py")
+    return ServeProcess("--db", ":memory:", "--plugins-dir", str(folder), "--allow-player-dice")
+
+
+def gm_options(server: ServeProcess, table: str, name: str = "Morgane") -> list[str]:
+    """The options that join ``table`` of ``server`` as its GM ``name``."""
+    return ["--url", server.url, "--table", table, "--token", GM_TOKEN, "--name", name,
+            "--role", "gm"]
