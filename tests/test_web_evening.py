@@ -137,13 +137,15 @@ def test_an_opposed_asks_sides_show_their_differences_and_nothing_stale(
     open_ask(gm, ["Aengus", "Brann"])
     page.check("#ask-opposed")
     page.fill("#askp-dice", "2")
-    sides = page.locator("#ask-sides fieldset[data-side]")
+    sides = page.locator("#ask-sides [data-side]")
     assert sides.count() == 2
-    fields = page.eval_on_selector_all("#ask-sides fieldset[data-side] .param",
+    fields = page.eval_on_selector_all("#ask-sides [data-side] .param",
                                        "nodes => nodes.map(n => n.dataset.param)")
     assert len(fields) <= 8 and "drinks" not in fields and "equipment" not in fields
     assert height(gm, "#ask-sides") < 900  # every O'Ween's param per side before: ~6,000 px
-    page.locator('#ask-sides fieldset[data-side="Aengus"] [id$="-difficulty"]').fill("2")
+    aengus = page.locator('#ask-sides [data-side="Aengus"]')
+    aengus.locator("summary").click()  # (each side is one folded line)
+    aengus.locator('[id$="-difficulty"]').fill("2")
     ask = send_ask(gm, "Bras de fer")
     to = {target["seat"]: target.get("params") or ask["params"] for target in ask["to"]}
     assert to["Aengus"]["difficulty"] == 2 and to["Brann"]["difficulty"] == 0

@@ -100,3 +100,52 @@ def test_the_other_games_fold_too_and_their_odds_say_what_to_fill_in(
     gm.fill_params({"code": "3D+1", "difficulty": 10})
     page.wait_for_selector("#odds:not(.stale) .bar")
     gm.close()
+
+
+#: The GM's ask form at 390 px, « En opposition » ticked, two O'Ween's characters picked:
+#: 2,173 px in the newcomer's replay (« Dés » first, though each sheet gives the dice, and
+#: every side's fields open), 2,074 px here before; 1,280 px after (a margin for fonts).
+OPPOSED_ASK = 1350
+
+
+def test_an_opposed_ask_of_characters_shows_what_it_needs_and_sends_the_same_params(
+        browser: Any, server: LiveServer) -> None:
+    from tests.support.browser import open_ask_form
+    from tests.test_web_evening import oweens_table
+    gm, link, _ = oweens_table(browser, server, "demande-pliee")
+    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    player.page.wait_for_selector("#character:not([hidden])")
+    page = gm.page
+    open_ask_form(gm)
+    for name in ("Ervald", "Tam"):
+        page.check(f'#ask-targets input[value="{name}"]')
+    page.select_option("#ask-ruleset", "oweens")
+    page.check("#ask-opposed")
+    page.wait_for_selector('#ask-sides [data-side="Tam"]')
+    tall = height(gm, "#ask-form")
+    assert tall < OPPOSED_ASK, f"{tall:.0f} px"
+    # Characters roll with their sheets' dice: what the ask needs comes first.
+    assert page.is_hidden("#askp-dice")
+    assert page.is_visible("#askp-characteristic") and page.is_visible("#askp-difficulty")
+    # A side's difference, set in its own folded line, then sent.
+    page.select_option("#askp-characteristic", "ECL")
+    page.fill("#askp-difficulty", "4")
+    tam = page.locator('#ask-sides [data-side="Tam"]')
+    tam.locator("summary").click()
+    tam.locator('[id$="-difficulty"]').fill("2")
+    assert "1" in tam.locator("summary").text_content()
+    page.fill("#ask-label", "Bras de fer")
+    page.click("#ask-form button[type=submit]")
+    # The players' page receives it with the params the unfolded form sent.
+    player.page.wait_for_function("""() => [...(window.sidecarTable.asks?.values() ?? [])]
+        .some(item => item.event.label === 'Bras de fer')""")
+    event = player.page.evaluate("""() => [...window.sidecarTable.asks.values()]
+        .find(item => item.event.label === 'Bras de fer').event""")
+    # (The server fills in the game's defaults: the rest of the params are those.)
+    asked = {name: event["params"].get(name) for name in ("characteristic", "difficulty", "dice")}
+    assert asked == {"characteristic": "ECL", "difficulty": 4, "dice": None}, event
+    sides = {target["character"]: target["params"] for target in event["to"]}
+    assert sides["Ervald"] == event["params"], event
+    assert sides["Tam"] == {**event["params"], "difficulty": 2}, event
+    for each in (player, gm):
+        each.close()

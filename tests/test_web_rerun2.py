@@ -84,8 +84,10 @@ def test_the_gms_card_of_an_opposed_ask_says_each_sides_own_params(
     # common to both (0, the default) left as it is.
     open_ask(gm, ["Ervald", "Tam"])
     page.check("#ask-opposed")
-    ervald = page.locator('#ask-sides fieldset[data-side="Ervald"]')
-    tam = page.locator('#ask-sides fieldset[data-side="Tam"]')
+    ervald = page.locator('#ask-sides [data-side="Ervald"]')
+    tam = page.locator('#ask-sides [data-side="Tam"]')
+    for side in (ervald, tam):
+        side.locator("summary").click()  # (each side is one folded line)
     ervald.locator('[id$="-characteristic"]').select_option("PEP")
     ervald.locator('[id$="-difficulty"]').fill("2")
     tam.locator('[id$="-characteristic"]').select_option("ECL")

@@ -243,7 +243,8 @@ def ask(gm: TablePage, names: list[str], label: str, params: dict[str, Any],
     if each:
         page.check("#ask-opposed")
         for name, values in each.items():
-            side = page.locator(f'#ask-sides fieldset[data-side="{name}"]')
+            side = page.locator(f'#ask-sides [data-side="{name}"]')
+            side.locator("summary").click()  # (each side is one folded line)
             for param, value in values.items():
                 side.locator(f'[id$="-{param}"]').fill(str(value))
     page.select_option("#ask-mode", mode)

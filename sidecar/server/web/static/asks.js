@@ -8,6 +8,7 @@ import {
 } from "./page.js";
 import { failureText, showError } from "./formerrors.js";
 import { askTargetsText, clearTargets, readTargets, renderTargetPickers } from "./targets.js";
+import { hideSupplied, sideBox, suppliedBySheets } from "./askfit.js";
 
 const PREFIX = "askp";
 const sidePrefix = (index) => `asks${index}`;
@@ -436,12 +437,18 @@ function buildParams() {
   buildSides();
 }
 
+/** What the sheets of the characters asked give (their dice): neither shown nor sent. */
+const supplied = () => suppliedBySheets($("ask-ruleset").value, checked());
+
 /** What a side may set apart from the common params: what a roll needs (not what folds
- * away, nor a situation), empty — left empty, the side rolls as the common params say. */
+ * away, nor a situation, nor what the sheets give), empty — left empty, the side rolls as
+ * the common params say. */
 function sideParams(params) {
   const switches = new Set(Object.values(params).map((spec) => spec.situation));
+  const given = supplied();
   return Object.fromEntries(Object.entries(params)
-    .filter(([name, spec]) => !spec.more && !spec.situation && !switches.has(name) && spec.type !== "bool")
+    .filter(([name, spec]) => !spec.more && !spec.situation && !switches.has(name) && spec.type !== "bool"
+      && !given.has(name))
     .map(([name, spec]) => {
       // The help is read once, on the common field above.
       const { default: _, required: __, description: ___, ...rest } = spec;
@@ -450,10 +457,12 @@ function sideParams(params) {
 }
 
 /**
- * In an opposition, the params common to the sides stay above; each side shows only what
- * it may set differently (its own difficulty, its own code…), empty until the GM types it.
+ * In an opposition, the params common to the sides stay above; each side is one folded line
+ * that opens on what it may set differently (its own difficulty, its own code…), empty until
+ * the GM types it, and says how many it sets.
  */
 function buildSides() {
+  hideSupplied($("ask-params"), supplied());
   const opposed = $("ask-opposed").checked;
   const box = $("ask-sides");
   box.hidden = !opposed;
@@ -465,18 +474,16 @@ function buildSides() {
   }
   const params = sideParams(schema());
   const names = checked();
-  const sides = [...box.querySelectorAll("fieldset[data-side]")].map((set) => set.dataset.side);
+  const sides = [...box.querySelectorAll("[data-side]")].map((set) => set.dataset.side);
   if (box.dataset.ruleset === $("ask-ruleset").value && sides.join("\n") === names.join("\n")
       && (names.length || box.childElementCount)) return; // as it stands: keep what is typed
   box.dataset.ruleset = $("ask-ruleset").value;
-  const before = new Map([...box.querySelectorAll("fieldset[data-side]")].map((set) =>
+  const before = new Map([...box.querySelectorAll("[data-side]")].map((set) =>
     [set.dataset.side, readFields(params, set.dataset.prefix, { relaxed: true }).values]));
-  box.replaceChildren(...names.map((name, index) => el("fieldset", { class: "ask-side params",
-    "data-side": name, "data-prefix": sidePrefix(index) },
-  el("legend", { text: t("ask.side", { name }) }),
-  el("small", { class: "help side-help", text: t("ask.side.help") }),
-  Object.entries(params).map(([param, spec]) => buildField(param, spec, sidePrefix(index))))));
+  box.replaceChildren(...names.map((name, index) => sideBox(name, sidePrefix(index), params,
+    Object.entries(params).map(([param, spec]) => buildField(param, spec, sidePrefix(index))))));
   names.forEach((name, index) => writeFields(params, sidePrefix(index), before.get(name) ?? {}));
+  for (const side of box.querySelectorAll("[data-side]")) side.recount();
   if (!names.length) box.append(el("p", { class: "hint", text: t("ask.pick") }));
 }
 
@@ -520,16 +527,17 @@ async function submitAsk(event) {
   const aimed = readTargets("ask-target");
   if (aimed.length) message.targets = aimed;
   const params = schema();
+  const skip = supplied(); // (a param sent would win over the sheets)
   if (opposed) {
     // The common params, and each side's differences over them (PROTOCOL.md §7.5).
-    const common = readFields(params, PREFIX, { relaxed: true }).values;
+    const common = readFields(params, PREFIX, { relaxed: true, skip }).values;
     message.opposed = true;
     message.params = common;
     message.each = {};
     for (const [index, name] of to.entries()) {
       const { values } = readFields(sideParams(params), sidePrefix(index));
       const missing = Object.entries(params).filter(([param, spec]) => spec.required
-        && !(param in common) && !(param in values)).map(([param]) => param);
+        && !skip.has(param) && !(param in common) && !(param in values)).map(([param]) => param);
       if (missing.length) {
         const field = fieldId(sidePrefix(index), missing[0]);
         fail(() => `${t("ask.side", { name })}${colon()}${t("odds.missing")}${paramLabels(ruleset, missing)}`,
@@ -539,7 +547,7 @@ async function submitAsk(event) {
       message.each[name] = values;
     }
   } else {
-    const { values, missing } = readFields(params, PREFIX);
+    const { values, missing } = readFields(params, PREFIX, { skip });
     if (missing.length) {
       fail(() => t("odds.missing") + paramLabels(ruleset, missing), fieldId(PREFIX, missing[0]));
       return;
