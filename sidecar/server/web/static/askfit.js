@@ -35,7 +35,7 @@ export function sideBox(name, prefix, params, fields) {
     el("div", { class: "params" }, el("small", { class: "help side-help", text: t("ask.side.help") }), fields));
   const count = () => {
     const set = Object.keys(readFields(params, prefix, { relaxed: true }).values).length;
-    summary.textContent = t(set ? "ask.side.set" : "ask.side.same", { side: t("ask.side", { name }), count: set });
+    summary.textContent = t(set > 1 ? "ask.side.sets" : set ? "ask.side.set" : "ask.side.same", { side: t("ask.side", { name }), count: set });
   };
   box.addEventListener("input", count);
   box.addEventListener("change", count);
