@@ -508,3 +508,12 @@ def test_host_calls_one_implementation_at_a_time(tmp_path):
                for note in notes if isinstance(note, dict))
     assert resolution.outcome.applied == ["b"]
     assert [f.plugin for f in resolution.failures] == ["a"]
+
+
+def test_the_plugins_an_epoch_records_leave_out_one_disabled_since():
+    """``versions()`` (what a verifiable epoch records of the rules) is built once, and
+    again when a plugin is disabled: a roll after that is not judged by the old list."""
+    host = default_host()
+    assert host.versions()["combat"]
+    host.disable("combat", "a test")
+    assert "combat" not in host.versions()

@@ -211,6 +211,7 @@ class Registry:
         self.rulesets: dict[str, tuple[str, dict[str, Any]]] = {}
         #: Called whenever what is loaded changes (see the class's docstring).
         self.listeners: list[Callable[[], None]] = []
+        self._versions: dict[str, str] | None = None
         self._impls: dict[str, list[Impl]] = {}
         if os.environ.get("SIDECAR_TRACE"):
             self.pm.trace.root.setwriter(lambda text: log.info("trace: %s", text.rstrip()))
@@ -436,11 +437,16 @@ class Registry:
 
     def versions(self) -> dict[str, str]:
         """The plugins that take part in rolls, name → version (disabled ones left out):
-        what an epoch of verifiable dice records of the rules its rolls were resolved by."""
-        return {name: info.version for name, info in sorted(self.plugins.items())
-                if not info.disabled and name not in self.disabled}
+        what an epoch of verifiable dice records of the rules its rolls were resolved by.
+        Built once until a plugin is registered or disabled (every verifiable roll compares
+        its epoch's with it); shared, never to be changed by a caller."""
+        if self._versions is None:
+            self._versions = {name: info.version for name, info in sorted(self.plugins.items())
+                              if not info.disabled and name not in self.disabled}
+        return self._versions
 
     def _changed(self) -> None:
+        self._versions = None
         self._impls.clear()
         for listener in self.listeners:
             listener()

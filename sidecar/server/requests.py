@@ -122,7 +122,8 @@ class Requests:
             roll.params = copy_params(asked)
             source = None
             if self.core.provable and request.dice is None:
-                await self._epoch_for_dice(table, perform)
+                if not self.core.epoch_ready(table):  # (checked first: every roll passes)
+                    await self._epoch_for_dice(table, perform)
                 source = self.core.roll_dice(table, member)
             resolution = await self.pipeline.run(roll, dice=request.dice,
                                                  table_state=table.state, source=source)
@@ -272,7 +273,8 @@ class Requests:
             reopened, roll, outcome = self.core.reopen(react)
             source = None
             if self.core.provable and react.dice is None:
-                await self._epoch_for_dice(table, perform)
+                if not self.core.epoch_ready(table):  # (checked first: every roll passes)
+                    await self._epoch_for_dice(table, perform)
                 source = self.core.roll_dice(table, member, react.event)
             resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
                                                    table.state, source=source)

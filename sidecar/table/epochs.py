@@ -50,6 +50,12 @@ class Epochs(CoreBasis):
         epoch = table.epoch
         return epoch is not None and epoch.settings != self.epoch_settings()
 
+    def epoch_ready(self, table: Table) -> bool:
+        """Whether the next dice may be drawn in the table's epoch as it stands: there is
+        one, it is not full, and it was opened under this server's settings."""
+        return (table.epoch is not None and not self.epoch_full(table)
+                and not self.epoch_outdated(table))
+
     def roll_dice(self, table: Table, member: Member | None,
                   event: dict[str, Any] | None = None) -> ProvableDice:
         """The verifiable dice of the next event of ``table`` (the caller holds its turn and
