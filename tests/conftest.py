@@ -8,6 +8,7 @@ so no two tests share a port, a file or a server.
 from __future__ import annotations
 
 import compileall
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,20 @@ def server() -> Iterator[LiveServer]:
     configuration defines its own ``server``."""
     with LiveServer(rate_limit=0) as live:
         yield live
+
+
+@pytest.fixture
+def boss_host(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The built-ins and the boss example (examples/boss-weak-points), registered as a
+    third-party plugin is."""
+    from sidecar.host.plugins import default_host
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.syspath_prepend(str(root / "examples" / "boss-weak-points"))
+    boss = importlib.import_module("boss_weak_points")
+    host = default_host()
+    host.register(boss, "boss", version="1.0.0", source="package sidecar-boss-weak-points")
+    return host
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,9 @@ tests/test_asks_characters.py."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from sidecar.host.plugins import default_host
 from tests.helpers import Peer, run, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,16 +146,6 @@ def test_the_d6code_duel_of_the_seed_from_both_sheets():
             assert (duel["result"]["score"], opposed["score"], opposed["winner"]) == (
                 16, 14, "roller")
     run(scenario())
-
-
-@pytest.fixture
-def boss_host(monkeypatch):
-    """The built-ins and the boss example, registered as a third-party plugin is."""
-    monkeypatch.syspath_prepend(str(ROOT / "examples" / "boss-weak-points"))
-    boss = importlib.import_module("boss_weak_points")
-    host = default_host()
-    host.register(boss, "boss", version="1.0.0", source="package sidecar-boss-weak-points")
-    return host
 
 
 def test_an_attack_on_the_boss_reads_its_armour_and_wounds_it(boss_host):

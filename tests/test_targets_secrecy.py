@@ -11,17 +11,12 @@ every target, with ``hit_on_success`` only when the d6 + ``skill`` reaches ``tar
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from typing import Any
 
-import pytest
-
-from sidecar.host.plugins import default_host
 from tests.helpers import run, running_server
 from tests.support.plugins import luck_host
-from tests.test_fights_live import ROOT
 from tests.test_fights_live import table as fight_table
 from tests.test_targets import table
 
@@ -123,16 +118,6 @@ def test_a_players_odds_read_no_sheet_they_may_not_see():
 def _text(error: dict[str, Any]) -> str:
     """What an error tells its reader (its id left out: hex digits)."""
     return json.dumps({k: v for k, v in error.items() if k != "id"}, ensure_ascii=False)
-
-
-@pytest.fixture
-def boss_host(monkeypatch):
-    """The built-ins and the boss example, registered as a third-party plugin is."""
-    monkeypatch.syspath_prepend(str(ROOT / "examples" / "boss-weak-points"))
-    boss = importlib.import_module("boss_weak_points")
-    host = default_host()
-    host.register(boss, "boss", version="1.0.0", source="package sidecar-boss-weak-points")
-    return host
 
 
 #: The GM's Ogre: no digit of its sheet may reach a player's refusal.
