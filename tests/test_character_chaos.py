@@ -161,15 +161,20 @@ def fold(db: Path) -> tuple[dict[str, int], dict[str, int], list[str]]:
     return luck, records, ids
 
 
-def test_spends_survive_kill_9_exactly_once(tmp_path):
+def chaos_table(tmp_path: Path) -> tuple[Path, Path, int, str, dict[str, str]]:
+    """What a kill -9 test serves: its plugins folder (the `luck` ruleset), journal, port,
+    WebSocket URL and the GM's hello."""
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "luck_rules.py").write_text(
         (Path(__file__).parent / "sheet_plugin.py").read_text())
-    db = tmp_path / "c.db"
     port = free_port()
-    url = f"ws://127.0.0.1:{port}/ws"
-    gm = {"table": "c", "name": "MJ", "role": "gm"}
+    return (plugins, tmp_path / "c.db", port, f"ws://127.0.0.1:{port}/ws",
+            {"table": "c", "name": "MJ", "role": "gm"})
+
+
+def test_spends_survive_kill_9_exactly_once(tmp_path):
+    plugins, db, port, url, gm = chaos_table(tmp_path)
 
     async def scenario():
         server = serve(port, db, plugins)

@@ -24,10 +24,10 @@ import pytest
 
 from tests.helpers import Peer, run, running_server
 from tests.support.plugins import luck_host
-from tests.support.serve import free_port
 from tests.test_character_chaos import (
     CHARACTERS,
     Roller,
+    chaos_table,
     kill_under_load,
     request,
     seat_rollers,
@@ -91,14 +91,7 @@ def fold(db: Path) -> tuple[dict[str, int], dict[str, int], list[str], set[int]]
 
 
 def test_targeted_rolls_survive_kill_9_exactly_once(tmp_path):
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "luck_rules.py").write_text(
-        (Path(__file__).parent / "sheet_plugin.py").read_text())
-    db = tmp_path / "c.db"
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}/ws"
-    gm = {"table": "c", "name": "MJ", "role": "gm"}
+    plugins, db, port, url, gm = chaos_table(tmp_path)
 
     async def scenario():
         server = serve(port, db, plugins)
