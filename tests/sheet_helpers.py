@@ -9,7 +9,7 @@ from typing import Any
 
 from sidecar.host.pipeline import Resolution, RollPipeline
 from sidecar.host.plugins import default_host
-from sidecar.model import Roll
+from sidecar.model import Outcome, Roll
 
 HOST = default_host()
 PIPELINE = RollPipeline(HOST)
@@ -63,3 +63,22 @@ def affordable(sheet: dict[str, Any], spend: dict[str, int], ruleset: str) -> bo
     """Whether the server would apply ``spend`` (False: it answers ``insufficient``)."""
     schema = HOST.sheet_schema(ruleset)
     return all(schema[n]["min"] <= sheet[n] - a <= schema[n]["max"] for n, a in spend.items())
+
+
+def rolled(ruleset: str, params: dict[str, Any], sheet: dict[str, Any] | None = None,
+           dice: list[int] | None = None) -> tuple[Roll, Outcome]:
+    """A roll (as the character whose values are ``sheet``) and its outcome, which may be
+    left open: for the decisions after the dice."""
+    roll = prepared(ruleset, params, sheet)
+    return roll, asyncio.run(PIPELINE.run(roll, dice=dice, table_state={})).outcome
+
+
+def react_to(roll: Roll, outcome: Outcome, choice: str, dice: list[int] | None = None
+             ) -> Outcome:
+    """The outcome once ``choice`` is taken on the open ``outcome``."""
+    return asyncio.run(PIPELINE.react(roll, outcome, choice, dice, {})).outcome
+
+
+def choice_names(outcome: Outcome) -> list[str] | None:
+    """The names of the choices an outcome offers (``None``: it is closed)."""
+    return [c["name"] for c in outcome.choices] if outcome.choices is not None else None

@@ -11,6 +11,7 @@ import sidecar
 from sidecar.protocol.errors import ProtocolError
 from tests.helpers import Peer, run, running_server
 from tests.sheet_helpers import PIPELINE, after, new_sheet, prepared
+from tests.sheet_helpers import choice_names as _names
 
 PILOTAGE = {"code": "4D+3", "modifier": 3, "twin": True, "difficulty": 20}
 
@@ -24,10 +25,6 @@ def _roll(params, dice, *, sheet=None, manual=True):
 def _react(roll, outcome, choice, dice=None):
     roll.manual = dice is not None  # as the server reopens it
     return asyncio.run(PIPELINE.react(roll, outcome, choice, dice, {})).outcome
-
-
-def _names(outcome):
-    return [c["name"] for c in outcome.choices] if outcome.choices is not None else None
 
 
 def test_physical_twins_showing_a_double_ask_for_the_reroll_then_the_seed_example():

@@ -6,13 +6,13 @@ the reroll and the sacrifice, never spent below 1."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from sidecar.protocol.errors import ProtocolError
 from sidecar.testing import TableServer
-from tests.sheet_helpers import PIPELINE, after, new_sheet, prepared
+from tests.sheet_helpers import after, new_sheet, rolled
+from tests.sheet_helpers import choice_names as _names
+from tests.sheet_helpers import react_to as _react
 
 PARAMS = {"characteristic": "geste", "difficulty": 5}  # level 3: best of 2d6 against 5
 
@@ -21,17 +21,8 @@ def ervald(**values):
     return new_sheet("ladder", caracteristiques={"geste": 3}, **values)
 
 
-def _roll(params, sheet, dice):
-    roll = prepared("ladder", params, sheet)
-    return roll, asyncio.run(PIPELINE.run(roll, dice=dice, table_state={})).outcome
-
-
-def _react(roll, outcome, choice, dice=None):
-    return asyncio.run(PIPELINE.react(roll, outcome, choice, dice, {})).outcome
-
-
-def _names(outcome):
-    return [c["name"] for c in outcome.choices] if outcome.choices is not None else None
+def _roll(params, sheet=None, dice=None):
+    return rolled("ladder", params, sheet, dice)
 
 
 def test_a_default_sheet_rerolls_with_a_point_of_its_chance():

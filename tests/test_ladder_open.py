@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from fractions import Fraction
 
 import pytest
@@ -13,22 +12,15 @@ from sidecar.probability import highest_of
 from sidecar.protocol.errors import ProtocolError
 from tests.helpers import Peer, run, running_server
 from tests.rules_helpers import enumerate_real_rolls
-from tests.sheet_helpers import PIPELINE, after, new_sheet, prepared
+from tests.sheet_helpers import after, new_sheet, rolled
+from tests.sheet_helpers import choice_names as _names
+from tests.sheet_helpers import react_to as _react
 
 FAILED = {"level": 3, "difficulty": 5}  # best of 2d6 against 5
 
 
 def _roll(params, sheet=None, dice=None):
-    roll = prepared("ladder", params, sheet)
-    return roll, asyncio.run(PIPELINE.run(roll, dice=dice, table_state={})).outcome
-
-
-def _react(roll, outcome, choice, dice=None):
-    return asyncio.run(PIPELINE.react(roll, outcome, choice, dice, {})).outcome
-
-
-def _names(outcome):
-    return [c["name"] for c in outcome.choices] if outcome.choices is not None else None
+    return rolled("ladder", params, sheet, dice)
 
 
 def test_a_failed_pair_offers_reroll_sacrifice_and_keep_and_a_success_nothing():
