@@ -91,7 +91,7 @@ def test_cooperative_and_opposed_asks_name_the_character(server):
         last.stdout
     both = sidecar("ask", "open", "Ervald", "Ysolde", "--ruleset", "luck", "--opposed",
                    "--cooperative", *gm)
-    assert both.returncode == 2 and "not allowed with" in both.stderr
+    assert both.returncode == 2 and "incompatible avec l'argument" in both.stderr, both.stderr
 
 
 def test_a_total_without_a_target_has_no_success_mark(server):

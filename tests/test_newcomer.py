@@ -348,25 +348,29 @@ def test_user_facing_texts_cite_only_files_users_have():
     assert missing == []
 
 
-def test_plugins_speak_french_first_then_english():
+def test_plugins_speak_the_readers_language_alone():
+    def descriptions(listed: str) -> list[str]:
+        # The plugins' own lines (four spaces), not their option keys (six) or headers.
+        return [line.strip() for line in listed.splitlines()
+                if line.startswith("    ") and not line.startswith("      ")
+                and not line.strip().startswith(
+                    ("hooks:", "jeux de règles :", "rulesets:", "options ("))]
+
     listed = sidecar("plugins")
     assert listed.returncode == 0
-    # The plugins' own lines (four spaces), not their option keys (six) or headers.
-    descriptions = [line.strip() for line in listed.stdout.splitlines()
-                    if line.startswith("    ") and not line.startswith("      ")
-                    and not line.strip().startswith(
-                        ("hooks:", "jeux de règles :", "options ("))]
-    assert len(descriptions) == 8, listed.stdout
-    for text in descriptions:
-        french, _, english = text.partition(" / ")
-        assert english, text
-        # French first: its typography (« : » with a space) before the English colon.
-        assert " : " in french and " : " not in english, text
+    english = sidecar("plugins", "--locale", "en")
+    french_lines, english_lines = descriptions(listed.stdout), descriptions(english.stdout)
+    assert len(french_lines) == len(english_lines) == 8, listed.stdout
+    # One language each (issue 29): French by default, English with --locale en.
+    for french, other in zip(french_lines, english_lines, strict=True):
+        assert " / " not in french and " / " not in other and french != other, \
+            (french, other)
+    assert "Bloodlust : réserve de d10 contre une difficulté" in french_lines
+    assert "A d10 pool against a difficulty." in english_lines
     # The command's own words in the reader's language alone (French by default).
     assert "jeux de règles : bloodlust" in listed.stdout
     assert "options (jeux de règles : oweens;" in listed.stdout
     assert "  Zone visée\n" in listed.stdout and "rulesets:" not in listed.stdout
-    english = sidecar("plugins", "--locale", "en")
     assert "rulesets: bloodlust" in english.stdout and "  Aimed zone\n" in english.stdout
     assert "jeux de règles" not in english.stdout and "défaut" not in english.stdout
 

@@ -19,6 +19,7 @@ from sidecar.cli.admin import (
     cmd_sheet,
 )
 from sidecar.cli.common import DEFAULT, DEFAULT_URL
+from sidecar.cli.localized import SidecarParser, locale_given, localize, run_locale
 from sidecar.cli.play import cmd_answer, cmd_history, cmd_react, cmd_roll, cmd_watch
 from sidecar.cli.serve import cmd_serve
 from sidecar.cli.tools import cmd_new_plugin, cmd_odds, cmd_plugins, cmd_verify
@@ -59,11 +60,16 @@ def _locale_option(parser: argparse.ArgumentParser, *, before: bool = False) -> 
                         help="language of what is printed (default %(default)s)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole tree: each command's options and the function that runs it."""
-    parser = argparse.ArgumentParser(
+def build_parser(locale: str = LOCALES[0]) -> argparse.ArgumentParser:
+    """The whole tree: each command's options and the function that runs it, its help
+    and usage errors in ``locale`` (written in English here, French in
+    :mod:`sidecar.cli.help_fr`)."""
+    parser = SidecarParser(
         prog="sidecar", description="vtt-sidecar: the table's authority on dice and rules.")
     parser.add_argument("--version", action="version", version=f"vtt-sidecar {sidecar.__version__}")
+    parser.add_argument("--locale", dest="locale_top", choices=LOCALES,
+                        help="language of the help and of what is printed (default fr), "
+                             "here or after the command")
     sub = parser.add_subparsers(dest="command", required=True)
 
     _add_serve_command(sub)
@@ -78,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_odds_command(sub)
     _add_verify_commands(sub)
     _add_new_plugin_command(sub)
-    return parser
+    return localize(parser, locale)
 
 
 def _add_serve_command(sub: Any) -> None:
@@ -184,7 +190,8 @@ def _add_serve_command(sub: Any) -> None:
     serve.add_argument("--table", default="demo",
                        help="table name used in the printed join details (default demo)")
     serve.add_argument("--log-level", default="info",
-                       choices=("debug", "info", "warning", "error"))
+                       choices=("debug", "info", "warning", "error"),
+                       help="how much the server logs (default %(default)s)")
     serve.set_defaults(func=cmd_serve)
 
 
@@ -480,14 +487,17 @@ def _add_verify_commands(sub: Any) -> None:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line, options and ``key=value``s (or ``ask open``'s names) in any
     order, for every command that takes them (those whose parser sets ``pairs``)."""
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    # The language is known before argparse meets a -h (it prints the help at once).
+    parser = build_parser(run_locale(words))
     args, extra = parser.parse_known_args(argv)
-    before = getattr(args, "locale_before", None)
-    if before is not None:
-        # `seat --locale en add`: the sub-command's own default (fr) must not win over
-        # it; a --locale after the sub-command, given as well, does (it comes last).
-        words = sys.argv[1:] if argv is None else argv
-        if sum(word == "--locale" or word.startswith("--locale=") for word in words) < 2:
+    if hasattr(args, "locale"):
+        # `seat --locale en add`, `sidecar --locale en roll …`: the sub-command's own
+        # default (fr) must not win over a --locale before it; the last one given does.
+        before = getattr(args, "locale_before", None) or getattr(args, "locale_top", None)
+        if locale_given(words):
+            args.locale = run_locale(words)
+        elif before is not None:  # (an abbreviation: --loc en)
             args.locale = before
     if extra:
         # argparse takes a command's trailing words only before the first option: those

@@ -39,6 +39,7 @@ from sidecar.host.options import describe as describe_options
 from sidecar.host.options import parse_options
 from sidecar.protocol import requests
 from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.text import localized, one_language
 
 #: ``sidecar plugins`` speaks as the rest of the command line: French, or English.
 RULESETS_LABEL = ("jeux de règles", "rulesets")
@@ -104,18 +105,28 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     # never obeyed by the terminal.
     for info in host.plugins.values():
         print(shown(f"{info.name} {info.version}  ({info.source})"))
-        if info.description:
-            print(shown(f"    {info.description}"))
+        described = host.option_descriptions().get(info.name)
+        description = _description(info.description, described, args.locale)
+        if description:
+            print(shown(f"    {description}"))
         if info.rulesets:
             print(shown(f"    {say(args.locale, *RULESETS_LABEL)}{colon(args.locale)}"
                         f"{', '.join(info.rulesets)}"))
         print(shown(f"    hooks: {', '.join(info.hooks)}"))
-        described = host.option_descriptions().get(info.name)
         if described is not None:
             print("\n".join(shown(f"    {line}")
                             for line in describe_options(info.name, described,
                                                          args.locale)))
     return EXIT_OK
+
+
+def _description(docstring: str, described: dict[str, Any] | None, locale: str) -> str:
+    """A plugin's description in one language, as the welcome gives an extension's: its
+    options' ``{fr, en}`` description when it has one, else its docstring's first line
+    « français / English » cut in two (in one language only: as its author gave it)."""
+    if described and described.get("description"):
+        return localized(described["description"], locale)
+    return one_language(docstring, locale)
 
 
 async def _table_odds(args: argparse.Namespace) -> int:
