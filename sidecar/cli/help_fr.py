@@ -99,6 +99,13 @@ CLIENT = {
     "also print who is at the table each time someone joins or leaves":
         "afficher aussi qui est à la table chaque fois que quelqu'un arrive ou part",
     "start after this seq": "commencer après ce seq",
+    "also load every *.py of DIR as a plugin":
+        "charger aussi chaque *.py de DIR comme un plugin",
+    "print JSON": "afficher du JSON",
+    "the game (its ruleset: `sidecar plugins` lists them)":
+        "le jeu (son jeu de règles : `sidecar plugins` les liste)",
+    "the roll's params, typed by its ruleset: difficulty=3":
+        "les paramètres du jet, typés par son jeu de règles : difficulty=3",
 }
 
 #: ``serve``: its groups and options.
@@ -238,6 +245,11 @@ PLAY = {
     "an open roll: print its choices without asking which to take (asked only in a "
     "terminal)": "un jet ouvert : afficher ses choix sans demander lequel prendre (demandé "
                  "seulement dans un terminal)",
+    "who sees the roll (default public): public everyone, gm the roller and the GMs, "
+    "blind the GMs alone (the roller sees only that it was rolled), self the roller alone":
+        "qui voit le jet (défaut public) : public tout le monde, gm le lanceur et les MJ, "
+        "blind les MJ seuls (le lanceur voit seulement qu'il a été lancé), self le lanceur "
+        "seul",
     "the open roll's id (its `roll`)": "l'identifiant du jet ouvert (son `roll`)",
     "the name of one of its choices": "le nom de l'un de ses choix",
     "physical dice for the faces the choice draws: 4 or 3,5":
@@ -252,6 +264,15 @@ PLAY = {
         "les places, qui est en ligne, leurs personnages",
     "the player's name at the table": "le nom du joueur à la table",
     "print the link without its QR code": "afficher le lien sans son QR code",
+    "the character's name": "le nom du personnage",
+    "what to add (+N) or take (-N), field by field: wounds=-1":
+        "ce qu'il faut ajouter (+N) ou retirer (-N), champ par champ : wounds=-1",
+    "turn: the counters of a turn; rest: those of a rest":
+        "turn : les compteurs d'un tour ; rest : ceux d'un repos",
+    "the game of the asked roll": "le jeu du jet demandé",
+    "who sees the asked rolls (default public), as for roll":
+        "qui voit les jets demandés (défaut public), comme pour roll",
+    "the ask's id (`ask list` gives it)": "l'identifiant de la demande (`ask list` le donne)",
     "create a character or change some values":
         "créer un personnage ou changer des valeurs",
     "add to or take from integer fields (a journaled adjustment, undone by its opposite)":
@@ -319,6 +340,8 @@ TOOLS = {
     "write into Redis instead (servers may be running on it)":
         "écrire plutôt dans Redis (des serveurs peuvent y tourner)",
     "import under another name": "importer sous un autre nom",
+    "the table to export": "la table à exporter",
+    "a file written by `export --whole`": "un fichier écrit par `export --whole`",
     "an extension's per-roll setting, as for roll":
         "un réglage d'extension pour ce jet, comme pour roll",
     "at a table": "à une table",

@@ -84,7 +84,19 @@ def build_parser(locale: str = LOCALES[0]) -> argparse.ArgumentParser:
     _add_odds_command(sub)
     _add_verify_commands(sub)
     _add_new_plugin_command(sub)
+    _describe_commands(parser)
     return localize(parser, locale)
+
+
+def _describe_commands(parser: argparse.ArgumentParser) -> None:
+    """Each command's own ``--help`` opens with what it does: the line its parent's list
+    gives it (``sidecar roll --help`` said only its usage)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                command = action.choices[choice.dest]
+                command.description = command.description or choice.help
+                _describe_commands(command)
 
 
 def _add_serve_command(sub: Any) -> None:
@@ -198,8 +210,9 @@ def _add_serve_command(sub: Any) -> None:
 def _add_plugins_command(sub: Any) -> None:
     """``plugins``: the plugins installed, or those of a running server."""
     plugins = sub.add_parser("plugins", help="list the plugins found, their rulesets and hooks")
-    plugins.add_argument("--plugins-dir", metavar="DIR")
-    plugins.add_argument("--json", action="store_true")
+    plugins.add_argument("--plugins-dir", metavar="DIR",
+                         help="also load every *.py of DIR as a plugin")
+    plugins.add_argument("--json", action="store_true", help="print JSON")
     _locale_option(plugins)
     plugins.add_argument("--url", action="append", metavar="URL",
                          help="ask a running server instead (shows failures and disabled "
@@ -213,10 +226,12 @@ def _add_plugins_command(sub: Any) -> None:
 def _add_roll_commands(sub: Any) -> None:
     """``roll`` and ``react`` (an open roll's decision)."""
     roll = sub.add_parser("roll", help="join a table, roll once, print the outcome")
-    roll.add_argument("ruleset")
-    roll.add_argument("params", nargs="*", metavar="key=value")
+    _ruleset_and_params(roll)
     _client_options(roll, "player")
-    roll.add_argument("--mode", default=MODES[0], choices=MODES)
+    roll.add_argument("--mode", default=MODES[0], choices=MODES,
+                      help="who sees the roll (default public): public everyone, gm the "
+                           "roller and the GMs, blind the GMs alone (the roller sees "
+                           "only that it was rolled), self the roller alone")
     roll.add_argument("--label", default="", help="what is attempted")
     roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     roll.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
@@ -240,6 +255,14 @@ def _add_roll_commands(sub: Any) -> None:
     _client_options(react, "player")
     react.add_argument("--dice", help="physical dice for the faces the choice draws: 4 or 3,5")
     react.set_defaults(func=cmd_react)
+
+
+def _ruleset_and_params(parser: argparse.ArgumentParser) -> None:
+    """``roll``'s and ``odds``'s words: the game, then its params."""
+    parser.add_argument("ruleset", help="the game (its ruleset: `sidecar plugins` lists "
+                                        "them)")
+    parser.add_argument("params", nargs="*", metavar="key=value",
+                        help="the roll's params, typed by its ruleset: difficulty=3")
 
 
 def _target_option(parser: Any) -> None:
@@ -277,7 +300,7 @@ def _add_sheet_command(sub: Any) -> None:
     _locale_option(sheet, before=True)
     sheets = sheet.add_subparsers(dest="sheet_command", required=True)
     set_ = sheets.add_parser("set", help="create a character or change some values")
-    set_.add_argument("character", metavar="CHARACTER")
+    set_.add_argument("character", metavar="CHARACTER", help="the character's name")
     set_.add_argument("values", nargs="*", metavar="field=value",
                       help="typed by the ruleset's sheet; a map entry as skills.Escalade=5 "
                            "or the whole map as JSON")
@@ -289,17 +312,19 @@ def _add_sheet_command(sub: Any) -> None:
     set_.set_defaults(func=cmd_sheet, pairs="values")
     adjust = sheets.add_parser("adjust", help="add to or take from integer fields "
                                               "(a journaled adjustment, undone by its opposite)")
-    adjust.add_argument("character", metavar="CHARACTER")
-    adjust.add_argument("delta", nargs="*", metavar="field=+N")
+    adjust.add_argument("character", metavar="CHARACTER", help="the character's name")
+    adjust.add_argument("delta", nargs="*", metavar="field=+N",
+                        help="what to add (+N) or take (-N), field by field: wounds=-1")
     adjust.set_defaults(func=cmd_sheet, pairs="delta")
     refill = sheets.add_parser("refill", help="a new turn or a rest: counters back to their "
                                               "default")
-    refill.add_argument("what", choices=("turn", "rest"))
+    refill.add_argument("what", choices=("turn", "rest"),
+                        help="turn: the counters of a turn; rest: those of a rest")
     refill.add_argument("character", nargs="?", metavar="CHARACTER",
                         help="default: every character of the table")
     refill.set_defaults(func=cmd_sheet)
     remove = sheets.add_parser("remove", help="delete a character (its events stay)")
-    remove.add_argument("character", metavar="CHARACTER")
+    remove.add_argument("character", metavar="CHARACTER", help="the character's name")
     remove.set_defaults(func=cmd_sheet)
     for command in (set_, adjust, refill, remove):
         _client_options(command, "gm")
@@ -320,9 +345,10 @@ def _add_ask_commands(sub: Any) -> None:
                                          "--ruleset oweens characteristic=ECL difficulty=3")
     open_.add_argument("targets", nargs="*", metavar="SEAT_OR_CHARACTER|key=value",
                        help="the seats or characters asked, and the roll's params")
-    open_.add_argument("--ruleset", required=True)
+    open_.add_argument("--ruleset", required=True, help="the game of the asked roll")
     open_.add_argument("--label", default="", help="what is attempted")
-    open_.add_argument("--mode", default=MODES[0], choices=[m for m in MODES if m != "self"])
+    open_.add_argument("--mode", default=MODES[0], choices=[m for m in MODES if m != "self"],
+                       help="who sees the asked rolls (default public), as for roll")
     together = open_.add_mutually_exclusive_group()
     together.add_argument("--opposed", action="store_true",
                           help="an opposed roll: the sides are compared when the last answers")
@@ -335,7 +361,7 @@ def _add_ask_commands(sub: Any) -> None:
     _target_option(open_)
     open_.set_defaults(func=cmd_ask, pairs="targets")
     cancel = asks.add_parser("cancel", help="cancel an open ask")
-    cancel.add_argument("ask", metavar="ASK_ID")
+    cancel.add_argument("ask", metavar="ASK_ID", help="the ask's id (`ask list` gives it)")
     cancel.set_defaults(func=cmd_ask)
     listing = asks.add_parser("list", help="the open asks and who answered (a seat: its own)")
     listing.set_defaults(func=cmd_ask)
@@ -345,7 +371,8 @@ def _add_ask_commands(sub: Any) -> None:
 
     answer = sub.add_parser("answer", help="a seat: answer an ask (the asked roll; asks "
                                            "which one in a terminal when no id is given)")
-    answer.add_argument("ask", nargs="?", metavar="ASK_ID")
+    answer.add_argument("ask", nargs="?", metavar="ASK_ID",
+                        help="the ask's id (`ask list` gives it)")
     _client_options(answer, "player")
     answer.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     answer.add_argument("--no-ask", action="store_true",
@@ -386,7 +413,7 @@ def _add_store_commands(sub: Any) -> None:
     """``export`` and ``import``: a table out of and into a store."""
     export = sub.add_parser("export", help="write a table's whole journal as JSON Lines "
                             "(read from the journal file: everything, secret rolls included)")
-    export.add_argument("--table", required=True)
+    export.add_argument("--table", required=True, help="the table to export")
     export.add_argument("--db", metavar="PATH", help=f"default ./{DEFAULT.db}")
     export.add_argument("--store", metavar="redis://HOST:PORT/DB",
                         help="read the table from Redis instead of the journal file")
@@ -399,7 +426,7 @@ def _add_store_commands(sub: Any) -> None:
 
     imp = sub.add_parser("import", help="write a table exported with `export --whole` into "
                          "a journal file or Redis (the table must have no event there)")
-    imp.add_argument("file", metavar="FILE")
+    imp.add_argument("file", metavar="FILE", help="a file written by `export --whole`")
     imp.add_argument("--db", metavar="PATH",
                      help="the journal to write (no server running on it)")
     imp.add_argument("--store", metavar="redis://HOST:PORT/DB",
@@ -412,13 +439,13 @@ def _add_store_commands(sub: Any) -> None:
 def _add_odds_command(sub: Any) -> None:
     """``odds``: exact odds computed locally."""
     odds = sub.add_parser("odds", help="exact odds of a roll, computed locally")
-    odds.add_argument("ruleset")
-    odds.add_argument("params", nargs="*", metavar="key=value")
-    odds.add_argument("--plugins-dir", metavar="DIR")
+    _ruleset_and_params(odds)
+    odds.add_argument("--plugins-dir", metavar="DIR",
+                      help="also load every *.py of DIR as a plugin")
     _locale_option(odds)
     odds.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
                       help="an extension's per-roll setting, as for roll")
-    odds.add_argument("--json", action="store_true")
+    odds.add_argument("--json", action="store_true", help="print JSON")
     group = odds.add_argument_group(
         "at a table", "asked of a running server instead (any of these): a table "
                       "character's odds against its sheet as it stands now")
