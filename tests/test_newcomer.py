@@ -369,9 +369,11 @@ def test_plugins_speak_the_readers_language_alone():
     assert "A d10 pool against a difficulty." in english_lines
     # The command's own words in the reader's language alone (French by default).
     assert "jeux de règles : bloodlust" in listed.stdout
-    assert "options (jeux de règles : oweens;" in listed.stdout
+    assert "options (jeux de règles : oweens ; --option combat.KEY=VALUE) :" in listed.stdout
+    assert "<liste d'entiers -10–20, séparés par des virgules>" in listed.stdout
     assert "  Zone visée\n" in listed.stdout and "rulesets:" not in listed.stdout
     assert "rulesets: bloodlust" in english.stdout and "  Aimed zone\n" in english.stdout
+    assert "<list of int -10–20, comma-separated>" in english.stdout
     assert "jeux de règles" not in english.stdout and "défaut" not in english.stdout
 
 

@@ -221,13 +221,16 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
     rulesets = description.get("rulesets")
     where = (say("jeux de règles", "rulesets") + colon + ", ".join(rulesets) if rulesets
              else say("tous les jeux", "every ruleset"))
-    lines = [f"options ({where}; --option {name}.KEY=VALUE):"]
+    semicolon = " ; " if locale == "fr" else "; "
+    lines = [f"options ({where}{semicolon}--option {name}.KEY=VALUE){colon.rstrip()}"]
     for key, spec in description["params"].items():
         kind = spec.get("type", "string")
         shape = kind
         if spec.get("items") == "int":
             item = spec.get("item", {})
-            shape = f"list of int {item.get('min', '')}–{item.get('max', '')}, comma-separated"
+            bounds = f"{item.get('min', '')}–{item.get('max', '')}"
+            shape = say(f"liste d'entiers {bounds}, séparés par des virgules",
+                        f"list of int {bounds}, comma-separated")
         if "min" in spec or "max" in spec:
             shape += f" {spec.get('min', '')}–{spec.get('max', '')}"
         cost = spec.get("cost")
