@@ -102,3 +102,15 @@ def test_plugins_are_described_in_one_language(tmp_path):
     assert "    A d10 pool against a difficulty.\n" in english, english
     assert "réserve de d10" not in english and "Échec critique" not in english, english
     assert "    Only English here: a plugin of mine.\n" in english, english
+
+
+def test_the_last_locale_given_counts_before_or_after_the_command():
+    from sidecar.cli.parser import parse_args
+
+    assert parse_args(["--locale", "en", "roll", "luck"]).locale == "en"
+    assert parse_args(["roll", "luck", "--locale=en"]).locale == "en"
+    assert parse_args(["roll", "luck"]).locale == "fr"
+    assert parse_args(["seat", "--locale", "en", "list"]).locale == "en"
+    assert parse_args(["--locale", "en", "ask", "list", "--locale", "fr"]).locale == "fr"
+    assert parse_args(["seat", "--loc", "en", "list"]).locale == "en"  # (abbreviated)
+    assert parse_args(["--locale", "en", "serve"]).command == "serve"
