@@ -400,7 +400,7 @@ async function cancel(id) {
 function targets() {
   const names = state.seats.map((seat) => ({ name: seat.name, hint: t("ask.seat") }));
   for (const character of [...state.characters.values()].sort((a, b) => a.character.localeCompare(b.character))) {
-    if (character.owner) names.push({ name: character.character, hint: t("ask.character_of", { seat: character.owner }) });
+    if (character.owner) names.push({ name: character.character, hint: t("ask.played_by", { seat: character.owner }) });
   }
   return names;
 }
@@ -412,9 +412,10 @@ export function renderAskTargets() {
   if (!isGm() || !$("ask-targets")) return;
   const ticked = new Set(checked());
   const list = targets();
-  $("ask-targets").replaceChildren(...list.map(({ name, hint }) => el("label", { class: "chip" },
+  // (The hint under the name, not beside it: short names, several to a line on a phone.)
+  $("ask-targets").replaceChildren(...list.map(({ name, hint }) => el("label", { class: "chip target-chip" },
     el("input", { type: "checkbox", value: name, checked: ticked.has(name) }),
-    el("span", { text: name }), el("small", { class: "hint", text: ` ${hint}` }))));
+    el("span", { class: "chip-text" }, el("span", { text: name }), el("small", { class: "hint", text: hint })))));
   $("ask-targets-empty").hidden = list.length > 0;
   buildSides();
 }
