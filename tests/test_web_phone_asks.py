@@ -6,10 +6,14 @@ language switch. Skips like tests/test_web_table.py without Chromium.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.live_server import LiveServer
-from tests.support.browser import TablePage
+from tests.support.browser import TablePage, add_seat, ask, gm_page
 from tests.test_web_evening import PHONE, oweens_table
 
 #: The four targets' box (two seats, their two characters) at 390 px: 233 px before, one
@@ -44,3 +48,50 @@ def test_the_ask_forms_targets_flow_several_to_a_line(browser: Any, server: Live
     # Nothing wider than the phone: no sideways scroll.
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
     gm.close()
+
+
+@pytest.fixture(scope="module")
+def dice_server(luck_plugins: Path) -> Iterator[LiveServer]:
+    """A table where players throw their own dice (an answer's faces can be refused)."""
+    with LiveServer(plugins_dir=str(luck_plugins), rate_limit=0, allow_player_dice=True) as live:
+        yield live
+
+
+def switch_language(player: TablePage, lang: str) -> None:
+    """Click the switch; back once the page has rejoined in `lang`."""
+    player.page.click("#lang")
+    player.page.wait_for_function("""lang => document.documentElement.lang === lang
+        && window.sidecarTable.client?.state === 'open' && !window.sidecarTable.relocalize""",
+                                  arg=lang)
+
+
+def test_an_ask_cards_refusal_follows_the_language_switch(browser: Any,
+                                                          dice_server: LiveServer) -> None:
+    gm = gm_page(browser, dice_server.http, "refus-bilingue")
+    player = TablePage(browser, dice_server.http, link=add_seat(gm, "Aengus"), viewport=PHONE)
+    ask_id = ask(gm, ["Aengus"], "Perception", {"target": 4, "skill": 0})
+    card = f'#asks .ask-card[data-ask="{ask_id}"]'
+    page = player.page
+    field = page.locator(f"{card} input.ask-dice")
+    field.wait_for()
+    # A 9 on a d6: the server refuses it, in French (the page's language).
+    field.fill("9")
+    page.click(f"{card} button.ask-roll")
+    page.wait_for_selector(f"{card} .error")
+    french = page.text_content(f"{card} .error")
+    switch_language(player, "en")
+    english = page.text_content(f"{card} .error")
+    assert english != french, english
+    assert "face" in english.lower() and "dé" not in english.lower(), (french, english)
+    # The page's own words (not numbers typed) follow the way back too.
+    field = page.locator(f"{card} input.ask-dice")
+    field.fill("six")
+    page.click(f"{card} button.ask-roll")
+    page.wait_for_function("""sel => document.querySelector(sel)?.textContent
+        .startsWith('Physical dice')""", arg=f"{card} .error")
+    switch_language(player, "fr")
+    assert page.text_content(f"{card} .error").startswith("Dés physiques"), \
+        page.text_content(f"{card} .error")
+    assert page.get_attribute(f"{card} input.ask-dice", "aria-invalid") == "true"
+    for each in (player, gm):
+        each.close()

@@ -20,8 +20,11 @@ export function onAsksChanged(callback) {
   asksChanged = callback;
 }
 
-/** This page's errors on ask cards: ask id → message. */
+/** This page's errors on ask cards: ask id → how to write it in the page's language now
+ * (a card drawn again after a language switch says it in the new one). */
 const errors = new Map();
+/** The cards whose error is about the faces typed (their field is marked). */
+const badFaces = new Set();
 const busy = new Set();
 /** Physical dice typed on a card before its button is pressed: ask id → text. */
 const typedFaces = new Map();
@@ -309,7 +312,7 @@ function renderCard(item) {
         disabled: busy.has(id), text: t("ask.roll", { what: askName(event) }), onclick: () => answer_(item) }));
     }
   }
-  if (errors.get(id)) body.push(el("p", { class: "error", role: "alert", text: errors.get(id) }));
+  if (errors.get(id)) body.push(el("p", { class: "error", role: "alert", text: errors.get(id)() }));
   return el("li", { class: "entry ask-card", "data-ask": id, "data-state": item.closed ?? "open" }, head, ...body);
 }
 
@@ -342,7 +345,7 @@ function facesField(event) {
   const input = el("input", { id, class: "ask-dice", inputmode: "numeric", autocomplete: "off",
     value: typedFaces.get(event.ask) ?? "", placeholder: t("roll.dice.placeholder"),
     "aria-describedby": help ? `${id}-help` : null,
-    "aria-invalid": errors.get(event.ask) === t("error.dice") ? "true" : null });
+    "aria-invalid": badFaces.has(event.ask) ? "true" : null });
   input.addEventListener("input", () => typedFaces.set(event.ask, input.value));
   return el("div", { class: "ask-faces" }, el("label", { for: id, text: t("roll.dice") }), input, help);
 }
@@ -351,11 +354,13 @@ async function answer_(item) {
   const { event } = item;
   const id = event.ask;
   errors.delete(id);
+  badFaces.delete(id);
   let dice;
   try {
     dice = parseFaces(typedFaces.get(id) ?? "");
   } catch {
-    errors.set(id, t("error.dice"));
+    errors.set(id, () => t("error.dice"));
+    badFaces.add(id);
     renderAsks();
     document.getElementById(`ask-dice-${id}`)?.focus();
     return;
@@ -370,7 +375,8 @@ async function answer_(item) {
     await state.client.request(message, { resend: true });
     typedFaces.delete(id);
   } catch (failure) {
-    errors.set(id, describeError(failure, event.ruleset));
+    errors.set(id, () => describeError(failure, event.ruleset));
+    if (failure?.code === "bad_dice") badFaces.add(id);
   } finally {
     busy.delete(id);
   }
@@ -380,6 +386,7 @@ async function answer_(item) {
 function dismiss(id) {
   state.asks.delete(id);
   errors.delete(id);
+  badFaces.delete(id);
   renderAsks();
   $("asks").firstElementChild?.querySelector("button")?.focus();
 }
@@ -389,7 +396,7 @@ async function cancel(id) {
   try {
     await state.client.request({ type: "ask", op: "cancel", ask: id });
   } catch (failure) {
-    errors.set(id, describeError(failure));
+    errors.set(id, () => describeError(failure));
   }
   renderAsks();
 }
