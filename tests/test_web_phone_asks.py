@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import GM_TOKEN
 from tests.live_server import LiveServer
 from tests.support.browser import TablePage, add_seat, ask, gm_page
 from tests.test_web_evening import PHONE, oweens_table
@@ -95,3 +96,39 @@ def test_an_ask_cards_refusal_follows_the_language_switch(browser: Any,
     assert page.get_attribute(f"{card} input.ask-dice", "aria-invalid") == "true"
     for each in (player, gm):
         each.close()
+
+
+def test_the_gms_card_says_each_answer_once(browser: Any, dice_server: LiveServer) -> None:
+    """The card names who answered and the ask's label: an answer's line gives its result
+    without the text's heading again (« Aengus — Bourde — Léa — Escalader le mur : …
+    Bourde ! » in the screenshots before), its verdict once."""
+    gm = TablePage(browser, dice_server.http, table="carte-nette", name="Morgane", role="gm",
+                   token=GM_TOKEN, viewport=PHONE)
+    player = TablePage(browser, dice_server.http, link=add_seat(gm, "Aengus"), viewport=PHONE)
+    ask_id = ask(gm, ["Aengus"], "Perception", {"target": 4, "skill": 0})
+    card = f'#asks .ask-card[data-ask="{ask_id}"]'
+    player.page.locator(f"{card} input.ask-dice").fill("6")
+    player.page.click(f"{card} button.ask-roll")
+    line = f'{card} .ask-line[data-seat="Aengus"]'
+    gm.page.wait_for_selector(f'{line}[data-state="answered"]')
+    text = gm.page.text_content(line)
+    answer = gm.state(f"outcomes.find(o => o.answers === '{ask_id}')")
+    assert answer["text"].startswith("Aengus — Perception"), answer["text"]  # (what it was)
+    assert text.count("Aengus") == 1 and "Perception" not in text, text
+    verdict = answer["result"]["label"]["fr"]
+    assert text.count(verdict) == 1, (text, verdict)
+    for each in (player, gm):
+        each.close()
+
+
+def test_a_new_characters_log_line_gives_its_values(browser: Any, server: LiveServer) -> None:
+    """A character made by the GM: its log line says « Peps (PEP) 2 », not « — → 2 » (a
+    change from nothing, as the screenshots showed it)."""
+    gm, _, _ = oweens_table(browser, server, "nouveau-perso")
+    line = gm.page.locator('#log .entry-sheet:has(.target:text-is("Ervald"))').first
+    line.wait_for()
+    changes = line.locator(".change").all_text_contents()
+    assert changes and not [change for change in changes if "—" in change or "→" in change], \
+        changes
+    assert "Peps (PEP) 3" in changes, changes
+    gm.close()

@@ -224,12 +224,15 @@ export function answerButton(id, where = "log") {
 }
 
 /** A seat's answer on the GM's card: its result, or the side the ask recorded. */
-function answerText(answer) {
+function answerText(answer, event) {
   if (!answer) return t("ask.waiting");
   if (answer.type === "outcome") {
     const result = answer.result ?? {};
-    const pieces = [local(result.label) || result.kind || ""];
-    if (answer.text) pieces.push(answer.text);
+    const verdict = local(result.label) || result.kind || "";
+    const text = withoutHeading(answer.text ?? "", [answer.character, answer.by?.name], answer.label || event?.label);
+    // The verdict once: the text often ends with it (« … : Bourde ! »).
+    const pieces = [text.includes(verdict) ? "" : verdict];
+    if (text) pieces.push(text);
     if (answer.open === true) pieces.push(t("ask.deciding"));
     return pieces.filter(Boolean).join(" — ");
   }
@@ -237,6 +240,15 @@ function answerText(answer) {
   if (typeof answer.margin === "number") pieces.push(t("ask.margin", { margin: answer.margin }));
   if (answer.open) pieces.push(t("ask.deciding"));
   return pieces.join(" · ");
+}
+
+/** An outcome's text without its heading (« Léa — Escalader le mur : »): the card's line
+ * names who answered and the card the ask's label already. */
+function withoutHeading(text, names, label) {
+  if (!label) return text;
+  const quote = (word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const who = names.filter(Boolean).map(quote).join("|");
+  return who ? text.replace(new RegExp(`^(?:${who}) — ${quote(label)}\\s?:\\s*`), "") || text : text;
 }
 
 /** Who won an opposition, for people (the GM's card, and every log the ask's mode lets see it). */
@@ -282,7 +294,7 @@ function renderCard(item) {
       el("strong", { text: who(target) }),
       // An opposition's side: what it is asked apart from the others (its characteristic…).
       own(target) ? el("span", { class: "ask-side-what", text: ` (${own(target)})` }) : null, " — ",
-      el("span", { class: "ask-answer", text: answerText(answer) }));
+      el("span", { class: "ask-answer", text: answerText(answer, event) }));
     })));
     if (item.opposition) {
       body.push(el("p", { class: "ask-winner", "data-winner": item.opposition.winner ?? "",

@@ -168,7 +168,9 @@ export function renderNote(event) {
     details = [el("span", { class: "target", text: event.character }),
       changes.length ? el("span", { class: "changes" }, changes.slice(0, 6).map(([field, [before, after]]) =>
         el("span", { class: "change", "data-field": field },
-          `${fieldLabel(event.ruleset, field)} ${shortValue(before)} → ${shortValue(after)}`)),
+          // (A new character's values: « Peps (PEP) 3 », not « — → 3 », a change from nothing.)
+          created ? `${fieldLabel(event.ruleset, field)} ${shortValue(after)}`
+            : `${fieldLabel(event.ruleset, field)} ${shortValue(before)} → ${shortValue(after)}`)),
       changes.length > 6 ? " …" : null) : null,
       // (An effect's reason is the roll's seq, « #89 »: no quote marks, it is no one's words.)
       event.reason ? el("span", { class: "why", text: event.op === "effect" ? event.reason
