@@ -90,6 +90,9 @@ def main() -> None:
             player.wait_for_timeout(300)
             if player.locator("#log .choice:not(.default)").count():
                 break
+        # From the odds down (no line of the form cut in half at the top), the roll's card below.
+        player.evaluate("""() => window.scrollTo(0, document.querySelector('#odds')
+            .getBoundingClientRect().top + window.scrollY - 12)""")
         shot(player, "soiree-3-rolled.png")
         if player.locator("#log .choice:not(.default)").count():
             player.locator("#log .choice:not(.default)").first.click()
