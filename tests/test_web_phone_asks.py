@@ -131,4 +131,12 @@ def test_a_new_characters_log_line_gives_its_values(browser: Any, server: LiveSe
     assert changes and not [change for change in changes if "—" in change or "→" in change], \
         changes
     assert "Peps (PEP) 3" in changes, changes
+    # A reserve as the panel shows it (what is left of the score), not its gap to it
+    # (« Réserve ECL (0 = pleine) -1 », the panel saying « Réserve ECL 2 / 3 »).
+    assert "Réserve PEP 3 / 3" in changes, changes
+    spent = gm.page.evaluate("""() => window.sidecarTable.client.request({type: "sheet",
+        op: "adjust", character: "Ervald", delta: {reserve_pep: -1}, reason: "Test"})""")
+    gm.wait_for_entry(spent["seq"])
+    assert gm.page.locator(f'#log .entry[data-seq="{spent["seq"]}"] .change') \
+        .all_text_contents() == ["Réserve PEP 3 → 2 / 3"]
     gm.close()
