@@ -90,6 +90,9 @@ def main() -> None:
             player.wait_for_timeout(300)
             if player.locator("#log .choice:not(.default)").count():
                 break
+        # From the odds down (no line of the form cut in half at the top), the roll's card below.
+        player.evaluate("""() => window.scrollTo(0, document.querySelector('#odds')
+            .getBoundingClientRect().top + window.scrollY - 12)""")
         shot(player, "soiree-3-rolled.png")
         if player.locator("#log .choice:not(.default)").count():
             player.locator("#log .choice:not(.default)").first.click()
@@ -99,8 +102,17 @@ def main() -> None:
         player.wait_for_selector("#asks-card:not([hidden]) .ask-roll")
         player.locator("#asks-card").scroll_into_view_if_needed()
         shot(player, "soiree-4-player.png")
+        before = player.evaluate("() => window.sidecarTable.outcomes.length")
         player.click("#asks .ask-roll")
         gm.wait_for_selector('#asks .ask-line[data-state="answered"]')
+        # Léa's answer may stay open (BB+ could buy it up): she keeps it, so the GM's card
+        # shows the answer as it ends, not « décision en attente ».
+        player.wait_for_function("n => window.sidecarTable.outcomes.length > n", arg=before)
+        player.wait_for_timeout(300)
+        if player.locator("#log .entry:not(:has(.decided)) .choice.default").count():
+            player.locator("#log .entry:not(:has(.decided)) .choice.default").first.click()
+            gm.wait_for_function("""() => !document.querySelector('#asks .ask-answer')
+                .textContent.includes('attente')""")
         shot(gm, "soiree-5-ask.png", "#asks-card")
         phone.close()
         browser.close()

@@ -64,9 +64,17 @@ class ProtocolError(Exception):
         self.close = close
 
     def to_message(self, *, locale: str = "en", request_id: Any = None) -> dict[str, Any]:
-        """The ``error`` message for this failure, in the client's locale."""
+        """The ``error`` message for this failure, in the client's locale.
+
+        ``messages`` (an extension, PROTOCOL.md §5) holds both languages when the failure has
+        both: a page whose member switches language shows a refusal already made in the new
+        one (it cannot ask the server again for a refusal: the request is not resent).
+        """
         text = self.message_fr if locale == "fr" and self.message_fr else self.message
-        return error_message(self.code, text, details=self.details, request_id=request_id)
+        message = error_message(self.code, text, details=self.details, request_id=request_id)
+        if self.message_fr and self.message_fr != self.message:
+            message["messages"] = {"fr": self.message_fr, "en": self.message}
+        return message
 
     def __repr__(self) -> str:
         return f"ProtocolError({self.code!r}, {self.message!r})"

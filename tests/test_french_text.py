@@ -80,11 +80,11 @@ def test_the_web_pages_phrases_elide_in_french_only():
         "const {t, state} = await import('./page.js');"
         "const say = () => [t('log.as', {name: 'Aengus'}), t('roll.as', {name: 'Ervald'}),"
         " t('seats.link', {name: 'Ysolde'}), t('ask.side', {name: 'Hugues'}),"
-        " t('ask.character_of', {seat: 'Élodie'}), t('seats.qr', {name: 'Brann'})];"
+        " t('ask.side', {name: 'Élodie'}), t('seats.qr', {name: 'Brann'})];"
         "state.lang = 'fr'; const fr = say(); state.lang = 'en';"
         "console.log(JSON.stringify({fr, en: say()}));"))
     assert got["fr"] == ["en tant qu'Aengus", "Lancer en tant qu'Ervald", "Lien d'Ysolde",
-                         "Camp de Hugues", "(personnage d'Élodie)", "QR code du lien de Brann"]
+                         "Camp de Hugues", "Camp d'Élodie", "QR code du lien de Brann"]
     assert got["en"][:2] == ["as Aengus", "Roll as Ervald"]
 
 

@@ -134,7 +134,7 @@ def test_a_blow_aimed_at_brady_changes_his_card_on_his_phone(browser: Any,
     gm.page.click("#gm-characters summary")
     acted = '#sheet-list .sheet-item[data-character="Aengus"] .badge.acted'
     gm.page.wait_for_selector(acted)
-    assert gm.page.text_content(acted) == "a agi"
+    assert gm.page.text_content(acted) == "a agi ce tour"  # (« A AGI », uppercase, read as cut off)
     assert gm.page.is_visible('#sheet-list .sheet-item[data-character="Brady"] .badge.acted')
     assert gm.page.is_hidden('#sheet-list .sheet-item[data-character="Ogre"] .badge.acted')
     gm.page.wait_for_selector('#sheet-list .sheet-item[data-character="Brady"] '

@@ -20,8 +20,11 @@ export function onAsksChanged(callback) {
   asksChanged = callback;
 }
 
-/** This page's errors on ask cards: ask id → message. */
+/** This page's errors on ask cards: ask id → how to write it in the page's language now
+ * (a card drawn again after a language switch says it in the new one). */
 const errors = new Map();
+/** The cards whose error is about the faces typed (their field is marked). */
+const badFaces = new Set();
 const busy = new Set();
 /** Physical dice typed on a card before its button is pressed: ask id → text. */
 const typedFaces = new Map();
@@ -221,12 +224,15 @@ export function answerButton(id, where = "log") {
 }
 
 /** A seat's answer on the GM's card: its result, or the side the ask recorded. */
-function answerText(answer) {
+function answerText(answer, event) {
   if (!answer) return t("ask.waiting");
   if (answer.type === "outcome") {
     const result = answer.result ?? {};
-    const pieces = [local(result.label) || result.kind || ""];
-    if (answer.text) pieces.push(answer.text);
+    const verdict = local(result.label) || result.kind || "";
+    const text = withoutHeading(answer.text ?? "", [answer.character, answer.by?.name], answer.label || event?.label);
+    // The verdict once: the text often ends with it (« … : Bourde ! »).
+    const pieces = [text.includes(verdict) ? "" : verdict];
+    if (text) pieces.push(text);
     if (answer.open === true) pieces.push(t("ask.deciding"));
     return pieces.filter(Boolean).join(" — ");
   }
@@ -234,6 +240,15 @@ function answerText(answer) {
   if (typeof answer.margin === "number") pieces.push(t("ask.margin", { margin: answer.margin }));
   if (answer.open) pieces.push(t("ask.deciding"));
   return pieces.join(" · ");
+}
+
+/** An outcome's text without its heading (« Léa — Escalader le mur : »): the card's line
+ * names who answered and the card the ask's label already. */
+function withoutHeading(text, names, label) {
+  if (!label) return text;
+  const quote = (word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const who = names.filter(Boolean).map(quote).join("|");
+  return who ? text.replace(new RegExp(`^(?:${who}) — ${quote(label)}\\s?:\\s*`), "") || text : text;
 }
 
 /** Who won an opposition, for people (the GM's card, and every log the ask's mode lets see it). */
@@ -279,7 +294,7 @@ function renderCard(item) {
       el("strong", { text: who(target) }),
       // An opposition's side: what it is asked apart from the others (its characteristic…).
       own(target) ? el("span", { class: "ask-side-what", text: ` (${own(target)})` }) : null, " — ",
-      el("span", { class: "ask-answer", text: answerText(answer) }));
+      el("span", { class: "ask-answer", text: answerText(answer, event) }));
     })));
     if (item.opposition) {
       body.push(el("p", { class: "ask-winner", "data-winner": item.opposition.winner ?? "",
@@ -309,7 +324,7 @@ function renderCard(item) {
         disabled: busy.has(id), text: t("ask.roll", { what: askName(event) }), onclick: () => answer_(item) }));
     }
   }
-  if (errors.get(id)) body.push(el("p", { class: "error", role: "alert", text: errors.get(id) }));
+  if (errors.get(id)) body.push(el("p", { class: "error", role: "alert", text: errors.get(id)() }));
   return el("li", { class: "entry ask-card", "data-ask": id, "data-state": item.closed ?? "open" }, head, ...body);
 }
 
@@ -342,7 +357,7 @@ function facesField(event) {
   const input = el("input", { id, class: "ask-dice", inputmode: "numeric", autocomplete: "off",
     value: typedFaces.get(event.ask) ?? "", placeholder: t("roll.dice.placeholder"),
     "aria-describedby": help ? `${id}-help` : null,
-    "aria-invalid": errors.get(event.ask) === t("error.dice") ? "true" : null });
+    "aria-invalid": badFaces.has(event.ask) ? "true" : null });
   input.addEventListener("input", () => typedFaces.set(event.ask, input.value));
   return el("div", { class: "ask-faces" }, el("label", { for: id, text: t("roll.dice") }), input, help);
 }
@@ -351,11 +366,13 @@ async function answer_(item) {
   const { event } = item;
   const id = event.ask;
   errors.delete(id);
+  badFaces.delete(id);
   let dice;
   try {
     dice = parseFaces(typedFaces.get(id) ?? "");
   } catch {
-    errors.set(id, t("error.dice"));
+    errors.set(id, () => t("error.dice"));
+    badFaces.add(id);
     renderAsks();
     document.getElementById(`ask-dice-${id}`)?.focus();
     return;
@@ -370,7 +387,8 @@ async function answer_(item) {
     await state.client.request(message, { resend: true });
     typedFaces.delete(id);
   } catch (failure) {
-    errors.set(id, describeError(failure, event.ruleset));
+    errors.set(id, () => describeError(failure, event.ruleset));
+    if (failure?.code === "bad_dice") badFaces.add(id);
   } finally {
     busy.delete(id);
   }
@@ -380,6 +398,7 @@ async function answer_(item) {
 function dismiss(id) {
   state.asks.delete(id);
   errors.delete(id);
+  badFaces.delete(id);
   renderAsks();
   $("asks").firstElementChild?.querySelector("button")?.focus();
 }
@@ -389,7 +408,7 @@ async function cancel(id) {
   try {
     await state.client.request({ type: "ask", op: "cancel", ask: id });
   } catch (failure) {
-    errors.set(id, describeError(failure));
+    errors.set(id, () => describeError(failure));
   }
   renderAsks();
 }
@@ -400,7 +419,7 @@ async function cancel(id) {
 function targets() {
   const names = state.seats.map((seat) => ({ name: seat.name, hint: t("ask.seat") }));
   for (const character of [...state.characters.values()].sort((a, b) => a.character.localeCompare(b.character))) {
-    if (character.owner) names.push({ name: character.character, hint: t("ask.character_of", { seat: character.owner }) });
+    if (character.owner) names.push({ name: character.character, hint: t("ask.played_by", { seat: character.owner }) });
   }
   return names;
 }
@@ -412,9 +431,10 @@ export function renderAskTargets() {
   if (!isGm() || !$("ask-targets")) return;
   const ticked = new Set(checked());
   const list = targets();
-  $("ask-targets").replaceChildren(...list.map(({ name, hint }) => el("label", { class: "chip" },
+  // (The hint under the name, not beside it: short names, several to a line on a phone.)
+  $("ask-targets").replaceChildren(...list.map(({ name, hint }) => el("label", { class: "chip target-chip" },
     el("input", { type: "checkbox", value: name, checked: ticked.has(name) }),
-    el("span", { text: name }), el("small", { class: "hint", text: ` ${hint}` }))));
+    el("span", { class: "chip-text" }, el("span", { text: name }), el("small", { class: "hint", text: hint })))));
   $("ask-targets-empty").hidden = list.length > 0;
   buildSides();
 }

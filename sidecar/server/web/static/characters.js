@@ -1,6 +1,7 @@
 // Characters: the ones this page may see (a GM's all, a seat's own), kept live from `sheet`
 // events and outcomes; the "my character" panel; how a character changes the roll form.
 import { $, colon, el, fieldLabel, local, rulesetByName, sheetOf, state, t } from "./page.js";
+import { reserveLabel, reserveLeft, reserveOf } from "./reserves.js";
 
 const hooks = { currentChanged: () => {}, quickRoll: () => {}, changed: () => {}, against: () => "" };
 
@@ -226,18 +227,6 @@ function formatValue(spec, value) {
   return value === undefined || value === null ? "—" : String(value);
 }
 
-/**
- * The score `field` is the reserve of, when it is one counted down from full (an int whose
- * most is 0, named after an int field of the sheet: `reserve_pep` → `pep`) and that score
- * is known; else `null`.
- */
-function reserveOf(schema, field, values) {
-  const spec = schema[field] ?? {};
-  if (spec.type !== "int" || spec.max !== 0 || !((spec.min ?? 0) < 0)) return null;
-  const score = field.split("_").find((part) => part !== field && schema[part]?.type === "int");
-  return score && typeof values?.[score] === "number" ? score : null;
-}
-
 /** One line per sheet field: counters with their maximum (a meter), maps as their rows. */
 export function renderValues(ruleset, values, highlight = new Set()) {
   const schema = sheetOf(ruleset);
@@ -263,8 +252,8 @@ export function renderValues(ruleset, values, highlight = new Set()) {
       // points lost): what is left of it out of the score, « 1 / 3 », its bar as full as
       // the reserve, and its label without the « (0 = pleine) » a player had to decode.
       const base = values[reserveOf(schema, field, values)];
-      const left = Math.max(0, base + (typeof value === "number" ? value : 0));
-      const short = label.replace(/\s*\([^()]*\)$/, "") || label;
+      const left = reserveLeft(base, value);
+      const short = reserveLabel(label);
       item.querySelector(".field-label").textContent = short;
       item.append(el("span", { class: "value", text: String(left) }), el("span", { class: "of", text: `/ ${base}` }),
         el("meter", { min: 0, max: Math.max(base, 1), value: left, "aria-label": short }));

@@ -4,6 +4,7 @@
 // shown comes from other people: always set as text, never as HTML.
 import { answerButton, askedText, bestText, sidesText, winnerText } from "./asks.js";
 import { el, fieldLabel, local, rulesetByName, state, t } from "./page.js";
+import { reserveChange } from "./reserves.js";
 import { askTargetsText, renderEffects } from "./targets.js";
 import { shownKind } from "./verdict.js";
 import { renderEpoch, verifyBadge } from "./verify.js";
@@ -168,7 +169,10 @@ export function renderNote(event) {
     details = [el("span", { class: "target", text: event.character }),
       changes.length ? el("span", { class: "changes" }, changes.slice(0, 6).map(([field, [before, after]]) =>
         el("span", { class: "change", "data-field": field },
-          `${fieldLabel(event.ruleset, field)} ${shortValue(before)} → ${shortValue(after)}`)),
+          // (A new character's values: « Peps (PEP) 3 », not « — → 3 », a change from nothing.)
+          reserveChange(event, field, [before, after], { created })
+            ?? (created ? `${fieldLabel(event.ruleset, field)} ${shortValue(after)}`
+              : `${fieldLabel(event.ruleset, field)} ${shortValue(before)} → ${shortValue(after)}`))),
       changes.length > 6 ? " …" : null) : null,
       // (An effect's reason is the roll's seq, « #89 »: no quote marks, it is no one's words.)
       event.reason ? el("span", { class: "why", text: event.op === "effect" ? event.reason

@@ -1,7 +1,8 @@
 // The errors the forms show (#roll-error, #ask-error), kept so that a language switch
-// does not leave one in the other language: the page's own words are written again in the
-// new one; the server's (in the language of the join, which the page cannot ask again for
-// a refusal already made) are cleared.
+// does not leave one in the other language: the page's own words, and the server's when it
+// gave them in both languages (`messages`), are written again in the new one; the others
+// (in the language of the join, which the page cannot ask again for a refusal already
+// made) are cleared.
 import { $, describeError } from "./page.js";
 
 /** Shown errors: element id → how to write it again (`null`: the server's words). */
@@ -18,11 +19,11 @@ export function showError(id, text) {
   shown.set(id, typeof text === "function" ? text : null);
 }
 
-/** A refusal, as `showError` takes it: the page's words when it writes them itself
- * (too little of a sheet's field), else the server's. */
+/** A refusal, as `showError` takes it: written again in another language when the page
+ * writes it itself (too little of a sheet's field) or the server gave both, else as is. */
 export function failureText(failure, ruleset) {
   const ours = failure?.code === "insufficient" && failure.details?.field !== undefined;
-  return ours ? () => describeError(failure, ruleset) : describeError(failure, ruleset);
+  return ours || failure?.messages ? () => describeError(failure, ruleset) : describeError(failure, ruleset);
 }
 
 /** After a language switch: every error shown in the new language, or cleared. */

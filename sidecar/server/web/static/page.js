@@ -170,7 +170,8 @@ export function describeError(error, ruleset, { adding } = {}) {
     return t(high ? "error.past_max" : "error.insufficient", {
       field: ruleset ? fieldLabel(ruleset, field) : field, have: have ?? "?", need: need ?? "?" });
   }
-  const message = error?.serverMessage || error?.message || String(error);
+  // The server's words in the page's language now (both come with most refusals).
+  const message = error?.messages?.[state.lang] || error?.serverMessage || error?.message || String(error);
   const param = error?.details?.param;
   if (error?.code === "invalid_params" && typeof param === "string" && ruleset) {
     // The server names a described parameter by its label, then its key for the command

@@ -75,13 +75,16 @@ export class SidecarError extends Error {
    *                       `closed` / `timeout` / `not_connected` for the connection itself
    * @param {string} message  for a person, in the client's locale
    * @param {object} [details]  e.g. `{param: "dice"}` for `invalid_params`
+   * @param {{fr: string, en: string}} [messages]  the message in both languages, when the
+   *                       server gives both (a page switching language shows it in the new one)
    */
-  constructor(code, message, details = {}) {
+  constructor(code, message, details = {}, messages = null) {
     super(`${code}: ${message}`);
     this.name = "SidecarError";
     this.code = code;
     this.details = details ?? {};
     this.serverMessage = message;
+    this.messages = messages ?? null;
   }
 }
 
@@ -402,7 +405,7 @@ export class SidecarClient {
             this._emit("welcome", message);
             resolve(message);
           } else if (message.type === "error") {
-            const error = new SidecarError(message.code, message.message, message.details);
+            const error = new SidecarError(message.code, message.message, message.details, message.messages);
             if (FATAL_CODES.has(message.code)) {
               this._closing = true;
               this.closedBy = error; // why a reconnection ended for good
@@ -539,7 +542,7 @@ export class SidecarClient {
     } else if (message.type === "sheets") {
       this._listedCharacters(message.characters);
     } else if (message.type === "error" && !this._pending.has(message.id)) {
-      this._emit("error", new SidecarError(message.code, message.message, message.details));
+      this._emit("error", new SidecarError(message.code, message.message, message.details, message.messages));
     }
     this._settle(message);
   }
@@ -621,7 +624,7 @@ export class SidecarClient {
     this._pending.delete(message.id);
     clearTimeout(pending.timer);
     if (message.type === "error") {
-      pending.reject(new SidecarError(message.code, message.message, message.details));
+      pending.reject(new SidecarError(message.code, message.message, message.details, message.messages));
     } else {
       pending.resolve(message);
     }
