@@ -814,7 +814,7 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
             result={"hidden": True},
             applied=[],
             notes=[],
-            text=heading(event["by"]["name"], event["label"]) + HIDDEN_TEXT[locale],
+            text=heading(event["by"]["name"], event["label"], locale=locale) + HIDDEN_TEXT[locale],
         )
     else:
         message.update(
