@@ -83,3 +83,16 @@ def test_a_gms_roll_as_a_character_names_the_character_as_its_players_does(table
     # The wire's `by` is still who rolled (contract §7): only the words name the character.
     assert by_gm["by"]["name"] == "MJ" and by_gm["character"] == "Aengus"
     assert by_player["by"]["name"] == "Aengus"
+
+
+def test_a_blind_roll_as_a_character_names_it_in_its_rollers_one_language(table):
+    server, gm, _, _ = table
+    # Its seat is named otherwise: the text names the character, not the seat.
+    token = gm.add_seat("Bea")["token"]
+    gm.set_sheet("Ervald", "ladder", {"caracteristiques": {"geste": 3}, "chance": 0},
+                 owner="Bea")
+    player = server.client("Bea", role="player", token=token, locale="en")
+    params = {"characteristic": "geste", "difficulty": 2, "reroll": False}
+    hidden = player.roll("ladder", params, label="Climb", mode="blind", character="Ervald")
+    assert hidden["result"] == {"hidden": True}
+    assert hidden["text"] == "Ervald — Climb: blind roll, result hidden", hidden["text"]
