@@ -328,8 +328,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
                                 + f"{colon(args.locale)}{log})"), flush=True)
                     return EXIT_ERROR
                 print(shown(f"{log}{colon(args.locale)}" + say(
-                    args.locale, f"{compared} événements comme le joueur les a reçus",
-                    f"{compared} events as the player received them")))
+                    args.locale, f"{compared} événements comme le joueur les a reçus"
+                    if compared > 1 else f"{compared} événement comme le joueur l'a reçu",
+                    f"{compared} events as the player received them" if compared != 1
+                    else "1 event as the player received it")))
         except OSError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
