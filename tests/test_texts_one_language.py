@@ -96,3 +96,31 @@ def test_a_blind_roll_as_a_character_names_it_in_its_rollers_one_language(table)
     hidden = player.roll("ladder", params, label="Climb", mode="blind", character="Ervald")
     assert hidden["result"] == {"hidden": True}
     assert hidden["text"] == "Ervald — Climb: blind roll, result hidden", hidden["text"]
+
+
+def test_the_boss_examples_notes_are_in_each_members_language(boss_host):
+    """An extension's notes (the boss example's armour and weak point) reach a French and
+    an English member each in their own language."""
+    from tests.helpers import peers, run, running_server
+
+    async def scenario():
+        async with running_server(boss_host) as server, peers(server, 2) as (gm, watcher):
+            await gm.join(role="gm", name="MJ")
+            await watcher.join(role="observer", name="Watcher", locale="en")
+            notes = {}
+            for options in ({"armor": 2}, {"weak_points": {"tête": 1}, "aim": "tête"}):
+                rolled = await gm.roll("oweens", {"dice": 3, "difficulty": 1}, dice=[6, 6, 5],
+                                       options={"boss": options})
+                seen = await watcher.recv_type("outcome")
+                assert seen["seq"] == rolled["seq"]
+                notes[len(notes)] = (rolled["notes"], seen["notes"])
+            return notes
+
+    notes = run(scenario())
+    (armour_fr, armour_en), (weak_fr, weak_en) = notes[0], notes[1]
+    assert any(n.startswith("Armure du boss 2 : ") for n in armour_fr), armour_fr
+    assert any(n.startswith("Boss armour 2: ") for n in armour_en), armour_en
+    assert any(n.startswith("Point faible « tête » touché : ") for n in weak_fr), weak_fr
+    assert any(n.startswith("Weak point 'tête' hit: ") for n in weak_en), weak_en
+    for note in armour_en + weak_en:
+        assert not FRENCH_SPACE.search(note) and "blessure" not in note, note
