@@ -20,6 +20,7 @@ ROLLS = [
     ("ladder", {"level": 6, "difficulty": 5}, [3, 7]),
     ("d6code", {"code": "3D", "difficulty": 10}, [5, 5, 1]),
     ("d6code", {"code": "3D", "difficulty": 10}, [6, 6, 1]),
+    ("d6code", {"code": "3D+2", "difficulty": 10, "style": "extreme"}, None),  # SP regained
     ("bloodlust", {"pool": 4, "difficulty": 6}, [7, 8, 1, 3]),
     ("seuil", {"level": 3, "threshold": 10}, None),
 ]
