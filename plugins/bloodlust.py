@@ -272,7 +272,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     p = {**roll.params, "pool": r.get("pool", roll.params.get("pool"))}
-    start = heading(roll)
+    start = heading(roll, locale=locale)
     verdict = r["label"][locale]
     if r.get("automatic"):
         if locale == "fr":

@@ -670,7 +670,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     code = ((p.get("code") or r.get("code") or "?").strip().upper()
             + (f" {signed(p['modifier'])}" if p["modifier"] else ""))
     if r.get("automatic"):
-        line = f"{heading(roll)}{code} → {verdict}"
+        line = f"{heading(roll, locale=locale)}{code} → {verdict}"
         style = r.get("style")
         if style:
             line += f", {style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}"
@@ -682,19 +682,19 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     if twin:
         faces = "-".join(map(str, twin["faces"]))
         if twin.get("awaiting_reroll"):
-            parts.append(f"{'jumeaux' if fr else 'twins'} {faces} : "
-                         f"{'relance à lancer' if fr else 'reroll to roll'}")
+            parts.append(f"jumeaux {faces} : relance à lancer" if fr
+                         else f"twins {faces}: reroll to roll")
         elif twin["state"] == "double":
             parts.append(f"{'jumeaux' if fr else 'twins'} {faces} "
                          f"{'relancés' if fr else 'rerolled'} ({sum(twin['reroll'])})")
         elif twin["state"] == "fiasco":
-            parts.append(f"{'jumeaux' if fr else 'twins'} {faces} : fiasco")
+            parts.append(f"jumeaux {faces} : fiasco" if fr else f"twins {faces}: fiasco")
     style = r.get("style")
     if style:
         parts.append(f"{style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}")
     if r.get("doubled"):
         parts.append("SC ×2")
-    line = f"{heading(roll)}{', '.join(parts)} → {r['score']}"
+    line = f"{heading(roll, locale=locale)}{', '.join(parts)} → {r['score']}"
     if r.get("difficulty") is not None:
         line += f" {'contre' if fr else 'vs'} {r['difficulty']}"
     opposed = r.get("opposed")
@@ -713,8 +713,8 @@ def chain_text(r: dict[str, Any], fr: bool) -> str:
     if not chain:
         return ""
     if chain["broken"]:
-        return (f" — {'chaîne de combos rompue' if fr else 'combo chain broken'} : "
-                f"−{chain['lost']} SP")
+        return (f" — chaîne de combos rompue : −{chain['lost']} SP" if fr
+                else f" — combo chain broken: −{chain['lost']} SP")
     return (f" — combo ×{chain['stake']}, {'prochaine mise' if fr else 'next stake'} "
             f"×{chain['next_stake']}")
 

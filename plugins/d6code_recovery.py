@@ -74,4 +74,5 @@ def sp_text(style: dict[str, Any], outcome: Outcome, fr: bool) -> str:
         allowed = style["sp_recoverable"]
         return (f" (SP : {allowed} si le MJ les rend)" if fr
                 else f" (SP: {allowed} if the GM gives them back)")
-    return f" (SP {'regagnés' if fr else 'regained'} : {style['sp_recovered']})"
+    return (f" (SP regagnés : {style['sp_recovered']})" if fr
+            else f" (SP regained: {style['sp_recovered']})")

@@ -188,7 +188,7 @@ def breakdown(result: dict[str, Any], dice: list[dict[str, Any]]) -> str:
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
-    start = heading(roll)
+    start = heading(roll, locale=locale)
     expr = r.get("expr", roll.params.get("expr", ""))
     parts = breakdown(r, outcome.dice)
     total, target = r.get("total"), r.get("target")

@@ -46,6 +46,10 @@ LADDER: dict[int, tuple[int, int, str]] = {
     4: (6, 8, "Initié"), 5: (8, 8, "Initié"), 6: (8, 10, "Initié"),
     7: (10, 10, "Expert"), 8: (10, 12, "Expert"), 9: (12, 12, "Expert"),
 }
+#: Each tier's English name (the seed names them in French only; ``result.tier`` keeps the
+#: French name, the English text says these): an English reader reads English only.
+TIERS_EN = {"Incapacité": "Incapable", "Débutant": "Beginner", "Initié": "Initiate",
+            "Expert": "Expert", "Maître": "Master"}
 #: A success by this much or more is critical (RULES.md §2: differential 7+).
 CRITICAL_AT = 7
 DIFFICULTIES = {"Facile": 3, "Modéré": 5, "Pas évident": 7, "Difficile": 9,
@@ -554,7 +558,8 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     if r.get("rerolled"):
         dice_text += (f", {'relancé' if fr else 'rerolled'} "
                       f"({r.get('first_score')} → {r['score']})")
-    line = (f"{heading(roll)}{'niveau' if fr else 'level'} {r['level']} ({r['tier']}), "
+    tier = r["tier"] if fr else TIERS_EN.get(r["tier"], r["tier"])
+    line = (f"{heading(roll, locale=locale)}{'niveau' if fr else 'level'} {r['level']} ({tier}), "
             f"{dice_text} → {r['score']} {'contre' if fr else 'vs'} {r['difficulty']} → "
             f"{r['label']['fr' if fr else 'en']}")
     if r.get("consequence") and not r["success_at_cost"]:

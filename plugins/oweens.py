@@ -361,7 +361,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         return volley_text(roll, r, fr)
     aug = r["augmentations_used"] + r["augmentations_bought"]
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
-    line = (f"{heading(roll)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
+    line = (f"{heading(roll, locale=locale)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
             f"{' : ' if fr else ': '}")
     line += successes(r["successes"], fr)
     kind = r["kind"]

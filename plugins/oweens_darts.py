@@ -285,7 +285,7 @@ def volley_text(roll: Roll, result: dict[str, Any], fr: bool) -> str:
                      f"{plural(len(game['scores']), 'volée')}")
         return line
     which = f" {game['volley']}/{game['volleys']}" if game else ""
-    line = (f"{heading(roll)}Volley{which}, throw {v['throw']}: {faces} — "
+    line = (f"{heading(roll, locale='en')}Volley{which}, throw {v['throw']}: {faces} — "
             + (f"triple {v['triple']}s" if v["triple"] else "no triple")
             + f", {v['points']} points")
     if game:

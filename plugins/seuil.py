@@ -290,7 +290,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     fr = locale == "fr"
-    return (f"{heading(roll)}{r['format']} → {r['score']} "
+    return (f"{heading(roll, locale=locale)}{r['format']} → {r['score']} "
             f"{'contre le seuil' if fr else 'vs threshold'} {r['threshold']} → "
             f"{r['label']['fr' if fr else 'en']}")
 

@@ -814,7 +814,9 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
             result={"hidden": True},
             applied=[],
             notes=[],
-            text=heading(event["by"]["name"], event["label"]) + HIDDEN_TEXT[locale],
+            # Named as its full text is (sidecar.rules.who): the character it is made as.
+            text=heading(character or event["by"]["name"], event["label"], locale=locale)
+            + HIDDEN_TEXT[locale],
         )
     else:
         message.update(

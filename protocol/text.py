@@ -104,13 +104,16 @@ def folded(name: str) -> str:
     return "".join(text.split())
 
 
-def heading(who: str, label: str = "", *, colon: bool = True) -> str:
-    """The start of every one-line summary: ``"Aengus — Escalade : "``, or ``"Aengus — "``
-    without a label (``colon=False``: ``"Aengus — Escalade "``, for texts that go on with
-    the roll's own words)."""
+def heading(who: str, label: str = "", *, colon: bool = True, locale: str = "fr") -> str:
+    """The start of every one-line summary: ``"Aengus — Escalade : "`` in French,
+    ``"Aengus — Climb: "`` in English (``locale="en"``: no space before the colon), or
+    ``"Aengus — "`` without a label (``colon=False``: ``"Aengus — Escalade "``, for texts
+    that go on with the roll's own words)."""
     if not label:
         return f"{who} — "
-    return f"{who} — {label} : " if colon else f"{who} — {label} "
+    if not colon:
+        return f"{who} — {label} "
+    return f"{who} — {label} : " if locale == "fr" else f"{who} — {label}: "
 
 
 # -- French elision --------------------------------------------------------------------------

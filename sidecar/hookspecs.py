@@ -366,7 +366,10 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str | None
     not implement this hook) on the plugins that own no ruleset (extensions), in pluggy's
     order, until one answers — so an extension may write texts for rulesets that have
     none, never replace an owner's; a ruleset's plugin is asked for its own rulesets only.
-    When nobody answers, the host writes ``"<name> — <label> : <result label>"``.
+    When nobody answers, the host writes ``"<name> — <label> : <result label>"`` in
+    French, ``"<name> — <label>: <result label>"`` in English (``<name>``: the character
+    the roll is made as, else the roller's); :func:`sidecar.rules.heading` (``roll,
+    locale=locale``) writes that start for a plugin's own line.
     """
 
 

@@ -48,10 +48,19 @@ KIND_LABELS = {
 }
 
 
-def heading(roll: Roll, *, colon: bool = True) -> str:
-    """``"Aengus — Escalade : "`` (or ``"Aengus — "`` without a label): the roll's
-    :func:`sidecar.protocol.messages.heading`, which every one-line text starts with."""
-    return protocol_heading(roll.by.get("name", "?"), roll.label, colon=colon)
+def heading(roll: Roll, *, colon: bool = True, locale: str = "fr") -> str:
+    """``"Aengus — Escalade : "`` in French, ``"Aengus — Escalade: "`` in English
+    (``locale``: the one ``sidecar_render_text`` is given), or ``"Aengus — "`` without a
+    label: the roll's :func:`sidecar.protocol.text.heading`, which every one-line text
+    starts with. Its name is :func:`who`'s."""
+    return protocol_heading(who(roll), roll.label, colon=colon, locale=locale)
+
+
+def who(roll: Roll) -> str:
+    """Who a roll's text names: the character it is made as (« Aengus », whether its
+    player or a GM rolls it), else the roller's name (``by.name``, which stays the
+    roller's: contract §7)."""
+    return roll.character or roll.by.get("name", "?")
 
 
 def signed(value: int) -> str:

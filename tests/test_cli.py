@@ -794,13 +794,13 @@ def test_ask_answer_cancel_and_session_from_the_command_line():
         nobody = sidecar("answer", *seats["Bob"])
         assert nobody.returncode == 2 and "aucune demande à laquelle répondre" in nobody.stderr
         started = sidecar("session", "start", *gm)
-        assert started.returncode == 0 and "nouvelle session 1" in started.stdout
+        assert started.returncode == 0 and "nouvelle séance 1" in started.stdout
         # The history tells it all: asks, answers, the cancellation, the session.
         history = sidecar("history", "--role", "gm", *gm).stdout
         assert f"demande {ask} : luck « Perception »" in history
         assert history.count(f"répond à la demande {ask}") == 2
         assert f"demande {first} annulée" in history
-        assert "nouvelle session 1 — par Morgane" in history
+        assert "nouvelle séance 1 — par Morgane" in history
 
 
 def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():

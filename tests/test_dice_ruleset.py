@@ -120,7 +120,7 @@ def test_a_sum_with_a_number_and_a_target():
     assert [d["term"] for d in resolution.outcome.dice] == [0, 0]
     assert resolution.text["fr"] == ("Aengus — Attaque : 2d6+3 → [4, 2] + 3 → Total : 9 "
                                      "(cible 9) → Réussite")
-    assert resolution.text["en"] == ("Aengus — Attaque : 2d6+3 → [4, 2] + 3 → Total: 9 "
+    assert resolution.text["en"] == ("Aengus — Attaque: 2d6+3 → [4, 2] + 3 → Total: 9 "
                                      "(target 9) → Success")
     r = resolve("dice", [1, 2], expr="2d6+3", target=9).outcome.result
     assert r["kind"] == "failure" and not r["success"] and r["margin"] == -3

@@ -391,7 +391,7 @@ def test_roll_texts_put_a_colon_after_the_label_and_say_extreme_in_french():
             texts[locale] = (json.loads(oweens.stdout)["text"],
                              json.loads(d6code.stdout)["text"])
         assert texts["fr"][0].startswith("MJ — Fouiller : 3D contre 2 : ")
-        assert texts["en"][0].startswith("MJ — Fouiller : 3D vs 2: ")
+        assert texts["en"][0].startswith("MJ — Fouiller: 3D vs 2: ")
         assert "style extrême 4+6" in texts["fr"][1] and "extreme" not in texts["fr"][1]
         assert "extreme style 4+6" in texts["en"][1]
 

@@ -242,7 +242,7 @@ def test_text_reads_naturally():
                          augmentations=1, label="Éclate")
     assert resolution.text["fr"] == ("Aengus — Éclate : 4D+1A contre 3 : 5 réussites, MR 2, "
                                      "réserve 4 → 2")
-    assert resolution.text["en"] == ("Aengus — Éclate : 4D+1A vs 3: 5 successes, "
+    assert resolution.text["en"] == ("Aengus — Éclate: 4D+1A vs 3: 5 successes, "
                                      "success margin 2, reserve 4 → 2")
     resolution = resolve("oweens", [6, 5, 5, 6], dice=4, difficulty=3)
     assert resolution.text["fr"].endswith("6 réussites, MR 3 : Coup d'éclat !")

@@ -415,3 +415,20 @@ def test_the_players_log_shows_what_the_export_alone_cannot(
     line = _failed(_against(table, path))
     assert f"seq {roll['seq']}:" in line and "a player's log" in line, line
     assert ("field type" if forgery == "truncated" else "field dice") in line, line
+
+
+def test_the_players_log_says_the_forgery_in_french_by_default(table: dict[str, Any],
+                                                                tmp_path: Path) -> None:
+    """Issue 29: one language a run — the ÉCHEC line of a log compared, French only."""
+    events = copy.deepcopy(table["events"])
+    roll = _reseeded(events, table["second"])
+    path = _write(tmp_path / "reseeded.jsonl", events)
+    done = subprocess.run([sys.executable, "-m", "sidecar", "verify", "--plugins-dir",
+                           str(table["plugins"]), str(path), "--log", str(table["log_path"])],
+                          capture_output=True, text=True, timeout=120)
+    line = next(line for line in done.stdout.splitlines() if line.startswith("ÉCHEC"))
+    assert line.startswith(f"ÉCHEC : seq {roll['seq']} : jet "), line
+    assert ", champ dice : le joueur a vu les dés " in line, line
+    assert "(journal d'un joueur : " in line, line
+    for english in ("player saw", "field", "roll ", "a player's log", "FAILED"):
+        assert english not in line, line

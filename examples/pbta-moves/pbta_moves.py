@@ -102,6 +102,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     faces = "+".join(str(die["face"]) for die in outcome.dice)
     dice = f"({faces}) {r['modifier']:+d}" if r["modifier"] else faces
-    move = f"{r['move']} : " if r["move"] and r["move"] != roll.label else ""
+    colon = " : " if locale == "fr" else ": "  # (French sets a colon apart with a space)
+    move = f"{r['move']}{colon}" if r["move"] and r["move"] != roll.label else ""
     # "Aengus — Se défaire : (4+3) +1 = 8 → Réussite partielle": who, the move, the dice.
-    return f"{heading(roll)}{move}{dice} = {r['total']} → {r['label'][locale]}"
+    return f"{heading(roll, locale=locale)}{move}{dice} = {r['total']} → {r['label'][locale]}"

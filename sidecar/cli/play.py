@@ -315,16 +315,31 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
+async def decided_rolls(client: Any, after: int) -> set[Any]:
+    """The ``seq`` of every open roll decided after ``after``: the ``reacts_to`` of the
+    journal's decisions, every history page read (a decision may be pages after its roll;
+    a reader sees the decisions of every open roll it sees, contract §7)."""
+    decided: set[Any] = set()
+    while True:
+        page = await client.request(requests.history_request(after=after, limit=500))
+        decided |= {event.get("reacts_to") for event in page["events"]
+                    if event.get("reacts_to") is not None}
+        after = page["next"]
+        if not page["more"]:
+            return decided
+
+
 async def _history(args: argparse.Namespace) -> int:
     async with joined(args) as (client, welcome):
         after = args.after
         defaults = param_defaults(welcome)
         labels, again = Labels(welcome, args.locale), again_command(args)
-        decided: set[Any] = set()
+        # A roll decided since is open no more: no « décider » under it. Its decision comes
+        # later in the journal, maybe pages later: the rolls decided are read first (the
+        # welcome says nothing of open rolls), and those decided meanwhile as pages come.
+        decided = set() if args.json else await decided_rolls(client, after)
         while True:
             page = await client.request(requests.history_request(after=after, limit=500))
-            # A roll decided since is open no more: no « décider » under it (its decision
-            # comes later in the journal: this page, rarely a next one, where it is missed).
             decided |= {event.get("reacts_to") for event in page["events"]}
             for event in page["events"]:
                 if not args.json:

@@ -418,7 +418,7 @@ def format_session_event(event: dict[str, Any], locale: str | None = None) -> st
     if event.get("op") == "turn":
         return (f"#{event.get('seq', '?')} " + say(locale, "tour", "turn")
                 + f" {event.get('turn')}" + by)
-    return (f"#{event.get('seq', '?')} " + say(locale, "nouvelle session", "new session")
+    return (f"#{event.get('seq', '?')} " + say(locale, "nouvelle séance", "new session")
             + f" {event.get('number')}" + by)
 
 

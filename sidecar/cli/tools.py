@@ -40,6 +40,7 @@ from sidecar.host.options import parse_options
 from sidecar.protocol import requests
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.text import localized, one_language
+from sidecar.rules import agree
 
 #: ``sidecar plugins`` speaks as the rest of the command line: French, or English.
 RULESETS_LABEL = ("jeux de règles", "rulesets")
@@ -278,20 +279,34 @@ def git_checkout_of(directory: Path) -> Path | None:
 
 def _say_by_and_mode(report: Any, locale: str) -> None:
     """Which rolls' author (``by``) and ``mode`` were checked, and which are the journal's
-    word (no die, no proof covers them: PROTOCOL.md §9.5)."""
+    word (no die, no proof covers them: PROTOCOL.md §9.5). Each number agreed with its
+    noun, and a seat is a « place » as the page says."""
+    followed, other = report.followed, report.journal_word
     print(say(
         locale,
-        f"auteur (by) et mode : contrôlés pour {report.followed} décisions et réponses "
-        "(contre le jet ou la demande qu'elles suivent) ; pour les "
-        f"{report.journal_word} autres jets, NON PROUVÉS : ni les dés ni les preuves ne "
-        "les couvrent, c'est la parole du journal (seuls le siège, le propriétaire du "
-        "personnage et, rejoué, ce que les règles en lisent — le nom dans le texte — sont "
-        "contrôlés)",
-        f"author (by) and mode: checked for {report.followed} decisions and answers "
-        f"(against the roll or the ask they follow); for the {report.journal_word} other "
-        "rolls NOT PROVEN: neither the dice nor the proofs cover them, they are the "
-        "journal's word (only the seat, the character's owner and, re-run, what the rules "
-        "read of them — the name in the text — are checked)"))
+        f"auteur (by) et mode : contrôlés pour {followed} "
+        + agree(followed, "décision ou réponse", "décisions et réponses")
+        + " (contre le jet ou la demande qu'" + agree(followed, "elle suit", "elles suivent")
+        + ") ; pour "
+        + (f"les {other} autres jets" if other > 1 else f"{other} autre jet")
+        + f", NON {agree(other, 'PROUVÉ', 'PROUVÉS')} : ni les dés ni les preuves ne "
+        + agree(other, "le", "les") + " couvrent, c'est la parole du journal (seuls la "
+        "place, le propriétaire du personnage et, rejoué, ce que les règles en lisent — le "
+        "nom dans le texte — sont contrôlés)",
+        f"author (by) and mode: checked for {followed} "
+        + ("decision or answer" if followed == 1 else "decisions and answers")
+        + " (against the roll or the ask " + ("it follows" if followed == 1 else "they follow")
+        + "); for the "
+        + (f"{other} other roll" if other == 1 else f"{other} other rolls")
+        + " NOT PROVEN: neither the dice nor the proofs cover "
+        + ("it, it is" if other == 1 else "them, they are") + " the journal's word (only "
+        "the seat, the character's owner and, re-run, what the rules read of them — the "
+        "name in the text — are checked)"))
+
+
+def failed(locale: str) -> str:
+    """The start of ``verify``'s verdict when something does not check."""
+    return say(locale, "ÉCHEC", "FAILED") + colon(locale)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -319,21 +334,25 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     with open(log, encoding="utf-8") as saved:
                         compared = against(events_of(lines), events_of(saved))
                 except Bad as bad:
-                    print(shown(f"FAILED: {bad} (" + say(args.locale, "journal d'un joueur",
-                                                           "a player's log")
+                    print(shown(failed(args.locale) + bad.said(args.locale) + " ("
+                                + say(args.locale, "journal d'un joueur", "a player's log")
                                 + f"{colon(args.locale)}{log})"), flush=True)
                     return EXIT_ERROR
                 print(shown(f"{log}{colon(args.locale)}" + say(
-                    args.locale, f"{compared} événements comme le joueur les a reçus",
-                    f"{compared} events as the player received them")))
+                    args.locale, f"{compared} événements comme le joueur les a reçus"
+                    if compared > 1 else f"{compared} événement comme le joueur l'a reçu",
+                    f"{compared} events as the player received them" if compared != 1
+                    else "1 event as the player received it")))
         except OSError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_USAGE
         except Bad as bad:
-            print(shown(f"FAILED: {bad}"), flush=True)
+            print(shown(failed(args.locale) + bad.said(args.locale)), flush=True)
             return EXIT_ERROR
         except (KeyError, TypeError, ValueError) as exc:
-            print(shown(f"FAILED: malformed proof ({type(exc).__name__}: {exc})"), flush=True)
+            print(shown(failed(args.locale) + say(args.locale, "preuve mal formée",
+                                                  "malformed proof")
+                        + f" ({type(exc).__name__}: {exc})"), flush=True)
             return EXIT_ERROR
         except PluginLoadError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
@@ -342,11 +361,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
             replay.close()
     if not report.rolls:
         # An empty or unrelated file must not look like a clean one.
-        print("FAILED: " + say(args.locale, "aucun jet à vérifier dans ce fichier (sidecar "
-                                            "export --table T, ou le journal d'un client "
-                                            "gardé avec --json)",
-                               "no roll to verify in this file (sidecar export --table T, "
-                               "or a client's log saved with --json)"), flush=True)
+        print(failed(args.locale) + say(
+            args.locale, "aucun jet à vérifier dans ce fichier (sidecar export --table T, ou "
+            "le journal d'un client gardé avec --json)", "no roll to verify in this file "
+            "(sidecar export --table T, or a client's log saved with --json)"), flush=True)
         return EXIT_ERROR
     epochs = ", ".join(str(n) for n in sorted(report.epochs))
     many = len(report.epochs) > 1
@@ -379,17 +397,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
             reasons.setdefault((field, why), []).append((seq, roll))
         for (field, why), where in reasons.items():
             seq, roll = where[0]
-            more = f" (+{len(where) - 1}: seq " + ", ".join(
+            more = f" (+{len(where) - 1}{colon(args.locale)}seq " + ", ".join(
                 str(s) for s, _ in where[1:11]) + ("…" if len(where) > 11 else "") + ")" \
                 if len(where) > 1 else ""
-            print(f"  {describe(seq, roll, field, why)}{more}")
+            print(f"  {describe(seq, roll, field, why, args.locale)}{more}")
     if report.waiting:
         waiting = ", ".join(map(str, report.waiting[:10])) + (
             f"… (+{len(report.waiting) - 10})" if len(report.waiting) > 10 else "")
         print(say(args.locale,
-                  f"{len(report.waiting)} jets attendent la révélation de leur époque (seq "
-                  f"{waiting}) : `sidecar epoch end` la révèle, puis exportez de nouveau",
-                  f"{len(report.waiting)} rolls wait for their epoch to be revealed (seq "
-                  f"{waiting}): `sidecar epoch end` reveals it, then export again"))
+                  (f"{len(report.waiting)} jets attendent la révélation de leur époque"
+                   if len(report.waiting) > 1 else "1 jet attend la révélation de son époque")
+                  + f" (seq {waiting}) : `sidecar epoch end` la révèle, puis exportez de "
+                  "nouveau",
+                  (f"{len(report.waiting)} rolls wait for their epoch"
+                   if len(report.waiting) > 1 else "1 roll waits for its epoch")
+                  + f" to be revealed (seq {waiting}): `sidecar epoch end` reveals it, then "
+                  "export again"))
         return EXIT_WAITING
     return EXIT_UNCHECKED if report.unchecked else EXIT_OK

@@ -84,7 +84,8 @@ def _own_text(text: Any, roll: Roll, outcome: Outcome, locale: str) -> str:
     """A plugin's text cut to 500 characters; the host's own line when it gave no text
     (or a blank one): who rolled, the roll's label, the result's label."""
     if not isinstance(text, str) or not text.strip():
-        text = heading(roll.by.get("name", "?"), roll.label) + outcome.result["label"][locale]
+        text = (heading(roll.character or roll.by.get("name", "?"), roll.label, locale=locale)
+                + outcome.result["label"][locale])
     return text[:500]
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from sidecar.tools.verify import Bad, read_events
+from sidecar.tools.words import said
 
 #: What a player's copy of an outcome shares with the journal's event (its text is in her
 #: language, its author without the seat's id).
@@ -39,41 +40,55 @@ def against(export: Iterable[dict[str, Any]], log: Iterable[dict[str, Any]]) -> 
     for welcome in welcomes:
         epoch = welcome.get("epoch") or {}
         if "number" in epoch and commitments.get(epoch["number"]) != epoch.get("commitment"):
-            raise Bad("welcome", f"the player was told epoch {epoch['number']}'s commitment "
-                      f"{str(epoch.get('commitment'))[:16]}…, the export has another",
+            told = f"{str(epoch.get('commitment'))[:16]}…"
+            raise Bad("welcome", said(f"the player was told epoch {epoch['number']}'s "
+                                      f"commitment {told}, the export has another",
+                                      f"le joueur a reçu l'engagement {told} de l'époque "
+                                      f"{epoch['number']}, l'export en a un autre"),
                       field="epoch")
     for seq in sorted(seen):
         copy = seen[seq]
         event = journal.get(seq)
         roll = copy.get("roll")
         if event is None:
-            raise Bad(seq, "the player's log holds this event, the export does not",
+            raise Bad(seq, said("the player's log holds this event, the export does not",
+                                "le journal du joueur a cet événement, l'export ne l'a pas"),
                       roll=roll, field="seq")
         if event.get("type") != copy.get("type"):
-            raise Bad(seq, f"the player was sent a {copy.get('type')} here, the export has a "
-                      f"{event.get('type')}", roll=roll, field="type")
+            raise Bad(seq, said(f"the player was sent a {copy.get('type')} here, the export "
+                                f"has a {event.get('type')}", f"le joueur a reçu ici un "
+                                f"{copy.get('type')}, l'export a un {event.get('type')}"),
+                      roll=roll, field="type")
         if copy.get("type") == "epoch":
             for key in ("epoch", "next"):
                 if (copy.get(key) or {}).get("commitment") != (event.get(key) or {}).get(
                         "commitment"):
-                    raise Bad(seq, "not the commitment the player was sent", field=key)
+                    raise Bad(seq, said("not the commitment the player was sent",
+                                        "pas l'engagement que le joueur a reçu"), field=key)
         if copy.get("type") != "outcome":
             continue
         for key in SHARED:
             if copy.get(key) != event.get(key):
-                raise Bad(seq, f"the player saw {str(copy.get(key))[:40]!r}", roll=roll,
-                          field=key)
+                raise Bad(seq, _saw(repr(str(copy.get(key))[:40])), roll=roll, field=key)
         if copy.get("result") == {"hidden": True}:
             continue  # (a blind roll's roller saw that it happened, not how)
         if _faces(copy) != _faces(event):
-            raise Bad(seq, f"the player saw the dice {_faces(copy)}", roll=roll, field="dice")
+            raise Bad(seq, said(f"the player saw the dice {_faces(copy)}",
+                                f"le joueur a vu les dés {_faces(copy)}"), roll=roll,
+                      field="dice")
         for key in RESULT:
             if (copy.get("result") or {}).get(key) != (event.get("result") or {}).get(key):
-                raise Bad(seq, f"the player saw {(copy.get('result') or {}).get(key)!r}",
+                raise Bad(seq, _saw(repr((copy.get("result") or {}).get(key))),
                           roll=roll, field=f"result.{key}")
         mine, theirs = copy.get("proof") or {}, event.get("proof") or {}
         for key in ("manual", "epoch", "position", "client", "sides"):
             if mine.get(key) != theirs.get(key):
-                raise Bad(seq, f"the player was sent {str(mine.get(key))[:40]!r}", roll=roll,
-                          field=f"proof.{key}")
+                sent = repr(str(mine.get(key))[:40])
+                raise Bad(seq, said(f"the player was sent {sent}", f"le joueur a reçu {sent}"),
+                          roll=roll, field=f"proof.{key}")
     return len(seen)
+
+
+def _saw(value: str) -> str:
+    """What the player saw where the export differs, in both languages."""
+    return said(f"the player saw {value}", f"le joueur a vu {value}")

@@ -36,6 +36,7 @@ from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.text import localized
 from sidecar.table.core import cooperate, oppose
 from sidecar.table.visibility import identity
+from sidecar.tools.words import MISSING_BEFORE, Said, said
 
 #: The end of the note an outcome carries about an extension that failed on it (see
 #: :func:`sidecar.host.pipeline.failure_note`): such a roll was resolved without that extension.
@@ -57,9 +58,43 @@ class Unchecked(Mismatch):
     """A field this replay cannot check, and why (said, never passed over)."""
 
 
+def _refused(error: ProtocolError) -> Said:
+    """The rules refuse an event here: the server's refusal, in both languages."""
+    return said(f"its rules refuse it here ({error.code}: {error.message})",
+                f"ses règles le refusent ici ({error.code} : "
+                f"{error.message_fr or error.message})")
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+#: Said of what a run without plugins (``--no-rerun``) does not check.
+NOT_RERUN = said("not re-run (--no-rerun)", "pas rejoué (--no-rerun)")
+
+
+def _not_installed(kind: str, name: str) -> Said:
+    """A ruleset or an extension this replay does not have."""
+    if kind == "ruleset":
+        return said(f"the ruleset '{name}' is not installed here",
+                    f"le jeu de règles « {name} » n'est pas installé ici")
+    return said(f"the extension '{name}' is not installed here",
+                f"l'extension « {name} » n'est pas installée ici")
+
+
+def _no_character(name: str) -> Said:
+    return said(f"no character '{name}' at this table",
+                f"aucun personnage « {name} » à cette table")
+
+
+def _rules_give(value: Any) -> Said:
+    return said(f"its rules give {_short(value)}", f"ses règles donnent {_short(value)}")
+
+
+def _both(why: str) -> Said:
+    """``why`` as a two-language reason (a plain one is the same in both)."""
+    return why if isinstance(why, Said) else said(why, why)
 
 
 def _first_difference(stored: dict[str, Any], computed: dict[str, Any]) -> str | None:
@@ -145,8 +180,11 @@ class Replay:
             self.turn = int(event["turn"])
         if (number, count) != expected and not gap:
             field = "turn" if turn and number == expected[0] else "number"
-            raise Mismatch(field, f"the table's next {'turn' if turn else 'session'} is "
-                           f"{expected[1] if field == 'turn' else expected[0]}")
+            next_one = expected[1] if field == "turn" else expected[0]
+            raise Mismatch(field, said(
+                f"the table's next {'turn' if turn else 'session'} is {next_one}",
+                f"{'le prochain tour' if turn else 'la prochaine séance'} de la table est "
+                f"{'le' if turn else 'la'} n° {next_one}"))
 
     def _initiative(self, event: dict[str, Any], gap: bool) -> None:
         """An initiative: ordered again from the entries it was asked for, the characters'
@@ -163,17 +201,20 @@ class Replay:
         pipeline = self._pipeline(None)
         entries = event.get("entries")
         if pipeline is None:
-            raise Unchecked("order", "not re-run (--no-rerun)")
+            raise Unchecked("order", NOT_RERUN)
         if not isinstance(entries, list):
-            raise Unchecked("order", "not recomputed: the entries it was asked for are not "
-                            "in this file (a journal written before they were kept)")
+            raise Unchecked("order", said(
+                "not recomputed: the entries it was asked for are not in this file (a "
+                "journal written before they were kept)", "pas recalculé : les entrées "
+                "demandées ne sont pas dans ce fichier (un journal écrit avant qu'elles "
+                "soient gardées)"))
         if event["ruleset"] not in pipeline.host.rulesets:
-            raise Unchecked("order", f"the ruleset '{event['ruleset']}' is not installed here")
+            raise Unchecked("order", _not_installed("ruleset", event["ruleset"]))
         asked = []
         for entry in entries:
             character = self.characters.get(entry["character"])
             if character is None:
-                why = f"no character '{entry['character']}' at this table"
+                why = _no_character(entry["character"])
                 raise Unchecked("order", why) if gap else Mismatch("entries", why)
             asked.append({**entry, "sheet": deep_copy(character["values"])})
         roll = pipeline.prepare_plain(event["ruleset"], table=event["table"],
@@ -185,15 +226,13 @@ class Replay:
             answer = self._loop.run_until_complete(
                 pipeline.initiative(roll, asked, self.state))
         except ProtocolError as error:
-            raise Mismatch("entries", f"its rules refuse it here ({error.code}: "
-                           f"{error.message})") from None
+            raise Mismatch("entries", _refused(error)) from None
         claims = [entry["character"] for entry in entries if entry.get("claim")]
         for field, value in (("order", answer["order"]), ("spent", answer["spend"]),
                              ("claims", claims)):
             if event.get(field) != value:
-                why = f"its rules give {_short(value)}"
-                raise Unchecked(field, why + " (events before it are not in this file)") \
-                    if gap else Mismatch(field, why)
+                why = _rules_give(value)
+                raise Unchecked(field, why + MISSING_BEFORE) if gap else Mismatch(field, why)
 
     def _spend(self, character: dict[str, Any], spend: dict[str, int]) -> dict[str, Any]:
         host = self._host()
@@ -205,17 +244,18 @@ class Replay:
             values, _ = apply_delta(schema, character["values"], spend, sign=-1,
                                     where="spend")
         except ProtocolError as error:
-            raise Mismatch("spent", f"the sheet cannot pay it ({error.message})") from None
+            raise Mismatch("spent", said(
+                f"the sheet cannot pay it ({error.message})", "la fiche ne peut pas le "
+                f"payer ({error.message_fr or error.message})")) from None
         return values
 
     # -- outcomes ------------------------------------------------------------------------
 
     def _outcome(self, event: dict[str, Any], settings: dict[str, Any] | None,
                  faces: list[list[int]], manual: tuple[bool, ...], gap: bool) -> bool:
-        def wrong(field: str, why: str) -> Mismatch:
+        def wrong(field: str, why: Said) -> Mismatch:
             # Without the events before it, what is not found may simply not be shown.
-            return Unchecked(field, why + " (events before it are not in this file)") \
-                if gap else Mismatch(field, why)
+            return Unchecked(field, why + MISSING_BEFORE) if gap else Mismatch(field, why)
 
         opened = self._decision(event, faces, wrong) if event.get("reacts_to") is not None \
             else None
@@ -255,12 +295,14 @@ class Replay:
         if not effects:
             return
         if not isinstance(effects, dict):
-            raise Mismatch("effects", "a map of character to {field: delta}")
+            raise Mismatch("effects", said("a map of character to {field: delta}",
+                                           "une table de personnage à {champ: écart}"))
         sheets = event.get("target_sheets") or {}
         host = self._host()
         for name, delta in effects.items():
             if name not in (event.get("targets") or ()):
-                raise Mismatch("effects", f"'{name}' is not a target of the roll")
+                raise Mismatch("effects", said(f"'{name}' is not a target of the roll",
+                                               f"« {name} » n'est pas une cible du jet"))
             character = self.characters.get(name)
             if character is None:
                 raise wrong("effects", f"no character '{name}' at this table")
@@ -272,12 +314,15 @@ class Replay:
                 low, high = spec.get("min"), spec.get("max")
                 if (low is not None and values[field] < low) \
                         or (high is not None and values[field] > high):
-                    raise Mismatch("effects", f"'{name}': {field} would leave its bounds")
+                    raise Mismatch("effects", said(
+                        f"'{name}': {field} would leave its bounds",
+                        f"« {name} » : {field} sortirait de ses bornes"))
             character["values"] = values
             told = sheets.get(name)
             if isinstance(told, dict) and told.get("values", values) != values:
-                raise Mismatch("target_sheets", f"'{name}': its effects leave "
-                               f"{_short(values)}")
+                raise Mismatch("target_sheets", said(
+                    f"'{name}': its effects leave {_short(values)}",
+                    f"« {name} » : ses effets laissent {_short(values)}"))
 
     def _author(self, event: dict[str, Any], wrong: Callable[[str, str], Mismatch],
                 gap: bool) -> None:
@@ -288,23 +333,33 @@ class Replay:
         seat = by.get("seat")
         if seat and not (gap and by["name"] not in self.seats):
             if by["name"] not in self.seats:
-                raise Mismatch("by", f"'{by['name']}' has no seat at this table")
+                raise Mismatch("by", said(f"'{by['name']}' has no seat at this table",
+                                          f"« {by['name']} » n'a pas de place à cette "
+                                          "table"))
             known = self.seats[by["name"]]
             if isinstance(seat, str) and known is not None and seat != known:
-                raise Mismatch("by", f"'{by['name']}' is not the seat of this id")
+                raise Mismatch("by", said(f"'{by['name']}' is not the seat of this id",
+                                          f"« {by['name']} » n'est pas la place de cet "
+                                          "identifiant"))
         ask_id = event.get("answers")
         if ask_id is None:
             return
         entry = self.asks.get(ask_id)
         if entry is None:
-            raise wrong("answers", f"no ask '{ask_id}' open at this table (unknown, "
-                        "cancelled or answered by all)")
+            raise wrong("answers", said(f"no ask '{ask_id}' open at this table (unknown, "
+                                        "cancelled or answered by all)",
+                                        f"aucune demande « {ask_id} » ouverte à cette table "
+                                        "(inconnue, annulée ou répondue par tous)"))
         ask = entry["event"]
         target = next((t for t in ask["to"] if seat and t["seat"] == by["name"]), None)
         if target is None:
-            raise Mismatch("by", f"'{by['name']}' was not asked (ask {ask_id})")
+            raise Mismatch("by", said(f"'{by['name']}' was not asked (ask {ask_id})",
+                                      f"« {by['name']} » n'a pas été sollicité (demande "
+                                      f"{ask_id})"))
         if by["name"] in entry["answered"]:
-            raise Mismatch("answers", f"'{by['name']}' already answered ask {ask_id}")
+            raise Mismatch("answers", said(f"'{by['name']}' already answered ask {ask_id}",
+                                           f"« {by['name']} » a déjà répondu à la demande "
+                                           f"{ask_id}"))
         expected = {"ruleset": ask["ruleset"], "label": ask["label"],
                     "mode": ask["roll_mode"], "options": ask.get("options") or {},
                     "asked_params": target.get("params") or ask["params"]}
@@ -314,26 +369,34 @@ class Replay:
         for key, value in expected.items():
             if stored[key] != value:
                 field = "params" if key == "asked_params" else key
-                raise Mismatch(field, f"an answer to ask {ask_id} is rolled as asked: "
-                               f"{_short(value)}, not {_short(stored[key])}")
+                raise Mismatch(field, said(
+                    f"an answer to ask {ask_id} is rolled as asked: {_short(value)}, not "
+                    f"{_short(stored[key])}", f"une réponse à la demande {ask_id} se lance "
+                    f"comme demandé : {_short(value)}, pas {_short(stored[key])}"))
         if target.get("character") and event.get("character") != target["character"]:
-            raise Mismatch("character", f"ask {ask_id} asked '{by['name']}' to roll as "
-                           f"'{target['character']}'")
+            raise Mismatch("character", said(
+                f"ask {ask_id} asked '{by['name']}' to roll as '{target['character']}'",
+                f"la demande {ask_id} demandait à « {by['name']} » de lancer en tant que "
+                f"« {target['character']} »"))
 
     def _decision(self, event: dict[str, Any], faces: list[list[int]],
                   wrong: Callable[[str, str], Mismatch]) -> dict[str, Any]:
         """The open roll a decision is taken on, after checking the decision against it."""
         opened = self.open.get(event["roll"])
         if opened is None or opened["seq"] != event["reacts_to"]:
-            raise wrong("reacts_to", f"roll {event['roll']} is not open at seq "
-                        f"{event['reacts_to']} (unknown, or already decided)")
+            raise wrong("reacts_to", said(
+                f"roll {event['roll']} is not open at seq {event['reacts_to']} (unknown, or "
+                "already decided)", f"le jet {event['roll']} n'est pas ouvert au seq "
+                f"{event['reacts_to']} (inconnu, ou déjà décidé)"))
         for key in ("by", "ruleset", "params", "label", "mode", "answers"):
             if event.get(key) != opened.get(key):
-                raise Mismatch(key, f"a decision keeps its roll's {key} "
-                               f"({_short(opened.get(key))})")
+                raise Mismatch(key, said(
+                    f"a decision keeps its roll's {key} ({_short(opened.get(key))})",
+                    f"une décision garde le {key} de son jet ({_short(opened.get(key))})"))
         if event.get("character") not in (None, opened.get("character")):
-            raise Mismatch("character", f"the roll was made as "
-                           f"{_short(opened.get('character'))}")
+            made_as = _short(opened.get("character"))
+            raise Mismatch("character", said(f"the roll was made as {made_as}",
+                                             f"le jet a été fait en tant que {made_as}"))
         choice, reactor = event.get("choice"), event.get("reacted_by")
         default = opened.get("default")
         if choice is None:
@@ -342,31 +405,42 @@ class Replay:
             if reactor is not None or (default is not None
                                        and len(event.get("notes") or ())
                                        != len(opened["notes"]) + 1):
-                raise Mismatch("choice", "only the server closes a roll with no choice, "
-                               "when its time runs out: without a default, or noting why "
-                               "its default could not be taken")
+                raise Mismatch("choice", said(
+                    "only the server closes a roll with no choice, when its time runs out: "
+                    "without a default, or noting why its default could not be taken",
+                    "seul le serveur ferme un jet sans choix, quand son temps est écoulé : "
+                    "sans défaut, ou en notant pourquoi son défaut n'a pas pu être pris"))
             return opened
         offered = {c["name"]: c for c in opened.get("choices") or []}
         if choice not in offered:
-            raise Mismatch("choice", f"'{choice}' was not offered (offered: "
-                           f"{', '.join(offered)})")
+            listed = ", ".join(offered)
+            raise Mismatch("choice", said(f"'{choice}' was not offered (offered: {listed})",
+                                          f"« {choice} » n'était pas proposé (proposés : "
+                                          f"{listed})"))
         if reactor is None:
             if choice != default:
-                raise Mismatch("choice", f"the server takes the default ('{default}') "
-                               "when time runs out, not this one")
+                raise Mismatch("choice", said(
+                    f"the server takes the default ('{default}') when time runs out, not "
+                    "this one", f"le serveur prend le défaut (« {default} ») quand le "
+                    "temps est écoulé, pas celui-ci"))
         elif reactor.get("role") != "gm":
             if opened.get("mode") == "blind":
                 # Its roller does not know how it fell: the server lets only a GM decide.
-                raise Mismatch("reacted_by", "only a GM decides a blind roll")
+                raise Mismatch("reacted_by", said("only a GM decides a blind roll",
+                                                  "seul un MJ décide d'un jet à l'aveugle"))
             if identity(reactor) != identity(opened["by"]):
-                raise Mismatch("reacted_by", "only the roller or a GM decides on a roll")
+                raise Mismatch("reacted_by", said(
+                    "only the roller or a GM decides on a roll",
+                    "seuls celui qui a lancé ou un MJ décident d'un jet"))
             if offered[choice].get("gm") is True:
-                raise Mismatch("choice", f"only a GM takes '{choice}'")
+                raise Mismatch("choice", said(f"only a GM takes '{choice}'",
+                                              f"seul un MJ prend « {choice} »"))
         drawn = {len(candidate) for candidate in faces}
         wanted = offered[choice].get("dice", 0)
         if drawn and wanted not in drawn:
-            raise Mismatch("choice", f"'{choice}' draws {wanted} dice, this decision drew "
-                           f"{min(drawn)}")
+            raise Mismatch("choice", said(
+                f"'{choice}' draws {wanted} dice, this decision drew {min(drawn)}",
+                f"« {choice} » tire {wanted} dés, cette décision en a tiré {min(drawn)}"))
         return opened
 
     def _character(self, event: dict[str, Any], opened: dict[str, Any] | None,
@@ -377,22 +451,31 @@ class Replay:
             return None
         character = self.characters.get(name)
         if character is None:
-            raise wrong("character", f"no character '{name}' at this table")
+            raise wrong("character", _no_character(name))
         if character["ruleset"] != event["ruleset"]:
-            raise Mismatch("character", f"'{name}' plays {character['ruleset']}")
+            raise Mismatch("character", said(f"'{name}' plays {character['ruleset']}",
+                                             f"« {name} » joue à {character['ruleset']}"))
         if opened is None:
             by = event["by"]
             if by.get("role") != "gm" and not (by.get("seat")
                                                and character["owner"] == by["name"]):
-                raise Mismatch("by", f"'{name}' is {character['owner'] or 'nobody'}'s "
-                               f"character, not {by['name']}'s (only its seat or a GM "
-                               "rolls as it)")
+                owner = character["owner"]
+                raise Mismatch("by", said(
+                    f"'{name}' is {owner or 'nobody'}'s character, not {by['name']}'s (only "
+                    "its seat or a GM rolls as it)", f"« {name} » est le personnage "
+                    + (f"de la place « {owner} »" if owner else "de personne")
+                    + f", pas de « {by['name']} » (seuls sa place ou un MJ lancent en tant "
+                    "que lui)"))
             if event["mode"] == "self":
-                raise Mismatch("mode", "a roll as a character is never 'self'")
+                raise Mismatch("mode", said("a roll as a character is never 'self'",
+                                            "un jet en tant que personnage n'est jamais "
+                                            "« Moi seul »"))
         if not isinstance(event.get("spent"), dict) or not isinstance(event.get("sheet"),
                                                                       dict):
-            raise Mismatch("spent", "a roll as a character records what it spent and the "
-                           "values it left (spent, sheet)")
+            raise Mismatch("spent", said(
+                "a roll as a character records what it spent and the values it left "
+                "(spent, sheet)", "un jet en tant que personnage note ce qu'il a dépensé et "
+                "les valeurs qu'il a laissées (spent, sheet)"))
         return character["values"]
 
     def _closed(self, event: dict[str, Any], opened: dict[str, Any],
@@ -406,8 +489,10 @@ class Replay:
             expected.update(spent={}, sheet=values)
         for key, value in expected.items():
             if event.get(key) != value:
-                raise Mismatch(key, "a roll closed when its time ran out keeps its result "
-                               "as it stood and draws nothing")
+                raise Mismatch(key, said(
+                    "a roll closed when its time ran out keeps its result as it stood and "
+                    "draws nothing", "un jet fermé quand son temps est écoulé garde son "
+                    "résultat tel quel et ne tire rien"))
 
     # -- the rules, again ----------------------------------------------------------------
 
@@ -435,19 +520,21 @@ class Replay:
                faces: list[list[int]], manual: tuple[bool, ...], gap: bool) -> Resolution:
         pipeline = self._pipeline(settings)
         if pipeline is None:
-            raise Unchecked("result", "not re-run (--no-rerun)")
+            raise Unchecked("result", NOT_RERUN)
         host = pipeline.host
         ruleset = event["ruleset"]
         if ruleset not in host.rulesets:
-            raise Unchecked("result", f"the ruleset '{ruleset}' is not installed here")
+            raise Unchecked("result", _not_installed("ruleset", ruleset))
         options = (opened or event).get("options") or {}
         missing = sorted({*event.get("applied", []), *options} - set(host.plugins))
         if missing:
-            raise Unchecked("applied", f"the extension '{missing[0]}' is not installed here")
+            raise Unchecked("applied", _not_installed("extension", missing[0]))
         failed = [note for note in event.get("notes", []) if FAILED_NOTE in localized(note, "en")]
         if failed:
-            raise Unchecked("result", "an extension failed on the server on this roll "
-                            "(its note says so): what it would have done is unknown")
+            raise Unchecked("result", said(
+                "an extension failed on the server on this roll (its note says so): what "
+                "it would have done is unknown", "une extension a échoué sur le serveur "
+                "pour ce jet (sa note le dit) : ce qu'elle aurait fait est inconnu"))
         first: Mismatch | None = None
         for candidate in faces:
             for by_hand in manual:
@@ -458,7 +545,7 @@ class Replay:
                     problem: Mismatch | None = Mismatch(
                         "dice" if error.code == "bad_dice" else
                         str((error.details or {}).get("field") or "params"),
-                        f"its rules refuse it here ({error.code}: {error.message})")
+                        _refused(error))
                 else:
                     problem = self._compare(event, opened, values, resolution)
                 if problem is None:
@@ -473,12 +560,16 @@ class Replay:
             other = sorted(name for name in involved
                            if name in ran and here.get(name) != ran[name])
             if other:
-                raise Unchecked(first.field, f"{first.why} — but the server ran "
-                                f"{other[0]} {ran[other[0]]}, this is "
-                                f"{here.get(other[0])}")
+                name = other[0]
+                raise Unchecked(first.field, _both(first.why) + said(
+                    f" — but the server ran {name} {ran[name]}, this is {here.get(name)}",
+                    f" — mais le serveur avait {name} {ran[name]}, celui-ci "
+                    f"{here.get(name)}"))
         if gap:
-            raise Unchecked(first.field, first.why + " (events before it are not in this "
-                            "file: the table's state may have differed)")
+            raise Unchecked(first.field, _both(first.why) + said(
+                " (events before it are not in this file: the table's state may have "
+                "differed)", " (les événements qui le précèdent ne sont pas dans ce fichier "
+                ": l'état de la table a pu être autre)"))
         raise first
 
     def _resolve(self, pipeline: RollPipeline, event: dict[str, Any],
@@ -530,20 +621,26 @@ class Replay:
         params = resolution.roll.params
         if opened is None and params != event["params"]:
             key = _first_difference(event["params"], params)
-            return Mismatch(f"params.{key}", f"its extensions make it {_short(params.get(key))}"
-                            f", not {_short(event['params'].get(key))}")
+            made, stored = _short(params.get(key)), _short(event["params"].get(key))
+            return Mismatch(f"params.{key}", said(
+                f"its extensions make it {made}, not {stored}",
+                f"ses extensions en font {made}, pas {stored}"))
         if outcome.dice != event["dice"]:
             faces = [d.get("face") for d in outcome.dice]
             if faces != [d.get("face") for d in event["dice"]]:
-                return Mismatch("dice", f"its rules show {len(faces)} dice {_short(faces)}")
+                return Mismatch("dice", said(
+                    f"its rules show {len(faces)} dice {_short(faces)}",
+                    f"ses règles montrent {len(faces)} dés {_short(faces)}"))
             index = next(i for i, die in enumerate(outcome.dice) if die != event["dice"][i])
-            return Mismatch("dice", f"its rules show die #{index + 1} as "
-                            f"{_short(outcome.dice[index])}, not "
-                            f"{_short(event['dice'][index])}")
+            shown, stored = _short(outcome.dice[index]), _short(event["dice"][index])
+            return Mismatch("dice", said(
+                f"its rules show die #{index + 1} as {shown}, not {stored}",
+                f"ses règles montrent le dé n° {index + 1} ainsi : {shown}, pas {stored}"))
         key = _first_difference(event["result"], outcome.result)
         if key is not None:
-            return Mismatch(f"result.{key}", f"its rules give {_short(outcome.result.get(key))}"
-                            f", not {_short(event['result'].get(key))}")
+            return Mismatch(f"result.{key}", _rules_give(outcome.result.get(key))
+                            + said(f", not {_short(event['result'].get(key))}",
+                                   f", pas {_short(event['result'].get(key))}"))
         notes, spend = list(outcome.notes), outcome.spend
         if values is not None and spend:
             # As the server does (contract §7: never refused after the dice): a spend the
@@ -551,15 +648,17 @@ class Replay:
             spend, notes = self._held(event["character"], values, spend, notes)
         for name, value in (("applied", outcome.applied), ("notes", notes)):
             if event.get(name, []) != value:
-                return Mismatch(name, f"its rules give {_short(value)}")
+                return Mismatch(name, _rules_give(value))
         if values is not None:
             spent = {name: amount for name, amount in spend.items() if amount}
             if event["spent"] != spent:
-                return Mismatch("spent", f"its rules spend {_short(spent)}")
+                return Mismatch("spent", said(f"its rules spend {_short(spent)}",
+                                              f"ses règles dépensent {_short(spent)}"))
             character = self.characters[event["character"]]
             after = self._spend(character, spend) if spend else values
             if event["sheet"] != after:
-                return Mismatch("sheet", f"the values left are {_short(after)}")
+                return Mismatch("sheet", said(f"the values left are {_short(after)}",
+                                              f"les valeurs laissées sont {_short(after)}"))
         if "targets" in event:
             problem = self._compare_effects(event, outcome.effects)
             if problem is not None:
@@ -568,12 +667,15 @@ class Replay:
         if bool(event.get("open")) != (choices is not None) \
                 or event.get("choices") != choices \
                 or (choices is not None and event.get("default") != outcome.default):
-            return Mismatch("choices", f"its rules offer {_short(choices)}")
+            return Mismatch("choices", said(f"its rules offer {_short(choices)}",
+                                            f"ses règles proposent {_short(choices)}"))
         text = event.get("text")
+        written = said(f"its rules write {_short(resolution.text)}",
+                       f"ses règles écrivent {_short(resolution.text)}")
         if isinstance(text, dict) and text != resolution.text:
-            return Mismatch("text", f"its rules write {_short(resolution.text)}")
+            return Mismatch("text", written)
         if isinstance(text, str) and text not in resolution.text.values():
-            return Mismatch("text", f"its rules write {_short(resolution.text)}")
+            return Mismatch("text", written)
         return None
 
     def _compare_effects(self, event: dict[str, Any], effects: Any) -> Mismatch | None:
@@ -586,7 +688,8 @@ class Replay:
         for name, delta in effects.items():
             character = self.characters.get(name)
             if character is None or not isinstance(delta, dict):
-                return Mismatch("effects", f"its rules aim at {_short(name)}")
+                return Mismatch("effects", said(f"its rules aim at {_short(name)}",
+                                                f"ses règles visent {_short(name)}"))
             schema = host.sheet_schema(character["ruleset"])
             values = dict(character["values"])
             # (the server's rule: `_bounded`, as a spend taken as far as the sheet holds)
@@ -596,7 +699,8 @@ class Replay:
             if cut:
                 applied[name] = cut
         if (event.get("effects") or {}) != applied:
-            return Mismatch("effects", f"its rules do {_short(applied)}")
+            return Mismatch("effects", said(f"its rules do {_short(applied)}",
+                                            f"ses règles font {_short(applied)}"))
         return None
 
     def _held(self, name: str, values: dict[str, Any], spend: dict[str, Any],
@@ -648,5 +752,8 @@ class Replay:
         for key in ("opposition", "cooperation"):
             if event.get(key) != expected.get(key):
                 if entry is None:
-                    raise wrong(key, "its ask is not open here")
-                raise Mismatch(key, f"its ask's answers give {_short(expected.get(key))}")
+                    raise wrong(key, said("its ask is not open here",
+                                          "sa demande n'est pas ouverte ici"))
+                raise Mismatch(key, said(
+                    f"its ask's answers give {_short(expected.get(key))}",
+                    f"les réponses à sa demande donnent {_short(expected.get(key))}"))

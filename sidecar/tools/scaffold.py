@@ -209,7 +209,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     against = "contre" if locale == "fr" else "vs"
     # "Aengus — Escalade : (4+2) +1 = 7 contre 7 → Réussite": who, what, dice, bonus apart.
     dice = f"({faces}) {bonus:+d}" if bonus else faces
-    return (f"{heading(roll)}{dice} = {r['total']} {against} {r['target']} → "
+    return (f"{heading(roll, locale=locale)}{dice} = {r['total']} {against} {r['target']} → "
             f"{r['label'][locale]}")
 '''
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from sidecar.dice.provable import faces_of, leaf_key, root_from_path, settings_seed, tree
 from sidecar.tools.replay import Mismatch, Replay, Unchecked
+from sidecar.tools.words import in_locale, said
 
 
 class Bad(Exception):
@@ -50,12 +51,22 @@ class Bad(Exception):
         self.seq, self.why, self.roll, self.field = seq, why, roll, field
         super().__init__(describe(seq, roll, field, why))
 
+    def said(self, locale: str) -> str:
+        """What went wrong, in ``locale`` (``str(bad)`` is the English)."""
+        return describe(self.seq, self.roll, self.field, self.why, locale)
 
-def describe(seq: Any, roll: str | None, field: str | None, why: str) -> str:
-    """``seq 7: roll 3fa2…, field dice: why`` (what is known of it)."""
-    where = ", ".join(part for part in (f"roll {roll}" if roll else "",
-                                        f"field {field}" if field else "") if part)
-    return f"seq {seq}: {where}: {why}" if where else f"seq {seq}: {why}"
+
+def describe(seq: Any, roll: str | None, field: str | None, why: str,
+             locale: str = "en") -> str:
+    """``seq 7: roll 3fa2…, field dice: why`` (what is known of it); in French
+    (``locale="fr"``) « seq 7 : jet 3fa2…, champ dice : pourquoi »."""
+    fr = locale == "fr"
+    where = ", ".join(part for part in (
+        f"{'jet' if fr else 'roll'} {roll}" if roll else "",
+        f"{'champ' if fr else 'field'} {field}" if field else "") if part)
+    colon = " : " if fr else ": "
+    why = in_locale(why, locale)
+    return f"seq {seq}{colon}{where}{colon}{why}" if where else f"seq {seq}{colon}{why}"
 
 
 @dataclass
@@ -141,12 +152,16 @@ class OwnSeeds:
             # A decision draws with its open roll's seed (checked with that roll).
             given = [opened["proof"]["client"]]
         if not given:
-            report.unchecked.append((seq, event.get("roll"), "proof.client", "made before "
-                                     "this log's first welcome: the client seed of that "
-                                     "connection is not in this file"))
+            report.unchecked.append((seq, event.get("roll"), "proof.client", said(
+                "made before this log's first welcome: the client seed of that connection "
+                "is not in this file", "fait avant le premier welcome de ce journal : la "
+                "graine client de cette connexion n'est pas dans ce fichier")))
         elif proof["client"] != given[-1]:
-            raise Bad(seq, f"drawn with the client seed {str(proof['client'])[:64]!r}, not "
-                      "this log's own (welcome.epoch.client): the server chose it",
+            client = repr(str(proof["client"])[:64])
+            raise Bad(seq, said(f"drawn with the client seed {client}, not this log's own "
+                                "(welcome.epoch.client): the server chose it",
+                                f"tiré avec la graine client {client}, pas celle de ce "
+                                "journal (welcome.epoch.client) : le serveur l'a choisie"),
                       roll=event.get("roll"), field="proof.client")
 
 
@@ -165,9 +180,9 @@ def events_of(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
         try:
             message = json.loads(line)
         except ValueError:
-            raise Bad(f"? (line {number})", "not JSON") from None
+            raise Bad(f"? (line {number})", said("not JSON", "pas du JSON")) from None
         if not isinstance(message, dict):
-            raise Bad(f"? (line {number})", "not an event")
+            raise Bad(f"? (line {number})", said("not an event", "pas un événement"))
         if message.get("type") == "history":
             for event in message.get("events", []):
                 yield {**event, PAGE: True}
@@ -232,10 +247,13 @@ class Epochs:
     def announce(self, seq: Any, epoch: dict[str, Any]) -> None:
         number = epoch["number"]
         if self.commitments.setdefault(number, epoch["commitment"]) != epoch["commitment"]:
-            raise Bad(seq, f"epoch {number} changed its commitment", field="epoch")
+            raise Bad(seq, said(f"epoch {number} changed its commitment",
+                                f"l'époque {number} a changé d'engagement"), field="epoch")
         if "settings" in epoch:
             if self.settings.setdefault(number, epoch["settings"]) != epoch["settings"]:
-                raise Bad(seq, f"epoch {number} changed its settings", field="settings")
+                raise Bad(seq, said(f"epoch {number} changed its settings",
+                                    f"l'époque {number} a changé de réglages"),
+                          field="settings")
 
     def open_at(self, seq: int) -> tuple[bool, int | None]:
         """Whether the file says which epoch was open at ``seq``, and which (``None``:
@@ -274,13 +292,18 @@ def _epochs(seen: dict[int, dict[str, Any]], welcomes: list[dict[str, Any]]) -> 
             base = epochs.bases.get(number)
             if base is not None and event.get("events") != seq - base - 1:
                 # (What a truncation that renumbers its reveal leaves right: said above.)
-                raise Bad(seq, f"epoch {number} numbered {seq - base - 1} events between "
-                          "the one that opened it and its reveal", field="events")
+                count = seq - base - 1
+                raise Bad(seq, said(f"epoch {number} numbered {count} events between the "
+                                    "one that opened it and its reveal",
+                                    f"l'époque {number} a numéroté {count} événements entre "
+                                    "celui qui l'a ouverte et sa révélation"),
+                          field="events")
             if "seed" in event:
                 seed = bytes.fromhex(event["seed"])
                 if tree(seed).root != epochs.commitments[number]:
-                    raise Bad(seq, f"the seed of epoch {number} is not the one committed",
-                              field="seed")
+                    raise Bad(seq, said(f"the seed of epoch {number} is not the one "
+                                        "committed", f"la graine de l'époque {number} n'est "
+                                        "pas celle de son engagement"), field="seed")
                 _bound(seq, event, number, seed, epochs)
                 epochs.seeds[number] = seed
     epochs.changes.sort(key=lambda change: change[0])
@@ -308,11 +331,14 @@ def _bound(seq: int, event: dict[str, Any], number: int, seed: bytes, epochs: Ep
             epochs.unbound.append((seq, number))
         return
     if settings is None:
-        raise Bad(seq, f"epoch {number} has a nonce but announced no settings",
+        raise Bad(seq, said(f"epoch {number} has a nonce but announced no settings",
+                            f"l'époque {number} a un nonce mais n'a annoncé aucun réglage"),
                   field="settings")
     if settings_seed(bytes.fromhex(event["nonce"]), settings) != seed:
-        raise Bad(seq, f"the seed of epoch {number} is not derived from the settings it "
-                  "announced (they were changed)", field="settings")
+        raise Bad(seq, said(f"the seed of epoch {number} is not derived from the settings "
+                            "it announced (they were changed)", f"la graine de l'époque "
+                            f"{number} ne vient pas des réglages annoncés (ils ont été "
+                            "changés)"), field="settings")
 
 
 def read_events(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]],
@@ -328,18 +354,20 @@ def read_events(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, A
             continue
         seq = event.get("seq")
         if not isinstance(seq, int):
-            raise Bad(seq, "no seq", roll=event.get("roll"), field="seq")
+            raise Bad(seq, said("no seq", "pas de seq"), roll=event.get("roll"), field="seq")
         if seq in seen:
             # A client's log holds some events twice (live, then in a history page
             # that adds each roll's key after the reveal): the very same event. Anywhere
             # else (an export, the live lines of a log) a seq is there once.
             first = seen[seq]
             if not (event.get(PAGE) or first.get(PAGE)):
-                raise Bad(seq, "this seq is there twice (each event has its own)",
+                raise Bad(seq, said("this seq is there twice (each event has its own)",
+                                    "ce seq est là deux fois (chaque événement a le sien)"),
                           roll=event.get("roll"), field="seq")
             if same_event(first) != same_event(event):
-                raise Bad(seq, "two different events have this seq", roll=event.get("roll"),
-                          field="seq")
+                raise Bad(seq, said("two different events have this seq",
+                                    "deux événements différents ont ce seq"),
+                          roll=event.get("roll"), field="seq")
             if "key" in (event.get("proof") or {}):
                 first["proof"] = event["proof"]
             continue
@@ -347,8 +375,9 @@ def read_events(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, A
             # Lines of an export, live messages of a log: in seq order (a history page
             # may bring back earlier events a client did not receive live).
             if seq <= last:
-                raise Bad(seq, f"out of order (after seq {last})", roll=event.get("roll"),
-                          field="seq")
+                raise Bad(seq, said(f"out of order (after seq {last})",
+                                    f"dans le désordre (après le seq {last})"),
+                          roll=event.get("roll"), field="seq")
             last = seq
         seen[seq] = dict(event)
     outcomes = [e for e in seen.values() if e.get("type") == "outcome"]
@@ -358,7 +387,8 @@ def read_events(events: Iterable[dict[str, Any]]) -> tuple[dict[int, dict[str, A
         # 1, 2, 3… with none missing (a missing one could hide a roll drawn and dropped).
         for expected, seq in enumerate(sorted(seen), 1):
             if seq != expected:
-                raise Bad(seq, f"seq {expected} is missing before it",
+                raise Bad(seq, said(f"seq {expected} is missing before it",
+                                    f"le seq {expected} manque avant lui"),
                           roll=seen[seq].get("roll"), field="seq")
     return seen, welcomes, export
 
@@ -372,9 +402,11 @@ def check(events: Iterable[dict[str, Any]], *, replay: Replay | None = None) -> 
     epochs = _epochs(seen, welcomes)
     report = Report(export=export)
     for seq, number in epochs.unbound:
-        report.unchecked.append((seq, None, "settings", f"epoch {number}'s settings are not "
-                                 "bound to its seed (its reveal has no nonce: opened before "
-                                 "seeds were derived from them)"))
+        report.unchecked.append((seq, None, "settings", said(
+            f"epoch {number}'s settings are not bound to its seed (its reveal has no nonce: "
+            "opened before seeds were derived from them)", f"les réglages de l'époque "
+            f"{number} ne sont pas liés à sa graine (sa révélation n'a pas de nonce : ouverte "
+            "avant que les graines en dérivent)")))
     seeds = OwnSeeds.of(seen, welcomes)
     own = replay is None
     replay = replay if replay is not None else Replay(None)
@@ -437,13 +469,17 @@ def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epoc
                 and not event.get("dice"):
             return [[]], (False,), settings  # closed when its time ran out: no die drawn
         if known and number is not None:
-            raise Bad(seq, f"no proof, though epoch {number} was open: every roll of a "
-                      "provable table is proven or marked as entered by hand",
-                      roll=roll, field="proof")
-        report.unchecked.append((seq, roll, "dice", "no proof: made while no epoch was "
-                                 "open (the server's dice were not provable then)"
-                                 if export or known else "no proof, and this file does "
-                                 "not say which epoch was open"))
+            raise Bad(seq, said(f"no proof, though epoch {number} was open: every roll of "
+                                "a provable table is proven or marked as entered by hand",
+                                f"pas de preuve, alors que l'époque {number} était ouverte : "
+                                "chaque jet d'une table prouvable est prouvé ou marqué "
+                                "entré à la main"), roll=roll, field="proof")
+        report.unchecked.append((seq, roll, "dice", said(
+            "no proof: made while no epoch was open (the server's dice were not provable "
+            "then)", "pas de preuve : fait quand aucune époque n'était ouverte (les dés du "
+            "serveur n'étaient pas prouvables alors)") if export or known else said(
+            "no proof, and this file does not say which epoch was open", "pas de preuve, et "
+            "ce fichier ne dit pas quelle époque était ouverte")))
         return faces, (False, True), settings
     if proof.get("manual"):
         _entered_by_hand(event, proof, number, settings, report)
@@ -451,12 +487,15 @@ def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epoc
         return faces, (True,), settings
     number_of_proof, position = proof["epoch"], proof["position"]
     if known and number_of_proof != number:
-        raise Bad(seq, f"its proof names epoch {number_of_proof}, epoch {number} was open",
+        raise Bad(seq, said(f"its proof names epoch {number_of_proof}, epoch {number} was "
+                            "open", f"sa preuve nomme l'époque {number_of_proof}, l'époque "
+                            f"{number} était ouverte"),
                   roll=roll, field="proof.epoch")
     number = number_of_proof
     settings = epochs.settings.get(number)
     if epochs.commitments.setdefault(number, proof["commitment"]) != proof["commitment"]:
-        raise Bad(seq, f"not the commitment of epoch {number}", roll=roll,
+        raise Bad(seq, said(f"not the commitment of epoch {number}",
+                            f"pas l'engagement de l'époque {number}"), roll=roll,
                   field="proof.commitment")
     # Positions count the rolls that drew, 0, 1, 2…: in an export (every event) none is
     # missing — a roll taken out, or replaced by another event, leaves a hole — in a log
@@ -469,12 +508,17 @@ def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epoc
     epochs.drawn[number] = position + 1
     if (settings or {}).get("positions") == "drawn":
         if not counted:
-            raise Bad(seq, f"position {position} in epoch {number}, where the rolls before "
-                      f"it drew {expected} (none missing, none twice)", roll=roll,
+            raise Bad(seq, said(f"position {position} in epoch {number}, where the rolls "
+                                f"before it drew {expected} (none missing, none twice)",
+                                f"position {position} dans l'époque {number}, où les jets "
+                                f"d'avant en ont tiré {expected} (aucune ne manque, aucune "
+                                "deux fois)"), roll=roll,
                       field="proof.position")
     elif epochs.bases.setdefault(number, seq - position - 1) != seq - position - 1 \
             and not (settings is None and counted):
-        raise Bad(seq, f"position {position} is not this event's place in epoch {number}",
+        raise Bad(seq, said(f"position {position} is not this event's place in epoch "
+                            f"{number}", f"la position {position} n'est pas la place de cet "
+                            f"événement dans l'époque {number}"),
                   roll=roll, field="proof.position")
     seed = epochs.seeds.get(number)
     if seed is not None:
@@ -482,7 +526,8 @@ def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epoc
     elif "key" in proof:
         key = bytes.fromhex(proof["key"])
         if root_from_path(key, position, proof.get("path", [])) != epochs.commitments[number]:
-            raise Bad(seq, "its key does not lead to the epoch's commitment", roll=roll,
+            raise Bad(seq, said("its key does not lead to the epoch's commitment",
+                                "sa clé ne mène pas à l'engagement de l'époque"), roll=roll,
                       field="proof.key")
     else:
         report.waiting.append(seq)
@@ -492,10 +537,16 @@ def _proven(event: dict[str, Any], seen: dict[int, dict[str, Any]], epochs: Epoc
     # Exactly the dice drawn, in order; a decision may show its open roll's dice too
     # (all of them, each in its order): no die added, none moved.
     if shown != drawn and not (opened and interleaves(shown, earlier, drawn)):
-        raise Bad(seq, f"{len(shown)} dice shown, the proof draws {len(drawn)} "
-                  f"({', '.join(f'd{s}:{f}' for s, f in drawn)})"
-                  + (f" after the open roll's {len(earlier)}" if opened else "")
-                  + ": its dice are not the ones derived", roll=roll, field="dice")
+        faces_drawn = ", ".join(f"d{s}:{f}" for s, f in drawn)
+        raise Bad(seq, said(
+            f"{len(shown)} {'die' if len(shown) == 1 else 'dice'} shown, the proof draws "
+            f"{len(drawn)} ({faces_drawn})"
+            + (f" after the open roll's {len(earlier)}" if opened else "")
+            + ": its dice are not the ones derived",
+            f"{len(shown)} {'dé montré' if len(shown) < 2 else 'dés montrés'}, la preuve en "
+            f"tire {len(drawn)} ({faces_drawn})"
+            + (f" après les {len(earlier)} du jet ouvert" if opened else "")
+            + " : ses dés ne sont pas ceux qui en dérivent"), roll=roll, field="dice")
     report.checked += 1
     report.epochs.add(number)
     return [[face for _, face in drawn]], (False,), settings
@@ -510,14 +561,20 @@ def _entered_by_hand(event: dict[str, Any], proof: dict[str, Any], number: int |
     author = event.get("reacted_by") if event.get("reacts_to") is not None else event["by"]
     if not author or (by.get("name"), by.get("role")) != (author.get("name"),
                                                           author.get("role")):
-        raise Bad(seq, "dice entered by hand name who entered them: the one who rolled (or "
-                  "decided)", roll=roll, field="proof.by")
+        raise Bad(seq, said("dice entered by hand name who entered them: the one who rolled "
+                            "(or decided)", "des dés entrés à la main nomment qui les a "
+                            "entrés : celui qui a lancé (ou décidé)"), roll=roll,
+                  field="proof.by")
     if by.get("role") == "gm" or number is None:
         return
     if settings is None:
-        report.unchecked.append((seq, roll, "proof", f"dice entered by a player, and epoch "
-                                 f"{number} does not say whether players could (its "
-                                 "settings are missing)"))
+        report.unchecked.append((seq, roll, "proof", said(
+            f"dice entered by a player, and epoch {number} does not say whether players "
+            "could (its settings are missing)", f"des dés entrés par un joueur, et l'époque "
+            f"{number} ne dit pas si les joueurs le pouvaient (ses réglages manquent)")))
     elif settings.get("player_dice") is not True:
-        raise Bad(seq, f"dice entered by a player, and players may not enter dice on this "
-                  f"server (epoch {number}'s settings)", roll=roll, field="proof")
+        raise Bad(seq, said(f"dice entered by a player, and players may not enter dice on "
+                            f"this server (epoch {number}'s settings)", "des dés entrés par "
+                            "un joueur, et les joueurs ne peuvent pas entrer de dés sur ce "
+                            f"serveur (réglages de l'époque {number})"), roll=roll,
+                  field="proof")

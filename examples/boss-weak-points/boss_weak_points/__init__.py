@@ -209,10 +209,15 @@ def take_wounds(roll: Roll, outcome: Outcome, settings: dict[str, Any]) -> None:
         amount = min(wounds, 99 - have) if sign > 0 else min(wounds, have)
         if amount:
             outcome.spend[name] = outcome.spend.get(name, 0) - sign * amount
-    outcome.notes.append(f"Boss : {before} blessure(s) de l'adversaire → {wounds} "
-                         f"reçue(s) (armure {settings['armor']}"
-                         + (f", point faible « {settings['aim']} »" if on_weak_point else "")
-                         + ").")
+    # A note in both languages: each member reads one.
+    aim = settings["aim"]
+    outcome.notes.append({
+        "fr": f"Boss : {before} blessure(s) de l'adversaire → {wounds} reçue(s) (armure "
+              f"{settings['armor']}" + (f", point faible « {aim} »" if on_weak_point else "")
+              + ").",
+        "en": f"Boss: {before} wound(s) from the opponent → {wounds} taken (armour "
+              f"{settings['armor']}" + (f", weak point '{aim}'" if on_weak_point else "")
+              + ")."})
 
 
 def aimed_boss(roll: Roll) -> tuple[str, str, dict[str, Any]] | None:
@@ -279,12 +284,16 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
         wounds = before + settings["weak_points"][zone]
         if result["kind"] == "critical":
             wounds *= 2
-        note = (f"Point faible « {zone} » touché : armure ignorée, +{settings['weak_points'][zone]}"
-                + (", coup d'éclat : ×2" if result["kind"] == "critical" else "")
-                + f" → {wounds} blessure(s).")
+        bonus, critical = settings["weak_points"][zone], result["kind"] == "critical"
+        note = {"fr": f"Point faible « {zone} » touché : armure ignorée, +{bonus}"
+                      + (", coup d'éclat : ×2" if critical else "")
+                      + f" → {wounds} blessure(s).",
+                "en": f"Weak point '{zone}' hit: armour ignored, +{bonus}"
+                      + (", critical hit: ×2" if critical else "") + f" → {wounds} wound(s)."}
     else:
         wounds = max(0, before - settings["armor"])
-        note = f"Armure du boss {settings['armor']} : {before} → {wounds} blessure(s)."
+        note = {"fr": f"Armure du boss {settings['armor']} : {before} → {wounds} blessure(s).",
+                "en": f"Boss armour {settings['armor']}: {before} → {wounds} wound(s)."}
     result["wounds"] = wounds
     result["boss"] = {"armor": settings["armor"], "weak_point": zone,
                       "hit_weak_point": on_weak_point, "wounds_before": before}

@@ -44,7 +44,7 @@ def test_an_advanced_move_is_a_critical_from_12():
     outcome = resolve(pbta_moves, RULESET, params, faces=[5, 5])
     assert outcome["result"]["kind"] == "critical"
     assert outcome["text"]["fr"].endswith(" — Défier le danger : (5+5) +2 = 12 → Réussite critique")
-    assert outcome["text"]["en"].endswith(" — Défier le danger : (5+5) +2 = 12 → Critical success")
+    assert outcome["text"]["en"].endswith(" — Défier le danger: (5+5) +2 = 12 → Critical success")
     plain = resolve(pbta_moves, RULESET, {"stat": 2}, faces=[5, 5])
     assert plain["result"]["kind"] == "success"
 

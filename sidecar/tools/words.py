@@ -1,0 +1,43 @@
+"""What ``sidecar verify`` says, in its reader's one language: a reason is written in
+English and French together (:func:`said`), and printed in the run's ``--locale``
+(:func:`in_locale`). A reason is still a ``str`` — its English — so code and tests that
+compare or read it in English keep doing so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Said(str):
+    """An English reason that carries its French (:attr:`fr`). Joined with ``+`` to
+    another reason (or a plain string: a value, a name), it stays two-language."""
+
+    fr: str
+
+    def __new__(cls, en: str, fr: str) -> Said:
+        said_ = super().__new__(cls, en)
+        said_.fr = fr
+        return said_
+
+    def __add__(self, other: Any) -> Said:
+        return Said(str.__add__(self, str(other)), self.fr + french(other))
+
+
+def said(en: str, fr: str) -> Said:
+    """A reason in English (the string itself) and in French (``fr``)."""
+    return Said(en, fr)
+
+
+def french(text: Any) -> str:
+    """``text``'s French: a :class:`Said`'s, else ``text`` as it is (a value, a name)."""
+    return text.fr if isinstance(text, Said) else str(text)
+
+
+def in_locale(text: Any, locale: str | None) -> str:
+    """``text`` in ``locale``: French (``fr``, the default) or English."""
+    return str.__str__(text) if locale == "en" else french(text)
+
+
+#: Added to a reason when the events before the one checked are not all in the file.
+MISSING_BEFORE = said(" (events before it are not in this file)",
+                      " (les événements qui le précèdent ne sont pas dans ce fichier)")
