@@ -23,7 +23,7 @@ from sidecar import hookimpl
 from sidecar.host.plugins import scope
 from sidecar.model import Outcome, Roll, label
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "blank_botch"
 

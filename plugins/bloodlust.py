@@ -21,7 +21,7 @@ from sidecar.protocol.errors import invalid_param
 from sidecar.rules import heading, name_params
 from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "bloodlust"
 MAX_POOL = 50

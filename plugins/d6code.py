@@ -35,7 +35,7 @@ from sidecar.rulesets.d6code_recovery import hold_recovery, recovery_decided, sp
 from sidecar.rulesets.d6code_series import remember_series, running_skill, series_spend
 from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "d6code"
 MAX_DICE = 30

@@ -36,7 +36,7 @@ from sidecar.rulesets.dice_notation import (
     parse,
 )
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "dice"
 #: Largest target (in absolute value); far beyond any total an expression reaches.

@@ -36,7 +36,7 @@ from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind
 from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "ladder"
 

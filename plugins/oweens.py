@@ -37,7 +37,7 @@ from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count
 from sidecar.rulesets.oweens_targets import aim_difficulty, free_augmentations
 from sidecar.rulesets.oweens_words import failure_margin, ones, success_margin, successes
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "oweens"
 MAX_DICE = 30

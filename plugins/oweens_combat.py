@@ -40,7 +40,7 @@ from sidecar.rulesets.oweens_targets import opponent as opponent_of
 from sidecar.rulesets.oweens_targets import refuse_typed, resisting
 from sidecar.rulesets.sheets import add_spend
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "combat"
 COSTS = {"assommer": 1, "viser": 1, "pousser": 1, "surprendre": 1, "immobiliser": 1,

@@ -22,7 +22,7 @@ from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind, signed
 from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
 
-__version__ = "1.0"
+__version__ = "1.1"
 
 NAME = "seuil"
 

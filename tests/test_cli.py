@@ -19,6 +19,7 @@ from sidecar.cli.main import main
 from sidecar.cli.odds_view import format_odds
 from sidecar.cli.values import parse_pairs
 from sidecar.host.typed import coerce_value
+from sidecar.rulesets import bloodlust
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, Peer, run
 from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 
@@ -29,7 +30,7 @@ def test_serve_prints_where_it_listens_plugins_and_join_details():
         plugins_line = next(line for line in server.lines if line.startswith("plugins: "))
         for name in ("oweens", "ladder", "bloodlust", "d6code", "seuil", "blank_botch",
                      "combat"):
-            assert f"{name} 1.0" in plugins_line
+            assert re.search(rf"\b{name} \d+\.\d+\b", plugins_line), name
         assert f"--token {PLAYER_TOKEN}" in banner and f"--token {GM_TOKEN}" in banner
         assert f"?table=demo#token={PLAYER_TOKEN}" in banner
         assert "token=" not in "".join(server.lines).replace("#token=", "")
@@ -144,8 +145,9 @@ def test_serve_port_in_use_is_a_clear_error():
 def test_plugins_lists_plugins_rulesets_and_hooks(tmp_path):
     listed = sidecar("plugins")
     assert listed.returncode == 0
-    assert "bloodlust 1.0" in listed.stdout and "jeux de règles : bloodlust" in listed.stdout
-    assert "hooks: sidecar_odds, sidecar_render_text, sidecar_resolve, sidecar_rulesets" \
+    assert f"bloodlust {bloodlust.__version__}" in listed.stdout
+    assert "jeux de règles : bloodlust" in listed.stdout
+    assert "hooks : sidecar_odds, sidecar_render_text, sidecar_resolve, sidecar_rulesets" \
         in listed.stdout
     (tmp_path / "mine.py").write_text('"""Mine."""\n')
     as_json = json.loads(sidecar("plugins", "--json", "--plugins-dir", str(tmp_path)).stdout)

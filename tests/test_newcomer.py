@@ -354,7 +354,7 @@ def test_plugins_speak_the_readers_language_alone():
         return [line.strip() for line in listed.splitlines()
                 if line.startswith("    ") and not line.startswith("      ")
                 and not line.strip().startswith(
-                    ("hooks:", "jeux de règles :", "rulesets:", "options ("))]
+                    ("hooks:", "hooks :", "jeux de règles :", "rulesets:", "options ("))]
 
     listed = sidecar("plugins")
     assert listed.returncode == 0

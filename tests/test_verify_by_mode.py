@@ -40,7 +40,7 @@ def _said(path: Path) -> tuple[str, str]:
 def test_verify_says_by_and_mode_of_plain_rolls_are_the_journals_word(export: Path) -> None:
     fr, en = _said(export)
     # The five rolls of _play answer no ask and decide nothing.
-    assert "0 décisions et réponses" in fr and "5 autres jets" in fr and "NON PROUVÉS" in fr
+    assert "0 décision ou réponse" in fr and "5 autres jets" in fr and "NON PROUVÉS" in fr
     assert "0 decisions and answers" in en and "5 other rolls" in en and "NOT PROVEN" in en
 
 

@@ -75,7 +75,7 @@ async def _server_plugins(args: argparse.Namespace) -> int:
         if info["rulesets"]:
             print(f"    {say(locale, *RULESETS_LABEL)}{colon(locale)}"
                   f"{', '.join(info['rulesets'])}")
-        print(f"    hooks: {', '.join(info['hooks'])}")
+        print(f"    hooks{colon(locale)}{', '.join(info['hooks'])}")
         if info.get("options"):
             print("\n".join(f"    {line}"
                             for line in describe_options(info["name"], info["options"],
@@ -113,7 +113,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         if info.rulesets:
             print(shown(f"    {say(args.locale, *RULESETS_LABEL)}{colon(args.locale)}"
                         f"{', '.join(info.rulesets)}"))
-        print(shown(f"    hooks: {', '.join(info.hooks)}"))
+        print(shown(f"    hooks{colon(args.locale)}{', '.join(info.hooks)}"))
         if described is not None:
             print("\n".join(shown(f"    {line}")
                             for line in describe_options(info.name, described,
