@@ -394,7 +394,11 @@ def exact_odds(text: str, target: int | None) -> dict[str, Any]:
     else:
         reached = sum(w for v, w in dist.counts.items() if v >= target)
         kinds = {"success": reached, "failure": dist.total - reached}
-    reply = odds_reply(kinds, dist.total, "total", dist.counts.items())
+    # A pool counted against a face (8d10>=7) gives a number of successes, not a total:
+    # the parser refuses to mix counting and adding, so one counting term says it all.
+    counts = any(term.compare is not None for term in expr.terms)
+    reply = odds_reply(kinds, dist.total, "successes" if counts else "total",
+                       dist.counts.items())
     if target is None:
         # No verdict without a target: « 100 % de réussite » would say nothing true; the
         # distribution is the answer (p_success stays 1 for the contract's older readers).

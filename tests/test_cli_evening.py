@@ -99,6 +99,11 @@ def test_dice_odds_without_a_target_show_the_distribution_only(server):
     remote = sidecar("odds", "dice", "expr=2d6", *gm_of(server, "dice-odds"))
     assert remote.returncode == 0, remote.stderr
     assert "réussite" not in remote.stdout and "distribution (total)" in remote.stdout
+    # A pool counted against a face gives successes, not a total: its distribution says so.
+    pool = sidecar("odds", "dice", "expr=8d10>=7")
+    assert "distribution (réussites)" in pool.stdout and "total" not in pool.stdout, pool.stdout
+    pool_en = sidecar("odds", "dice", "expr=8d10>=7", "--locale", "en")
+    assert "distribution (successes)" in pool_en.stdout, pool_en.stdout
 
 
 def test_new_plugin_prints_commands_that_run_as_shown(tmp_path):
