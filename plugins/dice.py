@@ -156,6 +156,8 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     result = verdict(total, target, expr.counting)
     result.update(total=total, expr=expr.text, target=target, counting=expr.counting,
                   terms=terms)
+    if expr.counting:
+        result["successes"] = total  # (what the odds' distribution is of, for a pool)
     return Outcome(result=result, dice=dice.rolled)
 
 
