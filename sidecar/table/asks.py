@@ -28,6 +28,7 @@ from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_strings
 from sidecar.table.listing import open_asks, take_page
+from sidecar.table.names import ambiguous, ambiguous_name
 from sidecar.table.tables import Member, Table
 from sidecar.table.targeting import check_targets, target_copies
 
@@ -175,10 +176,13 @@ class Asks(CoreBasis):
                 # Each side's own params (its own difficulty…), checked as a roll's.
                 own = self.preparer.prepare(request.ruleset, {**params, **own},
                                             table=table.name, by=ticket.member.by).params
-            if name in table.seats:
+            if ambiguous(table, name):
+                raise ambiguous_name(name)
+            character = table.characters.get(name)
+            if name in table.seats and character is None:
                 targets.append({"seat": name, "character": None, "params": own})
                 continue
-            character = table.characters.get(name)
+            # (A seat of its own character's name: the name is the character's.)
             if character is None or character.owner not in table.seats:
                 raise ProtocolError(
                     "invalid_params", f"'{name[:64]}' is neither a seat nor a character "
