@@ -32,6 +32,7 @@ from sidecar.host.plugins import PluginHost
 from sidecar.host.sheets import apply_delta
 from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Outcome, Roll
+from sidecar.protocol.deciding import may_decide
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.text import localized
 from sidecar.table.core import cooperate, oppose
@@ -358,8 +359,13 @@ class Replay:
             if opened.get("mode") == "blind":
                 # Its roller does not know how it fell: the server lets only a GM decide.
                 raise Mismatch("reacted_by", "only a GM decides a blind roll")
-            if identity(reactor) != identity(opened["by"]):
-                raise Mismatch("reacted_by", "only the roller or a GM decides on a roll")
+            character = self.characters.get(opened.get("character") or "") or {}
+            if not may_decide(role=reactor.get("role", ""), mode=opened.get("mode", ""),
+                              roller=identity(reactor) == identity(opened["by"]),
+                              plays=bool(reactor.get("seat"))
+                              and character.get("owner") == reactor.get("name")):
+                raise Mismatch("reacted_by", "only the roller, a GM, or the character's "
+                               "player on a public roll decides it")
             if offered[choice].get("gm") is True:
                 raise Mismatch("choice", f"only a GM takes '{choice}'")
         drawn = {len(candidate) for candidate in faces}
