@@ -10,10 +10,11 @@ compute is compared with the stored one (``params``, ``dice``, ``result``, ``app
 ``notes``, ``spent``, ``sheet``, ``choices``, ``text``), and so is what the server decides
 around them: a roll by a seat names a seat of the table; a roll as a character is by its
 owner's seat or a GM, never ``self``; a decision is taken on a roll still open, with a
-choice it offered and the dice that choice draws, by its roller or a GM (a GM's choice by a
-GM, a blind roll by a GM), keeping the roll's author, params and mode; an answer is the
-asked seat's, with the ask's ruleset, params, label, mode and options; an opposed or
-cooperative ask's verdict follows from its answers.
+choice it offered and the dice that choice draws, by its roller, a GM or the seat that plays
+the character of a public roll (a GM's choice by a GM, a blind roll by a GM), keeping the
+roll's author, params and mode; an answer is the asked seat's, with the ask's ruleset,
+params, label, mode and options; an opposed or cooperative ask's verdict follows from its
+answers.
 
 What cannot be re-run here is said, never passed over: :class:`Unchecked` names the field
 and why (a ruleset or an extension not installed, another version than the server's, an
