@@ -24,8 +24,8 @@ What it checks, in order:
    key and Merkle path (a player's log: players never get the seed);
 5. around the rules: a seat's roll is by a seat of the table; a roll as a character is
    its owner's or a GM's, never "self", and its sheet is the values before it less what it
-   spent; a decision is on a roll still open, by its roller or a GM (a blind roll's: a
-   GM), with a choice it
+   spent; a decision is on a roll still open, by its roller, a GM or (a public roll
+   made as a character) that character's seat (a blind roll's: a GM), with a choice it
    offered, drawing that choice's dice; an answer is the asked seat's, rolled as asked;
    an opposed or cooperative ask's verdict follows from its answers; the project's own
    rulesets' results agree with themselves (success and kind; a failure's margin ≤ -1).
@@ -396,7 +396,8 @@ class Table:
             if opened is None or opened["seq"] != event["reacts_to"]:
                 raise missing("reacts_to", f"roll {event['roll']} is not open at seq "
                               f"{event['reacts_to']} (unknown, or already decided)")
-            decision(event, opened, drew)
+            played = self.characters.get(opened.get("character") or "") or {}
+            decision(event, opened, drew, played.get("owner"))
         else:
             self.author(event, gap, missing)
         name = event.get("character")
@@ -513,8 +514,10 @@ def spend(values, spent):
     return after
 
 
-def decision(event, opened, drew):
-    """A decision keeps its roll, takes a choice it offered, by its roller or a GM."""
+def decision(event, opened, drew, owner=None):
+    """A decision keeps its roll, takes a choice it offered, by its roller, a GM, or —
+    on a public roll made as a character — the seat that plays it (``owner``: that
+    character's seat name now)."""
     for field in ("by", "ruleset", "params", "label", "mode", "answers"):
         if event.get(field) != opened.get(field):
             raise Bad(event, field, f"a decision keeps its roll's {field}")
@@ -538,9 +541,13 @@ def decision(event, opened, drew):
     if reactor is not None and reactor["role"] != "gm":
         if opened.get("mode") == "blind":  # its roller does not know how it fell
             raise Bad(event, "reacted_by", "only a GM decides a blind roll")
-        if (reactor["name"], reactor.get("seat")) != (opened["by"]["name"],
-                                                     opened["by"].get("seat")):
-            raise Bad(event, "reacted_by", "only the roller or a GM decides on a roll")
+        roller = (reactor["name"], reactor.get("seat")) == (opened["by"]["name"],
+                                                          opened["by"].get("seat"))
+        plays = (opened.get("mode") == "public" and bool(reactor.get("seat"))
+                 and owner is not None and owner == reactor["name"])
+        if not (roller or plays):
+            raise Bad(event, "reacted_by", "only the roller, a GM, or the character's "
+                      "player on a public roll decides it")
         if offered[choice].get("gm") is True:
             raise Bad(event, "choice", f"only a GM takes '{choice}'")
     wanted = offered[choice].get("dice", 0)

@@ -132,7 +132,8 @@ class SessionRequest:
 
 @dataclass(frozen=True)
 class ReactRequest:
-    """A ``react`` request: decide on an open roll (the roller or a GM)."""
+    """A ``react`` request: decide on an open roll (the roller, a GM, or the seat that
+    plays the character of a public roll: :mod:`sidecar.protocol.deciding`)."""
 
     roll: str
     choice: str

@@ -98,6 +98,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from sidecar.protocol import requests
 from sidecar.protocol.codec import CLIENT_FRAME_BYTES, decode, encode
+from sidecar.protocol.deciding import may_decide
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.text import normalized
 
@@ -579,12 +580,17 @@ class SidecarClient:
     def may_decide(self, outcome: dict[str, Any]) -> bool:
         """Whether this client may ``react`` to an open outcome: it shows choices this
         client may take (a blind roll's roller is not even told that it is open; a ``gm:
-        true`` choice is a GM's alone), and this client is a GM or the roller."""
+        true`` choice is a GM's alone), and this client is a GM, the roller, or the seat
+        that plays the character of a public roll (:func:`sidecar.protocol.deciding.
+        may_decide`, the server's rule)."""
         if not is_open(outcome) or not self.choices_for(outcome):
             return False
-        role = self.hello.get("role")
-        return role == "gm" or (role == "player"
-                                and (outcome.get("by") or {}).get("name") == self.hello["name"])
+        name, by = self.hello.get("name"), outcome.get("by") or {}
+        seat = self.welcome.get("seat") is True
+        character = self.characters.get(outcome.get("character") or "") or {}
+        return may_decide(role=str(self.hello.get("role")), mode=str(outcome.get("mode")),
+                          roller=by.get("name") == name,
+                          plays=seat and character.get("owner") == name)
 
     def choices_for(self, outcome: dict[str, Any]) -> list[dict[str, Any]]:
         """The open outcome's choices this client's role may take: all of them for a GM,

@@ -232,7 +232,8 @@ def sidecar_react(roll: Roll, outcome: Outcome, choice: str, dice: Dice
     """Resolve a decision taken after the dice: ``choice`` among the ``choices`` an
     outcome of this plugin's ruleset offered (an *open roll*).
 
-    Called on the ruleset's owner only, when the roller or a GM answers with ``react``,
+    Called on the ruleset's owner only, when the roller, a GM or (a public roll made
+    as a character) the seat that plays it answers with ``react``,
     or with the outcome's ``default`` when nobody decided within ``--react-timeout``.
     :func:`sidecar_resolve` opens a roll by returning ``choices`` — a list of ``{"name",
     "label": {"fr", "en"}, "dice": <how many more faces the choice draws>}`` — and

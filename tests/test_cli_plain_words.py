@@ -161,6 +161,9 @@ def test_the_ask_helps_example_runs(server):
     ok("seat", "add", names[0], "--no-qr", *gm)
     ok("seat", "add", "Bob", "--no-qr", *gm)
     ok("sheet", "set", names[1], "--ruleset", ruleset, "--owner", "Bob", *gm)
+    # The seat plays a character of the game too: an ask is checked as its answers would
+    # be, and a seat without one could not answer a characteristic's roll (issue 29).
+    ok("sheet", "set", "Fiona", "--ruleset", ruleset, "--owner", names[0], *gm)
     ok(*words, *gm)
 
 

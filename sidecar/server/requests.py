@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from sidecar.config import ServerConfig
+from sidecar.host.beforedice import params_refusal, side_refusal
 from sidecar.host.params import copy_params
 from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
@@ -213,8 +214,20 @@ class Requests:
         ticket = self.core.begin_change(table, member, request)
 
         async def steps(perform: Perform) -> None:
-            await perform(self.core.ask_open(ticket, request) if request.op == "open"
-                          else self.core.ask_cancel(ticket, request))
+            if request.op != "open":
+                await perform(self.core.ask_cancel(ticket, request))
+                return
+            pending = self.core.ask_open(ticket, request)
+            # Checked as each answer would be before its dice: an ask nobody could
+            # answer is the GM's refusal now, not the player's later (issue 29).
+            sides = pending.event["to"]
+            for side, rolls in zip(sides, self.core.answer_rolls(ticket, pending.event),
+                                   strict=True):
+                refusals = [await params_refusal(self.pipeline, roll, table.state)
+                            for roll in rolls]
+                if refusals[0] is not None and None not in refusals:
+                    raise side_refusal(refusals[0], side, len(sides) > 1)
+            await perform(pending)
         await self._perform(table, steps, session=session, ticket=ticket)
 
     async def _initiative(self, session: ClientSession, request: InitiativeRequest) -> None:

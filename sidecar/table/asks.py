@@ -15,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from collections.abc import Iterator
+from types import MappingProxyType
 from typing import Any
 
 from sidecar.host.guard import deep_copy
 from sidecar.host.pipeline import Resolution
+from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.events import ask_cancel_event, ask_open_event
 from sidecar.protocol.messages import AskRequest, RollRequest, ask_message, asks_message
@@ -26,8 +28,9 @@ from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_strings
 from sidecar.table.listing import open_asks, take_page
+from sidecar.table.names import ambiguous, ambiguous_name
 from sidecar.table.tables import Member, Table
-from sidecar.table.targeting import check_targets
+from sidecar.table.targeting import check_targets, target_copies
 
 
 def listed(ask: dict[str, Any], member: Member) -> dict[str, Any] | None:
@@ -173,10 +176,13 @@ class Asks(CoreBasis):
                 # Each side's own params (its own difficulty…), checked as a roll's.
                 own = self.preparer.prepare(request.ruleset, {**params, **own},
                                             table=table.name, by=ticket.member.by).params
-            if name in table.seats:
+            if ambiguous(table, name):
+                raise ambiguous_name(name)
+            character = table.characters.get(name)
+            if name in table.seats and character is None:
                 targets.append({"seat": name, "character": None, "params": own})
                 continue
-            character = table.characters.get(name)
+            # (A seat of its own character's name: the name is the character's.)
             if character is None or character.owner not in table.seats:
                 raise ProtocolError(
                     "invalid_params", f"'{name[:64]}' is neither a seat nor a character "
@@ -208,6 +214,35 @@ class Asks(CoreBasis):
             event["targets"] = list(request.targets)
         return self._pending(ticket, event, (("ask", ask_id, {"event": event,
                                                                "answered": {}}),))
+
+    def answer_rolls(self, ticket: RollTicket, event: dict[str, Any]) -> list[list[Roll]]:
+        """For each side of the ask ``event`` (being opened), the rolls its answers could
+        make, as :meth:`_answering` and ``attach_sheet`` would prepare them (the caller
+        holds the table's turn): a side naming a character rolls as it, its sheet
+        supplying what it supplies; a seat's side as each character of the ask's game
+        that seat plays, then as no character. The caller checks each before its dice:
+        a side none of whose rolls could pass is refused (issue 29)."""
+        table, sides = ticket.table, []
+        for side in event["to"]:
+            names: list[str | None] = [side["character"]] if side.get("character") else [
+                *(name for name, character in table.characters.items()
+                  if character.owner == side["seat"] and character.ruleset == event["ruleset"]),
+                None]
+            rolls = []
+            for name in names:
+                roll = self.preparer.prepare(
+                    event["ruleset"], deep_copy(side.get("params") or event["params"]),
+                    options=deep_copy(event.get("options") or {}), table=table.name,
+                    by={"name": side["seat"], "role": "player"}, label=event["label"],
+                    mode=event["roll_mode"])
+                roll.character, roll.asked = name, True
+                roll.session, roll.turn = table.session, table.turns
+                roll.targets = target_copies(table, answer_targets(event, name))
+                if name is not None:
+                    roll.sheet = MappingProxyType(table.characters[name].values)
+                rolls.append(roll)
+            sides.append(rolls)
+        return sides
 
     def ask_cancel(self, ticket: RollTicket, request: AskRequest) -> Pending:
         """The event cancelling an open ask (the caller holds the table's turn)."""

@@ -20,6 +20,7 @@ from sidecar.protocol.messages import SheetRequest, sheets_message
 from sidecar.table.basis import CoreBasis, no_character
 from sidecar.table.effects import Pending, Reply, RollTicket
 from sidecar.table.limits import encoded_size
+from sidecar.table.names import refuse_character_owner
 from sidecar.table.ownership import sheet_audience
 from sidecar.table.tables import Member, Table
 
@@ -112,6 +113,8 @@ class Characters(CoreBasis):
                         "invalid_params", f"owner '{owner[:64]}' has no seat at this table",
                         fr=f"« {owner[:64]} » n'a pas de place à cette table",
                         details={"param": "owner", "field": "owner"})
+            if current is None or owner != current.owner:
+                refuse_character_owner(table, name, owner)
             sheet = self.catalogue.sheet_schema(request.ruleset)
             before = current.values if current is not None else {}
             values = checked_values(sheet, request.values, current.values if current else None)

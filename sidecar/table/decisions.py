@@ -13,7 +13,7 @@ from sidecar.protocol.messages import ReactRequest
 from sidecar.protocol.text import dice_words, given_words
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
-from sidecar.table.ownership import check_decider
+from sidecar.table.ownership import check_decider, decides
 from sidecar.table.tables import Member, Table
 from sidecar.table.targeting import target_copies
 from sidecar.table.visibility import identity
@@ -43,10 +43,11 @@ class Decisions(CoreBasis):
                                "puissiez décider (inconnu, déjà décidé, ou à l'aveugle : "
                                "le MJ décide)")
         if member is not None:
-            if member.role != "gm" and member.key != identity(event["by"]):
-                raise ProtocolError("forbidden", "only the roller or a GM decides on a roll",
-                                    fr="seuls l'auteur du jet ou un MJ décident d'un jet",
-                                    details={"field": "roll"})
+            if not decides(table, member, event):
+                raise ProtocolError(
+                    "forbidden", "only the roller, a GM, or the character's player on a "
+                    "public roll decides it", fr="seuls l'auteur du jet, un MJ ou, sur un jet "
+                    "public, le joueur du personnage le décident", details={"field": "roll"})
             check_decider(table, member, event)
             if request.dice is not None and member.role != "gm" \
                     and not self.config.allow_player_dice:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from sidecar.protocol.deciding import may_decide
 from sidecar.protocol.errors import ProtocolError
+from sidecar.stores.visible import identity
 from sidecar.table.tables import Member, Table
 
 
@@ -39,6 +41,18 @@ def check_decider(table: Table, member: Member, event: dict[str, Any]) -> None:
     character = table.characters.get(name)
     if character is None or not member.seat or character.owner != member.name:
         raise not_yours(name)
+
+
+def decides(table: Table, member: Member, event: dict[str, Any]) -> bool:
+    """Whether ``member`` may decide the open roll ``event``: its roller, a GM, or the
+    seat that plays the character it was made as, on a roll shown to that seat
+    (:func:`sidecar.protocol.deciding.may_decide`, issue 29)."""
+    name = event.get("character")
+    character = table.characters.get(name) if name is not None else None
+    return may_decide(role=member.role, mode=event["mode"],
+                      roller=member.key == identity(event["by"]),
+                      plays=(character is not None and bool(member.seat)
+                             and character.owner == member.name))
 
 
 def sheet_audience(table: Table, owner: str | None) -> str:

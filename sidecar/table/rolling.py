@@ -55,7 +55,7 @@ class Rolling(Targeting):
             self._check_targets(table, request.targets, request.character, request.mode)
         if request.character is not None:
             self._character_for(table, member, request.character, request.ruleset)
-            refuse_if_open(table, request.character)
+            refuse_if_open(table, request.character, member)
             if request.mode == "self":
                 # The GMs keep the sheets: a spend no GM could see would leave them values
                 # their history of the character does not add up to.
@@ -112,7 +112,7 @@ class Rolling(Targeting):
                                         roll.ruleset)
         # Checked in the table's turn: two rolls as one character sent together would
         # both pass the check made on arrival.
-        refuse_if_open(ticket.table, roll.character)
+        refuse_if_open(ticket.table, roll.character, ticket.member)
         # Read-only, not a copy (on every roll as a character): a character's values are
         # never changed in place (each change makes new ones), and a third-party plugin
         # works on the guard's own deep copy anyway.

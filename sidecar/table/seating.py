@@ -12,6 +12,7 @@ from sidecar.protocol.messages import SeatRequest, seats_message
 from sidecar.table.basis import CoreBasis, gm_only
 from sidecar.table.effects import Pending, RollTicket
 from sidecar.table.listing import seat_entries, take_page
+from sidecar.table.names import refuse_seat_name
 from sidecar.table.seats import MAX_SEATS, lookalike, new_token, seat_link, token_hash
 from sidecar.table.tables import Member, Table
 
@@ -31,6 +32,8 @@ class Seating(CoreBasis):
         if request.op == "add" and (near := lookalike(name, table.seats)) is not None:
             raise bad_field("name", f"'{name}' looks like the seat '{near}'",
                             fr=f"« {name} » ressemble à la place « {near} »")
+        if request.op == "add":
+            refuse_seat_name(table, name)
         if request.op != "add" and not has:
             raise bad_field("name", f"'{name}' has no seat", fr=f"« {name} » n'a pas de place")
         if request.op == "add" and len(table.seats) >= MAX_SEATS:

@@ -32,7 +32,7 @@ from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import sheet_event
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, RollTicket
-from sidecar.table.ownership import sheet_audience
+from sidecar.table.ownership import decides, sheet_audience
 from sidecar.table.tables import Member, Table
 from sidecar.table.visibility import FULL, audience, identity
 
@@ -90,18 +90,26 @@ def open_roll_of(table: Table, character: str) -> int | None:
     return None
 
 
-def refuse_if_open(table: Table, character: str) -> None:
+def refuse_if_open(table: Table, character: str, member: Member | None = None) -> None:
     """``invalid_params`` (``field: "character"``, ``open``: its seq) when ``character``
     already has a roll waiting for a decision: a second one would be rolled against the
-    values the first has not spent yet."""
+    values the first has not spent yet. Told as ``member`` may act on it: « décidez-le
+    d'abord » to who may decide it, else that a GM must (issue 29)."""
     if not table.open_rolls:
         return
-    seq = open_roll_of(table, character)
-    if seq is not None:
-        raise ProtocolError(
-            "invalid_params", f"'{character[:64]}' already has an open roll (#{seq}): decide "
-            "it first", fr=f"« {character[:64]} » a déjà un jet ouvert (n°{seq}) : décidez-le "
-            "d'abord", details={"param": "character", "field": "character", "open": seq})
+    event = next((e for e in table.open_rolls.values() if e.get("character") == character),
+                 None)
+    if event is None:
+        return
+    seq = int(event["seq"])
+    if member is None or decides(table, member, event):
+        en, fr = "decide it first", "décidez-le d'abord"
+    else:
+        en, fr = "a GM must decide it", "le MJ doit le décider"
+    raise ProtocolError(
+        "invalid_params", f"'{character[:64]}' already has an open roll (#{seq}): {en}",
+        fr=f"« {character[:64]} » a déjà un jet ouvert (n°{seq}) : {fr}",
+        details={"param": "character", "field": "character", "open": seq})
 
 
 def _effect_error(roll: Roll, problem: str, fr: str) -> ProtocolError:

@@ -10,10 +10,11 @@ compute is compared with the stored one (``params``, ``dice``, ``result``, ``app
 ``notes``, ``spent``, ``sheet``, ``choices``, ``text``), and so is what the server decides
 around them: a roll by a seat names a seat of the table; a roll as a character is by its
 owner's seat or a GM, never ``self``; a decision is taken on a roll still open, with a
-choice it offered and the dice that choice draws, by its roller or a GM (a GM's choice by a
-GM, a blind roll by a GM), keeping the roll's author, params and mode; an answer is the
-asked seat's, with the ask's ruleset, params, label, mode and options; an opposed or
-cooperative ask's verdict follows from its answers.
+choice it offered and the dice that choice draws, by its roller, a GM or the seat that plays
+the character of a public roll (a GM's choice by a GM, a blind roll by a GM), keeping the
+roll's author, params and mode; an answer is the asked seat's, with the ask's ruleset,
+params, label, mode and options; an opposed or cooperative ask's verdict follows from its
+answers.
 
 What cannot be re-run here is said, never passed over: :class:`Unchecked` names the field
 and why (a ruleset or an extension not installed, another version than the server's, an
@@ -32,6 +33,7 @@ from sidecar.host.plugins import PluginHost
 from sidecar.host.sheets import apply_delta
 from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Outcome, Roll
+from sidecar.protocol.deciding import may_decide
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.text import localized
 from sidecar.table.core import cooperate, oppose
@@ -428,10 +430,15 @@ class Replay:
                 # Its roller does not know how it fell: the server lets only a GM decide.
                 raise Mismatch("reacted_by", said("only a GM decides a blind roll",
                                                   "seul un MJ décide d'un jet à l'aveugle"))
-            if identity(reactor) != identity(opened["by"]):
+            character = self.characters.get(opened.get("character") or "") or {}
+            if not may_decide(role=reactor.get("role", ""), mode=opened.get("mode", ""),
+                              roller=identity(reactor) == identity(opened["by"]),
+                              plays=bool(reactor.get("seat"))
+                              and character.get("owner") == reactor.get("name")):
                 raise Mismatch("reacted_by", said(
-                    "only the roller or a GM decides on a roll",
-                    "seuls celui qui a lancé ou un MJ décident d'un jet"))
+                    "only the roller, a GM, or the character's player on a public roll "
+                    "decides it", "seuls celui qui a lancé, un MJ, ou le joueur du "
+                    "personnage sur un jet public en décident"))
             if offered[choice].get("gm") is True:
                 raise Mismatch("choice", said(f"only a GM takes '{choice}'",
                                               f"seul un MJ prend « {choice} »"))

@@ -32,7 +32,8 @@
  * (`op: "effect"`) that tells an owner what a roll hidden from it did to its character.
  *
  * Open rolls (decide after the dice): an outcome may come back `open: true` with `choices`
- * (`[{name, label, dice}]`), `default` and `expires`; the roller or a GM decides with
+ * (`[{name, label, dice}]`), `default` and `expires`; the roller or a GM (or, on a public
+ * roll made as a character, the seat that plays it) decides with
  * `react(outcome, choice, dice)`, which resolves with the decision (an outcome with
  * `reacts_to`, `choice`, `reacted_by`: null when time ran out). Event `open` fires for
  * each outcome that offers choices; `mayDecide(outcome)` says whether this client may take one.
@@ -704,11 +705,17 @@ export class SidecarClient {
   }
 
   /** Whether this client may decide an open outcome: it shows choices (a blind roll's
-   * roller is not even told that it is open: a GM decides) and this client is a GM or its
-   * roller. */
+   * roller is not even told that it is open: a GM decides) and this client is a GM, its
+   * roller, or — a public roll made as a character — the seat that plays it (the server's
+   * rule, protocol/deciding.py `may_decide`, PROTOCOL.md §7.6). */
   mayDecide(outcome) {
     if (outcome?.open !== true || !this.choicesFor(outcome).length) return false;
-    return this.role === "gm" || (this.role === "player" && outcome.by?.name === this.name);
+    if (this.role === "gm") return true;
+    if (this.role !== "player" || outcome.mode === "blind") return false;
+    if (outcome.by?.name === this.name) return true;
+    return this.welcome?.seat === true && outcome.mode === "public"
+      && typeof outcome.character === "string"
+      && this.characters.get(outcome.character)?.owner === this.name;
   }
 
   /** The open outcome's choices this client's role may take: all for a GM, those without
