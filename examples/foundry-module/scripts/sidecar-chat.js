@@ -545,7 +545,9 @@ export function renderChoices(outcome, lang = "fr") {
   }).join("");
   // A choice that draws dice takes the player's physical dice too (empty: the sidecar rolls).
   const faces = outcome.choices.some((choice) => Number(choice.dice) > 0) ? facesInput(say) : "";
-  return `<div class="sidecar-choices" data-roll="${escapeHtml(outcome.roll)}" data-by="${escapeHtml(outcome.by?.name)}">`
+  // The mode and the character say whether a seat that plays the character may decide too.
+  return `<div class="sidecar-choices" data-roll="${escapeHtml(outcome.roll)}" data-by="${escapeHtml(outcome.by?.name)}"`
+    + ` data-mode="${escapeHtml(outcome.mode ?? "")}" data-character="${escapeHtml(outcome.character ?? "")}">`
     + `<span>${escapeText(say.choose)} :</span>${buttons}${faces}</div>`;
 }
 
@@ -586,7 +588,7 @@ async function typedFaces(block, chat) {
 export function bindChoices(root, chat) {
   const kept = [];
   for (const block of root?.querySelectorAll?.(".sidecar-choices") ?? []) {
-    if (!chat.mayDecide(block.dataset.by)) {
+    if (!chat.mayDecide(block.dataset.by, block.dataset.mode, block.dataset.character)) {
       block.remove();
       continue;
     }
@@ -1125,9 +1127,15 @@ export class SidecarChat {
   }
 
   /** Whether this user may take a choice of an open card rolled by `by` (a sidecar name):
-   * a GM, or its roller. */
-  mayDecide(by) {
-    return this.client.role === "gm" || (this.client.role === "player" && by === this.client.name);
+   * a GM, its roller, or — a `public` roll made as `character` — the seat that plays that
+   * character (the server's rule: protocol/deciding.py `may_decide`, PROTOCOL.md §7.6). */
+  mayDecide(by, mode = "", character = "") {
+    const client = this.client;
+    if (client.role === "gm") return true;
+    if (client.role !== "player") return false;
+    if (by === client.name) return true;
+    return client.welcome?.seat === true && mode === "public" && Boolean(character)
+      && client.characters?.get?.(character)?.owner === client.name;
   }
 
   /** A button of an open card was clicked: sends the `react`, posts the decision's card (a

@@ -500,8 +500,8 @@ function fakeCard(html) {
   const root = { querySelectorAll: (selector) => (selector === ".sidecar-choices" ? blocks.filter((b) => !b.removed) : []) };
   const unescape = (text) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<")
     .replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-  for (const match of html.matchAll(/<div class="sidecar-choices" data-roll="([^"]*)" data-by="([^"]*)">([^]*?)<\/div>/g)) {
-    const buttons = [...match[3].matchAll(/<button [^>]*data-choice="([^"]*)"[^>]*>/g)].map((button) => {
+  for (const match of html.matchAll(/<div class="sidecar-choices" data-roll="([^"]*)" data-by="([^"]*)" data-mode="([^"]*)" data-character="([^"]*)">([^]*?)<\/div>/g)) {
+    const buttons = [...match[5].matchAll(/<button [^>]*data-choice="([^"]*)"[^>]*>/g)].map((button) => {
       const listeners = [];
       const dataset = { choice: unescape(button[1]) };
       if (/ data-gm="1"/.test(button[0])) dataset.gm = "1";
@@ -511,7 +511,8 @@ function fakeCard(html) {
                      click: () => Promise.all(listeners.map((fn) => fn({ preventDefault() {} }))) };
       return made;
     });
-    const block = { dataset: { roll: unescape(match[1]), by: unescape(match[2]) }, removed: false, buttons,
+    const block = { dataset: { roll: unescape(match[1]), by: unescape(match[2]), mode: unescape(match[3]),
+                               character: unescape(match[4]) }, removed: false, buttons,
                     remove() { block.removed = true; },
                     querySelectorAll: (selector) => (selector === ".sidecar-choice" ? buttons.filter((b) => !b.removed) : []) };
     blocks.push(block);
@@ -529,7 +530,7 @@ describe("open rolls: choices as buttons on the card", () => {
     const html = renderCard(open);
     const card = fakeCard(html);
     assert.equal(card.blocks.length, 1);
-    assert.deepEqual(card.blocks[0].dataset, { roll: "r-1", by: "Aengus" });
+    assert.deepEqual(card.blocks[0].dataset, { roll: "r-1", by: "Aengus", mode: "", character: "" });
     assert.deepEqual(card.blocks[0].buttons.map((b) => b.dataset.choice), ["reroll", "keep"]);
     assertShownAsText(html, "Relancer (1 dé)", "Garder", "À vous de choisir");
     assert.match(html, /class="sidecar-choice sidecar-default" data-choice="keep"/);
@@ -578,6 +579,18 @@ describe("open rolls: choices as buttons on the card", () => {
       const other = fakeCard(renderCard(open));
       assert.equal(bindChoices(other.root, chat(role, name)).length, kept, `${role} ${name}`);
       assert.equal(other.blocks[0].removed, kept === 0);
+    }
+  });
+
+  test("a public roll the GM made as a character: its seat's player decides it too, not a gm roll's", () => {
+    const seat = (name, owns) => new SidecarChat({
+      client: { on: () => () => {}, role: "player", name, welcome: { seat: true },
+                characters: new Map([["Ervald", { owner: owns }]]) }, userId: "u", gmIds: () => [] });
+    const asCharacter = { ...open, by: { name: "Morgane" }, mode: "public", character: "Ervald" };
+    for (const [chat, mode, kept] of [[seat("Tom", "Tom"), "public", 1], [seat("Tom", "Tom"), "gm", 0],
+                                      [seat("Brann", "Tom"), "public", 0]]) {
+      const card = fakeCard(renderCard({ ...asCharacter, mode }));
+      assert.equal(bindChoices(card.root, chat).length, kept, `${chat.client.name} ${mode}`);
     }
   });
 
