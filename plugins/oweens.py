@@ -232,8 +232,7 @@ name_params(PARAMS, {
     "characteristic": ("Caractéristique", "Characteristic"),
     "adversity": ("Adversité", "Adversity"),
     # (Not « En opposition »: the ask form's box for an opposed ask bore that name too.)
-    "contest": ("Action complexe : la ME vide la réserve",
-                "Complex action: the failure margin drains the reserve"),
+    "contest": ("Action complexe (vide la réserve)", "Complex action (drains the reserve)"),
     "resistance": ("Résistance de la cible", "Target's resistance"),
     "keep_reserve": ("BB+ pour garder la réserve", "BB+ to keep the reserve"),
     "drinking": ("Se pinter", "Drinking"),

@@ -201,7 +201,8 @@ def test_dice_labels_neither_crowd_nor_touch_the_verdict(browser: Any,
             return {labels: [...entry.querySelectorAll('.die-role')].map(n => {
                         const r = box(n); return [r.left, r.right, r.bottom]; }),
                     verdict: box(entry.querySelector('.result .kind')).top}; })""")
-    assert sorted(len(entry["labels"]) for entry in boxes) == [1, 2], boxes  # ×2; twins
+    counts = sorted(len(entry["labels"]) for entry in boxes)
+    assert counts[0] == 1 and counts[1] >= 2, boxes  # ×2; the twins (and their reroll)
     for entry in boxes:
         labels = sorted(entry["labels"])
         for (_, right, _), (left, _, _) in zip(labels, labels[1:], strict=False):

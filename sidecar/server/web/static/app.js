@@ -330,7 +330,7 @@ const fieldId = (name) => fieldIdIn(PARAM_PREFIX, name);
 function fillRulesets(preferred) {
   const select = $("ruleset");
   select.replaceChildren(...state.welcome.rulesets.map((ruleset) =>
-    // (A name that fits a phone's select; the whole title is said under it: `buildParams`.)
+    // (A name that fits a phone's select; the rest of the title beside « Jeu »: `buildParams`.)
     el("option", { value: ruleset.name, text: local(ruleset.title)?.split(" — ")[0] || ruleset.name })));
   if (preferred && rulesetByName(preferred)) select.value = preferred;
   buildParams();
@@ -345,7 +345,7 @@ function formPlan() {
 function buildParams() {
   const ruleset = rulesetByName($("ruleset").value);
   if (!ruleset) return;
-  $("ruleset-full").textContent = local(ruleset.title) || "";
+  $("ruleset-full").textContent = local(ruleset.title)?.split(" — ").slice(1).join(" — ") ?? "";
   if (!state.current) localStorage.setItem("sidecar.ruleset", ruleset.name);
   const { character, supplied, pickers } = formPlan();
   touchedParams.clear();
@@ -564,8 +564,9 @@ async function refreshOdds() {
     markInvalid(touchedParams.has(param) ? param : null);
     // (An odds answer may come back after the roll's refusal: it keeps the target marked.)
     if (error.details?.field === "targets") markInvalidField("roll-target");
-    // A refused form: no figure stays beside why (they were another form's odds).
-    state.oddsAbout = null;
+    // A refused form: no figure stays beside why (they were another form's odds), unless
+    // its field is only emptied, a value being typed (dimmed until it comes).
+    if ($(fieldId(param))?.value !== "") state.oddsAbout = null;
     showOdds(null, `${describeError(error, ruleset).replace(/\.?$/, ".")} ${t("odds.fix")}`, about);
   }
 }
