@@ -162,6 +162,10 @@ def test_reserves_read_as_what_is_left_and_a_new_character_is_not_asked_one(
     page.click("#sheet-form button[type=submit]")
     page.wait_for_function("""() => window.sidecarTable.characters.get('Ervald')
         .values.reserve_ecl === -2""")
+    # The adjustments' field list says it so too (« Réserve ECL (0 = pleine) (-1) » before).
+    page.select_option("#adjust-character", "Ervald")
+    option = page.text_content('#adjust-field option[value="reserve_ecl"]')
+    assert option == "Réserve ECL (1 / 3)", option
     gm.close()
 
 

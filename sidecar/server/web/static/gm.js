@@ -7,7 +7,9 @@
 import { buildField, fieldId, readFields, writeFields } from "./fields.js";
 import { enterAskForm, renderAskTargets, setupAskForm } from "./asks.js";
 import { renderValues } from "./characters.js";
-import { askReservesLeft, reserveFields, reserveGaps } from "./reserves.js";
+import {
+  askReservesLeft, reserveFields, reserveGaps, reserveLabel, reserveLeft, reserveOf,
+} from "./reserves.js";
 import {
   $, armedButton, describeError, el, followTableGame, local, rulesetByName, sheetOf, state, t,
 } from "./page.js";
@@ -324,8 +326,14 @@ function renderAdjustFields() {
   const fields = Object.entries(schema).filter(([, spec]) => spec.type === "int");
   // Counters rolls spend first: they are what a GM gives and takes most.
   fields.sort(([, a], [, b]) => Number(Boolean(b.resource)) - Number(Boolean(a.resource)));
-  select.replaceChildren(...fields.map(([name, spec]) => el("option", { value: name,
-    text: `${local(spec.label) || name} (${character.values?.[name] ?? "—"})` })));
+  // A reserve kept as its gap reads as what is left, « Réserve ECL (2 / 3) » (a change by
+  // +1 is the same either way).
+  const shown = (name, spec) => {
+    const score = reserveOf(schema, name, character.values);
+    return score ? `${reserveLabel(local(spec.label) || name)} (${reserveLeft(character.values[score],
+      character.values[name])} / ${character.values[score]})` : `${local(spec.label) || name} (${character.values?.[name] ?? "—"})`;
+  };
+  select.replaceChildren(...fields.map(([name, spec]) => el("option", { value: name, text: shown(name, spec) })));
   if (fields.some(([name]) => name === current)) select.value = current;
   select.disabled = !character;
   $("adjust-form").querySelector("button[type=submit]").disabled = !character;
