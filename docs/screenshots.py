@@ -3,8 +3,8 @@
     .venv/bin/python docs/screenshots.py
 
 Needs Debian's chromium and the test extra (playwright). A real sidecar runs on a loopback
-port; a GM and two players roll at one table; the GM gives Aengus a seat and an O'Ween's
-character; Aengus's page, joined from the seat's link, is captured on a laptop-sized and a
+port; a GM and two players roll at one table; the GM gives Léa a seat and her O'Ween's
+character Aengus; Léa's page, joined from the seat's link, is captured on a laptop-sized and a
 phone-sized screen (and on the phone just after rolling,
 web-table-phone-rolled.png), and the GM's panel (the seat's link and QR code, the characters) in
 web-table-gm.png.
@@ -31,28 +31,29 @@ ROLLS = [
      "public"),
     ("Morgane", "d6code", {"code": "4D+2", "difficulty": 15, "twin": True}, "Piloter", "public"),
     ("Brann", "seuil", {"level": 3, "threshold": 22}, "Fouiller la crypte", "blind"),
-    ("Aengus", "oweens", {"dice": 5, "difficulty": 4}, "Escalader le mur", "public"),
+    ("Ysolde", "oweens", {"dice": 5, "difficulty": 4}, "Escalader le mur", "public"),
 ]
 
 
-#: Aengus's character, as the GM's page sets it (fields the O'Ween's sheet lacks are left out).
+#: Léa's character Aengus, as the GM's page sets it (fields the O'Ween's sheet lacks are left out).
 AENGUS = {"pep": 2, "ecl": 3, "enc": 3, "fla": 2, "reserve_ecl": -1, "bonbonus": 4,
           "bagages": ["marin-pêcheur"], "blessures": 1}
 
 
 def seat_and_character(gm: Page) -> str:
-    """The GM adds Aengus's seat from the panel and gives him a character; returns the
-    seat's link."""
+    """The GM adds Léa's seat from the panel and gives her a character, Aengus (a seat and
+    a character of one name read « Aengus ⚑ ×2 … en tant qu'Aengus »); returns the seat's
+    link."""
     gm.click("#gm-seats summary")
-    gm.fill("#seat-name", "Aengus")
+    gm.fill("#seat-name", "Léa")
     gm.click("#seat-form button[type=submit]")
-    link = gm.locator('.seat[data-seat="Aengus"] input.seat-link')
+    link = gm.locator('.seat[data-seat="Léa"] input.seat-link')
     link.wait_for()
     gm.evaluate("""(values) => {
         const sheet = window.sidecarTable.welcome.rulesets.find(r => r.name === "oweens").sheet;
         const known = Object.fromEntries(Object.entries(values).filter(([k]) => k in sheet));
         return window.sidecarTable.client.request({type: "sheet", op: "set",
-            character: "Aengus", ruleset: "oweens", owner: "Aengus", values: known,
+            character: "Aengus", ruleset: "oweens", owner: "Léa", values: known,
             reason: "Création"});
     }""", AENGUS)
     gm.wait_for_selector('#sheet-list .sheet-item[data-character="Aengus"]', state="attached")
@@ -95,9 +96,9 @@ def main() -> None:
                                        arg=before)
                 page.wait_for_timeout(800)
                 page.screenshot(path=str(DOCS / "web-table-phone-rolled.png"))
-        # Aengus is at the table (his pages are open): the panel says so.
+        # Léa is at the table (her pages are open): the panel says so.
         gm.click("#gm-characters summary")
-        gm.wait_for_selector('.seat[data-seat="Aengus"].online')
+        gm.wait_for_selector('.seat[data-seat="Léa"].online')
         gm.wait_for_timeout(500)
         gm.locator("#gm-panel").screenshot(path=str(DOCS / "web-table-gm.png"))
         for context in contexts:

@@ -55,9 +55,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     "characteristic": {
         "type": "string", "choices": ["PEP", "ECL", "ENC", "FLA"],
         "description": label("Caractéristique utilisée : en tant que personnage, les dés "
-                             "sont sa réserve actuelle, et c'est cette réserve qui se vide",
-                             "Characteristic used: as a character, the dice are its current "
-                             "reserve, and that reserve is the one drained"),
+                             "sont sa réserve actuelle (seule une action complexe perdue la "
+                             "vide)", "Characteristic used: as a character, the dice are its "
+                             "current reserve (only a lost complex action drains it)"),
     },
     "difficulty": {
         "type": "int", "min": 0, "max": 20, "default": 0,
@@ -231,7 +231,8 @@ name_params(PARAMS, {
     "reserve": ("Réserve attaquée", "Reserve attacked"),
     "characteristic": ("Caractéristique", "Characteristic"),
     "adversity": ("Adversité", "Adversity"),
-    "contest": ("En opposition", "Opposed"),
+    # (Not « En opposition »: the ask form's box for an opposed ask bore that name too.)
+    "contest": ("Action complexe (vide la réserve)", "Complex action (drains the reserve)"),
     "resistance": ("Résistance de la cible", "Target's resistance"),
     "keep_reserve": ("BB+ pour garder la réserve", "BB+ to keep the reserve"),
     "drinking": ("Se pinter", "Drinking"),

@@ -283,9 +283,9 @@ def _gap_lines(page: TablePage, first: int, last: int) -> list[tuple[int, str, s
 
 def test_the_gms_notes_during_the_game_say_what_they_are(browser: Any,
                                                          server: LiveServer) -> None:
-    """Issue 29 re-run: a seat added and a sheet set after the first roll are a GM's note in
-    a player's log, live and after a reload, never « jet secret »; a secret roll stays
-    « jet secret ou note du MJ »."""
+    """Issue 29 re-run: a seat added and a sheet set after the first roll read « le MJ
+    prépare la table » in a player's log (not « note du MJ »: nobody wrote a note), live and
+    after a reload, never « jet secret »; a secret roll stays « jet secret ou note du MJ »."""
     table = "notes-mj"
     gm, link, _ = oweens_table(browser, server, table)
     player = TablePage(browser, server.http, link=link, viewport=PHONE)
@@ -305,7 +305,9 @@ def test_the_gms_notes_during_the_game_say_what_they_are(browser: Any,
         # One line for the GM's consecutive notes, one for the secret roll.
         assert [(seq, kind, count) for seq, kind, _, count in lines] == [
             (notes[0], "note", len(notes)), (secret, "secret", 1)], lines
-        assert "2 notes du MJ" in lines[0][2] and "jet secret" not in lines[0][2], lines
+        # (What it is: the GM at work on the table, not a note anyone wrote.)
+        assert "le MJ prépare la table ×2" in lines[0][2], lines
+        assert "jet secret" not in lines[0][2] and "note" not in lines[0][2], lines
         assert "jet secret ou note du MJ" in lines[1][2], lines
 
     check()

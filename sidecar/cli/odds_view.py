@@ -1,7 +1,7 @@
 """``sidecar odds`` as the page shows odds: what is asked (the game by its title, the
 params by their labels), each outcome kind under the page's own word for it, every
 probability rounded and written as the page writes it (``app.js`` ``percent``: a decimal
-comma in French), with text bars.
+comma in French), with text bars; the successes as the parts of the chance to succeed (« dont : »).
 
 The page's outcome words live in its ``strings.js`` (``kind.*``), which the command line
 cannot read: :data:`KIND_WORDS` holds the same words, and a test checks they agree."""
@@ -23,6 +23,11 @@ KIND_WORDS = {
     "success": ("Réussite", "Success"),
     "critical": ("Éclatante", "Outstanding"),
 }
+
+#: The kinds the chance to succeed adds up, listed under it as its parts.
+SUCCESSES = ("narrow", "success", "critical")
+#: The words that head them (strings.js ``odds.parts``), French then English.
+PARTS_WORDS = ("dont :", "of which:")
 
 
 def decimal(text: str, locale: str | None) -> str:
@@ -64,11 +69,20 @@ def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None
                          or [say(locale, "sans seuil, pas de verdict", "no target, no verdict")])
     lines = ["P(" + say(locale, "réussite", "success") + ") = "
              + percent(odds["p_success"], locale)]
-    for kind, p in odds["kinds"].items():
+    kinds = odds["kinds"]
+    # The successes first, as the headline's parts (« dont : », indented), then the rest:
+    # a row « Réussite 2,8 % » beside « P(réussite) = 14 % » read as a contradiction.
+    parts = [kind for kind in SUCCESSES if kind in kinds]
+    if parts:
+        lines.append("  " + say(locale, *PARTS_WORDS))
+    for kind in parts + [kind for kind in kinds if kind not in SUCCESSES]:
+        p = kinds[kind]
         if p == 0 and kind != "success":
             continue  # (a kind this roll cannot give)
         name = say(locale, *KIND_WORDS[kind]) if kind in KIND_WORDS else kind
-        lines.append(f"  {name:<24} {percent(p, locale):>7} {'█' * round(p * width)}".rstrip())
+        indent, room = ("    ", 22) if kind in SUCCESSES else ("  ", 24)
+        lines.append(f"{indent}{name:<{room}} {percent(p, locale):>7} "
+                     f"{'█' * round(p * width)}".rstrip())
     lines += format_distribution(odds.get("distribution"), width, locale=locale)
     return "\n".join(lines)
 

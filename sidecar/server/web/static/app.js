@@ -26,13 +26,12 @@ import {
   applySeatEvent, enterGmPanel, refreshSeats, relabelGmPanel, renderCharacterAdmin, setupGmPanel,
 } from "./gm.js";
 import {
-  $, applyTableGame, colon, describeError, el, followTableGame, local, paramLabels, parseFaces,
+  $, applyTableGame, describeError, el, followTableGame, local, paramLabels, parseFaces,
   patchList, query, rulesetByName, state, t,
 } from "./page.js";
-import {
-  NUMBER_WORDS, renderGmNote, renderNote, renderOutcome, renderSecret, wordIn,
-} from "./entries.js";
+import { renderGmNote, renderNote, renderOutcome, renderSecret } from "./entries.js";
 import { syncModes } from "./modes.js";
+import { showOdds } from "./oddsview.js";
 import { SidecarClient } from "./sidecar-client.js";
 import {
   clearTargets, noticeNames, readTargets, renderTargetPickers, resetNames,
@@ -42,7 +41,6 @@ import { clientSeed, noteWelcome, onEpoch } from "./verify.js";
 /** The session's key: a seat link's token is kept here for this tab only, never in the URL. */
 const SESSION_KEY = "sidecar.session";
 
-const KINDS = ["botch", "failure", "narrow", "success", "critical"];
 const LOG_LIMIT = 200;
 const HISTORY_PAGE = 50;
 
@@ -332,7 +330,8 @@ const fieldId = (name) => fieldIdIn(PARAM_PREFIX, name);
 function fillRulesets(preferred) {
   const select = $("ruleset");
   select.replaceChildren(...state.welcome.rulesets.map((ruleset) =>
-    el("option", { value: ruleset.name, text: local(ruleset.title) || ruleset.name })));
+    // (A name that fits a phone's select; the rest of the title beside « Jeu »: `buildParams`.)
+    el("option", { value: ruleset.name, text: local(ruleset.title)?.split(" — ")[0] || ruleset.name })));
   if (preferred && rulesetByName(preferred)) select.value = preferred;
   buildParams();
 }
@@ -346,6 +345,7 @@ function formPlan() {
 function buildParams() {
   const ruleset = rulesetByName($("ruleset").value);
   if (!ruleset) return;
+  $("ruleset-full").textContent = local(ruleset.title)?.split(" — ").slice(1).join(" — ") ?? "";
   if (!state.current) localStorage.setItem("sidecar.ruleset", ruleset.name);
   const { character, supplied, pickers } = formPlan();
   touchedParams.clear();
@@ -564,67 +564,10 @@ async function refreshOdds() {
     markInvalid(touchedParams.has(param) ? param : null);
     // (An odds answer may come back after the roll's refusal: it keeps the target marked.)
     if (error.details?.field === "targets") markInvalidField("roll-target");
-    showOdds(null, describeError(error, ruleset), about);
-  }
-}
-
-function percent(p) {
-  if (p === 0) return "0 %";
-  if (p === 1) return "100 %";
-  if (p < 0.001) return "< 0,1 %".replace(",", state.lang === "fr" ? "," : ".");
-  const text = (p * 100).toFixed(p < 0.1 ? 1 : 0);
-  return `${state.lang === "fr" ? text.replace(".", ",") : text} %`;
-}
-
-function showOdds(odds, note, about) {
-  $("odds").classList.toggle("stale", !odds);
-  $("odds-note").textContent = note;
-  if (!odds) {
-    // A value being typed leaves the figures dimmed; figures of another game or another
-    // character say nothing true next to why these cannot be computed: gone.
-    if (about !== state.oddsAbout) {
-      for (const id of ["odds-success", "odds-stack", "odds-bars", "odds-dist"]) $(id).replaceChildren();
-      state.oddsAbout = null;
-    }
-    return;
-  }
-  state.oddsAbout = about;
-  state.shownOdds = odds; // (drawn again in another language: `applyLanguage`)
-  // A roll without a verdict (`judged: false`: a `dice` total without a target): its
-  // distribution alone — « 100 % de réussite » and kinds at 0 % would say nothing true.
-  const judged = odds.judged !== false;
-  $("odds").classList.toggle("unjudged", !judged);
-  for (const id of ["odds-success", "odds-stack", "odds-bars"]) $(id).hidden = !judged;
-  $("odds-success").textContent = `${percent(odds.p_success)} ${t("odds.success")}`;
-  // One stacked bar (every kind side by side: the whole picture at a glance), then the
-  // figures of each kind.
-  $("odds-stack").replaceChildren(...KINDS.filter((kind) => (odds.kinds?.[kind] ?? 0) > 0).map((kind) => {
-    const segment = el("span", { class: `segment kind-${kind}`, title: `${t(`kind.${kind}`)} ${percent(odds.kinds[kind])}` });
-    segment.style.setProperty("flex-grow", String(odds.kinds[kind]));
-    return segment;
-  }));
-  $("odds-bars").replaceChildren(...KINDS.map((kind) => {
-    const p = odds.kinds?.[kind] ?? 0;
-    return el("div", { class: `bar${p === 0 ? " zero" : ""}`, "data-kind": kind, "data-p": p },
-      el("span", { class: `swatch kind-${kind}` }),
-      el("span", { class: "bar-label", text: t(`kind.${kind}`) }),
-      el("span", { class: "bar-value", text: percent(p) }));
-  }));
-  const dist = odds.distribution;
-  const box = $("odds-dist");
-  box.replaceChildren();
-  if (dist?.values?.length > 1 && dist.values.length <= 80) {
-    const peak = Math.max(...dist.values.map(([, p]) => p));
-    box.append(el("span", { class: "dist-of", text: t("odds.of") + wordIn(NUMBER_WORDS, dist.of) }));
-    const columns = el("div", { class: "columns" });
-    for (const [value, p] of dist.values) {
-      const column = el("span", { class: "column", title: `${value}${colon()}${percent(p)}` });
-      column.style.setProperty("height", `${Math.max(2, (p / peak) * 100)}%`);
-      columns.append(column);
-    }
-    const [first] = dist.values[0];
-    const [last] = dist.values[dist.values.length - 1];
-    box.append(columns, el("div", { class: "dist-axis" }, el("span", { text: first }), el("span", { text: last })));
+    // A refused form: no figure stays beside why (they were another form's odds), unless
+    // its field is only emptied, a value being typed (dimmed until it comes).
+    if ($(fieldId(param))?.value !== "") state.oddsAbout = null;
+    showOdds(null, `${describeError(error, ruleset).replace(/\.?$/, ".")} ${t("odds.fix")}`, about);
   }
 }
 

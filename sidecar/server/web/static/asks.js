@@ -283,6 +283,11 @@ function renderCard(item) {
   const mine = isGm() ? null : (event.to ?? []).find((target) => target.seat === state.client?.name);
   const asked = askedText(event, mine);
   if (asked) body.push(el("p", { class: "ask-what", text: t("ask.what", { what: asked }) }));
+  // A player's opposition: against whom (the ask, public, names every side to everyone).
+  const others = event.opposed && mine ? (event.to ?? []).filter((target) => target.seat !== mine.seat) : [];
+  if (others.length) {
+    body.push(el("p", { class: "ask-against", text: t("ask.against", { names: others.map(who).join(", ") }) }));
+  }
   const aimed = askTargetsText(event);
   if (aimed) body.push(el("p", { class: "ask-aimed", text: aimed }));
   if (isGm()) {

@@ -165,7 +165,14 @@ function fieldChoice(ruleset, schema, values, choice) {
   for (const [other, spec] of Object.entries(schema)) {
     if (other === field || spec.type !== "int" || !other.split("_").includes(field)) continue;
     const value = values?.[other];
-    if (value !== undefined && value !== spec.default) {
+    if (value === undefined || value === spec.default) continue;
+    if (reserveOf(schema, other, values)) {
+      // A reserve kept as its gap (`reserve_ecl` −1): what is left, « ECL 2 / 3 », as the
+      // panel says it (« ECL 3 (-1) » before).
+      const left = `${reserveLeft(values[field], value)} / ${values[field]}`;
+      shown += ` · ${reserveLabel(fieldLabel(ruleset, other))} ${left}`;
+      short = `${choice} ${left}`;
+    } else {
       shown += ` · ${fieldLabel(ruleset, other)} ${value}`;
       short += ` (${value > 0 ? "+" : ""}${value})`;
     }

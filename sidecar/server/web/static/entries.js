@@ -10,9 +10,10 @@ import { shownKind } from "./verdict.js";
 import { renderEpoch, verifyBadge } from "./verify.js";
 
 /** What the GM did out of this page's sight (seats, the others' sheets), one line a run:
- * before the first roll « le MJ prépare la table », after it « note du MJ ». */
+ * « le MJ prépare la table », once before the first roll, then for each run (« ×2 » for
+ * two events): the GM wrote no note, and a player should not look for one. */
 export function renderGmNote({ secret, count, prep }) {
-  const text = prep ? t("log.prep") : count > 1 ? `${count} ${t("log.notes")}` : t("log.note");
+  const text = prep || count === 1 ? t("log.prep") : `${t("log.prep")} ×${count}`;
   const kind = prep ? "prep" : "note";
   return el("li", { class: `entry entry-secret entry-${kind}`, "data-seq": secret, "data-kind": kind,
     "data-count": count }, el("span", { class: "secret-note", text }),

@@ -1,7 +1,7 @@
 // The seqs of the log this page never received, said for what they are: the GM's notes
 // (a seat, another's sheet — the server names them in `history`'s `hidden_notes`, wherever
-// they are) as « le MJ prépare la table » before the table's first roll and « note du MJ »
-// after it, one line per run; the rest as « jet secret ou note du MJ » (the server said
+// they are) as « le MJ prépare la table », once before the table's first roll, then one
+// line per run; the rest as « jet secret ou note du MJ » (the server said
 // nothing of them: a secret roll, or a note it did not look at).
 import { state } from "./page.js";
 

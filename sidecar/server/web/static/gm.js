@@ -8,6 +8,9 @@ import { buildField, fieldId, readFields, writeFields } from "./fields.js";
 import { enterAskForm, renderAskTargets, setupAskForm } from "./asks.js";
 import { renderValues } from "./characters.js";
 import {
+  askReservesLeft, reserveFields, reserveGaps, reserveLabel, reserveLeft, reserveOf,
+} from "./reserves.js";
+import {
   $, armedButton, describeError, el, followTableGame, local, rulesetByName, sheetOf, state, t,
 } from "./page.js";
 
@@ -226,7 +229,11 @@ function buildSheetFields() {
   const ruleset = $("sheet-ruleset").value;
   const schema = sheetOf(ruleset);
   const box = $("sheet-fields");
-  box.replaceChildren(...Object.entries(schema).map(([name, spec]) => buildField(name, spec, SHEET_PREFIX)));
+  // A new character starts with its reserves full: they are not asked (the editor asks
+  // what is left of them, « 2 / 3 », once the character exists: `edit`).
+  const full = new Set(editing ? [] : reserveFields(schema).map(([field]) => field));
+  box.replaceChildren(...Object.entries(schema).filter(([name]) => !full.has(name))
+    .map(([name, spec]) => buildField(name, spec, SHEET_PREFIX)));
   $("sheet-nosheet").hidden = Object.keys(schema).length > 0;
 }
 
@@ -244,6 +251,7 @@ function edit(name) {
   renderOwners();
   $("sheet-owner").value = character.owner ?? "";
   writeFields(sheetOf(character.ruleset), SHEET_PREFIX, character.values);
+  askReservesLeft(sheetOf(character.ruleset), SHEET_PREFIX, character.values);
   $("sheet-name").focus();
 }
 
@@ -266,7 +274,8 @@ async function saveCharacter(event) {
   const ruleset = $("sheet-ruleset").value;
   const character = $("sheet-name").value.trim();
   if (!character) return;
-  const { values } = readFields(sheetOf(ruleset), SHEET_PREFIX, { relaxed: true });
+  const { values: typed } = readFields(sheetOf(ruleset), SHEET_PREFIX, { relaxed: true });
+  const values = reserveGaps(sheetOf(ruleset), SHEET_PREFIX, typed);
   const reason = $("sheet-reason").value.trim() || undefined;
   const button = $("sheet-form").querySelector("button[type=submit]");
   button.disabled = true;
@@ -317,8 +326,14 @@ function renderAdjustFields() {
   const fields = Object.entries(schema).filter(([, spec]) => spec.type === "int");
   // Counters rolls spend first: they are what a GM gives and takes most.
   fields.sort(([, a], [, b]) => Number(Boolean(b.resource)) - Number(Boolean(a.resource)));
-  select.replaceChildren(...fields.map(([name, spec]) => el("option", { value: name,
-    text: `${local(spec.label) || name} (${character.values?.[name] ?? "—"})` })));
+  // A reserve kept as its gap reads as what is left, « Réserve ECL (2 / 3) » (a change by
+  // +1 is the same either way).
+  const shown = (name, spec) => {
+    const score = reserveOf(schema, name, character.values);
+    return score ? `${reserveLabel(local(spec.label) || name)} (${reserveLeft(character.values[score],
+      character.values[name])} / ${character.values[score]})` : `${local(spec.label) || name} (${character.values?.[name] ?? "—"})`;
+  };
+  select.replaceChildren(...fields.map(([name, spec]) => el("option", { value: name, text: shown(name, spec) })));
   if (fields.some(([name]) => name === current)) select.value = current;
   select.disabled = !character;
   $("adjust-form").querySelector("button[type=submit]").disabled = !character;

@@ -1,7 +1,7 @@
 // A reserve kept as its gap to a score (O'Ween's `reserve_pep`: 0 = full, −2 = two points
 // lost), shown as what is left of the score, « 2 / 3 », in the character panel and in the
 // log alike (the log said « Réserve ECL (0 = pleine) -1 » where the panel said 2 / 3).
-import { fieldLabel, sheetOf, state } from "./page.js";
+import { el, fieldLabel, sheetOf, state } from "./page.js";
 
 /**
  * The score `field` is the reserve of, when it is one counted down from full (an int whose
@@ -38,4 +38,41 @@ export function reserveChange(event, field, [before, after], { created = false }
   const label = reserveLabel(fieldLabel(event.ruleset, field));
   const now = `${reserveLeft(base, after)} / ${base}`;
   return created || typeof before !== "number" ? `${label} ${now}` : `${label} ${reserveLeft(base, before)} → ${now}`;
+}
+
+/** The sheet's reserves kept as gaps, each with its score: `[["reserve_pep", "pep"], …]`. */
+export function reserveFields(schema) {
+  const probe = Object.fromEntries(Object.keys(schema).map((name) => [name, 0]));
+  return Object.keys(schema).map((field) => [field, reserveOf(schema, field, probe)]).filter(([, score]) => score);
+}
+
+/**
+ * The sheet editor (fields prefixed `prefix`) asks a reserve as what is left of it, « 2 / 3 »,
+ * not as its gap (« Réserve PEP (0 = pleine) » −1): its field shows `values`' reserve left,
+ * from 0 to the score. `reserveGaps` turns what is typed back into the sheet's gaps.
+ */
+export function askReservesLeft(schema, prefix, values) {
+  for (const [field, score] of reserveFields(schema)) {
+    const input = document.getElementById(`${prefix}-${field}`);
+    const base = values?.[score];
+    if (!input || typeof base !== "number") continue;
+    Object.assign(input, { min: 0, max: base, value: reserveLeft(base, values[field]) });
+    input.dataset.reserveOf = score;
+    const box = input.closest(".param");
+    const name = box.querySelector(".param-name");
+    name.textContent = reserveLabel(name.textContent);
+    box.querySelector(".help")?.remove(); // (it explained the gap)
+    input.after(el("span", { class: "reserve-of", text: ` / ${base}` }));
+  }
+}
+
+/** `values` read from the editor, its reserves (typed as what is left) as the sheet's gaps. */
+export function reserveGaps(schema, prefix, values) {
+  for (const [field, score] of reserveFields(schema)) {
+    const input = document.getElementById(`${prefix}-${field}`);
+    if (!input?.dataset.reserveOf || typeof values[field] !== "number") continue;
+    const base = values[score] ?? 0;
+    values[field] = Math.min(0, Math.max(0, values[field]) - base);
+  }
+  return values;
 }

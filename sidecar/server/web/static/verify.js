@@ -6,7 +6,7 @@
 // The derivation is protocol/PROTOCOL.md's "Dice anyone can check" (the same as
 // sidecar/dice/provable.py and examples/verify_dice.py). The page never receives the epoch's
 // seed: only the keys of the rolls it was shown, so nothing of a secret roll.
-import { $, colon, el, state } from "./page.js";
+import { $, colon, el, state, t } from "./page.js";
 
 const encoder = new TextEncoder();
 /** seq → {ok: true | false | null (cannot tell), field, why}: what the log marks. */
@@ -15,11 +15,11 @@ const results = new Map();
 const WORDS = {
   fr: {
     ok: "dés vérifiés (le résultat n'est pas recalculé ici : `sidecar verify` le fait)",
-    bad: "dés NON conformes", unknown: "non vérifiable ici", end: "Clore l'époque (révéler la graine)",
+    bad: "dés NON conformes", unknown: "non vérifiable ici",
   },
   en: {
     ok: "dice verified (the result is not recomputed here: `sidecar verify` does)",
-    bad: "dice do NOT check", unknown: "cannot be checked here", end: "End the epoch (reveal its seed)",
+    bad: "dice do NOT check", unknown: "cannot be checked here",
   },
 };
 const word = (key) => (WORDS[state.lang] ?? WORDS.fr)[key];
@@ -315,7 +315,9 @@ function showEndButton(welcome) {
     return;
   }
   if (!button) {
-    button = el("button", { id: "epoch-end", type: "button", class: "secondary", text: word("end") });
+    // (`data-i18n`: written again by a language switch, as the rest of the page.)
+    button = el("button", { id: "epoch-end", type: "button", class: "secondary", "data-i18n": "epoch.end",
+      text: t("epoch.end") });
     button.addEventListener("click", async () => {
       button.disabled = true;
       try {
