@@ -119,7 +119,8 @@ def test_request_before_hello_is_not_joined_and_connection_stays_open():
                              "params": {"pool": 2}})
             error = await peer.recv()
             assert error == {"type": "error", "id": 1, "code": "not_joined",
-                             "message": error["message"]}
+                             "message": error["message"], "messages": error["messages"]}
+            assert error["message"] == error["messages"]["fr"]  # (the join's default locale)
             await peer.join()
     run(scenario())
 

@@ -111,8 +111,11 @@ def send_ask(gm: TablePage, label: str) -> dict[str, Any]:
     before = page.locator("#asks .ask-card").count()
     page.fill("#ask-label", label)
     page.click("#ask-form button[type=submit]")
-    page.wait_for_function("n => document.querySelectorAll('#asks .ask-card').length > n",
-                           arg=before)
+    # The new card, or the page's refusal (then the test fails with the page's own words).
+    page.wait_for_function("""n => document.querySelectorAll('#asks .ask-card').length > n
+        || (document.querySelector('#ask-error')?.textContent || '').trim()""", arg=before)
+    refused = (page.text_content("#ask-error") or "").strip()
+    assert not refused, refused
     return page.evaluate("""(label) => [...window.sidecarTable.asks.values()]
         .find(item => item.event.label === label).event""", label)
 

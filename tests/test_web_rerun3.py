@@ -64,6 +64,7 @@ def test_after_an_opposed_ask_the_ask_form_is_clean(browser: Any, server: LiveSe
     gm, _, _ = oweens_table(browser, server, "demande-propre")
     page = gm.page
     open_ask(gm, ["Ervald", "Tam"])
+    page.select_option("#askp-characteristic", "ECL")  # (an ask no side could answer is refused)
     page.check("#ask-opposed")
     page.select_option("#ask-mode", "gm")
     send_ask(gm, "Bras de fer")
@@ -75,6 +76,7 @@ def test_after_an_opposed_ask_the_ask_form_is_clean(browser: Any, server: LiveSe
     assert page.is_hidden("#ask-sides")
     # The newcomer's next ask: one more person ticked, a plain roll of hers alone.
     open_ask(gm, ["Brann"])
+    page.select_option("#askp-characteristic", "FLA")
     ask = send_ask(gm, "Écouter")
     assert [target["seat"] for target in ask["to"]] == ["Brann"], ask["to"]
     assert not ask.get("opposed"), ask
