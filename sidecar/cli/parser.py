@@ -204,6 +204,7 @@ def _add_serve_command(sub: Any) -> None:
     serve.add_argument("--log-level", default="info",
                        choices=("debug", "info", "warning", "error"),
                        help="how much the server logs (default %(default)s)")
+    _locale_option(serve)
     serve.set_defaults(func=cmd_serve)
 
 
