@@ -19,7 +19,8 @@ from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import add, die, negate, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
-from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind, signed
+from sidecar.protocol.text import heading
+from sidecar.rules import KIND_LABELS, common, name_params, score_kind, signed, who
 from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
 
 __version__ = "1.1"
@@ -286,11 +287,27 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     return Outcome(result=result, dice=dice.rolled)
 
 
+def rolled(params: dict[str, Any]) -> str:
+    """What a roll's line names as rolled, as the other rulesets' lines do: the action,
+    the characteristic and skills used after it (« Grimper (Physique, Escalade 5) »);
+    empty when the roll names none (the players' own words: no language of their own)."""
+    used = [str(params.get("characteristic") or "")] + [
+        str(skill) for skill in params.get("skills") or ()]
+    used = [item for item in used if item]
+    action = str(params.get("action") or "")
+    if not used:
+        return action
+    return f"{action} ({', '.join(used)})" if action else ", ".join(used)
+
+
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     fr = locale == "fr"
-    return (f"{heading(roll, locale=locale)}{r['format']} → {r['score']} "
+    # The roll's label, then what was rolled (once, when the label already says it).
+    what, label = rolled(roll.params), roll.label or ""
+    title = label if not what or what == label else f"{label}, {what}" if label else what
+    return (f"{heading(who(roll), title, locale=locale)}{r['format']} → {r['score']} "
             f"{'contre le seuil' if fr else 'vs threshold'} {r['threshold']} → "
             f"{r['label']['fr' if fr else 'en']}")
 
