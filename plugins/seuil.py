@@ -44,6 +44,12 @@ FACTORS = {
 THRESHOLDS = {"Ridiculement facile": 6, "Aisé": 13, "Moyen": 22, "Difficile": 31,
               "Héroïque": 41}
 RANKS = [(13, "Maître"), (8, "Expert"), (4, "Compagnon"), (1, "Apprenti"), (0, "Néophyte")]
+#: English names of the thresholds and ranks, for English texts (the seed's French names
+#: stay those a request may send and the French texts say; docs/RULESETS.md records both).
+THRESHOLDS_EN = {"Ridiculement facile": "Ridiculously easy", "Aisé": "Easy",
+                 "Moyen": "Average", "Difficile": "Hard", "Héroïque": "Heroic"}
+RANKS_EN = {"Maître": "Master", "Expert": "Expert", "Compagnon": "Journeyman",
+            "Apprenti": "Apprentice", "Néophyte": "Neophyte"}
 
 PARAMS: dict[str, dict[str, Any]] = {
     "level": {
@@ -75,7 +81,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     "threshold": {
         "type": "int", "min": 0, "max": 200, "required": True, "labels": THRESHOLDS,
         "description": label("Seuil : nombre, ou Ridiculement facile 6, Aisé 13, Moyen 22, "
-                             "Difficile 31, Héroïque 41", "Threshold: a number or a label"),
+                             "Difficile 31, Héroïque 41", "Threshold: a number: " + ", ".join(
+                                 f"{THRESHOLDS_EN[name]} {value}"
+                                 for name, value in THRESHOLDS.items())),
     },
     "action": {
         "type": "string", "default": "", "max_length": 200,
@@ -123,8 +131,8 @@ SHEET: dict[str, dict[str, Any]] = {
         item={"min": 1, "max": 5}, max_items=20),
     "competences": field(
         "map", "Compétences", "Skills", "Rang de chaque compétence (Néophyte 0, Apprenti "
-        "1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", "Each skill's rank (Néophyte 0, "
-        "Apprenti 1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", values="int", default={},
+        "1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", "Each skill's rank (Neophyte 0, "
+        "Apprentice 1–3, Journeyman 4–7, Expert 8–12, Master 13+)", values="int", default={},
         item={"min": 0, "max": 30}, max_items=50),
     "blessures_legeres": counter(
         "Blessures légères", "Light wounds", "Blessures légères : +2 de complication "

@@ -202,7 +202,9 @@ async def serve_until_stopped(config: ServerConfig, table: str, locale: str = "f
     said = colon(locale)
     print(f"plugins{said}{plugins or say(locale, 'aucun', 'none')}")
     if config.store:
-        print(server.store.described)
+        # (« store: redis://… », its password hidden: said in this run's language.)
+        kind, _, where = server.store.described.partition(": ")
+        print(say(locale, {"store": "stockage"}.get(kind, kind), kind) + f"{said}{where}")
     else:
         print(f"journal{said}{config.db}" + (
             say(locale, " (tables oubliées à l'arrêt)", " (tables forgotten at stop)")
