@@ -147,7 +147,7 @@ def install() -> Probes:
                      os.environ.get("SIDECAR_PROBE_CONFIG", "").split(",") if item)
     original = serve.serve_until_stopped
 
-    async def probed(config, table):  # type: ignore[no-untyped-def]
+    async def probed(config, table, *more):  # type: ignore[no-untyped-def]
         for key, text in overrides.items():
             setattr(config, key, _value(text))
         gc.callbacks.append(probes.on_gc)
@@ -161,7 +161,7 @@ def install() -> Probes:
             signal.signal(signal.SIGUSR2, lambda *_: loop.call_soon_threadsafe(
                 probes.close_window, out))
         try:
-            return await original(config, table)
+            return await original(config, table, *more)
         finally:
             lag.cancel()
 

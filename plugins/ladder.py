@@ -54,6 +54,11 @@ TIERS_EN = {"Incapacité": "Incapable", "Débutant": "Beginner", "Initié": "Ini
 CRITICAL_AT = 7
 DIFFICULTIES = {"Facile": 3, "Modéré": 5, "Pas évident": 7, "Difficile": 9,
                 "Très difficile": 11, "Presque impossible": 13}
+#: Each difficulty's English name, for English texts (the seed's French names stay the
+#: ones a request may send, ``labels``; docs/RULESETS.md records both).
+DIFFICULTIES_EN = {"Facile": "Easy", "Modéré": "Moderate", "Pas évident": "Not obvious",
+                   "Difficile": "Hard", "Très difficile": "Very hard",
+                   "Presque impossible": "Nearly impossible"}
 
 PARAMS: dict[str, dict[str, Any]] = {
     "level": {
@@ -89,7 +94,9 @@ PARAMS: dict[str, dict[str, Any]] = {
         "type": "int", "min": 0, "max": 60, "required": True, "labels": DIFFICULTIES,
         "description": label("Difficulté : score à atteindre, ou Facile, Modéré, Pas évident, "
                              "Difficile, Très difficile, Presque impossible",
-                             "Difficulty: score to reach, or one of the labels"),
+                             "Difficulty: score to reach: " + ", ".join(
+                                 f"{DIFFICULTIES_EN[name]} {value}"
+                                 for name, value in DIFFICULTIES.items())),
     },
     "reroll": {
         "type": "bool", "default": False,

@@ -19,7 +19,8 @@ from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import add, die, negate, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
-from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind, signed
+from sidecar.protocol.text import heading
+from sidecar.rules import KIND_LABELS, common, name_params, score_kind, signed, who
 from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
 
 __version__ = "1.1"
@@ -43,6 +44,12 @@ FACTORS = {
 THRESHOLDS = {"Ridiculement facile": 6, "Aisé": 13, "Moyen": 22, "Difficile": 31,
               "Héroïque": 41}
 RANKS = [(13, "Maître"), (8, "Expert"), (4, "Compagnon"), (1, "Apprenti"), (0, "Néophyte")]
+#: English names of the thresholds and ranks, for English texts (the seed's French names
+#: stay those a request may send and the French texts say; docs/RULESETS.md records both).
+THRESHOLDS_EN = {"Ridiculement facile": "Ridiculously easy", "Aisé": "Easy",
+                 "Moyen": "Average", "Difficile": "Hard", "Héroïque": "Heroic"}
+RANKS_EN = {"Maître": "Master", "Expert": "Expert", "Compagnon": "Journeyman",
+            "Apprenti": "Apprentice", "Néophyte": "Neophyte"}
 
 PARAMS: dict[str, dict[str, Any]] = {
     "level": {
@@ -74,7 +81,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     "threshold": {
         "type": "int", "min": 0, "max": 200, "required": True, "labels": THRESHOLDS,
         "description": label("Seuil : nombre, ou Ridiculement facile 6, Aisé 13, Moyen 22, "
-                             "Difficile 31, Héroïque 41", "Threshold: a number or a label"),
+                             "Difficile 31, Héroïque 41", "Threshold: a number: " + ", ".join(
+                                 f"{THRESHOLDS_EN[name]} {value}"
+                                 for name, value in THRESHOLDS.items())),
     },
     "action": {
         "type": "string", "default": "", "max_length": 200,
@@ -122,8 +131,8 @@ SHEET: dict[str, dict[str, Any]] = {
         item={"min": 1, "max": 5}, max_items=20),
     "competences": field(
         "map", "Compétences", "Skills", "Rang de chaque compétence (Néophyte 0, Apprenti "
-        "1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", "Each skill's rank (Néophyte 0, "
-        "Apprenti 1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", values="int", default={},
+        "1–3, Compagnon 4–7, Expert 8–12, Maître 13+)", "Each skill's rank (Neophyte 0, "
+        "Apprentice 1–3, Journeyman 4–7, Expert 8–12, Master 13+)", values="int", default={},
         item={"min": 0, "max": 30}, max_items=50),
     "blessures_legeres": counter(
         "Blessures légères", "Light wounds", "Blessures légères : +2 de complication "
@@ -286,11 +295,27 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     return Outcome(result=result, dice=dice.rolled)
 
 
+def rolled(params: dict[str, Any]) -> str:
+    """What a roll's line names as rolled, as the other rulesets' lines do: the action,
+    the characteristic and skills used after it (« Grimper (Physique, Escalade 5) »);
+    empty when the roll names none (the players' own words: no language of their own)."""
+    used = [str(params.get("characteristic") or "")] + [
+        str(skill) for skill in params.get("skills") or ()]
+    used = [item for item in used if item]
+    action = str(params.get("action") or "")
+    if not used:
+        return action
+    return f"{action} ({', '.join(used)})" if action else ", ".join(used)
+
+
 @hookimpl
 def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     fr = locale == "fr"
-    return (f"{heading(roll, locale=locale)}{r['format']} → {r['score']} "
+    # The roll's label, then what was rolled (once, when the label already says it).
+    what, label = rolled(roll.params), roll.label or ""
+    title = label if not what or what == label else f"{label}, {what}" if label else what
+    return (f"{heading(who(roll), title, locale=locale)}{r['format']} → {r['score']} "
             f"{'contre le seuil' if fr else 'vs threshold'} {r['threshold']} → "
             f"{r['label']['fr' if fr else 'en']}")
 

@@ -27,7 +27,7 @@ from tests.support.serve import ROOT, SIDECAR, ServeProcess, seat_token, sidecar
 def test_serve_prints_where_it_listens_plugins_and_join_details():
     with ServeProcess() as server:
         banner = "".join(server.lines)
-        plugins_line = next(line for line in server.lines if line.startswith("plugins: "))
+        plugins_line = next(line for line in server.lines if line.startswith("plugins : "))
         for name in ("oweens", "ladder", "bloodlust", "d6code", "seuil", "blank_botch",
                      "combat"):
             assert re.search(rf"\b{name} \d+\.\d+\b", plugins_line), name
@@ -48,7 +48,7 @@ def test_join_details_give_phones_a_lan_link(monkeypatch):
     monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.0.2.7"])
     details = serve.join_details(server, config, "la crypte")
     assert "http://192.0.2.7:8765/?table=la%20crypte#token=p-tok" in details
-    assert "g-tok" not in details.split("LAN")[1]  # the GM token is never in a shared link
+    assert "g-tok" not in details.split("Réseau local")[1]  # never in a shared link
     local = serve.join_details(server, ServerConfig(host="127.0.0.1"), "demo")
     assert "--host 0.0.0.0" in local
 
@@ -130,8 +130,10 @@ def test_serve_with_plugins_dir_and_a_broken_plugin(tmp_path):
         "from sidecar import hookimpl\n@hookimpl\ndef sidecar_resolv(roll, dice):\n    pass\n")
     failed = sidecar("serve", "--port", "0", "--db", ":memory:", "--plugins-dir", str(tmp_path))
     assert failed.returncode == 1
-    assert "plugin 'typo' implements unknown hook sidecar_resolv" in failed.stderr
     assert "plugin « typo » : hook inconnu sidecar_resolv" in failed.stderr
+    failed = sidecar("serve", "--port", "0", "--db", ":memory:", "--plugins-dir", str(tmp_path),
+                     "--locale", "en")
+    assert "plugin 'typo' implements unknown hook sidecar_resolv" in failed.stderr
     assert "Traceback" not in failed.stderr
 
 
@@ -139,7 +141,7 @@ def test_serve_port_in_use_is_a_clear_error():
     with ServeProcess() as server:
         port = server.url.rsplit(":", 1)[1].split("/")[0]
         taken = sidecar("serve", "--port", port, "--db", ":memory:")
-        assert taken.returncode == 1 and "cannot listen" in taken.stderr
+        assert taken.returncode == 1 and "impossible d'écouter" in taken.stderr
 
 
 def test_plugins_lists_plugins_rulesets_and_hooks(tmp_path):
@@ -265,7 +267,7 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch, tmp
 
     built = []
 
-    async def fake_serve(config, table):
+    async def fake_serve(config, table, locale):
         built.append(config)
         return 0
     monkeypatch.setattr(serve, "serve_until_stopped", fake_serve)
@@ -286,7 +288,8 @@ def test_serve_without_options_runs_with_server_config_defaults(monkeypatch, tmp
 def test_serve_on_uvloop_rolls_like_on_asyncio():
     pytest.importorskip("uvloop")  # installed with the test extra
     with ServeProcess("--db", ":memory:", "--loop", "uvloop") as server:
-        assert any(line.strip() == "event loop: uvloop" for line in server.lines), server.lines
+        assert any(line.strip() == "boucle d'événements : uvloop"
+                   for line in server.lines), server.lines
         rolled = sidecar("roll", "bloodlust", "pool=3", "--url", server.url, "--table", "demo",
                          "--name", "Aengus", "--token", PLAYER_TOKEN)
         assert rolled.returncode == 0, rolled.stderr
@@ -306,7 +309,7 @@ def test_serve_limits_reach_the_server_config(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # (its tokens are kept beside ./sidecar.db)
     built = []
 
-    async def fake_serve(config, table):
+    async def fake_serve(config, table, locale):
         built.append(config)
         return 0
     monkeypatch.setattr(serve, "serve_until_stopped", fake_serve)

@@ -151,7 +151,7 @@ def test_new_plugin_prints_commands_that_run_as_shown(tmp_path):
 def banner_tokens(server: ServeProcess) -> tuple[str, str]:
     """The GM's and the players' tokens as ``serve`` printed them."""
     text = "".join(server.lines)
-    gm = re.search(r"MJ / GM .*--role gm --token (\S+)", text)
+    gm = re.search(r"MJ +: .*--role gm --token (\S+)", text)
     player = re.search(r"Joueur .*--token (\S+)", text)
     assert gm and player, text
     return gm.group(1), player.group(1)
@@ -167,7 +167,7 @@ def test_default_tokens_survive_a_restart(tmp_path):
         assert first.stop() == 0
     kept = journal.with_name("soirée.db.tokens")
     assert kept.stat().st_mode & 0o777 == 0o600  # secrets: the owner's only
-    assert f"gardés dans / kept in {kept}" in "".join(first.lines)
+    assert f"jetons : gardés dans {kept}" in "".join(first.lines)
 
     with ServeProcess("--db", str(journal), tokens=False) as again:
         # Printed again, the same: every GM and shared link made before still joins.
@@ -190,7 +190,7 @@ def test_default_tokens_survive_a_restart(tmp_path):
 
     # A journal in memory forgets everything at stop: said, and no file.
     with ServeProcess("--db", ":memory:", tokens=False, cwd=tmp_path) as memory:
-        assert "nouveaux à chaque démarrage / new at each start" in "".join(memory.lines)
+        assert "jetons : nouveaux à chaque démarrage" in "".join(memory.lines)
     assert [path.name for path in tmp_path.glob("*.tokens")] == ["soirée.db.tokens"]
 
 

@@ -42,6 +42,13 @@ def test_a_broken_plugin_says_how_to_serve_without_it():
     line = plugin_load_failure(PluginLoadError("bad key", fr="clé fautive", plugin="tour"))
     assert line.endswith("--disable tour") and "\n" not in line
     assert "--disable" not in plugin_load_failure(PluginLoadError("no plugin named"))
+    # In the run's one language (serve, plugins and odds have --locale; issue 29).
+    broken = PluginLoadError("bad key", fr="clé fautive", plugin="tour")
+    assert plugin_load_failure(broken, "fr") == ("sidecar: impossible de charger les plugins : "
+                                                 "clé fautive — pour servir sans lui : "
+                                                 "--disable tour")
+    assert plugin_load_failure(broken, "en") == ("sidecar: cannot load plugins: bad key — "
+                                                 "to serve without it: --disable tour")
 
 
 def test_a_bare_host_means_the_sidecars_port():

@@ -128,12 +128,14 @@ MALFORMED = {
 def test_sidecar_serve_refuses_a_malformed_description_naming_plugin_and_key(tmp_path, why):
     source, hook, described, key, reason = MALFORMED[why]
     directory = write_plugins(tmp_path / "p", malformed=source)
-    served = sidecar("serve", "--port", "0", "--db", ":memory:",
-                     "--plugins-dir", str(directory))
-    assert served.returncode != 0
-    lines = served.stderr.strip().splitlines()
-    assert len(lines) == 1, served.stderr          # one line, no traceback
-    line = lines[0]
+    said = {}
+    for locale in ("fr", "en"):  # (serve speaks one language: French, or --locale en)
+        served = sidecar("serve", "--port", "0", "--db", ":memory:",
+                         "--plugins-dir", str(directory), "--locale", locale)
+        assert served.returncode != 0
+        lines = served.stderr.strip().splitlines()
+        assert len(lines) == 1, served.stderr          # one line, no traceback
+        said[locale] = lines[0]
     name, _, entry = key.partition(".")
     noun = {"sidecar_rulesets": "parameter", "sidecar_sheet": "field",
             "sidecar_options": "option"}[hook]
@@ -143,10 +145,9 @@ def test_sidecar_serve_refuses_a_malformed_description_naming_plugin_and_key(tmp
                   "sidecar_options": "its options, "}[hook]
                + (f"{noun} '{name}', key '{entry}': " if entry else f"key '{name}': ")
                + reason)
-    assert english in line
-    french = line.index("plugin « malformed »")
-    assert french < line.index("plugin 'malformed'")  # French first, then English
-    assert f"clé « {entry or name} »" in line[french:line.index("plugin 'malformed'")]
+    assert english in said["en"] and "plugin « malformed »" not in said["en"]
+    assert "plugin « malformed »" in said["fr"] and "plugin 'malformed'" not in said["fr"]
+    assert f"clé « {entry or name} »" in said["fr"]
 
 
 @pytest.mark.parametrize("why", MALFORMED)

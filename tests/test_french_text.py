@@ -339,12 +339,12 @@ def test_the_fights_texts_say_what_happened_in_plain_french():
                                          "values": values})
                 assert made["type"] == "sheet", made
             # A reserve drained, in a sentence: its short label (« Réserve ECL (0 = pleine)
-            # d'Ogre » read as a form's hint inside a sentence).
+            # d'Ogre » read as a form's hint inside a sentence), what is left of its score.
             pushed = await gm.roll("oweens", {"characteristic": "ECL", "contest": True},
                                    character="Aengus", targets=["Ogre"], dice=[6, 6, 4])
             assert pushed["effects"] == {"Ogre": {"reserve_ecl": -2}}, pushed
             lines = format_effects(pushed, "fr", Labels(welcome, "fr"))
-            assert "   Réserve ECL d'Ogre : 0 → -2" in lines, lines
+            assert "   Réserve ECL d'Ogre : 2 → 0 / 2" in lines, lines
             # « 1 dé », not « 1 dés »; « 1 donné ».
             extra = await gm.roll("bloodlust", {"pool": 1}, dice=[5, 6])
             assert extra["message"].endswith("ce jet utilise 1 dé (d10), 2 ont été donnés"), \

@@ -196,11 +196,12 @@ def _path_without(directory: Path) -> str:
                            if entry and Path(entry).resolve() != directory.resolve())
 
 
-def banner(env: dict[str, str], *args: str) -> ServeProcess:
+def banner(env: dict[str, str], *args: str, tokens: bool = True) -> ServeProcess:
     """``sidecar serve`` with the environment given, as ``python -m sidecar``, once it
-    printed its whole banner (its last line names 0.0.0.0)."""
+    printed its whole banner (its last line names 0.0.0.0); ``tokens=False``: its own
+    tokens, kept beside the journal, as a user's first ``serve``."""
     return ServeProcess(*args, command=[sys.executable, "-m", "sidecar"], env=env,
-                        banner_end="0.0.0.0")
+                        banner_end="0.0.0.0", tokens=tokens)
 
 
 def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
@@ -208,7 +209,7 @@ def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
     env = {**os.environ, "PATH": _path_without(bin_dir)}
     with banner(env, "--db", ":memory:") as server:
         commands = [line.split(": ", 1)[1].rstrip() for line in server.lines
-                    if re.match(r"\s+(MJ / GM|Joueur|Place / seat)\s*:", line)]
+                    if re.match(r"\s+(MJ|Joueur|Place)\s*:", line)]
         assert len(commands) == 3, server.lines
         for command in commands:
             assert not command.startswith("sidecar "), command  # not on this PATH
@@ -223,13 +224,14 @@ def test_serve_prints_commands_that_work_as_shown_without_an_activated_venv():
 
 def _normalised(lines: list[str]) -> list[str]:
     """A banner's lines without what changes from run to run: tokens, port, the path of
-    the ``sidecar`` script, the journal's path."""
+    the ``sidecar`` script, the journal's and its tokens' paths."""
     out = []
     for line in lines:
         line = re.sub(r"(token[= ])[\w-]+", r"\1TOKEN", line.rstrip("\n"))
         line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
         line = re.sub(r"\S*sidecar (?=(roll|watch|seat) )", "SIDECAR ", line)
-        line = re.sub(r"^journal: .*", "journal: PATH", line)
+        line = re.sub(r"^journal : .*", "journal : PATH", line)
+        line = re.sub(r"^(jetons : gardés dans )\S+", r"\1PATH", line)
         out.append(line)
     return out
 
@@ -241,7 +243,7 @@ def test_the_readme_shows_serves_output_as_it_is(tmp_path):
     shown = block.group(1).splitlines()
     assert all("…" not in line for line in shown)  # the whole output, nothing elided
     assert any(".venv/bin/sidecar roll" in line for line in shown)
-    with banner({**os.environ}, "--db", str(tmp_path / "sidecar.db")) as server:
+    with banner({**os.environ}, "--db", str(tmp_path / "sidecar.db"), tokens=False) as server:
         assert _normalised(shown) == _normalised(server.lines)
 
 
@@ -427,10 +429,10 @@ def test_serve_on_the_lan_prints_the_join_link_as_a_qr_code_and_gives_it_to_gms(
         server.stop()  # the rest of the banner (links, QR code) is all read then
     lines = [line.rstrip("\n") for line in server.lines + server.later]
     banner = "\n".join(lines)
-    link = re.search(r"phones: scan — (\S+)", banner).group(1)
+    link = re.search(r"Téléphones : scannez — (\S+)", banner).group(1)
     assert link.endswith(f"/?table=demo#token={PLAYER_TOKEN}")
-    assert f"Réseau local / LAN: {link}" in banner  # the link printed above it
-    start = next(i for i, line in enumerate(lines) if "phones: scan" in line) + 1
+    assert f"Réseau local  : {link}" in banner  # the link printed above it
+    start = next(i for i, line in enumerate(lines) if "Téléphones : scannez" in line) + 1
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("▀")) + 1
     assert _read_terminal_qr(lines[start:end]) == [list(row) for row in
                                                    segno.make(link).matrix]

@@ -83,11 +83,11 @@ def test_serve_refuses_an_unusable_option_description_naming_the_plugin(tmp_path
         "    return {'params': {'feint': {'type': 'bool', 'cost': 'one'}}}\n\n"
         "@hookimpl\ndef sidecar_modify_roll(roll):\n    pass\n")
     served = sidecar("serve", "--port", "0", "--db", ":memory:", "--gm-token", GM_TOKEN,
-                     "--plugins-dir", str(tmp_path))
+                     "--plugins-dir", str(tmp_path), "--locale", "en")
     assert served.returncode != 0
     assert "plugin 'broken', sidecar_options" in served.stderr
     assert "option 'feint', key 'cost': the cost of a bool is an integer" in served.stderr
-    listed = sidecar("plugins", "--plugins-dir", str(tmp_path))
+    listed = sidecar("plugins", "--plugins-dir", str(tmp_path), "--locale", "en")
     assert listed.returncode != 0 and "plugin 'broken'" in listed.stderr
 
 

@@ -405,13 +405,13 @@ def test_the_command_line_says_what_a_lost_contest_decided_in_one_minus_sign(tmp
         assert "note : Réserve ENC : 3 → 2 (ME 1) ; des points peuvent encore être gardés, " \
                "1 BB+ chacun." in out, out
         assert "0 point gardé" not in out and "1) Garder 1 point de réserve ENC (1 BB+)" in out
-        assert "dépensé : Réserve ENC −1 → −1" in out, out
+        assert "dépensé : Réserve ENC −1 → 2 / 3" in out, out
         roll = re.search(r"sidecar react (\S+)", out)
         assert roll, out
         saved = sidecar("react", roll.group(1), "save_1", *gm)
         assert saved.returncode == 0, saved.stderr
         assert "note : 1 point de réserve ENC gardé pour 1 BB+ : 3 → 3." in saved.stdout
-        assert "dépensé : Réserve ENC +1 → 0, Bonbonus (BB+) −1 → 0" in saved.stdout, \
+        assert "dépensé : Réserve ENC +1 → 3 / 3, Bonbonus (BB+) −1 → 0" in saved.stdout, \
             saved.stdout
         for text in (out, saved.stdout):
             spent = [line for line in text.splitlines() if "dépensé" in line]

@@ -126,7 +126,7 @@ def test_a_new_ruleset_installs_passes_its_tests_and_a_server_rolls_it(kit):
     server = ServeProcess(command=[kit.venv.python, "-m", "sidecar"], cwd=kit.place,
                           env=kit.venv.env, timeout=60)
     try:
-        assert any(line.startswith("plugins: ") and "table_talk 0.1.0" in line
+        assert any(line.startswith("plugins : ") and "table_talk 0.1.0" in line
                    for line in server.lines), server.lines
         welcome, outcome = asyncio.run(asyncio.wait_for(roll_once(
             server.url, "table_talk", {"dice": 2, "bonus": 1, "target": 7}, dice=[2, 3]),

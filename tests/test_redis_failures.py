@@ -126,7 +126,9 @@ def test_an_open_roll_whose_process_died_takes_its_default_on_another(redis_serv
 
 def test_store_and_db_settled_in_one_line(tmp_path, redis_server):
     empty = serve_fails("--store", "")
-    assert empty.returncode == 2 and "vide" in empty.stderr and "empty" in empty.stderr
+    assert empty.returncode == 2 and "vide" in empty.stderr and "empty" not in empty.stderr
+    empty = serve_fails("--store", "", "--locale", "en")  # (serve speaks one language)
+    assert empty.returncode == 2 and "empty" in empty.stderr and "vide" not in empty.stderr
     both = serve_fails("--db", str(tmp_path / "x.db"), "--store", redis_server.url)
     assert both.returncode == 2 and "--db" in both.stderr and "--store" in both.stderr
     bad_db = serve_fails("--store", f"redis://127.0.0.1:{redis_server.port}/abc")

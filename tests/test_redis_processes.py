@@ -376,7 +376,7 @@ def test_the_banner_does_not_show_the_redis_password(redis_server):
     url = f"redis://:s3cret-pw@127.0.0.1:{redis_server.port}/0"
     with Sidecar(url) as process:
         banner = "".join(process.lines)
-        assert f"store: redis://:***@127.0.0.1:{redis_server.port}/0" in banner
+        assert f"stockage : redis://:***@127.0.0.1:{redis_server.port}/0" in banner
         assert process.stop() == 0
     assert "s3cret-pw" not in "".join(process.lines + process.output)
 

@@ -84,19 +84,19 @@ def test_serve_with_a_certificate_prints_wss_and_https(certificate: tuple[Path, 
         assert "WebSocket wss://127.0.0.1:" in banner, banner
         assert " page https://127.0.0.1:" in banner, banner
         assert "--url wss://127.0.0.1:" in banner
-        assert "Navigateur  : https://127.0.0.1:" in banner
+        assert "Navigateur    : https://127.0.0.1:" in banner
 
 
 def test_serve_refuses_half_or_broken_tls_in_one_line(tmp_path: Path,
                                                       certificate: tuple[Path, Path]) -> None:
     cert, _key = certificate
     half = serve_fails("--db", ":memory:", "--ssl-certfile", str(cert))
-    assert half.returncode == 2 and "both --ssl-certfile and --ssl-keyfile" in half.stderr
+    assert half.returncode == 2 and "le TLS demande --ssl-certfile et --ssl-keyfile" in half.stderr
     missing = serve_fails("--db", ":memory:", "--ssl-certfile", str(cert), "--ssl-keyfile",
                           str(tmp_path / "nope.pem"))
     err = missing.stderr
     assert missing.returncode == 1, err
-    assert "cannot use the TLS certificate" in err and "Traceback" not in err
+    assert "certificat TLS inutilisable" in err and "Traceback" not in err
 
 
 # -- origins ---------------------------------------------------------------------------------
@@ -181,5 +181,5 @@ def test_join_details_of_a_tls_server_give_https_links(monkeypatch: pytest.Monke
     monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.0.2.7"])
     details = serve.join_details(server, config, "crypte")
     assert "page https://127.0.0.1:8765/" in details
-    assert "Réseau local / LAN: https://192.0.2.7:8765/?table=crypte#token=p-tok" in details
+    assert "Réseau local  : https://192.0.2.7:8765/?table=crypte#token=p-tok" in details
     assert "http://" not in details and "ws://" not in details

@@ -20,7 +20,7 @@ from tests.support.serve import ServeProcess, free_port
 
 
 def _printed(server: ServeProcess, label: str) -> str:
-    """The link ``serve`` printed after ``label`` (« Navigateur MJ: … »)."""
+    """The link ``serve`` printed after ``label`` (« Navigateur MJ : … »)."""
     line = next(line for line in server.lines if line.strip().startswith(label))
     return re.search(r"https?://\S+", line).group(0)
 
@@ -50,8 +50,8 @@ def test_the_printed_gm_link_and_the_join_link_carry_their_token_after_the_hash(
     page = f"http://127.0.0.1:{port}/"
     # --public-url: the GM's welcome carries the join link (its QR code) phones scan.
     with ServeProcess("--db", ":memory:", "--port", str(port), "--public-url", page) as server:
-        gm_link = _printed(server, "Navigateur MJ:")
-        player_link = _printed(server, "Navigateur  :")
+        gm_link = _printed(server, "Navigateur MJ :")
+        player_link = _printed(server, "Navigateur    :")
         _token_after_hash(gm_link, GM_TOKEN)
         _token_after_hash(player_link, PLAYER_TOKEN)
         assert parse_qs(urlsplit(gm_link).query) == {"table": ["demo"], "role": ["gm"]}

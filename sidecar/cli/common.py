@@ -25,15 +25,19 @@ DEFAULT_URL = f"ws://{DEFAULT.host}:{DEFAULT.port}/ws"
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_CONNECT = 0, 1, 2, 3
 
 
-def plugin_load_failure(exc: Exception) -> str:
-    """A plugin load error as one line (a plugin's own message may hold newlines),
-    French then English like the rest of the command line."""
-    line = ("sidecar: impossible de charger les plugins / cannot load plugins: "
-            + " ".join(str(exc).split()))
+def plugin_load_failure(exc: Exception, locale: str | None = None) -> str:
+    """A plugin load error as one line (a plugin's own message may hold newlines): in
+    ``locale`` (the error's French where it has one), French then English without."""
+    said = str(exc)
+    if locale is not None and isinstance(getattr(exc, "message", None), str):
+        said = say(locale, getattr(exc, "fr", None) or exc.message, exc.message)
+    line = ("sidecar: " + say(locale, "impossible de charger les plugins : ",
+                              "cannot load plugins: ") + " ".join(said.split()))
     plugin = getattr(exc, "plugin", None)
     if plugin:
         # One broken plugin need not stop the table: say how to leave it out.
-        line += (f" — pour servir sans lui / to serve without it: --disable {plugin}")
+        line += " — " + say(locale, "pour servir sans lui : ", "to serve without it: ") \
+            + f"--disable {plugin}"
     return line
 
 
@@ -65,7 +69,7 @@ def store_choice(args: argparse.Namespace) -> str | None:
     # (An empty $SIDECAR_STORE is unset; an empty --store is a mistake said as such.)
     store = args.store if args.store is not None else (os.environ.get("SIDECAR_STORE")
                                                        or None)
-    # (Said in --locale where the command has one: serve has none, and says both.)
+    # (Said in --locale: every command has one; both languages without.)
     locale = getattr(args, "locale", None)
     if store is not None and not store.strip():
         return say(locale, "--store est vide (une variable non définie ?) ; sans --store, "

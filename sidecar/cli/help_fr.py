@@ -285,8 +285,12 @@ PLAY = {
     "the characters you may see (a seat: its own)":
         "les personnages que vous pouvez voir (une place : les siens)",
     "typed by the ruleset's sheet; a map entry as skills.Escalade=5 or the whole map as "
-    "JSON": "typées par la fiche du jeu de règles ; une entrée d'un dictionnaire comme "
-            "skills.Escalade=5, ou tout le dictionnaire en JSON",
+    "JSON; a reserve counted from its score (O'Ween's reserve_ecl, shown « 2 / 3 ») as "
+    "the points lost: reserve_ecl=-1 for one lost, 0 for full":
+        "typées par la fiche du jeu de règles ; une entrée d'un dictionnaire comme "
+        "skills.Escalade=5, ou tout le dictionnaire en JSON ; une réserve comptée depuis "
+        "son score (reserve_ecl d'O'Ween's, affichée « 2 / 3 ») en points perdus : "
+        "reserve_ecl=-1 pour un point perdu, 0 pour pleine",
     "the character's ruleset (needed to create one)":
         "le jeu de règles du personnage (nécessaire pour en créer un)",
     "give the character to this seat": "donner le personnage à cette place",

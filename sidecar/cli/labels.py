@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sidecar.cli.reserves import reserve_label, reserve_score
 from sidecar.protocol.text import game_name, localized
 
 
@@ -49,6 +50,8 @@ class Labels:
         #: Each ruleset's title and params' descriptions, as the page's form reads them.
         self.titles: dict[str, Any] = {}
         self.params: dict[str, dict[str, Any]] = {}
+        #: Each ruleset's sheet, as described (what tells a reserve from a score).
+        self.sheets: dict[str, dict[str, Any]] = {}
         for ruleset in (welcome or {}).get("rulesets") or ():
             if not isinstance(ruleset, dict):
                 continue
@@ -58,11 +61,34 @@ class Labels:
                 self.params[name] = {key: spec for key, spec in ruleset["params"].items()
                                      if isinstance(spec, dict)}
             if isinstance(ruleset.get("sheet"), dict):
+                self.sheets[name] = ruleset["sheet"]
                 self.fields[name] = {
                     field: spec.get("label") for field, spec in ruleset["sheet"].items()
                     if isinstance(spec, dict) and spec.get("label")}
         #: An open roll's seq → its choices' labels by name.
         self.choices: dict[Any, dict[str, Any]] = {}
+        #: The characters' values as last seen (the welcome's, then each event's): the
+        #: scores a reserve is shown out of.
+        self.values: dict[str, dict[str, Any]] = {}
+        for entry in (welcome or {}).get("characters") or ():
+            if isinstance(entry, dict) and isinstance(entry.get("values"), dict):
+                self.values[str(entry.get("character"))] = dict(entry["values"])
+
+    def reserve(self, ruleset: Any, field: str,
+                values: dict[str, Any]) -> tuple[str, int] | None:
+        """``field`` when it is a reserve counted down from a score ``values`` know
+        (:mod:`sidecar.cli.reserves`): its label without its hint, and the score."""
+        score = reserve_score(self.sheets.get(str(ruleset), {}), field, values)
+        if score is None:
+            return None
+        return reserve_label(self.field(ruleset, field)), values[score]
+
+    def seen(self, character: Any, values: dict[str, Any]) -> dict[str, Any]:
+        """``character``'s values as known, ``values`` (newer) over them; remembered."""
+        known = {**self.values.get(str(character), {}), **values}
+        if character:
+            self.values[str(character)] = known
+        return known
 
     def field(self, ruleset: Any, name: str) -> str:
         """A sheet field of ``ruleset`` by its label (its key when it has none)."""

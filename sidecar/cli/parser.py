@@ -204,6 +204,7 @@ def _add_serve_command(sub: Any) -> None:
     serve.add_argument("--log-level", default="info",
                        choices=("debug", "info", "warning", "error"),
                        help="how much the server logs (default %(default)s)")
+    _locale_option(serve)
     serve.set_defaults(func=cmd_serve)
 
 
@@ -303,7 +304,9 @@ def _add_sheet_command(sub: Any) -> None:
     set_.add_argument("character", metavar="CHARACTER", help="the character's name")
     set_.add_argument("values", nargs="*", metavar="field=value",
                       help="typed by the ruleset's sheet; a map entry as skills.Escalade=5 "
-                           "or the whole map as JSON")
+                           "or the whole map as JSON; a reserve counted from its score "
+                           "(O'Ween's reserve_ecl, shown « 2 / 3 ») as the points lost: "
+                           "reserve_ecl=-1 for one lost, 0 for full")
     set_.add_argument("--ruleset", help="the character's ruleset (needed to create one)")
     owner = set_.add_mutually_exclusive_group()
     owner.add_argument("--owner", metavar="SEAT", help="give the character to this seat")

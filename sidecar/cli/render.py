@@ -20,6 +20,7 @@ from typing import Any
 
 from sidecar.cli.labels import Labels, count, event_what, label_text, say, word
 from sidecar.cli.labels import colon as _c
+from sidecar.cli.reserves import reserve_text
 from sidecar.cli.terminal import for_terminal, shown
 from sidecar.protocol.text import elide
 
@@ -50,23 +51,35 @@ def format_value(value: Any, locale: str | None = None) -> str:
 
 def format_values(values: dict[str, Any], ruleset: Any = None,
                   labels: Labels | None = None) -> str:
-    """A sheet's values, each field by its label when ``labels`` knows it (« Réserve de
-    PEP 0 · Honte manifestée non »), else ``key=value`` as typed on the command line."""
+    """A sheet's values, each field by its label when ``labels`` knows it (« Éclate (ECL)
+    3 · Réserve ECL 2 / 3 », a reserve as what is left of its score, as the page shows
+    it), else ``key=value`` as typed on the command line."""
     if labels is None:
         return " ".join(f"{field}={format_value(value)}" for field, value in values.items())
-    return " · ".join(f"{labels.field(ruleset, field)} {format_value(value, labels.locale)}"
-                      for field, value in values.items())
+
+    def shown(field: str, value: Any) -> str:
+        reserve = labels.reserve(ruleset, field, values)
+        if reserve is not None:
+            return f"{reserve[0]} {reserve_text(reserve[1], value)}"
+        return f"{labels.field(ruleset, field)} {format_value(value, labels.locale)}"
+
+    return " · ".join(shown(field, value) for field, value in values.items())
 
 
 def format_spent(spent: dict[str, int], sheet: dict[str, Any], ruleset: Any = None,
                  labels: Labels | None = None) -> str:
     """``{"bonbonus": 1}`` and the values after → ``BB+ −1 → 2`` (a negative spend
     gives); each field by its label when ``labels`` knows it, less the gloss the sheet
-    shows beside it (« Réserve ENC (0 = pleine) »: the sheet's, not a change's), and one
+    shows beside it (« Réserve ENC (0 = pleine) »: the sheet's, not a change's), a
+    reserve's value as what is left of its score (« Réserve ENC −1 → 2 / 3 »), and one
     minus sign, U+2212, for the change and the value after alike (issue 29)."""
     parts = []
     for field, amount in spent.items():
         change = f"−{amount}" if amount >= 0 else f"+{-amount}"
+        reserve = labels.reserve(ruleset, field, sheet) if labels is not None else None
+        if reserve is not None and field in sheet:  # (what is left: « −1 → 2 / 3 »)
+            parts.append(f"{reserve[0]} {change} → {reserve_text(reserve[1], sheet[field])}")
+            continue
         after = f" → {_signed(format_value(sheet[field]))}" if field in sheet else ""
         named = labels.field(ruleset, field) if labels is not None else field
         parts.append(f"{_GLOSS.sub('', named)} {change}{after}")
@@ -153,10 +166,16 @@ def format_effects(message: dict[str, Any], locale: str | None = None,
     seen = message.get("target_sheets") or {}
     ruleset = message.get("ruleset")
     for name, deltas in (message.get("effects") or {}).items():
+        values = (labels.seen(name, seen.get(name) or {}) if labels is not None
+                  else seen.get(name) or {})
         for field, delta in (deltas or {}).items():
             label = in_sentence(labels.field(ruleset, field) if labels is not None else field)
             after = (seen.get(name) or {}).get(field)
-            change = (f"{after - delta} → {after}" if isinstance(after, int)
+            reserve = (labels.reserve(ruleset, field, values)
+                       if labels is not None and isinstance(after, int)
+                       and isinstance(delta, int) else None)
+            change = (reserve_text(reserve[1], after, after - delta) if reserve is not None
+                      else f"{after - delta} → {after}" if isinstance(after, int)
                       and isinstance(delta, int) else f"{delta:+}" if isinstance(delta, int)
                       else str(delta))
             lines.append(f"   {name}'s {label}: {change}" if locale == "en"
@@ -200,6 +219,8 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
     if message.get("character"):
         spent = message.get("spent") or {}
         sheet = message.get("sheet") or {}
+        if labels is not None:  # (the scores its reserves are shown out of)
+            sheet = labels.seen(message["character"], sheet)
         ruleset = message.get("ruleset")
         lines.append("   " + say(locale, "personnage", "character")
                      + _c(locale) + f"{message['character']} — "
@@ -255,13 +276,25 @@ def format_sheet_event(event: dict[str, Any], locale: str | None = None,
         # A new character: its fields once, those it has a value for (not 13 « — → »).
         made = {field: pair[1] for field, pair in changed.items()
                 if pair[1] not in (None, "", [], {})}
+        if labels is not None:
+            labels.seen(event.get("character"), made)
         if made:
             lines.append("   " + format_values(made, ruleset, labels))
     elif changed:
-        lines.append("   " + ", ".join(
-            (labels.field(ruleset, field) if labels is not None else field)
-            + f" {format_value(pair[0], locale)} → {format_value(pair[1], locale)}"
-            for field, pair in changed.items()))
+        # The scores its reserves are shown out of: this event's, else as last seen.
+        values = {**(event.get("values") or {}),
+                  **{field: pair[1] for field, pair in changed.items()}}
+        if labels is not None:
+            values = labels.seen(event.get("character"), values)
+
+        def change(field: str, before: Any, after: Any) -> str:
+            reserve = labels.reserve(ruleset, field, values) if labels is not None else None
+            if reserve is not None:
+                return f"{reserve[0]} {reserve_text(reserve[1], after, before)}"
+            return ((labels.field(ruleset, field) if labels is not None else field)
+                    + f" {format_value(before, locale)} → {format_value(after, locale)}")
+
+        lines.append("   " + ", ".join(change(field, *pair) for field, pair in changed.items()))
     elif event.get("values") and not event.get("removed"):
         lines.append("   " + say(locale, "fiche", "sheet") + _c(locale)
                      + format_values(event["values"], ruleset, labels))

@@ -36,6 +36,7 @@ from sidecar.cli.common import (
     sidecar_command,
     store_refused,
 )
+from sidecar.cli.labels import colon, say
 from sidecar.cli.render import print_qr
 from sidecar.cli.tokens import TokensFileError, keep_tokens, tokens_path
 from sidecar.config import ServerConfig
@@ -61,20 +62,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_connections_per_address=args.max_connections_per_address,
         max_failed_hellos=args.max_failed_hellos,
         ssl_certfile=args.ssl_certfile, ssl_keyfile=args.ssl_keyfile, store=args.store)
+    locale = args.locale  # (one language: its banner and messages, French by default)
     if store_refused(args):
         return EXIT_USAGE
     if args.max_tables < 1:
-        print("sidecar: --max-tables doit valoir au moins 1 / --max-tables must be at least 1",
-              file=sys.stderr)
+        print("sidecar: " + say(locale, "--max-tables doit valoir au moins 1",
+                                "--max-tables must be at least 1"), file=sys.stderr)
         return EXIT_USAGE
     if args.max_remembered_mib < 0:
-        print("sidecar: --max-remembered-mib ne peut être négatif / --max-remembered-mib "
-              "cannot be negative", file=sys.stderr)
+        print("sidecar: " + say(locale, "--max-remembered-mib ne peut être négatif",
+                                "--max-remembered-mib cannot be negative"), file=sys.stderr)
         return EXIT_USAGE
     config.store = args.store
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
-        print("sidecar: le TLS demande --ssl-certfile et --ssl-keyfile / TLS needs both "
-              "--ssl-certfile and --ssl-keyfile", file=sys.stderr)
+        print("sidecar: " + say(locale, "le TLS demande --ssl-certfile et --ssl-keyfile",
+                                "TLS needs both --ssl-certfile and --ssl-keyfile"),
+              file=sys.stderr)
         return EXIT_USAGE
     _dice_options(config, args)
     # Unset tokens: those kept beside the journal, else the random ones ServerConfig made.
@@ -87,30 +90,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
         try:
             if kept is not None:
                 keep_tokens(config, kept, gm_given=bool(gm_given),
-                            player_given=bool(player_given))
+                            player_given=bool(player_given), locale=locale)
         except TokensFileError as exc:
             print(f"sidecar: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        print(f"jetons / tokens: gardés dans / kept in {kept} (les liens survivent à un "
-              "redémarrage / links survive a restart)" if kept is not None else
-              "jetons / tokens: nouveaux à chaque démarrage / new at each start "
-              "(--tokens-file PATH, or --gm-token/--player-token, to keep them)", flush=True)
+        print(say(locale, f"jetons : gardés dans {kept} (les liens survivent à un "
+                          "redémarrage)",
+                  f"tokens: kept in {kept} (links survive a restart)") if kept is not None
+              else say(locale, "jetons : nouveaux à chaque démarrage (--tokens-file CHEMIN, "
+                               "ou --gm-token/--player-token, pour les garder)",
+                       "tokens: new at each start (--tokens-file PATH, or "
+                       "--gm-token/--player-token, to keep them)"), flush=True)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # The transport library's own handshake logs would print tracebacks for garbage input.
     logging.getLogger("websockets").setLevel(logging.WARNING)
     loop_factory = _loop_factory(args.loop)
     if loop_factory is None:
-        print("sidecar: --loop uvloop needs uvloop: pip install 'vtt-sidecar[fast]'",
-              file=sys.stderr)
+        print("sidecar: " + say(locale, "--loop uvloop demande uvloop",
+                                "--loop uvloop needs uvloop")
+              + ": pip install 'vtt-sidecar[fast]'", file=sys.stderr)
         return EXIT_USAGE
     with asyncio.Runner(loop_factory=loop_factory) as runner:
-        code = runner.run(serve_until_stopped(config, args.table))
+        code = runner.run(serve_until_stopped(config, args.table, locale))
     if any(t.is_alive() and not t.daemon for t in threading.enumerate()
            if t is not threading.main_thread()):
         # A plugin call that never returns keeps a worker thread; the interpreter would
         # wait for it at exit. Everything acknowledged is journaled already: leave now.
-        _hard_exit(code, "abandoning stuck plugin threads")
+        _hard_exit(code, say(locale, "sortie immédiate (fils de plugins bloqués "
+                                     "abandonnés)",
+                             "exiting now (abandoning stuck plugin threads)"))
     return code
 
 
@@ -132,10 +141,10 @@ def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-async def serve_until_stopped(config: ServerConfig, table: str) -> int:
+async def serve_until_stopped(config: ServerConfig, table: str, locale: str = "fr") -> int:
     """Start the server, print how to join, serve until SIGINT/SIGTERM (a second one, or
     :data:`STOP_DEADLINE` passed, ends the process at once), stop; its exit code. What
-    keeps it from starting is said in one line."""
+    keeps it from starting is said in one line; everything in ``locale``."""
     from sidecar.host.plugins import PluginLoadError
     from sidecar.server.collector import CollectorPolicy
     from sidecar.server.connections import SidecarServer
@@ -144,7 +153,7 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
     try:
         server = SidecarServer(config)
     except PluginLoadError as exc:
-        print(plugin_load_failure(exc), file=sys.stderr)
+        print(plugin_load_failure(exc, locale), file=sys.stderr)
         return EXIT_ERROR
     except (JournalError, ValueError) as exc:
         print(f"sidecar: {exc}", file=sys.stderr)
@@ -152,7 +161,9 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
     try:
         server.ssl_context()  # a missing or mismatched certificate, said as such
     except OSError as exc:
-        print(f"sidecar: cannot use the TLS certificate: {exc}", file=sys.stderr)
+        print("sidecar: " + say(locale, "certificat TLS inutilisable",
+                                "cannot use the TLS certificate") + f"{colon(locale)}{exc}",
+              file=sys.stderr)
         await server.stop()
         return EXIT_ERROR
     try:
@@ -167,8 +178,9 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
         await server.stop()
         return EXIT_ERROR
     except OSError as exc:
-        print(f"sidecar: cannot listen on {config.host}:{config.port}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print("sidecar: " + say(locale, f"impossible d'écouter sur {config.host}:{config.port}",
+                                f"cannot listen on {config.host}:{config.port}")
+              + f"{colon(locale)}{exc.strerror or exc}", file=sys.stderr)
         await server.stop()
         return EXIT_ERROR
     # Handlers first: whoever reads the banner may signal us right away.
@@ -179,44 +191,58 @@ async def serve_until_stopped(config: ServerConfig, table: str) -> int:
         # A plain handler, not loop.add_signal_handler: it runs even while something
         # holds the event loop, and arms a watchdog that ends the process whatever blocks.
         if stop.is_set():  # a second Ctrl-C: the operator means it
-            _hard_exit(EXIT_ERROR, "second signal")
+            _hard_exit(EXIT_ERROR, say(locale, "sortie immédiate (second signal)",
+                                       "exiting now (second signal)"))
         loop.call_soon_threadsafe(stop.set)
-        _arm_watchdog(STOP_DEADLINE)
+        _arm_watchdog(STOP_DEADLINE, locale)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
     plugins = ", ".join(f"{p.name} {p.version}".strip() for p in server.host.plugins.values())
-    print(f"plugins: {plugins or 'none'}")
+    said = colon(locale)
+    print(f"plugins{said}{plugins or say(locale, 'aucun', 'none')}")
     if config.store:
-        print(server.store.described)
+        # (« store: redis://… », its password hidden: said in this run's language.)
+        kind, _, where = server.store.described.partition(": ")
+        print(say(locale, {"store": "stockage"}.get(kind, kind), kind) + f"{said}{where}")
     else:
-        print(f"journal: {config.db}" + (" (tables forgotten at stop)"
-                                         if config.db == ":memory:" else ""))
-    print(f"event loop: {type(loop).__module__.split('.')[0]}")
-    print(join_details(server, config, table, await table_game(server, table)), flush=True)
-    _print_join_qr(server.core.public_url, config, table)
+        print(f"journal{said}{config.db}" + (
+            say(locale, " (tables oubliées à l'arrêt)", " (tables forgotten at stop)")
+            if config.db == ":memory:" else ""))
+    print(say(locale, "boucle d'événements", "event loop")
+          + f"{said}{type(loop).__module__.split('.')[0]}")
+    print(join_details(server, config, table, await table_game(server, table), locale),
+          flush=True)
+    _print_join_qr(server.core.public_url, config, table, locale)
     await stop.wait()
-    print("sidecar: stopping (connections closed with 1001)", flush=True)
+    print("sidecar: " + say(locale, "arrêt (connexions fermées avec 1001)",
+                            "stopping (connections closed with 1001)"), flush=True)
     collector.uninstall()
     await server.stop()
     if any(not task.done() for task in server.host.abandoned):
         # An async hook that ignores its cancellation never ends, and asyncio would wait
         # for it at exit. Everything acknowledged is journaled already: leave now.
-        _hard_exit(EXIT_OK, "abandoning plugin tasks that ignore their cancellation")
+        _hard_exit(EXIT_OK, say(locale, "sortie immédiate (tâches de plugins sourdes à "
+                                        "leur annulation abandonnées)",
+                                "exiting now (abandoning plugin tasks that ignore their "
+                                "cancellation)"))
     return EXIT_OK
 
 
 def _hard_exit(code: int, why: str) -> None:
-    """End the process now: stuck plugin threads or a held event loop are not waited for."""
+    """End the process now, saying ``why`` (in the run's language): stuck plugin threads
+    or a held event loop are not waited for."""
     with contextlib.suppress(Exception):
-        print(f"sidecar: exiting now ({why})", file=sys.stderr, flush=True)
+        print(f"sidecar: {why}", file=sys.stderr, flush=True)
         sys.stdout.flush()
         logging.shutdown()
     os._exit(code)
 
 
-def _arm_watchdog(seconds: float) -> None:
-    timer = threading.Timer(seconds, _hard_exit, (EXIT_ERROR, f"not stopped within {seconds} s"))
+def _arm_watchdog(seconds: float, locale: str) -> None:
+    timer = threading.Timer(seconds, _hard_exit, (EXIT_ERROR, say(
+        locale, f"sortie immédiate (pas arrêté en {seconds} s)",
+        f"exiting now (not stopped within {seconds} s)")))
     timer.daemon = True
     timer.start()
 
@@ -279,37 +305,44 @@ async def _most_played(store: Any) -> str | None:
 
 
 def join_details(server: Any, config: ServerConfig, table: str,
-                 game: str | None = None) -> str:
-    """What ``serve`` prints to paste: the commands and links that join ``table`` as a GM, a
-    player, a watcher, a browser, and (on ``0.0.0.0``) from the LAN; the roll suggested is
-    one of ``game`` (:func:`table_game`), none without one."""
+                 game: str | None = None, locale: str = "fr") -> str:
+    """What ``serve`` prints to paste, in ``locale``: the commands and links that join
+    ``table`` as a GM, a player, a watcher, a browser, and (on ``0.0.0.0``) from the LAN;
+    the roll suggested is one of ``game`` (:func:`table_game`), none without one."""
     from sidecar.table.joinlink import join_link
 
     url = server.url
     page = url.replace("wss://", "https://", 1).replace("ws://", "http://", 1).rsplit("/ws", 1)[0]
     run = sidecar_command()
     example = EXAMPLE_ROLLS.get(game, game) if game else None
+
+    def row(fr: str, en: str) -> str:
+        # Labels in one column, each language's colon after them.
+        return f"  {say(locale, fr, en):<13}{colon(locale)}"
+
     lines = [
         f"vtt-sidecar {sidecar.__version__} — WebSocket {url} — page {page}/",
         "",
-        "Rejoindre la table / join the table:",
+        say(locale, "Rejoindre la table", "Join the table") + colon(locale).rstrip(),
     ]
     if example:
         lines += [
-            f"  MJ / GM     : {run} roll {example} --url {url} --table {table} "
+            f"{row('MJ', 'GM')}{run} roll {example} --url {url} --table {table} "
             f"--role gm --token {config.gm_token}",
-            f"  Joueur      : {run} roll {example} --url {url} --table {table} "
+            f"{row('Joueur', 'Player')}{run} roll {example} --url {url} --table {table} "
             f"--token {config.player_token}",
         ]
     lines += [
-        f"  Regarder    : {run} watch --url {url} --table {table} "
+        f"{row('Regarder', 'Watch')}{run} watch --url {url} --table {table} "
         f"--token {config.player_token}",
-        f"  Navigateur  : {join_link(page, table, config.player_token)}",
-        f"  Navigateur MJ: {join_link(page, table, config.gm_token, role='gm')}",
-        f"  Place / seat : {run} seat add NOM --url {url} --table {table} "
-        f"--token {config.gm_token}",
-        "    (un jeton et un lien par joueur : seuls ses jets secrets restent à lui / "
-        "one token and link per player: only seats keep secret rolls private)",
+        f"{row('Navigateur', 'Browser')}{join_link(page, table, config.player_token)}",
+        f"{row('Navigateur MJ', 'Browser GM')}"
+        f"{join_link(page, table, config.gm_token, role='gm')}",
+        f"{row('Place', 'Seat')}{run} seat add {say(locale, 'NOM', 'NAME')} --url {url} "
+        f"--table {table} --token {config.gm_token}",
+        "    " + say(locale, "(un jeton et un lien par joueur : seuls ses jets secrets "
+                            "restent à lui)",
+                    "(one token and link per player: only seats keep secret rolls private)"),
     ]
     if config.host in ("0.0.0.0", "", "::"):
         port = server.port
@@ -319,17 +352,18 @@ def join_details(server: Any, config: ServerConfig, table: str,
             # The host name resolves to no LAN address: the one the system routes through.
             addresses = [routed.split("//", 1)[1].rsplit(":", 1)[0]]
         scheme = "https" if url.startswith("wss://") else "http"
-        for address in addresses or ["<adresse-IP-de-ce-PC / this-PC's-IP>"]:
-            lines.append("  Réseau local / LAN: "
+        for address in addresses or [say(locale, "<adresse-IP-de-ce-PC>", "<this-PC's-IP>")]:
+            lines.append(row("Réseau local", "LAN")
                          + join_link(f"{scheme}://{address}:{port}", table,
                                      config.player_token))
     else:
-        lines.append("  (--host 0.0.0.0 ouvre la table aux téléphones du réseau local / "
-                     "opens the table to phones on the LAN)")
+        lines.append("  " + say(locale, "(--host 0.0.0.0 ouvre la table aux téléphones du "
+                                        "réseau local)",
+                                "(--host 0.0.0.0 opens the table to phones on the LAN)"))
     return "\n".join(lines)
 
 
-def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
+def _print_join_qr(page_url: str, config: ServerConfig, table: str, locale: str) -> None:
     """On a server open to the LAN, the players' join link once more, as a QR code that
     phones scan (the GM's page shows the same one)."""
     from sidecar.table.joinlink import join_link, open_to_lan
@@ -337,7 +371,8 @@ def _print_join_qr(page_url: str, config: ServerConfig, table: str) -> None:
     if not open_to_lan(config) or not config.player_token:
         return
     link = join_link(page_url, table, config.player_token)
-    print(f"\nTéléphones : scannez / phones: scan — {link}", flush=True)
+    print("\n" + say(locale, "Téléphones : scannez", "Phones: scan") + f" — {link}",
+          flush=True)
     print_qr(link)
     sys.stdout.flush()
 

@@ -14,6 +14,7 @@ import os
 import stat
 from pathlib import Path
 
+from sidecar.cli.labels import say
 from sidecar.config import ServerConfig
 
 #: What the file holds: the two shared tokens, nothing else.
@@ -38,20 +39,22 @@ def tokens_path(config: ServerConfig, given: str | None) -> Path | None:
 
 
 def keep_tokens(config: ServerConfig, path: Path, *, gm_given: bool,
-                player_given: bool) -> None:
+                player_given: bool, locale: str | None = None) -> None:
     """Read the tokens kept at ``path`` into ``config`` (a given token wins for this run),
-    or keep this run's there when there is no file yet."""
+    or keep this run's there when there is no file yet; a :class:`TokensFileError` says
+    what is wrong in ``locale`` (both languages without one)."""
     if not path.exists():
-        _write(path, {"gm_token": config.gm_token, "player_token": config.player_token})
+        _write(path, {"gm_token": config.gm_token, "player_token": config.player_token},
+               locale)
         return
-    kept = _read(path)
+    kept = _read(path, locale)
     if not gm_given:
         config.gm_token = kept["gm_token"]
     if not player_given:
         config.player_token = kept["player_token"]
 
 
-def _read(path: Path) -> dict[str, str]:
+def _read(path: Path, locale: str | None) -> dict[str, str]:
     try:
         mode = path.stat().st_mode
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
@@ -59,20 +62,22 @@ def _read(path: Path) -> dict[str, str]:
             path.chmod(0o600)
         kept = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise TokensFileError(_unusable(path, exc)) from None
+        raise TokensFileError(_unusable(path, exc, locale)) from None
     if not isinstance(kept, dict) or not all(isinstance(kept.get(key), str) and kept[key]
                                              for key in KEYS):
-        raise TokensFileError(_unusable(path, "expected {\"gm_token\": …, \"player_token\": …}"))
+        raise TokensFileError(_unusable(path, say(
+            locale, "attendu", "expected") + " {\"gm_token\": …, \"player_token\": …}", locale))
     return {key: kept[key] for key in KEYS}
 
 
-def _unusable(path: Path, why: object) -> str:
-    return (f"fichier de jetons illisible / unreadable tokens file {path}: {why} — "
-            "corrigez-le, ou supprimez-le pour de nouveaux jetons (les liens partagés "
-            "changent) / fix it, or delete it for new tokens (shared links change)")
+def _unusable(path: Path, why: object, locale: str | None) -> str:
+    return say(locale, f"fichier de jetons illisible {path} : {why} — corrigez-le, ou "
+                       "supprimez-le pour de nouveaux jetons (les liens partagés changent)",
+               f"unreadable tokens file {path}: {why} — fix it, or delete it for new "
+               "tokens (shared links change)")
 
 
-def _write(path: Path, tokens: dict[str, str]) -> None:
+def _write(path: Path, tokens: dict[str, str], locale: str | None) -> None:
     """Write at once and only for the owner: created 0600, then moved into place."""
     part = path.with_name(path.name + ".part")
     try:
@@ -84,5 +89,6 @@ def _write(path: Path, tokens: dict[str, str]) -> None:
             handle.write("\n")
         os.replace(part, path)
     except OSError as exc:
-        raise TokensFileError(f"fichier de jetons impossible à écrire / cannot write the "
-                              f"tokens file {path}: {exc.strerror or exc}") from None
+        raise TokensFileError(say(
+            locale, f"fichier de jetons impossible à écrire {path} : {exc.strerror or exc}",
+            f"cannot write the tokens file {path}: {exc.strerror or exc}")) from None

@@ -91,7 +91,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
-        print(plugin_load_failure(exc), file=sys.stderr)
+        print(plugin_load_failure(exc, args.locale), file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         # (Indented, so every character past ASCII is escaped: nothing a terminal obeys.)
@@ -189,7 +189,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     try:
         host = default_host(args.plugins_dir)
     except PluginLoadError as exc:
-        print(plugin_load_failure(exc), file=sys.stderr)
+        print(plugin_load_failure(exc, args.locale), file=sys.stderr)
         return EXIT_ERROR
     try:
         params = parse_pairs(args.params, host.ruleset_schema(args.ruleset))

@@ -119,7 +119,7 @@ known-first-party = ["$module"]
 """
 
 RULESET = '''\
-"""$name: a ruleset for vtt-sidecar.
+"""$name : un jeu de règles pour vtt-sidecar / $name: a ruleset for vtt-sidecar.
 
 Roll ``dice`` six-sided dice and add ``bonus``: a total that reaches ``target`` is a
 success, one that beats it by 5 or more a critical success. Dice order: the dice, in the
@@ -272,7 +272,7 @@ def test_a_roll_at_a_live_table(sidecar_client):
 '''
 
 EXTENSION = '''\
-"""$name: an extension for vtt-sidecar.
+"""$name : une extension pour vtt-sidecar / $name: an extension for vtt-sidecar.
 
 For rolls of any ruleset that carry ``options.$module`` (``{"reminder": "…"}``): counts
 the successes rolled with it at the table (its per-table memory), shows the count in the
