@@ -151,7 +151,9 @@ def test_the_store_can_come_from_the_environment(redis_server):
     env = {**os.environ, "SIDECAR_STORE": redis_server.url}
     process = ServeProcess("--port", "0", env=env)
     try:
-        assert any(line.startswith("store: redis://") for line in process.lines)
+        # (French by default: « stockage : redis://… »)
+        assert any(line.startswith("stockage : redis://") for line in process.lines), \
+            process.lines
     finally:
         process.stop()
 
