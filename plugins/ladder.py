@@ -92,6 +92,7 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "difficulty": {
         "type": "int", "min": 0, "max": 60, "required": True, "labels": DIFFICULTIES,
+        "label_names": {name: {"fr": name, "en": DIFFICULTIES_EN[name]} for name in DIFFICULTIES},
         "description": label("Difficulté : score à atteindre, ou Facile, Modéré, Pas évident, "
                              "Difficile, Très difficile, Presque impossible",
                              "Difficulty: score to reach: " + ", ".join(

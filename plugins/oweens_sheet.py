@@ -29,7 +29,9 @@ def _sheet() -> dict[str, dict[str, Any]]:
                               "action's dice", default=2, high=MAX_SCORE, resource=False)
     for short, (name, fr, en) in CHARACTERISTICS.items():
         sheet[f"reserve_{name}"] = counter(
-            f"Réserve {short} (0 = pleine)", f"{short} reserve (0 = full)",
+            # (The label names it; the description explains the gap a request sends: the
+            # page and the CLI show what is left, « 2 / 3 », and so do the server's errors.)
+            f"Réserve {short}", f"{short} reserve",
             f"Réserve {elide('de', fr)}, comptée depuis le score : 0 = pleine, −2 = deux points "
             "perdus ; les dés d'une action sont le score plus cette valeur ; un repos la "
             "remet à 0", f"{en} reserve, counted from the score: 0 = full, −2 = two points "

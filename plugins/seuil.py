@@ -80,6 +80,7 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "threshold": {
         "type": "int", "min": 0, "max": 200, "required": True, "labels": THRESHOLDS,
+        "label_names": {name: {"fr": name, "en": THRESHOLDS_EN[name]} for name in THRESHOLDS},
         "description": label("Seuil : nombre, ou Ridiculement facile 6, Aisé 13, Moyen 22, "
                              "Difficile 31, Héroïque 41", "Threshold: a number: " + ", ".join(
                                  f"{THRESHOLDS_EN[name]} {value}"

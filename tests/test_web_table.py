@@ -197,11 +197,14 @@ def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
     last = server.roll(table, "MJ", "bloodlust", {"pool": 2})["seq"]
     assert [first, *hidden, mine, last] == list(range(first, last + 1))
     player.wait_for_entry(last)
+    player.page.wait_for_function("""() => [...document.querySelectorAll(
+        '#log .entry-secret .secret-note')].every(n => n.textContent === 'jet secret')""")
     lines = _log_lines(player)
     assert [(seq, kind) for seq, kind, _ in lines if kind == "secret"] == [
         (seq, "secret") for seq in hidden]
     assert [seq for seq, _, _ in lines] == list(range(first, last + 1))
-    assert all("jet secret ou note du MJ" in text for _, kind, text in lines if kind == "secret")
+    # (Rolls, the history page that looked at their seqs said: no « ou note du MJ ».)
+    assert all(text.startswith("jet secret#") for _, kind, text in lines if kind == "secret")
     # A page joining later learns the same from the history, up to the join's seq: a hidden
     # roll after the last one it can see counts too.
     tail = server.roll(table, "MJ", "bloodlust", {"pool": 2}, mode="gm")["seq"]
@@ -210,7 +213,7 @@ def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
     assert [seq for seq, kind, _ in _log_lines(late) if kind == "secret"] == [*hidden, mine, tail]
     late.page.click("#lang")
     late.page.wait_for_selector(
-        f'#log .entry-secret[data-seq="{tail}"]:has-text("a secret roll or GM note")')
+        f'#log .entry-secret[data-seq="{tail}"] .secret-note:text-is("a secret roll")')
     # A long run is one line with its count.
     run = [server.roll(table, "MJ", "bloodlust", {"pool": 1}, mode="self")["seq"]
            for _ in range(11)]
@@ -218,7 +221,9 @@ def test_other_players_secret_rolls_show_as_a_discreet_line(browser: Any,
     player.wait_for_entry(after)
     line = player.page.locator(f'#log .entry-secret[data-seq="{tail}"]')
     assert line.get_attribute("data-count") == "12"  # the gm roll and the 11 self rolls
-    assert "12 jets secrets ou notes du MJ" in line.text_content() and run[-1] == after - 1
+    player.page.wait_for_function("""seq => document.querySelector(`#log .entry-secret[data-seq="${
+        seq}"] .secret-note`)?.textContent === '12 jets secrets'""", arg=tail)
+    assert run[-1] == after - 1
     for page in (player, late):
         page.close()
 

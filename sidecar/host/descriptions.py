@@ -26,7 +26,7 @@ from sidecar.protocol.errors import ProtocolError
 COMMON_KEYS = ("type", "default", "required", "label", "description", "more", "situation")
 #: The keys each type adds.
 KEYS_BY_TYPE: dict[str, tuple[str, ...]] = {
-    "int": ("min", "max", "labels"),
+    "int": ("min", "max", "labels", "label_names"),
     "bool": (),
     "string": ("choices", "choice_labels", "max_length", "pattern", "example"),
     "list": ("items", "item", "choices", "choice_labels", "max_items"),
@@ -127,6 +127,9 @@ class _Collector:
                      f"min {low} est plus grand que max {high}")
         labels = spec.get("labels")
         if "labels" not in spec:
+            if "label_names" in spec:
+                self.add(name, prefix + "label_names", "names labels the parameter lacks",
+                         "nomme des libellés que le paramètre n'a pas")
             return
         if not isinstance(labels, dict) or not labels or not all(
                 isinstance(k, str) and k and _is_int(v) for k, v in labels.items()):
@@ -138,6 +141,21 @@ class _Collector:
                 self.add(name, prefix + "labels",
                          f"'{label}' stands for {number}, outside min–max",
                          f"« {label} » vaut {number}, hors de min–max")
+        # What people read for each label in their language (a request still sends the label
+        # or its number): the ladder's « Facile » is "Easy" on an English page.
+        names = spec.get("label_names", {})
+        if not isinstance(names, dict):
+            self.add(name, prefix + "label_names", "must be a map from a label to its name",
+                     "doit être une table d'un libellé vers son nom")
+            return
+        for label, text in names.items():
+            if label not in labels:
+                self.add(name, f"{prefix}label_names.{label}", "is not one of the labels",
+                         "n'est pas l'un des libellés")
+            elif not is_text(text):
+                self.add(name, f"{prefix}label_names.{label}",
+                         'must be a string or {"fr": "...", "en": "..."}',
+                         'doit être une chaîne ou {"fr": "...", "en": "..."}')
 
     def count(self, name: str, spec: dict[str, Any], key: str, prefix: str = "") -> None:
         if key in spec and not (_is_int(spec[key]) and spec[key] >= 1):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sidecar.host.params import field_label, validate_params
+from sidecar.host.reserves import reserve_left, reserve_score
 from sidecar.protocol.errors import ProtocolError, invalid_param
 from sidecar.protocol.text import elide
 
@@ -110,14 +111,20 @@ def checked_values(sheet: dict[str, Any], given: dict[str, Any],
 
 
 def insufficient(field: str, have: Any, need: Any, *, low: bool,
-                 spec: dict[str, Any] | None = None) -> ProtocolError:
+                 spec: dict[str, Any] | None = None, sheet: dict[str, Any] | None = None,
+                 values: dict[str, Any] | None = None) -> ProtocolError:
     """The ``insufficient`` error: ``field`` has ``have``, the change needs ``need``. Its
     text names the field by its label in ``spec`` (the sheet's description of it), as the
-    table reads it; ``details.field`` keeps the key."""
+    table reads it; ``details.field`` keeps the key. A reserve kept as its gap to a score
+    (``sheet`` and ``values`` tell) is said as what is left of it, « 1 / 3 », as the page
+    and the CLI show it, not its gap (« il en reste -2 »); ``details`` keep the numbers."""
     named = field_label(field, spec)
+    score = reserve_score(sheet, field, values or {}) if sheet else None
+    shown = f"{reserve_left(values[score], have)} / {values[score]}" if score and values \
+        else have
     if low:
-        en = f"not enough \"{named['en']}\": {have} left, {need} needed"
-        fr = (f"pas assez {elide('de', '« ' + named['fr'] + ' »')} : il en reste {have}, "
+        en = f"not enough \"{named['en']}\": {shown} left, {need} needed"
+        fr = (f"pas assez {elide('de', '« ' + named['fr'] + ' »')} : il en reste {shown}, "
               f"il en faut {need}")
     else:
         en = f"\"{named['en']}\" cannot go past its maximum: {have} now, {need} more asked"
@@ -151,7 +158,8 @@ def apply_delta(sheet: dict[str, Any], values: dict[str, Any], delta: dict[str, 
         low = INT_MIN if spec.get("min") is None else spec["min"]
         high = INT_MAX if spec.get("max") is None else spec["max"]
         if new < low:
-            raise insufficient(name, have, abs(amount), low=True, spec=spec)
+            raise insufficient(name, have, abs(amount), low=True, spec=spec, sheet=sheet,
+                               values=after)
         if new > high:
             raise insufficient(name, have, abs(amount), low=False, spec=spec)
         if new != have:

@@ -60,7 +60,8 @@ def refuse_unaffordable(sheet: dict[str, Any], values: Any, most: dict[str, int]
         have = values.get(name, spec.get("default", 0))
         low = INT_MIN if spec.get("min") is None else spec["min"]
         if have - amount < low:
-            raise insufficient(name, have, amount, low=True, spec=spec)
+            raise insufficient(name, have, amount, low=True, spec=spec, sheet=sheet,
+                               values=values)
 
 
 def taken_as_far_as_held(sheet: dict[str, Any], values: Any, spend: dict[str, Any]

@@ -12,7 +12,7 @@ import { keepPlace, renderAskNotice } from "./asknotice.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
 import { failureText, relocalizeErrors, showError } from "./formerrors.js";
 import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
-import { gapLines, learnGap } from "./gaps.js";
+import { gapLines, learnGap, learnPage } from "./gaps.js";
 import {
   addListedCharacters, applyOutcomeSheet, applySheetEvent, applyTargetSheets, chooseCharacter,
   configureCharacters, currentCharacter, noteActed, refreshQuickRolls, renderCharacterPanel,
@@ -163,7 +163,7 @@ async function join(event) {
   if (state.logTable !== table) {
     // Another table: its seqs have nothing to do with the log shown so far.
     Object.assign(state, { logTable: table, seen: new Set(), outcomes: [], horizon: 0,
-      hiddenNotes: new Set() });
+      hiddenNotes: new Set(), hiddenRolls: new Set() });
   }
   state.floor = null; // until this join's history is in
   const client = new SidecarClient(wsUrl(), { table, name, role, token, locale: state.lang,
@@ -241,7 +241,7 @@ async function loadRecentHistory(upTo) {
   try {
     for (;;) {
       const page = await state.client.history({ after, limit: HISTORY_PAGE });
-      for (const seq of page.hidden_notes ?? []) state.hiddenNotes.add(seq);
+      learnPage(page, after, upTo);
       for (const event of page.events) {
         if (NOTES.has(event.type)) addNote(event);
         else addOutcome(event);
@@ -719,7 +719,7 @@ function renderLog() {
     else if (line.secret) node = renderSecret(line);
     else if (NOTES.has(line.type)) node = renderNote(line);
     else node = renderOutcome(line, decisionParts(line, decisions, bySeq));
-    node.dataset.key = line.secret ? `${line.prep ? "prep" : line.note ? "note" : "secret"}-${line.secret}-${line.count}`
+    node.dataset.key = line.secret ? `${line.prep ? "prep" : line.note ? "note" : line.roll ? "roll" : "secret"}-${line.secret}-${line.count}`
       : `${line.type ?? "outcome"}-${line.seq}`;
     return node;
   });

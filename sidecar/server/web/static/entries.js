@@ -4,7 +4,7 @@
 // shown comes from other people: always set as text, never as HTML.
 import { answerButton, askedText, bestText, sidesText, winnerText } from "./asks.js";
 import { el, fieldLabel, local, rulesetByName, state, t } from "./page.js";
-import { reserveChange } from "./reserves.js";
+import { reserveChange, spentParts } from "./reserves.js";
 import { askTargetsText, renderEffects } from "./targets.js";
 import { shownKind } from "./verdict.js";
 import { renderEpoch, verifyBadge } from "./verify.js";
@@ -20,8 +20,10 @@ export function renderGmNote({ secret, count, prep }) {
     el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
 }
 
-export function renderSecret({ secret, count }) {
-  const text = count > 1 ? `${count} ${t("log.secrets")}` : t("log.secret");
+export function renderSecret({ secret, count, roll }) {
+  // (« jet secret » when a history page said it was no note, else « jet secret ou note du MJ ».)
+  const [one, many] = roll ? ["log.secret_roll", "log.secret_rolls"] : ["log.secret", "log.secrets"];
+  const text = count > 1 ? `${count} ${t(many)}` : t(one);
   return el("li", { class: "entry entry-secret", "data-seq": secret, "data-kind": "secret",
     "data-count": count }, el("span", { class: "secret-note", text }),
     el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
@@ -126,10 +128,13 @@ export function renderOutcome(outcome, deciding = []) {
   const spent = Object.entries(outcome.spent ?? {}).filter(([, amount]) => amount !== 0);
   if (spent.length && outcome.character) {
     body.push(el("p", { class: "spent" }, el("span", { class: "spent-title", text: t("log.spent") }),
-      spent.map(([field, amount]) => el("span", { class: "spent-item", "data-field": field,
-        "data-amount": amount, "data-after": outcome.sheet?.[field] },
-      `${fieldLabel(outcome.ruleset, field)} ${amount > 0 ? "−" : "+"}${Math.abs(amount)}`,
-      outcome.sheet && field in outcome.sheet ? ` → ${outcome.sheet[field]}` : ""))));
+      spent.map(([field, amount]) => {
+        // (A reserve says what is left of it, « −1 → 2 / 3 », as the panel and the CLI do.)
+        const [label, after] = spentParts(outcome, field, outcome.sheet?.[field]);
+        return el("span", { class: "spent-item", "data-field": field, "data-amount": amount,
+          "data-after": outcome.sheet?.[field] }, `${label} ${amount > 0 ? "−" : "+"}${Math.abs(amount)}`,
+        outcome.sheet && field in outcome.sheet ? ` → ${after}` : "");
+      })));
   }
   // What it did to its targets: before → after where this page sees them (contract §8).
   if (!hidden) body.push(renderEffects(outcome));

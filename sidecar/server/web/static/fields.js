@@ -60,7 +60,8 @@ export function buildField(name, spec, prefix, options = {}) {
     const picker = el("select", { class: "labels", "aria-label": t("labels.pick") },
       el("option", { value: "", text: t("labels.pick") }),
       Object.entries(spec.labels).map(([label, value]) =>
-        el("option", { value: String(value), text: `${label} (${value})` })));
+        // (Each named in the page's language, `label_names`: the number is what is sent.)
+        el("option", { value: String(value), text: `${local(spec.label_names?.[label]) || label} (${value})` })));
     picker.addEventListener("change", (event) => {
       event.stopPropagation();
       if (picker.value !== "") input.value = picker.value;

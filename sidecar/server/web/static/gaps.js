@@ -1,12 +1,37 @@
 // The seqs of the log this page never received, said for what they are: the GM's notes
 // (a seat, another's sheet — the server names them in `history`'s `hidden_notes`, wherever
 // they are) as « le MJ prépare la table », once before the table's first roll, then one
-// line per run; the rest as « jet secret ou note du MJ » (the server said
-// nothing of them: a secret roll, or a note it did not look at).
+// line per run; the seqs a `history` page looked at that were no note as « jet secret »
+// (PROTOCOL.md §7.3: the server looks at a page's first 100 unseen seqs and names the notes
+// among them, so the others are rolls — the missing seq already said something happened);
+// the rest as « jet secret ou note du MJ » (the server said nothing of them).
 import { state } from "./page.js";
 
 /** A longer run of seqs the page does not see is one line with its count, not a line each. */
 const SECRET_RUN = 10;
+
+/** Unseen seqs a `history` page looks at (the server's `HistoryPage.GAPS`, PROTOCOL.md §7.3). */
+const LOOKED_AT = 100;
+
+/**
+ * What a `history` page (asked `after`) tells of the seqs this page does not see: the GM's
+ * notes (`hidden_notes`), and the secret rolls — the unseen seqs it looked at that were no
+ * note: its first `LOOKED_AT` ones after `after`, up to its last event (`next`), or up to
+ * `known` (the table's seq as this page knows it) on the last page. Whether it learnt anything.
+ */
+export function learnPage(page, after, known = 0) {
+  const before = state.hiddenNotes.size + state.hiddenRolls.size;
+  for (const seq of page.hidden_notes ?? []) state.hiddenNotes.add(seq);
+  const seen = new Set((page.events ?? []).map((event) => event.seq));
+  const end = page.more ? page.next : Math.max(page.next ?? after, known);
+  let looked = 0;
+  for (let seq = after + 1; seq <= end && looked < LOOKED_AT; seq += 1) {
+    if (seen.has(seq)) continue;
+    looked += 1;
+    if (!state.hiddenNotes.has(seq)) state.hiddenRolls.add(seq);
+  }
+  return state.hiddenNotes.size + state.hiddenRolls.size > before;
+}
 
 /**
  * The lines for the seqs `from`..`upTo` this page does not see, pushed to `lines`.
@@ -16,8 +41,9 @@ const SECRET_RUN = 10;
 export function gapLines(lines, from, upTo, log) {
   const secretRun = (first, last) => {
     const count = last - first + 1;
-    if (count > SECRET_RUN) lines.push({ secret: first, count });
-    else for (let seq = first; seq <= last; seq += 1) lines.push({ secret: seq, count: 1 });
+    const rolls = (seq) => state.hiddenRolls.has(seq);
+    if (count > SECRET_RUN) lines.push({ secret: first, count, roll: [...Array(count).keys()].every((i) => rolls(first + i)) });
+    else for (let seq = first; seq <= last; seq += 1) lines.push({ secret: seq, count: 1, roll: rolls(seq) });
   };
   let start = from;
   let seq = from;
@@ -44,8 +70,6 @@ export function gapLines(lines, from, upTo, log) {
 export function learnGap(client, before, seq, redraw) {
   if (seq <= before + 1 || !client || state.welcome?.role === "gm") return;
   client.history({ after: before, limit: 1 }).then((page) => {
-    const fresh = (page.hidden_notes ?? []).filter((note) => !state.hiddenNotes.has(note));
-    for (const note of fresh) state.hiddenNotes.add(note);
-    if (fresh.length) redraw();
+    if (learnPage(page, before, seq)) redraw();
   }, () => {}); // a comfort: the line stays « jet secret ou note du MJ »
 }

@@ -21,6 +21,8 @@ export const state = {
   horizon: 0,
   // Seqs the history says are hidden notes (a seat, another's sheet), not secret rolls.
   hiddenNotes: new Set(),
+  /** Unseen seqs a `history` page said were no note: secret rolls (gaps.js). */
+  hiddenRolls: new Set(),
   logTable: null,
   oddsTicket: 0,
   oddsTimer: null,

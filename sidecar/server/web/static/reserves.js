@@ -76,3 +76,16 @@ export function reserveGaps(schema, prefix, values) {
   }
   return values;
 }
+
+/**
+ * A roll's spend of `field` as the log says it: its label and what follows the arrow,
+ * « Réserve ENC » and « 2 / 3 » for a reserve (« −1 → -1 » showed its gap), the label and
+ * the value for any other field. `after` is the value the outcome's `sheet` gives.
+ */
+export function spentParts(outcome, field, after) {
+  const values = { ...(state.characters.get(outcome.character)?.values ?? {}), ...(outcome.sheet ?? {}) };
+  const label = fieldLabel(outcome.ruleset, field);
+  const score = reserveOf(sheetOf(outcome.ruleset), field, values);
+  if (!score) return [label, after];
+  return [reserveLabel(label), `${reserveLeft(values[score], after)} / ${values[score]}`];
+}
