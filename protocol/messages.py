@@ -837,10 +837,17 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
         for key in ("options", "asked_params"):
             if key in event:
                 message[key] = event[key]
-        if "proof" in event:
+        proof = event.get("proof")
+        if proof is not None:
             # Only those who see the faces get what checks them (a blind roll's roller
             # does not even learn its position).
-            message["proof"] = event["proof"]
+            message["proof"] = proof
+        # Faces a person typed, marked for whoever sees them (a provable table keeps who
+        # in the proof, a secure one in ``entered_by``).
+        entered = event.get("entered_by") or (proof.get("by") if proof is not None
+                                               and proof.get("manual") else None)
+        if entered is not None:
+            message["manual"] = {"by": entered}
     if duplicate:
         message["duplicate"] = True
     return message

@@ -212,6 +212,12 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
     if message.get("dice"):
         lines.append("   " + say(locale, "dés", "dice") + _c(locale)
                      + " ".join(format_die(d) for d in message["dice"]))
+    manual = message.get("manual")
+    if isinstance(manual, dict) and isinstance(manual.get("by"), dict):
+        # Faces a person typed, marked as the page marks them (PROTOCOL.md §3).
+        name = str(manual["by"].get("name"))
+        lines.append("   " + say(locale, f"dés physiques — saisis par {name}",
+                                 f"physical dice — entered by {name}"))
     for note in message.get("notes", []):
         lines.append("   note" + _c(locale) + str(note))
     if message.get("mode", "public") != "public":

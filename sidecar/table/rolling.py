@@ -192,9 +192,13 @@ class Rolling(Targeting):
                 # Its position is used: the next roll draws at the next one.
                 records += (("epoch", "current", {**table.epoch.record(),
                                                   "drawn": proof["position"] + 1}),)
-        elif manual and self.provable:
-            proof = {"manual": True, "by": {"name": ticket.member.name,
-                                            "role": ticket.member.role}}
+        entered = None
+        if manual:
+            # Who typed the faces: in a provable table's proof, else in the event itself
+            # (its messages mark the faces « dés physiques — saisis par … » either way).
+            entered = {"name": ticket.member.name, "role": ticket.member.role}
+            if self.provable:
+                proof, entered = {"manual": True, "by": entered}, None
         opened = None
         if outcome.choices is not None:
             problem = choices_problem(outcome.choices, outcome.default)
@@ -225,6 +229,8 @@ class Rolling(Targeting):
             # (that it was open): the GMs' alone, live, replayed and in history.
             "" if reaction is not None and roll.mode == "blind" else None,
             opened)
+        if entered is not None:
+            event["entered_by"] = entered
         if targeted is not None:
             event["targets"], event["effects"], event["target_sheets"] = targeted[:3]
         if opened is not None:  # (left open again: its record is the new event)

@@ -61,6 +61,7 @@ const STRINGS = {
     faces: "Vos dés (faces, ex. 6,3) — vide : le sidecar lance",
     badFaces: "Les faces s'écrivent en chiffres séparés par des virgules, ex. 6,3",
     against: (names) => `Contre ${names}`,
+    manual: (name) => `dés physiques — saisis par ${name}`,
     effect: (field, name, change) => `${field} ${/^[aeiouyàâäéèêëîïôöùûü]/i.test(name) ? "d'" : "de "}${name} : ${change}`,
   },
   en: {
@@ -90,6 +91,7 @@ const STRINGS = {
     faces: "Your dice (faces, e.g. 6,3) — empty: the sidecar rolls",
     badFaces: "Faces are numbers separated by commas, e.g. 6,3",
     against: (names) => `Against ${names}`,
+    manual: (name) => `physical dice — entered by ${name}`,
     effect: (field, name, change) => `${name}'s ${field}: ${change}`,
   },
 };
@@ -770,6 +772,8 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
   const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(local(note, lang))}</li>`).join("");
   return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`
     + `<div class="sidecar-dice">${dice}</div>`
+    // Faces a person typed, and who (PROTOCOL.md §3): said on every card that shows them.
+    + (outcome.manual?.by ? `<p class="sidecar-manual">${escapeText(say.manual(outcome.manual.by.name ?? "?"))}</p>` : "")
     + `<div class="sidecar-result"><span class="sidecar-kind">${escapeText(local(result.label, lang))}</span></div>`
     + `<p class="sidecar-text">${escapeText(outcome.text)}</p>`
     + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")

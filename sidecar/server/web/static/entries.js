@@ -98,13 +98,17 @@ export function renderOutcome(outcome, deciding = []) {
     outcome.label ? el("span", { class: "what", text: `« ${outcome.label} »` }) : null,
     outcome.mode && outcome.mode !== "public"
       ? el("span", { class: `badge mode-${outcome.mode}`, text: t(`mode.badge.${outcome.mode}`) }) : null,
-    outcome.manual ? el("span", { class: "badge", text: t("log.manual") }) : null,
     verifyBadge(outcome), el("span", { class: "seq", text: `#${outcome.seq ?? ""}` }));
   const body = [];
   if (hidden) {
     body.push(el("p", { class: "hidden-note", text: t("log.hidden") }));
   } else {
     body.push(el("div", { class: "dice" }, (outcome.dice ?? []).map(renderDie)));
+    // Faces a person typed, and who (PROTOCOL.md §3): told to whoever sees them.
+    if (outcome.manual?.by) {
+      body.push(el("p", { class: "manual-mark", "data-by": outcome.manual.by.name ?? "",
+        text: t("log.manual", { name: outcome.manual.by.name ?? "?" }) }));
+    }
     body.push(el("div", { class: "result" },
       el("span", { class: `kind kind-${kind}`, text: local(result.label) || kind }),
       el("span", { class: "text", text: outcome.text ?? "" })));
