@@ -29,7 +29,7 @@ from sidecar.rules import heading, name_params
 from sidecar.rulesets.oweens_combat import paid_dice
 from sidecar.rulesets.oweens_darts import darts_odds, first_volley, volley_react, volley_text
 from sidecar.rulesets.oweens_decisions import attacked_reserve, decide, settle
-from sidecar.rulesets.oweens_fixed import named_characteristic
+from sidecar.rulesets.oweens_fixed import NAMED, named_characteristic
 from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
@@ -253,6 +253,8 @@ for _key in ("buy_augmentations", "buy_after", "budget", "npc_bagage", "equipmen
     PARAMS[_key]["more"] = True
 for _key in ("drinks", "hours_dry", "emotion_bonbonus"):
     PARAMS[_key]["situation"] = "drinking"
+# Drinking is an Encaisse roll (oweens_fixed.NAMED): the form picks ENC once it is chosen.
+PARAMS["drinking"]["sets"] = {"characteristic": NAMED["drinking"][0]}
 for _key in ("volleys", "darts_bonus"):
     PARAMS[_key]["situation"] = "volley"
 for _key in ("collaborators", "resistance"):  # (a cooperative ask gives the first)

@@ -202,6 +202,19 @@ def test_a_forms_layout_keys_are_checked():
         ("equipment", "more"), ("drinks", "situation"), ("glass", "situation")]
 
 
+def test_a_situations_sets_name_params_of_the_same_description():
+    """``sets`` on a situation's bool: what its rule fixes, a form picks it (issue 29)."""
+    assert params_problems({
+        "drinking": {"type": "bool", "default": False, "sets": {"characteristic": "ENC"}},
+        "characteristic": {"type": "string", "choices": ["PEP", "ENC"]},
+    }) == []
+    problems = params_problems({
+        "drinking": {"type": "bool", "sets": {"nowhere": "ENC"}},
+        "volley": {"type": "bool", "sets": "FLA"},
+    })
+    assert [(p.name, p.key) for p in problems] == [("drinking", "sets"), ("volley", "sets")]
+
+
 def test_every_built_in_and_the_boss_example_pass_the_strict_checks(monkeypatch):
     monkeypatch.syspath_prepend(str(EXAMPLE))
     boss = importlib.import_module("boss_weak_points")

@@ -78,8 +78,10 @@ def test_odds_that_do_not_match_the_form_show_no_figure(browser: Any,
     player.fill_params({"characteristic": "FLA"})
     player.odds_shown()
     assert "%" in page.text_content("#odds-success")
-    # Drinking is an Encaisse roll: the form is wrong as it stands.
+    # Drinking is an Encaisse roll: the form picks ENC (tests/test_web_phone_page3.py); set
+    # back to FLA, the form is wrong as it stands.
     page.select_option("#param-situation", "drinking")
+    page.select_option("#param-characteristic", "FLA")
     page.wait_for_function("""() => document.getElementById('odds').classList.contains('stale')
         && /ENC/.test(document.getElementById('odds-note').textContent)""")
     odds = page.eval_on_selector("#odds", """n => ({headline: n.querySelector('#odds-success')

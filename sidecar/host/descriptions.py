@@ -27,7 +27,7 @@ COMMON_KEYS = ("type", "default", "required", "label", "description", "more", "s
 #: The keys each type adds.
 KEYS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "int": ("min", "max", "labels", "label_names"),
-    "bool": (),
+    "bool": ("sets",),
     "string": ("choices", "choice_labels", "max_length", "pattern", "example"),
     "list": ("items", "item", "choices", "choice_labels", "max_items"),
     "map": ("values", "item", "max_items"),
@@ -329,7 +329,21 @@ def params_problems(schema: Any, *, extra: tuple[str, ...] = (),
             if why is not None:
                 found.add(name, "default", *why)
     _situation_problems(found, schema)
+    _sets_problems(found, schema)
     return found.problems
+
+
+def _sets_problems(found: _Collector, schema: dict[str, Any]) -> None:
+    """A situation's ``sets`` (``{param: value}``: what its rule fixes, a form picks it)
+    names parameters of the same description."""
+    for name, spec in schema.items():
+        sets = spec.get("sets") if isinstance(spec, dict) else None
+        if sets is None:
+            continue
+        if not isinstance(sets, dict) or any(key not in schema for key in sets):
+            found.add(str(name), "sets", "must map parameters of the same description to "
+                      "their value", "doit associer des paramètres de la même description "
+                      "à leur valeur")
 
 
 def _situation_problems(found: _Collector, schema: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@
 import { buildField, fieldId, layoutFields, readFields, syncLayout, writeFields } from "./fields.js";
 import {
   $, colon, describeError, el, followTableGame, local, paramLabel, paramLabels, parseFaces,
-  patchList, rulesetByName, state, t,
+  patchList, quoted, rulesetByName, state, t,
 } from "./page.js";
 import { failureText, showError } from "./formerrors.js";
 import { askTargetsText, clearTargets, readTargets, renderTargetPickers } from "./targets.js";
@@ -121,7 +121,10 @@ export function applyAskOutcome(outcome) {
   const id = outcome.answers ?? outcome.opposition?.ask ?? outcome.cooperation?.ask;
   const item = id ? state.asks?.get(id) : null;
   if (!item) return;
-  const seat = outcome.by?.name;
+  // A decision answers for the seat whose open roll it decides (the GM may take it).
+  const decided = typeof outcome.reacts_to === "number"
+    ? [...item.answers].find(([, answer]) => answer.seq === outcome.reacts_to)?.[0] : null;
+  const seat = decided ?? outcome.by?.name;
   const previous = item.answers.get(seat);
   if (outcome.answers && (!previous || (previous.seq ?? 0) <= (outcome.seq ?? 0)
       || previous.type !== "outcome")) {
@@ -129,7 +132,9 @@ export function applyAskOutcome(outcome) {
   }
   if (outcome.opposition) item.opposition = outcome.opposition;
   if (outcome.cooperation) item.cooperation = outcome.cooperation;
-  const everyone = (item.event.to ?? []).every((target) => item.answers.has(target.seat));
+  // Done once every answer is in and decided: an open roll still waits for its decision.
+  const everyone = (item.event.to ?? []).every((target) => item.answers.has(target.seat)
+    && item.answers.get(target.seat).open !== true);
   if (everyone && !item.closed) item.closed = "done";
   renderAsks();
 }
@@ -272,7 +277,7 @@ function renderCard(item) {
   const who = (target) => (target.character ? `${target.character} (${target.seat})` : target.seat);
   const head = el("div", { class: "entry-head" },
     el("strong", { class: "who", text: isGm() ? t("ask.gm_title") : t("ask.player_title") }),
-    el("span", { class: "what", text: `« ${askName(event)} »` }),
+    el("span", { class: "what", text: quoted(askName(event)) }),
     event.opposed ? el("span", { class: "badge", text: t("ask.opposed.badge") }) : null,
     event.cooperative ? el("span", { class: "badge", text: t("ask.cooperative.badge") }) : null,
     event.mode && event.mode !== "public" ? el("span", { class: `badge mode-${event.mode}`,

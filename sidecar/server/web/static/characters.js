@@ -297,6 +297,11 @@ export function renderCharacterPanel(highlight = new Set()) {
   if (!character) return;
   const { pickers } = sheetPlan(character.ruleset, character);
   const [param, choices] = pickers.entries().next().value ?? [null, null];
+  // A picker with nothing to pick (a d6code sheet without skills): no heading over nothing.
+  if (param && !choices.length) {
+    quick.hidden = true;
+    return;
+  }
   // A quick roll rolls the form as it stands: each button says against what (the form's
   // difficulty), not only what it picks.
   const against = () => el("small", { class: "quick-against", text: hooks.against() });

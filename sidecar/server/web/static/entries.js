@@ -3,7 +3,7 @@
 // standing for what this member may not see (secret rolls, the GM's notes). Everything
 // shown comes from other people: always set as text, never as HTML.
 import { answerButton, askedText, bestText, sidesText, winnerText } from "./asks.js";
-import { el, fieldLabel, local, rulesetByName, state, t } from "./page.js";
+import { el, fieldLabel, local, quoted, rulesetByName, state, t } from "./page.js";
 import { reserveChange, spentParts } from "./reserves.js";
 import { askTargetsText, renderEffects } from "./targets.js";
 import { shownKind } from "./verdict.js";
@@ -84,6 +84,22 @@ function renderDie(die) {
     typeof die.successes === "number" && die.successes > 1 ? el("small", { class: "die-role", text: `×${die.successes}` }) : null);
 }
 
+/**
+ * Who rolled, as the card's head says it: the roller (« Morgane », the GM's badge), or a
+ * roll as a character headed by the character, as its text line starts (« Aengus — … »),
+ * then « par Léa » — the GM shown once (« par MJ » with the badge's colour, not « MJ MJ »).
+ */
+function rollerParts(outcome) {
+  const name = outcome.by?.name ?? "?";
+  const gm = outcome.by?.role === "gm";
+  if (!outcome.character) {
+    return [el("strong", { class: "who", text: name }),
+      gm ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null];
+  }
+  return [el("strong", { class: "who", text: outcome.character }),
+    el("span", { class: `by${gm ? " badge role-gm" : ""}`, "data-by": name, text: t("log.by", { name }) })];
+}
+
 export function renderOutcome(outcome, deciding = []) {
   const result = outcome.result ?? {};
   const hidden = result.hidden === true;
@@ -91,11 +107,9 @@ export function renderOutcome(outcome, deciding = []) {
   const ruleset = state.welcome ? rulesetByName(outcome.ruleset) : null;
   const mine = state.welcome && outcome.by?.name === state.client?.name;
   const head = el("div", { class: "entry-head" },
-    el("strong", { class: "who", text: outcome.by?.name ?? "?" }),
-    outcome.by?.role === "gm" ? el("span", { class: "badge role-gm", text: t("role.gm") }) : null,
+    ...rollerParts(outcome),
     el("span", { class: "game", text: local(ruleset?.title)?.split(" — ")[0] || outcome.ruleset }),
-    outcome.character ? el("span", { class: "as", text: t("log.as", { name: outcome.character }) }) : null,
-    outcome.label ? el("span", { class: "what", text: `« ${outcome.label} »` }) : null,
+    outcome.label ? el("span", { class: "what", text: quoted(outcome.label) }) : null,
     outcome.mode && outcome.mode !== "public"
       ? el("span", { class: `badge mode-${outcome.mode}`, text: t(`mode.badge.${outcome.mode}`) }) : null,
     verifyBadge(outcome), el("span", { class: "seq", text: `#${outcome.seq ?? ""}` }));
@@ -164,7 +178,7 @@ export function renderNote(event) {
     what = t(`log.ask.${event.op}`);
     const names = (event.to ?? []).map((target) => target.character || target.seat).join(", ");
     const asked = event.op === "open" ? askedText(event) : "";
-    details = [event.label ? el("span", { class: "target", text: `« ${event.label} »` }) : null,
+    details = [event.label ? el("span", { class: "target", text: quoted(event.label) }) : null,
       names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null,
       asked ? el("span", { class: "ask-what", text: t("ask.what", { what: asked }) }) : null,
       event.op === "open" && sidesText(event) ? el("span", { class: "ask-sides-what", text: sidesText(event) }) : null,
@@ -186,7 +200,7 @@ export function renderNote(event) {
       changes.length > 6 ? " …" : null) : null,
       // (An effect's reason is the roll's seq, « #89 »: no quote marks, it is no one's words.)
       event.reason ? el("span", { class: "why", text: event.op === "effect" ? event.reason
-        : `« ${event.reason} »` }) : null];
+        : quoted(event.reason) }) : null];
   }
   // An ask still waiting for this player: its button is on its line too, where the player
   // reads (the card is at the top of the page).

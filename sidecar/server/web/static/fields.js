@@ -126,7 +126,9 @@ export function layoutFields(params, prefix, build) {
     const select = el("select", { id, class: "situation-pick" },
       el("option", { value: "", text: t("situation.none") }),
       [...switches].map((name) => el("option", { value: name,
-        text: local(params[name].label) || name.replaceAll("_", " ") })));
+        text: local(params[name].label) || name.replaceAll("_", " "),
+        // What the situation's rule fixes (`sets`: « se pinter » is an Encaisse roll).
+        "data-sets": params[name].sets ? JSON.stringify(params[name].sets) : null })));
     select.addEventListener("change", () => chooseSituation(select));
     nodes.push(el("div", { class: "param situation", "data-situation-pick": prefix },
       el("label", { for: id }, el("span", { class: "param-name", text: t("situation.title") })),
@@ -176,6 +178,27 @@ function chooseSituation(select) {
     box.toggleAttribute("data-off", !on);
     const toggle = document.getElementById(fieldId(prefix, box.dataset.situation));
     if (toggle) toggle.checked = on;
+  }
+  fixBySituation(select, prefix);
+}
+
+/** The fields the chosen situation fixes take its value, said next to them (« fixé par
+ * Se pinter »); another situation, or none, leaves them free again. */
+function fixBySituation(select, prefix) {
+  const form = select.closest("form") ?? document;
+  for (const note of form.querySelectorAll(`.fixed-by[data-prefix="${prefix}"]`)) note.remove();
+  const option = select.selectedOptions[0];
+  const sets = option?.dataset.sets ? JSON.parse(option.dataset.sets) : {};
+  for (const [name, value] of Object.entries(sets)) {
+    const field = document.getElementById(fieldId(prefix, name));
+    if (!field) continue;
+    if (field.value !== String(value)) {
+      field.value = String(value);
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+      field.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    field.closest(".param")?.querySelector(".param-input")?.append(el("small",
+      { class: "fixed-by", "data-prefix": prefix, text: t("situation.fixes", { name: option.textContent }) }));
   }
 }
 

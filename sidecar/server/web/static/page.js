@@ -59,6 +59,9 @@ export function t(key, values) {
 /** The colon as the page's language writes it: « Peps : 3 » in French, "Peps: 3" in English. */
 export const colon = () => (state.lang === "fr" ? " : " : ": ");
 
+/** People's words quoted as the page's language does: « Porte A » in French, “Porte A” in English. */
+export const quoted = (text) => (state.lang === "fr" ? `« ${text} »` : `“${text}”`);
+
 /** A `{fr, en}` map or a plain string, in the page's language. */
 export const local = (value) => (value && typeof value === "object"
   ? value[state.lang] ?? value.fr ?? value.en ?? "" : value ?? "");
@@ -180,7 +183,7 @@ export function describeError(error, ruleset, { adding } = {}) {
     // line (« Peps de l'adversaire » ('options.combat.opponent_pep')): the page needs only
     // the label. An undescribed one comes by its key: people know it by its label here.
     if (message.includes(` ('${param}')`)) return message.replace(` ('${param}')`, "");
-    return message.replace(`'${param}'`, `« ${paramLabel(ruleset, param)} »`);
+    return message.replace(`'${param}'`, quoted(paramLabel(ruleset, param)));
   }
   return message;
 }
