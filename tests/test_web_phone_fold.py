@@ -21,8 +21,10 @@ PHONE = (390, 844)
 #: before (the extensions' options open, Bloodlust's extension listed, helps repeating
 #: their labels), 1,457 px in the newcomer's replay.
 OWEENS_FOLDED = 1150
-#: The same with « Plus d'options » open: 2,702 px before (2,794 px in the replay).
-OWEENS_MORE = 2500
+#: The same with « Plus d'options » open: 2,702 px before (2,794 px in the replay); 2,522
+#: once the fields' helps said which action drains a reserve and the odds became one
+#: column on a phone (the third replay's fixes: a line or two of words, not a field).
+OWEENS_MORE = 2560
 #: The GM's form, no character, nothing unfolded, before: d6code 2,270 px (12 fields),
 #: the ladder 1,902, Seuil 1,847, Bloodlust 1,520.
 FOLDED = {"d6code": 1300, "ladder": 1350, "seuil": 1250, "bloodlust": 1350}

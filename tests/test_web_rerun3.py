@@ -137,10 +137,13 @@ def test_an_epochs_line_keeps_its_number_apart(browser: Any) -> None:
         gm = phone_gm(browser, provable, "epoque")
         provable.roll("epoque", "MJ", "dice", {"expr": "2d6"})
         gm.page.click("#epoch-end")
-        line = gm.page.locator('#log .entry-epoch').first
+        # The reveal's line (the commitment's, « Dés engagés », may be in the log too: the
+        # epoch opened before the roll, and the new one after the reveal).
+        line = gm.page.locator('#log .entry-epoch', has_text="révélée")
         line.locator(".seq").wait_for()
         gap = gm.page.evaluate("""() => {
-            const line = document.querySelector('#log .entry-epoch');
+            const line = [...document.querySelectorAll('#log .entry-epoch')]
+                .find(each => each.textContent.includes('révélée'));
             const seq = line.querySelector('.seq').getBoundingClientRect();
             const rects = line.querySelector('.note-text').getClientRects();
             const text = rects[rects.length - 1];
