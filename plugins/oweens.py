@@ -270,6 +270,12 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
         "params": PARAMS,
         "dice_order": label("les d6 de l'action, dans l'ordre (le dé du bagage en dernier)",
                             "the action's d6, in order (the background die last)"),
+        # The seed's words, as its roll's badge says them (extension, issue 29): the
+        # odds and the oppositions name them so, not « Échec critique » or « marge ».
+        "kind_labels": {"botch": label("Bourde", "Blunder (Bourde)"),
+                        "critical": label("Coup d'éclat", "Coup d'éclat (critical)")},
+        "margin_labels": {"success": label("MR", "success margin"),
+                          "failure": label("ME", "failure margin")},
     }]
 
 

@@ -158,6 +158,14 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     * ``map``: ``values`` (``"string"`` or ``"int"``), ``max_items``, ``item`` (the
       description of each value).
 
+    **(extension, issue 29)** A ruleset may name things in its own words, for those who
+    show its odds and its oppositions: ``kind_labels`` maps outcome kinds (``botch``,
+    ``failure``, ``narrow``, ``success``, ``critical``) to ``{"fr", "en"}`` (O'Ween's
+    « Bourde », « Coup d'éclat », as its roll's badge says them — a client's generic
+    word otherwise), and ``margin_labels`` maps ``success`` and ``failure`` to the word
+    for a margin of each (O'Ween's « MR » / « ME »: a failure's margin is then shown as
+    the shortfall, « ME 3 », not « marge -3 »).
+
     Two keys say how a form lays the parameters out (the web table does; the server ignores
     them): `more: true` folds a parameter behind « plus d'options » (what a roll rarely needs),
     and `situation: "<a bool parameter>"` shows it only once that situation is chosen — the

@@ -90,3 +90,41 @@ def test_a_seat_side_is_refused_only_when_no_answer_of_that_seat_could_roll():
             assert refused["code"] == "invalid_params", refused
             assert refused["details"]["param"] == "characteristic"
     run(scenario())
+
+
+def test_a_seat_side_only_one_character_could_answer_becomes_that_character():
+    """Issue 29 (replay 2): an O'Ween's ask to a seat was accepted because its character
+    could answer, but the seat's answer was a plain roll (« paramètre « Dés » : est
+    obligatoire »). The side becomes that character at open; two such characters make
+    the GM name one."""
+    async def scenario():
+        async with running_server() as server:
+            gm, lea = await _table(server)
+            ask = await gm.request({"type": "ask", "id": "a", "op": "open", "to": ["Léa"],
+                                    "ruleset": "oweens", "label": "Regarder",
+                                    "params": {"difficulty": 2, "characteristic": "ECL"}})
+            assert ask["type"] == "ask", ask
+            assert ask["to"] == [{"seat": "Léa", "character": "Aengus"}], ask
+            answer = await lea.roll("oweens", {}, answers=ask["ask"])
+            assert answer["type"] == "outcome", answer
+            assert answer["character"] == "Aengus", answer
+            # Params any roll of hers takes (its own dice): the side stays the seat.
+            plain = await gm.request({"type": "ask", "id": "b", "op": "open", "to": ["Léa"],
+                                      "ruleset": "oweens",
+                                      "params": {"difficulty": 2, "dice": 3}})
+            assert plain["to"] == [{"seat": "Léa", "character": None}], plain
+            # Two characters of hers could answer: the GM names one.
+            reply = await gm.request({"type": "sheet", "id": "c", "op": "set",
+                                      "character": "Brann", "ruleset": "oweens",
+                                      "owner": "Léa",
+                                      "values": {"pep": 2, "ecl": 2, "enc": 2, "fla": 2}})
+            assert reply["type"] == "sheet", reply
+            refused = await gm.request({"type": "ask", "id": "d", "op": "open",
+                                        "to": ["Léa"], "ruleset": "oweens",
+                                        "params": {"difficulty": 2, "characteristic": "ECL"}})
+            assert refused["code"] == "invalid_params", refused
+            assert refused["message"].startswith(
+                "Léa joue Aengus et Brann : nommez le personnage qui doit lancer"), refused
+            assert refused["details"]["characters"] == ["Aengus", "Brann"], refused
+            assert refused["details"]["to"] == "Léa", refused
+    run(scenario())

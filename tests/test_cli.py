@@ -831,8 +831,9 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
             assert first.returncode == 0 and "vainqueur" not in first.stdout
             last = sidecar("answer", "--dice", "4,4,3,2", *seats["Krull"])
             assert last.returncode == 0, last.stderr
-            assert (f"opposition {ask} : Strengal réussite, marge 16 ; "
-                    "Krull réussite, marge 14 — vainqueur : Strengal") in last.stdout
+            # Each side as its own result said it (issue 29, replay 2).
+            assert (f"opposition {ask} : Strengal Réussite éclatante, marge 16 ; "
+                    "Krull Réussite éclatante, marge 14 — vainqueur : Strengal") in last.stdout
             out, err = watch.communicate(timeout=30)
         finally:
             watch.kill()

@@ -87,7 +87,7 @@ def test_cooperative_and_opposed_asks_name_the_character(server):
     assert sidecar("answer", ask, "--dice", "2", *seats["Alice"]).returncode == 0
     last = sidecar("answer", ask, "--dice", "5", *seats["Bob"])
     assert last.returncode == 0, last.stderr
-    assert f"coopération {ask} : le meilleur jet compte — Ysolde réussite" in last.stdout, \
+    assert f"coopération {ask} : le meilleur jet compte — Ysolde Réussite" in last.stdout, \
         last.stdout
     both = sidecar("ask", "open", "Ervald", "Ysolde", "--ruleset", "luck", "--opposed",
                    "--cooperative", *gm)

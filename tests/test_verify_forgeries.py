@@ -433,3 +433,19 @@ def test_a_restart_with_other_settings_ends_the_epoch_and_a_players_dice_then_ve
     for done in (_verify(unrevealed), _standalone(unrevealed)):
         assert done.returncode == 1, done.stdout + done.stderr
         assert _names_roll_and_field(done.stdout, by_hand_event, ("proof",)), done.stdout
+
+
+def test_an_older_journals_opposition_without_its_sides_labels_verifies(
+        table: dict[str, Any], tmp_path: Path) -> None:
+    """Sides carry their result's ``label`` since issue 29 (replay 2); a journal written
+    before holds the same judgement without them, and still verifies."""
+    events = copy.deepcopy(table["events"])
+    judged = [e["opposition"] for e in events if isinstance(e.get("opposition"), dict)]
+    assert judged and all("label" in side for o in judged for side in o["sides"])
+    for opposition in judged:
+        for side in opposition["sides"]:
+            del side["label"]
+    path = tmp_path / "older.jsonl"
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events))
+    done = _verify(path)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -52,6 +52,9 @@ class Labels:
         self.params: dict[str, dict[str, Any]] = {}
         #: Each ruleset's sheet, as described (what tells a reserve from a score).
         self.sheets: dict[str, dict[str, Any]] = {}
+        #: Each ruleset's own words (extension, issue 29): ``kind_labels`` (its outcome
+        #: kinds, « Bourde ») and ``margin_labels`` (its margins, « MR » / « ME »).
+        self.words: dict[str, dict[str, dict[str, Any]]] = {}
         for ruleset in (welcome or {}).get("rulesets") or ():
             if not isinstance(ruleset, dict):
                 continue
@@ -60,6 +63,9 @@ class Labels:
             if isinstance(ruleset.get("params"), dict):
                 self.params[name] = {key: spec for key, spec in ruleset["params"].items()
                                      if isinstance(spec, dict)}
+            for key in ("kind_labels", "margin_labels"):
+                if isinstance(ruleset.get(key), dict):
+                    self.words.setdefault(key, {})[name] = ruleset[key]
             if isinstance(ruleset.get("sheet"), dict):
                 self.sheets[name] = ruleset["sheet"]
                 self.fields[name] = {
@@ -99,6 +105,12 @@ class Labels:
         """A ruleset as people name it (« O'Ween's »: its title up to its dash), its key
         when the welcome did not describe it."""
         return game_name(self.titles.get(str(ruleset)), str(ruleset), self.locale or "fr")
+
+    def own_word(self, ruleset: Any, key: str, name: str) -> str | None:
+        """``ruleset``'s own word for ``name`` under ``key`` (``kind_labels``: an outcome
+        kind; ``margin_labels``: ``success`` or ``failure``), ``None`` when it has none."""
+        word = self.words.get(key, {}).get(str(ruleset), {}).get(name)
+        return label_text(word, self.locale) if word else None
 
     def param(self, ruleset: Any, name: str) -> str:
         """A param of ``ruleset`` by its label (its key when it has none)."""

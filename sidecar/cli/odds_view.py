@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from sidecar.cli.labels import Labels, say, word
+from sidecar.cli.labels import Labels, label_text, say, word
 from sidecar.cli.labels import colon as _c
 from sidecar.cli.terminal import shown
 
@@ -60,10 +60,12 @@ def odds_heading(ruleset: str, params: dict[str, Any], labels: Labels,
     return shown(head + (_c(labels.locale) + asked if asked else ""))
 
 
-def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None) -> str:
-    """Each kind's probability, under the page's word for it, with a text bar; a roll with
-    no verdict (``judged: false``, a ``dice`` total without a target) only its
-    distribution."""
+def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None,
+                kind_labels: dict[str, Any] | None = None) -> str:
+    """Each kind's probability, under the page's word for it — the ruleset's own when it
+    names it (``kind_labels``, its description's: O'Ween's « Bourde », as its roll's
+    badge says) —, with a text bar; a roll with no verdict (``judged: false``, a ``dice``
+    total without a target) only its distribution."""
     if odds.get("judged") is False:
         return "\n".join(format_distribution(odds.get("distribution"), width, locale=locale)
                          or [say(locale, "sans seuil, pas de verdict", "no target, no verdict")])
@@ -75,13 +77,19 @@ def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None
     parts = [kind for kind in SUCCESSES if kind in kinds]
     if parts:
         lines.append("  " + say(locale, *PARTS_WORDS))
+    rows = []
     for kind in parts + [kind for kind in kinds if kind not in SUCCESSES]:
         p = kinds[kind]
         if p == 0 and kind != "success":
             continue  # (a kind this roll cannot give)
-        name = say(locale, *KIND_WORDS[kind]) if kind in KIND_WORDS else kind
-        indent, room = ("    ", 22) if kind in SUCCESSES else ("  ", 24)
-        lines.append(f"{indent}{name:<{room}} {percent(p, locale):>7} "
+        own = (kind_labels or {}).get(kind)
+        name = (label_text(own, locale) if own else
+                say(locale, *KIND_WORDS[kind]) if kind in KIND_WORDS else kind)
+        rows.append((("    " if kind in SUCCESSES else "  ") + name, p))
+    # (A ruleset's own word may be longer than the page's: the column makes room for it.)
+    room = max([26, *(len(row) for row, _ in rows)])
+    for row, p in rows:
+        lines.append(f"{row:<{room}} {percent(p, locale):>7} "
                      f"{'█' * round(p * width)}".rstrip())
     lines += format_distribution(odds.get("distribution"), width, locale=locale)
     return "\n".join(lines)

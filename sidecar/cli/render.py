@@ -201,7 +201,7 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
     if result.get("hidden"):
         # Neither open nor decided, for its roller: that would tell how the dice went.
         lines = [f"#{message['seq']} {message['text']}"]
-        lines += format_answer(message, locale)
+        lines += format_answer(message, locale, labels)
         return "\n".join(lines)
     # A mark says how the roll went against a target: a total without one (``dice``
     # with ``target`` empty) is no success, whatever kind the ruleset files it under.
@@ -241,20 +241,21 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
         lines.append(format_decision(message, locale, labels))
     if message.get("open"):
         lines += format_choices(message, locale, again)
-    lines += format_answer(message, locale)
+    lines += format_answer(message, locale, labels)
     return "\n".join(lines)
 
 
-def format_answer(message: dict[str, Any], locale: str | None = None) -> list[str]:
+def format_answer(message: dict[str, Any], locale: str | None = None,
+                  labels: Labels | None = None) -> list[str]:
     """What an answer to an ask adds: the ask it answers, an opposition's result."""
-    lines = []
+    lines, words = [], margin_words(message.get("ruleset"), labels)
     if message.get("answers"):
         lines.append("   " + say(locale, "répond à la demande", "answers ask")
                      + f" {message['answers']}")
     if isinstance(message.get("opposition"), dict):
-        lines.append(format_opposition(message["opposition"], locale))
+        lines.append(format_opposition(message["opposition"], locale, words))
     if isinstance(message.get("cooperation"), dict):
-        lines.append(format_cooperation(message["cooperation"], locale))
+        lines.append(format_cooperation(message["cooperation"], locale, words))
     return lines
 
 
@@ -411,19 +412,42 @@ def side_name(sides: Any, seat: Any) -> str:
     return str(seat)
 
 
-def format_opposition(opposition: dict[str, Any], locale: str | None = None) -> str:
-    """An opposed roll's result: each side's success and margin, the winner (by its
-    character when it rolled as one)."""
+def side_result(side: dict[str, Any], success: Any, margin: Any, locale: str | None,
+                words: dict[str, str | None]) -> str:
+    """One side's result as its roll said it (its result's ``label``: « Bourde », not
+    « échec ») and its margin in its ruleset's word (``words``: ``success`` and
+    ``failure`` → « MR » / « ME », a failure's as its shortfall), else « marge »."""
+    label = side.get("label")
+    mark = (label_text(label, locale) if label else
+            say(locale, "réussite", "success") if success else say(locale, "échec", "failure"))
+    if margin is None:
+        return mark
+    word = words.get("success" if success else "failure")
+    if word:
+        return f"{mark}, {word} {margin if success else -margin}"
+    return f"{mark}, " + say(locale, "marge", "margin") + f" {margin}"
+
+
+def margin_words(ruleset: Any, labels: Labels | None) -> dict[str, str | None]:
+    """``ruleset``'s words for a margin (its description's ``margin_labels``)."""
+    if labels is None:
+        return {}
+    return {name: labels.own_word(ruleset, "margin_labels", name)
+            for name in ("success", "failure")}
+
+
+def format_opposition(opposition: dict[str, Any], locale: str | None = None,
+                      words: dict[str, str | None] | None = None) -> str:
+    """An opposed roll's result: each side's result and margin (``words``: the ruleset's
+    margin words, :func:`margin_words`), the winner (by its character when it rolled as
+    one)."""
     sides = []
     for side in opposition.get("sides") or ():
         name = str(side.get("seat"))
         if side.get("character"):
             name += f" ({side['character']})"
-        mark = (say(locale, "réussite", "success") if side.get("success")
-                else say(locale, "échec", "failure"))
-        margin = side.get("margin")
-        sides.append(f"{name} {mark}" + (", " + say(locale, "marge", "margin") + f" {margin}"
-                                         if margin is not None else ""))
+        sides.append(f"{name} " + side_result(side, side.get("success"), side.get("margin"),
+                                              locale, words or {}))
     if opposition.get("draw"):
         verdict = say(locale, "égalité", "draw")
     elif opposition.get("winner") is None:
@@ -437,16 +461,17 @@ def format_opposition(opposition: dict[str, Any], locale: str | None = None) -> 
             f" — {verdict}")
 
 
-def format_cooperation(cooperation: dict[str, Any], locale: str | None = None) -> str:
-    """A cooperative roll's result: the best roll, the one that counts."""
+def format_cooperation(cooperation: dict[str, Any], locale: str | None = None,
+                       words: dict[str, str | None] | None = None) -> str:
+    """A cooperative roll's result: the best roll, the one that counts, as it said it."""
     best = side_name(cooperation.get("sides"), cooperation.get("best"))
-    mark = (say(locale, "réussite", "success") if cooperation.get("success")
-            else say(locale, "échec", "failure"))
-    margin = cooperation.get("margin")
+    side = next((side for side in cooperation.get("sides") or ()
+                 if isinstance(side, dict) and side.get("seat") == cooperation.get("best")), {})
     return ("   " + say(locale, "coopération", "cooperation")
             + f" {cooperation.get('ask')}{_c(locale)}"
-            + say(locale, "le meilleur jet compte", "the best roll counts") + f" — {best} {mark}"
-            + (", " + say(locale, "marge", "margin") + f" {margin}" if margin is not None else ""))
+            + say(locale, "le meilleur jet compte", "the best roll counts") + f" — {best} "
+            + side_result(side, cooperation.get("success"), cooperation.get("margin"),
+                          locale, words or {}))
 
 
 @for_terminal

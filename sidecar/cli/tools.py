@@ -160,7 +160,8 @@ async def _table_odds(args: argparse.Namespace) -> int:
             return EXIT_OK
         odds = shown(odds)  # (printed as it came, not obeyed)
         print(_heading(args, welcome, odds.get("params") or params))
-        print(format_odds(odds, locale=args.locale), flush=True)
+        print(format_odds(odds, locale=args.locale,
+                          kind_labels=_kind_labels(welcome, args.ruleset)), flush=True)
         return EXIT_OK
 
 
@@ -206,8 +207,19 @@ def cmd_odds(args: argparse.Namespace) -> int:
         print(json.dumps(odds))
         return EXIT_OK
     print(_heading(args, {"rulesets": host.ruleset_listing()}, params))
-    print(format_odds(odds, locale=args.locale))
+    print(format_odds(odds, locale=args.locale,
+                      kind_labels=_kind_labels({"rulesets": host.ruleset_listing()},
+                                               args.ruleset)))
     return EXIT_OK
+
+
+def _kind_labels(described: dict[str, Any], ruleset: str) -> dict[str, Any] | None:
+    """The outcome kinds ``ruleset`` names in its own words (its description's
+    ``kind_labels``, in ``described``: a welcome or the local rulesets)."""
+    entry = next((r for r in described.get("rulesets") or () if isinstance(r, dict)
+                  and r.get("name") == ruleset), {})
+    words = entry.get("kind_labels")
+    return words if isinstance(words, dict) else None
 
 
 def _ask_kind() -> str | None:

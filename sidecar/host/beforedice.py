@@ -62,3 +62,29 @@ def side_refusal(refusal: ProtocolError, side: dict[str, Any], named: bool) -> P
     return ProtocolError(refusal.code, f"'{name}': {refusal.message}",
                          fr=f"« {name} » : {refusal.message_fr or refusal.message}",
                          details=details)
+
+
+def seat_side(side: dict[str, Any], rolls: list[Roll],
+              refusals: list[ProtocolError | None], named: bool) -> None:
+    """Settle a seat's side of an ask (``side`` names no character; ``rolls`` its
+    possible answers, as each of its characters of the ask's game then as none, with
+    their ``refusals``): a side whose params need no character stays the seat's; one
+    only ONE of its characters could answer becomes that character (``side`` is changed:
+    the answer is made as it, as for an ask naming it — issue 29, replay 2); else the
+    ask is refused — no answer could roll, or the GM must name which character rolls."""
+    if refusals[-1] is None:
+        return
+    able = [roll.character for roll, refusal in zip(rolls, refusals, strict=True)
+            if refusal is None and roll.character is not None]
+    if len(able) == 1:
+        side["character"] = able[0]
+        return
+    if not able:
+        first = next(refusal for refusal in refusals if refusal is not None)
+        raise side_refusal(first, side, named)
+    seat, fr_names = side["seat"], " et ".join([", ".join(able[:-1]), able[-1]])
+    en_names = " and ".join([", ".join(able[:-1]), able[-1]])
+    raise ProtocolError(
+        "invalid_params", f"{seat} plays {en_names}: name the character who rolls",
+        fr=f"{seat} joue {fr_names} : nommez le personnage qui doit lancer",
+        details={"param": "to", "field": "to", "to": seat, "characters": able})

@@ -41,7 +41,12 @@ OPTION_KEYS = ("cost",)
 ITEM_KEYS = {"int": ("min", "max", "labels"),
              "string": ("choices", "max_length", "pattern", "example")}
 #: The keys of one ruleset's description (``sidecar_rulesets``).
-RULESET_KEYS = ("name", "title", "version", "params", "dice_order", "description")
+RULESET_KEYS = ("name", "title", "version", "params", "dice_order", "description",
+                "kind_labels", "margin_labels")
+#: What a ruleset may name in its own words (extension, issue 29): its outcome kinds
+#: (``kind_labels``) and its margins (``margin_labels``).
+WORDED = {"kind_labels": ("botch", "failure", "narrow", "success", "critical"),
+          "margin_labels": ("success", "failure")}
 #: The keys of an extension's options description (``sidecar_options``).
 OPTIONS_KEYS = ("label", "description", "rulesets", "params")
 #: What ``refill`` may say.
@@ -451,6 +456,14 @@ def ruleset_problems(item: Any) -> list[Problem]:
     found.unknown(None, item, RULESET_KEYS, "a ruleset", "un jeu de règles")
     for key in ("title", "dice_order", "description"):
         found.text(None, key, item.get(key), optional=key not in item)
+    for key, names in WORDED.items():
+        words = item.get(key, {})
+        if not isinstance(words, dict) or not set(words) <= set(names):
+            found.add(None, key, f"must map some of {', '.join(names)} to a text",
+                      f"doit associer à certains de {', '.join(names)} un texte")
+            continue
+        for name, text in words.items():
+            found.text(None, f"{key}.{name}", text, optional=False)
     if "version" in item and not isinstance(item["version"], str):
         found.add(None, "version", "must be a string (\"1.0\")", "doit être une chaîne (\"1.0\")")
     return found.problems + params_problems(item.get("params", {}))

@@ -323,13 +323,18 @@ class RollPipeline:
             return Resolution(roll, outcome, text, states.merged(), failures,
                               len(source.rolled))
         except ProtocolError as exc:
-            if exc.code != "invalid_params":
-                raise
-            name = (exc.details or {}).get("param")
-            schema = self.host.ruleset_schema(roll.ruleset) or {}
-            if isinstance(name, str) and isinstance(schema.get(name), dict):
-                exc = labelled(exc, name, schema[name])
-            raise exc from None
+            raise self._labelled(roll, exc) from None
+
+    def _labelled(self, roll: Roll, exc: ProtocolError) -> ProtocolError:
+        """``exc`` naming the param of an ``invalid_params`` by its label (as people name
+        it) when ``roll``'s ruleset describes it."""
+        if exc.code != "invalid_params":
+            return exc
+        name = (exc.details or {}).get("param")
+        schema = self.host.ruleset_schema(roll.ruleset) or {}
+        if isinstance(name, str) and isinstance(schema.get(name), dict):
+            exc = labelled(exc, name, schema[name])
+        return exc
 
     async def afford(self, roll: Roll, outcome: Outcome | None, choice: str | None,
                      states: TableStates | dict[str, Any] | None,
@@ -567,6 +572,13 @@ class RollPipeline:
 
         The answer is the caller's own: a plugin's cached odds are copied, never shared.
         """
+        try:
+            return await self._odds(roll)
+        except ProtocolError as exc:
+            # Named by its label, as a roll's refusal is (issue 29, replay 2).
+            raise self._labelled(roll, exc) from None
+
+    async def _odds(self, roll: Roll) -> dict[str, Any]:
         failures: list[HookFailure] = []
         order = self.calls.order(roll.ruleset)
         owner, impl = order.owner, order.owner_hook("sidecar_odds")

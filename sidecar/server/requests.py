@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from sidecar.config import ServerConfig
-from sidecar.host.beforedice import params_refusal, side_refusal
+from sidecar.host.beforedice import params_refusal, seat_side, side_refusal
 from sidecar.host.params import copy_params
 from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
@@ -225,8 +225,11 @@ class Requests:
                                    strict=True):
                 refusals = [await params_refusal(self.pipeline, roll, table.state)
                             for roll in rolls]
-                if refusals[0] is not None and None not in refusals:
-                    raise side_refusal(refusals[0], side, len(sides) > 1)
+                if side.get("character"):
+                    if refusals[0] is not None:
+                        raise side_refusal(refusals[0], side, len(sides) > 1)
+                else:
+                    seat_side(side, rolls, refusals, len(sides) > 1)
             await perform(pending)
         await self._perform(table, steps, session=session, ticket=ticket)
 

@@ -293,6 +293,9 @@ class Asks(CoreBasis):
                 "roll": roll_id, "open": outcome.choices is not None,
                 "success": bool(outcome.result.get("success")),
                 "margin": outcome.result.get("margin", 0)}
+        if isinstance(outcome.result.get("label"), dict):
+            # Its own result's words, for the summary (« Bourde », not « échec »).
+            side["label"] = outcome.result["label"]
         answered = {**ask["answered"], seat: side}
         # Settled when every side answered and none still waits for a decision taken
         # after its dice (the opposition is judged on the final results).

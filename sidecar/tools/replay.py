@@ -742,6 +742,8 @@ class Replay:
             side = {"seat": seat, "character": as_character, "seq": event["seq"],
                     "roll": event["roll"], "open": bool(event.get("open")),
                     "success": bool(result.get("success")), "margin": result.get("margin", 0)}
+            if isinstance(result.get("label"), dict):
+                side["label"] = result["label"]
             answered = {**entry["answered"], seat: side}
             settled = (len(answered) == len(ask["to"])
                        and not any(other["open"] for other in answered.values()))
@@ -757,10 +759,20 @@ class Replay:
         elif ask_id is not None and opened is None:
             return  # (said by _author)
         for key in ("opposition", "cooperation"):
-            if event.get(key) != expected.get(key):
+            if event.get(key) != expected.get(key) and event.get(key) != _unlabelled(
+                    expected.get(key)):
                 if entry is None:
                     raise wrong(key, said("its ask is not open here",
                                           "sa demande n'est pas ouverte ici"))
                 raise Mismatch(key, said(
                     f"its ask's answers give {_short(expected.get(key))}",
                     f"les réponses à sa demande donnent {_short(expected.get(key))}"))
+
+
+def _unlabelled(judged: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An opposition or cooperation as a journal older than its sides' ``label``
+    (issue 29) holds it: the same judgement, without them."""
+    if not isinstance(judged, dict):
+        return judged
+    return {**judged, "sides": [{key: value for key, value in side.items() if key != "label"}
+                                for side in judged.get("sides") or ()]}
