@@ -105,6 +105,13 @@ def test_the_odds_rows_are_one_aligned_list_on_a_phone(browser: Any, server: Liv
     assert len({row["right"] for row in rows}) == 1, rows  # every figure in one column
     failures = [row["left"] for row in rows if row["kind"] in ("botch", "failure")]
     assert len(set(failures)) == 1, rows
+    # O'Ween's rows say its own words (`kind_labels`), as its roll's badge does.
+    words = {row["kind"]: row["text"] for row in rows}
+    assert words["botch"] == "Bourde" and words["critical"] == "Coup d'éclat", rows
+    gm.page.select_option("#ruleset", "bloodlust")
+    gm.fill_params({"pool": 3})
+    gm.page.wait_for_function("""() => document.querySelector(
+        '#odds-bars .bar[data-kind=botch] .bar-label')?.textContent === 'Échec critique'""")
     gm.close()
 
 

@@ -17,6 +17,15 @@ export function percent(p) {
   return `${state.lang === "fr" ? text.replace(".", ",") : text} %`;
 }
 
+/** A kind's name in the odds: the ruleset's own word when it gives one (`kind_labels`:
+ * O'Ween's « Bourde », « Coup d'éclat », as its roll's badge says), else the page's. */
+function kindWord(kind, about) {
+  const name = String(about ?? "").split("\u0000")[0];
+  const ruleset = state.welcome?.rulesets?.find((each) => each.name === name);
+  const own = ruleset?.kind_labels?.[kind];
+  return (own && (own[state.lang] ?? own.fr)) || t(`kind.${kind}`);
+}
+
 export function showOdds(odds, note, about) {
   $("odds").classList.toggle("stale", !odds);
   $("odds-note").textContent = note;
@@ -40,7 +49,7 @@ export function showOdds(odds, note, about) {
   // One stacked bar (every kind side by side: the whole picture at a glance), then the
   // figures of each kind.
   $("odds-stack").replaceChildren(...KINDS.filter((kind) => (odds.kinds?.[kind] ?? 0) > 0).map((kind) => {
-    const segment = el("span", { class: `segment kind-${kind}`, title: `${t(`kind.${kind}`)} ${percent(odds.kinds[kind])}` });
+    const segment = el("span", { class: `segment kind-${kind}`, title: `${kindWord(kind, about)} ${percent(odds.kinds[kind])}` });
     segment.style.setProperty("flex-grow", String(odds.kinds[kind]));
     return segment;
   }));
@@ -51,7 +60,7 @@ export function showOdds(odds, note, about) {
     const p = odds.kinds?.[kind] ?? 0;
     return el("div", { class: `bar${p === 0 ? " zero" : ""}`, "data-kind": kind, "data-p": p },
       el("span", { class: `swatch kind-${kind}` }),
-      el("span", { class: "bar-label", text: t(`kind.${kind}`) }),
+      el("span", { class: "bar-label", text: kindWord(kind, about) }),
       el("span", { class: "bar-value", text: percent(p) }));
   };
   $("odds-bars").replaceChildren(
