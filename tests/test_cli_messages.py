@@ -118,7 +118,8 @@ def test_export_and_verify_speak_french_first(tmp_path):
                               "--db", str(tmp_path / "none.db")],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0
-    assert missing.stderr.index("pas de journal") < missing.stderr.index("no journal")
+    # (French by default, and French alone: issue 29.)
+    assert "pas de journal" in missing.stderr and "no journal" not in missing.stderr
     # A GM's roll with physical dice, as the journal keeps it (the verifier re-runs it).
     import asyncio
     import json

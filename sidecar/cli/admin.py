@@ -17,6 +17,7 @@ from typing import Any
 
 from sidecar.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, run, store_refused, usage
 from sidecar.cli.connect import joined
+from sidecar.cli.errors import plain
 from sidecar.cli.labels import Labels, say
 from sidecar.cli.labels import count as counted
 from sidecar.cli.render import (
@@ -187,7 +188,7 @@ def _run_transfer(work: Any, locale: str) -> int:
     try:
         return asyncio.run(work)
     except (TransferError, JournalError, ValueError) as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
     except StoreUnavailable as exc:
         text = str(exc)
         if "Redis injoignable /" in text:  # (a read's failure: say what to do)
@@ -195,7 +196,7 @@ def _run_transfer(work: Any, locale: str) -> int:
                        "Redis unreachable — start it or fix --store")
         print(f"sidecar: {text}", file=sys.stderr)
     except OSError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
     return EXIT_ERROR
 
 

@@ -29,6 +29,7 @@ from sidecar.cli.common import (
     sidecar_command,
 )
 from sidecar.cli.connect import joined
+from sidecar.cli.errors import plain
 from sidecar.cli.labels import Labels, colon, count, say
 from sidecar.cli.odds_view import format_odds, odds_heading
 from sidecar.cli.render import format_error, param_defaults
@@ -321,7 +322,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
     except OSError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
     replay = Replay(None if args.no_rerun else
                     lambda left_out: default_host(args.plugins_dir, disabled=left_out))
@@ -344,7 +345,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     f"{compared} events as the player received them" if compared != 1
                     else "1 event as the player received it")))
         except OSError as exc:
-            print(f"sidecar: {exc}", file=sys.stderr)
+            print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
             return EXIT_USAGE
         except Bad as bad:
             print(shown(failed(args.locale) + bad.said(args.locale)), flush=True)
@@ -355,7 +356,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                         + f" ({type(exc).__name__}: {exc})"), flush=True)
             return EXIT_ERROR
         except PluginLoadError as exc:
-            print(f"sidecar: {exc}", file=sys.stderr)
+            print(plugin_load_failure(exc, args.locale), file=sys.stderr)
             return EXIT_USAGE
         finally:
             replay.close()

@@ -1,0 +1,53 @@
+"""The command line's last bilingual and raw words (issue 29, the newcomer's final replay):
+errors in one language and in plain words (no « [Errno 2] »), ``new-plugin`` in the
+run's language, ``serve``'s English banner with its colons after the words, params named
+by their level in English, a choice's dice said once, ``verify``'s summary plainly. Real
+``sidecar`` processes (against a real ``sidecar serve`` where one is needed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.serve import free_port, sidecar
+
+BILINGUAL = re.compile(r" / [A-Za-z]")
+
+
+def said(done) -> str:
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("fr", "sidecar: pas de journal à « sidecar.db »"),
+    ("en", "sidecar: no journal at 'sidecar.db'"),
+])
+def test_export_without_journal_says_it_in_one_language(tmp_path, locale, expected):
+    done = sidecar("export", "--table", "crypte", "--locale", locale, cwd=tmp_path)
+    assert done.returncode != 0
+    assert done.stderr.strip() == expected
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("fr", "sidecar: fichier introuvable : /nonexistent"),
+    ("en", "sidecar: file not found: /nonexistent"),
+])
+def test_verify_a_missing_file_in_plain_words(tmp_path, locale, expected):
+    done = sidecar("verify", "/nonexistent", "--locale", locale, cwd=tmp_path)
+    assert done.returncode != 0
+    assert done.stderr.strip() == expected
+    assert "Errno" not in said(done)
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("fr", "rien n'écoute sur 127.0.0.1:{port} : le serveur est-il lancé ?"),
+    ("en", "nothing listens on 127.0.0.1:{port}: is the server running?"),
+])
+def test_roll_to_a_closed_port_says_nothing_listens(tmp_path, locale, expected):
+    port = free_port()
+    done = sidecar("roll", "seuil", "--url", f"ws://127.0.0.1:{port}/ws", "--token", "x",
+                   "--locale", locale, cwd=tmp_path)
+    assert done.returncode == 3
+    assert done.stderr.strip() == "sidecar: " + expected.format(port=port)
+    assert "Errno" not in said(done)
