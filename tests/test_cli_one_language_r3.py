@@ -51,3 +51,31 @@ def test_roll_to_a_closed_port_says_nothing_listens(tmp_path, locale, expected):
     assert done.returncode == 3
     assert done.stderr.strip() == "sidecar: " + expected.format(port=port)
     assert "Errno" not in said(done)
+
+
+@pytest.mark.parametrize("locale, heading, after", [
+    ("fr", "jeu de règles « potion » écrit dans potion/ :", "ensuite :"),
+    ("en", "ruleset 'potion' written to potion/:", "next:"),
+])
+def test_new_plugin_speaks_the_runs_language(tmp_path, locale, heading, after):
+    done = sidecar("new-plugin", "potion", "--kind", "ruleset", "--locale", locale,
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == heading
+    assert after in lines
+    assert not BILINGUAL.search(done.stdout), done.stdout
+    again = sidecar("new-plugin", "potion", "--locale", locale, cwd=tmp_path)
+    assert again.returncode == 2
+    assert again.stderr.strip() == "sidecar: " + (
+        "« potion » existe déjà : choisissez un autre nom ou --directory" if locale == "fr"
+        else "'potion' already exists: choose another name or --directory")
+
+
+def test_new_plugin_inside_a_checkout_warns_in_one_language(tmp_path):
+    (tmp_path / ".git").mkdir()
+    done = sidecar("new-plugin", "potion", "--kind", "ruleset", "--locale", "en",
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("sidecar: warning: ")
+    assert "attention" not in done.stderr and not BILINGUAL.search(done.stderr)

@@ -211,62 +211,77 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _ask_kind() -> str | None:
+def _ask_kind(locale: str) -> str | None:
     """Ask which kind of plugin, in a terminal; None when the answer is not one."""
-    answer = input("Un jeu de règles ou une extension ? / A ruleset or an extension? "
-                   "[ruleset/extension, default ruleset] ").strip().lower()
+    answer = input(say(locale, "Un jeu de règles ou une extension ? [ruleset/extension, "
+                               "ruleset par défaut] ",
+                       "A ruleset or an extension? [ruleset/extension, default ruleset] ")
+                   ).strip().lower()
     kinds = {"": "ruleset", "r": "ruleset", "ruleset": "ruleset", "jeu": "ruleset",
              "e": "extension", "extension": "extension"}
     return kinds.get(answer)
 
 
+#: What ``new-plugin`` wrote, in French.
+KIND_FR = {"ruleset": "jeu de règles", "extension": "extension"}
+
+
 def cmd_new_plugin(args: argparse.Namespace) -> int:
-    """Write the project; one line and exit 2 for a bad name or an existing directory."""
+    """Write the project; one line and exit 2 for a bad name or an existing directory.
+    Everything said in ``--locale`` alone (French by default)."""
     from sidecar.tools import scaffold
 
-    problem = scaffold.name_problem(args.name)
+    locale = args.locale
+    problem = scaffold.name_problem(args.name, locale)
     if problem:
         print(f"sidecar: {problem}", file=sys.stderr)
         return EXIT_USAGE
     directory = Path(args.directory or args.name)
     if directory.exists():
-        print(f"sidecar: '{directory}' already exists: choose another name or --directory",
-              file=sys.stderr)
+        print("sidecar: " + say(locale, f"« {directory} » existe déjà : choisissez un autre "
+                                        "nom ou --directory",
+                                f"'{directory}' already exists: choose another name or "
+                                "--directory"), file=sys.stderr)
         return EXIT_USAGE
     kind = args.kind
     if kind is None:
-        kind = _ask_kind() if sys.stdin.isatty() else "ruleset"
+        kind = _ask_kind(locale) if sys.stdin.isatty() else "ruleset"
         if kind is None:
-            print("sidecar: answer ruleset or extension", file=sys.stderr)
+            print("sidecar: " + say(locale, "répondez ruleset ou extension",
+                                    "answer ruleset or extension"), file=sys.stderr)
             return EXIT_USAGE
     written = scaffold.write_project(args.name, kind, directory)
-    print(f"{kind} '{scaffold.module_name(args.name)}' written to {directory}/:")
+    module = scaffold.module_name(args.name)
+    print(say(locale, f"{KIND_FR[kind]} « {module} » écrit dans {directory}/ :",
+              f"{kind} '{module}' written to {directory}/:"))
     for path in written:
         print(f"  {path.relative_to(directory)}")
-    print(next_steps(directory))
+    print(next_steps(directory, locale))
     checkout = git_checkout_of(directory)
     if checkout is not None:
-        print(f"sidecar: attention : {directory} est dans le dépôt git {checkout} (non suivi) ; "
-              f"un plugin a son propre dossier : --directory ~/plugins/{args.name} / warning: "
-              f"inside the git checkout {checkout}, untracked: give it its own directory",
-              file=sys.stderr)
+        print("sidecar: " + say(
+            locale, f"attention : {directory} est dans le dépôt git {checkout} (non suivi) ; "
+                    f"un plugin a son propre dossier : --directory ~/plugins/{args.name}",
+            f"warning: {directory} is inside the git checkout {checkout} (untracked); a "
+            f"plugin has its own directory: --directory ~/plugins/{args.name}"),
+            file=sys.stderr)
     return EXIT_OK
 
 
-def next_steps(directory: Path) -> str:
+def next_steps(directory: Path, locale: str | None = "fr") -> str:
     """What to type after ``new-plugin``, runnable as shown: this environment's own
     interpreter by its full path (a bare ``pip`` or ``python`` is whatever PATH finds
     first when the venv is not activated, and installs the plugin where the server never
     looks), and ``sidecar`` as :func:`~sidecar.cli.common.sidecar_command` writes it for
     every line the command line prints to paste (whole: the lines follow a ``cd``)."""
     python = shlex.quote(str(Path(sys.executable).absolute()))
-    return (f"ensuite / next:\n  cd {shlex.quote(str(directory))}\n"
-            f"  {python} -m pip install -e {shlex.quote('.[test]')}   # dans l'environnement "
-            "du serveur / into the server's environment\n"
-            f"  {python} -m pytest\n"
-            f"  {sidecar_command(relative=False)} plugins   # le liste / lists it; "
-            "relancez / restart "
-            "`sidecar serve`")
+    return (say(locale, "ensuite :", "next:") + f"\n  cd {shlex.quote(str(directory))}\n"
+            f"  {python} -m pip install -e {shlex.quote('.[test]')}   # "
+            + say(locale, "dans l'environnement du serveur", "into the server's environment")
+            + f"\n  {python} -m pytest\n"
+            f"  {sidecar_command(relative=False)} plugins   # "
+            + say(locale, "le liste ; relancez ensuite `sidecar serve`",
+                  "lists it; then restart `sidecar serve`"))
 
 
 def git_checkout_of(directory: Path) -> Path | None:
