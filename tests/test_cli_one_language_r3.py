@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.support.serve import free_port, sidecar
+from tests.support.serve import ServeProcess, free_port, sidecar
 
 BILINGUAL = re.compile(r" / [A-Za-z]")
 
@@ -79,3 +79,18 @@ def test_new_plugin_inside_a_checkout_warns_in_one_language(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("sidecar: warning: ")
     assert "attention" not in done.stderr and not BILINGUAL.search(done.stderr)
+
+
+def test_serve_in_english_puts_the_colon_after_the_word(tmp_path):
+    with ServeProcess("--db", ":memory:", "--locale", "en", cwd=tmp_path) as server:
+        rows = [line.rstrip("\n") for line in server.lines if line.startswith("  ")
+                and "://" in line and not line.startswith("    ")]
+        server.stop()
+    labels = [row[2:].split("://")[0] for row in rows]
+    assert any(label.startswith("Watch:") for label in labels), rows
+    assert any(label.startswith("Browser GM:") for label in labels), rows
+    for row in rows:
+        assert re.match(r"  [A-Z][A-Za-z ]*?: +\S", row), row  # « GM:     … »
+        assert " :" not in row.split("://")[0], row
+    # The commands start in one column, as in French.
+    assert len({len(re.match(r"  [^:]*: +", row).group(0)) for row in rows}) == 1, rows

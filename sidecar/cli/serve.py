@@ -318,7 +318,10 @@ def join_details(server: Any, config: ServerConfig, table: str,
     example = EXAMPLE_ROLLS.get(game, game) if game else None
 
     def row(fr: str, en: str) -> str:
-        # Labels in one column, each language's colon after them.
+        # Labels in one column: French sets the colon apart after the padding (« MJ    : »),
+        # English puts it right after the word and pads after it (« GM:    »).
+        if locale == "en":
+            return f"  {en + ':':<14} "
         return f"  {say(locale, fr, en):<13}{colon(locale)}"
 
     lines = [
