@@ -601,7 +601,7 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             # Not a terminal: the choices are printed, nothing is asked.
             rolled = sidecar("roll", "luck", *OPEN, "--dice", "2", *gm, stdin=subprocess.DEVNULL)
             assert rolled.returncode == 0, rolled.stderr
-            assert "1) Relancer, 1 dé" in rolled.stdout
+            assert "1) Relancer (1 dé)" in rolled.stdout
             assert "2) Garder [défaut]" in rolled.stdout
             assert "Votre choix" not in rolled.stdout
             roll = _open_roll_id(rolled.stdout)

@@ -7,10 +7,12 @@ by their level in English, a choice's dice said once, ``verify``'s summary plain
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
-from tests.support.serve import ServeProcess, free_port, sidecar
+from tests.helpers import GM_TOKEN
+from tests.support.serve import ServeProcess, free_port, luck_serve, sidecar
 
 BILINGUAL = re.compile(r" / [A-Za-z]")
 
@@ -94,3 +96,30 @@ def test_serve_in_english_puts_the_colon_after_the_word(tmp_path):
         assert " :" not in row.split("://")[0], row
     # The commands start in one column, as in French.
     assert len({len(re.match(r"  [^:]*: +", row).group(0)) for row in rows}) == 1, rows
+
+
+@pytest.mark.parametrize("locale, shown", [("fr", "1) Relancer (1 dé)"),
+                                           ("en", "1) Reroll (1 die)")])
+def test_a_choices_dice_are_said_once_as_the_page_says_them(tmp_path, locale, shown):
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    with luck_serve(folder) as server:
+        rolled = sidecar("roll", "luck", "target=7", "skill=0", "second_chance=true",
+                         "--dice", "2", "--url", server.url, "--table", "t", "--role", "gm",
+                         "--token", GM_TOKEN, "--locale", locale, stdin=subprocess.DEVNULL,
+                         cwd=tmp_path)
+        server.stop()
+    assert rolled.returncode == 0, rolled.stderr
+    assert shown in [line.strip() for line in rolled.stdout.splitlines()], \
+        rolled.stdout
+    assert ", 1 d" not in rolled.stdout
+
+
+def test_a_label_that_says_its_dice_is_not_followed_by_them_again():
+    from sidecar.cli.render import format_choices
+    from sidecar.rulesets.d6code import CHOICES
+
+    message = {"roll": "r1", "default": "keep",
+               "choices": [CHOICES["style_libre"], {"name": "keep", "label": "Garder"}]}
+    assert format_choices(message, "en")[1] == "     1) Style point, free style (2 dice)"
+    assert format_choices(message, "fr")[1] == "     1) Point de style, style libre (2 dés)"
