@@ -123,3 +123,38 @@ def test_a_label_that_says_its_dice_is_not_followed_by_them_again():
                "choices": [CHOICES["style_libre"], {"name": "keep", "label": "Garder"}]}
     assert format_choices(message, "en")[1] == "     1) Style point, free style (2 dice)"
     assert format_choices(message, "fr")[1] == "     1) Point de style, style libre (2 dés)"
+
+
+@pytest.mark.parametrize("args, english, french", [
+    (["seuil", "level=2", "threshold=Moyen"], "Threshold Average", "Moyen"),
+    (["d6code", "code=3D", "difficulty=Moyen"], "Difficulty Average", "Moyen"),
+    (["ladder", "level=2", "difficulty=Facile"], "Difficulty Easy", "Facile"),
+])
+def test_a_named_level_is_said_in_the_readers_language(tmp_path, args, english, french):
+    en = sidecar("odds", *args, "--locale", "en", cwd=tmp_path)
+    assert en.returncode == 0, en.stderr
+    heading = en.stdout.splitlines()[0]
+    assert english in heading and french not in heading, heading
+    fr = sidecar("odds", *args, cwd=tmp_path)
+    assert french in fr.stdout.splitlines()[0], fr.stdout
+
+
+def test_oweens_combat_note_names_its_options_in_english(tmp_path):
+    with ServeProcess(cwd=tmp_path) as server:
+        rolled = sidecar("roll", "oweens", "dice=4", "difficulty=2", "--dice", "6,5,4",
+                         "--option", "combat.options=viser", "--option", "combat.zone=tête",
+                         "--url", server.url, "--role", "gm", "--token", GM_TOKEN,
+                         "--locale", "en", cwd=tmp_path)
+        server.stop()
+    assert rolled.returncode == 0, rolled.stderr
+    assert "Combat options (aim; cost: 1 fewer die)" in rolled.stdout, rolled.stdout
+    assert "viser" not in rolled.stdout
+
+
+def test_ladders_characteristic_help_says_why_its_examples_are_french():
+    # The examples are the sheet's own keys (French): the English help says so.
+    from sidecar.rulesets.ladder import PARAMS, SHEET
+
+    english = PARAMS["characteristic"]["description"]["en"]
+    assert "(geste, acuité, chance…)" not in english and "on the sheet" in english
+    assert "on the sheet" in SHEET["caracteristiques"]["description"]["en"]
