@@ -294,30 +294,35 @@ def git_checkout_of(directory: Path) -> Path | None:
 
 
 def _say_by_and_mode(report: Any, locale: str) -> None:
-    """Which rolls' author (``by``) and ``mode`` were checked, and which are the journal's
-    word (no die, no proof covers them: PROTOCOL.md §9.5). Each number agreed with its
-    noun, and a seat is a « place » as the page says."""
+    """Who rolled and in which mode (``by``, ``mode``): checked for decisions and answers,
+    the journal's word for the other rolls (no die, no proof covers them: PROTOCOL.md
+    §9.5) — said plainly beside « N jets vérifiés », which is about their dice. Each
+    number agreed with its noun, and a seat is a « place » as the page says."""
     followed, other = report.followed, report.journal_word
-    print(say(
-        locale,
-        f"auteur (by) et mode : contrôlés pour {followed} "
-        + agree(followed, "décision ou réponse", "décisions et réponses")
-        + " (contre le jet ou la demande qu'" + agree(followed, "elle suit", "elles suivent")
-        + ") ; pour "
-        + (f"les {other} autres jets" if other > 1 else f"{other} autre jet")
-        + f", NON {agree(other, 'PROUVÉ', 'PROUVÉS')} : ni les dés ni les preuves ne "
-        + agree(other, "le", "les") + " couvrent, c'est la parole du journal (seuls la "
-        "place, le propriétaire du personnage et, rejoué, ce que les règles en lisent — le "
-        "nom dans le texte — sont contrôlés)",
-        f"author (by) and mode: checked for {followed} "
-        + ("decision or answer" if followed == 1 else "decisions and answers")
-        + " (against the roll or the ask " + ("it follows" if followed == 1 else "they follow")
-        + "); for the "
-        + (f"{other} other roll" if other == 1 else f"{other} other rolls")
-        + " NOT PROVEN: neither the dice nor the proofs cover "
-        + ("it, it is" if other == 1 else "them, they are") + " the journal's word (only "
-        "the seat, the character's owner and, re-run, what the rules read of them — the "
-        "name in the text — are checked)"))
+    checked_fr = ("qui a lancé et en quel mode : contrôlé pour " + f"{followed} "
+                  + agree(followed, "décision ou réponse", "décisions et réponses")
+                  + " (d'après le jet ou la demande qu'"
+                  + agree(followed, "elle suit", "elles suivent") + ")")
+    checked_en = (f"who rolled and in which mode: checked for {followed} "
+                  + ("decision or answer" if followed == 1 else "decisions and answers")
+                  + " (against the roll or the ask "
+                  + ("it follows" if followed == 1 else "they follow") + ")")
+    if other:
+        checked_fr += (" ; pour " + (f"les {other} autres jets, leurs dés sont vérifiés, "
+                                      "mais qui les a lancés" if other > 1 else
+                                      "l'autre jet, ses dés sont vérifiés, mais qui l'a "
+                                      "lancé")
+                       + " et en quel mode ne peut pas être prouvé : c'est la parole du "
+                       "journal (seuls la place, le propriétaire du personnage et, rejoué, "
+                       "ce que les règles en lisent — le nom dans le texte — sont contrôlés)")
+        checked_en += ("; for the " + (f"{other} other rolls" if other > 1 else
+                                       "other roll")
+                       + ", the dice are checked, but who rolled "
+                       + ("them" if other > 1 else "it")
+                       + " and in which mode cannot be proven: that is the journal's word "
+                       "(only the seat, the character's owner and, re-run, what the rules "
+                       "read of them — the name in the text — are checked)")
+    print(say(locale, checked_fr, checked_en))
 
 
 def failed(locale: str) -> str:
