@@ -105,8 +105,8 @@ def test_roll_exits_non_zero_with_the_servers_error():
         usage = sidecar("roll", "bloodlust", "pool", "--url", server.url, "--token", PLAYER_TOKEN)
         assert usage.returncode == 2
     unreachable = sidecar("roll", "bloodlust", "pool=2", "--url", "ws://127.0.0.1:1/ws")
-    assert unreachable.returncode == 3 and "connexion impossible" in unreachable.stderr
-    assert "cannot connect" not in unreachable.stderr  # (one language: French by default)
+    assert unreachable.returncode == 3 and "rien n'écoute sur" in unreachable.stderr
+    assert "nothing listens" not in unreachable.stderr  # (one language: French by default)
 
 
 def test_sigterm_closes_connections_with_1001():

@@ -158,3 +158,13 @@ def test_ladders_characteristic_help_says_why_its_examples_are_french():
     english = PARAMS["characteristic"]["description"]["en"]
     assert "(geste, acuité, chance…)" not in english and "on the sheet" in english
     assert "on the sheet" in SHEET["caracteristiques"]["description"]["en"]
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("fr", "sidecar: attendu clé=valeur, reçu « level » (« threshold=level » ?)"),
+    ("en", "sidecar: expected key=value, got 'level' ('threshold=level'?)"),
+])
+def test_a_usage_mistake_is_said_in_one_language(tmp_path, locale, expected):
+    done = sidecar("odds", "seuil", "level", "--locale", locale, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip() == expected

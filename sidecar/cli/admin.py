@@ -82,7 +82,7 @@ async def _sheet(args: argparse.Namespace) -> int:
             try:
                 values = parse_sheet_values(args.values, sheet, known.get("values"))
             except ValueError as exc:
-                return usage(str(exc))
+                return usage(plain(exc, args.locale))
             from sidecar.client import KEEP
 
             # Neither --owner nor --no-owner: the owner stays as it is.
@@ -93,7 +93,7 @@ async def _sheet(args: argparse.Namespace) -> int:
             try:
                 delta = parse_delta(args.delta)
             except ValueError as exc:
-                return usage(str(exc))
+                return usage(plain(exc, args.locale))
             if not delta:
                 return usage("sheet adjust: field=+N… ?")
             reply = await client.adjust_sheet(args.character, delta, reason=reason)
@@ -145,7 +145,7 @@ async def _ask_command(args: argparse.Namespace) -> int:
                             f": not among {', '.join(names)}"))
                     each[side[0]] = parse_pairs(side[1:], schema)
             except ValueError as exc:
-                return usage(str(exc))
+                return usage(plain(exc, args.locale))
             reply = await client.ask(names, args.ruleset, params, label=args.label,
                                      mode=args.mode, opposed=args.opposed, each=each or None,
                                      cooperative=args.cooperative,

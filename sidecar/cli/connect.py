@@ -112,7 +112,7 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
     try:
         urls = [server_url(text) for text in texts]
     except ValueError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     where = ", ".join(urls)
 

@@ -143,7 +143,7 @@ async def _table_odds(args: argparse.Namespace) -> int:
             params = parse_pairs(args.params, schema)
             options = client.parse_options(args.option)
         except ValueError as exc:
-            print(f"sidecar: {exc}", file=sys.stderr)
+            print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
             return EXIT_USAGE
         try:
             odds = await client.odds(args.ruleset, params, options, character=args.character,
@@ -197,7 +197,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
         options = parse_options(getattr(args, "option", []), host.option_descriptions())
         odds = asyncio.run(aodds(args.ruleset, params, options, host=host))
     except ValueError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
     except ProtocolError as exc:
         message = exc.message_fr if args.locale == "fr" and exc.message_fr else exc.message
