@@ -45,6 +45,9 @@ CODE = re.compile(r"\s*([0-9]{1,2})\s*[dD]\s*(?:([+-])\s*([0-9]{1,3}))?\s*")
 CODE_PATTERN = CODE.pattern
 DIFFICULTIES = {"Facile": 10, "Moyen": 15, "Difficile": 20, "Très difficile": 25,
                 "Héroïque": 30}
+#: Each difficulty's English name (a request sends the French one; see label_names).
+DIFFICULTIES_EN = {"Facile": "Easy", "Moyen": "Average", "Difficile": "Hard",
+                   "Très difficile": "Very hard", "Héroïque": "Heroic"}
 
 #: The style choices as people read them (the values stay the keys requests send).
 STYLE_LABELS = {"libre": label("libre", "free"), "extreme": label("extrême", "extreme")}
@@ -70,9 +73,13 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "difficulty": {
         "type": "int", "min": 0, "max": 200, "labels": DIFFICULTIES,
+        "label_names": {name: {"fr": name, "en": DIFFICULTIES_EN[name]} for name in DIFFICULTIES},
         "description": label("Difficulté : nombre, ou Facile 10, Moyen 15, Difficile 20, "
                              "Très difficile 25, Héroïque 30 (obligatoire hors opposition)",
-                             "Difficulty: a number or a label (required unless opposed)"),
+                             "Difficulty: a number or a level: " + ", ".join(
+                                 f"{DIFFICULTIES_EN[name]} {value}"
+                                 for name, value in DIFFICULTIES.items())
+                             + " (required unless opposed)"),
     },
     "twin": {
         "type": "bool", "default": False,

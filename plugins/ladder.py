@@ -71,8 +71,8 @@ PARAMS: dict[str, dict[str, Any]] = {
         "type": "string", "max_length": 64,
         "description": label("En tant que personnage : la caractéristique de la fiche qui "
                              "s'ajoute au niveau (geste, acuité, chance…)", "As a character: "
-                             "the sheet's characteristic added to the level (geste, acuité, "
-                             "chance…)"),
+                             "the sheet's characteristic added to the level (its name on the "
+                             "sheet: geste, acuité…)"),
     },
     "metier": {
         "type": "string", "max_length": 64,
@@ -170,7 +170,8 @@ SHEET: dict[str, dict[str, Any]] = {
     "caracteristiques": field(
         "map", "Caractéristiques", "Characteristics", "Caractéristiques et leur score "
         "(geste, acuité…) ; la Chance a son propre champ", "Characteristics and their "
-        "score (geste, acuité…); Chance has its own field", values="int", default={},
+        "score (named as on the sheet: geste, acuité…); Chance has its own field",
+        values="int", default={},
         item={"min": 0, "max": 20}, max_items=20),
     "metiers": field(
         "map", "Métiers", "Professions", "Métiers et leur valeur (ex. Bandit de grand "

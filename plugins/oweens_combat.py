@@ -458,6 +458,13 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
             f"Options de combat ({', '.join(names)} ; coût : {paid}) : "
             + ("; ".join(e["fr"] for e in effects) or "sans effet (attaque ratée)")
             + f". Blessures comptées : {counted}.",
-            f"Combat options ({', '.join(names)}; cost: {paid_en}): "
+            f"Combat options ({', '.join(_option_en(name) for name in names)}; "
+            f"cost: {paid_en}): "
             + ("; ".join(e["en"] for e in effects) or "no effect (missed attack)")
             + f". Wounds counted: {counted}."))
+
+
+def _option_en(name: str) -> str:
+    """An option's English name for an English note (« Aim », not « viser »)."""
+    named = OPTION_LABELS.get(name)
+    return named["en"].lower() if isinstance(named, dict) and named.get("en") else name

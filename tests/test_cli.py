@@ -105,8 +105,8 @@ def test_roll_exits_non_zero_with_the_servers_error():
         usage = sidecar("roll", "bloodlust", "pool", "--url", server.url, "--token", PLAYER_TOKEN)
         assert usage.returncode == 2
     unreachable = sidecar("roll", "bloodlust", "pool=2", "--url", "ws://127.0.0.1:1/ws")
-    assert unreachable.returncode == 3 and "connexion impossible" in unreachable.stderr
-    assert "cannot connect" not in unreachable.stderr  # (one language: French by default)
+    assert unreachable.returncode == 3 and "rien n'écoute sur" in unreachable.stderr
+    assert "nothing listens" not in unreachable.stderr  # (one language: French by default)
 
 
 def test_sigterm_closes_connections_with_1001():
@@ -601,7 +601,7 @@ def test_an_open_rolls_choices_are_printed_and_sidecar_react_decides(tmp_path):
             # Not a terminal: the choices are printed, nothing is asked.
             rolled = sidecar("roll", "luck", *OPEN, "--dice", "2", *gm, stdin=subprocess.DEVNULL)
             assert rolled.returncode == 0, rolled.stderr
-            assert "1) Relancer, 1 dé" in rolled.stdout
+            assert "1) Relancer (1 dé)" in rolled.stdout
             assert "2) Garder [défaut]" in rolled.stdout
             assert "Votre choix" not in rolled.stdout
             roll = _open_roll_id(rolled.stdout)

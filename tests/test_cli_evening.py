@@ -112,7 +112,7 @@ def test_new_plugin_prints_commands_that_run_as_shown(tmp_path):
     made = subprocess.run([*SIDECAR, "new-plugin", "torche", "--kind", "ruleset"],
                           capture_output=True, text=True, timeout=60, cwd=outside)
     assert made.returncode == 0, made.stderr
-    steps = made.stdout.split("ensuite / next:", 1)[1].splitlines()
+    steps = made.stdout.split("ensuite :", 1)[1].splitlines()  # (French by default)
     commands = [line.split("  #")[0].strip() for line in steps if line.startswith("  ")]
     install = next(c for c in commands if "pip install" in c)
     test = next(c for c in commands if "pytest" in c)
@@ -142,7 +142,7 @@ def test_new_plugin_prints_commands_that_run_as_shown(tmp_path):
                                  "--directory", str(within)], capture_output=True,
                                 text=True, timeout=60, cwd=ROOT)
         assert warned.returncode == 0, warned.stderr
-        assert re.search(r"dépôt git .*git checkout", warned.stderr), warned.stderr
+        assert re.search(r"^sidecar: attention : .* dépôt git ", warned.stderr), warned.stderr
         assert str(ROOT) in warned.stderr
     finally:
         shutil.rmtree(within, ignore_errors=True)

@@ -87,12 +87,12 @@ def test_verify_export_and_epoch_end_speak_the_readers_language(tmp_path):
     checked = sidecar("verify", out)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "4 jets vérifiés" in checked.stdout, checked.stdout
-    for english_word in ("rolls checked", "author (by)", "what an export alone", " / "):
+    for english_word in ("rolls checked", "who rolled", "what an export alone", " / "):
         assert english_word not in checked.stdout, (english_word, checked.stdout)
     checked = sidecar("verify", out, "--locale", "en")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "4 rolls checked" in checked.stdout, checked.stdout
-    for french_word in ("jets vérifiés", "auteur (by)", "ce qu'un export seul", " / "):
+    for french_word in ("jets vérifiés", "qui a lancé", "ce qu'un export seul", " / "):
         assert french_word not in checked.stdout, (french_word, checked.stdout)
 
 

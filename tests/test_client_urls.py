@@ -229,8 +229,8 @@ def test_cli_roll_with_several_urls_each_read_as_one_url_is(
     other = free_port()
     code = main(["roll", "bloodlust", "pool=1", "--url", f"127.0.0.1:{dead},127.0.0.1:{other}"])
     error = capsys.readouterr().err
-    assert code == 3 and "connexion impossible" in error
-    assert f"ws://127.0.0.1:{dead}/ws, ws://127.0.0.1:{other}/ws" in error
+    assert code == 3 and "rien n'écoute sur" in error
+    assert f"127.0.0.1:{dead}, 127.0.0.1:{other} :" in error
     code = main(["roll", "bloodlust", "pool=1", "--url", f"127.0.0.1:{dead},ftp://nope"])
     assert code == 3 and "ftp://nope" in capsys.readouterr().err
 

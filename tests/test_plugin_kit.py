@@ -173,7 +173,7 @@ def test_the_examples_use_every_helper_and_fixture_of_the_kit():
     ("class", "would shadow"), ("oweens", "already the name of an installed sidecar plugin")])
 def test_new_plugin_refuses_a_bad_name_in_one_line(tmp_path, monkeypatch, capsys, name, says):
     monkeypatch.chdir(tmp_path)
-    assert main(["new-plugin", name]) == EXIT_USAGE
+    assert main(["new-plugin", name, "--locale", "en"]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
@@ -183,8 +183,8 @@ def test_new_plugin_refuses_an_existing_directory(tmp_path, monkeypatch, capsys)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "mine.txt").write_text("keep")
-    assert main(["new-plugin", "taken"]) == EXIT_USAGE
-    assert main(["new-plugin", "other", "--directory", "taken"]) == EXIT_USAGE
+    assert main(["new-plugin", "taken", "--locale", "en"]) == EXIT_USAGE
+    assert main(["new-plugin", "other", "--directory", "taken", "--locale", "en"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert err == ["sidecar: 'taken' already exists: choose another name or --directory"] * 2
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
@@ -203,7 +203,7 @@ def test_new_plugin_asks_which_kind_in_a_terminal(tmp_path, monkeypatch, capsys,
     monkeypatch.setattr(sys, "stdin", Terminal())
     asked = []
     monkeypatch.setattr(builtins, "input", lambda prompt: asked.append(prompt) or answer)
-    assert main(["new-plugin", "asked"]) == EXIT_OK
+    assert main(["new-plugin", "asked", "--locale", "en"]) == EXIT_OK
     assert len(asked) == 1 and "ruleset" in asked[0]
     module = (tmp_path / "asked" / "asked.py").read_text()
     assert ("def sidecar_resolve" in module) is (kind == "ruleset")

@@ -46,7 +46,7 @@ def test_the_banner_is_french_by_default_and_english_with_locale_en():
     assert re.search(r"^plugins: .*oweens", text, re.M), text
     assert "event loop: asyncio" in text
     assert "sidecar: stopping (connections closed with 1001)" in text
-    assert re.search(r"^  GM +: .* roll dice ", text, re.M), text
+    assert re.search(r"^  GM: +.* roll dice ", text, re.M), text  # (the colon after the word)
     for line in english:
         assert not FRENCH.search(_words(line)), line
 

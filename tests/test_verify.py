@@ -390,8 +390,8 @@ def test_a_decision_on_an_open_roll_is_verifiable_with_the_rollers_seed(
     assert done.returncode == 0 and "2 rolls checked" in done.stdout, done.stdout
     assert "2 re-run" in done.stdout
     # The decision's author and mode are checked against its open roll; the roll's are not.
-    assert "author (by) and mode: checked for 1 decision or answer" in done.stdout
-    assert "for the 1 other roll NOT PROVEN" in done.stdout
+    assert "who rolled and in which mode: checked for 1 decision or answer" in done.stdout
+    assert "for the other roll, the dice are checked, but who rolled it" in done.stdout
 
 
 def test_the_gm_ends_an_epoch_from_the_command_line_and_a_players_log_verifies(

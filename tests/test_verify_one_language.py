@@ -58,15 +58,30 @@ def tampered(export, path, change):
 def test_one_decision_is_agreed_and_a_seat_is_a_place(export):
     french = verify(export)
     assert french.returncode == 0, french.stdout + french.stderr
-    assert ("pour 1 décision ou réponse (contre le jet ou la demande qu'elle suit)"
-            in french.stdout), french.stdout
+    assert ("qui a lancé et en quel mode : contrôlé pour 1 décision ou réponse (d'après le "
+            "jet ou la demande qu'elle suit)" in french.stdout), french.stdout
     assert "1 décisions" not in french.stdout and "siège" not in french.stdout
     assert "seuls la place, le propriétaire du personnage" in french.stdout, french.stdout
-    assert "pour les 2 autres jets, NON PROUVÉS" in french.stdout, french.stdout
     english = verify(export, "--locale", "en")
-    assert ("checked for 1 decision or answer (against the roll or the ask it follows)"
-            in english.stdout), english.stdout
-    assert "for the 2 other rolls NOT PROVEN" in english.stdout, english.stdout
+    assert ("who rolled and in which mode: checked for 1 decision or answer (against the "
+            "roll or the ask it follows)" in english.stdout), english.stdout
+
+
+def test_what_was_checked_and_what_could_not_be_are_said_plainly(export):
+    """« N jets vérifiés » is about the dice: the rolls whose author and mode are the
+    journal's word are said to have their dice checked, not « NON PROUVÉS » beside them;
+    no raw key (« (by) »), no « elle » that refers to nothing."""
+    french = verify(export).stdout
+    assert ("pour les 2 autres jets, leurs dés sont vérifiés, mais qui les a lancés et en "
+            "quel mode ne peut pas être prouvé : c'est la parole du journal") in french, french
+    for wrong in ("(by)", "NON PROUV", "ce qu'elle a reçu", "SON_JOURNAL"):
+        assert wrong not in french, (wrong, french)
+    assert "--log JOURNAL_DU_JOUEUR` compare l'export à ce que ce joueur a reçu" in french
+    english = verify(export, "--locale", "en").stdout
+    assert ("for the 2 other rolls, the dice are checked, but who rolled them and in which "
+            "mode cannot be proven: that is the journal's word") in english, english
+    for wrong in ("(by)", "NOT PROVEN", "what she received", "HER_LOG"):
+        assert wrong not in english, (wrong, english)
 
 
 @pytest.mark.parametrize("what", ["dice", "result"])

@@ -17,6 +17,7 @@ from typing import Any
 
 from sidecar.cli.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, run, store_refused, usage
 from sidecar.cli.connect import joined
+from sidecar.cli.errors import plain
 from sidecar.cli.labels import Labels, say
 from sidecar.cli.labels import count as counted
 from sidecar.cli.render import (
@@ -81,7 +82,7 @@ async def _sheet(args: argparse.Namespace) -> int:
             try:
                 values = parse_sheet_values(args.values, sheet, known.get("values"))
             except ValueError as exc:
-                return usage(str(exc))
+                return usage(plain(exc, args.locale))
             from sidecar.client import KEEP
 
             # Neither --owner nor --no-owner: the owner stays as it is.
@@ -92,7 +93,7 @@ async def _sheet(args: argparse.Namespace) -> int:
             try:
                 delta = parse_delta(args.delta)
             except ValueError as exc:
-                return usage(str(exc))
+                return usage(plain(exc, args.locale))
             if not delta:
                 return usage("sheet adjust: field=+N… ?")
             reply = await client.adjust_sheet(args.character, delta, reason=reason)
@@ -144,7 +145,7 @@ async def _ask_command(args: argparse.Namespace) -> int:
                             f": not among {', '.join(names)}"))
                     each[side[0]] = parse_pairs(side[1:], schema)
             except ValueError as exc:
-                return usage(str(exc))
+                return usage(plain(exc, args.locale))
             reply = await client.ask(names, args.ruleset, params, label=args.label,
                                      mode=args.mode, opposed=args.opposed, each=each or None,
                                      cooperative=args.cooperative,
@@ -187,7 +188,7 @@ def _run_transfer(work: Any, locale: str) -> int:
     try:
         return asyncio.run(work)
     except (TransferError, JournalError, ValueError) as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
     except StoreUnavailable as exc:
         text = str(exc)
         if "Redis injoignable /" in text:  # (a read's failure: say what to do)
@@ -195,7 +196,7 @@ def _run_transfer(work: Any, locale: str) -> int:
                        "Redis unreachable — start it or fix --store")
         print(f"sidecar: {text}", file=sys.stderr)
     except OSError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
     return EXIT_ERROR
 
 

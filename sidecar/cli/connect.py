@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from sidecar.cli.common import DEFAULT_URL, EXIT_CONNECT, EXIT_ERROR, CliExit, sidecar_command
+from sidecar.cli.errors import nothing_listens, plain, refused_connection
 from sidecar.cli.labels import colon, say
 from sidecar.cli.render import format_error
 from sidecar.protocol.messages import ROLES
@@ -111,7 +112,7 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
     try:
         urls = [server_url(text) for text in texts]
     except ValueError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     where = ", ".join(urls)
 
@@ -141,14 +142,18 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
         print(hint or format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:
+        if refused_connection(exc):  # (said plainly, not « [Errno 111] Connect call… »)
+            print("sidecar: " + nothing_listens(
+                ", ".join(urlsplit(url).netloc for url in urls), locale), file=sys.stderr)
+            raise CliExit(EXIT_CONNECT) from None
         print("sidecar: " + say(locale, f"connexion impossible à {where}",
-                                f"cannot connect to {where}") + f"{colon(locale)}{exc}"
-              + tls_hint(client.url, exc), file=sys.stderr)
+                                f"cannot connect to {where}") + colon(locale)
+              + plain(exc, locale) + tls_hint(client.url, exc, locale), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     except WebSocketException as exc:  # something answers there, but not a sidecar
         print("sidecar: " + say(locale, f"connexion impossible à {where}",
                                 f"cannot connect to {where}") + colon(locale)
-              + handshake_problem(exc) + tls_hint(client.url, exc), file=sys.stderr)
+              + handshake_problem(exc) + tls_hint(client.url, exc, locale), file=sys.stderr)
         raise CliExit(EXIT_CONNECT) from None
     try:
         yield client, welcome
@@ -228,13 +233,15 @@ def handshake_problem(exc: Exception) -> str:
     return f"{' '.join(str(exc).split())} (is this the sidecar's address, ws://HOST:PORT/ws?)"
 
 
-def tls_hint(url: str, exc: BaseException) -> str:
+def tls_hint(url: str, exc: BaseException, locale: str | None = None) -> str:
     """What to try when a connection failed over (or for want of) TLS."""
     text = str(exc)
     if "CERTIFICATE_VERIFY_FAILED" in text:
-        return (" — certificat non reconnu : SSL_CERT_FILE=cert.pem sidecar … (docs/DEPLOY.md)"
-                " / untrusted certificate: SSL_CERT_FILE=cert.pem sidecar …")
+        return " — " + say(locale, "certificat non reconnu : SSL_CERT_FILE=cert.pem sidecar … "
+                                   "(docs/DEPLOY.md)",
+                           "untrusted certificate: SSL_CERT_FILE=cert.pem sidecar … "
+                           "(docs/DEPLOY.md)")
     if url.startswith("ws://") and "valid HTTP response" in text:
-        return (" — serveur en TLS ? essayez / a TLS server? try "
-                + url.replace("ws://", "wss://", 1))
+        return " — " + say(locale, "serveur en TLS ? essayez ", "a TLS server? try ") \
+            + url.replace("ws://", "wss://", 1)
     return ""

@@ -123,6 +123,10 @@ class Labels:
         labels = spec.get("choice_labels") or {}
         if isinstance(labels, dict) and isinstance(value, str) and labels.get(value):
             return label_text(labels[value], self.locale)
+        # A named level of an int param (« Moyen », sent as typed): its reader's name.
+        names = spec.get("label_names") or {}
+        if isinstance(names, dict) and isinstance(value, str) and names.get(value):
+            return label_text(names[value], self.locale)
         if isinstance(value, bool):
             return say(self.locale, "oui", "yes") if value else say(self.locale, "non", "no")
         if isinstance(value, list):

@@ -476,6 +476,7 @@ def _add_new_plugin_command(sub: Any) -> None:
                      help="what it is (default: asked in a terminal, else ruleset)")
     new.add_argument("--directory", metavar="DIR",
                      help="where to write it (default: ./NAME; must not exist)")
+    _locale_option(new)
     new.set_defaults(func=cmd_new_plugin)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from sidecar.cli.common import EXIT_OK, EXIT_USAGE, run
 from sidecar.cli.connect import again_command, joined
+from sidecar.cli.errors import plain
 from sidecar.cli.labels import Labels, count, say, word
 from sidecar.cli.render import (
     format_ask_event,
@@ -45,7 +46,7 @@ async def _roll(args: argparse.Namespace) -> int:
                                                   for o in welcome.get("options") or []})
             dice = parse_dice(args.dice)
         except ValueError as exc:
-            print(f"sidecar: {exc}", file=sys.stderr)
+            print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
             return EXIT_USAGE
         # Watch from before the roll: a decision taken elsewhere (a GM, the time) is seen.
         outcomes = client.outcomes()
@@ -165,7 +166,7 @@ async def _react(args: argparse.Namespace) -> int:
     try:
         dice = parse_dice(args.dice)
     except ValueError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
     async with joined(args) as (client, welcome):
         decided = await _react_to(client, args, dice)
@@ -284,7 +285,7 @@ async def _answer(args: argparse.Namespace) -> int:
     try:
         dice = parse_dice(args.dice)
     except ValueError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
     async with joined(args) as (client, welcome):
         ask_id = args.ask or await _pick_ask(client, args.locale, not args.no_ask)

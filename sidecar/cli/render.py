@@ -113,11 +113,10 @@ def format_choices(message: dict[str, Any], locale: str | None = None,
         return []
     lines = ["   " + say(locale, "choix", "choices") + _c(locale).rstrip()]
     for number, choice in enumerate(choices, 1):
-        extra = (", " + count(locale, choice["dice"], "dé", "die", en_many="dice")
-                 if choice.get("dice") else "")
+        named = format_label(choice.get("label"), locale)
+        extra = _dice_drawn(choice.get("dice"), named, locale)
         default = (" [" + say(locale, "défaut", "default") + "]"
                    if choice["name"] == message.get("default") else "")
-        named = format_label(choice.get("label"), locale)
         # The label alone (its number is what ``react`` and the prompt take); a choice
         # without a label by its name.
         lines.append(f"     {number}) {named or choice['name']}{extra}{default}")
@@ -128,6 +127,16 @@ def format_choices(message: dict[str, Any], locale: str | None = None,
         lines.append("   " + say(locale, "décider", "decide") + _c(locale)
                      + again("react", str(message.get("roll")), say(locale, "CHOIX", "CHOICE")))
     return lines
+
+
+def _dice_drawn(dice: Any, label: str, locale: str | None) -> str:
+    """The dice a choice draws, as the page says them (« (2 dés) »), once: nothing when
+    its label says them already (« Style point, free style (2 dice) »)."""
+    if not isinstance(dice, int) or isinstance(dice, bool) or dice <= 0:
+        return ""
+    if re.search(rf"\b{dice} (dés|dé|dice|die)\b", label):
+        return ""
+    return " (" + count(locale, dice, "dé", "die", en_many="dice") + ")"
 
 
 def format_decision(message: dict[str, Any], locale: str | None = None,

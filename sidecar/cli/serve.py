@@ -36,6 +36,7 @@ from sidecar.cli.common import (
     sidecar_command,
     store_refused,
 )
+from sidecar.cli.errors import plain
 from sidecar.cli.labels import colon, say
 from sidecar.cli.render import print_qr
 from sidecar.cli.tokens import TokensFileError, keep_tokens, tokens_path
@@ -156,14 +157,14 @@ async def serve_until_stopped(config: ServerConfig, table: str, locale: str = "f
         print(plugin_load_failure(exc, locale), file=sys.stderr)
         return EXIT_ERROR
     except (JournalError, ValueError) as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
         return EXIT_ERROR
     try:
         server.ssl_context()  # a missing or mismatched certificate, said as such
     except OSError as exc:
         print("sidecar: " + say(locale, "certificat TLS inutilisable",
-                                "cannot use the TLS certificate") + f"{colon(locale)}{exc}",
-              file=sys.stderr)
+                                "cannot use the TLS certificate")
+              + colon(locale) + plain(exc, locale), file=sys.stderr)
         await server.stop()
         return EXIT_ERROR
     try:
@@ -174,7 +175,7 @@ async def serve_until_stopped(config: ServerConfig, table: str, locale: str = "f
         collector = CollectorPolicy(asyncio.get_running_loop(), config.gc_thaw_every)
         collector.install()
     except StoreUnavailable as exc:  # (its text names the store, password hidden)
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, locale)}", file=sys.stderr)
         await server.stop()
         return EXIT_ERROR
     except OSError as exc:
@@ -317,7 +318,10 @@ def join_details(server: Any, config: ServerConfig, table: str,
     example = EXAMPLE_ROLLS.get(game, game) if game else None
 
     def row(fr: str, en: str) -> str:
-        # Labels in one column, each language's colon after them.
+        # Labels in one column: French sets the colon apart after the padding (« MJ    : »),
+        # English puts it right after the word and pads after it (« GM:    »).
+        if locale == "en":
+            return f"  {en + ':':<14} "
         return f"  {say(locale, fr, en):<13}{colon(locale)}"
 
     lines = [

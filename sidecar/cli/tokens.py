@@ -14,6 +14,7 @@ import os
 import stat
 from pathlib import Path
 
+from sidecar.cli.errors import plain
 from sidecar.cli.labels import say
 from sidecar.config import ServerConfig
 
@@ -62,7 +63,7 @@ def _read(path: Path, locale: str | None) -> dict[str, str]:
             path.chmod(0o600)
         kept = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise TokensFileError(_unusable(path, exc, locale)) from None
+        raise TokensFileError(_unusable(path, plain(exc, locale), locale)) from None
     if not isinstance(kept, dict) or not all(isinstance(kept.get(key), str) and kept[key]
                                              for key in KEYS):
         raise TokensFileError(_unusable(path, say(

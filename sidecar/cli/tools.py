@@ -29,6 +29,7 @@ from sidecar.cli.common import (
     sidecar_command,
 )
 from sidecar.cli.connect import joined
+from sidecar.cli.errors import plain
 from sidecar.cli.labels import Labels, colon, count, say
 from sidecar.cli.odds_view import format_odds, odds_heading
 from sidecar.cli.render import format_error, param_defaults
@@ -142,7 +143,7 @@ async def _table_odds(args: argparse.Namespace) -> int:
             params = parse_pairs(args.params, schema)
             options = client.parse_options(args.option)
         except ValueError as exc:
-            print(f"sidecar: {exc}", file=sys.stderr)
+            print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
             return EXIT_USAGE
         try:
             odds = await client.odds(args.ruleset, params, options, character=args.character,
@@ -197,7 +198,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
         options = parse_options(getattr(args, "option", []), host.option_descriptions())
         odds = asyncio.run(aodds(args.ruleset, params, options, host=host))
     except ValueError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
     except ProtocolError as exc:
         message = exc.message_fr if args.locale == "fr" and exc.message_fr else exc.message
@@ -222,62 +223,77 @@ def _kind_labels(described: dict[str, Any], ruleset: str) -> dict[str, Any] | No
     return words if isinstance(words, dict) else None
 
 
-def _ask_kind() -> str | None:
+def _ask_kind(locale: str) -> str | None:
     """Ask which kind of plugin, in a terminal; None when the answer is not one."""
-    answer = input("Un jeu de règles ou une extension ? / A ruleset or an extension? "
-                   "[ruleset/extension, default ruleset] ").strip().lower()
+    answer = input(say(locale, "Un jeu de règles ou une extension ? [ruleset/extension, "
+                               "ruleset par défaut] ",
+                       "A ruleset or an extension? [ruleset/extension, default ruleset] ")
+                   ).strip().lower()
     kinds = {"": "ruleset", "r": "ruleset", "ruleset": "ruleset", "jeu": "ruleset",
              "e": "extension", "extension": "extension"}
     return kinds.get(answer)
 
 
+#: What ``new-plugin`` wrote, in French.
+KIND_FR = {"ruleset": "jeu de règles", "extension": "extension"}
+
+
 def cmd_new_plugin(args: argparse.Namespace) -> int:
-    """Write the project; one line and exit 2 for a bad name or an existing directory."""
+    """Write the project; one line and exit 2 for a bad name or an existing directory.
+    Everything said in ``--locale`` alone (French by default)."""
     from sidecar.tools import scaffold
 
-    problem = scaffold.name_problem(args.name)
+    locale = args.locale
+    problem = scaffold.name_problem(args.name, locale)
     if problem:
         print(f"sidecar: {problem}", file=sys.stderr)
         return EXIT_USAGE
     directory = Path(args.directory or args.name)
     if directory.exists():
-        print(f"sidecar: '{directory}' already exists: choose another name or --directory",
-              file=sys.stderr)
+        print("sidecar: " + say(locale, f"« {directory} » existe déjà : choisissez un autre "
+                                        "nom ou --directory",
+                                f"'{directory}' already exists: choose another name or "
+                                "--directory"), file=sys.stderr)
         return EXIT_USAGE
     kind = args.kind
     if kind is None:
-        kind = _ask_kind() if sys.stdin.isatty() else "ruleset"
+        kind = _ask_kind(locale) if sys.stdin.isatty() else "ruleset"
         if kind is None:
-            print("sidecar: answer ruleset or extension", file=sys.stderr)
+            print("sidecar: " + say(locale, "répondez ruleset ou extension",
+                                    "answer ruleset or extension"), file=sys.stderr)
             return EXIT_USAGE
     written = scaffold.write_project(args.name, kind, directory)
-    print(f"{kind} '{scaffold.module_name(args.name)}' written to {directory}/:")
+    module = scaffold.module_name(args.name)
+    print(say(locale, f"{KIND_FR[kind]} « {module} » écrit dans {directory}/ :",
+              f"{kind} '{module}' written to {directory}/:"))
     for path in written:
         print(f"  {path.relative_to(directory)}")
-    print(next_steps(directory))
+    print(next_steps(directory, locale))
     checkout = git_checkout_of(directory)
     if checkout is not None:
-        print(f"sidecar: attention : {directory} est dans le dépôt git {checkout} (non suivi) ; "
-              f"un plugin a son propre dossier : --directory ~/plugins/{args.name} / warning: "
-              f"inside the git checkout {checkout}, untracked: give it its own directory",
-              file=sys.stderr)
+        print("sidecar: " + say(
+            locale, f"attention : {directory} est dans le dépôt git {checkout} (non suivi) ; "
+                    f"un plugin a son propre dossier : --directory ~/plugins/{args.name}",
+            f"warning: {directory} is inside the git checkout {checkout} (untracked); a "
+            f"plugin has its own directory: --directory ~/plugins/{args.name}"),
+            file=sys.stderr)
     return EXIT_OK
 
 
-def next_steps(directory: Path) -> str:
+def next_steps(directory: Path, locale: str | None = "fr") -> str:
     """What to type after ``new-plugin``, runnable as shown: this environment's own
     interpreter by its full path (a bare ``pip`` or ``python`` is whatever PATH finds
     first when the venv is not activated, and installs the plugin where the server never
     looks), and ``sidecar`` as :func:`~sidecar.cli.common.sidecar_command` writes it for
     every line the command line prints to paste (whole: the lines follow a ``cd``)."""
     python = shlex.quote(str(Path(sys.executable).absolute()))
-    return (f"ensuite / next:\n  cd {shlex.quote(str(directory))}\n"
-            f"  {python} -m pip install -e {shlex.quote('.[test]')}   # dans l'environnement "
-            "du serveur / into the server's environment\n"
-            f"  {python} -m pytest\n"
-            f"  {sidecar_command(relative=False)} plugins   # le liste / lists it; "
-            "relancez / restart "
-            "`sidecar serve`")
+    return (say(locale, "ensuite :", "next:") + f"\n  cd {shlex.quote(str(directory))}\n"
+            f"  {python} -m pip install -e {shlex.quote('.[test]')}   # "
+            + say(locale, "dans l'environnement du serveur", "into the server's environment")
+            + f"\n  {python} -m pytest\n"
+            f"  {sidecar_command(relative=False)} plugins   # "
+            + say(locale, "le liste ; relancez ensuite `sidecar serve`",
+                  "lists it; then restart `sidecar serve`"))
 
 
 def git_checkout_of(directory: Path) -> Path | None:
@@ -290,30 +306,35 @@ def git_checkout_of(directory: Path) -> Path | None:
 
 
 def _say_by_and_mode(report: Any, locale: str) -> None:
-    """Which rolls' author (``by``) and ``mode`` were checked, and which are the journal's
-    word (no die, no proof covers them: PROTOCOL.md §9.5). Each number agreed with its
-    noun, and a seat is a « place » as the page says."""
+    """Who rolled and in which mode (``by``, ``mode``): checked for decisions and answers,
+    the journal's word for the other rolls (no die, no proof covers them: PROTOCOL.md
+    §9.5) — said plainly beside « N jets vérifiés », which is about their dice. Each
+    number agreed with its noun, and a seat is a « place » as the page says."""
     followed, other = report.followed, report.journal_word
-    print(say(
-        locale,
-        f"auteur (by) et mode : contrôlés pour {followed} "
-        + agree(followed, "décision ou réponse", "décisions et réponses")
-        + " (contre le jet ou la demande qu'" + agree(followed, "elle suit", "elles suivent")
-        + ") ; pour "
-        + (f"les {other} autres jets" if other > 1 else f"{other} autre jet")
-        + f", NON {agree(other, 'PROUVÉ', 'PROUVÉS')} : ni les dés ni les preuves ne "
-        + agree(other, "le", "les") + " couvrent, c'est la parole du journal (seuls la "
-        "place, le propriétaire du personnage et, rejoué, ce que les règles en lisent — le "
-        "nom dans le texte — sont contrôlés)",
-        f"author (by) and mode: checked for {followed} "
-        + ("decision or answer" if followed == 1 else "decisions and answers")
-        + " (against the roll or the ask " + ("it follows" if followed == 1 else "they follow")
-        + "); for the "
-        + (f"{other} other roll" if other == 1 else f"{other} other rolls")
-        + " NOT PROVEN: neither the dice nor the proofs cover "
-        + ("it, it is" if other == 1 else "them, they are") + " the journal's word (only "
-        "the seat, the character's owner and, re-run, what the rules read of them — the "
-        "name in the text — are checked)"))
+    checked_fr = ("qui a lancé et en quel mode : contrôlé pour " + f"{followed} "
+                  + agree(followed, "décision ou réponse", "décisions et réponses")
+                  + " (d'après le jet ou la demande qu'"
+                  + agree(followed, "elle suit", "elles suivent") + ")")
+    checked_en = (f"who rolled and in which mode: checked for {followed} "
+                  + ("decision or answer" if followed == 1 else "decisions and answers")
+                  + " (against the roll or the ask "
+                  + ("it follows" if followed == 1 else "they follow") + ")")
+    if other:
+        checked_fr += (" ; pour " + (f"les {other} autres jets, leurs dés sont vérifiés, "
+                                      "mais qui les a lancés" if other > 1 else
+                                      "l'autre jet, ses dés sont vérifiés, mais qui l'a "
+                                      "lancé")
+                       + " et en quel mode ne peut pas être prouvé : c'est la parole du "
+                       "journal (seuls la place, le propriétaire du personnage et, rejoué, "
+                       "ce que les règles en lisent — le nom dans le texte — sont contrôlés)")
+        checked_en += ("; for the " + (f"{other} other rolls" if other > 1 else
+                                       "other roll")
+                       + ", the dice are checked, but who rolled "
+                       + ("them" if other > 1 else "it")
+                       + " and in which mode cannot be proven: that is the journal's word "
+                       "(only the seat, the character's owner and, re-run, what the rules "
+                       "read of them — the name in the text — are checked)")
+    print(say(locale, checked_fr, checked_en))
 
 
 def failed(locale: str) -> str:
@@ -333,7 +354,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
     except OSError as exc:
-        print(f"sidecar: {exc}", file=sys.stderr)
+        print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
     replay = Replay(None if args.no_rerun else
                     lambda left_out: default_host(args.plugins_dir, disabled=left_out))
@@ -356,7 +377,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     f"{compared} events as the player received them" if compared != 1
                     else "1 event as the player received it")))
         except OSError as exc:
-            print(f"sidecar: {exc}", file=sys.stderr)
+            print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
             return EXIT_USAGE
         except Bad as bad:
             print(shown(failed(args.locale) + bad.said(args.locale)), flush=True)
@@ -367,7 +388,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                         + f" ({type(exc).__name__}: {exc})"), flush=True)
             return EXIT_ERROR
         except PluginLoadError as exc:
-            print(f"sidecar: {exc}", file=sys.stderr)
+            print(plugin_load_failure(exc, args.locale), file=sys.stderr)
             return EXIT_USAGE
         finally:
             replay.close()

@@ -17,9 +17,11 @@ def parse_pairs(pairs: list[str], schema: dict[str, Any] | None = None) -> dict[
         if "=" not in pair:
             required = [k for k, spec in (schema or {}).items()
                         if isinstance(spec, dict) and spec.get("required")]
-            hint = (f" (« {required[0]}={pair} » ?)" if len(required) == 1 else "")
-            raise ValueError(f"attendu clé=valeur / expected key=value, reçu / got "
-                             f"'{pair}'{hint}")
+            hint, hint_en = ((f" (« {required[0]}={pair} » ?)", f" ('{required[0]}={pair}'?)")
+                             if len(required) == 1 else ("", ""))
+            # (« français / English »: the command prints the run's language alone.)
+            raise ValueError(f"attendu clé=valeur, reçu « {pair} »{hint} / expected "
+                             f"key=value, got '{pair}'{hint_en}")
         key, value = pair.split("=", 1)
         params[key.strip()] = coerce_value(value, (schema or {}).get(key.strip()))
     return params
@@ -77,8 +79,8 @@ def parse_dice(text: str | None) -> list[int] | None:
         return None
     faces = [x for x in re.split(r"[\s,;]+", text) if x]
     if not all(x.isdigit() for x in faces):
-        raise ValueError(f"--dice {text!r}: des faces séparées par des virgules, ex. 3,5,6 / "
-                         "faces separated by commas, e.g. 3,5,6")
+        raise ValueError(f"--dice {text!r} : des faces séparées par des virgules, ex. 3,5,6 "
+                         f"/ --dice {text!r}: faces separated by commas, e.g. 3,5,6")
     return [int(x) for x in faces]
 
 

@@ -30,17 +30,28 @@ def module_name(name: str) -> str:
     return name.replace("-", "_")
 
 
-def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a new plugin (one line), or ``None``."""
+def name_problem(name: str, locale: str = "en") -> str | None:
+    """Why ``name`` cannot name a new plugin (one line, French for ``locale`` ``fr``), or
+    ``None``."""
+    french = locale == "fr"
     if len(name) > MAX_NAME or not NAME.fullmatch(name):
+        if french:
+            return (f"« {name} » n'est pas un nom de plugin : lettres minuscules et chiffres, "
+                    "mots joints par « - » ou « _ », commençant par une lettre, "
+                    f"{MAX_NAME} caractères au plus (ex. pbta-moves)")
         return (f"'{name}' is not a plugin name: lower-case letters and digits, words joined "
                 f"by '-' or '_', starting with a letter, at most {MAX_NAME} characters "
                 "(e.g. pbta-moves)")
     module = module_name(name)
     if keyword.iskeyword(module) or module in RESERVED or module in sys.stdlib_module_names:
+        if french:
+            return (f"« {name} » cacherait le module Python « {module} » : choisissez un "
+                    "autre nom")
         return f"'{name}' would shadow the Python module '{module}': choose another name"
     taken = {ep.name for ep in metadata.entry_points(group="sidecar")}
     if module in taken:
+        if french:
+            return f"« {module} » est déjà le nom d'un plugin sidecar installé"
         return f"'{module}' is already the name of an installed sidecar plugin"
     return None
 

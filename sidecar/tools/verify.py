@@ -104,12 +104,13 @@ EXPORT_LIMITS = {
           "change rien de ce que lisent les règles (une fiche remise à ses propres "
           "valeurs…), et la graine client de chaque jet (la parole du serveur ici) — la "
           "parade : les journaux que les joueurs ont gardés eux-mêmes, `sidecar verify "
-          "EXPORT --log SON_JOURNAL` compare l'export à ce qu'elle a reçu",
+          "EXPORT --log JOURNAL_DU_JOUEUR` compare l'export à ce que ce joueur a reçu",
     "en": "what an export alone cannot show: events dropped from the end of an epoch (its "
           "reveal renumbered), an event replaced by one that changes nothing the rules "
           "read (a sheet set to its own values…), and each roll's client seed (the "
           "server's word here) — the defense is the players' own saved logs: `sidecar "
-          "verify EXPORT --log HER_LOG` checks the export against what she received",
+          "verify EXPORT --log PLAYER_LOG` checks the export against what that player "
+          "received",
 }
 
 
