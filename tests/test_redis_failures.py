@@ -163,8 +163,11 @@ def test_a_wrong_password_is_said_as_such(redis_server):
     result = serve_fails("--store", f"redis://:wrong-one@127.0.0.1:{redis_server.port}/0")
     assert result.returncode != 0
     line = result.stderr.strip()
-    assert len(line.splitlines()) == 1 and "mot de passe" in line and "password" in line
+    assert len(line.splitlines()) == 1 and "mot de passe" in line and "password" not in line
     assert "wrong-one" not in line
+    english = serve_fails("--store", f"redis://:wrong-one@127.0.0.1:{redis_server.port}/0",
+                          "--locale", "en").stderr.strip()
+    assert "password" in english and "mot de passe" not in english, english
 
 
 def test_risky_redis_settings_are_warned_about_at_start(tmp_path, caplog):

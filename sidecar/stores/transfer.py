@@ -46,10 +46,12 @@ def read_sqlite(path: str, table: str) -> tuple[dict[str, Any], Iterator[dict[st
     reader = JournalReader(path)
     seq, state = reader.table_meta(table)
     if seq == 0:
-        names = ", ".join(name for name, _ in reader.tables()) or "aucune / none"
+        names = ", ".join(name for name, _ in reader.tables())
         reader.close()
-        raise TransferError(f"pas de table « {table} » dans le journal / no table '{table}' "
-                            f"in the journal (tables : {names})")
+        # (Each language whole: a command prints the part of its --locale.)
+        raise TransferError(f"pas de table « {table} » dans le journal (tables : "
+                            f"{names or 'aucune'}) / no table '{table}' in the journal "
+                            f"(tables: {names or 'none'})")
     head = header(table, seq, state, reader.records(table))
 
     def events() -> Iterator[dict[str, Any]]:
@@ -71,9 +73,10 @@ async def read_redis(url: str, table: str) -> tuple[dict[str, Any], list[dict[st
     try:
         seq, state, records = await store.load(table)
         if seq == 0:
-            names = ", ".join(name for name, _ in await store.tables()) or "aucune / none"
-            raise TransferError(f"pas de table « {table} » dans Redis / no table '{table}' "
-                                f"in Redis (tables : {names})")
+            names = ", ".join(name for name, _ in await store.tables())
+            raise TransferError(f"pas de table « {table} » dans Redis (tables : "
+                                f"{names or 'aucune'}) / no table '{table}' in Redis "
+                                f"(tables: {names or 'none'})")
         events = [event for event, _, _, _ in await store.since(table, 0)
                   if event["seq"] <= seq]
         return header(table, seq, state, records), events
