@@ -88,11 +88,17 @@ def test_an_option_that_is_not_json_says_what_is_expected():
         assert bad.returncode == 2
         assert bad.stderr.count("\n") == 1 and "Expecting value" not in bad.stderr
         assert "blank_botch" in bad.stderr and "JSON" in bad.stderr
-        assert "blank_botch=yes" in bad.stderr
+        # In the run's one language (French by default).
+        assert "blank_botch=oui" in bad.stderr and "écrivez" in bad.stderr, bad.stderr
+        assert " / " not in bad.stderr and "write" not in bad.stderr, bad.stderr
+        english = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
+                          PLAYER_TOKEN, "--option", "blank_botch={oui", "--locale", "en")
+        assert "blank_botch=yes" in english.stderr and "écrivez" not in english.stderr, \
+            english.stderr
         unknown = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
                           PLAYER_TOKEN, "--option", "blank_botch.nope=1")
         assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
-        assert "nope" in unknown.stderr
+        assert "nope" in unknown.stderr and "clé inconnue" in unknown.stderr, unknown.stderr
         good = sidecar("roll", "bloodlust", "pool=2", "--url", server.url, "--token",
                        PLAYER_TOKEN, "--option", "blank_botch={}")
         assert good.returncode == 0, good.stderr

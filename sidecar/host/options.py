@@ -142,25 +142,32 @@ def parse_option(text: str, described: dict[str, dict[str, Any]],
     """Add one ``--option`` to ``options``: ``ext.key=value`` (typed from ``ext``'s
     description), ``ext={json}`` (the whole settings), ``ext`` or ``ext=yes`` (the
     extension on, with its defaults: ``{}``), ``ext=no`` (left out). Raises ``ValueError``
-    saying what is wrong; values the description refuses are left for the server to name.
+    saying what is wrong, « français / English » (a command cuts it to its language);
+    values the description refuses are left for the server to name.
     """
     target, sep, raw = text.partition("=")
     name, dot, key = target.strip().partition(".")
     if not name:
-        raise ValueError(f"--option {text!r}: expected ext.key=value, ext={{json}} or ext=yes")
+        raise ValueError(f"--option {text!r} : attendu ext.clé=valeur, ext={{json}} ou ext=oui"
+                         f" / --option {text!r}: expected ext.key=value, ext={{json}} or ext=yes")
     description = described.get(name)
     if dot:
         if not key:
-            raise ValueError(f"--option {text!r}: a key after '{name}.'")
+            raise ValueError(f"--option {text!r} : une clé après « {name}. »"
+                             f" / --option {text!r}: a key after '{name}.'")
         if not sep:
-            raise ValueError(f"--option {text!r}: expected {name}.{key}=value")
+            raise ValueError(f"--option {text!r} : attendu {name}.{key}=valeur"
+                             f" / --option {text!r}: expected {name}.{key}=value")
         spec = (description or {}).get("params", {}).get(key)
         if description is not None and spec is None:
-            known = ", ".join(description["params"]) or "none"
-            raise ValueError(f"--option {name}.{key}: unknown key of {name} (known: {known})")
+            known = ", ".join(description["params"])
+            raise ValueError(f"--option {name}.{key} : clé inconnue de {name} (connues : "
+                             f"{known or 'aucune'}) / --option {name}.{key}: unknown key of "
+                             f"{name} (known: {known or 'none'})")
         settings = options.setdefault(name, {})
         if not isinstance(settings, dict):
-            raise ValueError(f"--option {text!r}: {name} was already given as a whole")
+            raise ValueError(f"--option {text!r} : {name} a déjà été donnée en entier"
+                             f" / --option {text!r}: {name} was already given as a whole")
         if spec is not None and spec.get("type") == "list":
             # Repeated (or comma-separated) items add up: --option combat.options=viser
             # --option combat.options=charger
@@ -174,7 +181,9 @@ def parse_option(text: str, described: dict[str, dict[str, Any]],
         try:
             whole = json.loads(value)
         except json.JSONDecodeError:
-            raise ValueError(f"--option {name}: not JSON ({value[:40]!r}); write "
+            raise ValueError(f"--option {name} : pas du JSON ({value[:40]!r}) ; écrivez "
+                             f"{name}.clé=valeur, {name}={{json}} ou {name}=oui"
+                             f" / --option {name}: not JSON ({value[:40]!r}); write "
                              f"{name}.key=value, {name}={{json}} or {name}=yes") from None
         if isinstance(whole, dict) and isinstance(options.get(name), dict):
             # After ext.key=value options: the JSON adds its keys, in either order.
@@ -186,9 +195,11 @@ def parse_option(text: str, described: dict[str, dict[str, Any]],
     elif value.lower() in NO:
         options.pop(name, None)
     else:
-        raise ValueError(f"--option {name}={value[:40]}: write {name}.key=value (keys: "
-                         f"{', '.join(description['params']) if description else '?'}), "
-                         f"{name}={{json}} or {name}=yes")
+        keys = ", ".join(description["params"]) if description else "?"
+        raise ValueError(f"--option {name}={value[:40]} : écrivez {name}.clé=valeur (clés : "
+                         f"{keys}), {name}={{json}} ou {name}=oui"
+                         f" / --option {name}={value[:40]}: write {name}.key=value (keys: "
+                         f"{keys}), {name}={{json}} or {name}=yes")
 
 
 def parse_options(texts: list[str], described: dict[str, dict[str, Any]]) -> dict[str, Any]:
