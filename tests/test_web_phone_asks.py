@@ -140,3 +140,36 @@ def test_a_new_characters_log_line_gives_its_values(browser: Any, server: LiveSe
     assert gm.page.locator(f'#log .entry[data-seq="{spent["seq"]}"] .change') \
         .all_text_contents() == ["Réserve PEP 3 → 2 / 3"]
     gm.close()
+
+
+def test_the_gms_card_answers_follow_the_language_switch(browser: Any,
+                                                         dice_server: LiveServer) -> None:
+    """An answer on the GM's card is the server's text in the join's language: switching FR
+    → EN left « … 2D contre 3 : 1 réussite, ME 2 » in French on the card (the log's lines
+    were in English). The card says it in the new language, as the log does."""
+    gm = TablePage(browser, dice_server.http, table="carte-bilingue", name="Morgane", role="gm",
+                   token=GM_TOKEN, viewport=PHONE)
+    player = TablePage(browser, dice_server.http, link=add_seat(gm, "Aengus"), viewport=PHONE)
+    ask_id = ask(gm, ["Aengus"], "Perception", {"target": 4, "skill": 0})
+    card = f'#asks .ask-card[data-ask="{ask_id}"]'
+    player.page.locator(f"{card} input.ask-dice").fill("6")
+    player.page.click(f"{card} button.ask-roll")
+    line = f'{card} .ask-line[data-seat="Aengus"]'
+    gm.page.wait_for_selector(f'{line}[data-state="answered"]')
+    french = gm.page.text_content(line)
+    french_text = gm.state(f"outcomes.find(o => o.answers === '{ask_id}')")["text"]
+    switch_language(gm, "en")
+    # The log's line in English (its history page in): the cards are drawn with it.
+    gm.page.wait_for_function("""([id, before]) => window.sidecarTable.outcomes
+        .find(o => o.answers === id)?.text !== before""", arg=[ask_id, french_text])
+    english_text = gm.state(f"outcomes.find(o => o.answers === '{ask_id}')")["text"]
+    english = gm.page.text_content(line)
+    # (« Aengus — Success — Réussite » before: the verdict in English, the text in French)
+    said = english_text.split(":", 1)[-1].strip(), french_text.split(":", 1)[-1].strip()
+    assert said[0] in english and said[1] not in english, (french, english, english_text)
+    switch_language(gm, "fr")
+    gm.page.wait_for_function("""([id, before]) => window.sidecarTable.outcomes
+        .find(o => o.answers === id)?.text === before""", arg=[ask_id, french_text])
+    assert gm.page.text_content(line) == french
+    for each in (player, gm):
+        each.close()

@@ -6,7 +6,8 @@
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
 import {
-  applyAsk, applyAskOutcome, listRestOfAsks, onAsksChanged, renderAsks, resetAsks,
+  answerSeqs, applyAsk, applyAskOutcome, listRestOfAsks, onAsksChanged, reanswer, renderAsks,
+  resetAsks,
 } from "./asks.js";
 import { keepPlace, renderAskNotice } from "./asknotice.js";
 import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
@@ -264,7 +265,8 @@ async function loadRecentHistory(upTo) {
 async function relocalizeLog(client) {
   state.relocalize = false;
   const index = new Map(state.outcomes.map((outcome, at) => [outcome.seq, at]));
-  const seqs = [...index.keys()].filter((seq) => typeof seq === "number");
+  // The ask cards' answers too (an answer may have left the log's last LOG_LIMIT lines).
+  const seqs = [...index.keys(), ...answerSeqs()].filter((seq) => typeof seq === "number");
   if (!seqs.length) return;
   let after = Math.min(...seqs) - 1;
   const last = Math.max(...seqs);
@@ -274,6 +276,7 @@ async function relocalizeLog(client) {
       for (const event of page.events) {
         const at = index.get(event.seq);
         if (at !== undefined && !NOTES.has(event.type)) state.outcomes[at] = event;
+        if (event.type === "outcome") reanswer(event);
       }
       if (!page.more) break;
       after = page.next;
@@ -282,6 +285,7 @@ async function relocalizeLog(client) {
     // The earlier words stay: the live log goes on in the new language all the same.
   }
   renderLog();
+  renderAsks();
 }
 
 /** What the table's welcome describes (games, extensions, their options, manual dice) as

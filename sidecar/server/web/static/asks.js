@@ -211,6 +211,25 @@ export function sidesText(event) {
     values: sideText(event, target) })).join(" ; ");
 }
 
+/** The seqs of the answers the cards show (an answer is an outcome in the join's language). */
+export function answerSeqs() {
+  const seqs = [];
+  for (const item of state.asks?.values() ?? []) {
+    for (const answer of item.answers.values()) if (typeof answer.seq === "number") seqs.push(answer.seq);
+  }
+  return seqs;
+}
+
+/** After a language switch: an answer the cards show, again as the server sends it now
+ * (`history` in the new language), so a card does not keep the old language's text. */
+export function reanswer(event) {
+  for (const item of state.asks?.values() ?? []) {
+    for (const [seat, answer] of item.answers) {
+      if (answer.type === "outcome" && answer.seq === event.seq) item.answers.set(seat, event);
+    }
+  }
+}
+
 /** This page's seat's part of an ask still waiting for its answer (`null`: none). */
 export function pendingFor(id) {
   const item = state.asks?.get(id);
