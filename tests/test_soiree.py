@@ -60,6 +60,10 @@ def test_the_evenings_commands_run_as_shown(tmp_path: Path):
             done = sidecar(*args, cwd=tmp_path)
             assert done.returncode == 0, (words, done.stderr)
             assert "Traceback" not in done.stderr
+            if words[0] == "odds":
+                # The sample the evening shows is what the command prints, word for word
+                # (it showed « Éclatante » and no distribution after the CLI had changed).
+                assert f"```text\n{done.stdout.strip()}\n```" in SOIREE.read_text(), done.stdout
     exported = [json.loads(line) for line in (tmp_path / "crypte.jsonl").read_text().splitlines()]
     kinds = {event.get("type") for event in exported}
     assert {"seat", "sheet", "ask", "outcome"} <= kinds, kinds
