@@ -29,9 +29,10 @@ def successes(count: int, fr: bool) -> str:
 
 
 def ones(count: int, fr: bool) -> str:
-    """« 2 × 1 » / « 1 one », « 2 ones » (the 1s a Bourde counts)."""
+    """« 1 dé à 1 », « 2 dés à 1 » / « 1 one », « 2 ones » (the 1s a Bourde counts; « 2 × 1 »
+    read as a multiplication, as Bloodlust's did)."""
     if fr:
-        return f"{count} × 1"
+        return f"{count} {'dés' if count > 1 else 'dé'} à 1"
     return f"{count} {'one' if count == 1 else 'ones'}"
 
 

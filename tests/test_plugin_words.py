@@ -77,3 +77,18 @@ def test_no_builtin_plugin_writes_a_plural_in_parentheses() -> None:
              for number, line in enumerate(path.read_text().splitlines(), 1)
              if re.search(r"\w\((s|e|es)\)", line) and not line.lstrip().startswith("#")]
     assert not found, "\n".join(found)
+
+
+def test_oweens_bourde_counts_its_ones_in_words() -> None:
+    """« 1 dé à 1 », not « 1 × 1 », which reads as a multiplication (as Bloodlust's did)."""
+    async def scenario() -> None:
+        async with running_server() as server:
+            gm = await Peer.open(server)
+            await gm.join("bourde", "MJ", "gm", GM_TOKEN)
+            one = await gm.roll("oweens", {"dice": 2, "difficulty": 3}, dice=[1, 2])
+            two = await gm.roll("oweens", {"dice": 2, "difficulty": 3}, dice=[1, 1])
+            assert one["result"]["kind"] == "botch", one["result"]
+            assert "0 réussite, 1 dé à 1" in one["text"], one["text"]
+            assert "0 réussite, 2 dés à 1" in two["text"], two["text"]
+            assert "×" not in one["text"] + two["text"]
+    run(scenario())
