@@ -9,6 +9,7 @@ own first, then the sheet's, else an ``invalid_params`` error naming the paramet
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sidecar.model import Roll, label, sheet_override_allowed
@@ -59,6 +60,18 @@ def refuse_sheet_override(roll: Roll, param: str, names: dict[str, str],
         "forbidden", f"« {names['en']} » comes from {who}'s sheet{shown}: only the GM may "
         "change it", fr=f"« {names['fr']} » vient de la fiche {elide('de', who)}{shown} : "
         "seul le MJ peut le changer", details={"field": param})
+
+
+def refuse_sheet_param(roll: Roll, param: str, names: dict[str, str], picked_by: str,
+                       from_sheet: Callable[[dict[str, Any]], Any]) -> None:
+    """:func:`refuse_sheet_override` for a param the sheet supplies once ``picked_by`` (a
+    skill, a characteristic) names which: ``from_sheet(params)`` is the value the ruleset
+    fills in when the request leaves ``param`` out (its own filling function)."""
+    if roll.params.get(param) is None or roll.sheet is None or sheet_override_allowed(roll):
+        return
+    picked = roll.params.get(picked_by)
+    own = from_sheet({**roll.params, param: None}) if picked else None
+    refuse_sheet_override(roll, param, names, own)
 
 
 def pick(sheet: dict[str, Any], field_name: str, key: str, param: str, *,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import sidecar.rulesets.sheets
 from tests.helpers import Peer, run, running_server
 
@@ -105,3 +107,28 @@ def test_verify_takes_an_old_journals_player_override_as_its_word(tmp_path, monk
                            str(out)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 roll checked" in done.stdout or "1 rolls checked" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize(("ruleset", "values", "params", "field", "own", "other"), [
+    ("bloodlust", {"groupements": {"Mêlée": 3}}, {"skill": "Mêlée"}, "pool", 3, 8),
+    ("ladder", {"caracteristiques": {"geste": 3}},
+     {"characteristic": "geste", "difficulty": 2}, "level", 3, 5),
+    ("seuil", {"caracteristiques": {"Force": 4}},
+     {"characteristic": "Force", "threshold": 10}, "level", 4, 1),
+])
+def test_the_other_rulesets_sheet_params_follow_the_same_rule(ruleset, values, params,
+                                                              field, own, other):
+    async def scenario():
+        async with running_server() as server:
+            gm, player = await _table(server, ruleset, values)
+            await _refused(gm, player, ruleset, {**params, field: other}, field)
+            unpicked = {k: v for k, v in params.items() if k not in ("skill", "characteristic")}
+            await _refused(gm, player, ruleset, {**unpicked, field: other}, field)
+            same = await player.roll(ruleset, {**params, field: own}, character="Aengus")
+            assert same["type"] == "outcome", same
+            if same.get("choices"):  # (one open roll per character: decided first)
+                await player.request({"type": "react", "id": "k", "roll": same["roll"],
+                                      "choice": same["default"]})
+            gm_roll = await gm.roll(ruleset, {**params, field: other}, character="Aengus")
+            assert gm_roll["type"] == "outcome", gm_roll
+    run(scenario())
