@@ -132,3 +132,21 @@ def test_the_other_rulesets_sheet_params_follow_the_same_rule(ruleset, values, p
             gm_roll = await gm.roll(ruleset, {**params, field: other}, character="Aengus")
             assert gm_roll["type"] == "outcome", gm_roll
     run(scenario())
+
+
+def test_dice_paid_to_a_combat_option_are_no_override():
+    """Viser paid in dice lowers ``dice`` in the extension (before the ruleset reads it):
+    the player typed nothing, and typing the reserve stays the sheet's value."""
+    async def scenario():
+        async with running_server() as server:
+            gm, player = await _table(server, "oweens", {"pep": 3})
+            options = {"combat": {"attack": "melee", "opponent_pep": 2, "options": ["viser"],
+                                  "pay": "dice"}}
+            for rid, params in (("a", {"characteristic": "PEP"}),
+                                ("b", {"characteristic": "PEP", "dice": 3})):
+                paid = await player.roll("oweens", params, character="Aengus", options=options,
+                                         id=rid)
+                assert paid["type"] == "outcome" and paid["result"]["dice_count"] == 2, paid
+                await player.request({"type": "react", "id": f"k{rid}", "roll": paid["roll"],
+                                      "choice": "keep"})
+    run(scenario())
