@@ -259,7 +259,8 @@ def _check_automatic(params: dict[str, Any], aimed: bool = False) -> None:
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     # A player may type only the pool its sheet gives the skill (docs/RULESETS.md).
     refuse_sheet_param(roll, "pool", PARAMS["pool"]["label"], "skill",
-                       lambda p: pool_of(p, roll.sheet))
+                       lambda p: pool_of(p, roll.sheet),
+                       offered="groupements")
     p = with_pool(roll)
     spend = spends(p, roll.sheet)
     if p["automatic"]:

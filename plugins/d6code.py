@@ -285,9 +285,9 @@ def refuse_typed_code(roll: Roll) -> None:
     """A player rolling as a character may type only the code its sheet gives the skill
     (the same code, however written); else ``forbidden`` (docs/RULESETS.md)."""
     typed, sheet = roll.params.get("code"), roll.sheet
-    if typed is None or sheet is None:
-        return
     skill = roll.params.get("skill")
+    if typed is None or sheet is None or not (skill or sheet.get("competences")):
+        return  # (no skill on the sheet: it supplies no code)
     own = pick(sheet, "competences", skill, "skill") if skill else None
     same = own is not None and parse_code(own) == parse_code(typed)
     refuse_sheet_override(roll, "code", PARAMS["code"]["label"], typed if same else own)

@@ -417,7 +417,8 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     _check(p, roll.sheet)
     # A player may type only the level its sheet gives (docs/RULESETS.md).
     refuse_sheet_param(roll, "level", PARAMS["level"]["label"], "characteristic",
-                       lambda params: base_level(params, roll.sheet))
+                       lambda params: base_level(params, roll.sheet),
+                       offered="caracteristiques")
     level = max(0, base_level(p, roll.sheet) + p["advantages"] - p["disadvantages"])
     _, _, bonus, tier = dice_for(level)
     score = 0

@@ -288,7 +288,8 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     # A player may type only the level its sheet gives (docs/RULESETS.md).
     refuse_sheet_param(roll, "level", PARAMS["level"]["label"], "characteristic",
                        lambda params: pick(roll.sheet or {}, "caracteristiques",
-                                           params["characteristic"], "characteristic"))
+                                           params["characteristic"], "characteristic"),
+                       offered="caracteristiques")
     p = effective(roll)
     count, fixed = SCORE_DICE[p["level"]]
     faces = dice.roll_many(count, 10, role="score")

@@ -63,13 +63,17 @@ def refuse_sheet_override(roll: Roll, param: str, names: dict[str, str],
 
 
 def refuse_sheet_param(roll: Roll, param: str, names: dict[str, str], picked_by: str,
-                       from_sheet: Callable[[dict[str, Any]], Any]) -> None:
+                       from_sheet: Callable[[dict[str, Any]], Any], offered: str) -> None:
     """:func:`refuse_sheet_override` for a param the sheet supplies once ``picked_by`` (a
     skill, a characteristic) names which: ``from_sheet(params)`` is the value the ruleset
-    fills in when the request leaves ``param`` out (its own filling function)."""
+    fills in when the request leaves ``param`` out (its own filling function). Nothing
+    picked, the typed value replaces the sheet's only when the sheet's map ``offered``
+    has entries: an empty one supplies nothing (a sheet the GM left blank)."""
     if roll.params.get(param) is None or roll.sheet is None or sheet_override_allowed(roll):
         return
     picked = roll.params.get(picked_by)
+    if not picked and not roll.sheet.get(offered):
+        return
     own = from_sheet({**roll.params, param: None}) if picked else None
     refuse_sheet_override(roll, param, names, own)
 

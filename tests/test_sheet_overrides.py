@@ -150,3 +150,12 @@ def test_dice_paid_to_a_combat_option_are_no_override():
                 await player.request({"type": "react", "id": f"k{rid}", "roll": paid["roll"],
                                       "choice": "keep"})
     run(scenario())
+
+
+def test_a_sheet_left_blank_supplies_nothing_to_refuse():
+    async def scenario():
+        async with running_server() as server:
+            gm, player = await _table(server, "bloodlust", {})  # no groupement
+            rolled = await player.roll("bloodlust", {"pool": 6}, character="Aengus")
+            assert rolled["type"] == "outcome" and rolled["result"]["pool"] == 6, rolled
+    run(scenario())
