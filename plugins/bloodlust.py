@@ -19,7 +19,13 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import check_work, odds_reply
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import heading, name_params
-from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
+from sidecar.rulesets.sheets import (
+    counter,
+    field,
+    pick,
+    refuse_sheet_param,
+    required_without_sheet,
+)
 
 __version__ = "1.1"
 
@@ -251,6 +257,10 @@ def _check_automatic(params: dict[str, Any], aimed: bool = False) -> None:
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
+    # A player may type only the pool its sheet gives the skill (docs/RULESETS.md).
+    refuse_sheet_param(roll, "pool", PARAMS["pool"]["label"], "skill",
+                       lambda p: pool_of(p, roll.sheet),
+                       offered="groupements")
     p = with_pool(roll)
     spend = spends(p, roll.sheet)
     if p["automatic"]:

@@ -33,7 +33,14 @@ from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
 from sidecar.rulesets.d6code_recovery import CHOICES as RECOVERY_CHOICES
 from sidecar.rulesets.d6code_recovery import hold_recovery, recovery_decided, sp_text
 from sidecar.rulesets.d6code_series import remember_series, running_skill, series_spend
-from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
+from sidecar.rulesets.sheets import (
+    add_spend,
+    counter,
+    field,
+    pick,
+    refuse_sheet_override,
+    required_without_sheet,
+)
 
 __version__ = "1.1"
 
@@ -272,6 +279,18 @@ def code_of(params: dict[str, Any], sheet: dict[str, Any] | None) -> str:
         raise invalid_param("skill", "choose the sheet's skill (or give the code)",
                             fr="choisissez la compétence de la fiche (ou indiquez le code)")
     return pick(sheet, "competences", params["skill"], "skill")
+
+
+def refuse_typed_code(roll: Roll) -> None:
+    """A player rolling as a character may type only the code its sheet gives the skill
+    (the same code, however written); else ``forbidden`` (docs/RULESETS.md)."""
+    typed, sheet = roll.params.get("code"), roll.sheet
+    skill = roll.params.get("skill")
+    if typed is None or sheet is None or not (skill or sheet.get("competences")):
+        return  # (no skill on the sheet: it supplies no code)
+    own = pick(sheet, "competences", skill, "skill") if skill else None
+    same = own is not None and parse_code(own) == parse_code(typed)
+    refuse_sheet_override(roll, "code", PARAMS["code"]["label"], typed if same else own)
 
 
 def with_code(roll: Roll) -> dict[str, Any]:
@@ -575,6 +594,7 @@ def offer(outcome: Outcome, p: dict[str, Any], sheet: dict[str, Any] | None) -> 
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
+    refuse_typed_code(roll)  # (before any die; odds stay free)
     p = with_code(roll)
     _check(p)
     _check_combo(roll)

@@ -34,7 +34,14 @@ from sidecar.model import Outcome, Roll, label
 from sidecar.probability import POINT, Dist, highest_of, odds_reply
 from sidecar.protocol.errors import invalid_param
 from sidecar.rules import KIND_LABELS, common, heading, name_params, score_kind
-from sidecar.rulesets.sheets import add_spend, counter, field, pick, required_without_sheet
+from sidecar.rulesets.sheets import (
+    add_spend,
+    counter,
+    field,
+    pick,
+    refuse_sheet_param,
+    required_without_sheet,
+)
 
 __version__ = "1.1"
 
@@ -408,6 +415,10 @@ def offer_gm(outcome: Outcome, sheet: dict[str, Any] | None) -> None:
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
     _check(p, roll.sheet)
+    # A player may type only the level its sheet gives (docs/RULESETS.md).
+    refuse_sheet_param(roll, "level", PARAMS["level"]["label"], "characteristic",
+                       lambda params: base_level(params, roll.sheet),
+                       offered="caracteristiques")
     level = max(0, base_level(p, roll.sheet) + p["advantages"] - p["disadvantages"])
     _, _, bonus, tier = dice_for(level)
     score = 0

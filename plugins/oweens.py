@@ -33,9 +33,10 @@ from sidecar.rulesets.oweens_fixed import NAMED, named_characteristic
 from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
-from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count
+from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count, reserve_now
 from sidecar.rulesets.oweens_targets import aim_difficulty, free_augmentations
 from sidecar.rulesets.oweens_words import failure_margin, ones, success_margin, successes
+from sidecar.rulesets.sheets import refuse_sheet_override
 
 __version__ = "1.1"
 
@@ -342,6 +343,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     if p["volley"]:
         return first_volley(roll, dice)
     named_characteristic(roll)  # (before any die: it may refuse the roll)
+    refuse_typed_dice(roll)
     reserve = attacked_reserve(p, roll.state)
     aim_difficulty(roll)
     if p["drinking"]:
@@ -349,6 +351,19 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)
     return settle(roll, faces, dice.rolled, reserve, bought=p["buy_augmentations"],
                   decided=False)
+
+
+def refuse_typed_dice(roll: Roll) -> None:
+    """A player rolling as a character may type only the dice its sheet gives (the chosen
+    characteristic's reserve); else ``forbidden`` before any die (docs/RULESETS.md). Dice
+    paid to combat options were taken off ``dice`` already: counted back."""
+    p, sheet = roll.params, roll.sheet
+    if p.get("dice") is None or sheet is None:
+        return
+    own = reserve_now(sheet, p["characteristic"]) if p.get("characteristic") else None
+    typed = p["dice"] + paid_dice(roll)
+    refuse_sheet_override(roll, "dice", PARAMS["dice"]["label"],
+                          p["dice"] if typed == own else own)
 
 
 @hookimpl

@@ -21,7 +21,13 @@ from sidecar.probability import add, die, negate, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
 from sidecar.protocol.text import heading
 from sidecar.rules import KIND_LABELS, common, name_params, score_kind, signed, who
-from sidecar.rulesets.sheets import counter, field, pick, required_without_sheet
+from sidecar.rulesets.sheets import (
+    counter,
+    field,
+    pick,
+    refuse_sheet_param,
+    required_without_sheet,
+)
 
 __version__ = "1.1"
 
@@ -279,6 +285,11 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
 
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
+    # A player may type only the level its sheet gives (docs/RULESETS.md).
+    refuse_sheet_param(roll, "level", PARAMS["level"]["label"], "characteristic",
+                       lambda params: pick(roll.sheet or {}, "caracteristiques",
+                                           params["characteristic"], "characteristic"),
+                       offered="caracteristiques")
     p = effective(roll)
     count, fixed = SCORE_DICE[p["level"]]
     faces = dice.roll_many(count, 10, role="score")

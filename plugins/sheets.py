@@ -9,9 +9,10 @@ own first, then the sheet's, else an ``invalid_params`` error naming the paramet
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from sidecar.model import label
+from sidecar.model import Roll, label, sheet_override_allowed
 from sidecar.protocol.errors import ProtocolError, invalid_param
 from sidecar.protocol.text import elide
 
@@ -39,6 +40,42 @@ def required_without_sheet(param: str) -> ProtocolError:
     return invalid_param(param, "is required (or roll as a character whose sheet gives it)",
                          fr="est obligatoire (ou lancez en tant que personnage dont la "
                             "fiche le donne)")
+
+
+def refuse_sheet_override(roll: Roll, param: str, names: dict[str, str],
+                          sheet_value: Any) -> None:
+    """``forbidden`` (``details.field``: ``param``) when a player rolling as a character
+    typed ``param`` with a value other than ``sheet_value``, the one the sheet supplies
+    (``None``: the sheet would supply it, but the request leaves out what picks it — a
+    characteristic, a skill —, so any typed value replaces the sheet's). ``names``: the
+    param's label ``{fr, en}``. A GM's value, or a journal's, passes
+    (:func:`sidecar.model.sheet_override_allowed`); called before any die, never for odds."""
+    typed = roll.params.get(param)
+    if (typed is None or roll.sheet is None or typed == sheet_value
+            or sheet_override_allowed(roll)):
+        return
+    who = (roll.character or "?")[:64]
+    shown = "" if sheet_value is None else f" ({sheet_value})"
+    raise ProtocolError(
+        "forbidden", f"« {names['en']} » comes from {who}'s sheet{shown}: only the GM may "
+        "change it", fr=f"« {names['fr']} » vient de la fiche {elide('de', who)}{shown} : "
+        "seul le MJ peut le changer", details={"field": param})
+
+
+def refuse_sheet_param(roll: Roll, param: str, names: dict[str, str], picked_by: str,
+                       from_sheet: Callable[[dict[str, Any]], Any], offered: str) -> None:
+    """:func:`refuse_sheet_override` for a param the sheet supplies once ``picked_by`` (a
+    skill, a characteristic) names which: ``from_sheet(params)`` is the value the ruleset
+    fills in when the request leaves ``param`` out (its own filling function). Nothing
+    picked, the typed value replaces the sheet's only when the sheet's map ``offered``
+    has entries: an empty one supplies nothing (a sheet the GM left blank)."""
+    if roll.params.get(param) is None or roll.sheet is None or sheet_override_allowed(roll):
+        return
+    picked = roll.params.get(picked_by)
+    if not picked and not roll.sheet.get(offered):
+        return
+    own = from_sheet({**roll.params, param: None}) if picked else None
+    refuse_sheet_override(roll, param, names, own)
 
 
 def pick(sheet: dict[str, Any], field_name: str, key: str, param: str, *,

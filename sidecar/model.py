@@ -51,6 +51,10 @@ class Roll:
     #: effect on a gone target, no value required of it): else the roll could never be
     #: decided. ``()`` on a roll.
     removed: tuple[str, ...] = ()
+    #: Re-resolved from a journal (``sidecar verify``): what a player typed was accepted
+    #: then (a journal written before a rule refused it is the journal's word), so rules
+    #: that refuse a player's typed value (:func:`sheet_override_allowed`) let it pass.
+    journaled: bool = False
 
 
 def typed_by_gm(roll: Roll) -> bool:
@@ -59,6 +63,14 @@ def typed_by_gm(roll: Roll) -> bool:
     (an NPC without a sheet, the GM's call) and refuses a player's (contract §8: a player
     does not rewrite another character's sheet by typing)."""
     return roll.by.get("role") == "gm" or roll.asked
+
+
+def sheet_override_allowed(roll: Roll) -> bool:
+    """Whether a value typed in the roll's params may differ from the one its character's
+    sheet supplies (O'Ween's ``dice``, d6code's ``code``, the ladder's ``level``…): typed
+    by a GM (:func:`typed_by_gm`: an NPC, a situation), or re-resolved from a journal
+    (:attr:`Roll.journaled`). A player's is refused before any die (docs/RULESETS.md)."""
+    return typed_by_gm(roll) or roll.journaled
 
 
 @dataclass

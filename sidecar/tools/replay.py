@@ -595,6 +595,7 @@ class Replay:
             roll.session, roll.turn = self.session, self.turn
             roll.targets = self._targets(event)
             roll.asked = "answers" in event
+            roll.journaled = True  # (a player's typed value, accepted then, is its word)
             return self._loop.run_until_complete(
                 pipeline.run(roll, dice=faces, table_state=self.state))
         roll = Roll(ruleset=opened["ruleset"], params=deep_copy(opened["params"]),
@@ -602,7 +603,8 @@ class Replay:
                     by=dict(opened["by"]), label=opened["label"], mode=opened["mode"],
                     manual=manual, character=event.get("character"), sheet=sheet,
                     session=self.session, turn=self.turn, targets=self._targets(event),
-                    asked="answers" in opened, removed=self._removed(opened))
+                    asked="answers" in opened, removed=self._removed(opened),
+                    journaled=True)
         outcome = Outcome(result=deep_copy(opened["result"]), dice=deep_copy(opened["dice"]),
                           notes=list(opened["notes"]), applied=list(opened["applied"]),
                           choices=deep_copy(opened["choices"]), default=opened.get("default"))
