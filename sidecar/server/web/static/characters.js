@@ -196,7 +196,7 @@ function mapFor(name, spec, schema) {
 
 /**
  * What the roll form keeps when rolling as `character`: `supplied`, the params the sheet
- * gives (left out: a param sent always wins over the sheet), and `pickers`, params that
+ * gives (left out: the sheet gives them, and a player may not send another value), and `pickers`, params that
  * name one of the sheet's entries (a characteristic, a skill), offered as that
  * character's entries with their values, `[[value, shown], …]`. A string param picks when
  * its choices are all fields of the sheet, or, free, when a map of the sheet is named like
