@@ -1,0 +1,44 @@
+"""The server's and the command line's last raw words (issue 29, the third replay): a
+choice's dice inside its own parentheses, luck without a character said to be counted by
+the GM. Real ``sidecar`` processes against a real ``sidecar serve``."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.helpers import GM_TOKEN
+from tests.support.serve import ServeProcess, sidecar
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ServeProcess() as served:
+        yield served
+
+
+def gm(server: ServeProcess, *args: str, locale: str = "fr") -> subprocess.CompletedProcess:
+    return sidecar(*args, "--url", server.url, "--table", "t", "--role", "gm",
+                   "--token", GM_TOKEN, "--locale", locale, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("locale, reroll, sacrifice", [
+    ("fr", "1) Relancer (1 point de chance du personnage, décompté à la main par le MJ ; "
+           "le nouveau score remplace l'ancien ; 2 dés)",
+     "2) Sacrifier 1 point de Chance du personnage (décompté à la main par le MJ) : "
+     "l'action réussit"),
+    ("en", "1) Reroll (1 of the character's Chance points, counted by hand by the GM; "
+           "the new score replaces the old; 2 dice)",
+     "2) Sacrifice 1 of the character's Chance points (counted by hand by the GM): "
+     "the action succeeds"),
+])
+def test_luck_without_a_character_says_whose_point_with_its_dice_once(
+        server, locale, reroll, sacrifice):
+    rolled = gm(server, "roll", "ladder", "level=2", "difficulty=12", "--dice", "1,1",
+                locale=locale)
+    assert rolled.returncode == 0, rolled.stderr
+    lines = [line.strip() for line in rolled.stdout.splitlines()]
+    assert reroll in lines, rolled.stdout
+    assert sacrifice in lines, rolled.stdout
+    assert ") (" not in rolled.stdout
