@@ -1,6 +1,7 @@
 """The server's and the command line's last raw words (issue 29, the third replay): a
 choice's dice inside its own parentheses, luck without a character said to be counted by
-the GM. Real ``sidecar`` processes against a real ``sidecar serve``."""
+the GM, ``sheet list`` with a seat's token. Real ``sidecar`` processes against a real
+``sidecar serve``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import subprocess
 import pytest
 
 from tests.helpers import GM_TOKEN
-from tests.support.serve import ServeProcess, sidecar
+from tests.support.serve import ServeProcess, seat_token, sidecar
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +43,24 @@ def test_luck_without_a_character_says_whose_point_with_its_dice_once(
     assert reroll in lines, rolled.stdout
     assert sacrifice in lines, rolled.stdout
     assert ") (" not in rolled.stdout
+
+
+def test_sheet_list_with_a_seats_token_joins_as_that_player(server):
+    gm_args = ["--url", server.url, "--table", "liste", "--token", GM_TOKEN, "--role", "gm"]
+    token = seat_token(gm_args, "Aengus")
+    made = sidecar("sheet", "set", "Aengus", "--ruleset", "ladder", "chance=3",
+                   "--owner", "Aengus", *gm_args)
+    assert made.returncode == 0, made.stderr
+    # No --role: the help says « list for anyone », so a seat's token lists its own.
+    mine = sidecar("sheet", "list", "--url", server.url, "--table", "liste", "--token", token)
+    assert mine.returncode == 0, mine.stderr
+    assert "Aengus" in mine.stdout and "rôle de MJ" not in mine.stderr
+    # The GM's token still lists as the GM without --role.
+    listed = sidecar("sheet", "list", "--url", server.url, "--table", "liste",
+                     "--token", GM_TOKEN)
+    assert listed.returncode == 0 and "Aengus" in listed.stdout, listed.stderr
+    # A wrong token: said plainly, neither role's secret.
+    wrong = sidecar("sheet", "list", "--url", server.url, "--table", "liste",
+                    "--token", "pas-le-bon")
+    assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
+    assert "jeton" in wrong.stderr, wrong.stderr
