@@ -64,3 +64,18 @@ def test_sheet_list_with_a_seats_token_joins_as_that_player(server):
                     "--token", "pas-le-bon")
     assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
     assert "jeton" in wrong.stderr, wrong.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["seuil", "level=3", "threshold=Average"],
+    ["d6code", "code=3D", "difficulty=Hard"],
+    ["ladder", "level=2", "difficulty=very HARD"],
+    ["ladder", "level=2", "difficulty=tres_difficile"],
+])
+def test_a_named_level_is_taken_back_in_english_as_printed(server, args):
+    # The English run prints « Threshold Average »: the same word is taken back.
+    odds = sidecar("odds", "--locale", "en", *args)
+    assert odds.returncode == 0, odds.stderr
+    rolled = gm(server, "roll", *args, locale="en")
+    assert rolled.returncode == 0, rolled.stderr
+    assert "unknown label" not in rolled.stdout + rolled.stderr
