@@ -79,3 +79,15 @@ def test_a_named_level_is_taken_back_in_english_as_printed(server, args):
     rolled = gm(server, "roll", *args, locale="en")
     assert rolled.returncode == 0, rolled.stderr
     assert "unknown label" not in rolled.stdout + rolled.stderr
+
+
+def test_an_options_error_names_the_option_by_its_label(server):
+    rolled = gm(server, "roll", "oweens", "characteristic=ECL", "difficulty=2",
+                "--option", "combat.attack=melee", "--dice", "3,3,3")
+    assert rolled.returncode == 1, rolled.stdout
+    assert "« Peps de l'adversaire » ('options.combat.opponent_pep')" in rolled.stderr, \
+        rolled.stderr
+    english = gm(server, "roll", "oweens", "characteristic=ECL", "difficulty=2",
+                 "--option", "combat.attack=melee", "--dice", "3,3,3", locale="en")
+    assert "\"Opponent's Peps\" ('options.combat.opponent_pep')" in english.stderr, \
+        english.stderr
