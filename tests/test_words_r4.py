@@ -91,3 +91,17 @@ def test_an_options_error_names_the_option_by_its_label(server):
                  "--option", "combat.attack=melee", "--dice", "3,3,3", locale="en")
     assert "\"Opponent's Peps\" ('options.combat.opponent_pep')" in english.stderr, \
         english.stderr
+
+
+def test_a_sheets_errors_name_its_fields_by_their_labels(server):
+    gm_args = ["--url", server.url, "--table", "fiches", "--token", GM_TOKEN, "--role", "gm"]
+    made = sidecar("sheet", "set", "Ervald", "--ruleset", "ladder", "chance=3", *gm_args)
+    assert made.returncode == 0, made.stderr
+    # A field that is not a number of the sheet: the numbers it has, by their labels.
+    unknown = sidecar("sheet", "adjust", "Ervald", "reserve_ECL=-1", *gm_args)
+    assert unknown.returncode == 1
+    assert "Chance (chance)" in unknown.stderr, unknown.stderr
+    # A value of the wrong type: the field by its label, its key beside it.
+    wrong = sidecar("sheet", "set", "Ervald", "chance=beaucoup", *gm_args)
+    assert wrong.returncode != 0
+    assert "« Chance » ('values.chance')" in wrong.stderr, wrong.stderr
