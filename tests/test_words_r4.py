@@ -105,3 +105,11 @@ def test_a_sheets_errors_name_its_fields_by_their_labels(server):
     wrong = sidecar("sheet", "set", "Ervald", "chance=beaucoup", *gm_args)
     assert wrong.returncode != 0
     assert "« Chance » ('values.chance')" in wrong.stderr, wrong.stderr
+
+
+def test_an_unknown_field_is_answered_with_the_known_ones_by_their_labels(server):
+    gm_args = ["--url", server.url, "--table", "fiches", "--token", GM_TOKEN, "--role", "gm"]
+    made = sidecar("sheet", "set", "Vlad", "--ruleset", "bloodlust", 'pools={"x": 1}',
+                   *gm_args)
+    assert made.returncode != 0
+    assert "Volonté (volonte)" in made.stderr, made.stderr

@@ -147,9 +147,12 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
     """
     for name in params:
         if name not in schema:
-            known = ", ".join(schema) or "none"
-            raise invalid_param(name, f"unknown parameter (known: {known})",
-                                fr=f"paramètre inconnu (connus : {known})")
+            # Each by its label, its key beside it (what is typed): « Volonté (volonte) ».
+            named = {key: field_label(key, spec) for key, spec in schema.items()}
+            known = {lang: ", ".join(n[lang] if n[lang] == key else f"{n[lang]} ({key})"
+                                     for key, n in named.items()) for lang in ("fr", "en")}
+            raise invalid_param(name, f"unknown parameter (known: {known['en'] or 'none'})",
+                                fr=f"paramètre inconnu (connus : {known['fr'] or 'aucun'})")
     checked: dict[str, Any] = {}
     for name, spec in schema.items():
         try:
