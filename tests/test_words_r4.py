@@ -113,3 +113,11 @@ def test_an_unknown_field_is_answered_with_the_known_ones_by_their_labels(server
                    *gm_args)
     assert made.returncode != 0
     assert "Volonté (volonte)" in made.stderr, made.stderr
+
+
+def test_an_ask_takes_a_named_level_in_english_too(server):
+    seat_token(["--url", server.url, "--table", "t", "--token", GM_TOKEN, "--role", "gm"],
+               "Alice")
+    asked = gm(server, "ask", "open", "Alice", "--ruleset", "seuil", "level=3",
+               "threshold=Average", locale="en")
+    assert asked.returncode == 0, asked.stderr
