@@ -357,6 +357,19 @@ CHOICES: dict[str, dict[str, Any]] = {
              "dice": 0},
 }
 
+#: The same luck without a character: no sheet pays the point, the GM counts it by hand
+#: (docs/RULESETS.md), and the label says so rather than seem to spend it from nowhere.
+BY_HAND: dict[str, dict[str, str]] = {
+    "reroll": label("Relancer (1 point de chance du personnage, décompté à la main par le "
+                    "MJ ; le nouveau score remplace l'ancien)",
+                    "Reroll (1 of the character's Chance points, counted by hand by the "
+                    "GM; the new score replaces the old)"),
+    "sacrifice": label("Sacrifier 1 point de Chance du personnage (décompté à la main par "
+                       "le MJ) : l'action réussit",
+                       "Sacrifice 1 of the character's Chance points (counted by hand by "
+                       "the GM): the action succeeds"),
+}
+
 #: The GM's choices on a roll still failed once the player's luck is decided (seed: « le
 #: MJ a plusieurs choix »): ``gm: true``, only a GM may take them (PROTOCOL.md §7.6).
 GM_CHOICES = ("success_at_cost", "success_at_cost_hp", "fail")
@@ -397,6 +410,10 @@ def offer(outcome: Outcome, params: dict[str, Any], sheet: dict[str, Any] | None
         names.append("sacrifice")
     if names:
         outcome.choices = [dict(CHOICES[name]) for name in (*names, "keep")]
+        if sheet is None:  # no sheet pays: say whose point it is (RULESETS.md)
+            for choice in outcome.choices:
+                if choice["name"] in BY_HAND:
+                    choice["label"] = BY_HAND[choice["name"]]
         outcome.default = "keep"
     else:
         offer_gm(outcome, sheet)

@@ -148,7 +148,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
     * ``int``: ``min``, ``max``, ``labels`` (named values a request may send instead:
       ``{"Difficile": 9}``), ``label_names`` (label → ``{"fr", "en"}``: what a form shows
       for each label in its reader's language, ``{"Difficile": {"fr": "Difficile",
-      "en": "Hard"}}``);
+      "en": "Hard"}}``; a request may send these names too);
     * ``string``: ``choices``, ``choice_labels`` (choice → ``{"fr", "en"}``),
       ``max_length``, ``pattern`` (a regular expression the whole value matches),
       ``example``;

@@ -4,6 +4,7 @@ real ``sidecar serve`` process (issue 15); ``sidecar plugins`` lists the options
 from __future__ import annotations
 
 import json
+import re
 
 from tests.helpers import GM_TOKEN
 from tests.support.serve import ServeProcess, sidecar
@@ -51,15 +52,21 @@ def test_typed_options_reach_the_roll_and_bad_ones_are_named():
         # A running server's plugins, with their options.
         remote = sidecar("plugins", "--url", server.url, "--token", GM_TOKEN)
         assert remote.returncode == 0, remote.stderr
-        assert "combat.options=<list: assommer (1)" in remote.stdout
+        assert "combat.options=<liste : assommer (1)" in remote.stdout
 
 
 def test_plugins_lists_each_extensions_options():
     listed = sidecar("plugins")
     assert listed.returncode == 0, listed.stderr
-    assert "combat.opponent_pep=<int 0–50>" in listed.stdout
+    # The types in the run's language too (issue 29: no « <string: …> » in French).
+    assert "combat.opponent_pep=<entier 0–50>" in listed.stdout
+    assert "combat.attack=<texte : melee, ranged>" in listed.stdout
     assert "desarmer (3)" in listed.stdout and "jeux de règles : oweens" in listed.stdout
-    assert "blank_botch.enabled=<bool" in listed.stdout
+    assert "blank_botch.enabled=<booléen" in listed.stdout
+    assert not re.search(r"<(string|int|list|bool)\b", listed.stdout), listed.stdout
+    english = sidecar("plugins", "--locale", "en")
+    assert "combat.opponent_pep=<int 0–50>" in english.stdout
+    assert "combat.attack=<string: melee, ranged>" in english.stdout
     as_json = json.loads(sidecar("plugins", "--json").stdout)
     combat = next(p for p in as_json if p["name"] == "combat")
     assert combat["options"]["params"]["options"]["cost"]["charger"] == 2

@@ -62,7 +62,10 @@ def cmd_seat(args: argparse.Namespace) -> int:
 
 
 async def _sheet(args: argparse.Namespace) -> int:
-    async with joined(args) as (client, welcome):
+    listing = args.sheet_command == "list"
+    # ``list`` is for anyone: without --role, the GM's view, else the token's player's.
+    async with joined(args, role=args.role or "gm",
+                      or_player=listing and args.role is None) as (client, welcome):
         command = args.sheet_command
         if command == "list":
             characters = await client.sheets()

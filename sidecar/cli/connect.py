@@ -83,10 +83,12 @@ def link_details(text: str) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def joined(args: argparse.Namespace, *, role: str | None = None,
-                  name: str | None = None,
-                  reconnect: bool = False) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
+                  name: str | None = None, reconnect: bool = False,
+                  or_player: bool = False) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
     """Join the table of ``args`` and yield (client, welcome); connection and server
-    errors become exit codes, and the client is closed however the command ends."""
+    errors become exit codes, and the client is closed however the command ends.
+    ``or_player``: a token refused for the GM role joins again as a player (``sheet list``
+    without ``--role``, « pour tous »: a seat's token lists its own characters)."""
     from websockets.exceptions import WebSocketException
 
     from sidecar.client import SidecarClient, SidecarError
@@ -129,11 +131,23 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
         try:
             welcome = await client.connect()
         except SidecarError as exc:
-            seat = _seat_to_join(exc, client.hello["name"]) if inferred else None
-            if seat is None:
-                raise
-            client = client_as(seat)
-            welcome = await client.connect()
+            if or_player and role == "gm" and _gm_refused(exc):
+                # One more hello, as the player the token may be (then as its seat).
+                role, inferred = "player", True
+                await client.close()
+                client = client_as(name or args.name or os.environ.get("USER") or "joueur")
+                try:
+                    welcome = await client.connect()
+                except SidecarError as again:
+                    exc = again
+                else:
+                    exc = None
+            if exc is not None:
+                seat = _seat_to_join(exc, client.hello["name"]) if inferred else None
+                if seat is None:
+                    raise exc from None
+                client = client_as(seat)
+                welcome = await client.connect()
         if inferred and role == "player":
             print("sidecar: " + say(getattr(args, "locale", "fr"), *_PLAYER_VIEW_NOTE),
                   file=sys.stderr, flush=True)
@@ -214,6 +228,12 @@ def _token_role(token: str | None) -> str:
     address (``--max-failed-hellos``), so the GM's view is asked for with ``--role gm``.
     No token: an observer."""
     return "player" if token else "observer"
+
+
+def _gm_refused(exc: Any) -> bool:
+    """A hello refused because its token is not the GM's (not some other refusal)."""
+    said = str(getattr(exc, "message", ""))
+    return exc.code == "forbidden" and ("GM role" in said or "rôle de MJ" in said)
 
 
 def _seat_to_join(exc: Any, name: str) -> str | None:

@@ -79,6 +79,8 @@ CLIENT = {
         "votre nom affiché (défaut $USER, sinon MJ pour un MJ, joueur)",
     "default player": "défaut player",
     "default gm": "défaut gm",
+    "default gm, else player (a seat's token: its own characters)":
+        "défaut gm, sinon player (le jeton d'une place : ses propres personnages)",
     "default: player with --token, observer without":
         "défaut : player avec --token, observer sans",
     "GM or player token (or $SIDECAR_TOKEN)": "jeton de MJ ou de joueur (ou $SIDECAR_TOKEN)",

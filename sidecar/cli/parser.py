@@ -333,7 +333,10 @@ def _add_sheet_command(sub: Any) -> None:
         _client_options(command, "gm")
         command.add_argument("--reason", help="why (kept in the journal)")
     listing = sheets.add_parser("list", help="the characters you may see (a seat: its own)")
-    _client_options(listing, "gm")
+    _client_options(listing, None)
+    for action in listing._actions:  # (whether --role was given: see cli.admin._sheet)
+        if action.dest == "role":
+            action.help = "default gm, else player (a seat's token: its own characters)"
     listing.set_defaults(func=cmd_sheet)
 
 

@@ -114,12 +114,12 @@ def format_choices(message: dict[str, Any], locale: str | None = None,
     lines = ["   " + say(locale, "choix", "choices") + _c(locale).rstrip()]
     for number, choice in enumerate(choices, 1):
         named = format_label(choice.get("label"), locale)
-        extra = _dice_drawn(choice.get("dice"), named, locale)
+        named = _dice_drawn(choice.get("dice"), named, locale)
         default = (" [" + say(locale, "défaut", "default") + "]"
                    if choice["name"] == message.get("default") else "")
         # The label alone (its number is what ``react`` and the prompt take); a choice
         # without a label by its name.
-        lines.append(f"     {number}) {named or choice['name']}{extra}{default}")
+        lines.append(f"     {number}) {named or choice['name']}{default}")
     if message.get("default") is None:
         lines.append("     (" + say(locale, "sans décision le jet reste tel quel",
                                     "without a decision the roll stands as it is") + ")")
@@ -130,13 +130,17 @@ def format_choices(message: dict[str, Any], locale: str | None = None,
 
 
 def _dice_drawn(dice: Any, label: str, locale: str | None) -> str:
-    """The dice a choice draws, as the page says them (« (2 dés) »), once: nothing when
-    its label says them already (« Style point, free style (2 dice) »)."""
-    if not isinstance(dice, int) or isinstance(dice, bool) or dice <= 0:
-        return ""
+    """A choice's label with the dice it draws, as the page says them (« (2 dés) »), once:
+    as it is when it says them already (« Style point, free style (2 dice) »), inside its
+    own parentheses when it ends with some (« Relancer (1 point de chance ; 2 dés) »)."""
+    if not label or not isinstance(dice, int) or isinstance(dice, bool) or dice <= 0:
+        return label
     if re.search(rf"\b{dice} (dés|dé|dice|die)\b", label):
-        return ""
-    return " (" + count(locale, dice, "dé", "die", en_many="dice") + ")"
+        return label
+    drawn = count(locale, dice, "dé", "die", en_many="dice")
+    if label.endswith(")"):  # never « (…) (2 dés) »
+        return label[:-1] + (" ; " if locale != "en" else "; ") + drawn + ")"
+    return f"{label} ({drawn})"
 
 
 def format_decision(message: dict[str, Any], locale: str | None = None,

@@ -221,6 +221,13 @@ def _both(value: Any, locale: str | None = None) -> str:
     return "" if value is None else str(value)
 
 
+#: An option's type as ``sidecar plugins`` says it, French then English.
+_KINDS: dict[str, tuple[str, str]] = {
+    "string": ("texte", "string"), "int": ("entier", "int"), "bool": ("booléen", "bool"),
+    "list": ("liste", "list"), "number": ("nombre", "number"),
+}
+
+
 def describe(name: str, description: dict[str, Any], locale: str | None = None) -> list[str]:
     """One line per key of an extension's options, for ``sidecar plugins``:
     ``combat.opponent_pep=<int 0–50>  Peps de l'adversaire`` (in ``locale``; without one,
@@ -236,7 +243,8 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
     lines = [f"options ({where}{semicolon}--option {name}.KEY=VALUE){colon.rstrip()}"]
     for key, spec in description["params"].items():
         kind = spec.get("type", "string")
-        shape = kind
+        # The type in the run's language (« <texte : melee, ranged> »), as the list's.
+        shape = say(*_KINDS.get(kind, (kind, kind)))
         if spec.get("items") == "int":
             item = spec.get("item", {})
             bounds = f"{item.get('min', '')}–{item.get('max', '')}"
@@ -246,7 +254,7 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
             shape += f" {spec.get('min', '')}–{spec.get('max', '')}"
         cost = spec.get("cost")
         if isinstance(spec.get("choices"), list):
-            shape += ": " + ", ".join(
+            shape += colon + ", ".join(
                 f"{c} ({cost[c]})" if isinstance(cost, dict) and c in cost else str(c)
                 for c in spec["choices"])
         elif isinstance(cost, int):

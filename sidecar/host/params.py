@@ -28,11 +28,16 @@ def normalise_label(text: str) -> str:
     return " ".join(re.split(r"[\s_\-']+", folded)).strip()
 
 
-def resolve_label(value: str, labels: dict[str, int]) -> int | None:
-    """The number a label stands for, matched loosely (accents, case, ``_``), or ``None``."""
+def resolve_label(value: str, labels: dict[str, int],
+                  names: dict[str, Any] | None = None) -> int | None:
+    """The number a label stands for, matched loosely (accents, case, ``_``), or ``None``;
+    also by the names ``label_names`` gives it (« Average » for « Moyen »): what a form or
+    an English run shows is taken back as typed."""
     wanted = normalise_label(value)
     for name, number in labels.items():
-        if normalise_label(name) == wanted:
+        said = (names or {}).get(name)
+        spellings = [name, *(said.values() if isinstance(said, dict) else ())]
+        if any(isinstance(s, str) and normalise_label(s) == wanted for s in spellings):
             return number
     return None
 
@@ -40,7 +45,8 @@ def resolve_label(value: str, labels: dict[str, int]) -> int | None:
 def _check_int(name: str, value: Any, spec: dict[str, Any]) -> int:
     labels = spec.get("labels") or {}
     if isinstance(value, str) and labels:
-        number = resolve_label(value, labels)
+        names = spec.get("label_names")
+        number = resolve_label(value, labels, names if isinstance(names, dict) else None)
         if number is None:
             known = ", ".join(labels)
             raise invalid_param(name, f"unknown label '{value[:40]}' (known: {known})",
@@ -141,9 +147,12 @@ def validate_params(params: dict[str, Any], schema: dict[str, dict[str, Any]]) -
     """
     for name in params:
         if name not in schema:
-            known = ", ".join(schema) or "none"
-            raise invalid_param(name, f"unknown parameter (known: {known})",
-                                fr=f"paramètre inconnu (connus : {known})")
+            # Each by its label, its key beside it (what is typed): « Volonté (volonte) ».
+            named = {key: field_label(key, spec) for key, spec in schema.items()}
+            known = {lang: ", ".join(n[lang] if n[lang] == key else f"{n[lang]} ({key})"
+                                     for key, n in named.items()) for lang in ("fr", "en")}
+            raise invalid_param(name, f"unknown parameter (known: {known['en'] or 'none'})",
+                                fr=f"paramètre inconnu (connus : {known['fr'] or 'aucun'})")
     checked: dict[str, Any] = {}
     for name, spec in schema.items():
         try:

@@ -334,6 +334,13 @@ class RollPipeline:
         schema = self.host.ruleset_schema(roll.ruleset) or {}
         if isinstance(name, str) and isinstance(schema.get(name), dict):
             exc = labelled(exc, name, schema[name])
+        elif isinstance(name, str) and name.startswith("options."):
+            # An extension's own check names its option's key: by its label too.
+            _, extension, key = (name.split(".", 2) + ["", ""])[:3]
+            described = self.host.option_descriptions().get(extension) or {}
+            spec = (described.get("params") or {}).get(key)
+            if isinstance(spec, dict):
+                exc = labelled(exc, name, spec)
         return exc
 
     async def afford(self, roll: Roll, outcome: Outcome | None, choice: str | None,

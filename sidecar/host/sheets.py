@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sidecar.host.params import field_label, validate_params
+from sidecar.host.params import field_label, labelled, validate_params
 from sidecar.host.reserves import reserve_left, reserve_score
 from sidecar.protocol.errors import ProtocolError, invalid_param
 from sidecar.protocol.text import elide
@@ -107,7 +107,12 @@ def checked_values(sheet: dict[str, Any], given: dict[str, Any],
     try:
         return validate_params(merged, sheet)
     except ProtocolError as error:
-        raise prefixed(error, "values") from None
+        name = (error.details or {}).get("param")
+        error = prefixed(error, "values")
+        if isinstance(name, str) and isinstance(sheet.get(name), dict):
+            # (the field's label first, as a roll's params: « Chance » ('values.chance'))
+            error = labelled(error, f"values.{name}", sheet[name])
+        raise error from None
 
 
 def insufficient(field: str, have: Any, need: Any, *, low: bool,
@@ -134,6 +139,18 @@ def insufficient(field: str, have: Any, need: Any, *, low: bool,
                          details={"field": field, "have": have, "need": need})
 
 
+def _numbers(sheet: dict[str, Any]) -> dict[str, str]:
+    """The sheet's number fields as people and the command line name them, for an error
+    that names a field the sheet lacks: « numériques : Chance (chance), … »."""
+    fields = [(field_label(name, spec), name) for name, spec in sheet.items()
+              if isinstance(spec, dict) and spec.get("type", "string") == "int"]
+    return {
+        "fr": "numériques : " + ", ".join(f"{n['fr']} ({k})" if n["fr"] != k else k
+                                          for n, k in fields),
+        "en": "numbers: " + ", ".join(f"{n['en']} ({k})" if n["en"] != k else k
+                                      for n, k in fields)}
+
+
 def apply_delta(sheet: dict[str, Any], values: dict[str, Any], delta: dict[str, Any], *,
                 sign: int, where: str) -> tuple[dict[str, Any], dict[str, list[Any]]]:
     """The values after taking ``sign * amount`` of each field of ``delta`` (``sign`` -1:
@@ -148,11 +165,14 @@ def apply_delta(sheet: dict[str, Any], values: dict[str, Any], delta: dict[str, 
     for name, amount in delta.items():
         spec = sheet.get(name) if isinstance(name, str) else None
         if spec is None or spec.get("type", "string") != "int":
-            raise invalid_param(f"{where}.{name}", "is not a number field of this sheet",
-                                fr="n'est pas un champ numérique de cette fiche")
+            numbers = _numbers(sheet)
+            raise labelled(invalid_param(
+                f"{where}.{name}", f"is not a number field of this sheet ({numbers['en']})",
+                fr=f"n'est pas un champ numérique de cette fiche ({numbers['fr']})"),
+                f"{where}.{name}", spec)
         if isinstance(amount, bool) or not isinstance(amount, int):
-            raise invalid_param(f"{where}.{name}", "must be an integer",
-                                fr="doit être un entier")
+            raise labelled(invalid_param(f"{where}.{name}", "must be an integer",
+                                         fr="doit être un entier"), f"{where}.{name}", spec)
         have = after.get(name, spec.get("default", 0))
         new = have + sign * amount
         low = INT_MIN if spec.get("min") is None else spec["min"]
