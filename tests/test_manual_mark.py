@@ -6,6 +6,9 @@ drawn dice."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import pytest
 
 from tests.helpers import Peer, run, running_server
@@ -20,6 +23,17 @@ def _server(dice: str):
     return running_server(host=luck_host(), dice=dice, allow_player_dice=True)
 
 
+@asynccontextmanager
+async def _table(dice: str) -> AsyncIterator[tuple[Peer, Peer]]:
+    """A server in that dice mode, its GM and Léa (who may type her own faces) at table t."""
+    async with _server(dice) as server:
+        gm = await Peer.open(server)
+        await gm.join("t", "MJ", "gm")
+        lea = await Peer.open(server)
+        await lea.join("t", "Léa")
+        yield gm, lea
+
+
 async def _history(peer: Peer) -> dict[int, dict]:
     reply = await peer.request({"type": "history", "id": "h"})
     return {event["seq"]: event for event in reply["events"] if "seq" in event}
@@ -28,11 +42,7 @@ async def _history(peer: Peer) -> dict[int, dict]:
 @pytest.mark.parametrize("dice", ["secure", "provable"])
 def test_typed_faces_are_marked_with_who_entered_them(dice: str) -> None:
     async def scenario() -> None:
-        async with _server(dice) as server:
-            gm = await Peer.open(server)
-            await gm.join("t", "MJ", "gm")
-            lea = await Peer.open(server)
-            await lea.join("t", "Léa")
+        async with _table(dice) as (gm, lea):
             typed = await gm.roll("luck", PASS, dice=[5])
             assert typed["type"] == "outcome", typed
             assert typed["manual"] == {"by": GM}
@@ -56,11 +66,7 @@ def test_typed_faces_are_marked_with_who_entered_them(dice: str) -> None:
 @pytest.mark.parametrize("dice", ["secure", "provable"])
 def test_a_blind_rolls_roller_is_not_told_the_dice_were_typed(dice: str) -> None:
     async def scenario() -> None:
-        async with _server(dice) as server:
-            gm = await Peer.open(server)
-            await gm.join("t", "MJ", "gm")
-            lea = await Peer.open(server)
-            await lea.join("t", "Léa")
+        async with _table(dice) as (gm, lea):
             blind = await lea.roll("luck", PASS, dice=[3], mode="blind")
             assert blind["result"] == {"hidden": True} and "manual" not in blind
             assert (await gm.recv_type("outcome"))["manual"] == {"by": LEA}
@@ -72,11 +78,7 @@ def test_a_blind_rolls_roller_is_not_told_the_dice_were_typed(dice: str) -> None
 @pytest.mark.parametrize("dice", ["secure", "provable"])
 def test_a_decision_whose_faces_were_typed_is_marked_by_who_decided(dice: str) -> None:
     async def scenario() -> None:
-        async with _server(dice) as server:
-            gm = await Peer.open(server)
-            await gm.join("t", "MJ", "gm")
-            lea = await Peer.open(server)
-            await lea.join("t", "Léa")
+        async with _table(dice) as (gm, lea):
             opened = await lea.roll("luck", ALWAYS_OPEN)  # drawn: not marked
             assert opened["open"] is True and "manual" not in opened
             decided = await gm.request({"type": "react", "id": "d1", "roll": opened["roll"],

@@ -98,19 +98,28 @@ def test_an_ask_cards_refusal_follows_the_language_switch(browser: Any,
         each.close()
 
 
-def test_the_gms_card_says_each_answer_once(browser: Any, dice_server: LiveServer) -> None:
-    """The card names who answered and the ask's label: an answer's line gives its result
-    without the text's heading again (« Aengus — Bourde — Léa — Escalader le mur : …
-    Bourde ! » in the screenshots before), its verdict once."""
-    gm = TablePage(browser, dice_server.http, table="carte-nette", name="Morgane", role="gm",
+def answered_ask(browser: Any, server: LiveServer,
+                 table: str) -> tuple[TablePage, TablePage, str, str]:
+    """A GM's phone page asks its seat Aengus for a Perception roll, which Aengus answers
+    from his phone with a 6: the pages, the ask's id and the selector of his line on the
+    GM's card, once it says answered."""
+    gm = TablePage(browser, server.http, table=table, name="Morgane", role="gm",
                    token=GM_TOKEN, viewport=PHONE)
-    player = TablePage(browser, dice_server.http, link=add_seat(gm, "Aengus"), viewport=PHONE)
+    player = TablePage(browser, server.http, link=add_seat(gm, "Aengus"), viewport=PHONE)
     ask_id = ask(gm, ["Aengus"], "Perception", {"target": 4, "skill": 0})
     card = f'#asks .ask-card[data-ask="{ask_id}"]'
     player.page.locator(f"{card} input.ask-dice").fill("6")
     player.page.click(f"{card} button.ask-roll")
     line = f'{card} .ask-line[data-seat="Aengus"]'
     gm.page.wait_for_selector(f'{line}[data-state="answered"]')
+    return gm, player, ask_id, line
+
+
+def test_the_gms_card_says_each_answer_once(browser: Any, dice_server: LiveServer) -> None:
+    """The card names who answered and the ask's label: an answer's line gives its result
+    without the text's heading again (« Aengus — Bourde — Léa — Escalader le mur : …
+    Bourde ! » in the screenshots before), its verdict once."""
+    gm, player, ask_id, line = answered_ask(browser, dice_server, "carte-nette")
     text = gm.page.text_content(line)
     answer = gm.state(f"outcomes.find(o => o.answers === '{ask_id}')")
     assert answer["text"].startswith("Aengus — Perception"), answer["text"]  # (what it was)
@@ -147,15 +156,7 @@ def test_the_gms_card_answers_follow_the_language_switch(browser: Any,
     """An answer on the GM's card is the server's text in the join's language: switching FR
     → EN left « … 2D contre 3 : 1 réussite, ME 2 » in French on the card (the log's lines
     were in English). The card says it in the new language, as the log does."""
-    gm = TablePage(browser, dice_server.http, table="carte-bilingue", name="Morgane", role="gm",
-                   token=GM_TOKEN, viewport=PHONE)
-    player = TablePage(browser, dice_server.http, link=add_seat(gm, "Aengus"), viewport=PHONE)
-    ask_id = ask(gm, ["Aengus"], "Perception", {"target": 4, "skill": 0})
-    card = f'#asks .ask-card[data-ask="{ask_id}"]'
-    player.page.locator(f"{card} input.ask-dice").fill("6")
-    player.page.click(f"{card} button.ask-roll")
-    line = f'{card} .ask-line[data-seat="Aengus"]'
-    gm.page.wait_for_selector(f'{line}[data-state="answered"]')
+    gm, player, ask_id, line = answered_ask(browser, dice_server, "carte-bilingue")
     french = gm.page.text_content(line)
     french_text = gm.state(f"outcomes.find(o => o.answers === '{ask_id}')")["text"]
     switch_language(gm, "en")
