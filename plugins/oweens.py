@@ -160,7 +160,7 @@ PARAMS: dict[str, dict[str, Any]] = {
         "description": label("Se pinter (jet d'Encaisse) : un échec fait perdre 1 bonbonus, "
                              "une Bourde manifeste la Honte, une Bourde avec un effet "
                              "manifesté est le coma éthylique", "Drinking (Encaisse roll): a "
-                             "failure loses 1 bonbonus, a Bourde manifests Shame, a Bourde "
+                             "failure loses 1 bonbonus, a Blunder manifests Shame, a Blunder "
                              "while an effect is manifested is an alcoholic coma"),
     },
     "drinks": {
@@ -184,7 +184,7 @@ PARAMS: dict[str, dict[str, Any]] = {
                              "garde, en tant que personnage) : une Bourde, quel que soit le "
                              "jet, est le coma éthylique", "An effect of the alcohol (Shame, "
                              "Pride) is manifested (the sheet keeps it, as a character): a "
-                             "Bourde, whatever the roll, is an alcoholic coma"),
+                             "Blunder, whatever the roll, is an alcoholic coma"),
     },
     "emotion_bonbonus": {
         "type": "string", "choices": ["honte", "fierte"],
@@ -273,7 +273,7 @@ def sidecar_rulesets() -> list[dict[str, Any]]:
                             "the action's d6, in order (the background die last)"),
         # The seed's words, as its roll's badge says them (extension, issue 29): the
         # odds and the oppositions name them so, not « Échec critique » or « marge ».
-        "kind_labels": {"botch": label("Bourde", "Blunder (Bourde)"),
+        "kind_labels": {"botch": label("Bourde", "Blunder"),
                         "critical": label("Coup d'éclat", "Coup d'éclat (critical)")},
         "margin_labels": {"success": label("MR", "success margin"),
                           "failure": label("ME", "failure margin")},
@@ -390,7 +390,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     line += successes(r["successes"], fr)
     kind = r["kind"]
     if kind == "botch":
-        line += f", {ones(r['ones'], fr)} : Bourde !" if fr else f", {ones(r['ones'], fr)}: Bourde!"
+        line += f", {ones(r['ones'], fr)}" + (" : Bourde !" if fr else ": Blunder!")
     elif kind == "narrow":
         margin = r["margin"]  # (equipment raises it: « la MR est augmentée »)
         line += (f", {'de justesse' if fr else 'narrowly'}, {success_margin(margin, fr)}"

@@ -188,7 +188,7 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
     if result["purchase_refused"]:
         notes.append(label("Achat d'augmentations refusé sur une Bourde ou un Coup d'éclat : "
                            "aucun bonbonus dépensé.", "Buying augmentations is refused on a "
-                           "Bourde or a Coup d'éclat: no bonbonus spent."))
+                           "Blunder or a Coup d'éclat: no bonbonus spent."))
     elif bought > result["augmentations_bought"]:
         unused = bought - result["augmentations_bought"]
         notes.append(label(f"{plural(unused, 'augmentation achetée', 'augmentations achetées')}"
@@ -216,7 +216,7 @@ def settle(roll: Roll, faces: list[int], rolled: list[dict[str, Any]],
                            "good to a characteristic of the player's choice."))
     elif state is not None and state["honte"]:
             notes.append(label("Bourde : la Honte du personnage se manifeste.",
-                               "Bourde: the character's Shame manifests."))
+                               "Blunder: the character's Shame manifests."))
     outcome = Outcome(result=result, dice=rolled, notes=notes)
     # Opened when the wallet is known (a character) or asked for: a roll without a
     # character, nobody's BB+ tracked, does not wait for a decision nobody asked for.

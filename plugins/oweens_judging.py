@@ -105,7 +105,7 @@ def judge(faces: list[int], *, difficulty: int, augmentations: int = 0,
         "purchase_refused": refused,
     }
     if bourde:
-        result = common(False, successes - target, "botch", "Bourde", "Blunder (Bourde)",
+        result = common(False, successes - target, "botch", "Bourde", "Blunder",
                         **fields)
     elif successes > target:
         margin = successes - target + equipment

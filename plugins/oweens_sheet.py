@@ -56,7 +56,7 @@ def _sheet() -> dict[str, dict[str, Any]]:
     sheet["effet_manifeste"] = counter(
         "Effet manifesté", "Effect manifested", "Se pinter : 1 quand un effet (Honte, "
         "Fierté) est manifesté ; une Bourde alors est le coma éthylique", "Drinking: 1 while "
-        "an effect (Shame, Pride) is manifested; a Bourde then is an alcoholic coma",
+        "an effect (Shame, Pride) is manifested; a Blunder then is an alcoholic coma",
         default=0, high=1, refill="rest")
     sheet["blessures"] = counter("Blessures", "Wounds", "Blessures reçues",
                                  "Wounds taken", default=0, high=99, resource=False)

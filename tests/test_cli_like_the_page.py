@@ -156,7 +156,7 @@ def test_odds_name_the_game_and_its_params_by_their_labels(server):
         "O'Ween's : Dés 4 · Difficulté 3 · Bagage adéquat oui", here.stdout
 
 
-OWEENS_KINDS = {"botch": {"fr": "Bourde", "en": "Blunder (Bourde)"},
+OWEENS_KINDS = {"botch": {"fr": "Bourde", "en": "Blunder"},
                 "critical": {"fr": "Coup d'éclat", "en": "Coup d'éclat (critical)"}}
 
 

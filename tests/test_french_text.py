@@ -154,7 +154,7 @@ def test_each_member_reads_the_notes_in_its_own_language():
                                                   "drinking": True}, dice=[1, 2])
             heard = await english.recv_type("outcome")
             assert shamed["notes"] == ["Bourde : la Honte du personnage se manifeste."]
-            assert heard["notes"] == ["Bourde: the character's Shame manifests."]
+            assert heard["notes"] == ["Blunder: the character's Shame manifests."]
     run(scenario())
 
 

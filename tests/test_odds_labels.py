@@ -43,7 +43,7 @@ def test_odds_name_kinds_in_the_rulesets_own_words() -> None:
     in the welcome), and ``sidecar odds`` uses them."""
     for locale, (botch, critical), generic in (
             ("fr", ("Bourde", "Coup d'éclat"), "Échec critique"),
-            ("en", ("Blunder (Bourde)", "Coup d'éclat (critical)"), "Critical failure")):
+            ("en", ("Blunder", "Coup d'éclat (critical)"), "Critical failure")):
         shown = sidecar("--locale", locale, "odds", "oweens", "dice=5", "difficulty=4")
         assert shown.returncode == 0, shown.stderr
         rows = [line.strip() for line in shown.stdout.splitlines()]
@@ -59,7 +59,7 @@ def test_odds_name_kinds_in_the_rulesets_own_words() -> None:
             gm = await Peer.open(server)
             welcome = await gm.join("t", "MJ", "gm")
             oweens = next(r for r in welcome["rulesets"] if r["name"] == "oweens")
-            assert oweens["kind_labels"]["botch"] == {"fr": "Bourde", "en": "Blunder (Bourde)"}
+            assert oweens["kind_labels"]["botch"] == {"fr": "Bourde", "en": "Blunder"}
             assert oweens["margin_labels"]["failure"]["fr"] == "ME"
     run(scenario())
 

@@ -80,15 +80,22 @@ def test_no_builtin_plugin_writes_a_plural_in_parentheses() -> None:
 
 
 def test_oweens_bourde_counts_its_ones_in_words() -> None:
-    """« 1 dé à 1 », not « 1 × 1 », which reads as a multiplication (as Bloodlust's did)."""
+    """« 1 dé à 1 », not « 1 × 1 », which reads as a multiplication (as Bloodlust's did);
+    in English, "1 one: Blunder!" (no French « Bourde » in an English text)."""
     async def scenario() -> None:
         async with running_server() as server:
             gm = await Peer.open(server)
             await gm.join("bourde", "MJ", "gm", GM_TOKEN)
+            english = await Peer.open(server)
+            await english.join("bourde", "Ann", locale="en")
             one = await gm.roll("oweens", {"dice": 2, "difficulty": 3}, dice=[1, 2])
             two = await gm.roll("oweens", {"dice": 2, "difficulty": 3}, dice=[1, 1])
             assert one["result"]["kind"] == "botch", one["result"]
             assert "0 réussite, 1 dé à 1" in one["text"], one["text"]
             assert "0 réussite, 2 dés à 1" in two["text"], two["text"]
             assert "×" not in one["text"] + two["text"]
+            # An English member reads English: the game's Bourde is a Blunder.
+            heard = await english.recv_type("outcome")
+            assert heard["text"].endswith("1 one: Blunder!"), heard["text"]
+            assert "Bourde" not in heard["text"] + localized(heard["result"]["label"], "en")
     run(scenario())
