@@ -174,3 +174,21 @@ def test_the_gms_card_answers_follow_the_language_switch(browser: Any,
     assert gm.page.text_content(line) == french
     for each in (player, gm):
         each.close()
+
+
+def test_an_answer_from_the_card_comes_into_view(browser: Any, dice_server: LiveServer) -> None:
+    """Issue 29 item 11: on a phone the ask card is at the top and the log far below it
+    (~1,900 px in the newcomer's replay); answering from the card made the card vanish and
+    showed nothing. The answer's line of the log is brought into the viewport."""
+    gm, player, ask_id, _ = answered_ask(browser, dice_server, "reponse-visible")
+    page = player.page
+    entry = f'#log .entry[data-answers="{ask_id}"]'
+    page.wait_for_selector(entry)
+    # Answered from the top of the page: the log starts below the first screen.
+    assert page.evaluate("document.getElementById('log').getBoundingClientRect().top"
+                         " + window.scrollY") > PHONE[1] / 2
+    page.wait_for_function("""sel => { const r = document.querySelector(sel)
+        .getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }""",
+                           arg=entry, timeout=5000)
+    for each in (player, gm):
+        each.close()

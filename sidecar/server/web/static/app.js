@@ -6,7 +6,7 @@
 // Everything shown comes from other people (names, labels, notes): it is always set as
 // text, never as HTML.
 import {
-  answerSeqs, applyAsk, applyAskOutcome, listRestOfAsks, onAsksChanged, reanswer, renderAsks,
+  answerSeqs, applyAsk, applyAskOutcome, listRestOfAsks, onAnswered, onAsksChanged, reanswer, renderAsks,
   resetAsks,
 } from "./asks.js";
 import { keepPlace, renderAskNotice } from "./asknotice.js";
@@ -812,6 +812,8 @@ function start() {
   setupGmPanel();
   configureDecisions({ changed: renderLog });
   onAsksChanged(() => { if (state.welcome) renderLog(); renderAskNotice(); }); // (asknotice.js)
+  // An answer from a card or the bottom bar: its result where the player is (issue 29).
+  onAnswered((reply) => { if (ONE_COLUMN.matches) reveal(reply?.seq); });
   // Back from a dead Wi-Fi: no need to wait for the next scheduled try.
   window.addEventListener("online", () => state.client?.reconnectNow());
   const fromAddress = readTokenFromAddress();

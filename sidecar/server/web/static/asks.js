@@ -20,6 +20,13 @@ export function onAsksChanged(callback) {
   asksChanged = callback;
 }
 
+/** What shows an answer's result (the card goes, and on a phone the log is far below it):
+ * called with the server's reply to this page's answer. */
+let answered = () => {};
+export function onAnswered(callback) {
+  answered = callback;
+}
+
 /** This page's errors on ask cards: ask id → how to write it in the page's language now
  * (a card drawn again after a language switch says it in the new one). */
 const errors = new Map();
@@ -413,8 +420,9 @@ async function answer_(item) {
     const message = { type: "roll", ruleset: event.ruleset, params: {}, answers: id,
       label: event.label ?? "", mode: event.mode ?? "public", options: {} };
     if (dice) message.dice = dice;
-    await state.client.request(message, { resend: true });
+    const reply = await state.client.request(message, { resend: true });
     typedFaces.delete(id);
+    answered(reply);
   } catch (failure) {
     errors.set(id, () => describeError(failure, event.ruleset));
     if (failure?.code === "bad_dice") badFaces.add(id);
