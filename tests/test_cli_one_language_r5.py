@@ -20,3 +20,10 @@ def test_a_seats_token_lists_its_asks_without_role():
         # (the note sheet list prints too: a player's view, and how to ask for the GM's)
         assert listed.stderr.strip() == "sidecar: vue de joueur (--role gm : celle du MJ)"
 
+
+def test_odds_says_a_refusal_as_roll_does():
+    done = sidecar("odds", "seuil", "--locale", "fr")
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "sidecar: paramètre « Seuil » ('threshold') : est obligatoire [invalid_params]")
+
