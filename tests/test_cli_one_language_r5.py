@@ -27,3 +27,12 @@ def test_odds_says_a_refusal_as_roll_does():
     assert done.stderr.strip() == (
         "sidecar: paramètre « Seuil » ('threshold') : est obligatoire [invalid_params]")
 
+
+def test_verify_says_line_in_french(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text("pas du json\n")
+    for locale, expected in (("fr", "ÉCHEC : seq ? (ligne 1) : pas du JSON"),
+                             ("en", "FAILED: seq ? (line 1): not JSON")):
+        done = sidecar("verify", str(log), "--locale", locale, cwd=tmp_path)
+        assert done.returncode == 1
+        assert expected in done.stdout + done.stderr
