@@ -118,7 +118,11 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 async def _ask_command(args: argparse.Namespace) -> int:
-    async with joined(args) as (client, welcome):
+    # ``list`` is for anyone, as ``sheet list``: without --role, a seat's token (refused
+    # as the GM's) joins as that player and lists its own asks.
+    listing = args.ask_command == "list"
+    async with joined(args, role=args.role or "gm",
+                      or_player=listing and args.role is None) as (client, welcome):
         command = args.ask_command
         if command == "list":
             asks = await client.asks()

@@ -88,7 +88,8 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
     """Join the table of ``args`` and yield (client, welcome); connection and server
     errors become exit codes, and the client is closed however the command ends.
     ``or_player``: a token refused for the GM role joins again as a player (``sheet list``
-    without ``--role``, « pour tous »: a seat's token lists its own characters)."""
+    or ``ask list`` without ``--role``, « pour tous »: a seat's token lists its own
+    characters, its own asks)."""
     from websockets.exceptions import WebSocketException
 
     from sidecar.client import SidecarClient, SidecarError

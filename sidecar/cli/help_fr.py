@@ -81,6 +81,8 @@ CLIENT = {
     "default gm": "défaut gm",
     "default gm, else player (a seat's token: its own characters)":
         "défaut gm, sinon player (le jeton d'une place : ses propres personnages)",
+    "default gm, else player (a seat's token: its own asks)":
+        "défaut gm, sinon player (le jeton d'une place : ses propres demandes)",
     "default: player with --token, observer without":
         "défaut : player avec --token, observer sans",
     "GM or player token (or $SIDECAR_TOKEN)": "jeton de MJ ou de joueur (ou $SIDECAR_TOKEN)",

@@ -373,7 +373,10 @@ def _add_ask_commands(sub: Any) -> None:
     listing.set_defaults(func=cmd_ask)
     for command in (open_, cancel):
         _client_options(command, "gm")
-    _client_options(listing, "gm")
+    _client_options(listing, None)
+    for action in listing._actions:  # (whether --role was given: see cli.admin._ask_command)
+        if action.dest == "role":
+            action.help = "default gm, else player (a seat's token: its own asks)"
 
     answer = sub.add_parser("answer", help="a seat: answer an ask (the asked roll; asks "
                                            "which one in a terminal when no id is given)")

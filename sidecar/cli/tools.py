@@ -202,7 +202,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except ProtocolError as exc:
         message = exc.message_fr if args.locale == "fr" and exc.message_fr else exc.message
-        print(f"sidecar: {exc.code}: {message}", file=sys.stderr)
+        print(format_error(exc.code, message), file=sys.stderr)  # (as roll says it)
         return EXIT_ERROR
     if args.json:
         print(json.dumps(odds))

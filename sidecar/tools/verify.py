@@ -66,6 +66,8 @@ def describe(seq: Any, roll: str | None, field: str | None, why: str,
         f"{'champ' if fr else 'field'} {field}" if field else "") if part)
     colon = " : " if fr else ": "
     why = in_locale(why, locale)
+    if isinstance(seq, str):  # « ? (ligne 1) »: a line where no seq could be read
+        seq = in_locale(seq, locale)
     return f"seq {seq}{colon}{where}{colon}{why}" if where else f"seq {seq}{colon}{why}"
 
 
@@ -178,12 +180,13 @@ def events_of(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        where = said(f"? (line {number})", f"? (ligne {number})")  # (no seq read)
         try:
             message = json.loads(line)
         except ValueError:
-            raise Bad(f"? (line {number})", said("not JSON", "pas du JSON")) from None
+            raise Bad(where, said("not JSON", "pas du JSON")) from None
         if not isinstance(message, dict):
-            raise Bad(f"? (line {number})", said("not an event", "pas un événement"))
+            raise Bad(where, said("not an event", "pas un événement"))
         if message.get("type") == "history":
             for event in message.get("events", []):
                 yield {**event, PAGE: True}
