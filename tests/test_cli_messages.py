@@ -85,11 +85,15 @@ def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur():
 
     env = {k: v for k, v in os.environ.items() if k not in ("USER", "SIDECAR_TOKEN")}
     with ServeProcess() as server:
-        for role, token, name in (("gm", GM_TOKEN, "MJ"), ("player", PLAYER_TOKEN, "joueur")):
+        # (An English run names them in English, as the page names an English GM.)
+        for role, token, name, locale in (("gm", GM_TOKEN, "MJ", "fr"),
+                                          ("player", PLAYER_TOKEN, "joueur", "fr"),
+                                          ("gm", GM_TOKEN, "GM", "en"),
+                                          ("player", PLAYER_TOKEN, "player", "en")):
             done = subprocess.run([sys.executable, "-m", "sidecar", "roll", "dice", "expr=1d6",
                                    "--url", server.url, "--role", role, "--token", token,
-                                   "--json"], capture_output=True, text=True, env=env,
-                                  timeout=60)
+                                   "--json", "--locale", locale], capture_output=True,
+                                  text=True, env=env, timeout=60)
             assert done.returncode == 0, done.stderr
             assert f'"name": "{name}"' in done.stdout
 

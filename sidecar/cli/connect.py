@@ -125,9 +125,12 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
                              binary=not getattr(args, "text_frames", False),
                              reconnect=reconnect)
 
-    # Without --name nor $USER (Windows, a service): "MJ" for a GM, "joueur" otherwise.
+    # Without --name nor $USER (Windows, a service): « MJ » for a GM, « joueur » otherwise
+    # — "GM" and "player" for an English run, as the page names an English GM.
+    english = getattr(args, "locale", "fr") == "en"
     client = client_as(name or args.name or os.environ.get("USER")
-                       or ("MJ" if role == "gm" else "joueur"))
+                       or (("GM" if english else "MJ") if role == "gm"
+                           else ("player" if english else "joueur")))
     try:
         try:
             welcome = await client.connect()

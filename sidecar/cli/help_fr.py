@@ -75,7 +75,7 @@ CLIENT = {
         "processus servant les mêmes tables : répéter --url ou séparer par des virgules "
         "(essayées tour à tour, reprises après une coupure)",
     "table name (default demo)": "nom de la table (défaut demo)",
-    "your display name (default $USER, else MJ for a GM, joueur)":
+    "your display name (default $USER, else GM for a GM, player)":
         "votre nom affiché (défaut $USER, sinon MJ pour un MJ, joueur)",
     "default player": "défaut player",
     "default gm": "défaut gm",

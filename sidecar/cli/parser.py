@@ -36,7 +36,7 @@ def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -
                              "separate with commas (tried in turn, resumed on a drop)")
     parser.add_argument("--table", default="demo", help="table name (default demo)")
     parser.add_argument("--name", default=None,
-                        help="your display name (default $USER, else MJ for a GM, joueur)")
+                        help="your display name (default $USER, else GM for a GM, player)")
     parser.add_argument("--role", default=default_role, choices=ROLES,
                         help=f"default {default_role}" if default_role else
                         "default: player with --token, observer without")
