@@ -121,3 +121,12 @@ def test_an_ask_takes_a_named_level_in_english_too(server):
     asked = gm(server, "ask", "open", "Alice", "--ruleset", "seuil", "level=3",
                "threshold=Average", locale="en")
     assert asked.returncode == 0, asked.stderr
+
+
+def test_an_unknown_level_lists_the_names_the_reader_types() -> None:
+    """An English run's « known: … » lists the English names it accepts back (« Average »),
+    a French one the seed's (« Moyen »)."""
+    english = sidecar("odds", "seuil", "level=2", "threshold=foo", "--locale", "en")
+    assert "Average" in english.stderr and "Moyen" not in english.stderr, english.stderr
+    french = sidecar("odds", "seuil", "level=2", "threshold=foo")
+    assert "Moyen" in french.stderr and "Average" not in french.stderr, french.stderr

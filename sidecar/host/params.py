@@ -48,9 +48,16 @@ def _check_int(name: str, value: Any, spec: dict[str, Any]) -> int:
         names = spec.get("label_names")
         number = resolve_label(value, labels, names if isinstance(names, dict) else None)
         if number is None:
-            known = ", ".join(labels)
-            raise invalid_param(name, f"unknown label '{value[:40]}' (known: {known})",
-                                fr=f"libellé inconnu '{value[:40]}' (connus : {known})")
+            # Each language lists the names its reader types (« Moyen », "Average"): both
+            # are taken back (:func:`resolve_label`).
+            def said(label: str, locale: str) -> str:
+                named = (names or {}).get(label) if isinstance(names, dict) else None
+                text = named.get(locale) if isinstance(named, dict) else None
+                return text if isinstance(text, str) and text else label
+            known_en = ", ".join(said(label, "en") for label in labels)
+            known_fr = ", ".join(said(label, "fr") for label in labels)
+            raise invalid_param(name, f"unknown label '{value[:40]}' (known: {known_en})",
+                                fr=f"libellé inconnu '{value[:40]}' (connus : {known_fr})")
         return number
     if isinstance(value, bool) or not isinstance(value, int):
         expected = "an integer or a label" if labels else "an integer"
