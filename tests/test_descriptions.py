@@ -121,6 +121,16 @@ MALFORMED = {
         options_plugin('{"zone": {"type": "string", "choices": ["tete"], '
                        '"choice_labels": {"bras": "Bras"}}}'),
         "sidecar_options", None, "zone.choice_labels.bras", "is not one of the choices"),
+    "a level's name for no label": (
+        ruleset_plugin('{"n": {"type": "int", "labels": {"Facile": 1}, '
+                       '"label_names": {"Dur": {"fr": "Dur", "en": "Hard"}}}}'),
+        "sidecar_rulesets", "tour", "n.label_names.Dur", "is not one of the labels"),
+    "level names that are no map": (
+        ruleset_plugin('{"n": {"type": "int", "labels": {"Facile": 1}, "label_names": ["Easy"]}}'),
+        "sidecar_rulesets", "tour", "n.label_names", "must be a map from a label to its name"),
+    "choice labels that are no map": (
+        options_plugin('{"zone": {"type": "string", "choices": ["tete"], "choice_labels": 3}}'),
+        "sidecar_options", None, "zone.choice_labels", "must be a map from a choice to its label"),
 }
 
 

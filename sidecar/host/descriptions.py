@@ -148,19 +148,9 @@ class _Collector:
                          f"« {label} » vaut {number}, hors de min–max")
         # What people read for each label in their language (a request still sends the label
         # or its number): the ladder's « Facile » is "Easy" on an English page.
-        names = spec.get("label_names", {})
-        if not isinstance(names, dict):
-            self.add(name, prefix + "label_names", "must be a map from a label to its name",
-                     "doit être une table d'un libellé vers son nom")
-            return
-        for label, text in names.items():
-            if label not in labels:
-                self.add(name, f"{prefix}label_names.{label}", "is not one of the labels",
-                         "n'est pas l'un des libellés")
-            elif not is_text(text):
-                self.add(name, f"{prefix}label_names.{label}",
-                         'must be a string or {"fr": "...", "en": "..."}',
-                         'doit être une chaîne ou {"fr": "...", "en": "..."}')
+        self.names_of(name, spec, "label_names", labels, prefix,
+                      ("a label to its name", "the labels"),
+                      ("un libellé vers son nom", "des libellés"))
 
     def count(self, name: str, spec: dict[str, Any], key: str, prefix: str = "") -> None:
         if key in spec and not (_is_int(spec[key]) and spec[key] >= 1):
@@ -197,21 +187,29 @@ class _Collector:
                 self.add(name, prefix + "choices", "holds the same choice twice",
                          "contient deux fois le même choix")
         if "choice_labels" in spec:
-            labels = spec["choice_labels"]
             choices = spec.get("choices")
-            if not isinstance(labels, dict):
-                self.add(name, prefix + "choice_labels",
-                         "must be a map from a choice to its label",
-                         "doit être une table d'un choix vers son libellé")
-                return
-            for choice, label in labels.items():
-                if not isinstance(choices, list) or choice not in choices:
-                    self.add(name, f"{prefix}choice_labels.{choice}", "is not one of the choices",
-                             "n'est pas l'un des choix")
-                elif not is_text(label):
-                    self.add(name, f"{prefix}choice_labels.{choice}",
-                             'must be a string or {"fr": "...", "en": "..."}',
-                             'doit être une chaîne ou {"fr": "...", "en": "..."}')
+            self.names_of(name, spec, "choice_labels",
+                          choices if isinstance(choices, list) else (), prefix,
+                          ("a choice to its label", "the choices"),
+                          ("un choix vers son libellé", "des choix"))
+
+    def names_of(self, name: str, spec: dict[str, Any], key: str, known: Any, prefix: str,
+                 en: tuple[str, str], fr: tuple[str, str]) -> None:
+        """``label_names`` and ``choice_labels``: a map from each of ``known`` (the labels,
+        the choices) to what people read for it, a string or ``{"fr", "en"}``."""
+        names = spec.get(key, {})
+        if not isinstance(names, dict):
+            self.add(name, prefix + key, f"must be a map from {en[0]}",
+                     f"doit être une table d'{fr[0]}")
+            return
+        for each, text in names.items():
+            if each not in known:
+                self.add(name, f"{prefix}{key}.{each}", f"is not one of {en[1]}",
+                         f"n'est pas l'un {fr[1]}")
+            elif not is_text(text):
+                self.add(name, f"{prefix}{key}.{each}",
+                         'must be a string or {"fr": "...", "en": "..."}',
+                         'doit être une chaîne ou {"fr": "...", "en": "..."}')
 
     def item(self, name: str, spec: dict[str, Any], kind: str) -> None:
         """``item``: the description of each value of a ``list`` of integers or a map."""
