@@ -187,7 +187,12 @@ async function join(event) {
   client.on("seat", addNote);
   client.on("ask", (event) => keepPlace(() => addNote(event))); // (the player reads on)
   client.on("session", addNote);
-  client.on("epoch", (event) => { addNote(event); onEpoch(event, client, renderLog); });
+  client.on("epoch", (event) => {
+    addNote(event);
+    // A reveal's check asks the history: at a server's clean stop (it reveals, then goes) that
+    // request fails at the cut. The rolls then stay unmarked; the badge says the page is offline.
+    onEpoch(event, client, renderLog).catch(() => {});
+  });
   client.on("welcome", (welcome) => {
     const before = state.welcome;
     state.welcome = welcome;
