@@ -159,3 +159,42 @@ def test_a_request_pending_at_a_restart_leaves_no_error_in_the_console(
         gm.close(server_went_away=True)
     finally:
         server.stop()
+
+
+# -- item 6: odds asked only for a form that can have some -----------------------------------------
+
+def test_the_gms_phone_page_asks_no_odds_the_server_must_refuse(browser: Any,
+                                                                 tmp_path: Any) -> None:
+    """The GM's evening on a phone: joining, picking each game, filling a roll field by
+    field, emptying a required one. Each odds request the page sends is one the server
+    answers (a refused one is a line in the host's log for nothing)."""
+    server = serve_on(free_port(), tmp_path / "journal.db")
+    base = server.url.replace("ws://", "http://").rsplit("/ws", 1)[0]
+    try:
+        gm = TablePage(browser, base, table="cotes", name="Morgane", role="gm",
+                       token=GM_TOKEN, viewport=PHONE)
+        page = gm.page
+        page.evaluate("""() => { const client = window.sidecarTable.client;
+            const odds = client.odds.bind(client);
+            window.refusedOdds = [];
+            client.odds = (...args) => odds(...args).catch((error) => {
+                window.refusedOdds.push([args[0], JSON.stringify(args[1]), error.code,
+                                         error.message]);
+                throw error; }); }""")
+        for ruleset in page.eval_on_selector_all("#ruleset option", "o => o.map(n => n.value)"):
+            if ruleset:
+                page.select_option("#ruleset", ruleset)
+                page.wait_for_timeout(400)  # (the page's debounce: its odds request, if any)
+        page.select_option("#ruleset", "oweens")
+        gm.fill_params({"dice": 3})
+        gm.odds_shown()
+        page.fill("#param-dice", "")
+        page.wait_for_timeout(400)
+        # What the odds wait for is said, in the field's words, nothing red.
+        assert "Dés" in page.text_content("#odds-note"), page.text_content("#odds-note")
+        assert page.get_attribute("#param-dice", "aria-invalid") != "true"
+        refused = page.evaluate("() => window.refusedOdds")
+        assert refused == [], "\n".join(map(str, refused))
+        gm.close()
+    finally:
+        server.stop()

@@ -16,8 +16,8 @@ import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
 import { gapLines, learnGap, learnPage } from "./gaps.js";
 import {
   addListedCharacters, applyOutcomeSheet, applySheetEvent, applyTargetSheets, chooseCharacter,
-  configureCharacters, currentCharacter, noteActed, refreshQuickRolls, renderCharacterPanel,
-  resetCharacters, sheetPlan,
+  configureCharacters, currentCharacter, neededWithoutCharacter, noteActed, refreshQuickRolls,
+  renderCharacterPanel, resetCharacters, sheetPlan,
 } from "./characters.js";
 import {
   buildField, buildOptionFieldsets, fieldId as fieldIdIn, layoutFields, optionsFor, readFields,
@@ -543,6 +543,9 @@ async function refreshOdds() {
   if (!state.client || state.client.state !== "open") return;
   const ticket = ++state.oddsTicket;
   const { ruleset, params, missing } = readForm();
+  // Without a character, what its sheet would give is needed too: odds the server must refuse
+  // are not asked for (each refusal is a line in the host's log).
+  if (!currentCharacter()) missing.push(...neededWithoutCharacter(ruleset).filter((name) => !(name in params)));
   if (missing.length) {
     showOdds(null, oddsPrompt(ruleset, missing), oddsAbout(ruleset));
     return;
