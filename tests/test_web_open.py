@@ -178,7 +178,7 @@ def test_the_gm_asks_a_roll_the_player_answers_from_the_card(browser: Any,
     player.page.wait_for_selector(f'#asks .ask-card[data-ask="{ask_id}"]', state="detached")
     # Everyone's log says the GM asked.
     note = player.page.locator('#log .entry-ask[data-op="open"]')
-    assert "demande un jet" in note.text_content() and "Perception" in note.text_content()
+    assert "demande à Aengus un jet" in note.text_content() and "Perception" in note.text_content()
 
     # A second ask, cancelled by the GM: the player's card goes.
     second = ask(gm, ["Aengus"], "Vigilance", {"target": 4})

@@ -93,7 +93,9 @@ class Transport:
 
     async def _send_error(self, session: ClientSession, error: ProtocolError,
                           rid: Any = None) -> None:
-        self.log_throttle.log(logging.INFO, f"error {error.code}", "error %s to %s: %s",
+        # (A plain invalid_params is the client's own business — a form being filled —: debug.)
+        self.log_throttle.log(logging.DEBUG if error.code == "invalid_params" else logging.INFO,
+                              f"error {error.code}", "error %s to %s: %s",
                               error.code, session.peer, error.message)
         await self._send(session, error.to_message(locale=session.locale, request_id=rid))
 

@@ -16,8 +16,8 @@ import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
 import { gapLines, learnGap, learnPage } from "./gaps.js";
 import {
   addListedCharacters, applyOutcomeSheet, applySheetEvent, applyTargetSheets, chooseCharacter,
-  configureCharacters, currentCharacter, noteActed, refreshQuickRolls, renderCharacterPanel,
-  resetCharacters, sheetPlan,
+  configureCharacters, currentCharacter, neededWithoutCharacter, noteActed, refreshQuickRolls,
+  renderCharacterPanel, resetCharacters, sheetPlan,
 } from "./characters.js";
 import {
   buildField, buildOptionFieldsets, fieldId as fieldIdIn, layoutFields, optionsFor, readFields,
@@ -187,7 +187,12 @@ async function join(event) {
   client.on("seat", addNote);
   client.on("ask", (event) => keepPlace(() => addNote(event))); // (the player reads on)
   client.on("session", addNote);
-  client.on("epoch", (event) => { addNote(event); onEpoch(event, client, renderLog); });
+  client.on("epoch", (event) => {
+    addNote(event);
+    // A reveal's check asks the history: at a server's clean stop (it reveals, then goes) that
+    // request fails at the cut. The rolls then stay unmarked; the badge says the page is offline.
+    onEpoch(event, client, renderLog).catch(() => {});
+  });
   client.on("welcome", (welcome) => {
     const before = state.welcome;
     state.welcome = welcome;
@@ -538,6 +543,9 @@ async function refreshOdds() {
   if (!state.client || state.client.state !== "open") return;
   const ticket = ++state.oddsTicket;
   const { ruleset, params, missing } = readForm();
+  // Without a character, what its sheet would give is needed too: odds the server must refuse
+  // are not asked for (each refusal is a line in the host's log).
+  if (!currentCharacter()) missing.push(...neededWithoutCharacter(ruleset).filter((name) => !(name in params)));
   if (missing.length) {
     showOdds(null, oddsPrompt(ruleset, missing), oddsAbout(ruleset));
     return;

@@ -211,11 +211,12 @@ export function sideText(event, target) {
   }).join(" · ");
 }
 
-/** Every side's own values, for a reader who is no side (the GM's log line): « Ervald : … ; Tam : … ». */
+/** Every side's own values, for a reader who is no side (the GM's log line): « Ervald : … ; Tam : … »,
+ * "Ervald: …; Tam: …" in English. */
 export function sidesText(event) {
   if (!differing(event).length || (!isGm() && asksMe(event))) return ""; // (a side reads its own)
   return (event.to ?? []).map((target) => t("ask.side.values", { name: target.character || target.seat,
-    values: sideText(event, target) })).join(" ; ");
+    values: sideText(event, target) })).join(state.lang === "fr" ? " ; " : "; "); // (French typography)
 }
 
 /** The seqs of the answers the cards show (an answer is an outcome in the join's language). */
@@ -267,10 +268,20 @@ function answerText(answer, event) {
     if (answer.open === true) pieces.push(t("ask.deciding"));
     return pieces.filter(Boolean).join(" — ");
   }
-  const pieces = [answer.success ? t("kind.success") : t("kind.failure")];
-  if (typeof answer.margin === "number") pieces.push(t("ask.margin", { margin: answer.margin }));
+  // Known only as the ask's side (a page opened after the answer): its result's own word
+  // (« Bourde ») and its margin in the ruleset's words (`margin_labels`: « MR 2 », a
+  // failure's shortfall « ME 3 », as the CLI and the live card's text say), else the page's.
+  const pieces = [local(answer.label) || (answer.success ? t("kind.success") : t("kind.failure"))];
+  if (typeof answer.margin === "number") pieces.push(marginText(answer, event));
   if (answer.open) pieces.push(t("ask.deciding"));
   return pieces.join(" · ");
+}
+
+/** A side's margin as its game says it (« MR 2 », « ME 3 »), else « marge 2 ». */
+function marginText(side, event) {
+  const own = rulesetByName(event?.ruleset)?.margin_labels?.[side.success ? "success" : "failure"];
+  if (!own) return t("ask.margin", { margin: side.margin });
+  return `${local(own)} ${side.success ? side.margin : -side.margin}`;
 }
 
 /** An outcome's text without its heading (« Léa — Escalader le mur : »): the card's line

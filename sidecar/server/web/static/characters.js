@@ -147,9 +147,18 @@ function words(...texts) {
 /** A param the sheet supplies: named like a sheet field, or described as needed only
  * without a character (O'Ween's `dice`, the ladder's `level`, Bloodlust's `pool`…). */
 function supplies(name, spec, schema) {
-  if (name in schema) return true;
-  const text = `${spec.description?.en ?? ""} ${spec.description?.fr ?? ""}`;
-  return /required without a character|obligatoire sans personnage/i.test(text);
+  return name in schema || neededWithout(spec);
+}
+
+/** A param its ruleset says a roll without a character needs (« obligatoire sans personnage »). */
+const neededWithout = (spec) => /required without a character|obligatoire sans personnage/i
+  .test(`${spec.description?.en ?? ""} ${spec.description?.fr ?? ""}`);
+
+/** The params of `ruleset` a roll without a character needs (Bloodlust's `pool`, O'Ween's
+ * `dice`): the server refuses odds without them, so the page does not ask for any. */
+export function neededWithoutCharacter(ruleset) {
+  return Object.entries(rulesetByName(ruleset)?.params ?? {})
+    .filter(([, spec]) => !("default" in spec) && neededWithout(spec)).map(([name]) => name);
 }
 
 /**

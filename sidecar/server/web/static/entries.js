@@ -175,11 +175,13 @@ export function renderNote(event) {
     what = event.op === "turn" ? t("log.turn", { turn: event.turn })
       : t("log.session", { number: event.number });
   } else if (event.type === "ask") {
-    what = t(`log.ask.${event.op}`);
+    // One sentence as each language says it: « demande à Aengus un jet « Escalade » », "asks
+    // Aengus for a roll: “Climb”" (t() elides a « de {names} » where a wording has one).
     const names = (event.to ?? []).map((target) => target.character || target.seat).join(", ");
+    what = t(names ? `log.ask.${event.op}.to` : `log.ask.${event.op}`, { names });
+    if (event.label) what = t("log.ask.labelled", { what });
     const asked = event.op === "open" ? askedText(event) : "";
     details = [event.label ? el("span", { class: "target", text: quoted(event.label) }) : null,
-      names ? el("span", { class: "why", text: t("log.ask.to", { names }) }) : null,
       asked ? el("span", { class: "ask-what", text: t("ask.what", { what: asked }) }) : null,
       event.op === "open" && sidesText(event) ? el("span", { class: "ask-sides-what", text: sidesText(event) }) : null,
       event.targets?.length ? el("span", { class: "why", text: askTargetsText(event) }) : null];

@@ -9,12 +9,12 @@ const KINDS = ["botch", "failure", "narrow", "success", "critical"];
 const PARTS = ["narrow", "success", "critical"];
 const FAILURES = ["botch", "failure"];
 
+/** A probability as the page's language writes it: « 33 % », « < 0,1 % » in French (a space
+ * before %, a decimal comma), "33%", "< 0.1%" in English. */
 export function percent(p) {
-  if (p === 0) return "0 %";
-  if (p === 1) return "100 %";
-  if (p < 0.001) return "< 0,1 %".replace(",", state.lang === "fr" ? "," : ".");
-  const text = (p * 100).toFixed(p < 0.1 ? 1 : 0);
-  return `${state.lang === "fr" ? text.replace(".", ",") : text} %`;
+  const french = state.lang === "fr";
+  const text = p === 0 ? "0" : p === 1 ? "100" : p < 0.001 ? "< 0.1" : (p * 100).toFixed(p < 0.1 ? 1 : 0);
+  return french ? `${text.replace(".", ",")} %` : `${text}%`;
 }
 
 /** A kind's name in the odds: the ruleset's own word when it gives one (`kind_labels`:
