@@ -159,3 +159,29 @@ def test_a_sheet_left_blank_supplies_nothing_to_refuse():
             rolled = await player.roll("bloodlust", {"pool": 6}, character="Aengus")
             assert rolled["type"] == "outcome" and rolled["result"]["pool"] == 6, rolled
     run(scenario())
+
+
+def test_a_players_ladder_chance_other_than_the_sheets_is_forbidden():
+    """The ladder's ``chance`` (the sheet's Chance, which decides whether a reroll or a
+    sacrifice is offered or allowed) follows the rule too: a player typing another value
+    is refused before any die; the sheet's own value passes; a GM keeps the override."""
+    async def scenario():
+        async with running_server() as server:
+            values = {"caracteristiques": {"geste": 3}, "chance": 1}
+            gm, player = await _table(server, "ladder", values)
+            params = {"characteristic": "geste", "difficulty": 2}
+            refused = await _refused(gm, player, "ladder", {**params, "chance": 5}, "chance")
+            assert refused["message"].startswith(
+                "« Chance actuelle » vient de la fiche d'Aengus (1) : seul le MJ peut le "
+                "changer"), refused
+            # A standing reroll a Chance of 1 does not allow, typed as if the sheet had 5.
+            await _refused(gm, player, "ladder", {**params, "chance": 5, "reroll": True},
+                           "chance")
+            same = await player.roll("ladder", {**params, "chance": 1}, character="Aengus")
+            assert same["type"] == "outcome", same
+            if same.get("choices"):  # (one open roll per character: decided first)
+                await gm.request({"type": "react", "id": "k", "roll": same["roll"],
+                                  "choice": same["default"]})
+            gm_roll = await gm.roll("ladder", {**params, "chance": 5}, character="Aengus")
+            assert gm_roll["type"] == "outcome", gm_roll
+    run(scenario())
