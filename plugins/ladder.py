@@ -39,6 +39,7 @@ from sidecar.rulesets.sheets import (
     counter,
     field,
     pick,
+    refuse_sheet_override,
     refuse_sheet_param,
     required_without_sheet,
 )
@@ -431,6 +432,11 @@ def offer_gm(outcome: Outcome, sheet: dict[str, Any] | None) -> None:
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
+    # A player may type only the Chance its sheet gives (docs/RULESETS.md): it decides
+    # whether a reroll or a sacrifice is allowed, so it is checked before them.
+    if roll.sheet is not None:
+        refuse_sheet_override(roll, "chance", PARAMS["chance"]["label"],
+                              roll.sheet.get("chance"))
     _check(p, roll.sheet)
     # A player may type only the level its sheet gives (docs/RULESETS.md).
     refuse_sheet_param(roll, "level", PARAMS["level"]["label"], "characteristic",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.protocol.errors import MUST_BE_BOOL, ProtocolError, bad_field
+from sidecar.protocol.manual import manual_mark
 from sidecar.protocol.text import control_problem, folded, heading, localized, normalized
 
 PROTOCOL_VERSION = 1
@@ -842,12 +843,14 @@ def outcome_message(event: dict[str, Any], locale: str, *, hidden: bool = False,
             # Only those who see the faces get what checks them (a blind roll's roller
             # does not even learn its position).
             message["proof"] = proof
-        # Faces a person typed, marked for whoever sees them (a provable table keeps who
-        # in the proof, a secure one in ``entered_by``).
-        entered = event.get("entered_by") or (proof.get("by") if proof is not None
-                                               and proof.get("manual") else None)
-        if entered is not None:
-            message["manual"] = {"by": entered}
+        # Faces a person typed, marked for whoever sees them: which, and who (a provable
+        # table keeps who in the proof, a secure one in ``entered_by``; a decision its
+        # open roll's typed faces too, in ``manual_dice``).
+        if "entered_by" in event or "manual_dice" in event or (
+                proof is not None and proof.get("manual")):
+            mark = manual_mark(event)
+            if mark is not None:
+                message["manual"] = mark
     if duplicate:
         message["duplicate"] = True
     return message

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+import sidecar.rulesets.oweens
 import sidecar.rulesets.sheets
 from tests.helpers import Peer, run, running_server
 
@@ -84,9 +85,10 @@ def test_a_players_d6code_code_other_than_the_skills_is_forbidden():
     run(scenario())
 
 
-def test_verify_takes_an_old_journals_player_override_as_its_word(tmp_path, monkeypatch):
-    """A journal written before the rule (a server that let a player type 9 dice) still
-    verifies: the re-run takes what the journal accepted then."""
+def _journal_with_an_override(tmp_path, monkeypatch, version: str | None):
+    """An export of a table where a player typed 9 dice for Aengus (the sheet: 3), on a
+    server that let it through, its epoch recording oweens at ``version`` (``None``: the
+    installed one)."""
     db = str(tmp_path / "journal.db")
 
     async def scenario():
@@ -99,14 +101,41 @@ def test_verify_takes_an_old_journals_player_override_as_its_word(tmp_path, monk
 
     with monkeypatch.context() as old_server:  # (the rule as it was: any typed value wins)
         old_server.setattr(sidecar.rulesets.sheets, "sheet_override_allowed", lambda roll: True)
+        if version is not None:
+            old_server.setattr(sidecar.rulesets.oweens, "__version__", version)
         run(scenario())
     out = tmp_path / "export.jsonl"
     subprocess.run([sys.executable, "-m", "sidecar", "export", "--table", "pub", "--db", db,
                     "--output", str(out)], check=True, capture_output=True, timeout=60)
-    done = subprocess.run([sys.executable, "-m", "sidecar", "verify", "--locale", "en",
+    return out
+
+
+def _verify(out, locale: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sidecar", "verify", "--locale", locale,
                            str(out)], capture_output=True, text=True, timeout=120)
+
+
+def test_verify_takes_an_old_journals_player_override_as_its_word(tmp_path, monkeypatch):
+    """A journal written before the rule (oweens 1.0, a server that let a player type 9
+    dice) still verifies: the re-run takes what the journal accepted then."""
+    out = _journal_with_an_override(tmp_path, monkeypatch, "1.0")
+    done = _verify(out, "en")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 roll checked" in done.stdout or "1 rolls checked" in done.stdout, done.stdout
+
+
+def test_verify_fails_a_player_override_journaled_under_the_rule(tmp_path, monkeypatch):
+    """Under oweens 1.1 (the rule came with it; the epoch records the version its rolls
+    were resolved by) a player's roll typing another value than the sheet's is no
+    journal's word: the server should have refused it, and verify says so, in each
+    language."""
+    out = _journal_with_an_override(tmp_path, monkeypatch, None)
+    for locale, wanted in (("en", "a player may not type what the sheet supplies"),
+                           ("fr", "un joueur ne peut pas saisir ce que la fiche donne")):
+        done = _verify(out, locale)
+        assert done.returncode != 0, done.stdout + done.stderr
+        assert wanted in done.stdout + done.stderr, done.stdout + done.stderr
+        assert "oweens 1.1" in done.stdout + done.stderr
 
 
 @pytest.mark.parametrize(("ruleset", "values", "params", "field", "own", "other"), [
@@ -158,4 +187,30 @@ def test_a_sheet_left_blank_supplies_nothing_to_refuse():
             gm, player = await _table(server, "bloodlust", {})  # no groupement
             rolled = await player.roll("bloodlust", {"pool": 6}, character="Aengus")
             assert rolled["type"] == "outcome" and rolled["result"]["pool"] == 6, rolled
+    run(scenario())
+
+
+def test_a_players_ladder_chance_other_than_the_sheets_is_forbidden():
+    """The ladder's ``chance`` (the sheet's Chance, which decides whether a reroll or a
+    sacrifice is offered or allowed) follows the rule too: a player typing another value
+    is refused before any die; the sheet's own value passes; a GM keeps the override."""
+    async def scenario():
+        async with running_server() as server:
+            values = {"caracteristiques": {"geste": 3}, "chance": 1}
+            gm, player = await _table(server, "ladder", values)
+            params = {"characteristic": "geste", "difficulty": 2}
+            refused = await _refused(gm, player, "ladder", {**params, "chance": 5}, "chance")
+            assert refused["message"].startswith(
+                "« Chance actuelle » vient de la fiche d'Aengus (1) : seul le MJ peut le "
+                "changer"), refused
+            # A standing reroll a Chance of 1 does not allow, typed as if the sheet had 5.
+            await _refused(gm, player, "ladder", {**params, "chance": 5, "reroll": True},
+                           "chance")
+            same = await player.roll("ladder", {**params, "chance": 1}, character="Aengus")
+            assert same["type"] == "outcome", same
+            if same.get("choices"):  # (one open roll per character: decided first)
+                await gm.request({"type": "react", "id": "k", "roll": same["roll"],
+                                  "choice": same["default"]})
+            gm_roll = await gm.roll("ladder", {**params, "chance": 5}, character="Aengus")
+            assert gm_roll["type"] == "outcome", gm_roll
     run(scenario())

@@ -119,6 +119,10 @@ class Requests:
         asked = copy_params(roll.params)
 
         async def steps(perform: Perform) -> None:
+            if roll.character is not None and table.open_rolls:
+                # An open roll as the character that the member may not see takes its
+                # default first: refusing would tell them what its dice decided.
+                await self._default_first(table, member, roll.character, perform)
             self.core.attach_sheet(ticket)
             roll.params = copy_params(asked)
             source = None
@@ -285,19 +289,24 @@ class Requests:
                       ticket: RollTicket | None = None) -> None:
         """A decision on an open roll, by ``member`` (``None``: the default, in time)."""
         async def steps(perform: Perform) -> None:
-            react = self.core.begin_react(table, member, request)
-            reopened, roll, outcome = self.core.reopen(react)
-            source = None
-            if self.core.provable and react.dice is None:
-                if not self.core.epoch_ready(table):  # (checked first: every roll passes)
-                    await self._epoch_for_dice(table, perform)
-                source = self.core.roll_dice(table, member, react.event)
-            resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
-                                                   table.state, source=source)
-            await perform(self.core.number(reopened, resolution, now=time.time(),
-                                           reaction=react, source=source,
-                                           manual=react.dice is not None))
+            await self._decision(table, member, request, perform)
         await self._perform(table, steps, session=session, ticket=ticket)
+
+    async def _decision(self, table: Table, member: Member | None, request: ReactRequest,
+                        perform: Perform) -> None:
+        """The steps of a decision (the caller holds the table's turn)."""
+        react = self.core.begin_react(table, member, request)
+        reopened, roll, outcome = self.core.reopen(react)
+        source = None
+        if self.core.provable and react.dice is None:
+            if not self.core.epoch_ready(table):  # (checked first: every roll passes)
+                await self._epoch_for_dice(table, perform)
+            source = self.core.roll_dice(table, member, react.event)
+        resolution = await self.pipeline.react(roll, outcome, react.choice, react.dice,
+                                               table.state, source=source)
+        await perform(self.core.number(reopened, resolution, now=time.time(),
+                                       reaction=react, source=source,
+                                       manual=react.dice is not None))
 
     async def _history(self, session: ClientSession, request: HistoryRequest) -> None:
         table, member = session.table, session.member

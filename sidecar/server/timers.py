@@ -13,9 +13,10 @@ from sidecar.host.pipeline import RollPipeline
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.messages import ReactRequest
 from sidecar.server.runner import Perform
-from sidecar.stores.base import DuplicateRequest, StoreUnavailable
+from sidecar.stores.base import DuplicateRequest, StaleTable, StoreUnavailable
 from sidecar.table.core import TableCore
-from sidecar.table.tables import Table
+from sidecar.table.tables import Member, Table
+from sidecar.table.targeting import hidden_open_roll
 
 log = logging.getLogger("sidecar.server")
 
@@ -90,6 +91,35 @@ class Timers:
         # roll closes as it stands, else its character could never roll again (one open
         # roll per character, contract §8).
         await self._close_as_it_stands(table, roll_id, failed=why or True)
+
+    async def _default_first(self, table: Table, member: Member, character: str,
+                             perform: Perform) -> None:
+        """Before ``member``'s roll as ``character`` (in its turn): each open roll as it
+        hidden from ``member`` takes its default now, as its time running out would —
+        journaled with the roll's own visibility —, or closes as it stands when its default
+        cannot be taken (or leaves it open again). Whether that roll was open is its dice's
+        secret: the member's roll goes on either way (contract §7, 1.2; §8.5)."""
+        tried: set[str] = set()
+        while (roll_id := hidden_open_roll(table, character, member)) is not None:
+            default = table.open_rolls[roll_id].get("default")
+            failed: ProtocolError | bool | None = None
+            if default is not None and roll_id not in tried:
+                tried.add(roll_id)
+                try:
+                    await self._decision(table, None, ReactRequest(roll=roll_id,
+                                                                   choice=default), perform)
+                    continue
+                except ProtocolError as error:
+                    if error.code == "store_unavailable":
+                        raise  # (nothing wrong with the roll: the member's is not written)
+                    failed = error
+                except (StaleTable, DuplicateRequest):
+                    raise
+                except Exception:
+                    log.exception("open roll %s at %s: its default failed", roll_id,
+                                  table.name)
+                    failed = True
+            await perform(self.core.close_open_roll(table, roll_id, failed=failed))
 
     async def _close_as_it_stands(self, table: Table, roll_id: str,
                                   failed: ProtocolError | bool | None) -> None:

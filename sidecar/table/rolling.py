@@ -16,6 +16,7 @@ from sidecar.host.spending import taken_as_far_as_held, unpaid_note
 from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import outcome_details, outcome_event
+from sidecar.protocol.manual import decision_typed
 from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
 from sidecar.protocol.text import elide
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
@@ -231,6 +232,14 @@ class Rolling(Targeting):
             opened)
         if entered is not None:
             event["entered_by"] = entered
+        if reaction is not None and event["dice"]:
+            # Which of the decision's faces were typed: its open roll's typed ones, where
+            # they are shown, and its own when typed (drawn faces are the server's).
+            typed = decision_typed(event["dice"], reaction.event, resolution.drawn,
+                                   {"name": ticket.member.name, "role": ticket.member.role}
+                                   if manual else None)
+            if typed or manual:
+                event["manual_dice"] = typed
         if targeted is not None:
             event["targets"], event["effects"], event["target_sheets"] = targeted[:3]
         if opened is not None:  # (left open again: its record is the new event)

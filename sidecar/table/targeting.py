@@ -90,16 +90,35 @@ def open_roll_of(table: Table, character: str) -> int | None:
     return None
 
 
+def hidden_from(member: Member, event: dict[str, Any]) -> bool:
+    """Whether ``member`` may not see all of the open roll ``event`` — a GM's ``gm`` or
+    ``blind`` roll made as the member's character, the member's own ``blind`` roll —:
+    then whether it is open is its dice's secret, kept from the member."""
+    return audience(event["mode"], member.key, identity(event["by"])) != FULL
+
+
+def hidden_open_roll(table: Table, character: str, member: Member) -> str | None:
+    """The id of the open roll made as ``character`` when it is hidden from ``member``
+    (:func:`hidden_from`): the member's roll as the character takes its default first
+    instead of being refused (the refusal would tell the member what the dice decided,
+    contract §7, 1.2)."""
+    for roll_id, event in table.open_rolls.items():
+        if event.get("character") == character and hidden_from(member, event):
+            return roll_id
+    return None
+
+
 def refuse_if_open(table: Table, character: str, member: Member | None = None) -> None:
     """``invalid_params`` (``field: "character"``, ``open``: its seq) when ``character``
     already has a roll waiting for a decision: a second one would be rolled against the
     values the first has not spent yet. Told as ``member`` may act on it: « décidez-le
-    d'abord » to who may decide it, else that a GM must (issue 29)."""
+    d'abord » to who may decide it, else that a GM must (issue 29). Not when that roll is
+    hidden from ``member`` (:func:`hidden_open_roll`): it takes its default first."""
     if not table.open_rolls:
         return
     event = next((e for e in table.open_rolls.values() if e.get("character") == character),
                  None)
-    if event is None:
+    if event is None or (member is not None and hidden_from(member, event)):
         return
     seq = int(event["seq"])
     if member is None or decides(table, member, event):

@@ -38,7 +38,8 @@ from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.text import localized
 from sidecar.table.core import cooperate, oppose
 from sidecar.table.visibility import identity
-from sidecar.tools.words import MISSING_BEFORE, Said, said
+from sidecar.tools.overrides import made_under_rule
+from sidecar.tools.words import MISSING_BEFORE, Said, override_refused, said
 
 #: The end of the note an outcome carries about an extension that failed on it (see
 #: :func:`sidecar.host.pipeline.failure_note`): such a roll was resolved without that extension.
@@ -543,12 +544,21 @@ class Replay:
                 "it would have done is unknown", "une extension a échoué sur le serveur "
                 "pour ce jet (sa note le dit) : ce qu'elle aurait fait est inconnu"))
         first: Mismatch | None = None
+        # A player's override of what the sheet supplies is the journal's word only in a
+        # roll made before the rule (sidecar.tools.overrides).
+        ruled = made_under_rule(event, settings, host) if opened is None else None
         for candidate in faces:
             for by_hand in manual:
                 try:
                     resolution = self._resolve(pipeline, event, opened, values, candidate,
-                                               by_hand)
+                                               by_hand, journaled=ruled is None)
                 except ProtocolError as error:
+                    if ruled is not None and error.code == "forbidden":
+                        # (refused before any die, whatever the faces)
+                        raise Mismatch(
+                            str((error.details or {}).get("field") or "params"),
+                            override_refused(*ruled, error.message,
+                                             error.message_fr or error.message)) from None
                     problem: Mismatch | None = Mismatch(
                         "dice" if error.code == "bad_dice" else
                         str((error.details or {}).get("field") or "params"),
@@ -581,7 +591,9 @@ class Replay:
 
     def _resolve(self, pipeline: RollPipeline, event: dict[str, Any],
                  opened: dict[str, Any] | None, values: dict[str, Any] | None,
-                 faces: list[int], manual: bool) -> Resolution:
+                 faces: list[int], manual: bool, *, journaled: bool = True) -> Resolution:
+        """Resolve ``event`` again (``opened``: the open roll it decides). ``journaled``:
+        a player's value overriding the sheet's is taken as the journal's word."""
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
         sheet = deep_copy(values) if values is not None else None
@@ -595,7 +607,7 @@ class Replay:
             roll.session, roll.turn = self.session, self.turn
             roll.targets = self._targets(event)
             roll.asked = "answers" in event
-            roll.journaled = True  # (a player's typed value, accepted then, is its word)
+            roll.journaled = journaled  # (a player's typed value, accepted then: its word)
             return self._loop.run_until_complete(
                 pipeline.run(roll, dice=faces, table_state=self.state))
         roll = Roll(ruleset=opened["ruleset"], params=deep_copy(opened["params"]),

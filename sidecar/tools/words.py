@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sidecar.protocol.text import elide
+
 
 class Said(str):
     """An English reason that carries its French (:attr:`fr`). Joined with ``+`` to
@@ -41,3 +43,13 @@ def in_locale(text: Any, locale: str | None) -> str:
 #: Added to a reason when the events before the one checked are not all in the file.
 MISSING_BEFORE = said(" (events before it are not in this file)",
                       " (les événements qui le précèdent ne sont pas dans ce fichier)")
+
+
+def override_refused(plugin: str, version: str, message_en: str, message_fr: str) -> Said:
+    """A player's roll that typed another value than its sheet's, journaled by ``plugin``
+    at ``version`` (under the rule): the refusal the server should have given."""
+    return said(f"a player may not type what the sheet supplies (the rule of {plugin} "
+                f"{version}): the server should have refused this roll ({message_en})",
+                f"un joueur ne peut pas saisir ce que la fiche donne (la règle "
+                f"{elide('de', plugin)} {version}) : le serveur aurait dû refuser ce jet "
+                f"({message_fr})")
