@@ -1,0 +1,157 @@
+"""An ask may name a GM's NPC (issue 29 follow-up): the evening's most common opposed
+roll is a PC against an NPC (seed 003's « jet en opposition »: sneaking against the
+guard's perception). A character no seat plays is a side a GM answers, as that
+character; a player cannot; ``answered`` keys it by the character's name; the
+opposition names its winner by ``winner_character`` (``winner``, a seat, stays null when
+the NPC wins)."""
+
+from __future__ import annotations
+
+from tests.helpers import Peer, run, running_server
+
+
+async def _duel_table(server):
+    """A GM, Léa's seat playing Strengal (3D+5), Tom's seat playing nobody, and the GM's
+    NPC Krull (4D+1), owned by no seat."""
+    gm = await Peer.open(server)
+    await gm.join("t", "MJ", "gm")
+    peers = {}
+    for name in ("Léa", "Tom"):
+        token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
+                                   "name": name}))["token"]
+        peers[name] = await Peer.open(server)
+        await peers[name].join("t", name, token=token)
+    for character, owner, code in (("Strengal", "Léa", "3D+5"), ("Krull", None, "4D+1")):
+        sheet = {"type": "sheet", "id": f"c-{character}", "op": "set",
+                 "character": character, "ruleset": "d6code",
+                 "values": {"competences": {"CORPS À CORPS": code}}}
+        if owner:
+            sheet["owner"] = owner
+        reply = await gm.request(sheet)
+        assert reply["type"] == "sheet", reply
+    return gm, peers
+
+
+DUEL = {"type": "ask", "op": "open", "to": ["Strengal", "Krull"], "ruleset": "d6code",
+        "params": {"skill": "CORPS À CORPS", "difficulty": 0}, "opposed": True}
+
+
+def test_an_opposed_ask_names_an_npc_whose_side_a_gm_answers():
+    """Seed 003's duel, Krull the GM's NPC: Strengal 3D+5 rolls 11 → 16, Krull 4D+1 rolls
+    13 → 14: Strengal wins; then Krull rolls 18 → 19 against 16: the NPC wins, which is
+    neither a draw nor « nobody »."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, peers = await _duel_table(server)
+            ask = await gm.request({**DUEL, "id": "a1"})
+            assert ask["type"] == "ask", ask
+            assert ask["to"] == [{"seat": "Léa", "character": "Strengal"},
+                                 {"seat": None, "character": "Krull"}]
+            # A player cannot answer the NPC's side (Tom is not asked; an ask naming the
+            # NPC alone is nobody's at a seat).
+            refused = await peers["Tom"].roll("d6code", {}, answers=ask["ask"],
+                                              character="Krull")
+            assert refused["code"] == "forbidden", refused
+            first = await peers["Léa"].roll("d6code", {}, answers=ask["ask"], dice=[3, 4, 4])
+            assert first["result"]["score"] == 16 and "opposition" not in first
+            # The GM answers as the NPC; the list keys its side by the character's name.
+            listed = (await gm.request({"type": "ask", "id": "l1", "op": "list"}))["asks"]
+            assert list(listed[0]["answered"]) == ["Léa"]
+            last = await gm.roll("d6code", {}, answers=ask["ask"], character="Krull",
+                                 dice=[4, 4, 3, 2])
+            assert last["type"] == "outcome", last
+            assert last["character"] == "Krull" and last["result"]["score"] == 14
+            opposition = last["opposition"]
+            assert opposition["winner"] == "Léa"
+            assert opposition["winner_character"] == "Strengal"
+            assert opposition["sides"][1]["seat"] is None
+            assert opposition["sides"][1]["character"] == "Krull"
+            # Closed: every side answered, the NPC's included.
+            assert (await gm.request({"type": "ask", "id": "l2", "op": "list"}))["asks"] == []
+            # The NPC wins: winner stays a seat or null, winner_character says who.
+            ask = await gm.request({**DUEL, "id": "a2"})
+            await peers["Léa"].roll("d6code", {}, answers=ask["ask"], dice=[3, 4, 4])
+            listed = (await gm.request({"type": "ask", "id": "l3", "op": "list"}))["asks"]
+            assert list(listed[0]["answered"]) == ["Léa"]
+            last = await gm.roll("d6code", {}, answers=ask["ask"], character="Krull",
+                                 dice=[5, 5, 4, 4])
+            assert last["opposition"]["winner"] is None
+            assert last["opposition"]["winner_character"] == "Krull"
+            assert last["opposition"]["draw"] is False
+            # Léa's log gets the same opposition (a public ask).
+            seen = await peers["Léa"].recv_type("outcome")
+            while seen["seq"] != last["seq"]:
+                seen = await peers["Léa"].recv_type("outcome")
+            assert seen["opposition"] == last["opposition"]
+    run(scenario())
+
+
+def test_the_npc_side_is_the_gms_alone_and_answered_once():
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, peers = await _duel_table(server)
+            ask = await gm.request({"type": "ask", "id": "a", "op": "open", "to": ["Krull"],
+                                    "ruleset": "d6code",
+                                    "params": {"skill": "CORPS À CORPS", "difficulty": 10}})
+            assert ask["to"] == [{"seat": None, "character": "Krull"}], ask
+            for seat in ("Léa", "Tom"):
+                refused = await peers[seat].roll("d6code", {}, answers=ask["ask"])
+                assert refused["code"] == "forbidden", refused
+            # The GM answers it; without naming the character, the ask's only NPC side.
+            answer = await gm.roll("d6code", {}, answers=ask["ask"], dice=[1, 2, 3, 4])
+            assert answer["type"] == "outcome" and answer["character"] == "Krull", answer
+            assert (await gm.request({"type": "ask", "id": "l", "op": "list"}))["asks"] == []
+            # Two NPC sides: each answered once, as its own character.
+            await gm.request({"type": "sheet", "id": "c-g", "op": "set", "character": "Gob",
+                              "ruleset": "d6code",
+                              "values": {"competences": {"CORPS À CORPS": "2D"}}})
+            ask = await gm.request({**DUEL, "id": "b", "to": ["Krull", "Gob", "Strengal"]})
+            assert ask["type"] == "ask", ask
+            vague = await gm.roll("d6code", {}, answers=ask["ask"], dice=[1, 2, 3, 4])
+            assert vague["code"] == "invalid_params", vague
+            assert vague["details"]["field"] == "character"
+            first = await gm.roll("d6code", {}, answers=ask["ask"], character="Krull",
+                                  dice=[1, 2, 3, 4])
+            assert first["type"] == "outcome", first
+            again = await gm.roll("d6code", {}, answers=ask["ask"], character="Krull",
+                                  dice=[1, 2, 3, 4])
+            assert again["code"] == "bad_message", again
+            listed = (await gm.request({"type": "ask", "id": "l2", "op": "list"}))["asks"]
+            assert list(listed[0]["answered"]) == ["Krull"]
+            assert listed[0]["answered"]["Krull"]["seat"] is None
+            # The same NPC twice in one ask is refused, as a seat asked twice is.
+            twice = await gm.request({**DUEL, "id": "c", "to": ["Krull", "Krull"]})
+            assert twice["code"] == "invalid_params", twice
+    run(scenario())
+
+
+def test_an_npc_sides_params_are_checked_at_open_as_that_character():
+    """O'Ween's: an NPC's side left without its characteristic is refused at open, naming
+    the side (as a seat's is: tests/test_asks_checked.py)."""
+    async def scenario():
+        async with running_server() as server:
+            gm = await Peer.open(server)
+            await gm.join("t", "MJ", "gm")
+            await gm.request({"type": "seat", "id": "s", "op": "add", "name": "Léa"})
+            await gm.request({"type": "sheet", "id": "c1", "op": "set", "character": "Aengus",
+                              "ruleset": "oweens", "owner": "Léa",
+                              "values": {"pep": 2, "ecl": 2, "enc": 2, "fla": 2}})
+            await gm.request({"type": "sheet", "id": "c2", "op": "set", "character": "Orc",
+                              "ruleset": "oweens", "values": {"pep": 3}})
+            refused = await gm.request({"type": "ask", "id": "a", "op": "open",
+                                        "to": ["Aengus", "Orc"], "ruleset": "oweens",
+                                        "opposed": True,
+                                        "params": {"difficulty": 0},
+                                        "each": {"Aengus": {"characteristic": "ECL"}}})
+            assert refused["code"] == "invalid_params", refused
+            assert refused["details"]["to"] == "Orc"
+            assert refused["details"]["param"] == "characteristic"
+            good = await gm.request({"type": "ask", "id": "b", "op": "open",
+                                     "to": ["Aengus", "Orc"], "ruleset": "oweens",
+                                     "opposed": True, "params": {"difficulty": 0},
+                                     "each": {"Aengus": {"characteristic": "ECL"},
+                                              "Orc": {"characteristic": "PEP"}}})
+            assert good["type"] == "ask", good
+            assert good["to"][1] == {"seat": None, "character": "Orc",
+                                     "params": {**good["params"], "characteristic": "PEP"}}
+    run(scenario())
