@@ -7,7 +7,12 @@ the NPC wins)."""
 
 from __future__ import annotations
 
-from tests.helpers import Peer, run, running_server
+import asyncio
+import re
+
+from sidecar.client import SidecarClient
+from tests.helpers import GM_TOKEN, Peer, run, running_server
+from tests.support.serve import ServeProcess, seat_token, sidecar
 
 
 async def _duel_table(server):
@@ -154,4 +159,74 @@ def test_an_npc_sides_params_are_checked_at_open_as_that_character():
             assert good["type"] == "ask", good
             assert good["to"][1] == {"seat": None, "character": "Orc",
                                      "params": {**good["params"], "characteristic": "PEP"}}
+    run(scenario())
+
+
+def test_the_command_line_asks_a_pc_against_an_npc_and_the_gm_answers_as_the_npc():
+    """Seed 003's duel from the command line, Krull the GM's NPC: Strengal 3D+5 rolls 11 →
+    16, Krull 4D+1 rolls 18 → 19 and wins: « vainqueur : Krull », in the answer and in
+    the history."""
+    with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
+        base = ["--url", server.url, "--table", "duel"]
+        gm = [*base, "--token", GM_TOKEN, "--name", "Morgane"]
+        lea = [*base, "--token", seat_token(gm, "Léa"), "--name", "Léa"]
+        for character, owner in (("Strengal", ["--owner", "Léa"]), ("Krull", ["--no-owner"])):
+            made = sidecar("sheet", "set", character, "--ruleset", "d6code", *owner, *gm)
+            assert made.returncode == 0, made.stderr
+        opened = sidecar("ask", "open", "Strengal", "Krull", "--ruleset", "d6code",
+                         "difficulty=0", "--opposed", "--each", "Strengal", "code=3D+5",
+                         "--each", "Krull", "code=4D+1", *gm)
+        assert opened.returncode == 0, opened.stderr
+        ask = re.search(r"opposition (\S+) :", opened.stdout).group(1)
+        assert "Léa (Strengal) [Code de compétence 3D+5], Krull [Code de compétence 4D+1]" \
+            in opened.stdout
+        first = sidecar("answer", ask, "--dice", "3,4,4", *lea)
+        assert first.returncode == 0, first.stderr
+        listed = sidecar("ask", "list", *gm)
+        assert "ont répondu : Léa (#" in listed.stdout, listed.stdout
+        # The GM answers the NPC's side as Krull (a GM's token: the GM's role).
+        last = sidecar("answer", ask, "--character", "Krull", "--dice", "5,5,4,4", *gm)
+        assert last.returncode == 0, last.stderr
+        assert "personnage : Krull" in last.stdout
+        assert (f"opposition {ask} : Léa (Strengal) Réussite éclatante, marge 16 ; "
+                "Krull Réussite éclatante, marge 19 — vainqueur : Krull") in last.stdout
+        history = sidecar("history", "--role", "gm", *gm).stdout
+        assert "vainqueur : Krull" in history
+        english = sidecar("history", "--role", "gm", "--locale", "en", *gm).stdout
+        assert "winner: Krull" in english
+
+
+def test_the_python_client_answers_an_npcs_side_and_follows_the_ask():
+    """The GM's :class:`SidecarClient` answers as the NPC (``answer(character=…)``), keeps
+    the NPC's side under its name in ``asks``, and lets the ask go once every side
+    answered."""
+    async def scenario():
+        with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
+            gm = SidecarClient(server.url, table="t", name="MJ", role="gm", token=GM_TOKEN)
+            await gm.connect()
+            token = (await gm.add_seat("Léa"))["token"]
+            lea = SidecarClient(server.url, table="t", name="Léa", token=token)
+            await lea.connect()
+            try:
+                await gm.set_sheet("Strengal", "d6code", {}, owner="Léa")
+                await gm.set_sheet("Krull", "d6code", {})
+                ask = await gm.ask(["Strengal", "Krull"], "d6code", {"difficulty": 0},
+                                   opposed=True, each={"Strengal": {"code": "3D+5"},
+                                                       "Krull": {"code": "4D+1"}})
+                npc = await gm.answer(ask["ask"], dice=[5, 5, 4, 4], character="Krull")
+                assert npc["character"] == "Krull", npc
+                assert list(gm.asks[ask["ask"]]["answered"]) == ["Krull"]
+                assert gm.asks[ask["ask"]]["answered"]["Krull"]["seat"] is None
+                last = await lea.answer(ask["ask"], dice=[3, 4, 4])
+                assert last["opposition"]["winner_character"] == "Krull"
+                assert last["opposition"]["winner"] is None
+                async def seen() -> None:  # the GM's copy of Léa's answer
+                    async for event in gm.events():
+                        if event.get("seq") == last["seq"]:
+                            return
+                await asyncio.wait_for(seen(), 10)
+                assert ask["ask"] not in gm.asks
+            finally:
+                await lea.close()
+                await gm.close()
     run(scenario())

@@ -287,12 +287,15 @@ async def _answer(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
+    if args.role is None:
+        # A seat answers its own side; a GM a GM's NPC's side, named by --character.
+        args.role = "gm" if args.character else "player"
     async with joined(args) as (client, welcome):
         ask_id = args.ask or await _pick_ask(client, args.locale, not args.no_ask)
         if ask_id is None:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
-        outcome = await client.answer(ask_id, dice)
+        outcome = await client.answer(ask_id, dice, character=args.character)
         labels, again = Labels(welcome, args.locale), again_command(args)
         print(as_json(outcome) if args.json
               else format_outcome(outcome, args.locale, labels=labels,
