@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 from sidecar.client import SidecarClient
 from tests.helpers import GM_TOKEN, Peer, run, running_server
-from tests.support.serve import ServeProcess, seat_token, sidecar
+from tests.support.serve import ROOT, ServeProcess, seat_token, sidecar
 
 
 async def _duel_table(server):
@@ -230,3 +234,86 @@ def test_the_python_client_answers_an_npcs_side_and_follows_the_ask():
                 await lea.close()
                 await gm.close()
     run(scenario())
+
+
+def test_a_secret_asks_npc_answer_follows_the_mode_and_welcome_keys_it_by_name():
+    """A ``gm`` ask: the NPC's answer is the GMs' (Léa gets no copy, her list shows no
+    answers); a GM joining later finds the NPC's side in ``welcome.asks`` under its
+    name; the opposition reaches the GMs only."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, peers = await _duel_table(server)
+            ask = await gm.request({**DUEL, "id": "a", "mode": "gm"})
+            assert ask["type"] == "ask", ask
+            await peers["Léa"].unseen()
+            npc = await gm.roll("d6code", {}, answers=ask["ask"], character="Krull",
+                                dice=[5, 5, 4, 4])
+            assert npc["mode"] == "gm", npc
+            assert [m for m in await peers["Léa"].unseen() if m["type"] == "outcome"] == []
+            listed = (await peers["Léa"].request({"type": "ask", "id": "l", "op": "list"}))
+            assert listed["asks"][0]["answered"] == {}
+            other = await Peer.open(server)
+            welcome = await other.join("t", "MJ2", "gm")
+            assert list(welcome["asks"][0]["answered"]) == ["Krull"]
+            last = await peers["Léa"].roll("d6code", {}, answers=ask["ask"], dice=[3, 4, 4])
+            assert "opposition" not in last
+            judged = await gm.recv_type("outcome")
+            while judged["seq"] != last["seq"]:
+                judged = await gm.recv_type("outcome")
+            assert judged["opposition"]["winner_character"] == "Krull"
+    run(scenario())
+
+
+async def _npc_decision(server) -> None:
+    """Krull 4D+1 rolls 10 → 11 against 20 and fails: his roll stays open (a style
+    point); Strengal succeeds; the ask waits for the GM's decision on the NPC's roll,
+    which carries the opposition."""
+    gm, peers = await _duel_table(server)
+    ask = await gm.request({**DUEL, "id": "a",
+                            "params": {"skill": "CORPS À CORPS", "difficulty": 20},
+                            "each": {"Strengal": {"difficulty": 10}}})
+    npc = await gm.roll("d6code", {}, answers=ask["ask"], character="Krull",
+                        dice=[1, 2, 3, 4])
+    assert npc["open"] is True, npc
+    last = await peers["Léa"].roll("d6code", {}, answers=ask["ask"], dice=[3, 4, 4])
+    assert last["result"]["success"] is True and "opposition" not in last
+    listed = (await gm.request({"type": "ask", "id": "l", "op": "list"}))["asks"]
+    assert listed[0]["answered"]["Krull"]["open"] is True
+    kept = await gm.request({"type": "react", "id": "r", "roll": npc["roll"],
+                             "choice": "keep"})
+    assert kept["type"] == "outcome", kept
+    assert kept["opposition"]["winner"] == "Léa"
+    assert kept["opposition"]["winner_character"] == "Strengal"
+    assert kept["opposition"]["sides"][1]["character"] == "Krull"
+    assert kept["opposition"]["sides"][1]["seat"] is None
+    assert (await gm.request({"type": "ask", "id": "l2", "op": "list"}))["asks"] == []
+    for peer in (gm, *peers.values()):
+        await peer.close()
+
+
+def test_a_decision_on_the_npcs_open_answer_settles_its_side():
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            await _npc_decision(server)
+    run(scenario())
+
+
+def test_an_export_with_npc_answers_verifies(tmp_path: Path) -> None:
+    """``sidecar verify`` and examples/verify_dice.py follow an NPC's side: answered by a
+    GM as the NPC, decided after its dice, judged with ``winner_character``."""
+    db = tmp_path / "journal.db"
+    server = ServeProcess("--db", str(db), "--dice", "provable", "--rate-limit", "0",
+                          "--allow-player-dice")
+    try:
+        run(_npc_decision(server))
+    finally:
+        assert server.stop(signal.SIGTERM) == 0
+    export = tmp_path / "export.jsonl"
+    subprocess.run([sys.executable, "-m", "sidecar", "export", "--table", "t", "--db",
+                    str(db), "--output", str(export)], check=True, capture_output=True,
+                   timeout=60)
+    for command in (["-m", "sidecar", "verify", "--locale", "en"],
+                    [str(ROOT / "examples" / "verify_dice.py")]):
+        done = subprocess.run([sys.executable, *command, str(export)], capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
