@@ -188,8 +188,13 @@ def test_the_command_line_asks_a_pc_against_an_npc_and_the_gm_answers_as_the_npc
         assert first.returncode == 0, first.stderr
         listed = sidecar("ask", "list", *gm)
         assert "ont répondu : Léa (#" in listed.stdout, listed.stdout
-        # The GM answers the NPC's side as Krull (a GM's token: the GM's role).
-        last = sidecar("answer", ask, "--character", "Krull", "--dice", "5,5,4,4", *gm)
+        # Another ask open meanwhile, with no NPC side: not the one a GM answers for Krull.
+        other = sidecar("ask", "open", "Strengal", "--ruleset", "d6code", "code=2D",
+                       "difficulty=5", *gm)
+        assert other.returncode == 0, other.stderr
+        # The GM answers the NPC's side as Krull (a GM's token: the GM's role), the ask
+        # found by its NPC.
+        last = sidecar("answer", "--character", "Krull", "--dice", "5,5,4,4", *gm)
         assert last.returncode == 0, last.stderr
         assert "personnage : Krull" in last.stdout
         assert (f"opposition {ask} : Léa (Strengal) Réussite éclatante, marge 16 ; "

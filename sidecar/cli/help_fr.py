@@ -84,6 +84,8 @@ CLIENT = {
         "défaut gm, sinon player (le jeton d'une place : ses propres personnages)",
     "default gm, else player (a seat's token: its own asks)":
         "défaut gm, sinon player (le jeton d'une place : ses propres demandes)",
+    "default player; gm with --character (a GM answers an NPC's side)":
+        "défaut player ; gm avec --character (un MJ répond pour un PNJ)",
     "default: player with --token, observer without":
         "défaut : player avec --token, observer sans",
     "GM or player token (or $SIDECAR_TOKEN)": "jeton de MJ ou de joueur (ou $SIDECAR_TOKEN)",

@@ -385,6 +385,9 @@ def _add_ask_commands(sub: Any) -> None:
                         help="the ask's id (`ask list` gives it)")
     # (Its role: player, or gm with --character — see cli.play._answer.)
     _client_options(answer, None)
+    for action in answer._actions:  # (see cli.play._answer)
+        if action.dest == "role":
+            action.help = "default player; gm with --character (a GM answers an NPC's side)"
     answer.add_argument("--character", metavar="NPC",
                         help="a GM answers the side of this NPC of the ask (as it; the GM's "
                              "role unless --role says otherwise)")
