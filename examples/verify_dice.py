@@ -26,7 +26,8 @@ What it checks, in order:
    its owner's or a GM's, never "self", and its sheet is the values before it less what it
    spent; a decision is on a roll still open, by its roller, a GM or (a public roll
    made as a character) that character's seat (a blind roll's: a GM), with a choice it
-   offered, drawing that choice's dice; an answer is the asked seat's, rolled as asked;
+   offered, drawing that choice's dice; an answer is the asked seat's (a GM's NPC's side:
+   a GM's, as that character), rolled as asked;
    an opposed or cooperative ask's verdict follows from its answers; the project's own
    rulesets' results agree with themselves (success and kind; a failure's margin ≤ -1).
 
@@ -443,11 +444,11 @@ class Table:
         if entry is None:
             raise missing("answers", f"no ask '{ask_id}' open at this table")
         ask = entry["event"]
-        target = next((t for t in ask["to"] if seat and t["seat"] == by["name"]), None)
+        target = side_of(ask, by, event.get("character"))
         if target is None:
             raise Bad(event, "by", f"'{by['name']}' was not asked (ask {ask_id})")
-        if by["name"] in entry["answered"]:
-            raise Bad(event, "answers", f"'{by['name']}' already answered ask {ask_id}")
+        if key_of(target) in entry["answered"]:
+            raise Bad(event, "answers", f"'{key_of(target)}' already answered ask {ask_id}")
         for field, stored, asked in (
                 ("ruleset", event["ruleset"], ask["ruleset"]),
                 ("label", event["label"], ask["label"]),
@@ -469,32 +470,35 @@ class Table:
         entry = self.asks.get(ask_id) if ask_id is not None else None
         expected = {}
         if entry is not None:
-            ask, seat = entry["event"], event["by"]["name"]
-            if opened is None:
-                character = next(t for t in ask["to"] if t["seat"] == seat).get("character")
-            else:
-                character = event.get("character")
-            side = {"seat": seat, "character": character, "seq": event["seq"],
+            ask = entry["event"]
+            target = side_of(ask, event["by"], event.get("character"))
+            if target is None:
+                return  # (said by author)
+            character = target.get("character") if opened is None else event.get("character")
+            side = {"seat": target["seat"], "character": character, "seq": event["seq"],
                     "roll": event["roll"], "open": bool(event.get("open")),
                     "success": bool(event["result"].get("success")),
                     "margin": event["result"].get("margin", 0)}
             if isinstance(event["result"].get("label"), dict):
                 side["label"] = event["result"]["label"]  # (its own result's words)
-            answered = {**entry["answered"], seat: side}
+            answered = {**entry["answered"], key_of(target): side}
             if len(answered) == len(ask["to"]) and not any(s["open"] for s in answered.values()):
                 del self.asks[ask_id]
-                sides = [answered[t["seat"]] for t in ask["to"]]
+                sides = [answered[key_of(t)] for t in ask["to"]]
                 if ask.get("opposed"):
                     standing = [s for s in sides if s["success"]]
                     best = max((s["margin"] for s in standing), default=None)
                     top = [s for s in standing if s["margin"] == best]
+                    won = top[0] if len(top) == 1 else None
                     expected["opposition"] = {
                         "ask": ask_id, "sides": sides, "draw": len(top) > 1,
-                        "winner": top[0]["seat"] if len(top) == 1 else None}
+                        "winner": won and won["seat"],
+                        "winner_character": won and won["character"]}
                 elif ask.get("cooperative"):
                     best = max(sides, key=lambda s: (s["success"], s["margin"]))
                     expected["cooperation"] = {"ask": ask_id, "sides": sides,
                                                "best": best["seat"],
+                                               "best_character": best["character"],
                                                "success": best["success"],
                                                "margin": best["margin"]}
             else:
@@ -502,13 +506,35 @@ class Table:
         elif ask_id is not None and opened is None:
             return
         for field in ("opposition", "cooperation"):
-            # (A journal older than the sides' labels holds the same verdict without them.)
-            older = expected.get(field) and {**expected[field], "sides": [
-                {k: v for k, v in s.items() if k != "label"} for s in expected[field]["sides"]]}
-            if event.get(field) not in (expected.get(field), older):
+            # (A journal older than the sides' labels, or than the winner's character,
+            # holds the same verdict without them.)
+            forms = [expected.get(field)]
+            if expected.get(field):
+                unnamed = {k: v for k, v in expected[field].items()
+                           if k not in ("winner_character", "best_character")}
+                forms += [unnamed] + [{**form, "sides": [
+                    {k: v for k, v in s.items() if k != "label"} for s in form["sides"]]}
+                    for form in (expected[field], unnamed)]
+            if event.get(field) not in forms:
                 if entry is None:
                     raise missing(field, "its ask is not open here")
                 raise Bad(event, field, f"its ask's answers give {expected.get(field)!r}")
+
+
+def key_of(side):
+    """How an ask's answers are keyed: by seat; a GM's NPC's side by its character."""
+    return side["seat"] if side.get("seat") is not None else side["character"]
+
+
+def side_of(ask, by, character):
+    """The side of ``ask`` its answer by ``by`` fills: the seat's own; a GM's, the NPC
+    side of the character it rolled as (``None``: not asked)."""
+    if by.get("seat"):
+        return next((t for t in ask["to"] if t["seat"] == by["name"]), None)
+    if by.get("role") != "gm" or not character:
+        return None
+    return next((t for t in ask["to"] if t.get("seat") is None
+                 and t.get("character") == character), None)
 
 
 def spend(values, spent):

@@ -272,7 +272,8 @@ class SidecarClient:
         self.open: dict[str, dict[str, Any]] = {}
         self._open_queues: list[asyncio.Queue[dict[str, Any] | None]] = []
         #: Open asks this client may answer, by ask id (a GM: every open ask), each the
-        #: ask as listed — with ``answered``: ``{seat: side}``, filled as answers arrive.
+        #: ask as listed — with ``answered``: ``{seat: side}``, filled as answers arrive
+        #: (a GM's NPC's side under the NPC's name).
         self.asks = Asks(self)
         #: The table's game session number, when an event or the welcome told it.
         self.session: int | None = None
@@ -518,8 +519,18 @@ class SidecarClient:
                     self.asks.pop(ask_id, None)
                 return
             result = event.get("result") or {}
-            entry["answered"][seat] = {
-                "seat": seat, "character": event.get("character"), "seq": event["seq"],
+            key = side_seat = seat
+            by = event.get("by") or {}
+            if by.get("role") == "gm" and not by.get("seat"):
+                # A GM answered a GM's NPC's side: keyed by the NPC's name, as the server's
+                # ``answered`` (PROTOCOL.md §7.5), its seat none.
+                npc = next((t for t in entry.get("to") or () if isinstance(t, dict)
+                            and t.get("seat") is None
+                            and t.get("character") == event.get("character")), None)
+                if npc is not None:
+                    key, side_seat = npc["character"], None
+            entry["answered"][key] = {
+                "seat": side_seat, "character": event.get("character"), "seq": event["seq"],
                 "roll": event.get("roll"), "open": is_open(event),
                 "success": result.get("success"), "margin": result.get("margin")}
             settled = (len(entry["answered"]) >= len(entry.get("to") or ())
@@ -686,12 +697,13 @@ class SidecarClient:
         return await self._ask_pages(0)
 
     async def answer(self, ask: str | dict[str, Any], dice: list[int] | None = None, *,
-                     id: str | None = None) -> dict[str, Any]:
+                     id: str | None = None, character: str | None = None) -> dict[str, Any]:
         """Answer an ask as an asked seat: a roll carrying ``answers`` (the ask's ruleset,
         params, label and mode apply; ``dice`` are physical faces where allowed). Returns
         the outcome (``answers``, and ``opposition`` when it settles an opposed roll).
         ``forbidden`` when this seat was not asked, ``bad_message`` once answered or when
-        the ask is closed."""
+        the ask is closed. A GM answers a GM's NPC's side as that NPC: ``character`` (its
+        ``to`` entry ``{"seat": None, "character": …}``)."""
         ask_id = ask["ask"] if isinstance(ask, dict) else ask
         known = ask if isinstance(ask, dict) else self.asks.get(ask_id)
         ruleset = (known or {}).get("ruleset")
@@ -699,7 +711,7 @@ class SidecarClient:
             listed = {a["ask"]: a for a in await self.list_asks()}
             ruleset = (listed.get(ask_id) or {}).get("ruleset", "")
         return await self.request(requests.roll_request(ruleset=ruleset, answers=ask_id,
-                                                        dice=dice, id=id))
+                                                        dice=dice, id=id, character=character))
 
     async def start_session(self, *, id: str | None = None) -> dict[str, Any]:
         """Start a new game session (GM only): the public ``session`` event (``number``)."""

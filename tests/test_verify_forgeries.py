@@ -73,6 +73,16 @@ async def _play(server: ServeProcess) -> dict[str, Any]:
                             "label": "Bras de fer", "mode": "gm", "opposed": True})
     seen["answer"] = await lea.roll("bloodlust", {}, answers=ask["ask"])
     seen["other_answer"] = await bruno.roll("bloodlust", {}, answers=ask["ask"])
+    # A PC against the GM's NPC: its side is answered by the GM, as the NPC.
+    await gm.request({"type": "sheet", "id": "c-garde", "op": "set", "character": "Garde",
+                      "ruleset": "bloodlust", "values": {"volonte": 2}})
+    ask = await gm.request({"type": "ask", "id": "a2", "op": "open", "to": ["Lea", "Garde"],
+                            "ruleset": "bloodlust", "params": {"pool": 4},
+                            "label": "Se faufiler", "opposed": True})
+    # (The GM's first: a player's roll stays the epoch's last proven one.)
+    seen["npc_answer"] = await gm.roll("bloodlust", {}, answers=ask["ask"], character="Garde")
+    seen["pc_answer"] = await lea.roll("bloodlust", {}, answers=ask["ask"])
+    assert "winner_character" in seen["pc_answer"]["opposition"], seen["pc_answer"]
     for outcome in seen.values():
         assert outcome["type"] == "outcome", outcome
     # An initiative (its order is the ruleset's; a claim spends a bonbonus).
@@ -445,6 +455,8 @@ def test_an_older_journals_opposition_without_its_sides_labels_verifies(
     for opposition in judged:
         for side in opposition["sides"]:
             del side["label"]
+        # (Older still: before a GM's NPC could answer, no winner's character.)
+        del opposition["winner_character"]
     path = tmp_path / "older.jsonl"
     path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events))
     done = _verify(path)

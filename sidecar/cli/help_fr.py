@@ -41,8 +41,9 @@ TOP = {
         "MJ : demander un jet à des places ou des personnages (une opposition avec "
         "--opposed, un jet coopératif avec --cooperative)",
     "a seat: answer an ask (the asked roll; asks which one in a terminal when no id is "
-    "given)": "une place : répondre à une demande (le jet demandé ; sans identifiant, "
-              "demande laquelle dans un terminal)",
+    "given); a GM: answer a GM's NPC's side (--character)":
+        "une place : répondre à une demande (le jet demandé ; sans identifiant, demande "
+        "laquelle dans un terminal) ; un MJ : répondre pour un PNJ (--character)",
     "GM: game sessions": "MJ : les séances de jeu",
     "print a table's outcomes as they arrive":
         "afficher les résultats d'une table à mesure qu'ils arrivent",
@@ -83,6 +84,8 @@ CLIENT = {
         "défaut gm, sinon player (le jeton d'une place : ses propres personnages)",
     "default gm, else player (a seat's token: its own asks)":
         "défaut gm, sinon player (le jeton d'une place : ses propres demandes)",
+    "default player; gm with --character (a GM answers an NPC's side)":
+        "défaut player ; gm avec --character (un MJ répond pour un PNJ)",
     "default: player with --token, observer without":
         "défaut : player avec --token, observer sans",
     "GM or player token (or $SIDECAR_TOKEN)": "jeton de MJ ou de joueur (ou $SIDECAR_TOKEN)",
@@ -237,6 +240,9 @@ SERVE = {
 
 #: ``roll``, ``react``, ``seat``, ``sheet``, ``ask``, ``answer``, ``session``.
 PLAY = {
+    "a GM answers the side of this NPC of the ask (as it; the GM's role unless --role "
+    "says otherwise)": "un MJ répond pour ce PNJ de la demande (en tant que lui ; rôle MJ "
+                       "sauf --role contraire)",
     "an extension's per-roll setting, typed from its description (`sidecar plugins` "
     "lists them): combat.options=viser combat.zone=tête; EXT=yes turns it on with its "
     "defaults (blank_botch=yes), EXT={json} gives them all":

@@ -379,10 +379,18 @@ def _add_ask_commands(sub: Any) -> None:
             action.help = "default gm, else player (a seat's token: its own asks)"
 
     answer = sub.add_parser("answer", help="a seat: answer an ask (the asked roll; asks "
-                                           "which one in a terminal when no id is given)")
+                                           "which one in a terminal when no id is given); "
+                                           "a GM: answer a GM's NPC's side (--character)")
     answer.add_argument("ask", nargs="?", metavar="ASK_ID",
                         help="the ask's id (`ask list` gives it)")
-    _client_options(answer, "player")
+    # (Its role: player, or gm with --character — see cli.play._answer.)
+    _client_options(answer, None)
+    for action in answer._actions:  # (see cli.play._answer)
+        if action.dest == "role":
+            action.help = "default player; gm with --character (a GM answers an NPC's side)"
+    answer.add_argument("--character", metavar="NPC",
+                        help="a GM answers the side of this NPC of the ask (as it; the GM's "
+                             "role unless --role says otherwise)")
     answer.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     answer.add_argument("--no-ask", action="store_true",
                         help="ask nothing, as roll's: several asks pending, list them; the "

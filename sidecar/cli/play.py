@@ -249,12 +249,14 @@ async def _watch(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
-async def _pick_ask(client: Any, locale: str | None = None, prompt: bool = True
-                    ) -> str | None:
+async def _pick_ask(client: Any, locale: str | None = None, prompt: bool = True,
+                    npc: str | None = None) -> str | None:
     """The ask to answer when none is named: the only one pending, or the one picked in
     a terminal (unless ``prompt`` is false: ``--no-ask``); ``None`` (and why, printed)
-    otherwise."""
-    pending = list(client.asks.values())
+    otherwise. ``npc``: a GM answers for that NPC — the asks whose side it is, unanswered."""
+    pending = [ask for ask in client.asks.values() if npc is None or any(
+        isinstance(side, dict) and side.get("seat") is None and side.get("character") == npc
+        for side in ask.get("to") or ()) and npc not in (ask.get("answered") or {})]
     if not pending:
         print("sidecar: " + say(locale, "aucune demande à laquelle répondre", "no ask to answer"),
               file=sys.stderr)
@@ -287,12 +289,16 @@ async def _answer(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"sidecar: {plain(exc, args.locale)}", file=sys.stderr)
         return EXIT_USAGE
+    if args.role is None:
+        # A seat answers its own side; a GM a GM's NPC's side, named by --character.
+        args.role = "gm" if args.character else "player"
     async with joined(args) as (client, welcome):
-        ask_id = args.ask or await _pick_ask(client, args.locale, not args.no_ask)
+        ask_id = args.ask or await _pick_ask(client, args.locale, not args.no_ask,
+                                             args.character)
         if ask_id is None:
             return EXIT_USAGE
         outcomes = client.outcomes()  # a decision taken elsewhere is seen
-        outcome = await client.answer(ask_id, dice)
+        outcome = await client.answer(ask_id, dice, character=args.character)
         labels, again = Labels(welcome, args.locale), again_command(args)
         print(as_json(outcome) if args.json
               else format_outcome(outcome, args.locale, labels=labels,

@@ -347,10 +347,8 @@ def format_asked(side: dict[str, Any], common: dict[str, Any] | None = None,
                  ruleset: Any = None, labels: Labels | None = None) -> str:
     """One asked side: its seat, its character, the params it has of its own (an opposed
     roll's: those that differ from the ask's ``common`` params), by their labels when
-    ``labels`` knows ``ruleset``."""
-    text = str(side.get("seat"))
-    if side.get("character"):
-        text += f" ({side['character']})"
+    ``labels`` knows ``ruleset``. A GM's NPC's side (no seat) is its character's name."""
+    text = side_title(side)
     own = {key: value for key, value in (side.get("params") or {}).items()
            if (common or {}).get(key) != value}
     if own:
@@ -416,6 +414,16 @@ def format_ask_event(event: dict[str, Any],
     return "\n".join(lines)
 
 
+def side_title(side: dict[str, Any]) -> str:
+    """A side as a list names it: « Léa (Strengal) », a GM's NPC's « Krull » (no seat)."""
+    if side.get("seat") is None and side.get("character"):
+        return str(side["character"])
+    text = str(side.get("seat"))
+    if side.get("character"):
+        text += f" ({side['character']})"
+    return text
+
+
 def side_name(sides: Any, seat: Any) -> str:
     """Who a side of an opposition or a cooperation is, for people: its character when it
     rolled as one (« Ervald », as the page names it), else its seat."""
@@ -456,13 +464,14 @@ def format_opposition(opposition: dict[str, Any], locale: str | None = None,
     one)."""
     sides = []
     for side in opposition.get("sides") or ():
-        name = str(side.get("seat"))
-        if side.get("character"):
-            name += f" ({side['character']})"
-        sides.append(f"{name} " + side_result(side, side.get("success"), side.get("margin"),
-                                              locale, words or {}))
+        sides.append(f"{side_title(side)} " + side_result(
+            side, side.get("success"), side.get("margin"), locale, words or {}))
     if opposition.get("draw"):
         verdict = say(locale, "égalité", "draw")
+    elif opposition.get("winner_character"):
+        # (The winning side's character: a GM's NPC wins with no seat, winner null.)
+        verdict = (say(locale, "vainqueur", "winner") + _c(locale)
+                   + str(opposition["winner_character"]))
     elif opposition.get("winner") is None:
         verdict = say(locale, "personne ne réussit", "nobody succeeds")
     else:
@@ -480,6 +489,11 @@ def format_cooperation(cooperation: dict[str, Any], locale: str | None = None,
     best = side_name(cooperation.get("sides"), cooperation.get("best"))
     side = next((side for side in cooperation.get("sides") or ()
                  if isinstance(side, dict) and side.get("seat") == cooperation.get("best")), {})
+    if cooperation.get("best") is None and cooperation.get("best_character"):
+        # (A GM's NPC rolled best: its side has no seat.)
+        best = str(cooperation["best_character"])
+        side = next((side for side in cooperation.get("sides") or ()
+                     if isinstance(side, dict) and side.get("character") == best), {})
     return ("   " + say(locale, "coopération", "cooperation")
             + f" {cooperation.get('ask')}{_c(locale)}"
             + say(locale, "le meilleur jet compte", "the best roll counts") + f" — {best} "

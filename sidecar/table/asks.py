@@ -24,6 +24,7 @@ from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.events import ask_cancel_event, ask_open_event
 from sidecar.protocol.messages import AskRequest, RollRequest, ask_message, asks_message
+from sidecar.table.asksides import side_for, side_key
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_strings
@@ -59,20 +60,26 @@ def oppose(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
     003: « c'est le personnage ayant réussi le meilleur jet qui sort vainqueur »)."""
     standing = [side for side in sides if side["success"]]
     if not standing:
-        return {"ask": ask, "sides": sides, "winner": None, "draw": False}
+        return {"ask": ask, "sides": sides, "winner": None, "winner_character": None,
+                "draw": False}
     best = max(side["margin"] for side in standing)
     top = [side for side in standing if side["margin"] == best]
-    return {"ask": ask, "sides": sides,
-            "winner": top[0]["seat"] if len(top) == 1 else None, "draw": len(top) > 1}
+    # ``winner`` is a seat (null when a GM's NPC wins, as on a draw): ``winner_character``
+    # says which character won, so that an NPC's win is not read as nobody's.
+    won = top[0] if len(top) == 1 else None
+    return {"ask": ask, "sides": sides, "winner": won["seat"] if won else None,
+            "winner_character": won["character"] if won else None, "draw": len(top) > 1}
 
 
 def cooperate(ask: str, sides: list[dict[str, Any]]) -> dict[str, Any]:
     """What a cooperative roll achieves, once every side answered: only the best roll
     counts (O'Ween's, seed 000: « Dans le cas d'une action simple, on ne prend en compte
     que le meilleur jet ») — a success before a failure, then the highest margin; the
-    first asked wins a tie."""
+    first asked wins a tie. ``best`` is its seat (null for a GM's NPC's), ``best_character``
+    its character."""
     best = max(sides, key=lambda side: (side["success"], side["margin"]))
     return {"ask": ask, "sides": sides, "best": best["seat"],
+            "best_character": best["character"],
             "success": best["success"], "margin": best["margin"]}
 
 
@@ -94,21 +101,22 @@ class Asks(CoreBasis):
     once every side answered."""
 
     @staticmethod
-    def _ask_target(table: Table, ask_id: str, member: Member) -> tuple[dict[str, Any],
-                                                                        dict[str, Any]]:
-        """The open ask and the target in it that ``member`` answers for."""
+    def _ask_target(table: Table, ask_id: str, member: Member, character: str | None
+                    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The open ask and the target in it that ``member`` answers for: a seat its own;
+        a GM a GM's NPC's side, as ``character`` (:func:`~sidecar.table.asksides.side_for`)."""
         ask = table.asks.get(ask_id)
         if ask is None:
             raise bad_field("answers", "no open ask of that id at this table (unknown, "
                             "cancelled or answered by all)", fr="pas de demande ouverte de "
                             "cet identifiant à cette table (inconnue, annulée ou close)")
-        target = next((t for t in ask["event"]["to"] if member.seat
-                       and t["seat"] == member.name), None)
+        target = side_for(ask["event"]["to"], member.name, gm=member.role == "gm",
+                          seated=bool(member.seat), character=character)
         if target is None:
             raise ProtocolError("forbidden", "this ask is not for you",
                                 fr="cette demande ne vous est pas adressée",
                                 details={"field": "answers"})
-        if member.name in ask["answered"]:
+        if side_key(target) in ask["answered"]:
             raise bad_field("answers", "you already answered this ask",
                             fr="vous avez déjà répondu à cette demande")
         return ask, target
@@ -117,7 +125,7 @@ class Asks(CoreBasis):
         """The roll an answer to an ask makes: the ask's ruleset, params, label, mode and
         options (the player adds only physical dice, where allowed)."""
         assert request.answers is not None
-        ask, target = self._ask_target(table, request.answers, member)
+        ask, target = self._ask_target(table, request.answers, member, request.character)
         event = ask["event"]
         character = target.get("character") or request.character
         return dataclasses.replace(
@@ -183,11 +191,11 @@ class Asks(CoreBasis):
                 targets.append({"seat": name, "character": None, "params": own})
                 continue
             # (A seat of its own character's name: the name is the character's.)
-            if character is None or character.owner not in table.seats:
+            if character is None:
                 raise ProtocolError(
                     "invalid_params", f"'{name[:64]}' is neither a seat nor a character "
-                    "that a seat plays", fr=f"« {name[:64]} » n'est ni une place ni le "
-                    "personnage d'une place", details={"param": "to", "field": "to",
+                    "of this table", fr=f"« {name[:64]} » n'est ni une place ni un "
+                    "personnage de cette table", details={"param": "to", "field": "to",
                                                        "name": name[:64]})
             if character.ruleset != roll.ruleset:
                 raise ProtocolError(
@@ -195,8 +203,10 @@ class Asks(CoreBasis):
                     f"{self.ruleset_title(character.ruleset, 'en')}",
                     fr=f"« {name[:64]} » joue à {self.ruleset_title(character.ruleset)}",
                     details={"param": "to", "field": "to", "name": name[:64]})
-            targets.append({"seat": character.owner, "character": name, "params": own})
-        seats = [t["seat"] for t in targets]
+            # A character no seat plays (a GM's NPC): its side is a GM's to answer.
+            owner = character.owner if character.owner in table.seats else None
+            targets.append({"seat": owner, "character": name, "params": own})
+        seats = [side_key(t) for t in targets]
         if len(set(seats)) != len(seats):
             raise ProtocolError("invalid_params", "a seat may be asked once per ask",
                                 fr="une place n'est demandée qu'une fois par demande",
@@ -233,7 +243,8 @@ class Asks(CoreBasis):
                 roll = self.preparer.prepare(
                     event["ruleset"], deep_copy(side.get("params") or event["params"]),
                     options=deep_copy(event.get("options") or {}), table=table.name,
-                    by={"name": side["seat"], "role": "player"}, label=event["label"],
+                    by=({"name": side["seat"], "role": "player"} if side["seat"] is not None
+                        else ticket.member.by), label=event["label"],
                     mode=event["roll_mode"])
                 roll.character, roll.asked = name, True
                 roll.session, roll.turn = table.session, table.turns
@@ -282,21 +293,25 @@ class Asks(CoreBasis):
         table, roll, outcome = ticket.table, resolution.roll, resolution.outcome
         assert ticket.answers is not None
         if reaction is None:
-            ask, target = self._ask_target(table, ticket.answers, ticket.member)
-            as_character = target.get("character")
+            ask, target = self._ask_target(table, ticket.answers, ticket.member,
+                                           roll.character)
         else:  # a decision on an answer left open (a cancelled ask is left alone)
-            ask, as_character = table.asks.get(ticket.answers), roll.character
-        if ask is None:
+            ask = table.asks.get(ticket.answers)
+            target = ask and side_for(ask["event"]["to"], roll.by["name"],
+                                      gm=roll.by.get("role") == "gm",
+                                      seated=bool(roll.by.get("seat")),
+                                      character=roll.character)
+        if ask is None or target is None:
             return (), None, None
-        seat = roll.by["name"]
-        side = {"seat": seat, "character": as_character, "seq": table.seq + 1,
+        as_character = roll.character if reaction is not None else target.get("character")
+        side = {"seat": target["seat"], "character": as_character, "seq": table.seq + 1,
                 "roll": roll_id, "open": outcome.choices is not None,
                 "success": bool(outcome.result.get("success")),
                 "margin": outcome.result.get("margin", 0)}
         if isinstance(outcome.result.get("label"), dict):
             # Its own result's words, for the summary (« Bourde », not « échec »).
             side["label"] = outcome.result["label"]
-        answered = {**ask["answered"], seat: side}
+        answered = {**ask["answered"], side_key(target): side}
         # Settled when every side answered and none still waits for a decision taken
         # after its dice (the opposition is judged on the final results).
         settled = (len(answered) == len(ask["event"]["to"])
@@ -305,7 +320,7 @@ class Asks(CoreBasis):
                     else {"event": ask["event"], "answered": answered}),)
         if not settled:
             return records, None, None
-        sides = [answered[t["seat"]] for t in ask["event"]["to"]]
+        sides = [answered[side_key(t)] for t in ask["event"]["to"]]
         if ask["event"].get("opposed"):
             return records, oppose(ticket.answers, sides), None
         if ask["event"].get("cooperative"):

@@ -36,6 +36,7 @@ from sidecar.model import Outcome, Roll
 from sidecar.protocol.deciding import may_decide
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.text import localized
+from sidecar.table.asksides import side_for, side_key
 from sidecar.table.core import cooperate, oppose
 from sidecar.table.visibility import identity
 from sidecar.tools.overrides import made_under_rule
@@ -354,14 +355,17 @@ class Replay:
                                         f"aucune demande « {ask_id} » ouverte à cette table "
                                         "(inconnue, annulée ou répondue par tous)"))
         ask = entry["event"]
-        target = next((t for t in ask["to"] if seat and t["seat"] == by["name"]), None)
+        # (A GM answers a GM's NPC's side, as that character: never without it.)
+        target = side_for(ask["to"], by["name"], gm=by.get("role") == "gm", seated=bool(seat),
+                          character=event.get("character") or "")
         if target is None:
             raise Mismatch("by", said(f"'{by['name']}' was not asked (ask {ask_id})",
                                       f"« {by['name']} » n'a pas été sollicité (demande "
                                       f"{ask_id})"))
-        if by["name"] in entry["answered"]:
-            raise Mismatch("answers", said(f"'{by['name']}' already answered ask {ask_id}",
-                                           f"« {by['name']} » a déjà répondu à la demande "
+        if side_key(target) in entry["answered"]:
+            who = side_key(target)
+            raise Mismatch("answers", said(f"'{who}' already answered ask {ask_id}",
+                                           f"« {who} » a déjà répondu à la demande "
                                            f"{ask_id}"))
         expected = {"ruleset": ask["ruleset"], "label": ask["label"],
                     "mode": ask["roll_mode"], "options": ask.get("options") or {},
@@ -746,24 +750,24 @@ class Replay:
         expected: dict[str, Any] = {}
         if entry is not None:
             ask = entry["event"]
-            seat = event["by"]["name"]
-            if opened is None:
-                target = next(t for t in ask["to"] if t["seat"] == seat)
-                as_character = target.get("character")
-            else:
-                as_character = event.get("character")
+            by = event["by"]
+            target = side_for(ask["to"], by["name"], gm=by.get("role") == "gm",
+                              seated=bool(by.get("seat")), character=event.get("character") or "")
+            if target is None:
+                return  # (a decision on an answer whose ask no longer names it)
+            as_character = target.get("character") if opened is None else event.get("character")
             result = event["result"]
-            side = {"seat": seat, "character": as_character, "seq": event["seq"],
+            side = {"seat": target["seat"], "character": as_character, "seq": event["seq"],
                     "roll": event["roll"], "open": bool(event.get("open")),
                     "success": bool(result.get("success")), "margin": result.get("margin", 0)}
             if isinstance(result.get("label"), dict):
                 side["label"] = result["label"]
-            answered = {**entry["answered"], seat: side}
+            answered = {**entry["answered"], side_key(target): side}
             settled = (len(answered) == len(ask["to"])
                        and not any(other["open"] for other in answered.values()))
             if settled:
                 del self.asks[ask_id]
-                sides = [answered[t["seat"]] for t in ask["to"]]
+                sides = [answered[side_key(t)] for t in ask["to"]]
                 if ask.get("opposed"):
                     expected["opposition"] = oppose(ask_id, sides)
                 elif ask.get("cooperative"):
@@ -773,14 +777,27 @@ class Replay:
         elif ask_id is not None and opened is None:
             return  # (said by _author)
         for key in ("opposition", "cooperation"):
-            if event.get(key) != expected.get(key) and event.get(key) != _unlabelled(
-                    expected.get(key)):
+            if event.get(key) not in _older_forms(expected.get(key)):
                 if entry is None:
                     raise wrong(key, said("its ask is not open here",
                                           "sa demande n'est pas ouverte ici"))
                 raise Mismatch(key, said(
                     f"its ask's answers give {_short(expected.get(key))}",
                     f"les réponses à sa demande donnent {_short(expected.get(key))}"))
+
+
+#: What an opposition or a cooperation tells since the GM's NPCs may answer an ask (issue
+#: 29 follow-up): a journal written before holds its verdict without them.
+NAMED_WINNER = ("winner_character", "best_character")
+
+
+def _older_forms(judged: dict[str, Any] | None) -> list[dict[str, Any] | None]:
+    """``judged`` as the journal holds it now, and as older journals hold the same
+    verdict: without its sides' ``label``, without its winner's character, or both."""
+    if not isinstance(judged, dict):
+        return [judged]
+    unnamed = {key: value for key, value in judged.items() if key not in NAMED_WINNER}
+    return [judged, _unlabelled(judged), unnamed, _unlabelled(unnamed)]
 
 
 def _unlabelled(judged: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -657,12 +657,15 @@ function renderAnswers(outcome, lang) {
 /** An opposed roll's verdict: the winner, a draw, or nobody. */
 export function renderOpposition(opposition, lang = "fr") {
   const say = strings(lang);
+  // (`winner_character`: the winning side's character — a GM's NPC wins with no seat.)
   const verdict = opposition.draw ? say.draw
-    : opposition.winner === null || opposition.winner === undefined ? say.nobody : say.winner(opposition.winner);
+    : opposition.winner_character ? say.winner(opposition.winner_character)
+      : opposition.winner === null || opposition.winner === undefined ? say.nobody : say.winner(opposition.winner);
   return `<p class="sidecar-opposition" data-winner="${escapeHtml(opposition.winner ?? "")}">${escapeText(verdict)}</p>`;
 }
 
 function askedName(side) {
+  if (side.seat === null || side.seat === undefined) return side.character; // a GM's NPC
   return side.character ? `${side.seat} (${side.character})` : side.seat;
 }
 
@@ -674,7 +677,7 @@ export function renderAskCard(ask, { lang = "fr", rulesetTitle, answers = {}, op
   const say = strings(lang);
   const game = local(rulesetTitle, lang).split(" — ")[0] || ask.ruleset;
   const rows = (ask.to ?? []).map((side) => {
-    const answer = answers[side.seat];
+    const answer = answers[side.seat ?? side.character]; // (an NPC's side: by its name)
     const kind = answer?.result?.kind ? cardKind(answer.result) : null;
     const what = !answer ? say.waiting
       : answer.result?.hidden ? say.hidden : `${local(answer.result?.label, lang)} — ${answer.text ?? ""} (#${answer.seq})`;
@@ -1058,7 +1061,10 @@ export class SidecarChat {
     const card = [...this.askCards.values()].find((each) => !each.asked && (each.ask.ask === outcome.answers
       || Object.values(each.answers).some((answer) => answer.roll === outcome.roll)));
     if (!card || !outcome.by?.name) return null;
-    card.answers[outcome.by.name] = outcome;
+    // A GM's answer as a GM's NPC of the ask fills that NPC's side (keyed by its name).
+    const npc = !outcome.by.seat && (card.ask.to ?? []).find((side) => side.seat == null
+      && side.character === outcome.character);
+    card.answers[npc ? npc.character : outcome.by.name] = outcome;
     if (outcome.opposition) card.opposition = outcome.opposition;
     return this.update(await card.message, this.askContent(card));
   }

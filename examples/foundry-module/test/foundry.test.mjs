@@ -792,6 +792,12 @@ describe("asked rolls: /sc ask, the cards", () => {
     assertShownAsText(renderAskCard(ask, { opposition: { winner: null, draw: true }, lang: "en" }), "Draw");
     assertShownAsText(renderAskCard(ask, { opposition: { winner: null, draw: false } }), "Personne ne réussit");
     assertShownAsText(renderAskCard(ask, { cancelled: true }), "Demande annulée");
+    // A GM's NPC's side (no seat), keyed by its name; it wins: named, not « nobody ».
+    const npc = { ...ask, to: [{ seat: "Alice", character: null }, { seat: null, character: "Krull" }] };
+    assertShownAsText(renderAskCard(npc, { answers: { Krull: { seq: 8, text: "Krull — 19",
+      result: { kind: "success", label: { fr: "Réussite" } } } },
+      opposition: { winner: null, winner_character: "Krull", draw: false } }),
+    "Krull : Réussite — Krull — 19 (#8)", "Alice : en attente", "Vainqueur : Krull");
     const asked = renderAskedCard(ask, { seat: "Alice" });
     assertShownAsText(asked, "Le MJ vous demande un jet · luck · « Perception »", "Lancer");
     assertShownAsText(closeAnswer(asked, "Répondu (#7)"), "Répondu (#7)");

@@ -36,7 +36,14 @@ const busy = new Set();
 /** Physical dice typed on a card before its button is pressed: ask id → text. */
 const typedFaces = new Map();
 
-/** An ask as this page knows it: `{event, answers: Map(seat → outcome or side), opposition, closed}`. */
+/** How an ask keys a side's answer: its seat; a GM's NPC's side (no seat) by the NPC's name. */
+const sideKey = (target) => target.seat ?? target.character;
+
+/** The NPC side of `event` a GM's answer made as `character` fills, if any. */
+const npcSide = (event, character) => (event.to ?? []).find((target) =>
+  (target.seat === null || target.seat === undefined) && target.character === character);
+
+/** An ask as this page knows it: `{event, answers: Map(side key → outcome or side), opposition, closed}`. */
 function known(event) {
   return { event, answers: new Map(Object.entries(event.answered ?? {})), opposition: null,
     cooperation: null, closed: null };
@@ -131,7 +138,9 @@ export function applyAskOutcome(outcome) {
   // A decision answers for the seat whose open roll it decides (the GM may take it).
   const decided = typeof outcome.reacts_to === "number"
     ? [...item.answers].find(([, answer]) => answer.seq === outcome.reacts_to)?.[0] : null;
-  const seat = decided ?? outcome.by?.name;
+  // A GM's answer as a GM's NPC fills that NPC's side (keyed by its name, as the server's).
+  const npc = outcome.by?.role === "gm" && !outcome.by?.seat ? npcSide(item.event, outcome.character) : null;
+  const seat = decided ?? (npc ? npc.character : outcome.by?.name);
   const previous = item.answers.get(seat);
   if (outcome.answers && (!previous || (previous.seq ?? 0) <= (outcome.seq ?? 0)
       || previous.type !== "outcome")) {
@@ -140,8 +149,8 @@ export function applyAskOutcome(outcome) {
   if (outcome.opposition) item.opposition = outcome.opposition;
   if (outcome.cooperation) item.cooperation = outcome.cooperation;
   // Done once every answer is in and decided: an open roll still waits for its decision.
-  const everyone = (item.event.to ?? []).every((target) => item.answers.has(target.seat)
-    && item.answers.get(target.seat).open !== true);
+  const everyone = (item.event.to ?? []).every((target) => item.answers.has(sideKey(target))
+    && item.answers.get(sideKey(target)).open !== true);
   if (everyone && !item.closed) item.closed = "done";
   renderAsks();
 }
@@ -296,6 +305,8 @@ function withoutHeading(text, names, label) {
 /** Who won an opposition, for people (the GM's card, and every log the ask's mode lets see it). */
 export function winnerText(opposition) {
   if (opposition.draw) return t("ask.draw");
+  // The winning side's character: a GM's NPC wins with no seat (winner null).
+  if (opposition.winner_character) return t("ask.winner", { name: opposition.winner_character });
   if (opposition.winner === null || opposition.winner === undefined) return t("ask.nobody");
   const side = (opposition.sides ?? []).find((item) => item.seat === opposition.winner);
   return t("ask.winner", { name: side?.character || opposition.winner });
@@ -305,13 +316,15 @@ export function winnerText(opposition) {
 export function bestText(cooperation) {
   const side = (cooperation.sides ?? []).find((item) => item.seat === cooperation.best);
   const how = t(`kind.${cooperation.success ? "success" : "failure"}`);
-  return `${t("ask.best", { name: side?.character || cooperation.best })} (${how})`;
+  const name = cooperation.best_character || side?.character || cooperation.best;
+  return `${t("ask.best", { name })} (${how})`;
 }
 
 function renderCard(item) {
   const { event } = item;
   const id = event.ask;
-  const who = (target) => (target.character ? `${target.character} (${target.seat})` : target.seat);
+  const who = (target) => (!target.seat ? t("ask.npc_side", { name: target.character })
+    : target.character ? `${target.character} (${target.seat})` : target.seat);
   const head = el("div", { class: "entry-head" },
     el("strong", { class: "who", text: isGm() ? t("ask.gm_title") : t("ask.player_title") }),
     el("span", { class: "what", text: quoted(askName(event)) }),
@@ -335,14 +348,22 @@ function renderCard(item) {
   if (isGm()) {
     const own = (target) => sideText(event, target);
     body.push(el("ul", { class: "ask-lines" }, (event.to ?? []).map((target) => {
-      const answer = item.answers.get(target.seat);
-      return el("li", { class: "ask-line", "data-seat": target.seat,
+      const answer = item.answers.get(sideKey(target));
+      // A GM's NPC's side waiting: the GM rolls for it from here (as the NPC).
+      const npc = !target.seat && !answer && !item.closed;
+      return el("li", { class: "ask-line", "data-seat": target.seat ?? null,
+        "data-npc": target.seat ? null : target.character,
         "data-state": answer ? "answered" : "waiting" },
       el("strong", { text: who(target) }),
       // An opposition's side: what it is asked apart from the others (its characteristic…).
       own(target) ? el("span", { class: "ask-side-what", text: ` (${own(target)})` }) : null, " — ",
-      el("span", { class: "ask-answer", text: answerText(answer, event) }));
+      el("span", { class: "ask-answer", text: answerText(answer, event) }),
+      npc ? el("button", { type: "button", class: "primary ask-roll-npc", disabled: busy.has(id),
+        "data-character": target.character, text: t("ask.roll_for", { name: target.character }),
+        onclick: () => answer_(item, target.character) }) : null);
     })));
+    if (state.welcome?.manual_dice && !item.closed && (event.to ?? []).some((target) =>
+      !target.seat && !item.answers.has(sideKey(target)))) body.push(facesField(event));
     if (item.opposition) {
       body.push(el("p", { class: "ask-winner", "data-winner": item.opposition.winner ?? "",
         text: winnerText(item.opposition) }));
@@ -409,7 +430,8 @@ function facesField(event) {
   return el("div", { class: "ask-faces" }, el("label", { for: id, text: t("roll.dice") }), input, help);
 }
 
-async function answer_(item) {
+/** Answer `item`'s ask: this seat's side, or (a GM, `character`) that NPC's side. */
+async function answer_(item, character = null) {
   const { event } = item;
   const id = event.ask;
   errors.delete(id);
@@ -431,6 +453,7 @@ async function answer_(item) {
     const message = { type: "roll", ruleset: event.ruleset, params: {}, answers: id,
       label: event.label ?? "", mode: event.mode ?? "public", options: {} };
     if (dice) message.dice = dice;
+    if (character) message.character = character;
     const reply = await state.client.request(message, { resend: true });
     typedFaces.delete(id);
     answered(reply);
@@ -463,11 +486,13 @@ async function cancel(id) {
 
 // -- the GM's form ---------------------------------------------------------------------------
 
-/** Who may be asked: the seats, and the characters that have one. */
+/** Who may be asked: the seats, the characters that have one, and the GM's NPCs. */
 function targets() {
   const names = state.seats.map((seat) => ({ name: seat.name, hint: t("ask.seat") }));
   for (const character of [...state.characters.values()].sort((a, b) => a.character.localeCompare(b.character))) {
     if (character.owner) names.push({ name: character.character, hint: t("ask.played_by", { seat: character.owner }) });
+    // A character no seat plays: the GM's NPC, whose side a GM answers (« Lancer pour Orc »).
+    else names.push({ name: character.character, hint: t("ask.npc") });
   }
   return names;
 }

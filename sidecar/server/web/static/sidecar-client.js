@@ -748,8 +748,8 @@ export class SidecarClient {
   }
 
   /**
-   * The open asks (a GM: all; a seat: those naming it), each with `answered: {seat: side}`,
-   * every page of them, in the order they were opened. `after`: only those opened after
+   * The open asks (a GM: all; a seat: those naming it), each with `answered: {seat: side}`
+   * (a GM's NPC's side under the NPC's name, its `seat` null), every page of them, in the order they were opened. `after`: only those opened after
    * that `seq`; `onPage(asks)` is called with each page as it arrives (before any event
    * that follows it), for a list kept up to date by the events.
    */
