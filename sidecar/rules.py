@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from sidecar.model import Roll
-from sidecar.protocol.messages import heading as protocol_heading
 from sidecar.protocol.text import elide, vowel_sound
+from sidecar.protocol.text import heading as protocol_heading
 
 __all__ = ["KIND_LABELS", "agree", "common", "elide", "heading", "name_params", "plural",
            "score_kind", "signed", "vowel_sound"]

@@ -22,8 +22,8 @@ from sidecar.protocol.messages import (
     OddsRequest,
     PluginsRequest,
     RollRequest,
-    heading,
 )
+from sidecar.protocol.text import heading
 from sidecar.table.core import CLOSE_POLICY, PRESENCE_INTERVAL, HistoryPage, TableCore
 from sidecar.table.visibility import view
 from tests.helpers import GM_TOKEN, PLAYER_TOKEN, make_config

@@ -50,7 +50,7 @@ from sidecar.host.spending import add_declared, declaration_problem
 from sidecar.host.workers import DaemonWorkers
 from sidecar.model import Outcome, Roll
 from sidecar.protocol.errors import ProtocolError
-from sidecar.protocol.messages import heading
+from sidecar.protocol.text import heading
 
 #: The refusals a ``sidecar_modify_roll`` may raise as they are: the roll is refused.
 ROLL_REFUSALS = ("invalid_params",)

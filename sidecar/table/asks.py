@@ -23,7 +23,8 @@ from sidecar.host.pipeline import Resolution
 from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.events import ask_cancel_event, ask_open_event
-from sidecar.protocol.messages import AskRequest, RollRequest, ask_message, asks_message
+from sidecar.protocol.messages import AskRequest, RollRequest
+from sidecar.protocol.replies import ask_message, asks_message
 from sidecar.table.asksides import side_for, side_key
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import Pending, ReactTicket, RollTicket

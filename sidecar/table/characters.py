@@ -16,7 +16,8 @@ from sidecar.host.sheets import (
 )
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import sheet_event
-from sidecar.protocol.messages import SheetRequest, sheets_message
+from sidecar.protocol.messages import SheetRequest
+from sidecar.protocol.replies import sheets_message
 from sidecar.table.basis import CoreBasis, no_character
 from sidecar.table.effects import Pending, Reply, RollTicket
 from sidecar.table.limits import encoded_size

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.protocol.messages import HistoryRequest, history_message
+from sidecar.protocol.messages import HistoryRequest
+from sidecar.protocol.replies import history_message
 from sidecar.table.epochs import with_key
 from sidecar.table.limits import encoded_size
 from sidecar.table.tables import Member, Table

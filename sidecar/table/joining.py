@@ -9,14 +9,8 @@ from typing import Any
 from sidecar.dice.provable import new_client_seed
 from sidecar.hookspecs import HOOKS_API
 from sidecar.protocol.errors import ProtocolError
-from sidecar.protocol.messages import (
-    AskRequest,
-    Hello,
-    PluginsRequest,
-    plugins_message,
-    presence_message,
-    welcome_message,
-)
+from sidecar.protocol.messages import AskRequest, Hello, PluginsRequest
+from sidecar.protocol.replies import plugins_message, presence_message, welcome_message
 from sidecar.table.basis import CoreBasis
 from sidecar.table.effects import CLOSE_POLICY, Delivery
 from sidecar.table.joinlink import join_block

@@ -17,7 +17,8 @@ from sidecar.model import Roll
 from sidecar.protocol.errors import ProtocolError
 from sidecar.protocol.events import outcome_details, outcome_event
 from sidecar.protocol.manual import decision_typed
-from sidecar.protocol.messages import OddsRequest, RollRequest, odds_message
+from sidecar.protocol.messages import OddsRequest, RollRequest
+from sidecar.protocol.replies import odds_message
 from sidecar.protocol.text import elide
 from sidecar.table.effects import CLOSE_POLICY, Pending, ReactTicket, RollTicket
 from sidecar.table.limits import check_event_size, check_strings

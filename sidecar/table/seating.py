@@ -8,7 +8,8 @@ from typing import Any
 
 from sidecar.protocol.errors import ProtocolError, bad_field
 from sidecar.protocol.events import seat_event
-from sidecar.protocol.messages import SeatRequest, seats_message
+from sidecar.protocol.messages import SeatRequest
+from sidecar.protocol.replies import seats_message
 from sidecar.table.basis import CoreBasis, gm_only
 from sidecar.table.effects import Pending, RollTicket
 from sidecar.table.listing import seat_entries, take_page

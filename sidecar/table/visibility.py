@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from sidecar.protocol.messages import (
+from sidecar.protocol.replies import (
     ask_message,
     epoch_message,
     initiative_message,
