@@ -14,7 +14,7 @@ from tests.helpers import GM_TOKEN
 from tests.live_server import LiveServer
 from tests.support.browser import TablePage, add_seat
 from tests.support.serve import free_port, serve_on
-from tests.test_web_evening import PHONE, new_character, oweens_table, phone_gm
+from tests.test_web_evening import PHONE, new_character, oweens_table, phone_gm, phone_player
 from tests.test_web_phone_asks import switch_language
 
 
@@ -100,7 +100,7 @@ def test_an_asks_log_line_reads_as_its_language_writes(browser: Any,
 def test_an_oppositions_card_after_a_reload_words_margins_as_its_game(
         browser: Any, server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "marges")
-    aengus = TablePage(browser, server.http, link=link, viewport=PHONE)
+    aengus = phone_player(browser, server, link)
     ask_id = gm.page.evaluate("""() => window.sidecarTable.client.request({type: "ask",
         op: "open", to: ["Ervald", "Tam"], ruleset: "oweens", opposed: true,
         params: {characteristic: "PEP", difficulty: 1}, label: "Bras de fer",

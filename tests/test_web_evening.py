@@ -48,6 +48,13 @@ def oweens_table(browser: Any, server: LiveServer, table: str) -> tuple[TablePag
     return gm, link, other
 
 
+def phone_player(browser: Any, server: LiveServer, link: str) -> TablePage:
+    """A seat's page opened from its link at 390 px, once its character is shown."""
+    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    player.page.wait_for_selector("#character:not([hidden])")
+    return player
+
+
 def height(page: TablePage, selector: str) -> float:
     return page.page.eval_on_selector(selector, "n => n.getBoundingClientRect().height")
 
@@ -61,8 +68,7 @@ def new_outcome(page: TablePage, before: int) -> dict[str, Any]:
 
 def test_the_oweens_roll_form_shows_what_a_roll_needs(browser: Any, server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "formulaire")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
-    player.page.wait_for_selector("#character:not([hidden])")
+    player = phone_player(browser, server, link)
     assert height(player, "#roller") < FORM_AS_CHARACTER
     # Without a character (the GM's own rolls): the dice are asked too.
     gm.page.select_option("#ruleset", "oweens")
@@ -226,7 +232,7 @@ def test_a_raised_die_shows_its_natural_face_and_what_it_became(
 def test_the_players_logs_show_who_won_a_public_opposition(browser: Any,
                                                           server: LiveServer) -> None:
     gm, link, brann_link = oweens_table(browser, server, "vainqueur")
-    aengus = TablePage(browser, server.http, link=link, viewport=PHONE)
+    aengus = phone_player(browser, server, link)
     brann = TablePage(browser, server.http, link=brann_link, viewport=PHONE)
     ask_id = gm.page.evaluate("""() => window.sidecarTable.client.request({type: "ask",
         op: "open", to: ["Ervald", "Tam"], ruleset: "oweens", opposed: true,
@@ -259,7 +265,7 @@ def test_the_players_logs_show_who_won_a_public_opposition(browser: Any,
 def test_a_players_log_says_the_gm_prepares_the_table_once(browser: Any,
                                                            server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "preparation")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    player = phone_player(browser, server, link)
     player.page.wait_for_selector("#log .entry-prep")
     log = player.page.text_content("#log")
     assert "jet secret" not in log
@@ -293,7 +299,7 @@ def test_the_gms_notes_during_the_game_say_what_they_are(browser: Any,
     after a reload, never « jet secret »; a secret roll stays « jet secret ou note du MJ »."""
     table = "notes-mj"
     gm, link, _ = oweens_table(browser, server, table)
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    player = phone_player(browser, server, link)
     first = server.roll(table, "MJ", "oweens", {"dice": 1})["seq"]
     player.wait_for_entry(first)
     add_seat(gm, "Ida")
@@ -327,7 +333,7 @@ def test_the_gms_notes_during_the_game_say_what_they_are(browser: Any,
 def test_quick_rolls_say_the_difficulty_they_roll_against(browser: Any,
                                                          server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "jets-rapides")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    player = phone_player(browser, server, link)
     quick = player.page.locator('#quick-rolls button[data-choice="ECL"]')
     quick.wait_for()
     assert "Difficulté 0" in quick.text_content()
@@ -347,8 +353,7 @@ def test_quick_rolls_say_the_difficulty_they_roll_against(browser: Any,
 def test_an_asked_player_reads_what_is_asked_and_answers_from_the_log(
         browser: Any, server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "demande-au-journal")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
-    player.page.wait_for_selector("#character:not([hidden])")
+    player = phone_player(browser, server, link)
     # The player reads the log, far below the top of the page.
     player.page.evaluate("() => document.getElementById('log-live').scrollIntoView()")
     ask_id = gm.page.evaluate("""() => window.sidecarTable.client.request({type: "ask",

@@ -113,10 +113,9 @@ OPPOSED_ASK = 1350
 def test_an_opposed_ask_of_characters_shows_what_it_needs_and_sends_the_same_params(
         browser: Any, server: LiveServer) -> None:
     from tests.support.browser import open_ask_form
-    from tests.test_web_evening import oweens_table
+    from tests.test_web_evening import oweens_table, phone_player
     gm, link, _ = oweens_table(browser, server, "demande-pliee")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
-    player.page.wait_for_selector("#character:not([hidden])")
+    player = phone_player(browser, server, link)
     page = gm.page
     open_ask_form(gm)
     for name in ("Ervald", "Tam"):

@@ -16,7 +16,7 @@ import pytest
 
 from tests.live_server import LiveServer
 from tests.support.browser import TablePage, open_ask_form
-from tests.test_web_evening import PHONE, new_character, oweens_table, phone_gm
+from tests.test_web_evening import PHONE, new_character, oweens_table, phone_gm, phone_player
 from tests.test_web_phone_asks import switch_language
 
 
@@ -72,7 +72,7 @@ def test_the_epoch_button_follows_the_language_switch(browser: Any,
 def test_odds_that_do_not_match_the_form_show_no_figure(browser: Any,
                                                         server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "chances-perimees")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    player = phone_player(browser, server, link)
     page = player.page
     page.wait_for_selector("#character:not([hidden])")
     player.fill_params({"characteristic": "FLA"})
@@ -120,8 +120,7 @@ def test_the_game_picker_fits_a_phone(browser: Any, server: LiveServer) -> None:
 def test_a_players_opposed_ask_card_names_the_other_side(browser: Any,
                                                          server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "contre-qui")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
-    player.page.wait_for_selector("#character:not([hidden])")
+    player = phone_player(browser, server, link)
     ask_id = gm.page.evaluate("""() => window.sidecarTable.client.request({type: "ask",
         op: "open", to: ["Ervald", "Tam"], ruleset: "oweens", opposed: true,
         params: {characteristic: "PEP", difficulty: 0}, label: "Bras de fer",

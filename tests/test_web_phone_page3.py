@@ -14,7 +14,7 @@ from tests.helpers import GM_TOKEN
 from tests.live_server import LiveServer
 from tests.support.browser import TablePage, add_seat, ask, card
 from tests.support.plugins import ALWAYS_OPEN
-from tests.test_web_evening import PHONE, new_outcome, oweens_table, phone_gm
+from tests.test_web_evening import PHONE, new_outcome, oweens_table, phone_gm, phone_player
 from tests.test_web_phone_asks import dice_server, switch_language
 
 __all__ = ["dice_server"]  # (the fixture, used here too)
@@ -25,7 +25,7 @@ __all__ = ["dice_server"]  # (the fixture, used here too)
 def test_a_situation_that_fixes_the_characteristic_picks_it(browser: Any,
                                                             server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "se-pinter")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
+    player = phone_player(browser, server, link)
     page = player.page
     page.wait_for_selector("#character:not([hidden])")
     player.fill_params({"characteristic": "PEP"})

@@ -11,7 +11,7 @@ from typing import Any
 
 from tests.live_server import LiveServer
 from tests.support.browser import TablePage
-from tests.test_web_evening import PHONE, new_character, oweens_table, phone_gm
+from tests.test_web_evening import PHONE, new_character, oweens_table, phone_gm, phone_player
 from tests.test_web_phone_asks import switch_language
 
 #: The text of each option of a select that does not fit its box (less its padding).
@@ -120,8 +120,7 @@ def test_the_odds_rows_are_one_aligned_list_on_a_phone(browser: Any, server: Liv
 def test_a_secret_roll_in_a_players_log_is_said_to_be_one(browser: Any,
                                                          server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "jet-secret")
-    player = TablePage(browser, server.http, link=link, viewport=PHONE)
-    player.page.wait_for_selector("#character:not([hidden])")
+    player = phone_player(browser, server, link)
     params = {"dice": 2, "difficulty": 3}
     hidden = roll(gm, ruleset="oweens", params=params, mode="blind")
     shown = roll(gm, ruleset="oweens", params=params)

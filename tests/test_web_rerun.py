@@ -13,7 +13,14 @@ from typing import Any
 
 from tests.live_server import LiveServer
 from tests.support.browser import TablePage, open_ask_form
-from tests.test_web_evening import PHONE, new_character, new_outcome, oweens_table, phone_gm
+from tests.test_web_evening import (
+    PHONE,
+    new_character,
+    new_outcome,
+    oweens_table,
+    phone_gm,
+    phone_player,
+)
 
 
 def test_switching_the_language_redraws_the_earlier_rolls_in_it(
@@ -106,7 +113,7 @@ def test_a_cooperative_ask_from_the_panel_names_the_best_character(
 
 def test_a_seat_open_twice_is_listed_once(browser: Any, server: LiveServer) -> None:
     gm, link, _ = oweens_table(browser, server, "deux-fois")
-    phone = TablePage(browser, server.http, link=link, viewport=PHONE)
+    phone = phone_player(browser, server, link)
     laptop = TablePage(browser, server.http, link=link)
     gm.page.wait_for_function("""() => window.sidecarTable.presence
         .filter(m => m.name === "Aengus").length === 2""")
