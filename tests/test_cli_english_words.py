@@ -1,0 +1,78 @@
+"""The words an English run of the command line shows (issue 29, a newcomer replaying the
+evening with ``--locale en``): a choice is listed with its reader's label beside its id
+and typed back by either language's label. Real ``sidecar`` processes against a real
+``sidecar serve``."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.serve import ServeProcess, gm_options, sidecar
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ServeProcess("--db", ":memory:") as running:
+        yield running
+
+
+def roll(server: ServeProcess, locale: str, *args: str):
+    return sidecar("roll", *args, *gm_options(server, "mots"), "--locale", locale)
+
+
+@pytest.mark.parametrize("locale, ruleset, param, expected", [
+    ("en", "seuil", "factors=foo",
+     "unknown item 'foo' (known: stress_bas (low stress), stress_eleve (high stress), "),
+    ("fr", "seuil", "factors=foo",
+     "élément inconnu 'foo' (connus : stress_bas (stress bas), stress_eleve (stress élevé), "),
+    ("en", "d6code", "style=bar", "must be one of libre (free), extreme ["),
+    ("fr", "d6code", "style=bar", "doit être l'un de libre, extreme (extrême) ["),
+    ("en", "oweens", "emotion_bonbonus=zz", "must be one of honte (Shame), fierte (Pride) ["),
+    ("fr", "oweens", "emotion_bonbonus=zz", "doit être l'un de honte (Honte), fierte (Fierté) ["),
+])
+def test_an_unknown_choice_lists_the_choices_in_the_readers_words(server, locale, ruleset,
+                                                                  param, expected):
+    done = roll(server, locale, ruleset, param)
+    assert done.returncode == 1, done.stdout
+    assert expected in done.stderr
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("en", "unknown item 'zz' (known: assommer (Knock out), viser (Aim), "),
+    ("fr", "élément inconnu 'zz' (connus : assommer (Assommer), viser (Viser), "),
+])
+def test_an_unknown_option_choice_lists_the_choices_in_the_readers_words(server, locale,
+                                                                         expected):
+    done = roll(server, locale, "oweens", "dice=3", "difficulty=2",
+                "--option", "combat.options=zz")
+    assert done.returncode == 1, done.stdout
+    assert expected in done.stderr
+
+
+@pytest.mark.parametrize("typed", ["low stress,Stress élevé", "Low_Stress,stress eleve"])
+def test_a_choice_typed_by_its_label_is_taken_as_its_id(server, typed):
+    by_id = roll(server, "en", "seuil", "factors=stress_bas,stress_eleve", "threshold=10",
+                 "level=2", "--dice", "3,4,1")
+    by_label = roll(server, "en", "seuil", f"factors={typed}", "threshold=10", "level=2",
+                    "--dice", "3,4,1")
+    assert by_id.returncode == by_label.returncode == 0, by_label.stderr
+    assert "-1D8" in by_id.stdout  # the factors count: 1 + 3 = complication 4
+    assert by_label.stdout.split(" ", 1)[1] == by_id.stdout.split(" ", 1)[1]  # (after #seq)
+
+
+@pytest.mark.parametrize("typed", ["aim", "Viser", "AIM"])
+def test_an_option_choice_typed_by_its_label_is_taken(server, typed):
+    done = roll(server, "en", "oweens", "dice=3", "difficulty=2",
+                "--option", f"combat.options={typed}", "--dice", "1,2")
+    assert done.returncode == 0, done.stderr
+    assert "Combat options (aim; cost: 1 fewer die)" in done.stdout
+
+
+@pytest.mark.parametrize("typed", ["Free", "LIBRE"])
+def test_a_single_choice_typed_by_its_label_is_taken(server, typed):
+    by_id = roll(server, "en", "d6code", "code=3D", "difficulty=10", "style=libre",
+                 "--dice", "1,2,3,4,5")
+    by_label = roll(server, "en", "d6code", "code=3D", "difficulty=10", f"style={typed}",
+                    "--dice", "1,2,3,4,5")
+    assert by_id.returncode == by_label.returncode == 0, by_label.stderr
+    assert by_label.stdout.split(" ", 1)[1] == by_id.stdout.split(" ", 1)[1]
