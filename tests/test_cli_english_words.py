@@ -76,3 +76,35 @@ def test_a_single_choice_typed_by_its_label_is_taken(server, typed):
                     "--dice", "1,2,3,4,5")
     assert by_id.returncode == by_label.returncode == 0, by_label.stderr
     assert by_label.stdout.split(" ", 1)[1] == by_id.stdout.split(" ", 1)[1]
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("en", "combat.options=<list: Knock out (1), Aim (1), Push (1), Surprise (1), Pin (1), "
+           "Knock down (2), Charge (2), Disarm (3)>  Combat options"),
+    ("en", 'combat.pay=<string: in dice, in bonbonus, default "in dice">  Pay'),
+    ("fr", "combat.options=<liste : assommer (1), viser (1), pousser (1), surprendre (1), "
+           "immobiliser (1), renverser (2), charger (2), desarmer (3)>  Options de combat"),
+    ("fr", 'combat.pay=<texte : dice, bonbonus, défaut "dice">  Payer'),
+])
+def test_plugins_lists_an_options_choices_by_the_readers_names(locale, expected):
+    done = sidecar("plugins", "--locale", locale)
+    assert done.returncode == 0, done.stderr
+    assert expected in done.stdout
+
+
+@pytest.mark.parametrize("locale, shown, hidden", [
+    ("en", "combat.options=aim combat.zone=head", "viser"),
+    ("fr", "combat.options=viser combat.zone=tête", "aim"),
+])
+def test_roll_help_gives_the_option_example_in_the_readers_words(locale, shown, hidden):
+    done = sidecar("roll", "--help", "--locale", locale)
+    assert done.returncode == 0, done.stderr
+    flat = " ".join(done.stdout.split())
+    assert shown in flat
+    assert hidden not in flat
+
+
+def test_the_english_example_rolls(server):
+    done = roll(server, "en", "oweens", "dice=3", "difficulty=2", "--option",
+                "combat.options=aim", "--option", "combat.zone=head", "--dice", "1,2")
+    assert done.returncode == 0, done.stderr

@@ -238,7 +238,7 @@ SERVE = {
 #: ``roll``, ``react``, ``seat``, ``sheet``, ``ask``, ``answer``, ``session``.
 PLAY = {
     "an extension's per-roll setting, typed from its description (`sidecar plugins` "
-    "lists them): combat.options=viser combat.zone=tête; EXT=yes turns it on with its "
+    "lists them): combat.options=aim combat.zone=head; EXT=yes turns it on with its "
     "defaults (blank_botch=yes), EXT={json} gives them all":
         "un réglage d'extension pour ce jet, typé selon sa description (`sidecar plugins` "
         "les liste) : combat.options=viser combat.zone=tête ; EXT=yes l'active avec ses "

@@ -237,8 +237,8 @@ def _add_roll_commands(sub: Any) -> None:
     roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     roll.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
                       help="an extension's per-roll setting, typed from its description "
-                           "(`sidecar plugins` lists them): combat.options=viser "
-                           "combat.zone=tête; EXT=yes turns it on with its defaults "
+                           "(`sidecar plugins` lists them): combat.options=aim "
+                           "combat.zone=head; EXT=yes turns it on with its defaults "
                            "(blank_botch=yes), EXT={json} gives them all")
     roll.add_argument("--character", metavar="NAME",
                       help="roll as this character: the roll spends from its sheet (a "

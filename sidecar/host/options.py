@@ -227,15 +227,29 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
         if "min" in spec or "max" in spec:
             shape += f" {spec.get('min', '')}–{spec.get('max', '')}"
         cost = spec.get("cost")
+        named = _choice_names(spec, locale)
         if isinstance(spec.get("choices"), list):
             shape += colon + ", ".join(
-                f"{c} ({cost[c]})" if isinstance(cost, dict) and c in cost else str(c)
+                f"{named(c)} ({cost[c]})" if isinstance(cost, dict) and c in cost else named(c)
                 for c in spec["choices"])
         elif isinstance(cost, int):
             shape += ", " + say("coût", "cost") + f" {cost}"
         if "default" in spec:
             shape += (", " + say("défaut", "default") + " "
-                      f"{json.dumps(spec['default'], ensure_ascii=False)}")
+                      f"{json.dumps(named(spec['default']), ensure_ascii=False)}")
         label = _both(spec.get("label"), locale)
         lines.append(f"  {name}.{key}=<{shape}>" + (f"  {label}" if label else ""))
     return lines
+
+
+def _choice_names(spec: dict[str, Any], locale: str | None) -> Any:
+    """How ``sidecar plugins`` names a choice: in English by its English label (« Aim »,
+    typed back as such: :func:`~sidecar.host.params.resolve_choice`), else by its id — the
+    French one people type (``viser``)."""
+    labels = spec.get("choice_labels")
+
+    def named(choice: Any) -> Any:
+        said = labels.get(choice) if isinstance(labels, dict) and locale == "en" else None
+        text = said.get("en") if isinstance(said, dict) else None
+        return text if isinstance(text, str) and text else choice
+    return named
