@@ -5,6 +5,8 @@ and typed back by either language's label. Real ``sidecar`` processes against a 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.serve import ServeProcess, gm_options, sidecar
@@ -108,3 +110,57 @@ def test_the_english_example_rolls(server):
     done = roll(server, "en", "oweens", "dice=3", "difficulty=2", "--option",
                 "combat.options=aim", "--option", "combat.zone=head", "--dice", "1,2")
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("locale, expected, absent", [
+    ("en", [r"P\(success\) = 33%\n", r"\n    Narrow +20% █"], [" %"]),
+    ("fr", [r"P\(réussite\) = 33 %\n", r"\n    De justesse +20 % █"], []),
+])
+def test_odds_write_percentages_as_the_readers_language_does(locale, expected, absent):
+    done = sidecar("odds", "oweens", "dice=3", "difficulty=3", "--locale", locale)
+    assert done.returncode == 0, done.stderr
+    for pattern in expected:
+        assert re.search(pattern, done.stdout), pattern
+    for text in absent:
+        assert text not in done.stdout
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("en", "P(success) = < 0.1%"), ("fr", "P(réussite) = < 0,1 %")])
+def test_odds_below_a_thousandth_as_the_reader_writes_it(locale, expected):
+    done = sidecar("odds", "dice", "expr=4d6", "target=24", "--locale", locale)
+    assert done.returncode == 0, done.stderr
+    assert expected in done.stdout.splitlines()
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("en", "Seat “Tom” removed"), ("fr", "Place « Tom » supprimée")])
+def test_a_removed_seat_is_quoted_as_the_reader_quotes(server, locale, expected):
+    gm = gm_options(server, f"places-{locale}")
+    added = sidecar("seat", "add", "Tom", "--no-qr", *gm)
+    assert added.returncode == 0, added.stderr
+    removed = sidecar("seat", "remove", "Tom", *gm, "--locale", locale)
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout.startswith(expected)
+
+
+def test_no_english_text_of_the_command_line_uses_french_quotes():
+    """Every ``say(locale, fr, en)`` of the command line (and the texts chosen the same way
+    in sidecar/host and protocol): its English side never uses « »."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for folder in ("sidecar/cli", "sidecar/host", "protocol"):
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not (isinstance(node, ast.Call) and len(node.args) >= 3
+                        and getattr(node.func, "id", getattr(node.func, "attr", None))
+                        in ("say", "_say", "said")):
+                    continue
+                english = ast.get_source_segment(path.read_text(encoding="utf-8"),
+                                                 node.args[2]) or ""
+                if "«" in english or "»" in english:
+                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert found == []

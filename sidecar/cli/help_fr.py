@@ -289,7 +289,7 @@ PLAY = {
     "the characters you may see (a seat: its own)":
         "les personnages que vous pouvez voir (une place : les siens)",
     "typed by the ruleset's sheet; a map entry as skills.Escalade=5 or the whole map as "
-    "JSON; a reserve counted from its score (O'Ween's reserve_ecl, shown « 2 / 3 ») as "
+    "JSON; a reserve counted from its score (O'Ween's reserve_ecl, shown “2 / 3”) as "
     "the points lost: reserve_ecl=-1 for one lost, 0 for full":
         "typées par la fiche du jeu de règles ; une entrée d'un dictionnaire comme "
         "skills.Escalade=5, ou tout le dictionnaire en JSON ; une réserve comptée depuis "

@@ -305,7 +305,7 @@ def _add_sheet_command(sub: Any) -> None:
     set_.add_argument("values", nargs="*", metavar="field=value",
                       help="typed by the ruleset's sheet; a map entry as skills.Escalade=5 "
                            "or the whole map as JSON; a reserve counted from its score "
-                           "(O'Ween's reserve_ecl, shown « 2 / 3 ») as the points lost: "
+                           "(O'Ween's reserve_ecl, shown “2 / 3”) as the points lost: "
                            "reserve_ecl=-1 for one lost, 0 for full")
     set_.add_argument("--ruleset", help="the character's ruleset (needed to create one)")
     owner = set_.add_mutually_exclusive_group()
