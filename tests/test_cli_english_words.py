@@ -164,3 +164,28 @@ def test_no_english_text_of_the_command_line_uses_french_quotes():
                 if "«" in english or "»" in english:
                     found.append(f"{path.relative_to(root)}:{node.lineno}")
     assert found == []
+
+
+BUDGET_ALONE = {
+    "fr": "paramètre « BB+ pour acheter après les dés » ('budget') : demande « Acheter après "
+          "les dés » ('buy_after') [invalid_params]",
+    "en": "parameter \"BB+ to buy after the dice\" ('budget'): needs \"Buy after the dice\" "
+          "('buy_after') [invalid_params]",
+}
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_odds_refuse_a_budget_without_buying_after(locale):
+    done = sidecar("odds", "oweens", "dice=3", "difficulty=3", "budget=2", "--locale", locale)
+    assert done.returncode == 1, done.stdout
+    assert done.stderr.strip() == "sidecar: " + BUDGET_ALONE[locale]
+    bought = sidecar("odds", "oweens", "dice=3", "difficulty=3", "budget=2", "buy_after=yes",
+                     "--locale", locale)
+    assert bought.returncode == 0, bought.stderr
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_a_roll_refuses_a_budget_without_buying_after(server, locale):
+    done = roll(server, locale, "oweens", "dice=3", "difficulty=3", "budget=2")
+    assert done.returncode == 1, done.stdout
+    assert done.stderr.strip() == "sidecar: " + BUDGET_ALONE[locale]
