@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from tests.helpers import GM_TOKEN
 from tests.support.serve import ServeProcess, gm_options, sidecar
 
 
@@ -189,3 +190,25 @@ def test_a_roll_refuses_a_budget_without_buying_after(server, locale):
     done = roll(server, locale, "oweens", "dice=3", "difficulty=3", "budget=2")
     assert done.returncode == 1, done.stdout
     assert done.stderr.strip() == "sidecar: " + BUDGET_ALONE[locale]
+
+
+PLUGINS_UNOPENED = {
+    "fr": "sidecar: plugins --url lit la liste du serveur en rejoignant une table en "
+          "observateur, et la table « demo » n'est pas ouverte : donnez --token (un jeton de "
+          "MJ ou de joueur l'ouvre) ou --table d'une table ouverte",
+    "en": "sidecar: plugins --url reads the server's list by joining a table as an observer, "
+          "and table “demo” is not open: give --token (a GM's or a player's token opens it) "
+          "or --table of an open table",
+}
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_plugins_of_a_server_without_a_table_says_what_it_does(locale):
+    with ServeProcess("--db", ":memory:") as fresh:
+        done = sidecar("plugins", "--url", fresh.url, "--locale", locale)
+        assert done.returncode == 1, done.stdout
+        assert done.stderr.strip() == PLUGINS_UNOPENED[locale]
+        listed = sidecar("plugins", "--url", fresh.url, "--token", GM_TOKEN,
+                         "--locale", locale)
+        assert listed.returncode == 0, listed.stderr
+        assert "oweens 1.1" in listed.stdout

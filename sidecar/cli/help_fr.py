@@ -331,7 +331,10 @@ TOOLS = {
     "separate with commas for several":
         "demander plutôt à un serveur en marche (montre les échecs et les plugins "
         "désactivés) ; répéter ou séparer par des virgules pour plusieurs",
-    "table to join for --url": "table à rejoindre pour --url",
+    "--url: the table joined, as an observer, to ask its server (default demo; one that "
+    "is open, else give --token)":
+        "--url : la table rejointe, en observateur, pour interroger son serveur (défaut "
+        "demo ; une table ouverte, sinon donnez --token)",
     "a GM or player token (or $SIDECAR_TOKEN), needed when --table is not open yet":
         "un jeton de MJ ou de joueur (ou $SIDECAR_TOKEN), nécessaire quand --table n'est "
         "pas encore ouverte",

@@ -218,7 +218,9 @@ def _add_plugins_command(sub: Any) -> None:
     plugins.add_argument("--url", action="append", metavar="URL",
                          help="ask a running server instead (shows failures and disabled "
                               "plugins); repeat or separate with commas for several")
-    plugins.add_argument("--table", default="demo", help="table to join for --url")
+    plugins.add_argument("--table", default="demo",
+                         help="--url: the table joined, as an observer, to ask its server "
+                              "(default demo; one that is open, else give --token)")
     plugins.add_argument("--token", help="a GM or player token (or $SIDECAR_TOKEN), needed "
                                          "when --table is not open yet")
     plugins.set_defaults(func=cmd_plugins)
