@@ -212,3 +212,30 @@ def test_plugins_of_a_server_without_a_table_says_what_it_does(locale):
                          "--locale", locale)
         assert listed.returncode == 0, listed.stderr
         assert "oweens 1.1" in listed.stdout
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("fr", "Aengus — Pilotage : 3D+1 → 7 contre 10 → Échec"),
+    ("en", "Aengus — Pilotage: 3D+1 → 7 vs 10 → Failure"),
+])
+def test_a_d6code_roll_names_the_skill_its_sheet_supplies(server, locale, expected):
+    gm = gm_options(server, f"pilotes-{locale}")
+    made = sidecar("sheet", "set", "Aengus", "--ruleset", "d6code",
+                   "competences.Pilotage=3D+1", *gm)
+    assert made.returncode == 0, made.stderr
+    done = sidecar("roll", "d6code", "--character", "Aengus", "skill=pilotage",
+                   "difficulty=10", "--dice", "1,2,3", "--no-ask", *gm, "--locale", locale)
+    assert done.returncode == 0, done.stderr
+    assert expected in done.stdout.splitlines()[0]
+
+
+def test_a_d6code_roll_names_the_skill_its_params_name_and_keeps_a_label(server):
+    gm = gm_options(server, "pilotes-sans-fiche")
+    named = sidecar("roll", "d6code", "code=3D", "skill=Pilotage", "difficulty=10",
+                    "--dice", "1,2,4", "--no-ask", *gm)
+    assert named.returncode == 0, named.stderr
+    assert "Morgane — Pilotage : 3D → 7 contre 10" in named.stdout.splitlines()[0]
+    labelled = sidecar("roll", "d6code", "code=3D", "skill=Pilotage", "difficulty=10",
+                       "--label", "Esquive", "--dice", "1,2,4", "--no-ask", *gm)
+    assert labelled.returncode == 0, labelled.stderr
+    assert "Morgane — Esquive : 3D → 7 contre 10" in labelled.stdout.splitlines()[0]

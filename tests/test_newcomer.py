@@ -146,7 +146,7 @@ def test_options_and_params_mix_in_any_order_for_every_command_with_params():
         ["wounds=-1"]
     shown = sidecar("odds", "bloodlust", "pool=5", "--locale", "en", "difficulty=7")
     assert shown.returncode == 0, shown.stderr
-    assert "P(success) = 76 %" in shown.stdout
+    assert "P(success) = 76%" in shown.stdout  # (English typography: no space)
     refused = sidecar("odds", "bloodlust", "--locale", "en", "pool=99")
     assert refused.returncode == 1 and "pool" in refused.stderr
     with ServeProcess() as server:
