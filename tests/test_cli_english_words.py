@@ -239,3 +239,35 @@ def test_a_d6code_roll_names_the_skill_its_params_name_and_keeps_a_label(server)
                        "--label", "Esquive", "--dice", "1,2,4", "--no-ask", *gm)
     assert labelled.returncode == 0, labelled.stderr
     assert "Morgane — Esquive : 3D → 7 contre 10" in labelled.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("en", ["    Optional rule, for the rolls that ask for it: each one's first botch of the "
+            "session counts as a simple failure",
+            "    options (rulesets: bloodlust; off unless a roll asks for it: --option "
+            "blank_botch=yes or --option blank_botch.KEY=VALUE):"]),
+    ("fr", ["    Règle optionnelle, pour les jets qui la demandent : le premier échec critique "
+            "de chacun dans la séance compte comme un simple échec",
+            "    options (jeux de règles : bloodlust ; inactive sauf si un jet la demande : "
+            "--option blank_botch=oui ou --option blank_botch.KEY=VALUE) :"]),
+])
+def test_plugins_says_the_blank_botch_is_off_unless_a_roll_asks(locale, expected):
+    listed = sidecar("plugins", "--locale", locale)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    for line in expected:
+        assert line in lines, listed.stdout
+
+
+def test_the_blank_botch_plays_only_on_the_rolls_that_ask_for_it(server):
+    """The seed's rule is the Conteur's option (« le Conteur peut donner… »): a roll
+    without it keeps its botch; with it, the first botch is a failure."""
+    gm = gm_options(server, "blanc")
+    plain = sidecar("roll", "bloodlust", "pool=2", "difficulty=7", "--dice", "1,1", *gm,
+                    "--locale", "en")
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines()[0].endswith("→ Critical failure (botch)")
+    asked = sidecar("roll", "bloodlust", "pool=2", "difficulty=7", "--dice", "1,1",
+                    "--option", "blank_botch=yes", *gm, "--locale", "en")
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.splitlines()[0].endswith("→ Failure (blank botch)")

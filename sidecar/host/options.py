@@ -214,7 +214,11 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
     where = (say("jeux de règles", "rulesets") + colon + ", ".join(rulesets) if rulesets
              else say("tous les jeux", "every ruleset"))
     semicolon = " ; " if locale == "fr" else "; "
-    lines = [f"options ({where}{semicolon}--option {name}.KEY=VALUE){colon.rstrip()}"]
+    # Settings are per roll: an extension acts on the rolls that name it, its keys'
+    # defaults then (« default true » read as « on by default », issue 29).
+    asked = say(f"inactive sauf si un jet la demande{colon}--option {name}=oui ou ",
+                f"off unless a roll asks for it{colon}--option {name}=yes or ")
+    lines = [f"options ({where}{semicolon}{asked}--option {name}.KEY=VALUE){colon.rstrip()}"]
     for key, spec in description["params"].items():
         kind = spec.get("type", "string")
         # The type in the run's language (« <texte : melee, ranged> »), as the list's.
