@@ -59,7 +59,7 @@ def refuse_sheet_override(roll: Roll, param: str, names: dict[str, str],
     who = (roll.character or "?")[:64]
     shown = "" if sheet_value is None else f" ({sheet_value})"
     raise ProtocolError(
-        "forbidden", f"« {names['en']} » comes from {who}'s sheet{shown}: only the GM may "
+        "forbidden", f"\"{names['en']}\" comes from {who}'s sheet{shown}: only the GM may "
         "change it", fr=f"« {names['fr']} » vient de la fiche {elide('de', who)}{shown} : "
         "seul le MJ peut le changer", details={"field": param})
 

@@ -147,23 +147,30 @@ def test_a_removed_seat_is_quoted_as_the_reader_quotes(server, locale, expected)
 
 def test_no_english_text_of_the_command_line_uses_french_quotes():
     """Every ``say(locale, fr, en)`` of the command line (and the texts chosen the same way
-    in sidecar/host and protocol): its English side never uses « »."""
+    in sidecar/host, protocol and the built-in plugins), and every error's English beside
+    its ``fr=``: the English never uses « »."""
     import ast
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
     found = []
-    for folder in ("sidecar/cli", "sidecar/host", "protocol"):
+    for folder in ("sidecar/cli", "sidecar/host", "protocol", "plugins"):
         for path in sorted((root / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if not (isinstance(node, ast.Call) and len(node.args) >= 3
-                        and getattr(node.func, "id", getattr(node.func, "attr", None))
-                        in ("say", "_say", "said")):
+            source = path.read_text(encoding="utf-8")
+            for node in ast.walk(ast.parse(source)):
+                if not isinstance(node, ast.Call):
                     continue
-                english = ast.get_source_segment(path.read_text(encoding="utf-8"),
-                                                 node.args[2]) or ""
-                if "«" in english or "»" in english:
-                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+                name = getattr(node.func, "id", getattr(node.func, "attr", None))
+                english = []
+                if name in ("say", "_say") and len(node.args) >= 3:
+                    english.append(node.args[2])
+                if any(keyword.arg == "fr" for keyword in node.keywords):
+                    english += [arg for arg in node.args
+                                if isinstance(arg, (ast.Constant, ast.JoinedStr, ast.BinOp))]
+                for text in english:
+                    said = ast.get_source_segment(source, text) or ""
+                    if "«" in said or "»" in said:
+                        found.append(f"{path.relative_to(root)}:{node.lineno}")
     assert found == []
 
 
@@ -271,3 +278,24 @@ def test_the_blank_botch_plays_only_on_the_rolls_that_ask_for_it(server):
                     "--option", "blank_botch=yes", *gm, "--locale", "en")
     assert asked.returncode == 0, asked.stderr
     assert asked.stdout.splitlines()[0].endswith("→ Failure (blank botch)")
+
+
+@pytest.mark.parametrize("locale, expected", [
+    ("en", "sidecar: \"Skill code\" comes from Aengus's sheet (3D+1): only the GM may change "
+           "it [forbidden]"),
+    ("fr", "sidecar: « Code de compétence » vient de la fiche d'Aengus (3D+1) : seul le MJ "
+           "peut le changer [forbidden]"),
+])
+def test_a_value_from_the_sheet_is_quoted_as_the_reader_quotes(server, locale, expected):
+    from tests.support.serve import seat_token
+
+    gm = gm_options(server, f"fiche-{locale}")
+    token = seat_token(gm, "Tom")
+    made = sidecar("sheet", "set", "Aengus", "--ruleset", "d6code", "--owner", "Tom",
+                   "competences.Pilotage=3D+1", *gm)
+    assert made.returncode == 0, made.stderr
+    done = sidecar("roll", "d6code", "--character", "Aengus", "skill=Pilotage", "code=5D",
+                   "difficulty=10", "--url", server.url, "--table", f"fiche-{locale}",
+                   "--name", "Tom", "--token", token, "--locale", locale)
+    assert done.returncode == 1, done.stdout
+    assert done.stderr.strip() == expected
