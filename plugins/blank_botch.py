@@ -32,10 +32,12 @@ NAME = "blank_botch"
 def sidecar_options() -> dict[str, Any]:
     """``options.blank_botch``: ``{}`` plays the rule, ``{"enabled": false}`` does not."""
     return {"label": {"fr": "Échec critique blanc", "en": "Blank botch"},
-            "description": {"fr": "Le premier échec critique de chacun dans la séance "
-                                  "compte comme un simple échec",
-                            "en": "Each one's first botch of the session counts as a "
-                                  "simple failure"},
+            # (Optional, as the seed has it: « le Conteur peut donner… ».)
+            "description": {"fr": "Règle optionnelle, pour les jets qui la demandent : le "
+                                  "premier échec critique de chacun dans la séance compte "
+                                  "comme un simple échec",
+                            "en": "Optional rule, for the rolls that ask for it: each one's "
+                                  "first botch of the session counts as a simple failure"},
             "rulesets": ["bloodlust"],
             "params": {"enabled": {"type": "bool", "default": True,
                                    "label": {"fr": "Activé", "en": "On"}}}}

@@ -29,13 +29,14 @@ from sidecar.dice import Dice, ManualDice
 from sidecar.model import Outcome, Roll, label
 from sidecar.probability import Dist, add, check_work, odds_reply, sum_of
 from sidecar.protocol.errors import invalid_param
-from sidecar.rules import KIND_LABELS, common, heading, name_params, signed
+from sidecar.rules import KIND_LABELS, common, name_params, signed
 from sidecar.rulesets.d6code_recovery import CHOICES as RECOVERY_CHOICES
 from sidecar.rulesets.d6code_recovery import hold_recovery, recovery_decided, sp_text
 from sidecar.rulesets.d6code_series import remember_series, running_skill, series_spend
 from sidecar.rulesets.sheets import (
     add_spend,
     counter,
+    entry_heading,
     field,
     pick,
     refuse_sheet_override,
@@ -696,8 +697,10 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     verdict = r["label"]["fr" if fr else "en"]
     code = ((p.get("code") or r.get("code") or "?").strip().upper()
             + (f" {signed(p['modifier'])}" if p["modifier"] else ""))
+    # (Without a label, the skill rolled: « Aengus — Pilotage : 3D+1 … ».)
+    head = entry_heading(roll, "competences", "skill", locale)
     if r.get("automatic"):
-        line = f"{heading(roll, locale=locale)}{code} → {verdict}"
+        line = f"{head}{code} → {verdict}"
         style = r.get("style")
         if style:
             line += f", {style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}"
@@ -721,7 +724,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         parts.append(f"{style_name(style['mode'], fr)} {'+'.join(map(str, style['faces']))}")
     if r.get("doubled"):
         parts.append("SC ×2")
-    line = f"{heading(roll, locale=locale)}{', '.join(parts)} → {r['score']}"
+    line = f"{head}{', '.join(parts)} → {r['score']}"
     if r.get("difficulty") is not None:
         line += f" {'contre' if fr else 'vs'} {r['difficulty']}"
     opposed = r.get("opposed")

@@ -25,6 +25,7 @@ from typing import Any
 from sidecar import hookimpl
 from sidecar.dice import Dice
 from sidecar.model import Outcome, Roll, label
+from sidecar.protocol.errors import invalid_param
 from sidecar.rules import heading, name_params
 from sidecar.rulesets.oweens_combat import paid_dice
 from sidecar.rulesets.oweens_darts import darts_odds, first_volley, volley_react, volley_text
@@ -313,9 +314,21 @@ def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
     return None
 
 
+def refuse_budget_alone(p: dict[str, Any]) -> None:
+    """``budget`` is the BB+ of a purchase after the dice: without ``buy_after`` it would
+    count for nothing, silently (docs/RULESETS.md): ``invalid_params`` naming both."""
+    if p.get("budget") is None or p["buy_after"]:
+        return
+    after = PARAMS["buy_after"]["label"]
+    # (Named by its label, « BB+ pour… » ('budget'), by the host: a param's refusal is.)
+    raise invalid_param("budget", f"needs \"{after['en']}\" ('buy_after')",
+                        fr=f"demande « {after['fr']} » ('buy_after')")
+
+
 @hookimpl
 def sidecar_odds(roll: Roll) -> dict[str, Any]:
     p = roll.params
+    refuse_budget_alone(p)
     aim_difficulty(roll)  # (as the roll reads its target: below)
     if p["volley"]:
         return darts_odds(p)
@@ -340,6 +353,7 @@ def sidecar_initiative(roll: Roll, entries: list[dict[str, Any]]) -> dict[str, A
 @hookimpl
 def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     p = roll.params
+    refuse_budget_alone(p)
     if p["volley"]:
         return first_volley(roll, dice)
     named_characteristic(roll)  # (before any die: it may refuse the roll)

@@ -14,7 +14,9 @@ from typing import Any
 
 from sidecar.model import Roll, label, sheet_override_allowed
 from sidecar.protocol.errors import ProtocolError, invalid_param
-from sidecar.protocol.text import elide
+from sidecar.protocol.text import elide, heading
+from sidecar.rules import heading as roll_heading
+from sidecar.rules import who
 
 
 def field(kind: str, fr: str, en: str, fr_text: str, en_text: str,
@@ -57,7 +59,7 @@ def refuse_sheet_override(roll: Roll, param: str, names: dict[str, str],
     who = (roll.character or "?")[:64]
     shown = "" if sheet_value is None else f" ({sheet_value})"
     raise ProtocolError(
-        "forbidden", f"« {names['en']} » comes from {who}'s sheet{shown}: only the GM may "
+        "forbidden", f"\"{names['en']}\" comes from {who}'s sheet{shown}: only the GM may "
         "change it", fr=f"« {names['fr']} » vient de la fiche {elide('de', who)}{shown} : "
         "seul le MJ peut le changer", details={"field": param})
 
@@ -114,3 +116,16 @@ def add_spend(spend: dict[str, int], field_name: str, amount: int) -> None:
         spend[field_name] = total
     else:
         spend.pop(field_name, None)
+
+
+def entry_heading(roll: Roll, field_name: str, param: str, locale: str) -> str:
+    """A roll's heading (:func:`sidecar.rules.heading`) that names, when the roll has no
+    label, the sheet entry its ``param`` picks — as the sheet writes it, else as typed:
+    « Aengus — Pilotage : » for ``skill=pilotage`` (the line said only « Aengus — »)."""
+    key = roll.params.get(param)
+    if roll.label or not isinstance(key, str) or not key:
+        return roll_heading(roll, locale=locale)
+    entries = (roll.sheet or {}).get(field_name) or {}
+    named = next((name for name in entries if name.casefold() == key.casefold()), key)
+    return heading(who(roll), named, locale=locale)
+

@@ -436,8 +436,10 @@ def sidecar_options() -> dict[str, Any] | None:
           ``choices`` —, and ``choice_labels``: a map from choice to ``{"fr", "en"}``,
           what people read. A ``list`` of integers says ``items: "int"`` (bounds in
           ``item``: ``{"min", "max"}``); it may then also be sent as a map naming each
-          integer. Choices match loosely (accents, case: ``"Désarmer"`` is
-          ``desarmer``) and reach your hooks as the description writes them.
+          integer. Choices match loosely (accents, case, by id or by their
+          ``choice_labels`` in either language: ``"Désarmer"`` and ``"disarm"`` are
+          ``desarmer``) and reach your hooks as the description writes them; so do a
+          ruleset's own ``choices``.
 
     The settings as a whole must be a map (``{}`` turns the extension on with its
     defaults). ``welcome.options`` lists the descriptions, with ``name`` added.

@@ -46,17 +46,19 @@ def page_kind_words() -> dict[str, dict[str, str]]:
 
 def page_percent(p: float, locale: str) -> str:
     """app.js ``percent``: 0 and 100 whole, under 0.1 % said so, one decimal under 10 %,
-    none above, rounded half up as ``toFixed`` does; a decimal comma in French."""
+    none above, rounded half up as ``toFixed`` does; a decimal comma in French, and
+    English typography in English: no space before the sign (« 33 % », "33%", issue 29)."""
+    sign = "%" if locale == "en" else " %"
     if p == 0:
-        return "0 %"
+        return "0" + sign
     if p == 1:
-        return "100 %"
+        return "100" + sign
     comma = "," if locale == "fr" else "."
     if p < 0.001:
-        return f"< 0{comma}1 %"
+        return f"< 0{comma}1{sign}"
     places = Decimal("0.1") if p < 0.1 else Decimal("1")
     text = str(Decimal(p * 100).quantize(places, rounding=ROUND_HALF_UP))
-    return text.replace(".", comma) + " %"
+    return text.replace(".", comma) + sign
 
 
 # -- 1. verify, export, epoch end: one language ----------------------------------------------

@@ -313,8 +313,8 @@ def test_the_extensions_line_is_in_the_members_language(tmp_path):
             english = await (await Peer.open(server)).join("t", "GM", "gm", locale="en")
             said = {locale: {e["name"]: e["description"] for e in welcome["extensions"]}
                     for locale, welcome in (("fr", french), ("en", english))}
-            assert said["fr"]["blank_botch"].startswith("Le premier échec critique de chacun")
-            assert said["en"]["blank_botch"].startswith("Each one's first botch")
+            assert said["fr"]["blank_botch"].startswith("Règle optionnelle, pour les jets")
+            assert said["en"]["blank_botch"].startswith("Optional rule, for the rolls")
             assert said["fr"]["water"] == "Rappel : boire de l'eau"
             assert said["en"]["water"] == "Reminder: drink water."
             for described in (*said["fr"].values(), *said["en"].values()):

@@ -146,7 +146,7 @@ def test_options_and_params_mix_in_any_order_for_every_command_with_params():
         ["wounds=-1"]
     shown = sidecar("odds", "bloodlust", "pool=5", "--locale", "en", "difficulty=7")
     assert shown.returncode == 0, shown.stderr
-    assert "P(success) = 76 %" in shown.stdout
+    assert "P(success) = 76%" in shown.stdout  # (English typography: no space)
     refused = sidecar("odds", "bloodlust", "--locale", "en", "pool=99")
     assert refused.returncode == 1 and "pool" in refused.stderr
     with ServeProcess() as server:
@@ -377,7 +377,8 @@ def test_plugins_speak_the_readers_language_alone():
     assert "A d10 pool against a difficulty." in english_lines
     # The command's own words in the reader's language alone (French by default).
     assert "jeux de règles : bloodlust" in listed.stdout
-    assert "options (jeux de règles : oweens ; --option combat.KEY=VALUE) :" in listed.stdout
+    assert ("options (jeux de règles : oweens ; inactive sauf si un jet la demande : --option "
+            "combat=oui ou --option combat.KEY=VALUE) :") in listed.stdout
     assert "<liste d'entiers -10–20, séparés par des virgules>" in listed.stdout
     assert "  Zone visée\n" in listed.stdout and "rulesets:" not in listed.stdout
     assert "rulesets: bloodlust" in english.stdout and "  Aimed zone\n" in english.stdout

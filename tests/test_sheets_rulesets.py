@@ -180,8 +180,9 @@ def test_d6code_the_twin_dice_example_rolls_pilotage_from_the_sheet():
                               "difficulty": "Difficile"}, strengal(), [3, 4, 4, 4, 2, 4])
     r = roll.outcome.result
     assert (r["code"], r["score"], r["success"]) == ("4D+3", 27, True)
-    # Rolled as the character « PJ »: its text names it (issue 29), not the GM.
-    assert roll.outcome.spend == {} and roll.text["fr"].startswith("PJ — 4D+3 +3")
+    # Rolled as the character « PJ »: its text names it (issue 29), not the GM, and the
+    # skill rolled, as its sheet writes it.
+    assert roll.outcome.spend == {} and roll.text["fr"].startswith("PJ — PILOTAGE : 4D+3 +3")
 
 
 def test_d6code_extreme_style_spends_the_point_and_gives_back_what_the_dice_say():

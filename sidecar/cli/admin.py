@@ -49,7 +49,7 @@ async def _seat(args: argparse.Namespace) -> int:
             print(as_json(reply))
         elif args.seat_command == "remove":
             print(say(args.locale, f"Place « {shown(reply['name'])} » supprimée",
-                      f"Seat « {shown(reply['name'])} » removed") + f" (#{reply.get('seq')})")
+                      f"Seat “{shown(reply['name'])}” removed") + f" (#{reply.get('seq')})")
         else:
             print(format_seat_link(reply, args.locale), flush=True)
             if not args.no_qr:
@@ -79,7 +79,7 @@ async def _sheet(args: argparse.Namespace) -> int:
             if not ruleset:
                 return usage("--ruleset" + say(args.locale, f" : « {args.character} » est un "
                                                             "nouveau personnage",
-                                               f": « {args.character} » is a new character"))
+                                               f": “{args.character}” is a new character"))
             sheet = next((r.get("sheet") for r in welcome.get("rulesets", [])
                           if r.get("name") == ruleset), None)
             try:

@@ -84,12 +84,16 @@ def link_details(text: str) -> dict[str, str]:
 @contextlib.asynccontextmanager
 async def joined(args: argparse.Namespace, *, role: str | None = None,
                   name: str | None = None, reconnect: bool = False,
-                  or_player: bool = False) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
+                  or_player: bool = False,
+                  unopened: Callable[[str, str | None], str] | None = None,
+                  ) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
     """Join the table of ``args`` and yield (client, welcome); connection and server
     errors become exit codes, and the client is closed however the command ends.
     ``or_player``: a token refused for the GM role joins again as a player (``sheet list``
     or ``ask list`` without ``--role``, « pour tous »: a seat's token lists its own
-    characters, its own asks)."""
+    characters, its own asks). ``unopened``: what to say, in place of the server's refusal,
+    when the table is not open and an observer may not open it (given the table and the
+    locale) — what the command joined for, said plainly."""
     from websockets.exceptions import WebSocketException
 
     from sidecar.client import SidecarClient, SidecarError
@@ -157,6 +161,9 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
                   file=sys.stderr, flush=True)
     except SidecarError as exc:
         hint = _token_hint(exc, token, getattr(args, "locale", "fr"))
+        if unopened is not None and exc.code == "forbidden" and role == "observer" \
+                and (exc.details or {}).get("table") == table:
+            hint = "sidecar: " + unopened(table, locale)
         print(hint or format_error(exc.code, exc.message, exc.details), file=sys.stderr)
         raise CliExit(EXIT_ERROR) from None
     except OSError as exc:

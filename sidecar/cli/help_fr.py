@@ -244,7 +244,7 @@ PLAY = {
     "says otherwise)": "un MJ répond pour ce PNJ de la demande (en tant que lui ; rôle MJ "
                        "sauf --role contraire)",
     "an extension's per-roll setting, typed from its description (`sidecar plugins` "
-    "lists them): combat.options=viser combat.zone=tête; EXT=yes turns it on with its "
+    "lists them): combat.options=aim combat.zone=head; EXT=yes turns it on with its "
     "defaults (blank_botch=yes), EXT={json} gives them all":
         "un réglage d'extension pour ce jet, typé selon sa description (`sidecar plugins` "
         "les liste) : combat.options=viser combat.zone=tête ; EXT=yes l'active avec ses "
@@ -295,7 +295,7 @@ PLAY = {
     "the characters you may see (a seat: its own)":
         "les personnages que vous pouvez voir (une place : les siens)",
     "typed by the ruleset's sheet; a map entry as skills.Escalade=5 or the whole map as "
-    "JSON; a reserve counted from its score (O'Ween's reserve_ecl, shown « 2 / 3 ») as "
+    "JSON; a reserve counted from its score (O'Ween's reserve_ecl, shown “2 / 3”) as "
     "the points lost: reserve_ecl=-1 for one lost, 0 for full":
         "typées par la fiche du jeu de règles ; une entrée d'un dictionnaire comme "
         "skills.Escalade=5, ou tout le dictionnaire en JSON ; une réserve comptée depuis "
@@ -337,7 +337,10 @@ TOOLS = {
     "separate with commas for several":
         "demander plutôt à un serveur en marche (montre les échecs et les plugins "
         "désactivés) ; répéter ou séparer par des virgules pour plusieurs",
-    "table to join for --url": "table à rejoindre pour --url",
+    "--url: the table joined, as an observer, to ask its server (default demo; one that "
+    "is open, else give --token)":
+        "--url : la table rejointe, en observateur, pour interroger son serveur (défaut "
+        "demo ; une table ouverte, sinon donnez --token)",
     "a GM or player token (or $SIDECAR_TOKEN), needed when --table is not open yet":
         "un jeton de MJ ou de joueur (ou $SIDECAR_TOKEN), nécessaire quand --table n'est "
         "pas encore ouverte",

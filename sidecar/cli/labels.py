@@ -15,6 +15,12 @@ from sidecar.cli.reserves import reserve_label, reserve_score
 from sidecar.protocol.text import game_name, localized
 
 
+def quoted(locale: str | None, text: Any) -> str:
+    """``text`` quoted as its reader quotes: « text » in French (and in both languages),
+    “text” in English."""
+    return f"“{text}”" if locale == "en" else f"« {text} »"
+
+
 def say(locale: str | None, fr: str, en: str) -> str:
     """``fr`` or ``en`` for a reader of ``locale``; both (``fr / en``) without one."""
     if locale == "en":

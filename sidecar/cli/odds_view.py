@@ -38,16 +38,18 @@ def decimal(text: str, locale: str | None) -> str:
 def percent(p: float, locale: str | None = None) -> str:
     """A probability as the page writes it: 0 and 100 whole, « < 0,1 % » below a
     thousandth, one decimal below 10 %, none above — rounded half up, as JavaScript's
-    ``toFixed`` rounds the same double."""
+    ``toFixed`` rounds the same double. English sets no space before the sign ("33%",
+    "< 0.1%"); French does (« 33 % »)."""
+    sign = "%" if locale == "en" else " %"
     if p == 0:
-        return "0 %"
+        return "0" + sign
     if p == 1:
-        return "100 %"
+        return "100" + sign
     if p < 0.001:
-        return f"< {decimal('0.1', locale)} %"
+        return f"< {decimal('0.1', locale)}{sign}"
     places = Decimal("0.1") if p < 0.1 else Decimal("1")
     return decimal(str(Decimal(p * 100).quantize(places, rounding=ROUND_HALF_UP)),
-                   locale) + " %"
+                   locale) + sign
 
 
 def odds_heading(ruleset: str, params: dict[str, Any], labels: Labels,

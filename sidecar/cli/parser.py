@@ -218,7 +218,9 @@ def _add_plugins_command(sub: Any) -> None:
     plugins.add_argument("--url", action="append", metavar="URL",
                          help="ask a running server instead (shows failures and disabled "
                               "plugins); repeat or separate with commas for several")
-    plugins.add_argument("--table", default="demo", help="table to join for --url")
+    plugins.add_argument("--table", default="demo",
+                         help="--url: the table joined, as an observer, to ask its server "
+                              "(default demo; one that is open, else give --token)")
     plugins.add_argument("--token", help="a GM or player token (or $SIDECAR_TOKEN), needed "
                                          "when --table is not open yet")
     plugins.set_defaults(func=cmd_plugins)
@@ -237,8 +239,8 @@ def _add_roll_commands(sub: Any) -> None:
     roll.add_argument("--dice", help="physical dice faces, in order: 3,5,6")
     roll.add_argument("--option", action="append", default=[], metavar="EXT.KEY=VALUE",
                       help="an extension's per-roll setting, typed from its description "
-                           "(`sidecar plugins` lists them): combat.options=viser "
-                           "combat.zone=tête; EXT=yes turns it on with its defaults "
+                           "(`sidecar plugins` lists them): combat.options=aim "
+                           "combat.zone=head; EXT=yes turns it on with its defaults "
                            "(blank_botch=yes), EXT={json} gives them all")
     roll.add_argument("--character", metavar="NAME",
                       help="roll as this character: the roll spends from its sheet (a "
@@ -305,7 +307,7 @@ def _add_sheet_command(sub: Any) -> None:
     set_.add_argument("values", nargs="*", metavar="field=value",
                       help="typed by the ruleset's sheet; a map entry as skills.Escalade=5 "
                            "or the whole map as JSON; a reserve counted from its score "
-                           "(O'Ween's reserve_ecl, shown « 2 / 3 ») as the points lost: "
+                           "(O'Ween's reserve_ecl, shown “2 / 3”) as the points lost: "
                            "reserve_ecl=-1 for one lost, 0 for full")
     set_.add_argument("--ruleset", help="the character's ruleset (needed to create one)")
     owner = set_.add_mutually_exclusive_group()

@@ -21,7 +21,7 @@ from typing import Any
 from sidecar.cli.common import EXIT_OK, EXIT_USAGE, run
 from sidecar.cli.connect import again_command, joined
 from sidecar.cli.errors import plain
-from sidecar.cli.labels import Labels, count, say, word
+from sidecar.cli.labels import Labels, count, quoted, say, word
 from sidecar.cli.render import (
     format_ask_event,
     format_error,
@@ -136,7 +136,7 @@ async def _decide_in_terminal(client: Any, outcome: dict[str, Any],
                 return
             choice = pick_choice(answer, choices, default)
             if choice is None:
-                print(shown(f"« {answer.strip()} » ? 1-{len(choices)} "
+                print(shown(f"{quoted(locale, answer.strip())} ? 1-{len(choices)} "
                             f"({', '.join(c['name'] for c in choices)})"))
                 continue
             faces = None
@@ -280,7 +280,7 @@ async def _pick_ask(client: Any, locale: str | None = None, prompt: bool = True,
             return pending[int(line) - 1]["ask"]
         if line in client.asks:
             return line
-        print(f"« {line} » ? 1-{len(pending)}")
+        print(f"{quoted(locale, line)} ? 1-{len(pending)}")
 
 
 async def _answer(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from sidecar.cli.labels import Labels, count, event_what, label_text, say, word
+from sidecar.cli.labels import Labels, count, event_what, label_text, quoted, say, word
 from sidecar.cli.labels import colon as _c
 from sidecar.cli.reserves import reserve_text
 from sidecar.cli.terminal import for_terminal, shown
@@ -285,7 +285,7 @@ def format_sheet_event(event: dict[str, Any], locale: str | None = None,
         head += (f" ({event['ruleset']}, " + say(locale, "place", "seat")
                  + _c(locale) + f"{owner if owner else '—'})")
     if event.get("reason"):
-        head += f" — « {event['reason']} »"
+        head += " — " + quoted(locale, event["reason"])
     if who:
         head += " — " + say(locale, "par", "by") + f" {who}"
     lines = [head]
@@ -391,7 +391,7 @@ def format_ask_event(event: dict[str, Any],
             else say(locale, "demande", "ask"))
     head = f"{seq}{kind} {event.get('ask')}{_c(locale)}{event.get('ruleset')}"
     if event.get("label"):
-        head += f" « {event['label']} »"
+        head += " " + quoted(locale, event["label"])
     ruleset = event.get("ruleset")
     sides = [format_asked(side, event.get("params"), ruleset, labels)
              for side in event.get("to") or ()]

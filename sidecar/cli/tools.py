@@ -54,8 +54,22 @@ EXIT_WAITING = 3
 EXIT_UNCHECKED = 4
 
 
+def _plugins_unopened(table: str, locale: str | None) -> str:
+    """Why ``plugins --url`` cannot list a fresh server's plugins: it asks them of a table,
+    as an observer, and nobody opened that one (the server's refusal spoke of an observer
+    joining « demo », which nobody had asked for)."""
+    return say(locale, "plugins --url lit la liste du serveur en rejoignant une table en "
+                       f"observateur, et la table « {table} » n'est pas ouverte : donnez "
+                       "--token (un jeton de MJ ou de joueur l'ouvre) ou --table d'une table "
+                       "ouverte",
+               "plugins --url reads the server's list by joining a table as an observer, and "
+               f"table “{table}” is not open: give --token (a GM's or a player's token opens "
+               "it) or --table of an open table")
+
+
 async def _server_plugins(args: argparse.Namespace) -> int:
-    async with joined(args, role="observer", name="sidecar-plugins") as (client, welcome):
+    async with joined(args, role="observer", name="sidecar-plugins",
+                      unopened=_plugins_unopened) as (client, welcome):
         reply = await client.request(requests.plugins_request())
     if args.json:
         print(as_json(reply["plugins"], indent=2))

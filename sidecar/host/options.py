@@ -22,7 +22,7 @@ import json
 from collections.abc import Container
 from typing import Any
 
-from sidecar.host.params import field_label, normalise_label, validate_params
+from sidecar.host.params import field_label, validate_params
 from sidecar.host.typed import coerce_value
 from sidecar.protocol.errors import ProtocolError
 
@@ -48,38 +48,12 @@ def _refuse(extension: str, key: str | None, en: str, fr: str,
                          details={"param": param})
 
 
-def _canonical(settings: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """The settings with each choice written as its description writes it: choices match
-    loosely, like labels ("Désarmer" is ``desarmer``)."""
-    fixed = dict(settings)
-    for key, value in settings.items():
-        choices = schema[key].get("choices")
-        if not isinstance(choices, list):
-            continue
-        # (Written as described — the usual case — nothing to fold.)
-        if isinstance(value, list):
-            if all(item in choices for item in value):
-                continue
-            fixed[key] = [_pick(item, choices) for item in value]
-        elif value not in choices:
-            fixed[key] = _pick(value, choices)
-    return fixed
-
-
-def _pick(item: Any, choices: list[Any]) -> Any:
-    """The choice ``item`` names loosely, or ``item`` itself (then refused as it is)."""
-    if not isinstance(item, str):
-        return item
-    wanted = normalise_label(item)
-    return next((c for c in choices if isinstance(c, str) and normalise_label(c) == wanted),
-                item)
-
-
 def validate_options(options: dict[str, Any], ruleset: str,
                      described: dict[str, dict[str, Any]],
                      loaded: Container[str]) -> dict[str, Any]:
     """Check a request's ``options`` for a roll of ``ruleset``; return them, with named
-    values (an int's ``labels``) turned into numbers. Keys left out stay left out: the
+    values (an int's ``labels``) turned into numbers and choices typed by a label (« Viser »,
+    "aim") into their id. Keys left out stay left out: the
     extension applies its own defaults, as before descriptions existed.
 
     :param described: extension name → its description (sound: see
@@ -119,7 +93,7 @@ def validate_options(options: dict[str, Any], ruleset: str,
         try:
             # Only the keys given: nothing is filled in, and a long description costs
             # nothing for a short request.
-            valid = validate_params(_canonical(value, schema), {key: schema[key] for key in value})
+            valid = validate_params(value, {key: schema[key] for key in value})
         except ProtocolError as exc:
             key = (exc.details or {}).get("param", "")
             key = key.split(".", 1)[0]  # (a map's entry is named "key.entry")
@@ -240,7 +214,11 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
     where = (say("jeux de règles", "rulesets") + colon + ", ".join(rulesets) if rulesets
              else say("tous les jeux", "every ruleset"))
     semicolon = " ; " if locale == "fr" else "; "
-    lines = [f"options ({where}{semicolon}--option {name}.KEY=VALUE){colon.rstrip()}"]
+    # Settings are per roll: an extension acts on the rolls that name it, its keys'
+    # defaults then (« default true » read as « on by default », issue 29).
+    asked = say(f"inactive sauf si un jet la demande{colon}--option {name}=oui ou ",
+                f"off unless a roll asks for it{colon}--option {name}=yes or ")
+    lines = [f"options ({where}{semicolon}{asked}--option {name}.KEY=VALUE){colon.rstrip()}"]
     for key, spec in description["params"].items():
         kind = spec.get("type", "string")
         # The type in the run's language (« <texte : melee, ranged> »), as the list's.
@@ -253,15 +231,29 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
         if "min" in spec or "max" in spec:
             shape += f" {spec.get('min', '')}–{spec.get('max', '')}"
         cost = spec.get("cost")
+        named = _choice_names(spec, locale)
         if isinstance(spec.get("choices"), list):
             shape += colon + ", ".join(
-                f"{c} ({cost[c]})" if isinstance(cost, dict) and c in cost else str(c)
+                f"{named(c)} ({cost[c]})" if isinstance(cost, dict) and c in cost else named(c)
                 for c in spec["choices"])
         elif isinstance(cost, int):
             shape += ", " + say("coût", "cost") + f" {cost}"
         if "default" in spec:
             shape += (", " + say("défaut", "default") + " "
-                      f"{json.dumps(spec['default'], ensure_ascii=False)}")
+                      f"{json.dumps(named(spec['default']), ensure_ascii=False)}")
         label = _both(spec.get("label"), locale)
         lines.append(f"  {name}.{key}=<{shape}>" + (f"  {label}" if label else ""))
     return lines
+
+
+def _choice_names(spec: dict[str, Any], locale: str | None) -> Any:
+    """How ``sidecar plugins`` names a choice: in English by its English label (« Aim »,
+    typed back as such: :func:`~sidecar.host.params.resolve_choice`), else by its id — the
+    French one people type (``viser``)."""
+    labels = spec.get("choice_labels")
+
+    def named(choice: Any) -> Any:
+        said = labels.get(choice) if isinstance(labels, dict) and locale == "en" else None
+        text = said.get("en") if isinstance(said, dict) else None
+        return text if isinstance(text, str) and text else choice
+    return named

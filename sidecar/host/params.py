@@ -42,6 +42,32 @@ def resolve_label(value: str, labels: dict[str, int],
     return None
 
 
+def resolve_choice(value: str, choices: list[Any], labels: Any = None) -> Any:
+    """The choice ``value`` names, or ``None``: its id or its label in either language
+    (``choice_labels``), matched loosely as :func:`resolve_label` does (« low stress »,
+    « Stress_bas », « Viser », "aim"): what a form or an English run shows is taken back."""
+    wanted = normalise_label(value)
+    for choice in choices:
+        said = labels.get(choice) if isinstance(labels, dict) else None
+        spellings = [choice, *(said.values() if isinstance(said, dict) else ())]
+        if any(isinstance(s, str) and normalise_label(s) == wanted for s in spellings):
+            return choice
+    return None
+
+
+def known_choices(choices: list[Any], labels: Any = None) -> dict[str, str]:
+    """The choices as an error lists them to each reader: each id (what is typed) with its
+    label in that language beside it when it differs — « stress_bas (low stress) »,
+    « stress_bas (stress bas) », « libre » (no gloss)."""
+    def one(choice: Any, locale: str) -> str:
+        said = labels.get(choice) if isinstance(labels, dict) else None
+        text = said.get(locale) if isinstance(said, dict) else None
+        return f"{choice} ({text})" if isinstance(text, str) and text and text != choice \
+            else str(choice)
+    return {locale: ", ".join(one(choice, locale) for choice in choices)
+            for locale in ("fr", "en")}
+
+
 def _check_int(name: str, value: Any, spec: dict[str, Any]) -> int:
     labels = spec.get("labels") or {}
     if isinstance(value, str) and labels:
@@ -83,8 +109,12 @@ def _check_string(name: str, value: Any, spec: dict[str, Any]) -> str:
                             fr=f"au plus {max_length} caractères")
     choices = spec.get("choices")
     if choices is not None and value not in choices:
-        allowed = ", ".join(choices)
-        raise invalid_param(name, f"must be one of {allowed}", fr=f"doit être l'un de {allowed}")
+        chosen = resolve_choice(value, choices, spec.get("choice_labels"))
+        if chosen is None:
+            known = known_choices(choices, spec.get("choice_labels"))
+            raise invalid_param(name, f"must be one of {known['en']}",
+                                fr=f"doit être l'un de {known['fr']}")
+        value = chosen
     pattern = spec.get("pattern")
     if pattern is not None and not re.fullmatch(pattern, value):
         example = spec.get("example", pattern)
@@ -116,15 +146,20 @@ def _check_list(name: str, value: Any, spec: dict[str, Any]) -> list[Any] | dict
     if len(value) > max_items:
         raise invalid_param(name, f"at most {max_items} items", fr=f"au plus {max_items} éléments")
     choices = spec.get("choices")
+    items = []
     for item in value:
         if not isinstance(item, str):
             raise invalid_param(name, "items must be strings",
                                 fr="les éléments doivent être des chaînes")
         if choices is not None and item not in choices:
-            allowed = ", ".join(choices)
-            raise invalid_param(name, f"unknown item '{item[:40]}' (known: {allowed})",
-                                fr=f"élément inconnu '{item[:40]}' (connus : {allowed})")
-    return list(value)
+            chosen = resolve_choice(item, choices, spec.get("choice_labels"))
+            if chosen is None:
+                known = known_choices(choices, spec.get("choice_labels"))
+                raise invalid_param(name, f"unknown item '{item[:40]}' (known: {known['en']})",
+                                    fr=f"élément inconnu '{item[:40]}' (connus : {known['fr']})")
+            item = chosen
+        items.append(item)
+    return items
 
 
 def _check_map(name: str, value: Any, spec: dict[str, Any]) -> dict[str, Any]:
