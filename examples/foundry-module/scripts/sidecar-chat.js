@@ -61,7 +61,8 @@ const STRINGS = {
     faces: "Vos dés (faces, ex. 6,3) — vide : le sidecar lance",
     badFaces: "Les faces s'écrivent en chiffres séparés par des virgules, ex. 6,3",
     against: (names) => `Contre ${names}`,
-    manual: (name) => `dés physiques — saisis par ${name}`,
+    manual: (name) => `dés physiques (tous) — saisis par ${name}`,
+    manualSome: (dice, n, name) => n > 1 ? `dés ${dice} saisis par ${name}` : `dé ${dice} saisi par ${name}`,
     effect: (field, name, change) => `${field} ${/^[aeiouyàâäéèêëîïôöùûü]/i.test(name) ? "d'" : "de "}${name} : ${change}`,
   },
   en: {
@@ -91,7 +92,8 @@ const STRINGS = {
     faces: "Your dice (faces, e.g. 6,3) — empty: the sidecar rolls",
     badFaces: "Faces are numbers separated by commas, e.g. 6,3",
     against: (names) => `Against ${names}`,
-    manual: (name) => `physical dice — entered by ${name}`,
+    manual: (name) => `physical dice (all) — entered by ${name}`,
+    manualSome: (dice, n, name) => `${n > 1 ? "dice" : "die"} ${dice} typed by ${name}`,
     effect: (field, name, change) => `${name}'s ${field}: ${change}`,
   },
 };
@@ -451,14 +453,50 @@ function local(value, lang) {
   return value && typeof value === "object" ? value[lang] ?? value.fr ?? value.en ?? "" : value ?? "";
 }
 
-function dieHtml(die) {
+function dieHtml(die, typed = false) {
   const classes = ["sidecar-die"];
+  if (typed) classes.push("die-typed");
   for (const flag of ["success", "cancels", "cancelled", "kept", "replaced"]) {
     if (die[flag] === true) classes.push(`die-${flag}`);
   }
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
   const role = die.role && die.role !== "normal" ? `<small>${escapeText(die.role)}</small>` : "";
   return `<span class="${classes.join(" ")}" title="d${escapeHtml(die.sides)}">${escapeText(die.face)}${role}</span>`;
+}
+
+/**
+ * Which of an outcome's dice a person typed (`manual.dice`, indexes in its `dice`): a
+ * decision that drew new faces on a typed roll shows both, only the typed ones physical.
+ * A `manual` without `dice` (older journals) means every face (PROTOCOL.md §3).
+ */
+export function typedDice(outcome) {
+  const manual = outcome.manual;
+  if (!manual?.by) return new Set();
+  const count = (outcome.dice ?? []).length;
+  return new Set(Array.isArray(manual.dice) ? manual.dice : [...Array(count).keys()]);
+}
+
+/** 1-based dice numbers, runs joined: `[0, 1, 3]` → `1–2, 4`. */
+function diceSpans(indexes) {
+  const runs = [];
+  for (const n of [...new Set(indexes)].sort((a, b) => a - b).map((i) => i + 1)) {
+    const last = runs.at(-1);
+    if (last && n === last.at(-1) + 1) last.push(n); else runs.push([n]);
+  }
+  return runs.map((run) => run.length > 1 ? `${run[0]}–${run.at(-1)}` : `${run[0]}`).join(", ");
+}
+
+/** Who typed which dice: « dés physiques (tous) — saisis par Léa », « dés 1–2 saisis par
+ * Léa », one part per typist when two typed (`manual.entered`). */
+function manualText(outcome, say) {
+  const count = (outcome.dice ?? []).length;
+  const marks = Array.isArray(outcome.manual.entered) ? outcome.manual.entered : [outcome.manual];
+  return marks.map((mark) => {
+    const name = mark.by?.name ?? "?";
+    const dice = Array.isArray(mark.dice) ? mark.dice : null;
+    const all = !dice || [...Array(count).keys()].every((i) => dice.includes(i));
+    return all ? say.manual(name) : say.manualSome(diceSpans(dice), new Set(dice).size, name);
+  }).join(" · ");
 }
 
 /** A sheet value, short: lists joined, maps as `name: value`. */
@@ -771,12 +809,13 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
       + `<p class="sidecar-text">${escapeText(say.hidden)}</p>${renderDecided(outcome, lang)}</div>`;
   }
   const kind = cardKind(result);
-  const dice = (outcome.dice ?? []).map(dieHtml).join("");
+  const typed = typedDice(outcome);
+  const dice = (outcome.dice ?? []).map((die, i) => dieHtml(die, typed.has(i))).join("");
   const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(local(note, lang))}</li>`).join("");
   return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`
     + `<div class="sidecar-dice">${dice}</div>`
     // Faces a person typed, and who (PROTOCOL.md §3): said on every card that shows them.
-    + (outcome.manual?.by ? `<p class="sidecar-manual">${escapeText(say.manual(outcome.manual.by.name ?? "?"))}</p>` : "")
+    + (typed.size ? `<p class="sidecar-manual">${escapeText(manualText(outcome, say))}</p>` : "")
     + `<div class="sidecar-result"><span class="sidecar-kind">${escapeText(local(result.label, lang))}</span></div>`
     + `<p class="sidecar-text">${escapeText(outcome.text)}</p>`
     + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")
