@@ -61,3 +61,20 @@ def test_a_decision_drawing_new_faces_names_only_the_typed_ones() -> None:
         assert english.stdout.count("physical dice (all) — entered by MJ") == 1, english.stdout
         assert english.stdout.count("dice 1–2 typed by MJ") == 1, english.stdout
         assert "saisi" not in english.stdout, english.stdout
+
+
+def test_two_typists_each_named_with_their_dice() -> None:
+    # A player types the first pair, the GM decides a reroll typing the second: each named.
+    with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
+        lea = ["--url", server.url, "--table", "phys3", "--token", PLAYER_TOKEN, "--name",
+               "Léa", "--role", "player"]
+        typed = sidecar("roll", "ladder", "level=1", "difficulty=60", "--dice", "1,2",
+                        "--json", *lea)
+        assert typed.returncode == 0, typed.stderr
+        opened = json.loads(typed.stdout)
+        gm = ["--url", server.url, "--table", "phys3", "--token", GM_TOKEN, "--name", "MJ",
+              "--role", "gm"]
+        rerolled = sidecar("react", opened["roll"], "reroll", "--dice", "3,4", *gm)
+        assert rerolled.returncode == 0, rerolled.stderr
+        assert re.search(r"^   dés 1–2 saisis par Léa · dés 3–4 saisis par MJ$",
+                         rerolled.stdout, re.M), rerolled.stdout
