@@ -22,6 +22,7 @@ from sidecar.cli.labels import Labels, count, event_what, label_text, quoted, sa
 from sidecar.cli.labels import colon as _c
 from sidecar.cli.reserves import reserve_text
 from sidecar.cli.terminal import for_terminal, shown
+from sidecar.cli.typed import typed_line
 from sidecar.protocol.text import elide
 
 KIND_MARKS = {"botch": "✗✗", "failure": "✗", "narrow": "≈", "success": "✓", "critical": "✓✓"}
@@ -225,12 +226,9 @@ def format_outcome(message: dict[str, Any], locale: str | None = None, *,
     if message.get("dice"):
         lines.append("   " + say(locale, "dés", "dice") + _c(locale)
                      + " ".join(format_die(d) for d in message["dice"]))
-    manual = message.get("manual")
-    if isinstance(manual, dict) and isinstance(manual.get("by"), dict):
-        # Faces a person typed, marked as the page marks them (PROTOCOL.md §3).
-        name = str(manual["by"].get("name"))
-        lines.append("   " + say(locale, f"dés physiques — saisis par {name}",
-                                 f"physical dice — entered by {name}"))
+    typed = typed_line(message.get("manual"), len(message.get("dice") or []), locale)
+    if typed:  # (which faces a person typed, as the page marks them: PROTOCOL.md §3)
+        lines.append("   " + typed)
     for note in message.get("notes", []):
         lines.append("   note" + _c(locale) + str(note))
     if message.get("mode", "public") != "public":

@@ -51,7 +51,7 @@ const STRINGS = {
     choose: "À vous de choisir", byDefault: "par défaut", dice: (n) => `${n} dé${n > 1 ? "s" : ""}`,
     decided: (choice, by) => `Décidé : ${choice} — ${by}`, timeUp: "temps écoulé", noChoice: "tel quel",
     reactsTo: (seq) => `en réponse au jet #${seq}`, refusedChoice: "Le sidecar a refusé ce choix",
-    askUsage: "Usage : /sc ask <jeu> --to Nom,Nom param=valeur… [\"ce qui est demandé\"] [--mode public|gm|blind] [--opposed] [--each Nom:param=valeur] [--cible NOM|-]  ·  /sc ask cancel <id>  ·  /sc session",
+    askUsage: "Usage : /sc ask <jeu> --to Nom,Nom param=valeur… [\"ce qui est demandé\"] [--mode public|gm|blind] [--opposed] [--each Nom:param=valeur] [--cible NOM|-]  ·  /sc ask cancel <id>  ·  /sc ask answer <id> [PNJ] [--dice 6,3]  ·  /sc session",
     asked: "Demande de jet", opposed: "Jet en opposition", askedYou: "Le MJ vous demande un jet",
     answerButton: "Lancer", answered: (seq) => `Répondu (#${seq})`, waiting: "en attente",
     cancelled: "Demande annulée", answersAsk: "répond à la demande",
@@ -61,7 +61,9 @@ const STRINGS = {
     faces: "Vos dés (faces, ex. 6,3) — vide : le sidecar lance",
     badFaces: "Les faces s'écrivent en chiffres séparés par des virgules, ex. 6,3",
     against: (names) => `Contre ${names}`,
-    manual: (name) => `dés physiques — saisis par ${name}`,
+    manual: (name) => `dés physiques (tous) — saisis par ${name}`,
+    npcAnswer: "à lancer par le MJ :",
+    manualSome: (dice, n, name) => n > 1 ? `dés ${dice} saisis par ${name}` : `dé ${dice} saisi par ${name}`,
     effect: (field, name, change) => `${field} ${/^[aeiouyàâäéèêëîïôöùûü]/i.test(name) ? "d'" : "de "}${name} : ${change}`,
   },
   en: {
@@ -81,7 +83,7 @@ const STRINGS = {
     choose: "Your call", byDefault: "default", dice: (n) => `${n} ${n > 1 ? "dice" : "die"}`,
     decided: (choice, by) => `Decided: ${choice} — ${by}`, timeUp: "time ran out", noChoice: "as it stands",
     reactsTo: (seq) => `answering roll #${seq}`, refusedChoice: "The sidecar refused this choice",
-    askUsage: "Usage: /sc ask <game> --to Name,Name param=value… [\"what is asked\"] [--mode public|gm|blind] [--opposed] [--each Name:param=value] [--target NAME|-]  ·  /sc ask cancel <id>  ·  /sc session",
+    askUsage: "Usage: /sc ask <game> --to Name,Name param=value… [\"what is asked\"] [--mode public|gm|blind] [--opposed] [--each Name:param=value] [--target NAME|-]  ·  /sc ask cancel <id>  ·  /sc ask answer <id> [NPC] [--dice 6,3]  ·  /sc session",
     asked: "Roll request", opposed: "Opposed roll", askedYou: "The GM asks you for a roll",
     answerButton: "Roll", answered: (seq) => `Answered (#${seq})`, waiting: "waiting",
     cancelled: "Request cancelled", answersAsk: "answers request",
@@ -91,7 +93,9 @@ const STRINGS = {
     faces: "Your dice (faces, e.g. 6,3) — empty: the sidecar rolls",
     badFaces: "Faces are numbers separated by commas, e.g. 6,3",
     against: (names) => `Against ${names}`,
-    manual: (name) => `physical dice — entered by ${name}`,
+    manual: (name) => `physical dice (all) — entered by ${name}`,
+    npcAnswer: "for the GM to roll:",
+    manualSome: (dice, n, name) => `${n > 1 ? "dice" : "die"} ${dice} typed by ${name}`,
     effect: (field, name, change) => `${name}'s ${field}: ${change}`,
   },
 };
@@ -304,7 +308,34 @@ export function targetedNames(tokens) {
 }
 
 /**
- * Parses what follows `/sc ask`: `cancel <id>`, or `<game> --to A,B param=value… "label"
+ * Parses what follows `/sc ask answer` (a GM rolling a GM's NPC's side of an ask,
+ * PROTOCOL.md §7.5): `<id> [NPC] [--dice 6,3]` → `{action: "answerAsk", ask, character, dice}`
+ * (`character` may be left out when the ask has one NPC side: the server finds it).
+ */
+function parseAnswer(tokens, say) {
+  const command = { action: "answerAsk", ask: undefined, character: undefined, dice: undefined };
+  const names = [];
+  while (tokens.length) {
+    const token = tokens.shift();
+    if (!token.quoted && token.value === "--dice") {
+      const faces = (tokens.shift()?.value ?? "").split(/[,;]/).map((face) => face.trim()).filter(Boolean);
+      if (!faces.length || !faces.every((face) => /^\d+$/.test(face))) throw new CommandError(say.badDice);
+      command.dice = faces.map(Number);
+    } else if (!token.quoted && token.value.startsWith("--")) {
+      throw new CommandError(say.askUsage);
+    } else if (command.ask === undefined) {
+      command.ask = token.value;
+    } else {
+      names.push(token.value);
+    }
+  }
+  if (!command.ask || names.length > 1) throw new CommandError(say.askUsage);
+  command.character = names[0];
+  return command;
+}
+
+/**
+ * Parses what follows `/sc ask`: `cancel <id>`, `answer <id> [NPC]`, or `<game> --to A,B param=value… "label"
  * [--mode m] [--opposed] [--each Name:param=value]…` →
  * `{action: "ask", ruleset, to, params, label, mode, opposed, each}`.
  */
@@ -313,6 +344,7 @@ function parseAsk(tokens, rulesets, say) {
     if (tokens.length !== 2) throw new CommandError(say.askUsage);
     return { action: "cancelAsk", ask: tokens[1].value };
   }
+  if (["answer", "répondre", "repondre"].includes(tokens[0]?.value.toLowerCase())) return parseAnswer(tokens.slice(1), say);
   const name = tokens.shift()?.value;
   if (!name) throw new CommandError(say.askUsage);
   const ruleset = rulesets.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
@@ -451,14 +483,50 @@ function local(value, lang) {
   return value && typeof value === "object" ? value[lang] ?? value.fr ?? value.en ?? "" : value ?? "";
 }
 
-function dieHtml(die) {
+function dieHtml(die, typed = false) {
   const classes = ["sidecar-die"];
+  if (typed) classes.push("die-typed");
   for (const flag of ["success", "cancels", "cancelled", "kept", "replaced"]) {
     if (die[flag] === true) classes.push(`die-${flag}`);
   }
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
   const role = die.role && die.role !== "normal" ? `<small>${escapeText(die.role)}</small>` : "";
   return `<span class="${classes.join(" ")}" title="d${escapeHtml(die.sides)}">${escapeText(die.face)}${role}</span>`;
+}
+
+/**
+ * Which of an outcome's dice a person typed (`manual.dice`, indexes in its `dice`): a
+ * decision that drew new faces on a typed roll shows both, only the typed ones physical.
+ * A `manual` without `dice` (older journals) means every face (PROTOCOL.md §3).
+ */
+export function typedDice(outcome) {
+  const manual = outcome.manual;
+  if (!manual?.by) return new Set();
+  const count = (outcome.dice ?? []).length;
+  return new Set(Array.isArray(manual.dice) ? manual.dice : [...Array(count).keys()]);
+}
+
+/** 1-based dice numbers, runs joined: `[0, 1, 3]` → `1–2, 4`. */
+function diceSpans(indexes) {
+  const runs = [];
+  for (const n of [...new Set(indexes)].sort((a, b) => a - b).map((i) => i + 1)) {
+    const last = runs.at(-1);
+    if (last && n === last.at(-1) + 1) last.push(n); else runs.push([n]);
+  }
+  return runs.map((run) => run.length > 1 ? `${run[0]}–${run.at(-1)}` : `${run[0]}`).join(", ");
+}
+
+/** Who typed which dice: « dés physiques (tous) — saisis par Léa », « dés 1–2 saisis par
+ * Léa », one part per typist when two typed (`manual.entered`). */
+function manualText(outcome, say) {
+  const count = (outcome.dice ?? []).length;
+  const marks = Array.isArray(outcome.manual.entered) ? outcome.manual.entered : [outcome.manual];
+  return marks.map((mark) => {
+    const name = mark.by?.name ?? "?";
+    const dice = Array.isArray(mark.dice) ? mark.dice : null;
+    const all = !dice || [...Array(count).keys()].every((i) => dice.includes(i));
+    return all ? say.manual(name) : say.manualSome(diceSpans(dice), new Set(dice).size, name);
+  }).join(" · ");
 }
 
 /** A sheet value, short: lists joined, maps as `name: value`. */
@@ -679,7 +747,10 @@ export function renderAskCard(ask, { lang = "fr", rulesetTitle, answers = {}, op
   const rows = (ask.to ?? []).map((side) => {
     const answer = answers[side.seat ?? side.character]; // (an NPC's side: by its name)
     const kind = answer?.result?.kind ? cardKind(answer.result) : null;
-    const what = !answer ? say.waiting
+    // A GM's NPC's side waits for the GM: the command that rolls it, on the GM's card.
+    const npcWaiting = !answer && (side.seat === null || side.seat === undefined)
+      ? ` — ${say.npcAnswer} /sc ask answer ${ask.ask} ${/\s/.test(side.character) ? `"${side.character}"` : side.character}` : "";
+    const what = !answer ? say.waiting + npcWaiting
       : answer.result?.hidden ? say.hidden : `${local(answer.result?.label, lang)} — ${answer.text ?? ""} (#${answer.seq})`;
     return `<li class="sidecar-asked-side${kind ? ` sidecar-${escapeHtml(kind)}` : ""}" data-seat="${escapeHtml(side.seat)}">`
       + `<strong>${escapeText(askedName(side))}</strong> : ${escapeText(what)}</li>`;
@@ -771,12 +842,13 @@ export function renderCard(outcome, { lang = "fr", rulesetTitle, sheet } = {}) {
       + `<p class="sidecar-text">${escapeText(say.hidden)}</p>${renderDecided(outcome, lang)}</div>`;
   }
   const kind = cardKind(result);
-  const dice = (outcome.dice ?? []).map(dieHtml).join("");
+  const typed = typedDice(outcome);
+  const dice = (outcome.dice ?? []).map((die, i) => dieHtml(die, typed.has(i))).join("");
   const notes = (outcome.notes ?? []).map((note) => `<li>${escapeText(local(note, lang))}</li>`).join("");
   return `<div class="sidecar-card sidecar-${kind}" data-seq="${escapeHtml(outcome.seq)}" data-kind="${kind}">${head}`
     + `<div class="sidecar-dice">${dice}</div>`
     // Faces a person typed, and who (PROTOCOL.md §3): said on every card that shows them.
-    + (outcome.manual?.by ? `<p class="sidecar-manual">${escapeText(say.manual(outcome.manual.by.name ?? "?"))}</p>` : "")
+    + (typed.size ? `<p class="sidecar-manual">${escapeText(manualText(outcome, say))}</p>` : "")
     + `<div class="sidecar-result"><span class="sidecar-kind">${escapeText(local(result.label, lang))}</span></div>`
     + `<p class="sidecar-text">${escapeText(outcome.text)}</p>`
     + (notes ? `<ul class="sidecar-notes">${notes}</ul>` : "")
@@ -993,6 +1065,7 @@ export class SidecarChat {
         return (await this.askCards.get(command.ask)?.message) ?? null;
       });
     }
+    if (command.action === "answerAsk") return this.answerAsk(command.ask, command.dice, command.character);
     if (command.action === "ask") {
       return this.guard((say) => say.failed, async () => {
         const each = Object.keys(command.each).length ? command.each : undefined;
@@ -1069,12 +1142,15 @@ export class SidecarChat {
     return this.update(await card.message, this.askContent(card));
   }
 
-  /** Answers an ask from its card's button: the answer's card is posted like a roll's, and
-   * the asked card's button gives way to a line. */
-  async answerAsk(askId, dice) {
+  /** Answers an ask from its card's button (or `/sc ask answer`, a GM for `character`, a
+   * GM's NPC): the answer's card is posted like a roll's, and the asked card's button gives
+   * way to a line. */
+  async answerAsk(askId, dice, character) {
     const say = strings(this.lang);
     return this.guard((s) => s.refusedAnswer, async () => {
-      const outcome = await this.client.answer(askId, dice);
+      // (`character` only for an NPC: a seat's answer calls the client as it always did.)
+      const outcome = await (character ? this.client.answer(askId, dice, { character })
+        : this.client.answer(askId, dice));
       const card = this.askCards.get(askId);
       if (card?.asked) {
         const message = await card.message;

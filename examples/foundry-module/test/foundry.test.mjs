@@ -773,6 +773,14 @@ describe("asked rolls: /sc ask, the cards", () => {
     assert.deepEqual(duel.to, ["Strengal", "Krull"]);
     assert.deepEqual(duel.each, { Strengal: { code: "3D+5" }, Krull: { code: "4D+1", difficulty: 3 } });
     assert.deepEqual(parseCommand("/sc ask cancel 4f2a", rulesets), { action: "cancelAsk", ask: "4f2a" });
+    // A GM rolls a GM's NPC's side (issue 29 follow-up): the ask, the NPC (optional when
+    // the ask has one NPC side), physical dice.
+    assert.deepEqual(parseCommand('/sc ask answer 4f2a "Grand Orc" --dice 6,3', rulesets),
+                     { action: "answerAsk", ask: "4f2a", character: "Grand Orc", dice: [6, 3] });
+    assert.deepEqual(parseCommand("/sc demande répondre 4f2a", rulesets),
+                     { action: "answerAsk", ask: "4f2a", character: undefined, dice: undefined });
+    assert.throws(() => parseCommand("/sc ask answer", rulesets), /ask answer <id>/);
+    assert.throws(() => parseCommand("/sc ask answer 4f2a Orc --dice six", rulesets), /virgules/);
     assert.deepEqual(parseCommand("/sc session", rulesets), { action: "session" });
     assert.throws(() => parseCommand("/sc ask d6code code=3D", rulesets), /--to Nom/);      // nobody asked
     assert.throws(() => parseCommand("/sc ask d6code --to A --mode self", rulesets), /Mode inconnu/);
@@ -885,6 +893,22 @@ describe("asked rolls in the chat, against a real sidecar", () => {
     assertShownAsText(last.content, "Vainqueur : Strengal");
     await until(() => gmCard.content.includes("Vainqueur : Strengal"));
     assert.doesNotMatch(gmCard.content, /en attente/);
+  });
+
+  test("an opposed roll against a GM's NPC: the GM rolls its side with /sc ask answer", async () => {
+    await chats.MJ.client.setSheet({ character: "Orc", ruleset: "luck", values: { level: 0 } });
+    const gmCard = await chats.MJ.handle('/sc ask luck --to Alice,Orc target=4 --opposed "Bras de fer"');
+    assertShownAsText(gmCard.content, "Orc : en attente", "/sc ask answer");
+    await until(() => posted.Alice.some((message) => message.ask === gmCard.ask));
+    await chats.Alice.answerAsk(gmCard.ask, [2]);
+    const npc = await chats.MJ.handle(`/sc ask answer ${gmCard.ask} Orc --dice 6`);
+    assert.match(npc.content, /répond à la demande/);
+    assertShownAsText(npc.content, "Vainqueur : Orc");
+    await until(() => gmCard.content.includes("Vainqueur : Orc"));
+    assert.doesNotMatch(gmCard.content, /en attente|\/sc ask answer/);
+    // A player may not roll it: refused, said to that player only.
+    const refused = await chats.Alice.handle(`/sc ask answer ${gmCard.ask} Orc`);
+    assert.equal(refused.error, true);
   });
 
   test("module.js: the asked card's button is bound on render, a click answers and the card is updated", async () => {

@@ -52,10 +52,49 @@ const DIE_FLAGS = {
 };
 
 const RAISED = { fr: "augmenté à", en: "raised to" };
+const TYPED = { fr: "saisi à la main", en: "typed in" };
 
-function renderDie(die) {
+/** Which of an outcome's dice a person typed (`manual.dice`, indexes in its `dice`): a
+ * decision that drew new faces on a typed roll shows both, only the typed ones physical.
+ * A `manual` without `dice` (older journals) means every face (PROTOCOL.md §3). */
+function typedDice(outcome) {
+  if (!outcome.manual?.by) return new Set();
+  const dice = outcome.manual.dice;
+  return new Set(Array.isArray(dice) ? dice : (outcome.dice ?? []).map((_, i) => i));
+}
+
+/** 1-based dice numbers, runs joined: `[0, 1, 3]` → `1–2, 4`. */
+function diceSpans(indexes) {
+  const runs = [];
+  for (const n of [...new Set(indexes)].sort((a, b) => a - b).map((i) => i + 1)) {
+    const last = runs.at(-1);
+    if (last && n === last.at(-1) + 1) last.push(n); else runs.push([n]);
+  }
+  return runs.map((run) => run.length > 1 ? `${run[0]}–${run.at(-1)}` : `${run[0]}`).join(", ");
+}
+
+/** Who typed which dice: « dés physiques (tous) — saisis par Léa » when all were, « dés 1–2
+ * saisis par Léa » when some were; one part per typist when two typed (`manual.entered`). */
+function manualText(outcome) {
+  const count = (outcome.dice ?? []).length;
+  const marks = Array.isArray(outcome.manual.entered) ? outcome.manual.entered : [outcome.manual];
+  return marks.map((mark) => {
+    const name = mark.by?.name ?? "?";
+    const dice = Array.isArray(mark.dice) ? [...new Set(mark.dice)] : null;
+    if (!dice || dice.length >= count && [...Array(count).keys()].every((i) => dice.includes(i))) {
+      return t("log.manual", { name });
+    }
+    return t(dice.length > 1 ? "log.manual.some" : "log.manual.one", { dice: diceSpans(dice), name });
+  }).join(" · ");
+}
+
+function renderDie(die, typed = false) {
   const classes = ["die"];
   const notes = [];
+  if (typed) {
+    classes.push("die-typed");
+    notes.push(local(TYPED));
+  }
   for (const [flag, label] of Object.entries(DIE_FLAGS)) {
     if (die[flag] === true) {
       classes.push(`die-${flag}`);
@@ -117,11 +156,13 @@ export function renderOutcome(outcome, deciding = []) {
   if (hidden) {
     body.push(el("p", { class: "hidden-note", text: t("log.hidden") }));
   } else {
-    body.push(el("div", { class: "dice" }, (outcome.dice ?? []).map(renderDie)));
-    // Faces a person typed, and who (PROTOCOL.md §3): told to whoever sees them.
-    if (outcome.manual?.by) {
+    // Faces a person typed, and who (PROTOCOL.md §3): marked on those dice and said under
+    // them, to whoever sees them — drawn faces beside them are the server's.
+    const typed = typedDice(outcome);
+    body.push(el("div", { class: "dice" }, (outcome.dice ?? []).map((die, i) => renderDie(die, typed.has(i)))));
+    if (typed.size) {
       body.push(el("p", { class: "manual-mark", "data-by": outcome.manual.by.name ?? "",
-        text: t("log.manual", { name: outcome.manual.by.name ?? "?" }) }));
+        text: manualText(outcome) }));
     }
     body.push(el("div", { class: "result" },
       el("span", { class: `kind kind-${kind}`, text: local(result.label) || kind }),

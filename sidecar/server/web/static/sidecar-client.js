@@ -767,15 +767,17 @@ export class SidecarClient {
   /**
    * Answer an ask as an asked seat: a roll carrying `answers` (the ask's ruleset, params,
    * label and mode apply; `dice`: physical faces where allowed). Resolves with the outcome
-   * (`answers`, and `opposition` when it settles an opposed roll).
+   * (`answers`, and `opposition` when it settles an opposed roll). A GM answers a GM's
+   * NPC's side with `{character}`, the NPC's name (PROTOCOL.md §7.5).
    */
-  async answer(ask, dice) {
+  async answer(ask, dice, { character } = {}) {
     const askId = typeof ask === "object" ? ask.ask : ask;
     let ruleset = typeof ask === "object" ? ask.ruleset : undefined;
     ruleset ??= (this.welcome?.asks ?? []).find((known) => known.ask === askId)?.ruleset;
     ruleset ??= (await this.asks()).find((known) => known.ask === askId)?.ruleset ?? "";
     const message = { type: "roll", ruleset, params: {}, answers: askId };
     if (dice !== undefined && dice !== null) message.dice = dice;
+    if (character) message.character = character;
     return this.request(message, { resend: true });
   }
 
