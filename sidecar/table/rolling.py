@@ -197,7 +197,7 @@ class Rolling(Targeting):
         entered = None
         if manual:
             # Who typed the faces: in a provable table's proof, else in the event itself
-            # (its messages mark the faces « dés physiques — saisis par … » either way).
+            # (its messages mark the typed faces as physical dice either way: `manual`).
             entered = {"name": ticket.member.name, "role": ticket.member.role}
             if self.provable:
                 proof, entered = {"manual": True, "by": entered}, None
