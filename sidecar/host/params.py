@@ -107,14 +107,7 @@ def _check_string(name: str, value: Any, spec: dict[str, Any]) -> str:
     if len(value) > max_length:
         raise invalid_param(name, f"at most {max_length} characters",
                             fr=f"au plus {max_length} caractères")
-    choices = spec.get("choices")
-    if choices is not None and value not in choices:
-        chosen = resolve_choice(value, choices, spec.get("choice_labels"))
-        if chosen is None:
-            known = known_choices(choices, spec.get("choice_labels"))
-            raise invalid_param(name, f"must be one of {known['en']}",
-                                fr=f"doit être l'un de {known['fr']}")
-        value = chosen
+    value = _chosen(name, value, spec, in_list=False)
     pattern = spec.get("pattern")
     if pattern is not None and not re.fullmatch(pattern, value):
         example = spec.get("example", pattern)
@@ -145,21 +138,31 @@ def _check_list(name: str, value: Any, spec: dict[str, Any]) -> list[Any] | dict
     max_items = spec.get("max_items", 20)
     if len(value) > max_items:
         raise invalid_param(name, f"at most {max_items} items", fr=f"au plus {max_items} éléments")
-    choices = spec.get("choices")
     items = []
     for item in value:
         if not isinstance(item, str):
             raise invalid_param(name, "items must be strings",
                                 fr="les éléments doivent être des chaînes")
-        if choices is not None and item not in choices:
-            chosen = resolve_choice(item, choices, spec.get("choice_labels"))
-            if chosen is None:
-                known = known_choices(choices, spec.get("choice_labels"))
-                raise invalid_param(name, f"unknown item '{item[:40]}' (known: {known['en']})",
-                                    fr=f"élément inconnu '{item[:40]}' (connus : {known['fr']})")
-            item = chosen
-        items.append(item)
+        items.append(_chosen(name, item, spec, in_list=True))
     return items
+
+
+def _chosen(name: str, value: str, spec: dict[str, Any], *, in_list: bool) -> str:
+    """``value`` as one of the spec's ``choices`` (taken back from its label in either
+    language, :func:`resolve_choice`), or ``invalid_params`` listing them as its reader
+    reads them."""
+    choices = spec.get("choices")
+    if choices is None or value in choices:
+        return value
+    chosen = resolve_choice(value, choices, spec.get("choice_labels"))
+    if chosen is not None:
+        return chosen
+    known = known_choices(choices, spec.get("choice_labels"))
+    if in_list:
+        raise invalid_param(name, f"unknown item '{value[:40]}' (known: {known['en']})",
+                            fr=f"élément inconnu '{value[:40]}' (connus : {known['fr']})")
+    raise invalid_param(name, f"must be one of {known['en']}",
+                        fr=f"doit être l'un de {known['fr']}")
 
 
 def _check_map(name: str, value: Any, spec: dict[str, Any]) -> dict[str, Any]:
