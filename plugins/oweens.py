@@ -29,7 +29,13 @@ from sidecar.protocol.errors import invalid_param
 from sidecar.rules import heading, name_params
 from sidecar.rulesets.oweens_combat import paid_dice
 from sidecar.rulesets.oweens_darts import darts_odds, first_volley, volley_react, volley_text
-from sidecar.rulesets.oweens_decisions import attacked_reserve, decide, settle
+from sidecar.rulesets.oweens_decisions import (
+    RESERVE,
+    attacked_reserve,
+    decide,
+    refuse_players_reserve,
+    settle,
+)
 from sidecar.rulesets.oweens_fixed import NAMED, named_characteristic
 from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
@@ -230,7 +236,7 @@ name_params(PARAMS, {
     "bagage": ("Bagage adéquat", "Relevant background"),
     "npc_bagage": ("Bagage du PNJ", "NPC's background"),
     "equipment": ("Équipement", "Equipment"),
-    "reserve": ("Réserve attaquée", "Reserve attacked"),
+    "reserve": (RESERVE["fr"], RESERVE["en"]),
     "characteristic": ("Caractéristique", "Characteristic"),
     "adversity": ("Adversité", "Adversity"),
     # (Not « En opposition »: the ask form's box for an opposed ask bore that name too.)
@@ -358,6 +364,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
         return first_volley(roll, dice)
     named_characteristic(roll)  # (before any die: it may refuse the roll)
     refuse_typed_dice(roll)
+    refuse_players_reserve(roll)  # (before any die: the GM's obstacle)
     reserve = attacked_reserve(p, roll.state)
     aim_difficulty(roll)
     if p["drinking"]:
