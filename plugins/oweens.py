@@ -125,18 +125,21 @@ PARAMS: dict[str, dict[str, Any]] = {
     "reserve": {
         "type": "int", "min": 0, "max": 100,
         "description": label("Action complexe, facultatif : la valeur de la réserve "
-                             "que le jet attaque", "Complex action, optional: the value of "
-                             "the reserve the roll attacks"),
+                             "que le jet attaque (seul le MJ la fixe)", "Complex action, "
+                             "optional: the value of the reserve the roll attacks (only the "
+                             "GM sets it)"),
     },
     "adversity": {
         "type": "string", "max_length": 64,
+        # (The reserve named by its label, as people read it: not its key.)
         "description": label("Nom de la réserve attaquée, gardée par la table : avec "
-                             "« reserve », elle (re)commence à cette valeur ; sans, le jet "
-                             "reprend où le précédent l'a laissée (réserve commune aux "
-                             "participants)", "Name of the attacked reserve, kept by the "
-                             "table: with \"reserve\" it (re)starts at that value; without, "
-                             "the roll goes on from where the last one left it (one reserve "
-                             "shared by the participants)"),
+                             f"« {RESERVE['fr']} » (du MJ), elle (re)commence à cette "
+                             "valeur ; sans, le jet reprend où le précédent l'a laissée "
+                             "(réserve commune aux participants)", "Name of the attacked "
+                             f"reserve, kept by the table: with “{RESERVE['en']}” (the "
+                             "GM's) it (re)starts at that value; without, the roll goes on "
+                             "from where the last one left it (one reserve shared by the "
+                             "participants)"),
     },
     "contest": {
         "type": "bool", "default": False,
