@@ -29,7 +29,13 @@ from sidecar.protocol.errors import invalid_param
 from sidecar.rules import heading, name_params
 from sidecar.rulesets.oweens_combat import paid_dice
 from sidecar.rulesets.oweens_darts import darts_odds, first_volley, volley_react, volley_text
-from sidecar.rulesets.oweens_decisions import attacked_reserve, decide, settle
+from sidecar.rulesets.oweens_decisions import (
+    RESERVE,
+    attacked_reserve,
+    decide,
+    refuse_players_reserve,
+    settle,
+)
 from sidecar.rulesets.oweens_fixed import NAMED, named_characteristic
 from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
@@ -119,18 +125,21 @@ PARAMS: dict[str, dict[str, Any]] = {
     "reserve": {
         "type": "int", "min": 0, "max": 100,
         "description": label("Action complexe, facultatif : la valeur de la réserve "
-                             "que le jet attaque", "Complex action, optional: the value of "
-                             "the reserve the roll attacks"),
+                             "que le jet attaque (seul le MJ la fixe)", "Complex action, "
+                             "optional: the value of the reserve the roll attacks (only the "
+                             "GM sets it)"),
     },
     "adversity": {
         "type": "string", "max_length": 64,
+        # (The reserve named by its label, as people read it: not its key.)
         "description": label("Nom de la réserve attaquée, gardée par la table : avec "
-                             "« reserve », elle (re)commence à cette valeur ; sans, le jet "
-                             "reprend où le précédent l'a laissée (réserve commune aux "
-                             "participants)", "Name of the attacked reserve, kept by the "
-                             "table: with \"reserve\" it (re)starts at that value; without, "
-                             "the roll goes on from where the last one left it (one reserve "
-                             "shared by the participants)"),
+                             f"« {RESERVE['fr']} » (du MJ), elle (re)commence à cette "
+                             "valeur ; sans, le jet reprend où le précédent l'a laissée "
+                             "(réserve commune aux participants)", "Name of the attacked "
+                             f"reserve, kept by the table: with “{RESERVE['en']}” (the "
+                             "GM's) it (re)starts at that value; without, the roll goes on "
+                             "from where the last one left it (one reserve shared by the "
+                             "participants)"),
     },
     "contest": {
         "type": "bool", "default": False,
@@ -230,7 +239,7 @@ name_params(PARAMS, {
     "bagage": ("Bagage adéquat", "Relevant background"),
     "npc_bagage": ("Bagage du PNJ", "NPC's background"),
     "equipment": ("Équipement", "Equipment"),
-    "reserve": ("Réserve attaquée", "Reserve attacked"),
+    "reserve": (RESERVE["fr"], RESERVE["en"]),
     "characteristic": ("Caractéristique", "Characteristic"),
     "adversity": ("Adversité", "Adversity"),
     # (Not « En opposition »: the ask form's box for an opposed ask bore that name too.)
@@ -358,6 +367,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
         return first_volley(roll, dice)
     named_characteristic(roll)  # (before any die: it may refuse the roll)
     refuse_typed_dice(roll)
+    refuse_players_reserve(roll)  # (before any die: the GM's obstacle)
     reserve = attacked_reserve(p, roll.state)
     aim_difficulty(roll)
     if p["drinking"]:

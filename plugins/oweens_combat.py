@@ -37,7 +37,7 @@ from sidecar.protocol.errors import MUST_BE_BOOL, invalid_param
 from sidecar.protocol.text import dice_words
 from sidecar.rulesets.oweens_sheet import base_dice
 from sidecar.rulesets.oweens_targets import opponent as opponent_of
-from sidecar.rulesets.oweens_targets import refuse_typed, resisting
+from sidecar.rulesets.oweens_targets import refuse_typed, resisting, set_difficulty
 from sidecar.rulesets.sheets import add_spend
 
 __version__ = "1.1"
@@ -299,19 +299,19 @@ def sidecar_modify_roll(roll: Roll) -> None:
         if roll.params.get("resistance") not in (None, "ECL"):
             raise _bad("hold", "holding a pinned target is against its ECL",
                        "maintenir une cible immobilisée se joue contre son ECL")
-        roll.params["difficulty"] = settings["target_ecl"]
+        set_difficulty(roll, settings["target_ecl"], "target_ecl", "ecl")
         if opponent_of(roll) is not None:
             # Aimed at the target, its resistance is its ECL (not the ENC rolled): else
             # an ECL reserve at 0 — no difficulty set — was read as its ENC's.
             roll.params["resistance"] = "ECL"
     elif settings["attack"] == "melee":
-        roll.params["difficulty"] = settings["opponent_pep"]
+        set_difficulty(roll, settings["opponent_pep"], "opponent_pep", "pep")
     elif settings["attack"] == "ranged":
         # « si plusieurs modificateurs sont applicables, on ne prend en compte que le plus
         # handicapant »: the single most handicapping one, even when all are favourable.
         modifiers = settings["ranged_modifiers"]
         worst = max(modifiers) if modifiers else 0
-        roll.params["difficulty"] = max(0, RANGED_DIFFICULTY + worst)
+        set_difficulty(roll, max(0, RANGED_DIFFICULTY + worst), None, None)
     if settings["pay"] == "dice" and settings["cost"]:
         # A character's dice come from its sheet (the chosen characteristic's reserve). The
         # cost comes off the dice thrown, the bagage's die included.

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.model import Outcome, Roll, label
-from sidecar.protocol.errors import invalid_param
+from sidecar.model import Outcome, Roll, label, sheet_override_allowed
+from sidecar.protocol.errors import ProtocolError, invalid_param
 from sidecar.rules import agree, plural
 from sidecar.rulesets.oweens_combat import counted_wounds, read_settings
 from sidecar.rulesets.oweens_initiative import surprise
@@ -45,6 +45,30 @@ MAX_PURCHASES = 11
 _count = SUCCESSES.__getitem__
 
 
+#: The ``reserve`` param's label (:mod:`sidecar.rulesets.oweens` names it with this).
+RESERVE = label("Réserve attaquée", "Attacked reserve")
+
+
+def refuse_players_reserve(roll: Roll) -> None:
+    """``forbidden`` (``details.field``: ``reserve``) before any die when a player typed
+    the attacked reserve: it is the GM's obstacle — « Si l'adversité dépend de
+    l'environnement, le MJ détermine la valeur de la réserve » (seed 000) —, and with
+    ``adversity`` it would (re)start the one the table keeps. A GM's, an answer to a GM's
+    ask (its params are the GM's) or a journal's passes (:func:`sheet_override_allowed`);
+    a player's roll with only ``adversity`` goes on from the kept value. (A roll made in
+    process, by no member of a table — the plugin kit's —, has nobody to refuse.)"""
+    if (roll.params.get("reserve") is None or roll.by.get("role") != "player"
+            or sheet_override_allowed(roll)):
+        return
+    raise ProtocolError(
+        "forbidden", f"\"{RESERVE['en']}\" ('reserve'): only the GM sets the attacked "
+        "reserve (a GM's roll or ask gives it; with \"Adversity\" alone, the roll goes on "
+        "from where the table left it)",
+        fr=f"« {RESERVE['fr']} » ('reserve') : seul le MJ fixe la réserve attaquée (son jet "
+           "ou sa demande la donne ; avec « Adversité » seule, le jet reprend où la table "
+           "l'a laissée)", details={"field": "reserve"})
+
+
 def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | None:
     """The attacked reserve of the roll: ``reserve`` when given, else the table's current
     value of the named ``adversity`` (what the last roll against it left)."""
@@ -53,9 +77,11 @@ def attacked_reserve(params: dict[str, Any], state: dict[str, Any]) -> int | Non
     reserves = state.get("adversities") or {}
     if params["adversity"] not in reserves:
         raise invalid_param("adversity", f"no reserve named '{params['adversity'][:40]}' at "
-                            "this table yet: give its starting reserve",
+                            "this table yet: the GM gives its starting reserve "
+                            f"(\"{RESERVE['en']}\")",
                             fr=f"aucune réserve nommée « {params['adversity'][:40]} » à cette "
-                               "table : indiquez sa réserve de départ")
+                               f"table : le MJ indique sa réserve de départ "
+                               f"(« {RESERVE['fr']} »)")
     return reserves[params["adversity"]]
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.model import Roll, typed_by_gm
+from sidecar.model import Roll, sheet_override_allowed, typed_by_gm
 from sidecar.protocol.errors import invalid_param
 from sidecar.protocol.text import elide
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, reserve_now
@@ -43,6 +43,34 @@ def refuse_typed(roll: Roll, param: str, typed: Any, found: tuple[str, dict[str,
     raise invalid_param(param, f"{name}'s sheet sets this value; only a GM changes it (leave "
                         "it out)", fr=f"la fiche {elide('de', name)} fixe cette valeur ; "
                         "seul un MJ la change (ne l'indiquez pas)")
+
+
+def set_difficulty(roll: Roll, value: int | None, option: str | None,
+                   field: str | None) -> None:
+    """Set the difficulty a combat attack gives (a melee's opponent's Peps, a ranged
+    attack's table, a hold's target's ECL): ``value``, read from the opponent's sheet's
+    ``field`` unless ``options.combat.<option>`` was typed. A difficulty typed other than 0
+    (the default) and other than ``value`` is never silently replaced: a GM's wins (an
+    NPC, the GM's call); a player's is refused before any die — as the opponent's sheet's
+    (:func:`refuse_typed`, which names no value of it) when the sheet gives ``value``,
+    else as contradicting what the attack sets. An equal value passes."""
+    p = roll.params
+    typed = p.get("difficulty")
+    if value is None or not typed or typed == value:
+        p["difficulty"] = value
+        return
+    if sheet_override_allowed(roll):
+        return  # (the GM's typed difficulty, or a journal's: its word)
+    found = opponent(roll)
+    combat = roll.options.get("combat")
+    if (found is not None and field is not None and option is not None
+            and isinstance(combat, dict) and combat.get(option) is None):
+        refuse_typed(roll, "difficulty", typed, found, field)
+        p["difficulty"] = typed  # (a sheet that holds no such value: typed, as before)
+        return
+    raise invalid_param("difficulty", f"the attack sets it ({value}): leave it out or type "
+                        f"{value}", fr=f"l'attaque la fixe ({value}) : ne l'indiquez pas ou "
+                        f"indiquez {value}")
 
 
 def free_augmentations(params: dict[str, Any]) -> int:

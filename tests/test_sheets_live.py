@@ -42,11 +42,14 @@ def test_the_towing_example_plays_through_a_real_server_from_sheets():
             typed = await player.request({"type": "odds", "id": "o2", "ruleset": "oweens",
                                           "params": {"dice": 3, "difficulty": 4}})
             assert as_aengus["type"] == "odds" and as_aengus["kinds"] == typed["kinds"]
-            # River: D=3, reserve 3 (the GM's numbers, given once).
-            river = await player.roll("oweens", {"characteristic": "ECL", "difficulty": 3,
-                                                 "bagage": True, "adversity": "rivière",
-                                                 "reserve": 3},
-                                      character="Aengus", dice=[4, 1, 6, 4])
+            # River: D=3, reserve 3 (the GM's numbers, given once: only the GM sets an
+            # attacked reserve, here by asking Aengus's roll).
+            ask = await gm.request({"type": "ask", "id": "river", "op": "open",
+                                    "to": ["Aengus"], "ruleset": "oweens",
+                                    "params": {"characteristic": "ECL", "difficulty": 3,
+                                               "bagage": True, "adversity": "rivière",
+                                               "reserve": 3}})
+            river = await player.roll("oweens", {}, answers=ask["ask"], dice=[4, 1, 6, 4])
             assert river["type"] == "outcome", river
             assert river["result"]["margin"] == 1 and river["result"]["reserve_after"] == 2
             assert river["character"] == "Aengus" and river["sheet"]["bonbonus"] == 3
