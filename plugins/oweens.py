@@ -371,6 +371,7 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     reserve = attacked_reserve(p, roll.state)
     aim_difficulty(roll)
     if p["drinking"]:
+        refuse_typed_glass(roll)
         p["difficulty"] = drinking_difficulty(p, roll.sheet)
     faces = dice.roll_many(dice_count(p, roll.sheet, paid_dice(roll)), 6)
     return settle(roll, faces, dice.rolled, reserve, bought=p["buy_augmentations"],
@@ -388,6 +389,19 @@ def refuse_typed_dice(roll: Roll) -> None:
     typed = p["dice"] + paid_dice(roll)
     refuse_sheet_override(roll, "dice", PARAMS["dice"]["label"],
                           p["dice"] if typed == own else own)
+
+
+def refuse_typed_glass(roll: Roll) -> None:
+    """A player's glass as a character is the one its sheet counts (« Verres » + 1: « La
+    difficulté augmente de 1 à chaque nouveau verre »): another glass number or difficulty
+    typed is ``forbidden`` before any die, as any value the sheet supplies (a GM's passes;
+    « Heures sans boire » stays the table's to say, lowering the glass as the seed does)."""
+    if roll.sheet is None:
+        return
+    glass = roll.sheet.get("verres", 0) + 1
+    for param in ("drinks", "difficulty"):
+        if roll.params.get(param):  # (0, the default: the sheet counts the glass)
+            refuse_sheet_override(roll, param, PARAMS[param]["label"], glass)
 
 
 @hookimpl

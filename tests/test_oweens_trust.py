@@ -120,3 +120,34 @@ def test_only_the_gm_sets_a_complex_actions_attacked_reserve():
             assert answer["type"] == "outcome", answer
             assert answer["result"]["reserve_before"] == 6, answer
     run(scenario())
+
+
+def test_a_players_glass_is_the_one_the_sheet_counts():
+    """A drinking roll as a character: the glass is the sheet's « Verres » + 1 (« La
+    difficulté augmente de 1 à chaque nouveau verre »). Léa typing another glass number,
+    or another difficulty, for Aengus's glass is refused before any die, naming the field;
+    the sheet's own number passes; the GM may type another (an NPC's round, a house rule)."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, alice, _bob = await fight_table(server, "oweens", SHEETS)
+            before = await _next_seq(gm)
+            for typed in ({"drinks": 1}, {"difficulty": 2}):  # (glasses 1 and 2: the sheet's)
+                first = await alice.roll("oweens", {"drinking": True, **typed},
+                                         character="Aengus", dice=[6, 6, 6])
+                assert first["type"] == "outcome", first
+            for typed, label in (({"drinks": 1}, "Numéro du verre"),
+                                 ({"difficulty": 1}, "Difficulté")):
+                refused = await alice.roll("oweens", {"drinking": True, **typed},
+                                           character="Aengus", dice=[6, 6, 6])
+                assert refused["type"] == "error" and refused["code"] == "forbidden", refused
+                assert refused["details"]["field"] == next(iter(typed)), refused
+                assert f"« {label} » vient de la fiche d'Aengus (3)" in refused["message"], \
+                    refused
+            assert await _next_seq(gm) == before + 3  # (two glasses, nothing refused rolled)
+            third = await alice.roll("oweens", {"drinking": True, "drinks": 3},
+                                     character="Aengus", dice=[6, 6, 6])
+            assert third["type"] == "outcome" and third["result"]["difficulty"] == 3, third
+            mj = await gm.roll("oweens", {"drinking": True, "drinks": 1}, character="Aengus",
+                               dice=[6, 6, 6])
+            assert mj["type"] == "outcome" and mj["result"]["difficulty"] == 1, mj
+    run(scenario())
