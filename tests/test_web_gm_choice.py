@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.live_server import LiveServer
-from tests.support.browser import gm_page, player_page
+from tests.support.browser import card, gm_page, player_page
 
 ALWAYS_FAILS = {"level": 3, "difficulty": 13, "chance": 2}  # (its luck offered: keep)
 
@@ -20,10 +20,6 @@ ALWAYS_FAILS = {"level": 3, "difficulty": 13, "chance": 2}  # (its luck offered:
 def server() -> Iterator[LiveServer]:
     with LiveServer(rate_limit=0) as live:
         yield live
-
-
-def card(page: Any, seq: int) -> Any:
-    return page.page.locator(f'#log .entry[data-seq="{seq}"]')
 
 
 def test_the_gm_only_choice_is_a_button_for_the_gm_alone(browser: Any,
