@@ -94,3 +94,18 @@ def test_a_side_with_nothing_of_its_own_to_set_is_no_empty_fold(
         ask = send_ask(gm, "Pile ou face")  # (and the ask goes as it stands)
         assert ask["opposed"] is True and len(ask["to"]) == 2, ask
         gm.close()
+
+
+def test_a_hint_never_repeats_its_own_label_in_either_language(
+        browser: Any, server: LiveServer) -> None:
+    gm = phone_gm(browser, server, "bagage")
+    page = gm.page
+    page.select_option("#ruleset", "oweens")
+    hint = "#param-bagage-help"
+    assert page.text_content(hint) == "+1 dé, augmentations à 1 BB+"
+    page.click("#lang")  # the English page: "Relevant background: …" under its label
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
+    page.select_option("#ruleset", "oweens")
+    assert page.text_content('label:has(#param-bagage) .param-name') == "Relevant background"
+    assert page.text_content(hint) == "+1 die, augmentations cost 1 BB+"
+    gm.close()

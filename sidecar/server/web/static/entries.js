@@ -3,7 +3,7 @@
 // standing for what this member may not see (secret rolls, the GM's notes). Everything
 // shown comes from other people: always set as text, never as HTML.
 import { answerButton, askedText, bestText, sidesText, winnerText } from "./asks.js";
-import { el, fieldLabel, local, quoted, rulesetByName, state, t } from "./page.js";
+import { colon, el, fieldLabel, local, quoted, rulesetByName, state, t } from "./page.js";
 import { reserveChange, spentParts } from "./reserves.js";
 import { askTargetsText, renderEffects } from "./targets.js";
 import { shownKind } from "./verdict.js";
@@ -114,7 +114,7 @@ function renderDie(die, typed = false) {
   if (die.role) notes.push(die.role);
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
   // Its tooltip: the die, its face, then what is said of it — « d6 : 5, relevé à 6 ».
-  const title = [`d${die.sides}${state.lang === "fr" ? " :" : ":"} ${die.face}`, ...notes].join(", ");
+  const title = [`d${die.sides}${colon()}${die.face}`, ...notes].join(", ");
   return el("span", { class: classes.join(" "), title,
     "data-raised-to": raised ? die.raised_to : null },
     el("span", { class: "face", text: die.face }),
