@@ -1,7 +1,8 @@
 """An open roll and its decision are ONE roll in every log (issue 29 follow-up, #33/#34 on
 a player's phone): in a real headless Chromium at 390 px against a real sidecar, the
 player who decided, another player and the GM each see one card for the roll — the open
-card, updated with what was decided — live and after a reload. Skips like
+card, updated with what was decided — live, after a reload, and for someone joining
+later (from the history). Skips like
 tests/test_web_table.py without Chromium or Playwright.
 """
 
@@ -67,5 +68,29 @@ def test_an_open_roll_and_its_decision_are_one_card_for_everyone(
     aengus.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .decided')
     assert cards_of(aengus, roll) == [{"seq": str(seq), "seqs": f"{seq} {decision['seq']}",
                                        "decided": [expected]}]
-    for page in (aengus, brann, gm):
+    # Someone joining afterwards (both from the history's page): one card as well.
+    clara = player_page(browser, server.http, table, name="Clara", viewport=PHONE)
+    decided(clara, seq)
+    clara.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .decided')
+    assert cards_of(clara, roll) == [{"seq": str(seq), "seqs": f"{seq} {decision['seq']}",
+                                      "decided": [expected]}]
+    for page in (aengus, brann, gm, clara):
         page.close()
+
+
+def test_an_open_roll_decided_by_default_is_one_card_too(browser: Any, luck_plugins: Path) -> None:
+    with LiveServer(plugins_dir=str(luck_plugins), rate_limit=0, react_timeout=0.5) as live:
+        table = "un-seul-jet-minuteur"
+        gm = TablePage(browser, live.http, table=table, name="Morgane", role="gm",
+                       token=GM_TOKEN, viewport=PHONE)
+        aengus = player_page(browser, live.http, table, viewport=PHONE)
+        brann = player_page(browser, live.http, table, name="Brann", viewport=PHONE)
+        seq = roll_open(aengus)
+        roll = aengus.state(f"outcomes.find(o => o.seq === {seq}).roll")
+        for page in (aengus, brann, gm):
+            decision = decided(page, seq)
+            page.page.wait_for_selector(f'#log .entry[data-seq="{seq}"] .decided')
+            assert cards_of(page, roll) == [{"seq": str(seq), "seqs": f"{seq} {decision['seq']}",
+                                             "decided": ["Temps écoulé : Garder"]}]
+        for page in (aengus, brann, gm):
+            page.close()

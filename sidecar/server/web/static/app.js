@@ -759,7 +759,8 @@ const ONE_COLUMN = window.matchMedia("(max-width: 760px)");
  */
 function reveal(seq) {
   state.reveal = typeof seq === "number" ? seq : null;
-  const entry = state.reveal === null ? null : $("log").querySelector(`.entry[data-seq="${seq}"]`);
+  const entry = state.reveal === null ? null
+    : $("log").querySelector(`.entry[data-seq="${seq}"], .entry[data-seqs~="${seq}"]`);
   if (!entry) return;
   state.reveal = null;
   entry.scrollIntoView({ block: "nearest" });
