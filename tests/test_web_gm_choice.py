@@ -57,5 +57,12 @@ def test_the_gm_only_choice_is_a_button_for_the_gm_alone(browser: Any,
         line.wait_for()
         assert "par Morgane" in line.text_content()
         assert card(page, second).locator("button.choice").count() == 0
+        # One roll, one card: the player's luck, then the GM's choice, both said on it.
+        roll = page.state(f"outcomes.find(o => o.seq === {seq}).roll")
+        cards = page.page.eval_on_selector_all("#log li.entry", """(nodes, roll) => nodes
+            .filter(n => n.dataset.roll === roll).map(n => [n.dataset.seq, n.dataset.seqs,
+            [...n.querySelectorAll('.decided')].map(d => d.dataset.choice)])""", roll)
+        assert cards == [[str(seq), f"{seq} {second} {decision['seq']}",
+                          ["keep", "success_at_cost"]]], cards
     for page in (player, gm):
         page.close()

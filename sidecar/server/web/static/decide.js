@@ -3,6 +3,7 @@
 // left; the decision is then drawn on the open card (one roll, one card), which says what
 // was decided and by whom, or that time ran out.
 import { renderOutcome } from "./entries.js";
+import { verifyBadge } from "./verify.js";
 import { describeError, el, local, state, t } from "./page.js";
 
 /** What this page is doing with an open roll: roll id → {picking, faces, error, busy}. */
@@ -48,12 +49,20 @@ export function decisionChains(outcomes) {
 /**
  * What the open card shows once decided: the last decision's dice and result (a choice may
  * draw new faces), the open roll's dice when a decision drew none (time ran out without a
- * default: « no dice, the same result »), at the open card's seq.
+ * default: « no dice, the same result »).
  */
 export function decidedCard(opened, chain) {
   const last = chain.at(-1);
   const withDice = [...chain].reverse().find((outcome) => outcome.dice?.length) ?? opened;
-  return { ...last, dice: withDice.dice, manual: withDice.manual, seq: opened.seq };
+  return { ...last, dice: withDice.dice, manual: withDice.manual };
+}
+
+/** The card's verification badge: each of its outcomes is checked apart (verify.js), the
+ * card shows the worst — a bad decision is not hidden behind a good open roll. */
+function worstBadge(outcomes) {
+  const badges = outcomes.map(verifyBadge).filter(Boolean);
+  const rank = { no: 0, unknown: 1, yes: 2 };
+  return badges.sort((a, b) => rank[a.dataset.verified] - rank[b.dataset.verified])[0] ?? null;
 }
 
 /** The open card once decided (`decisionChains`): one card, its decisions' lines in order,
@@ -61,9 +70,13 @@ export function decidedCard(opened, chain) {
 export function renderDecided(opened, chain, decisions, bySeq) {
   const node = renderOutcome(decidedCard(opened, chain),
     chain.flatMap((decision) => decisionParts(decision, decisions, bySeq)));
+  node.dataset.seq = opened.seq;
   node.dataset.seqs = [opened, ...chain].map((outcome) => outcome.seq).join(" ");
   const number = node.querySelector(".entry-head .seq");
   if (number) number.textContent = `#${opened.seq} → #${chain.at(-1).seq}`;
+  node.querySelector(".entry-head .verified")?.remove();
+  const badge = worstBadge([opened, ...chain]);
+  if (badge && number) number.before(badge);
   return node;
 }
 
