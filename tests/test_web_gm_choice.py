@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.live_server import LiveServer
-from tests.support.browser import gm_page, player_page
+from tests.support.browser import card, gm_page, player_page
 
 ALWAYS_FAILS = {"level": 3, "difficulty": 13, "chance": 2}  # (its luck offered: keep)
 
@@ -20,10 +20,6 @@ ALWAYS_FAILS = {"level": 3, "difficulty": 13, "chance": 2}  # (its luck offered:
 def server() -> Iterator[LiveServer]:
     with LiveServer(rate_limit=0) as live:
         yield live
-
-
-def card(page: Any, seq: int) -> Any:
-    return page.page.locator(f'#log .entry[data-seq="{seq}"]')
 
 
 def test_the_gm_only_choice_is_a_button_for_the_gm_alone(browser: Any,
@@ -61,5 +57,12 @@ def test_the_gm_only_choice_is_a_button_for_the_gm_alone(browser: Any,
         line.wait_for()
         assert "par Morgane" in line.text_content()
         assert card(page, second).locator("button.choice").count() == 0
+        # One roll, one card: the player's luck, then the GM's choice, both said on it.
+        roll = page.state(f"outcomes.find(o => o.seq === {seq}).roll")
+        cards = page.page.eval_on_selector_all("#log li.entry", """(nodes, roll) => nodes
+            .filter(n => n.dataset.roll === roll).map(n => [n.dataset.seq, n.dataset.seqs,
+            [...n.querySelectorAll('.decided')].map(d => d.dataset.choice)])""", roll)
+        assert cards == [[str(seq), f"{seq} {second} {decision['seq']}",
+                          ["keep", "success_at_cost"]]], cards
     for page in (player, gm):
         page.close()

@@ -67,7 +67,8 @@ def test_a_decision_drawing_new_faces_marks_the_typed_dice_only(browser: Any,
     decided = gm.state(f"outcomes.find(o => o.reacts_to === {seq})")
     assert len(decided["dice"]) == 4 and decided["manual"]["dice"] == [0, 1], decided
     player.wait_for_entry(decided["seq"])
-    entry = f'#log .entry[data-seq="{decided["seq"]}"]'
+    # (The decision is drawn on the open roll's card: one roll, one card.)
+    entry = f'#log .entry[data-seqs~="{decided["seq"]}"]'
     mark = player.page.locator(f"{entry} .manual-mark")
     assert mark.text_content() == "dés 1–2 saisis par Morgane"
     box = mark.bounding_box()

@@ -48,7 +48,7 @@ def test_an_open_roll_is_decided_from_a_button_and_both_cards_say_so(
         default = card(page, seq).locator("button.choice.default")
         assert default.get_attribute("data-choice") == "keep"
         assert "reste" in card(page, seq).locator(".expires").text_content()
-    # The player decides from the keyboard: the decision is a new card, the buttons go.
+    # The player decides from the keyboard: the decision is drawn on the card, the buttons go.
     keep = card(player, seq).locator('button.choice[data-choice="keep"]')
     keep.focus()
     keep.press("Enter")

@@ -98,13 +98,14 @@ class TablePage:
         return self.page.evaluate(f"() => window.sidecarTable.{expression}")
 
     def wait_for_entry(self, seq: int) -> Any:
-        return self.page.wait_for_selector(f'#log .entry[data-seq="{seq}"]')
+        return self.page.wait_for_selector(entry_selector(seq))
 
     def entry(self, seq: int) -> dict[str, Any]:
         """What the log shows for one outcome: kind, faces, label, hidden note."""
         self.wait_for_entry(seq)
         return self.page.evaluate("""(seq) => {
-            const entry = document.querySelector(`#log .entry[data-seq="${seq}"]`);
+            const entry = document.querySelector(
+                `#log .entry[data-seq="${seq}"], #log .entry[data-seqs~="${seq}"]`);
             const kind = entry.querySelector('.kind');
             return {kind: entry.dataset.kind, mode: entry.dataset.mode,
                     faces: [...entry.querySelectorAll('.die .face')]
@@ -215,8 +216,14 @@ def roll_open(page: TablePage, mode: str = "public") -> int:
     return page.roll(mode=mode, label="Crocheter")
 
 
+def entry_selector(seq: int) -> str:
+    """The log's card for an outcome's seq: its own, or the open roll's card a decision is
+    drawn on (`data-seqs`, PROTOCOL.md §7.6: one roll, one card)."""
+    return f'#log .entry[data-seq="{seq}"], #log .entry[data-seqs~="{seq}"]'
+
+
 def card(page: TablePage, seq: int) -> Any:
-    return page.page.locator(f'#log .entry[data-seq="{seq}"]')
+    return page.page.locator(entry_selector(seq))
 
 
 def open_ask_form(gm: TablePage) -> None:

@@ -10,7 +10,9 @@ import {
   resetAsks,
 } from "./asks.js";
 import { keepPlace, renderAskNotice } from "./asknotice.js";
-import { configureDecisions, decisionParts, decisionsBySeq } from "./decide.js";
+import {
+  configureDecisions, decisionChains, decisionParts, decisionsBySeq, renderDecided,
+} from "./decide.js";
 import { failureText, relocalizeErrors, showError } from "./formerrors.js";
 import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
 import { gapLines, learnGap, learnPage } from "./gaps.js";
@@ -725,11 +727,15 @@ function logLines() {
 function renderLog() {
   const decisions = decisionsBySeq(state.outcomes);
   const bySeq = new Map(state.outcomes.map((outcome) => [outcome.seq, outcome]));
-  const items = logLines().reverse().map((line) => {
+  // A decision is drawn on its open roll's card (decide.js), not as a second card.
+  const { chains, merged } = decisionChains(state.outcomes);
+  const lines = logLines().filter((line) => line.secret || !merged.has(line.seq));
+  const items = lines.reverse().map((line) => {
     let node;
     if (line.note) node = renderGmNote(line);
     else if (line.secret) node = renderSecret(line);
     else if (NOTES.has(line.type)) node = renderNote(line);
+    else if (chains.has(line.seq)) node = renderDecided(line, chains.get(line.seq), decisions, bySeq);
     else node = renderOutcome(line, decisionParts(line, decisions, bySeq));
     node.dataset.key = line.secret ? `${line.prep ? "prep" : line.note ? "note" : line.roll ? "roll" : "secret"}-${line.secret}-${line.count}`
       : `${line.type ?? "outcome"}-${line.seq}`;
@@ -753,7 +759,8 @@ const ONE_COLUMN = window.matchMedia("(max-width: 760px)");
  */
 function reveal(seq) {
   state.reveal = typeof seq === "number" ? seq : null;
-  const entry = state.reveal === null ? null : $("log").querySelector(`.entry[data-seq="${seq}"]`);
+  const entry = state.reveal === null ? null
+    : $("log").querySelector(`.entry[data-seq="${seq}"], .entry[data-seqs~="${seq}"]`);
   if (!entry) return;
   state.reveal = null;
   entry.scrollIntoView({ block: "nearest" });

@@ -27,9 +27,18 @@ export function hideSupplied(box, supplied) {
 
 /**
  * One side of an opposition, folded: « Camp de Tam — comme au-dessus » until it sets a
- * param of `params` apart, then « Camp de Tam — 1 différence ». Opens on its fields.
+ * param of `params` apart, then « Camp de Tam — 1 différence ». Opens on its fields; with
+ * none (`params` empty), a plain line.
  */
 export function sideBox(name, prefix, params, fields) {
+  if (!Object.keys(params).length) {
+    // Nothing a side may set apart (a game of switches only): a plain line, not a fold
+    // that would open on nothing.
+    const line = el("p", { class: "ask-side ask-side-plain", "data-side": name, "data-prefix": prefix,
+      text: t("ask.side.same", { side: t("ask.side", { name }) }) });
+    line.recount = () => {};
+    return line;
+  }
   const summary = el("summary", { class: "ask-side-summary" });
   const box = el("details", { class: "ask-side", "data-side": name, "data-prefix": prefix }, summary,
     el("div", { class: "params" }, el("small", { class: "help side-help", text: t("ask.side.help") }), fields));

@@ -1,7 +1,9 @@
 // Open rolls (PROTOCOL.md §7.6): an outcome's choices as buttons on its card, for its roller
 // and the GMs (a choice marked `gm`: the GMs only), with the default marked and the time
-// left; the decision's card (and the open one) then say what was decided and by whom, or
-// that time ran out.
+// left; the decision is then drawn on the open card (one roll, one card), which says what
+// was decided and by whom, or that time ran out.
+import { renderOutcome } from "./entries.js";
+import { verifyBadge } from "./verify.js";
 import { describeError, el, local, state, t } from "./page.js";
 
 /** What this page is doing with an open roll: roll id → {picking, faces, error, busy}. */
@@ -20,6 +22,62 @@ export function decisionsBySeq(outcomes) {
     if (typeof outcome.reacts_to === "number") decisions.set(outcome.reacts_to, outcome);
   }
   return decisions;
+}
+
+/**
+ * An open roll and its decisions are ONE roll in the log: the decisions (new outcomes,
+ * `reacts_to` the open one, §7.6) are drawn on the open card, at its place, not as cards
+ * of their own that repeat its dice and its « Décidé » line. Returns `chains` (open seq →
+ * its decisions in order: a decision open again, the ladder's, is decided in turn) and
+ * `merged` (the seqs drawn on another card). A decision whose open roll left the log
+ * (older than its last lines) stays a card of its own.
+ */
+export function decisionChains(outcomes) {
+  const seqs = new Set(outcomes.map((outcome) => outcome.seq));
+  const rootOf = new Map();
+  const chains = new Map();
+  for (const outcome of [...outcomes].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))) {
+    if (typeof outcome.reacts_to !== "number" || !seqs.has(outcome.reacts_to)) continue;
+    const root = rootOf.get(outcome.reacts_to) ?? outcome.reacts_to;
+    rootOf.set(outcome.seq, root);
+    if (!chains.has(root)) chains.set(root, []);
+    chains.get(root).push(outcome);
+  }
+  return { chains, merged: new Set(rootOf.keys()) };
+}
+
+/**
+ * What the open card shows once decided: the last decision's dice and result (a choice may
+ * draw new faces), the open roll's dice when a decision drew none (time ran out without a
+ * default: « no dice, the same result »).
+ */
+export function decidedCard(opened, chain) {
+  const last = chain.at(-1);
+  const withDice = [...chain].reverse().find((outcome) => outcome.dice?.length) ?? opened;
+  return { ...last, dice: withDice.dice, manual: withDice.manual };
+}
+
+/** The card's verification badge: each of its outcomes is checked apart (verify.js), the
+ * card shows the worst — a bad decision is not hidden behind a good open roll. */
+function worstBadge(outcomes) {
+  const badges = outcomes.map(verifyBadge).filter(Boolean);
+  const rank = { no: 0, unknown: 1, yes: 2 };
+  return badges.sort((a, b) => rank[a.dataset.verified] - rank[b.dataset.verified])[0] ?? null;
+}
+
+/** The open card once decided (`decisionChains`): one card, its decisions' lines in order,
+ * its number « #33 → #34 », `data-seqs` holding every seq it stands for. */
+export function renderDecided(opened, chain, decisions, bySeq) {
+  const node = renderOutcome(decidedCard(opened, chain),
+    chain.flatMap((decision) => decisionParts(decision, decisions, bySeq)));
+  node.dataset.seq = opened.seq;
+  node.dataset.seqs = [opened, ...chain].map((outcome) => outcome.seq).join(" ");
+  const number = node.querySelector(".entry-head .seq");
+  if (number) number.textContent = `#${opened.seq} → #${chain.at(-1).seq}`;
+  node.querySelector(".entry-head .verified")?.remove();
+  const badge = worstBadge([opened, ...chain]);
+  if (badge && number) number.before(badge);
+  return node;
 }
 
 /** A DOM id from a roll id and a choice (roll ids are the server's; kept readable). */

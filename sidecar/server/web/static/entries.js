@@ -3,7 +3,7 @@
 // standing for what this member may not see (secret rolls, the GM's notes). Everything
 // shown comes from other people: always set as text, never as HTML.
 import { answerButton, askedText, bestText, sidesText, winnerText } from "./asks.js";
-import { el, fieldLabel, local, quoted, rulesetByName, state, t } from "./page.js";
+import { colon, el, fieldLabel, local, quoted, rulesetByName, state, t } from "./page.js";
 import { reserveChange, spentParts } from "./reserves.js";
 import { askTargetsText, renderEffects } from "./targets.js";
 import { shownKind } from "./verdict.js";
@@ -51,7 +51,7 @@ const DIE_FLAGS = {
   replaced: { fr: "relancé", en: "rerolled" },
 };
 
-const RAISED = { fr: "augmenté à", en: "raised to" };
+const RAISED = { fr: "relevé à", en: "raised to" };
 const TYPED = { fr: "saisi à la main", en: "typed in" };
 
 /** Which of an outcome's dice a person typed (`manual.dice`, indexes in its `dice`): a
@@ -109,11 +109,13 @@ function renderDie(die, typed = false) {
   if (shown === die.sides) classes.push("die-max");
   if (raised) {
     classes.push("die-raised");
-    notes.push(`${local(RAISED)} ${die.face}→${die.raised_to}`);
+    notes.push(`${local(RAISED)} ${die.raised_to}`);
   }
   if (die.role) notes.push(die.role);
   if (typeof die.successes === "number" && die.successes > 0) classes.push("die-success");
-  return el("span", { class: classes.join(" "), title: `d${die.sides}${notes.length ? " — " + notes.join(", ") : ""}`,
+  // Its tooltip: the die, its face, then what is said of it — « d6 : 5, relevé à 6 ».
+  const title = [`d${die.sides}${colon()}${die.face}`, ...notes].join(", ");
+  return el("span", { class: classes.join(" "), title,
     "data-raised-to": raised ? die.raised_to : null },
     el("span", { class: "face", text: die.face }),
     raised ? el("span", { class: "raised", "aria-label": `${local(RAISED)} ${die.raised_to}`,

@@ -86,15 +86,18 @@ export function buildField(name, spec, prefix, options = {}) {
 
 /**
  * A help that starts with its field's label says it twice under it (« Difficulté », then
- * « Difficulté (0 à 20 ; …) » or « Bagage adéquat : +1 dé… »): what follows the label is
- * kept, from a capital. A label that only begins a longer name (« Caractéristique
+ * « Difficulté (0 à 20 ; …) », « Bagage adéquat : +1 dé… », "Relevant background: …"):
+ * what follows the label is kept, from a capital. A label that only begins a longer name (« Caractéristique
  * utilisée : … ») goes with that name; one that begins a phrase (« Niveau de la
  * caractéristique (1 à 5) ») stays, being no repetition.
  */
 export function withoutLabel(help, label) {
   if (!help || !label || !help.toLocaleLowerCase().startsWith(label.toLocaleLowerCase())) return help;
   const rest = help.slice(label.length);
-  const said = rest.match(/^\s*\((.*)\)\s*$/) ?? rest.match(/^[^:;,.()]*?\s:\s*(.+)$/s);
+  // (English puts no space before its colon: "Relevant background: +1 die…" repeats it too;
+  // a label that only begins a word, "Dice" in "Dicey: …", is no repetition.)
+  const said = rest.match(/^\s*\((.*)\)\s*$/)
+    ?? (/^[\s:]/.test(rest) ? rest.match(/^[^:;,.()]*?:\s*(.+)$/s) : null);
   if (!said) return help;
   const kept = said[1].trim();
   return kept ? kept[0].toLocaleUpperCase() + kept.slice(1) : "";
