@@ -76,8 +76,10 @@ CLIENT = {
         "processus servant les mêmes tables : répéter --url ou séparer par des virgules "
         "(essayées tour à tour, reprises après une coupure)",
     "table name (default demo)": "nom de la table (défaut demo)",
-    "your display name (default $USER, else GM for a GM, player)":
-        "votre nom affiché (défaut $USER, sinon MJ pour un MJ, joueur)",
+    "your display name (default $USER, else « MJ » for a GM, « joueur » otherwise, whatever "
+    "--locale: a name is an identity)":
+        "votre nom affiché (défaut $USER, sinon « MJ » pour un MJ, « joueur » pour les autres, "
+        "quelle que soit --locale : un nom est une identité)",
     "default player": "défaut player",
     "default gm": "défaut gm",
     "default gm, else player (a seat's token: its own characters)":
@@ -372,7 +374,6 @@ TOOLS = {
         "du moment (un joueur : un personnage de sa place)",
     f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)":
         f"URL WebSocket du serveur (défaut {DEFAULT_URL}, ou $SIDECAR_URL)",
-    "your display name": "votre nom affiché",
     "default player (a GM's character, or any as a GM: --role gm)":
         "défaut player (un personnage du MJ, ou n'importe lequel en MJ : --role gm)",
     "JSON Lines file ('-': standard input)": "fichier JSON Lines ('-' : l'entrée standard)",
