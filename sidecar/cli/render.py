@@ -551,14 +551,16 @@ def format_epoch_event(event: dict[str, Any], locale: str | None = None) -> str:
     number = epoch.get("number", "?")
     head = f"#{event.get('seq', '?')} "
     if event.get("op") == "start":
-        return head + say(locale, f"époque de dés {number} ouverte, engagement "
+        return head + say(locale, f"époque de dés n° {number} ouverte, engagement "
                                   f"{_commitment(epoch)}",
-                          f"dice epoch {number} started, commitment {_commitment(epoch)}")
+                          f"dice epoch {number} opened, commitment {_commitment(epoch)}")
+    # ``events``: every event between its opening and this one (rolls, seats, sheets).
+    # An epoch a restart ends at once (other settings) held none: said in words.
     events = event.get("events", "?")
-    line = head + say(locale, f"époque de dés {number} close après "
-                              f"{count('fr', events, 'événement', '')}, graine révélée",
-                      f"dice epoch {number} ended, {count('en', events, '', 'event')}, "
-                      "seed revealed")
+    fr, en = (("aucun événement", "no events") if events == 0
+              else (count("fr", events, "événement", ""), count("en", events, "", "event")))
+    line = head + say(locale, f"époque de dés n° {number} close : {fr}, graine révélée",
+                      f"dice epoch {number} closed: {en}, seed revealed")
     following = event.get("next")
     if isinstance(following, dict):
         line += ("\n   " + say(locale, "suivante", "next") + _c(locale)
