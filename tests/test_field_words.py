@@ -48,3 +48,17 @@ def test_bloodlusts_pool_and_sheet_pool_are_named_apart(rulesets, locale):
     # The count is a number of d10; the sheet's is one of its named pools.
     assert "d10" in pool_label and "d10" in pool["description"][locale]
     assert {"fr": "fiche", "en": "sheet"}[locale] in skill_label.lower(), skill_label
+
+
+def test_rulesets_md_names_oweens_words_as_an_english_member_reads_them(rulesets):
+    """docs/RULESETS.md said « Bourde » kept its name in English while the app says
+    Blunder: the paragraph names each word as the server sends it."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parent.parent / "docs" / "RULESETS.md").read_text()
+    words = doc.split("**Words an English member reads**", 1)[1].split("\n\n", 1)[0]
+    said = " ".join(words.split())
+    kinds = rulesets["oweens"]["kind_labels"]
+    assert f"« {kinds['botch']['en']} »" in said, said  # Blunder
+    assert f"« {kinds['critical']['en']} »" in said, said  # Coup d'éclat (critical)
+    assert "« Bourde », « Coup d'éclat » and the bonbonus (BB+) keep" not in said, said
