@@ -35,13 +35,16 @@ MAX_POOL = 50
 PARAMS: dict[str, dict[str, Any]] = {
     "pool": {
         "type": "int", "min": 1, "max": MAX_POOL,
-        "description": label("Nombre de d10 de la réserve (obligatoire sans personnage)",
-                             "Number of d10 in the pool (required without a character)"),
+        "description": label("Combien de d10 lancer (obligatoire sans personnage ; en tant "
+                             "que personnage, son groupement les donne)", "How many d10 to "
+                             "roll (required without a character; as one, its sheet's pool "
+                             "gives them)"),
     },
     "skill": {
         "type": "string", "max_length": 64,
-        "description": label("En tant que personnage : le groupement de dés de la fiche à "
-                             "lancer", "As a character: the sheet's dice pool to roll"),
+        "description": label("En tant que personnage : lequel des groupements de dés de sa "
+                             "fiche lancer (son nombre de d10)", "As a character: which of "
+                             "the sheet's named dice pools to roll (its number of d10)"),
     },
     "difficulty": {
         "type": "int", "min": 2, "max": 10, "default": 6,
@@ -70,12 +73,14 @@ PARAMS: dict[str, dict[str, Any]] = {
 
 # Short names the forms show (the web table, a VTT).
 name_params(PARAMS, {
-    "pool": ("Réserve de d10", "Dice pool"),
+    # The count and the sheet's named pool, named apart ("Dice pool" above "Pool" read as
+    # one field twice): the first is a number of d10, the second a name on the sheet.
+    "pool": ("Réserve de d10", "Number of d10"),
     "difficulty": ("Difficulté", "Difficulty"),
     "willpower": ("Volonté", "Willpower"),
     "automatic": ("Réussite automatique", "Automatic success"),
     "tense": ("Situation tendue", "Tense situation"),
-    "skill": ("Groupement", "Pool"),
+    "skill": ("Groupement de la fiche", "Sheet's pool"),
 })
 
 # What a form shows at once is what a roll needs (the pool or the sheet's grouping, the

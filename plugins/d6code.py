@@ -72,7 +72,7 @@ PARAMS: dict[str, dict[str, Any]] = {
         "type": "string", "max_length": 64,
         "description": label("En tant que personnage : la compétence de la fiche dont le "
                              "code est lancé (ex. PILOTAGE)", "As a character: the sheet's "
-                             "skill whose code is rolled (e.g. PILOTAGE)"),
+                             "skill whose code is rolled (e.g. PILOTING)"),
     },
     "modifier": {
         "type": "int", "min": -100, "max": 100, "default": 0,
@@ -176,7 +176,7 @@ for _key in ("twin", "style", "style_if_needed", "combo", "surcompetence", "oppo
 SHEET: dict[str, dict[str, Any]] = {
     "competences": field(
         "map", "Compétences", "Skills", "Codes de compétence (nom → ND+M, ex. PILOTAGE "
-        "4D+3)", "Skill codes (name → ND+M, e.g. PILOTAGE 4D+3)", values="string",
+        "4D+3)", "Skill codes (name → ND+M, e.g. PILOTING 4D+3)", values="string",
         default={}, item={"pattern": CODE_PATTERN, "example": "4D+3", "max_length": 16},
         max_items=50),
     "points_style": counter(

@@ -502,7 +502,7 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         made = sidecar("sheet", "set", "Aengus", "--ruleset", "luck", "--owner", "Aengus",
                        "level=3", "skills.Nager=2", "--reason", "création", *gm)
         assert made.returncode == 0, made.stderr
-        assert "nouveau personnage Aengus (luck, place : Aengus)" in made.stdout
+        assert "nouveau personnage Aengus (Chance, place : Aengus)" in made.stdout
         # Without --ruleset: the character's own; a map entry keeps the others.
         more = sidecar("sheet", "set", "Aengus", "skills.Saut=1", "--json", *gm)
         assert json.loads(more.stdout)["values"]["skills"] == {"Nager": 2, "Saut": 1}
@@ -532,10 +532,10 @@ def test_seat_sheet_and_roll_as_a_character_from_the_command_line():
         assert spent.returncode == 0 and "Chance −2 → 1" in spent.stdout
         rested = sidecar("sheet", "refill", "rest", "--reason", "nuit au camp", *gm)
         assert rested.returncode == 0, rested.stderr
-        assert "Aengus (luck, place : Aengus)" in rested.stdout  # all of them, after
+        assert "Aengus (Chance, place : Aengus)" in rested.stdout  # all of them, after
         assert "Chance 3" in rested.stdout
         mine = sidecar("sheet", "list", "--role", "player", *seat)
-        assert mine.returncode == 0 and "Aengus (luck, place : Aengus)" in mine.stdout
+        assert mine.returncode == 0 and "Aengus (Chance, place : Aengus)" in mine.stdout
         assert "Chance 3" in mine.stdout
         # The history shows the sheet's events with the rolls.
         history = sidecar("history", "--role", "gm", *gm)
@@ -765,7 +765,7 @@ def test_ask_answer_cancel_and_session_from_the_command_line():
                          "--label", "Perception", "--mode", "gm", *gm)
         assert opened.returncode == 0, opened.stderr
         ask = _ask_id(opened.stdout)
-        assert f"demande {ask} : luck « Perception » — par Morgane" in opened.stdout
+        assert f"demande {ask} : Chance « Perception » — par Morgane" in opened.stdout
         assert "à : Alice, Bob (Ysolde)" in opened.stdout
         assert "target 5" in opened.stdout and "mode : MJ" in opened.stdout
         # Alice has one ask pending: `answer` without an id answers it.
@@ -802,7 +802,7 @@ def test_ask_answer_cancel_and_session_from_the_command_line():
         assert started.returncode == 0 and "nouvelle séance 1" in started.stdout
         # The history tells it all: asks, answers, the cancellation, the session.
         history = sidecar("history", "--role", "gm", *gm).stdout
-        assert f"demande {ask} : luck « Perception »" in history
+        assert f"demande {ask} : Chance « Perception »" in history
         assert history.count(f"répond à la demande {ask}") == 2
         assert f"demande {first} annulée" in history
         assert "nouvelle séance 1 — par Morgane" in history
@@ -823,7 +823,8 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
                              "difficulty=0", "--opposed", "--each", "Strengal", "code=3D+5",
                              "--each", "Krull", "code=4D+1", *gm)
             assert opened.returncode == 0, opened.stderr
-            assert f"opposition {_ask_id(opened.stdout)} : d6code" in opened.stdout
+            assert (f"opposition {_ask_id(opened.stdout)} : Codes de compétence ND+M"
+                    in opened.stdout)
             assert "à : Strengal [Code de compétence 3D+5], Krull [Code de compétence 4D+1]" \
                 in opened.stdout
             ask = _ask_id(opened.stdout)
@@ -837,7 +838,8 @@ def test_an_opposed_roll_from_the_command_line_and_its_winner_in_watch():
             out, err = watch.communicate(timeout=30)
         finally:
             watch.kill()
-        assert f"opposition {ask} : d6code" in out and "vainqueur : Strengal" in out
+        assert f"opposition {ask} : Codes de compétence ND+M" in out
+        assert "vainqueur : Strengal" in out
         assert out.count(f"répond à la demande {ask}") == 2
         bad = sidecar("ask", "open", "Strengal", "--ruleset", "d6code", "--each", "Nobody",
                       "code=3D", *gm)
@@ -858,7 +860,7 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
             shown = _read_until(proc, "Quelle demande [1-2]")
             os.write(typist, b"7\n")  # no such ask: asked again
             shown += _read_until(proc, "« 7 » ? 1-2")
-            number = re.search(rf"(\d)\) demande {second} : luck « Nager »", shown)
+            number = re.search(rf"(\d)\) demande {second} : Chance « Nager »", shown)
             assert number, shown
             os.write(typist, number.group(1).encode() + b"\n")
             out, err = proc.communicate(timeout=30)
@@ -866,7 +868,7 @@ def test_answer_in_a_terminal_asks_which_pending_ask_to_answer():
             os.close(typist)
             proc.kill()
         assert proc.returncode == 0, err
-        assert f"demande {first} : luck « Sauter »" in shown
+        assert f"demande {first} : Chance « Sauter »" in shown
         assert "Alice — Nager" in out.decode()
         assert f"répond à la demande {second}" in out.decode()
         # The other one is left: without a terminal, the only one pending is answered.

@@ -82,7 +82,7 @@ def test_argparse_errors_in_the_runs_language():
     assert "'huit'" in bad.stderr and "invalid int" not in bad.stderr, bad.stderr
     assert "utilisation : sidecar serve" in bad.stderr, bad.stderr
     missing = sidecar("roll")
-    assert "arguments obligatoires manquants : ruleset" in missing.stderr, missing.stderr
+    assert "arguments obligatoires manquants : jeu" in missing.stderr, missing.stderr
     unknown = sidecar("seat", "list", "x=1", "--bogus")
     assert "arguments non reconnus : " in unknown.stderr, unknown.stderr
     chosen = sidecar("roll", "luck", "--mode", "nope")
@@ -114,3 +114,35 @@ def test_the_last_locale_given_counts_before_or_after_the_command():
     assert parse_args(["--locale", "en", "ask", "list", "--locale", "fr"]).locale == "fr"
     assert parse_args(["seat", "--loc", "en", "list"]).locale == "en"  # (abbreviated)
     assert parse_args(["--locale", "en", "serve"]).command == "serve"
+
+
+def _placeholders(parser: argparse.ArgumentParser) -> list[str]:
+    """Every placeholder a help shows (``NAME``, ``--table TABLE``'s), the tree's."""
+    found: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                found += _placeholders(sub)
+            continue
+        if action.help == argparse.SUPPRESS or action.nargs == 0 or (
+                action.choices is not None and action.metavar is None):
+            continue  # (a flag, or its choices shown as {a,b})
+        shown = action.metavar if action.metavar is not None else (
+            action.dest.upper() if action.option_strings else action.dest)
+        found += list(shown) if isinstance(shown, tuple) else [shown]
+    return found
+
+
+def test_a_french_help_names_its_placeholders_in_french():
+    """« sidecar new-plugin [...] NAME » in a French help (issue 29): a placeholder is a
+    word the reader reads, in the help's language — but the words French shares."""
+    from sidecar.cli.parser import build_parser
+
+    english, french = _placeholders(build_parser("en")), _placeholders(build_parser("fr"))
+    assert len(english) == len(french) > 100
+    shared = {"URL", "PORT", "TABLE", "N"}
+    left = {en for en, fr in zip(english, french, strict=True) if en == fr} - shared
+    assert not left, sorted(left)
+    usage = " ".join(helped("new-plugin", "--help").split())
+    assert "[--directory DOSSIER]" in usage and " NOM " in usage and "NAME" not in usage, usage
+    assert " NAME" in helped("new-plugin", "--help", "--locale", "en")

@@ -51,7 +51,7 @@ def test_one_language_per_locale_and_labels_instead_of_keys(server):
     english = sidecar("history", "--locale", "en", *gm)
     assert english.returncode == 0, english.stderr
     assert "character: Ervald — spent: Luck −1 → 2" in english.stdout, english.stdout
-    assert "new character Ervald (luck, seat: Alice)" in english.stdout
+    assert "new character Ervald (Luck, seat: Alice)" in english.stdout
     for french in ("personnage", "dépensé", "fiche", "place", "par "):
         assert french not in english.stdout, (french, english.stdout)
     # A decision names the choice taken by its label (the open roll was seen before it).
@@ -168,7 +168,7 @@ def test_events_and_choices_read_as_words_and_a_shown_number_is_a_choice(server)
     gm, _seats = table_of(server, "mots")
     history = sidecar("history", *gm).stdout
     # What happened, as the page says it, never the protocol's op.
-    assert "nouveau personnage Ervald (luck, place : Alice)" in history, history
+    assert "nouveau personnage Ervald (Luck, place : Alice)" in history, history
     assert "place ajoutée Alice" in history, history
     assert "fiche set" not in history and "place add" not in history, history
     english = sidecar("history", "--locale", "en", *gm).stdout

@@ -75,7 +75,7 @@ def test_odds_show_the_distribution_of_totals_and_leave_out_impossible_kinds():
     assert "0 … 99, moyenne 49,50" in format_odds(long, locale="fr")
 
 
-def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur():
+def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur_in_any_locale():
     import os
     import subprocess
     import sys
@@ -85,17 +85,22 @@ def test_without_name_nor_user_a_gm_is_mj_and_a_player_joueur():
 
     env = {k: v for k, v in os.environ.items() if k not in ("USER", "SIDECAR_TOKEN")}
     with ServeProcess() as server:
-        # (An English run names them in English, as the page names an English GM.)
+        # A default name is an identity, not a text: an English run is the same « MJ » (one
+        # GM token rolling as « GM » and « MJ » was two people, a first botch granted twice).
         for role, token, name, locale in (("gm", GM_TOKEN, "MJ", "fr"),
                                           ("player", PLAYER_TOKEN, "joueur", "fr"),
-                                          ("gm", GM_TOKEN, "GM", "en"),
-                                          ("player", PLAYER_TOKEN, "player", "en")):
+                                          ("gm", GM_TOKEN, "MJ", "en"),
+                                          ("player", PLAYER_TOKEN, "joueur", "en")):
             done = subprocess.run([sys.executable, "-m", "sidecar", "roll", "dice", "expr=1d6",
                                    "--url", server.url, "--role", role, "--token", token,
                                    "--json", "--locale", locale], capture_output=True,
                                   text=True, env=env, timeout=60)
             assert done.returncode == 0, done.stderr
             assert f'"name": "{name}"' in done.stdout
+    for locale in ("fr", "en"):  # and --help says it, in both languages
+        helped = subprocess.run([sys.executable, "-m", "sidecar", "roll", "--help", "--locale",
+                                 locale], capture_output=True, text=True, env=env, timeout=60)
+        assert "« MJ »" in " ".join(helped.stdout.split()), helped.stdout
 
 
 def test_faces_typed_at_a_prompt_keep_their_newline():

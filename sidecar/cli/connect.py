@@ -129,12 +129,11 @@ async def joined(args: argparse.Namespace, *, role: str | None = None,
                              binary=not getattr(args, "text_frames", False),
                              reconnect=reconnect)
 
-    # Without --name nor $USER (Windows, a service): « MJ » for a GM, « joueur » otherwise
-    # — "GM" and "player" for an English run, as the page names an English GM.
-    english = getattr(args, "locale", "fr") == "en"
+    # Without --name nor $USER (Windows, a service): « MJ » for a GM, « joueur » otherwise,
+    # whatever --locale: a name is who rolls (once-a-session rewards count by it), so one GM
+    # token run in English and in French must stay one member, not « GM » and « MJ ».
     client = client_as(name or args.name or os.environ.get("USER")
-                       or (("GM" if english else "MJ") if role == "gm"
-                           else ("player" if english else "joueur")))
+                       or ("MJ" if role == "gm" else "joueur"))
     try:
         try:
             welcome = await client.connect()

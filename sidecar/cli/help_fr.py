@@ -76,8 +76,10 @@ CLIENT = {
         "processus servant les mêmes tables : répéter --url ou séparer par des virgules "
         "(essayées tour à tour, reprises après une coupure)",
     "table name (default demo)": "nom de la table (défaut demo)",
-    "your display name (default $USER, else GM for a GM, player)":
-        "votre nom affiché (défaut $USER, sinon MJ pour un MJ, joueur)",
+    "your display name (default $USER, else « MJ » for a GM, « joueur » otherwise, whatever "
+    "--locale: a name is an identity)":
+        "votre nom affiché (défaut $USER, sinon « MJ » pour un MJ, « joueur » pour les autres, "
+        "quelle que soit --locale : un nom est une identité)",
     "default player": "défaut player",
     "default gm": "défaut gm",
     "default gm, else player (a seat's token: its own characters)":
@@ -107,7 +109,7 @@ CLIENT = {
         "afficher aussi qui est à la table chaque fois que quelqu'un arrive ou part",
     "start after this seq": "commencer après ce seq",
     "also load every *.py of DIR as a plugin":
-        "charger aussi chaque *.py de DIR comme un plugin",
+        "charger aussi chaque *.py de DOSSIER comme un plugin",
     "print JSON": "afficher du JSON",
     "the game (its ruleset: `sidecar plugins` lists them)":
         "le jeu (son jeu de règles : `sidecar plugins` les liste)",
@@ -172,7 +174,7 @@ SERVE = {
         "garder les tables dans Redis plutôt, partagées par chaque sidecar serve qui y "
         "pointe (pip install 'vtt-sidecar[redis]' ; docs/DEPLOY.md) ; aussi "
         "unix:///CHEMIN?db=N, rediss:// ; défaut $SIDECAR_STORE",
-    "load every *.py of DIR as a plugin": "charger chaque *.py de DIR comme un plugin",
+    "load every *.py of DIR as a plugin": "charger chaque *.py de DOSSIER comme un plugin",
     "do not load this plugin (repeatable)": "ne pas charger ce plugin (répétable)",
     f"deadline of a third-party hook call (default {DEFAULT.plugin_timeout:g}); 5 "
     "failures in 60 s disable a plugin for the rest of the run":
@@ -372,14 +374,13 @@ TOOLS = {
         "du moment (un joueur : un personnage de sa place)",
     f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)":
         f"URL WebSocket du serveur (défaut {DEFAULT_URL}, ou $SIDECAR_URL)",
-    "your display name": "votre nom affiché",
     "default player (a GM's character, or any as a GM: --role gm)":
         "défaut player (un personnage du MJ, ou n'importe lequel en MJ : --role gm)",
     "JSON Lines file ('-': standard input)": "fichier JSON Lines ('-' : l'entrée standard)",
     "do not re-run the installed rulesets on the faces":
         "ne pas rejouer les jeux de règles installés sur les faces",
     "also load the plugins of DIR, as `serve --plugins-dir` did":
-        "charger aussi les plugins de DIR, comme l'a fait `serve --plugins-dir`",
+        "charger aussi les plugins de DOSSIER, comme l'a fait `serve --plugins-dir`",
     "a player's own saved log: every event of it must be in the export as she received "
     "it (repeatable)": "le journal gardé par un joueur : chacun de ses événements doit "
                        "être dans l'export tel qu'il l'a reçu (répétable)",
@@ -390,7 +391,7 @@ TOOLS = {
     "what it is (default: asked in a terminal, else ruleset)":
         "ce qu'il est (défaut : demandé dans un terminal, sinon ruleset)",
     "where to write it (default: ./NAME; must not exist)":
-        "où l'écrire (défaut : ./NAME ; ne doit pas exister)",
+        "où l'écrire (défaut : ./NOM ; ne doit pas exister)",
 }
 
 #: Every text above, English → French.
@@ -415,6 +416,22 @@ ERRORS = {
     "ambiguous option: %(option)s could match %(matches)s":
         "option ambiguë : %(option)s peut être %(matches)s",
     "ignored explicit argument %r": "argument explicite ignoré : %r",
+}
+
+#: The placeholders a help shows (``NAME``, ``--table``'s ``TABLE``: an option's or a
+#: positional's metavar, else its dest), in French; the ones French shares (URL, PORT,
+#: TABLE, N) are left as they are.
+METAVARS = {
+    "AFTER": "APRÈS", "ASK_ID": "ID_DEMANDE", "CHARACTER": "PERSONNAGE", "CHOICE": "CHOIX",
+    "COUNT": "NOMBRE", "DICE": "DÉS", "DIR": "DOSSIER", "EXT.KEY=VALUE": "EXT.CLÉ=VALEUR",
+    "FILE": "FICHIER", "file": "fichier", "GM_TOKEN": "JETON_MJ", "HOST": "HÔTE",
+    "LABEL": "LIBELLÉ", "MIB": "MIO", "NAME": "NOM", "NAME key=value": "NOM clé=valeur",
+    "NPC": "PNJ", "ORIGIN": "ORIGINE", "PATH": "CHEMIN", "PLAYER_TOKEN": "JETON_JOUEUR",
+    "REASON": "RAISON", "ROLL": "JET", "RULESET": "JEU", "ruleset": "jeu", "SEAT": "PLACE",
+    "SEAT_OR_CHARACTER|key=value": "PLACE_OU_PERSONNAGE|clé=valeur",
+    "SECONDS": "SECONDES", "TOKEN": "JETON", "field=+N": "champ=+N",
+    "field=value": "champ=valeur", "key=value": "clé=valeur",
+    "redis://HOST:PORT/DB": "redis://HÔTE:PORT/BASE",
 }
 
 #: The types named by « invalid %(type)s value ».

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any, NoReturn
 
-from sidecar.cli.help_fr import ERRORS, FRENCH, TYPES
+from sidecar.cli.help_fr import ERRORS, FRENCH, METAVARS, TYPES
 from sidecar.protocol.messages import LOCALES
 
 #: A ``%`` placeholder of an argparse message: ``%s``, ``%r``, ``%(name)s``.
@@ -96,12 +96,30 @@ def localize(parser: argparse.ArgumentParser, locale: str) -> argparse.ArgumentP
         group.description = _french(group.description)
     for action in parser._actions:
         action.help = _french(action.help)
+        _french_metavar(action)
         if isinstance(action, argparse._SubParsersAction):
             for choice in action._choices_actions:
                 choice.help = _french(choice.help)
             for sub in dict.fromkeys(action.choices.values()):  # (aliases: once)
                 localize(sub, locale)
     return parser
+
+
+def _french_metavar(action: argparse.Action) -> None:
+    """``action``'s placeholder in French (« NOM », not ``NAME``): its metavar, else
+    the one argparse would make of its dest; its dest, what the parsed value is filed
+    under, stays. Choices shown as ``{a,b}`` and flags have none to translate."""
+    if isinstance(action, argparse._SubParsersAction) or action.nargs == 0:
+        return
+    shown = action.metavar
+    if shown is None:
+        if action.choices is not None:
+            return
+        shown = action.dest.upper() if action.option_strings else action.dest
+    if isinstance(shown, tuple):
+        action.metavar = tuple(METAVARS.get(item, item) for item in shown)
+    elif shown in METAVARS:
+        action.metavar = METAVARS[shown]
 
 
 def _french(text: str | None) -> str | None:

@@ -36,7 +36,8 @@ def _client_options(parser: argparse.ArgumentParser, default_role: str | None) -
                              "separate with commas (tried in turn, resumed on a drop)")
     parser.add_argument("--table", default="demo", help="table name (default demo)")
     parser.add_argument("--name", default=None,
-                        help="your display name (default $USER, else GM for a GM, player)")
+                        help="your display name (default $USER, else « MJ » for a GM, « joueur » "
+                             "otherwise, whatever --locale: a name is an identity)")
     parser.add_argument("--role", default=default_role, choices=ROLES,
                         help=f"default {default_role}" if default_role else
                         "default: player with --token, observer without")
@@ -476,7 +477,9 @@ def _add_odds_command(sub: Any) -> None:
                        help=f"server WebSocket URL (default {DEFAULT_URL}, or $SIDECAR_URL)")
     group.add_argument("--table", help="table name (default demo)")
     group.add_argument("--token", help="GM or player token (or $SIDECAR_TOKEN)")
-    group.add_argument("--name", default=None, help="your display name")
+    group.add_argument("--name", default=None,
+                       help="your display name (default $USER, else « MJ » for a GM, « joueur » "
+                            "otherwise, whatever --locale: a name is an identity)")
     group.add_argument("--role", default="player", choices=ROLES,
                        help="default player (a GM's character, or any as a GM: --role gm)")
     group.add_argument("--text-frames", action="store_true", help=argparse.SUPPRESS)

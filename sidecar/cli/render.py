@@ -270,6 +270,11 @@ def format_answer(message: dict[str, Any], locale: str | None = None,
     return lines
 
 
+def _game(ruleset: Any, labels: Labels | None) -> str:
+    """A game as the page names it, by its title (« O'Ween's »), not its key (``oweens``)."""
+    return labels.game(ruleset) if labels is not None else str(ruleset)
+
+
 @for_terminal
 def format_sheet_event(event: dict[str, Any], locale: str | None = None,
                        labels: Labels | None = None) -> str:
@@ -280,7 +285,7 @@ def format_sheet_event(event: dict[str, Any], locale: str | None = None,
         head += f" {event['character']}"
     if event.get("ruleset"):
         owner = event.get("owner")
-        head += (f" ({event['ruleset']}, " + say(locale, "place", "seat")
+        head += (f" ({_game(event['ruleset'], labels)}, " + say(locale, "place", "seat")
                  + _c(locale) + f"{owner if owner else '—'})")
     if event.get("reason"):
         head += " — " + quoted(locale, event["reason"])
@@ -387,7 +392,7 @@ def format_ask_event(event: dict[str, Any],
     kind = (say(locale, "opposition", "opposed roll") if event.get("opposed")
             else say(locale, "coopération", "cooperative roll") if event.get("cooperative")
             else say(locale, "demande", "ask"))
-    head = f"{seq}{kind} {event.get('ask')}{_c(locale)}{event.get('ruleset')}"
+    head = f"{seq}{kind} {event.get('ask')}{_c(locale)}{_game(event.get('ruleset'), labels)}"
     if event.get("label"):
         head += " " + quoted(locale, event["label"])
     ruleset = event.get("ruleset")
@@ -546,14 +551,16 @@ def format_epoch_event(event: dict[str, Any], locale: str | None = None) -> str:
     number = epoch.get("number", "?")
     head = f"#{event.get('seq', '?')} "
     if event.get("op") == "start":
-        return head + say(locale, f"époque de dés {number} ouverte, engagement "
+        return head + say(locale, f"époque de dés n° {number} ouverte, engagement "
                                   f"{_commitment(epoch)}",
-                          f"dice epoch {number} started, commitment {_commitment(epoch)}")
+                          f"dice epoch {number} opened, commitment {_commitment(epoch)}")
+    # ``events``: every event between its opening and this one (rolls, seats, sheets).
+    # An epoch a restart ends at once (other settings) held none: said in words.
     events = event.get("events", "?")
-    line = head + say(locale, f"époque de dés {number} close après "
-                              f"{count('fr', events, 'événement', '')}, graine révélée",
-                      f"dice epoch {number} ended, {count('en', events, '', 'event')}, "
-                      "seed revealed")
+    fr, en = (("aucun événement", "no events") if events == 0
+              else (count("fr", events, "événement", ""), count("en", events, "", "event")))
+    line = head + say(locale, f"époque de dés n° {number} close : {fr}, graine révélée",
+                      f"dice epoch {number} closed: {en}, seed revealed")
     following = event.get("next")
     if isinstance(following, dict):
         line += ("\n   " + say(locale, "suivante", "next") + _c(locale)
@@ -618,7 +625,7 @@ def format_sheets(characters: list[dict[str, Any]], labels: Labels | None = None
         # Already rolled this turn (the GMs' list says it): a flag, never a refusal.
         acted = (" — " + say(locale, "a agi ce tour", "acted this turn")
                  if entry.get("acted") else "")
-        lines.append(f"{entry['character']} ({entry.get('ruleset', '?')}, "
+        lines.append(f"{entry['character']} ({_game(entry.get('ruleset', '?'), labels)}, "
                      + say(locale, "place", "seat") + f"{_c(locale)}{owner}){acted}")
         lines.append("   " + format_values(entry.get("values") or {}, entry.get("ruleset"),
                                            labels))

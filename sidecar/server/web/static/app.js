@@ -841,9 +841,10 @@ function start() {
   applyLanguage();
   showJoin("");
   // A GM's link (as serve prints it: its token after `#`) joins at once too, as « MJ »
-  // when this browser has no name yet.
+  // when this browser has no name yet — in English too: a name is who rolls (the CLI's
+  // default is « MJ » whatever its locale), « GM » beside « MJ » would be two members.
   const gmLink = fromAddress?.gmLink === true;
-  if (gmLink && !$("join-name").value) $("join-name").value = state.lang === "fr" ? "MJ" : "GM";
+  if (gmLink && !$("join-name").value) $("join-name").value = "MJ";
   const ready = $("join-name").value && $("join-table").value;
   // A seat's link joins at once: the player scanned it to sit down, not to fill a form.
   // So does a reload of a page that joined (its session is kept for the tab).
