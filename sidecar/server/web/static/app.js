@@ -13,7 +13,7 @@ import { keepPlace, renderAskNotice } from "./asknotice.js";
 import {
   configureDecisions, decisionChains, decisionParts, decisionsBySeq, renderDecided,
 } from "./decide.js";
-import { failureText, relocalizeErrors, showError } from "./formerrors.js";
+import { clearError, failureText, relocalizeErrors, showError } from "./formerrors.js";
 import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
 import { gapLines, learnGap, learnPage } from "./gaps.js";
 import {
@@ -809,6 +809,12 @@ function start() {
     if (event.target.id !== "roll-label" && event.target.id !== "manual-dice") scheduleOdds();
   });
   $("roll-form").addEventListener("change", scheduleOdds);
+  // A refusal is about the form as it was: a field changed, it goes (the label changes nothing).
+  for (const kind of ["input", "change"]) {
+    $("roll-form").addEventListener(kind, (event) => {
+      if (event.target.id !== "roll-label") clearError("roll-error");
+    });
+  }
   $("roll-form").addEventListener("submit", roll);
   $("character-select").addEventListener("change", () => chooseCharacter($("character-select").value));
   configureCharacters({
