@@ -51,7 +51,8 @@ def test_a_cooperative_ask_leaves_the_collaborators_to_the_server(browser: Any,
     params = sent(page, "ask")["params"]
     # What the GM set, and nothing the form only held (« Plus d'options » untouched).
     assert params == {"characteristic": "ECL", "difficulty": 2}, params
-    assert "collaborators" not in (ask.get("params") or {}), ask
+    # The server counts them, as for the CLI's ask: one free augmentation each.
+    assert ask["params"]["collaborators"] == 1, ask["params"]
     # A value the GM typed, even the default, is theirs: it is sent.
     open_ask(gm, ["Aengus", "Brann"])
     page.check("#ask-cooperative")

@@ -444,14 +444,15 @@ function charactersChanged() {
 }
 
 /**
- * The params as the form holds them: `{params, missing}`. Empty optional fields are left
- * out so the ruleset's defaults apply. Rolling as a character, what the sheet gives is left
- * out (a param sent would win over the sheet).
+ * The params as the form holds them: `{params, missing}`. Empty optional fields, and those
+ * nobody touched that hold their default, are left out so the ruleset's defaults apply.
+ * Rolling as a character, what the sheet gives is left out (a param sent would win over
+ * the sheet).
  */
 function readForm() {
   const ruleset = rulesetByName($("ruleset").value);
   const { supplied } = formPlan();
-  const { values, missing } = readFields(ruleset?.params, PARAM_PREFIX, { skip: supplied });
+  const { values, missing } = readFields(ruleset?.params, PARAM_PREFIX, { skip: supplied, changed: true });
   return { ruleset: ruleset?.name, params: values, missing };
 }
 
