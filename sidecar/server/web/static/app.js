@@ -13,7 +13,7 @@ import { keepPlace, renderAskNotice } from "./asknotice.js";
 import {
   configureDecisions, decisionChains, decisionParts, decisionsBySeq, renderDecided,
 } from "./decide.js";
-import { failureText, relocalizeErrors, showError } from "./formerrors.js";
+import { clearError, failureText, relocalizeErrors, showError } from "./formerrors.js";
 import { describeExtensions, oddsPrompt, waitsFor } from "./formfit.js";
 import { gapLines, learnGap, learnPage } from "./gaps.js";
 import {
@@ -444,14 +444,15 @@ function charactersChanged() {
 }
 
 /**
- * The params as the form holds them: `{params, missing}`. Empty optional fields are left
- * out so the ruleset's defaults apply. Rolling as a character, what the sheet gives is left
- * out (a param sent would win over the sheet).
+ * The params as the form holds them: `{params, missing}`. Empty optional fields, and those
+ * nobody touched that hold their default, are left out so the ruleset's defaults apply.
+ * Rolling as a character, what the sheet gives is left out (a param sent would win over
+ * the sheet).
  */
 function readForm() {
   const ruleset = rulesetByName($("ruleset").value);
   const { supplied } = formPlan();
-  const { values, missing } = readFields(ruleset?.params, PARAM_PREFIX, { skip: supplied });
+  const { values, missing } = readFields(ruleset?.params, PARAM_PREFIX, { skip: supplied, changed: true });
   return { ruleset: ruleset?.name, params: values, missing };
 }
 
@@ -809,6 +810,12 @@ function start() {
     if (event.target.id !== "roll-label" && event.target.id !== "manual-dice") scheduleOdds();
   });
   $("roll-form").addEventListener("change", scheduleOdds);
+  // A refusal is about the form as it was: a field changed, it goes (the label changes nothing).
+  for (const kind of ["input", "change"]) {
+    $("roll-form").addEventListener(kind, (event) => {
+      if (event.target.id !== "roll-label") clearError("roll-error");
+    });
+  }
   $("roll-form").addEventListener("submit", roll);
   $("character-select").addEventListener("change", () => chooseCharacter($("character-select").value));
   configureCharacters({

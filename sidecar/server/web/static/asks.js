@@ -623,7 +623,7 @@ async function submitAsk(event) {
   const skip = supplied(); // (a param sent would win over the sheets)
   if (opposed) {
     // The common params, and each side's differences over them (PROTOCOL.md §7.5).
-    const common = readFields(params, PREFIX, { relaxed: true, skip }).values;
+    const common = readFields(params, PREFIX, { relaxed: true, skip, changed: true }).values;
     message.opposed = true;
     message.params = common;
     message.each = {};
@@ -640,7 +640,8 @@ async function submitAsk(event) {
       message.each[name] = values;
     }
   } else {
-    const { values, missing } = readFields(params, PREFIX, { skip });
+    // Only what the GM set: an untouched default (collaborators 0) would win over the server's.
+    const { values, missing } = readFields(params, PREFIX, { skip, changed: true });
     if (missing.length) {
       fail(() => t("odds.missing") + paramLabels(ruleset, missing), fieldId(PREFIX, missing[0]));
       return;

@@ -1,7 +1,7 @@
 // Characters: the ones this page may see (a GM's all, a seat's own), kept live from `sheet`
 // events and outcomes; the "my character" panel; how a character changes the roll form.
 import { $, colon, el, fieldLabel, local, rulesetByName, sheetOf, state, t } from "./page.js";
-import { reserveLabel, reserveLeft, reserveOf } from "./reserves.js";
+import { counterFull, reserveLabel, reserveLeft, reserveOf } from "./reserves.js";
 
 const hooks = { currentChanged: () => {}, quickRoll: () => {}, changed: () => {}, against: () => "" };
 
@@ -273,13 +273,13 @@ export function renderValues(ruleset, values, highlight = new Set()) {
       item.querySelector(".field-label").textContent = short;
       item.append(el("span", { class: "value", text: String(left) }), el("span", { class: "of", text: `/ ${base}` }),
         el("meter", { min: 0, max: Math.max(base, 1), value: left, "aria-label": short }));
-    } else if (spec.type === "int" && spec.resource && typeof spec.max === "number"
-               && spec.max - (spec.min ?? 0) <= 20) {
-      // A small counter (luck, a reserve): how full it is. A reserve counted down from 0
-      // (O'Ween's) has no "out of" worth showing.
-      item.append(el("span", { class: "value", text: formatValue(spec, value) }));
-      if (spec.max > 0 && (spec.min ?? 0) >= 0) item.append(el("span", { class: "of", text: `/ ${spec.max}` }));
-      item.append(el("meter", { min: spec.min ?? 0, max: spec.max, value: value ?? 0, "aria-label": label }));
+    } else if (counterFull(spec) !== null) {
+      // A counter whose full is its most (what a new turn gives back): how full it is. Any
+      // other counter's `max` is the field's bound, not this character's full (the ladder's
+      // Chance « 1 / 20 » read as nearly empty): its plain value.
+      item.append(el("span", { class: "value", text: formatValue(spec, value) }),
+        el("span", { class: "of", text: `/ ${spec.max}` }),
+        el("meter", { min: spec.min ?? 0, max: spec.max, value: value ?? 0, "aria-label": label }));
     } else {
       item.append(el("span", { class: "value", text: formatValue(spec, value) }));
     }

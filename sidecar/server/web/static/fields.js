@@ -20,6 +20,9 @@ export function buildField(name, spec, prefix, options = {}) {
     spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
   const wrap = el("div", { class: `param param-${spec.type ?? "string"}${spec.labels ? " has-labels" : ""}`,
     "data-param": name });
+  // Set by a person (typed, picked, fixed by a chosen situation): sent even as its default,
+  // which is theirs then (`readFields`' `changed`).
+  for (const kind of ["input", "change"]) wrap.addEventListener(kind, () => { wrap.dataset.set = ""; });
   const helpId = help ? `${id}-help` : null;
   if (spec.type === "bool") {
     // An extension's option may cost something (`cost`: an integer on a bool).
@@ -163,11 +166,17 @@ function differs(params, prefix, name) {
   const spec = params[name];
   if (!spec) return false;
   const { values } = readFields({ [name]: spec }, prefix, { relaxed: true });
-  if (!(name in values)) return false;
-  const value = values[name];
-  if (spec.type === "bool") return value !== (spec.default === true);
-  if (Array.isArray(value) && !value.length) return false;
-  return JSON.stringify(value) !== JSON.stringify(spec.default);
+  return name in values && !isDefault(spec, values[name]);
+}
+
+/** Whether `value` is what `spec` gives when nothing is sent (an empty list or map too). */
+function isDefault(spec, value) {
+  if (spec.type === "bool") return value === (spec.default === true);
+  if (Array.isArray(value) && !value.length) return !spec.default?.length;
+  if (value && typeof value === "object" && !Array.isArray(value) && !Object.keys(value).length) {
+    return !Object.keys(spec.default ?? {}).length;
+  }
+  return JSON.stringify(value) === JSON.stringify(spec.default);
 }
 
 /** The situation `select` picks: its switch on, the others off, their fields shown or not. */
@@ -259,8 +268,24 @@ function mapRow(spec, key, value) {
 /**
  * The values a form holds for `schema`: `{values, missing}`. Empty optional fields are left
  * out so the defaults apply; `skip` names fields not to read (supplied by a sheet).
+ * `changed`: what a request sends — only what a person set or changed, never a field's
+ * untouched default (a folded « plus d'options » 0 would win over what the server or a
+ * sheet fills in: a cooperative ask's collaborators).
  */
-export function readFields(schema, prefix, { skip = new Set(), relaxed = false } = {}) {
+export function readFields(schema, prefix, { skip = new Set(), relaxed = false, changed = false } = {}) {
+  const { values, missing } = readAll(schema, prefix, { skip, relaxed });
+  if (changed) {
+    for (const [name, value] of Object.entries(values)) {
+      const spec = schema[name];
+      const field = document.getElementById(fieldId(prefix, name))?.closest(".param");
+      const set = field?.hasAttribute("data-set");
+      if (!spec.required && !set && isDefault(spec, value)) delete values[name];
+    }
+  }
+  return { values, missing };
+}
+
+function readAll(schema, prefix, { skip, relaxed }) {
   const values = {};
   const missing = [];
   for (const [name, spec] of Object.entries(schema ?? {})) {

@@ -19,6 +19,16 @@ export function showError(id, text) {
   shown.set(id, typeof text === "function" ? text : null);
 }
 
+/** Hide the error `id`: what it was about was changed (a field typed again), so it no
+ * longer says anything true of the form (a notation refused, fixed, left standing under it). */
+export function clearError(id) {
+  const node = $(id);
+  if (!node) return;
+  node.hidden = true;
+  node.textContent = "";
+  shown.delete(id);
+}
+
 /** A refusal, as `showError` takes it: written again in another language when the page
  * writes it itself (too little of a sheet's field) or the server gave both, else as is. */
 export function failureText(failure, ruleset) {

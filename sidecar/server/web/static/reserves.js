@@ -15,6 +15,19 @@ export function reserveOf(schema, field, values) {
   return score && typeof values?.[score] === "number" ? score : null;
 }
 
+/**
+ * What full is for a sheet's counter that says it the same for every character: its most,
+ * when a turn or a rest refills it to that most (`refill` with `default` = `max`: Bloodlust's
+ * « Volonté ce tour » 1 / 1); else `null` — a `max` alone is the field's bound (the ladder's
+ * Chance, at most 20, starts at 2), no gauge's full. (A reserve counted from a score is
+ * `reserveOf`'s.)
+ */
+export function counterFull(spec) {
+  if (spec.type !== "int" || !spec.refill || typeof spec.max !== "number") return null;
+  // (A gap counted down to 0 whose score is unknown says no full either.)
+  return spec.default === spec.max && spec.max > 0 && spec.max > (spec.min ?? 0) ? spec.max : null;
+}
+
 /** A reserve's label without the « (0 = pleine) » a reader had to decode. */
 export function reserveLabel(label) {
   return label.replace(/\s*\([^()]*\)$/, "") || label;
