@@ -79,3 +79,7 @@ def test_an_unknown_character_is_refused_in_french_first():
         refused = sidecar("initiative", "Garde", "Personne", *gm)
         assert refused.returncode == 1
         assert "Personne" in refused.stderr and "Traceback" not in refused.stderr
+        # A claim for a character not in the scene is a typing slip, said before asking.
+        stray = sidecar("initiative", "Garde", "Aengus", "--claim", "Brady", *gm)
+        assert stray.returncode == 2, stray.stderr
+        assert "--claim : « Brady » n'est pas parmi les personnages" in stray.stderr

@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import argparse
 
-from sidecar.cli.common import EXIT_OK, run
+from sidecar.cli.common import EXIT_OK, run, usage
 from sidecar.cli.connect import joined
 from sidecar.cli.initiative_text import format_initiative_event
-from sidecar.cli.labels import Labels
+from sidecar.cli.labels import Labels, say
 from sidecar.cli.terminal import as_json
 
 
 async def _initiative(args: argparse.Namespace) -> int:
+    for option, names in (("--claim", args.claim), ("--bagage", args.bagage)):
+        for name in names or ():
+            if name not in args.characters:  # (a slip: it would be silently left out)
+                return usage(option + say(
+                    args.locale, f" : « {name} » n'est pas parmi les personnages de la scène",
+                    f": '{name}' is not among the scene's characters"))
     async with joined(args) as (client, welcome):
         reply = await client.initiative(args.characters, claims=args.claim or (),
                                         bagage=args.bagage or ())

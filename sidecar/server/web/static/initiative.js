@@ -41,6 +41,15 @@ export function renderInitiative(event) {
 const ticked = (name) => new Set([...document.querySelectorAll(`#initiative-list input[name="${name}"]:checked`)]
   .map((box) => box.value));
 
+/** Who takes the initiative, or whose bagage counts, is in the scene; out of it, neither. */
+function linked(box, kind) {
+  const row = box.closest(".initiative-row");
+  if (kind !== "in" && box.checked) row.querySelector('input[name="initiative-in"]').checked = true;
+  if (kind === "in" && !box.checked) {
+    for (const other of row.querySelectorAll('input:not([name="initiative-in"])')) other.checked = false;
+  }
+}
+
 /** The panel's rows, one a character (what was ticked stays ticked). */
 export function renderInitiativeForm() {
   if (!$("initiative-list")) return;
@@ -48,7 +57,8 @@ export function renderInitiativeForm() {
   const names = [...state.characters.keys()].sort((a, b) => a.localeCompare(b));
   const box = (kind, name, text) => el("label", { class: `chip initiative-${kind}`,
     title: kind === "in" ? null : t(`initiative.${kind}.hint`) },
-    el("input", { type: "checkbox", name: `initiative-${kind}`, value: name, checked: kept[kind].has(name) }),
+    el("input", { type: "checkbox", name: `initiative-${kind}`, value: name, checked: kept[kind].has(name),
+      onchange: (change) => linked(change.target, kind) }),
     el("span", { text }));
   $("initiative-list").replaceChildren(...names.map((name) => el("li", { class: "initiative-row", "data-character": name },
     box("in", name, name), box("claim", name, t("initiative.claim")), box("bagage", name, t("initiative.bagage")))));
