@@ -48,7 +48,8 @@ still waiting for a decision.
 Asked rolls and sessions (``protocol/PROTOCOL.md`` §7.4–7.5): a GM asks seats or
 characters for a roll (:meth:`SidecarClient.ask`, ``opposed=True`` for an opposed roll with
 ``each`` side's own params), cancels it (:meth:`SidecarClient.cancel_ask`) and starts game
-sessions (:meth:`SidecarClient.start_session`); an asked seat answers with
+sessions (:meth:`SidecarClient.start_session`) and orders a scene's initiative from the
+sheets (:meth:`SidecarClient.initiative`, §7.7); an asked seat answers with
 :meth:`SidecarClient.answer` (the ask's ruleset and params apply). :attr:`SidecarClient.asks`
 holds the open asks this client may answer (a GM: every open ask, its ``answered`` map
 filling as answers arrive)::
@@ -716,6 +717,17 @@ class SidecarClient:
     async def start_session(self, *, id: str | None = None) -> dict[str, Any]:
         """Start a new game session (GM only): the public ``session`` event (``number``)."""
         return await self.request(requests.session_request(id=id))
+
+    async def initiative(self, characters: Sequence[str], *, claims: Sequence[str] = (),
+                         bagage: Sequence[str] = (), id: str | None = None) -> dict[str, Any]:
+        """Order ``characters`` (of one ruleset) for a scene from their sheets (GM only,
+        ``PROTOCOL.md`` §7.7): those in ``claims`` spend to take the initiative (O'Ween's:
+        1 BB+ each), those in ``bagage`` have a relevant bagage (the tie-break). The public
+        ``initiative`` event: ``order`` (groups that act together), ``spent``."""
+        entries: list[str | dict[str, Any]] = [
+            {"character": name, "claim": name in claims, "bagage": name in bagage}
+            if name in claims or name in bagage else name for name in characters]
+        return await self.request(requests.initiative_request(characters=entries, id=id))
 
     def options_for(self, ruleset: str) -> list[dict[str, Any]]:
         """The extensions' option descriptions (``welcome.options``) that apply to rolls of

@@ -45,6 +45,8 @@ TOP = {
         "une place : répondre à une demande (le jet demandé ; sans identifiant, demande "
         "laquelle dans un terminal) ; un MJ : répondre pour un PNJ (--character)",
     "GM: game sessions": "MJ : les séances de jeu",
+    "GM: order a scene's initiative from the characters' sheets":
+        "MJ : ordonner l'initiative d'une scène d'après les fiches des personnages",
     "print a table's outcomes as they arrive":
         "afficher les résultats d'une table à mesure qu'ils arrivent",
     "print a table's past events (as your role may see them)":
@@ -331,6 +333,15 @@ PLAY = {
         "terminal)",
     "start a new game session (what lasts a session starts over)":
         "commencer une nouvelle séance de jeu (ce qui dure une séance repart à zéro)",
+    "the scene's characters (of one ruleset)":
+        "les personnages de la scène (d'un même jeu)",
+    "this character's player spends to take the initiative (O'Ween's: 1 BB+); repeat for "
+    "several":
+        "le joueur de ce personnage dépense pour prendre l'initiative (O'Ween's : 1 BB+) ; "
+        "répéter pour plusieurs",
+    "this character has a relevant bagage (ties); repeat for several":
+        "ce personnage a un bagage adéquat (départage les égalités) ; répéter pour "
+        "plusieurs",
 }
 
 #: ``plugins``, ``export``, ``import``, ``odds``, ``verify``, ``epoch``, ``new-plugin``.

@@ -80,6 +80,7 @@ def build_parser(locale: str = LOCALES[0]) -> argparse.ArgumentParser:
     _add_sheet_command(sub)
     _add_ask_commands(sub)
     _add_session_command(sub)
+    _add_initiative_command(sub)
     _add_watch_commands(sub)
     _add_store_commands(sub)
     _add_odds_command(sub)
@@ -411,6 +412,24 @@ def _add_session_command(sub: Any) -> None:
                                               "session starts over)")
     _client_options(start, "gm")
     start.set_defaults(func=cmd_session)
+
+
+def _add_initiative_command(sub: Any) -> None:
+    """``initiative NAME…`` (GM, PROTOCOL.md §7.7)."""
+    from sidecar.cli.initiative import cmd_initiative
+
+    initiative = sub.add_parser("initiative", help="GM: order a scene's initiative from the "
+                                                   "characters' sheets")
+    initiative.add_argument("characters", nargs="+", metavar="CHARACTER",
+                            help="the scene's characters (of one ruleset)")
+    initiative.add_argument("--claim", action="append", metavar="CHARACTER",
+                            help="this character's player spends to take the initiative "
+                                 "(O'Ween's: 1 BB+); repeat for several")
+    initiative.add_argument("--bagage", action="append", metavar="CHARACTER",
+                            help="this character has a relevant bagage (ties); repeat for "
+                                 "several")
+    _client_options(initiative, "gm")
+    initiative.set_defaults(func=cmd_initiative)
 
 
 def _add_watch_commands(sub: Any) -> None:

@@ -529,6 +529,9 @@ def format_event(event: dict[str, Any],
         return format_ask_event(event, defaults, locale, labels)
     if kind == "session":
         return format_session_event(event, locale)
+    if kind == "initiative":
+        from sidecar.cli.initiative_text import format_initiative_event
+        return format_initiative_event(event, locale, labels)
     if kind == "sheet":
         return format_sheet_event(event, locale, labels)
     if kind == "seat":

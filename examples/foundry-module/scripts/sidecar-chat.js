@@ -56,6 +56,7 @@ const STRINGS = {
     answerButton: "Lancer", answered: (seq) => `Répondu (#${seq})`, waiting: "en attente",
     cancelled: "Demande annulée", answersAsk: "répond à la demande",
     winner: (name) => `Vainqueur : ${name}`, draw: "Égalité", nobody: "Personne ne réussit",
+    initiative: { title: "Initiative", colon: " : ", then: ", puis ", and: " et ", together: " ensemble" },
     session: (number) => `Nouvelle session de jeu : ${number}`, refusedAnswer: "Le sidecar a refusé la réponse",
     badEach: "--each attend Nom:param=valeur, ex. --each Krull:code=4D+1",
     faces: "Vos dés (faces, ex. 6,3) — vide : le sidecar lance",
@@ -88,6 +89,7 @@ const STRINGS = {
     answerButton: "Roll", answered: (seq) => `Answered (#${seq})`, waiting: "waiting",
     cancelled: "Request cancelled", answersAsk: "answers request",
     winner: (name) => `Winner: ${name}`, draw: "Draw", nobody: "Nobody succeeds",
+    initiative: { title: "Initiative", colon: ": ", then: ", then ", and: " and ", together: " together" },
     session: (number) => `New game session: ${number}`, refusedAnswer: "The sidecar refused the answer",
     badEach: "--each wants Name:param=value, e.g. --each Krull:code=4D+1",
     faces: "Your dice (faces, e.g. 6,3) — empty: the sidecar rolls",
@@ -537,6 +539,23 @@ function sheetValue(value, lang) {
   return String(value ?? "");
 }
 
+/**
+ * An initiative's sentence in one language (`say`: its words): the groups in order, a tie
+ * « ensemble », each claim's cost by the field's short name (« Bonbonus (BB+) » → « BB+ »).
+ */
+export function initiativeText(event, say, label) {
+  const together = (names) => (names.length < 2 ? names.join("")
+    : `${names.slice(0, -1).join(", ")}${say.and}${names.at(-1)}${say.together}`);
+  const short = (text) => /\(([^()]{1,8})\)$/.exec(text)?.[1] ?? text;
+  const groups = (event.order ?? []).filter((group) => group?.length).map((group) => together(group.map(String)));
+  const costs = Object.entries(event.spent ?? {}).map(([name, amounts]) => {
+    const paid = Object.entries(amounts ?? {}).map(([field, amount]) => `−${amount} ${short(label(field))}`).join(", ");
+    return paid ? `${name}${say.colon}${paid}` : "";
+  }).filter(Boolean);
+  const line = `${say.title}${say.colon}${groups.join(say.then) || "—"}`;
+  return costs.length ? `${line} (${costs.join("; ")})` : line;
+}
+
 /** A field's label from the sheet description (`welcome.rulesets[].sheet`), else its name. */
 function fieldLabel(sheet, field, lang) {
   return local(sheet?.[field]?.label, lang) || field;
@@ -948,6 +967,7 @@ export class SidecarChat {
       client.on("outcome", (outcome) => logged(this.onOutcome(outcome))),
       client.on("ask", (ask) => logged(this.onAsk(ask))),
       client.on("session", (session) => logged(this.onSession(session))),
+      client.on("initiative", (event) => logged(this.onInitiative(event))),
       client.on("presence", (presence) => logged(this.onPresence(presence))),
     ];
     this.unsubscribe = () => unsubscribe.forEach((off) => off?.());
@@ -1176,6 +1196,21 @@ export class SidecarChat {
     const message = this.post({ content: `<div class="sidecar-card sidecar-session">${escapeText(say.session(session.number))}</div>`,
                                 whisper: [], blind: false, seq: session.seq });
     this.posted.set(`session-${session.seq}`, message);
+    return message;
+  }
+
+  /**
+   * A scene's initiative (PROTOCOL.md §7.7): the responsible GM's client says its order to
+   * everyone, who acts together and what a claim cost — « Initiative : Garde, puis Aengus et
+   * Brady ensemble (Brady : −1 BB+) » —, never as a roll's card.
+   */
+  async onInitiative(event) {
+    if (!this.isResponsibleGM()) return null;
+    const sheet = this.rulesets.find((ruleset) => ruleset.name === event.ruleset)?.sheet;
+    const text = initiativeText(event, strings(this.lang).initiative, (field) => fieldLabel(sheet, field, this.lang));
+    const message = this.post({ content: `<div class="sidecar-card sidecar-initiative">${escapeText(text)}</div>`,
+                                whisper: [], blind: false, seq: event.seq });
+    this.posted.set(`initiative-${event.seq}`, message);
     return message;
   }
 

@@ -952,4 +952,23 @@ describe("asked rolls in the chat, against a real sidecar", () => {
     assertShownAsText(session.content, "Nouvelle session de jeu : 1");
     assert.deepEqual(session.whisper, []);
   });
+
+  test("an initiative is announced to everyone as its order and what a claim cost, not as a roll", async () => {
+    const gm = chats.MJ.client;
+    for (const [character, pep] of [["Garde", 4], ["Aengus", 2], ["Brady", 2]]) {
+      await gm.request({ type: "sheet", op: "set", character, ruleset: "oweens", owner: null, values: { pep, bonbonus: 3 } });
+    }
+    const event = await gm.request({ type: "initiative", characters: ["Garde", "Aengus", { character: "Brady", claim: true }] });
+    await until(() => posted.MJ.some((message) => message.seq === event.seq));
+    const card = posted.MJ.find((message) => message.seq === event.seq);
+    assertShownAsText(card.content, "Initiative : Brady, puis Garde, puis Aengus (Brady : −1 BB+)");
+    assert.doesNotMatch(card.content, /sidecar-die|failure|échec/i);
+    assert.deepEqual(card.whisper, []);
+    // Only the responsible GM's client posts it (once for the table).
+    assert.equal(posted.Alice.some((message) => message.seq === event.seq), false);
+    const ties = await gm.request({ type: "initiative", characters: ["Garde", "Aengus", "Brady"] });
+    await until(() => posted.MJ.some((message) => message.seq === ties.seq));
+    assertShownAsText(posted.MJ.find((message) => message.seq === ties.seq).content,
+      "Initiative : Garde, puis Aengus et Brady ensemble");
+  });
 });

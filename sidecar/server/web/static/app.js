@@ -189,6 +189,7 @@ async function join(event) {
   client.on("seat", addNote);
   client.on("ask", (event) => keepPlace(() => addNote(event))); // (the player reads on)
   client.on("session", addNote);
+  client.on("initiative", addNote);
   client.on("epoch", (event) => {
     addNote(event);
     // A reveal's check asks the history: at a server's clean stop (it reveals, then goes) that
@@ -677,7 +678,7 @@ function noticeSeq(seq) {
 }
 
 /** The events shown as notes in the log (the others are outcomes). */
-const NOTES = new Set(["sheet", "seat", "ask", "session", "epoch"]);
+const NOTES = new Set(["sheet", "seat", "ask", "session", "epoch", "initiative"]);
 
 /** A `sheet`, `seat`, `ask` or `session` event: a line of the log, and what it changes. */
 function addNote(event) {

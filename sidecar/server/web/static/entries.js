@@ -5,6 +5,7 @@
 import { answerButton, askedText, bestText, sidesText, winnerText } from "./asks.js";
 import { colon, el, fieldLabel, local, quoted, rulesetByName, state, t } from "./page.js";
 import { reserveChange, spentParts } from "./reserves.js";
+import { renderInitiative } from "./initiative.js";
 import { askTargetsText, renderEffects } from "./targets.js";
 import { shownKind } from "./verdict.js";
 import { renderEpoch, verifyBadge } from "./verify.js";
@@ -208,6 +209,7 @@ export function renderOutcome(outcome, deciding = []) {
 /** A character or seat change, as its line of the log: who did what, to what, and why. */
 export function renderNote(event) {
   if (event.type === "epoch") return renderEpoch(event);
+  if (event.type === "initiative") return renderInitiative(event);
   const who = el("strong", { class: "who", text: event.by?.name ?? "?" });
   let what;
   let details = [];

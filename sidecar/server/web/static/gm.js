@@ -7,6 +7,7 @@
 import { buildField, fieldId, readFields, writeFields } from "./fields.js";
 import { enterAskForm, renderAskTargets, setupAskForm } from "./asks.js";
 import { renderValues } from "./characters.js";
+import { renderInitiativeForm, setupInitiative } from "./initiative.js";
 import {
   askReservesLeft, reserveFields, reserveGaps, reserveLabel, reserveLeft, reserveOf,
 } from "./reserves.js";
@@ -199,6 +200,7 @@ export function renderCharacterAdmin() {
   $("sheet-empty").hidden = characters.length > 0;
   renderAdjustTargets();
   renderOwners();
+  renderInitiativeForm();
   if (state.seats.length) renderSeats();
   else renderAskTargets();
 }
@@ -436,4 +438,5 @@ export function setupGmPanel() {
   $("session-start").addEventListener("click", () => tableAction("session"));
   $("turn-next").addEventListener("click", () => tableAction("turn"));
   setupAskForm();
+  setupInitiative();
 }
