@@ -421,7 +421,11 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     fr = locale == "fr"
     if "volley" in r:
         return volley_text(roll, r, fr)
-    aug = r["augmentations_used"] + r["augmentations_bought"]
+    # The free augmentations the roll had (GM, situation, one per collaborator), used or
+    # not: a cooperation's +1A that could raise no die is still said (« 2D+1A contre 3 »,
+    # not « 2D contre 3 »: the reader sees it was counted), then those bought.
+    aug = (max(free_augmentations(p), r["augmentations_used"])
+           + r["augmentations_bought"])
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     line = (f"{heading(roll, locale=locale)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
             f"{' : ' if fr else ': '}")
