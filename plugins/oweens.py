@@ -41,7 +41,11 @@ from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count, reserve_now
-from sidecar.rulesets.oweens_targets import aim_difficulty, free_augmentations
+from sidecar.rulesets.oweens_targets import (
+    aim_difficulty,
+    difficulty_source,
+    free_augmentations,
+)
 from sidecar.rulesets.oweens_words import failure_margin, ones, success_margin, successes
 from sidecar.rulesets.sheets import refuse_sheet_override
 
@@ -428,7 +432,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
            + r["augmentations_bought"])
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     line = (f"{heading(roll, locale=locale)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
-            f"{' : ' if fr else ': '}")
+            f"{difficulty_source(roll, r['difficulty'], fr)}{' : ' if fr else ': '}")
     line += successes(r["successes"], fr)
     kind = r["kind"]
     if kind == "botch":
