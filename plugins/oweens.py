@@ -41,7 +41,11 @@ from sidecar.rulesets.oweens_initiative import initiative
 from sidecar.rulesets.oweens_judging import drinking_difficulty
 from sidecar.rulesets.oweens_odds import after_dice_budget, after_dice_odds, exact_odds
 from sidecar.rulesets.oweens_sheet import CHARACTERISTICS, SHEET, dice_count, reserve_now
-from sidecar.rulesets.oweens_targets import aim_difficulty, free_augmentations
+from sidecar.rulesets.oweens_targets import (
+    aim_difficulty,
+    difficulty_source,
+    free_augmentations,
+)
 from sidecar.rulesets.oweens_words import failure_margin, ones, success_margin, successes
 from sidecar.rulesets.sheets import refuse_sheet_override
 
@@ -421,10 +425,14 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     fr = locale == "fr"
     if "volley" in r:
         return volley_text(roll, r, fr)
-    aug = r["augmentations_used"] + r["augmentations_bought"]
+    # The free augmentations the roll had (GM, situation, one per collaborator), used or
+    # not: a cooperation's +1A that could raise no die is still said (« 2D+1A contre 3 »,
+    # not « 2D contre 3 »: the reader sees it was counted), then those bought.
+    aug = (max(free_augmentations(p), r["augmentations_used"])
+           + r["augmentations_bought"])
     pool = f"{r['dice_count']}D" + (f"+{aug}A" if aug else "")
     line = (f"{heading(roll, locale=locale)}{pool} {'contre' if fr else 'vs'} {r['difficulty']}"
-            f"{' : ' if fr else ': '}")
+            f"{difficulty_source(roll, r['difficulty'], fr)}{' : ' if fr else ': '}")
     line += successes(r["successes"], fr)
     kind = r["kind"]
     if kind == "botch":

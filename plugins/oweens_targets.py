@@ -164,3 +164,21 @@ def target_effects(roll: Roll, result: dict[str, Any],
             result["target_reserve"] = {"character": name, "characteristic": aimed[2],
                                         "lost": lost}
     return {name: effects} if effects else {}
+
+
+def difficulty_source(roll: Roll, difficulty: int, fr: bool) -> str:
+    """Whose value the difficulty is, for the roll's line: `` (Peps d'Aengus)`` /
+    `` (Aengus's Peps)`` when it is its opponent's resisting characteristic (« Celle-ci
+    est déterminée par les caractéristiques de l'adversaire »: an opposed ask's sides read
+    each other so — a GM's typed 0 is the default, not a value over it), else ``""``
+    (a typed difficulty, a glass, a combat's)."""
+    p = roll.params
+    found = opponent(roll)
+    characteristic = resistance(p)
+    if (found is None or p.get("drinking") or set_by_combat(roll)
+            or characteristic not in CHARACTERISTICS):
+        return ""
+    if difficulty - (1 if p.get("npc_bagage") else 0) != resisting(found[1], characteristic):
+        return ""
+    name, (_, french, english) = found[0], CHARACTERISTICS[characteristic]
+    return f" ({french} {elide('de', name)})" if fr else f" ({name}'s {english})"

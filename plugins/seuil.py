@@ -29,7 +29,7 @@ from sidecar.rulesets.sheets import (
     required_without_sheet,
 )
 
-__version__ = "1.1"
+__version__ = "1.2"  # 1.2: the message is {fr, en}; sheet names and skill levels
 
 NAME = "seuil"
 
@@ -195,7 +195,30 @@ def effective(roll: Roll) -> dict[str, Any]:
                                 "indiquez le niveau)")
         p["level"] = pick(sheet, "caracteristiques", p["characteristic"], "characteristic")
     p["factors"] = sheet_factors(p["factors"], sheet)
+    p["characteristic"], p["skills"] = sheet_names(p, sheet)
     return p
+
+
+def sheet_names(params: dict[str, Any], sheet: dict[str, Any] | None) -> tuple[str, list[str]]:
+    """The characteristic and skills a roll names, as the character's sheet has them:
+    the characteristic in the sheet's spelling (« physique » → « Physique »), a skill
+    named without its level given the sheet's (« Escalade » → « Escalade 5 »: seed 004's
+    message lists the skills with their levels). What the sheet does not
+    have, or a skill typed with a level, stays as typed (the skills are for information)."""
+    characteristic = str(params.get("characteristic") or "")
+    skills = [str(skill) for skill in params.get("skills") or ()]
+    if not sheet:
+        return characteristic, skills
+    levels = sheet.get("caracteristiques") or {}
+    characteristic = next((name for name in levels
+                           if name.casefold() == characteristic.casefold()), characteristic)
+    ranks = {name.casefold(): (name, rank)
+             for name, rank in (sheet.get("competences") or {}).items()}
+    named = []
+    for skill in skills:
+        found = None if re.search(r"\d\s*$", skill) else ranks.get(skill.strip().casefold())
+        named.append(f"{found[0]} {found[1]}" if found else skill)
+    return characteristic, named
 
 
 def rank_name(rank: int) -> str:
@@ -222,50 +245,85 @@ def dice_format(level: int, complication: int, flat: int) -> str:
     return " ".join(parts)
 
 
-def _skill_text(skill: str) -> str:
+def _skill_text(skill: str, fr: bool = True) -> str:
     match = re.search(r"(-?\d+)\s*$", skill)
-    return f"{skill} ({rank_name(int(match.group(1)))})" if match else skill
+    if not match:
+        return skill
+    rank = rank_name(int(match.group(1)))
+    return f"{skill} ({rank if fr else RANKS_EN[rank]})"
+
+
+#: The message's words, French (the seed's) and English.
+WORDS = {
+    True: {"action": "Action : ", "characteristic": "Caractéristique utilisée : ",
+           "level": "niveau", "score_dice": "Dés de score : ", "complications":
+           "Complications : ", "none_f": "aucune", "none_m": "aucun", "others": "autres",
+           "complication_dice": "Dés de complication : ", "skills":
+           "Compétences et bonus/malus : ", "flat": "Bonus/malus fixe : ", "format":
+           "Format du dé : ", "threshold": "Seuil à atteindre : ", "score": "Score : "},
+    False: {"action": "Action: ", "characteristic": "Characteristic used: ",
+            "level": "level", "score_dice": "Score dice: ", "complications":
+            "Complications: ", "none_f": "none", "none_m": "none", "others": "other",
+            "complication_dice": "Complication dice: ", "skills": "Skills and bonuses: ",
+            "flat": "Flat bonus/malus: ", "format": "Dice format: ", "threshold":
+            "Threshold to reach: ", "score": "Score: "},
+}
 
 
 def render_message(p: dict[str, Any], level_used: int, score_faces: list[int],
-                   comp_face: int | None, score: int, verdict: str,
-                   fmt: str | None = None) -> str:
-    """The seed's roll message, line by line."""
+                   comp_face: int | None, score: int, verdict: dict[str, str],
+                   fmt: str | None = None) -> dict[str, str]:
+    """The seed's roll message, line by line, ``{fr, en}`` as every text of a result
+    (``verdict``: the kind's label in both)."""
+    return {lang: _message(p, level_used, score_faces, comp_face, score, verdict[lang],
+                           fmt, fr=lang == "fr") for lang in ("fr", "en")}
+
+
+def _message(p: dict[str, Any], level_used: int, score_faces: list[int],
+             comp_face: int | None, score: int, verdict: str, fmt: str | None,
+             fr: bool) -> str:
     count, fixed = SCORE_DICE[p["level"]]
     die = COMPLICATION_DIE[level_used]
     fmt = fmt or dice_format(p["level"], level_used, p["flat"])
     head, middle, tail = _message_lines(
         p["action"], p["characteristic"], p["level"], tuple(p["factors"]), p["complication"],
-        level_used, tuple(p["skills"]), p["flat"], fmt, p["threshold"])
+        level_used, tuple(p["skills"]), p["flat"], fmt, p["threshold"], fr)
+    words = WORDS[fr]
     score_sum = sum(score_faces)
-    return (f"{head}\nDés de score : {count}D10{f' +{fixed}' if fixed else ''} → "
+    return (f"{head}\n{words['score_dice']}{count}D10{f' +{fixed}' if fixed else ''} → "
             f"{', '.join(map(str, score_faces))} = {score_sum + fixed}\n{middle}\n"
-            "Dés de complication : "
-            + (f"{'+' if die > 0 else '-'}1D{abs(die)} → {comp_face}" if die else "aucun")
-            + f"\n{tail}\nScore : {score} → {verdict}")
+            + words["complication_dice"]
+            + (f"{'+' if die > 0 else '-'}1D{abs(die)} → {comp_face}" if die
+               else words["none_m"])
+            + f"\n{tail}\n{words['score']}{score} → {verdict}")
 
 
 @lru_cache(maxsize=256)
 def _message_lines(action: str, characteristic: str, level: int, factors: tuple[str, ...],
                    complication: int, level_used: int, skills: tuple[str, ...], flat: int,
-                   fmt: str, threshold: int) -> tuple[str, str, str]:
+                   fmt: str, threshold: int, fr: bool = True) -> tuple[str, str, str]:
     """The lines of :func:`render_message` that depend on the params only (built once per
-    set of params): before the score dice, between them and the complication die, after."""
-    named = [f"{FACTORS[f][1]} {signed(FACTORS[f][0])}" for f in factors]
+    set of params and language): before the score dice, between them and the
+    complication die, after."""
+    words = WORDS[fr]
+    named = [f"{FACTORS[f][1 if fr else 2]} {signed(FACTORS[f][0])}" for f in factors]
     if complication:
-        named.append(f"autres {signed(complication)}")
+        named.append(f"{words['others']} {signed(complication)}")
     threshold_name = next((k for k, v in THRESHOLDS.items() if v == threshold), None)
+    if threshold_name and not fr:
+        threshold_name = THRESHOLDS_EN[threshold_name]
     head = "\n".join([
-        f"Action : {action or '—'}",
-        f"Caractéristique utilisée : {characteristic or '—'} (niveau {level})",
+        f"{words['action']}{action or '—'}",
+        f"{words['characteristic']}{characteristic or '—'} ({words['level']} {level})",
     ])
-    middle = f"Complications : {', '.join(named) or 'aucune'} → niveau {level_used}"
+    middle = (f"{words['complications']}{', '.join(named) or words['none_f']} → "
+              f"{words['level']} {level_used}")
     tail = "\n".join([
-        "Compétences et bonus/malus : " + (", ".join(_skill_text(skill) for skill in skills)
-                                         or "—"),
-        f"Bonus/malus fixe : {signed(flat)}",
-        f"Format du dé : {fmt}",
-        f"Seuil à atteindre : {threshold}" + (f" ({threshold_name})" if threshold_name else ""),
+        words["skills"] + (", ".join(_skill_text(skill, fr) for skill in skills) or "—"),
+        f"{words['flat']}{signed(flat)}",
+        f"{words['format']}{fmt}",
+        f"{words['threshold']}{threshold}" + (f" ({threshold_name})" if threshold_name
+                                              else ""),
     ])
     return head, middle, tail
 
@@ -303,16 +361,21 @@ def sidecar_resolve(roll: Roll, dice: Dice) -> Outcome:
     result = common(kind != "failure", score - p["threshold"], kind, fr, en, score=score,
                     complication=level_used, threshold=p["threshold"], format=fmt,
                     level=p["level"], factors=list(p["factors"]),
-                    message=render_message(p, level_used, faces, comp_face, score, fr, fmt))
+                    message=render_message(p, level_used, faces, comp_face, score,
+                                           {"fr": fr, "en": en}, fmt))
     return Outcome(result=result, dice=dice.rolled)
 
 
-def rolled(params: dict[str, Any]) -> str:
+def rolled(params: dict[str, Any], sheet: dict[str, Any] | None = None) -> str:
     """What a roll's line names as rolled, as the other rulesets' lines do: the action,
     the characteristic and skills used after it (« Grimper (Physique, Escalade 5) »);
-    empty when the roll names none (the players' own words: no language of their own)."""
+    empty when the roll names none (the players' own words: no language of their own).
+    ``sheet``: the character's, whose spelling and skill levels are used (:func:`sheet_names`)."""
     used = [str(params.get("characteristic") or "")] + [
         str(skill) for skill in params.get("skills") or ()]
+    if sheet is not None:
+        characteristic, skills = sheet_names(params, sheet)
+        used = [characteristic, *skills]
     used = [item for item in used if item]
     action = str(params.get("action") or "")
     if not used:
@@ -325,7 +388,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     r = outcome.result
     fr = locale == "fr"
     # The roll's label, then what was rolled (once, when the label already says it).
-    what, label = rolled(roll.params), roll.label or ""
+    what, label = rolled(roll.params, roll.sheet), roll.label or ""
     title = label if not what or what == label else f"{label}, {what}" if label else what
     return (f"{heading(who(roll), title, locale=locale)}{r['format']} → {r['score']} "
             f"{'contre le seuil' if fr else 'vs threshold'} {r['threshold']} → "

@@ -213,12 +213,30 @@ def test_example_client_runs_against_a_server():
         proc = subprocess.Popen([sys.executable, "examples/roll_and_watch.py", server.url,
                                  PLAYER_TOKEN], stdout=subprocess.PIPE, text=True, cwd=ROOT)
         try:
-            assert proc.stdout.readline().startswith("chances de réussite : 76.2%")
+            # (French numbers: a decimal comma, a space before the sign — issue 29.)
+            assert proc.stdout.readline().startswith("chances de réussite : 76,2 %")
             assert "Aengus — Escalade" in proc.stdout.readline()
             assert "en attente" in proc.stdout.readline()
             sidecar("roll", "seuil", "level=2", "threshold=13", "--url", server.url,
                     "--token", PLAYER_TOKEN, "--name", "Brann", "--label", "Nager")
             assert proc.stdout.readline().startswith("#2 Brann — Nager")
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+
+
+def test_example_client_speaks_its_locales_language():
+    """``examples/roll_and_watch.py URL TOKEN en``: the client joins in English and the
+    example's own words and numbers follow ("76.2%", not « 76.2% » in a French line)."""
+    with ServeProcess() as server:
+        proc = subprocess.Popen([sys.executable, "examples/roll_and_watch.py", server.url,
+                                 PLAYER_TOKEN, "en"], stdout=subprocess.PIPE, text=True,
+                                cwd=ROOT)
+        try:
+            assert proc.stdout.readline().startswith("odds of success: 76.2%")
+            assert "Aengus — Escalade: " in proc.stdout.readline()
+            assert "waiting" in proc.stdout.readline()
         finally:
             proc.kill()
             proc.wait()

@@ -50,7 +50,7 @@ def test_seuil_and_d6code_speak_french_with_its_accents() -> None:
             rolled = await gm.roll("seuil", {"level": 3, "flat": 6, "threshold": 22},
                                    dice=[4, 7, 9])
             assert rolled["type"] == "outcome", rolled
-            assert "Bonus/malus fixe : +6" in rolled["result"]["message"].splitlines()
+            assert "Bonus/malus fixe : +6" in rolled["result"]["message"]["fr"].splitlines()
             rulesets = {item["name"]: item for item in welcome["rulesets"]}
             seuil = localized(rulesets["seuil"]["params"]["flat"]["description"], "fr")
             assert "flat" not in seuil, seuil

@@ -77,7 +77,7 @@ def test_rendered_message_follows_the_seed():
                threshold="Moyen", action="crochetage de la porte",
                characteristic="Dextérité", skills=["Crochetage 5"])
     assert r["score"] == 4 + 7 + 9 + 6 - 3 and r["format"] == "3D10 -1D4 +6"
-    assert r["message"].splitlines() == [
+    assert r["message"]["fr"].splitlines() == [
         "Action : crochetage de la porte",
         "Caractéristique utilisée : Dextérité (niveau 3)",
         "Dés de score : 3D10 → 4, 7, 9 = 20",
@@ -89,12 +89,25 @@ def test_rendered_message_follows_the_seed():
         "Seuil à atteindre : 22 (Moyen)",
         "Score : 23 → Réussite",
     ]
+    # The same message in English (one language per reader, as every text of a result).
+    assert r["message"]["en"].splitlines() == [
+        "Action: crochetage de la porte",
+        "Characteristic used: Dextérité (level 3)",
+        "Score dice: 3D10 → 4, 7, 9 = 20",
+        "Complications: high stress +3, advised by an ally -1 → level 2",
+        "Complication dice: -1D4 → 3",
+        "Skills and bonuses: Crochetage 5 (Journeyman)",
+        "Flat bonus/malus: +6",
+        "Dice format: 3D10 -1D4 +6",
+        "Threshold to reach: 22 (Average)",
+        "Score: 23 → Success",
+    ]
 
 
 def test_the_same_params_rolled_again_give_the_new_dice_in_the_message():
     params = {"level": 3, "flat": 6, "factors": ["stress_eleve", "conseille"], "threshold": 22}
-    first = result("seuil", [4, 7, 9, 3], **params)["message"].splitlines()
-    second = result("seuil", [1, 2, 10, 1], **params)["message"].splitlines()
+    first = result("seuil", [4, 7, 9, 3], **params)["message"]["fr"].splitlines()
+    second = result("seuil", [1, 2, 10, 1], **params)["message"]["fr"].splitlines()
     assert first[2] == "Dés de score : 3D10 → 4, 7, 9 = 20" and first[4].endswith("→ 3")
     assert second[2] == "Dés de score : 3D10 → 1, 2, 10 = 13" and second[4].endswith("→ 1")
     assert second[-1] == "Score : 18 → Échec" and first[:2] == second[:2]

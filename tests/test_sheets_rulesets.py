@@ -246,7 +246,7 @@ def test_seuil_level_from_the_sheet_and_stress_and_wounds_as_complications():
                    climber(), [4, 6])
     r = calm.outcome.result
     assert (r["level"], r["complication"], r["score"], calm.outcome.spend) == (2, 0, 15, {})
-    assert "Caractéristique utilisée : Agilité (niveau 2)" in r["message"]
+    assert "Caractéristique utilisée : Agilité (niveau 2)" in r["message"]["fr"]
     hurt = roll_as("seuil", {"characteristic": "Agilité", "threshold": "Aisé",
                              "factors": ["conseille"]},
                    climber(stress=1, blessures_legeres=1), [4, 6, 3])

@@ -314,8 +314,13 @@ export function winnerText(opposition) {
 
 /** What a cooperative ask achieved: the best roll, the one that counts (by its character). */
 export function bestText(cooperation) {
-  const side = (cooperation.sides ?? []).find((item) => item.seat === cooperation.best);
-  const how = t(`kind.${cooperation.success ? "success" : "failure"}`);
+  const sides = cooperation.sides ?? [];
+  const side = cooperation.best === null || cooperation.best === undefined
+    ? sides.find((item) => item.character === cooperation.best_character) // (a GM's NPC)
+    : sides.find((item) => item.seat === cooperation.best);
+  // The best roll as it said it (its result's label: « Réussite de justesse », « Bourde »),
+  // as the CLI says it; a bare success or failure only when a side carries no label.
+  const how = local(side?.label) || t(`kind.${cooperation.success ? "success" : "failure"}`);
   const name = cooperation.best_character || side?.character || cooperation.best;
   return `${t("ask.best", { name })} (${how})`;
 }
