@@ -338,8 +338,12 @@ def sidecar_sheet(ruleset: str) -> dict[str, Any] | None:
         ``map`` —, ``default``, ``min``, ``max``, ``label``, ``description``), plus
         ``resource: true`` on integer counters rolls may spend and ``refill: "turn"`` or
         ``"rest"`` on counters that go back to their ``default`` at a new turn or after a
-        rest. A ``map`` field maps names to values of its ``values`` type (``int`` or
-        ``string``). A roll made as a character sees its values as ``roll.sheet``, and
+        rest. The web page shows a counter as a gauge only where the sheet says what full
+        is: a reserve counted down from a score (``reserve_pep``, ``max: 0``, beside an int
+        ``pep``), or a ``refill`` counter whose ``default`` is its ``max`` (« 1 / 1 »); any
+        other counter's ``max`` is only its bound, shown as a plain value. A ``map`` field
+        maps names to values of its ``values`` type (``int`` or ``string``). A roll made
+        as a character sees its values as ``roll.sheet``, and
         spends with ``spend`` in its outcome (see :class:`~sidecar.model.Outcome`).
 
     Example::
