@@ -150,8 +150,8 @@ def test_sidecar_roll_target_prints_what_it_did_to_the_target() -> None:
         assert "→" not in hit.stdout.split("Blessures de Brady")[1].splitlines()[0]
         # The GM's list says who already acted this turn (a flag, never a refusal).
         listed = sidecar("sheet", "list", *gm).stdout
-        assert "Aengus (duel, place : Aengus) — a agi ce tour" in listed
-        assert "Brady (duel, place : Brady)\n" in listed
+        assert "Aengus (Duel, place : Aengus) — a agi ce tour" in listed
+        assert "Brady (Duel, place : Brady)\n" in listed
 
 
 def test_local_odds_read_the_targets_values() -> None:

@@ -57,7 +57,8 @@ async def _play(server: ServeProcess) -> dict[str, Any]:
     seen["blank"] = await gm.roll("bloodlust", {"pool": 4}, options={"blank_botch": {}})
     await gm.request({"type": "session", "id": "session", "op": "start"})
     # An extension that changes the params before the dice (the opponent's Peps).
-    seen["combat"] = await gm.roll("oweens", {"dice": 3, "difficulty": 2},
+    # (No difficulty typed: a GM's typed one would win over the opponent's Peps.)
+    seen["combat"] = await gm.roll("oweens", {"dice": 3},
                                    options={"combat": {"attack": "melee",
                                                        "opponent_pep": 3}})
     # The GM's physical dice open a ladder roll (a failed pair); the decision's new pair
@@ -343,7 +344,7 @@ def test_the_export_carries_the_servers_settings(table: dict[str, Any]) -> None:
     assert settings["player_dice"] is False
     assert {"bloodlust", "blank_botch", "combat"} <= set(settings["plugins"])
     combat = _event(table["events"], table["combat"])
-    assert combat["asked_params"]["difficulty"] == 2 and combat["params"]["difficulty"] == 3
+    assert combat["asked_params"]["difficulty"] == 0 and combat["params"]["difficulty"] == 3
 
 
 @pytest.mark.parametrize("forgery", BOTH, ids=[f.__name__ for f in BOTH])
