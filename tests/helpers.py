@@ -25,9 +25,12 @@ def make_config(**overrides: Any) -> ServerConfig:
     # table's events from seq 1, and a provable table's first event is its epoch's start.
     # Tests of verifiable dice pass dice="provable"; tests/test_dice_default.py checks
     # the default itself.
+    # A guarded plugin's deadline of 2 s, as the plugin kit's own servers have
+    # (sidecar.testing): the product's 0.25 s failed a call on a machine shared by other
+    # runs; the tests of the deadline itself set theirs (plugin_timeout=0.05…).
     config = ServerConfig(host="127.0.0.1", port=0, gm_token=GM_TOKEN,
                           player_token=PLAYER_TOKEN, ping_interval=None, db=":memory:",
-                          dice="secure")
+                          dice="secure", plugin_timeout=2.0)
     for key, value in overrides.items():
         setattr(config, key, value)
     return config

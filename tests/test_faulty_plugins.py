@@ -197,7 +197,8 @@ def test_a_late_thread_cannot_change_a_sent_outcome(tmp_path):
     directory = write_plugins(tmp_path / "p", late=LATE_WRITER)
 
     async def scenario():
-        async with running_server(plugins_dir=str(directory)) as server, \
+        # (The product's deadline: the late writer sleeps 0.6 s past it.)
+        async with running_server(plugins_dir=str(directory), plugin_timeout=0.25) as server, \
                 peers(server, 1) as (gm,):
             await gm.join(role="gm")
             outcome = await gm.roll(params={"pool": 2}, dice=[2, 3], id="once")
