@@ -229,3 +229,24 @@ def test_an_open_roll_reloaded_after_quick_restarts_takes_its_default_on_time(tm
     assert "its default" not in logged and "Traceback" not in logged, logged
     assert event["choice"] == "fail" and event["reacted_by"] is None, event
     assert "clos tel quel" not in event["text"] and event["notes"] == out["notes"]
+
+
+def test_a_roll_waiting_for_the_gms_choice_tells_the_player_so():
+    """Issue 29: once only the GM's « réussi, mais… » is left on her open roll, the
+    refusal of her next roll as the character says it waits for the GM's decision — not
+    « décidez-le d'abord », which her ``react`` would refuse."""
+    async def scenario():
+        async with running_server(allow_player_dice=True) as server:
+            gm, alice = await _table(server, chance=1, pv=10)
+            out = await alice.roll("ladder", GESTE, character="Ervald", dice=[1, 2])
+            assert out["open"] is True and all(c["gm"] for c in out["choices"]), out
+            waiting = await alice.roll("ladder", GESTE, character="Ervald")
+            assert waiting["code"] == "invalid_params", waiting
+            assert waiting["message"] == (
+                f"« Ervald » a déjà un jet ouvert (n°{out['seq']}) : il attend la décision "
+                "du MJ"), waiting
+            assert waiting["details"]["open"] == out["seq"]
+            # The GM, who may take those choices, is told to decide it.
+            mine = await gm.roll("ladder", GESTE, character="Ervald")
+            assert mine["message"].endswith("décidez-le d'abord"), mine
+    run(scenario())

@@ -112,7 +112,8 @@ def refuse_if_open(table: Table, character: str, member: Member | None = None) -
     """``invalid_params`` (``field: "character"``, ``open``: its seq) when ``character``
     already has a roll waiting for a decision: a second one would be rolled against the
     values the first has not spent yet. Told as ``member`` may act on it: « décidez-le
-    d'abord » to who may decide it, else that a GM must (issue 29). Not when that roll is
+    d'abord » to who may decide it, else that a GM must, or that it waits for the GM's
+    decision when only choices marked ``gm`` are left (issue 29). Not when that roll is
     hidden from ``member`` (:func:`hidden_open_roll`): it takes its default first."""
     if not table.open_rolls:
         return
@@ -121,7 +122,13 @@ def refuse_if_open(table: Table, character: str, member: Member | None = None) -
     if event is None or (member is not None and hidden_from(member, event)):
         return
     seq = int(event["seq"])
-    if member is None or decides(table, member, event):
+    choices = event.get("choices") or ()
+    if member is not None and member.role != "gm" and choices \
+            and all(c.get("gm") is True for c in choices):
+        # Only the GM's choices are left (the ladder's « réussi, mais… »): « décidez-le »
+        # would send the player to a react the server refuses her.
+        en, fr = "it waits for the GM's decision", "il attend la décision du MJ"
+    elif member is None or decides(table, member, event):
         en, fr = "decide it first", "décidez-le d'abord"
     else:
         en, fr = "a GM must decide it", "le MJ doit le décider"
