@@ -139,10 +139,23 @@ def test_verify_before_the_epoch_ends_says_what_to_do_and_how_many_wait(tmp_path
         assert exported.returncode == 0, exported.stderr
     checked = sidecar("verify", str(tmp_path / "t.jsonl"))
     assert checked.returncode == 3, checked.stdout
-    french = next(line for line in checked.stdout.splitlines() if "attendent" in line)
-    # Ten seqs named, and how many more; then what to do. French alone on its line.
-    assert "… (+2)" in french and "sidecar epoch end" in french, french
+    lines = checked.stdout.splitlines()
+    # Right under the count that calls them re-run (issue 29): these rolls' dice are not
+    # checked yet, and what to do. Ten seqs named, and how many more; French alone.
+    counted = next(i for i, line in enumerate(lines) if "0 jet vérifié" in line)
+    assert "12 rejoués par leur jeu de règles" in lines[counted], lines[counted]
+    french = lines[counted + 1]
+    assert french.startswith("12 jets d'une époque pas encore révélée (seq "), french
+    assert french.endswith("… (+2)) : leurs dés ne peuvent pas encore être vérifiés "
+                           "(sidecar epoch end, puis exportez à nouveau)"), french
     assert "wait" not in french and "rolls" not in french, french
+    assert sum("pas encore révélée" in line for line in lines) == 1, lines
+    assert not any("dés sont vérifiés" in line for line in lines), lines  # none are
+    english = sidecar("verify", "--locale", "en", str(tmp_path / "t.jsonl"))
+    assert english.returncode == 3, english.stdout
+    assert "12 rolls of an epoch not revealed yet (seq " in english.stdout, english.stdout
+    assert "): their dice cannot be checked yet (sidecar epoch end, then export again)" \
+        in english.stdout, english.stdout
     limits = next(line for line in checked.stdout.splitlines() if "export seul" in line)
     assert "events dropped" not in limits, limits
 

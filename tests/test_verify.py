@@ -292,7 +292,8 @@ def test_an_unrevealed_epoch_is_not_claimed_checked(tmp_path: Path) -> None:
     run(scenario())
     done = _verify(_export(db, tmp_path))
     assert done.returncode == 3, done.stdout
-    assert "1 roll waits for its epoch to be revealed" in done.stdout, done.stdout
+    assert "1 roll of an epoch not revealed yet (seq " in done.stdout, done.stdout
+    assert "): its dice cannot be checked yet" in done.stdout, done.stdout
 
 
 def test_only_a_gm_ends_an_epoch() -> None:

@@ -334,16 +334,19 @@ def _say_by_and_mode(report: Any, locale: str) -> None:
                   + " (against the roll or the ask "
                   + ("it follows" if followed == 1 else "they follow") + ")")
     if other:
-        checked_fr += (" ; pour " + (f"les {other} autres jets, leurs dés sont vérifiés, "
-                                      "mais qui les a lancés" if other > 1 else
-                                      "l'autre jet, ses dés sont vérifiés, mais qui l'a "
-                                      "lancé")
+        # Not « dés vérifiés » while some wait for their epoch (said on its own line).
+        dice = not report.waiting
+        checked_fr += (" ; pour " + (f"les {other} autres jets, "
+                                     + ("leurs dés sont vérifiés, mais " if dice else "")
+                                     + "qui les a lancés" if other > 1 else
+                                     "l'autre jet, " + ("ses dés sont vérifiés, mais "
+                                                        if dice else "") + "qui l'a lancé")
                        + " et en quel mode ne peut pas être prouvé : c'est la parole du "
                        "journal (seuls la place, le propriétaire du personnage et, rejoué, "
                        "ce que les règles en lisent — le nom dans le texte — sont contrôlés)")
         checked_en += ("; for the " + (f"{other} other rolls" if other > 1 else
                                        "other roll")
-                       + ", the dice are checked, but who rolled "
+                       + (", the dice are checked, but" if dice else ",") + " who rolled "
                        + ("them" if other > 1 else "it")
                        + " and in which mode cannot be proven: that is the journal's word "
                        "(only the seat, the character's owner and, re-run, what the rules "
@@ -364,6 +367,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from sidecar.tools.crosscheck import against
     from sidecar.tools.replay import Replay
     from sidecar.tools.verify import EXPORT_LIMITS, Bad, check, describe, events_of
+    from sidecar.tools.words import in_locale, unrevealed
 
     try:
         handle = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
@@ -432,6 +436,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "manual (entered by a person, not verifiable)",
                          "manuels (entrés par une personne, non vérifiables)",
                          "manual (entered by a person, not verifiable)"))
+    if report.waiting:  # re-run, counted above, but their dice not checked: say so here
+        print(in_locale(unrevealed(report.waiting), locale))
     _say_by_and_mode(report, args.locale)
     if report.export:
         print(EXPORT_LIMITS[args.locale])
@@ -449,16 +455,5 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 if len(where) > 1 else ""
             print(f"  {describe(seq, roll, field, why, args.locale)}{more}")
     if report.waiting:
-        waiting = ", ".join(map(str, report.waiting[:10])) + (
-            f"… (+{len(report.waiting) - 10})" if len(report.waiting) > 10 else "")
-        print(say(args.locale,
-                  (f"{len(report.waiting)} jets attendent la révélation de leur époque"
-                   if len(report.waiting) > 1 else "1 jet attend la révélation de son époque")
-                  + f" (seq {waiting}) : `sidecar epoch end` la révèle, puis exportez de "
-                  "nouveau",
-                  (f"{len(report.waiting)} rolls wait for their epoch"
-                   if len(report.waiting) > 1 else "1 roll waits for its epoch")
-                  + f" to be revealed (seq {waiting}): `sidecar epoch end` reveals it, then "
-                  "export again"))
         return EXIT_WAITING
     return EXIT_UNCHECKED if report.unchecked else EXIT_OK

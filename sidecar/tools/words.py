@@ -53,3 +53,21 @@ def override_refused(plugin: str, version: str, message_en: str, message_fr: str
                 f"un joueur ne peut pas saisir ce que la fiche donne (la règle "
                 f"{elide('de', plugin)} {version}) : le serveur aurait dû refuser ce jet "
                 f"({message_fr})")
+
+
+def unrevealed(seqs: list[Any]) -> Said:
+    """Rolls of an epoch not revealed yet (``seqs``, ten named): re-run by their rules but
+    their dice not checked — said under the count that calls them re-run (issue 29)."""
+    named = ", ".join(map(str, seqs[:10])) + (f"… (+{len(seqs) - 10})" if len(seqs) > 10
+                                              else "")
+    if len(seqs) == 1:
+        return said(f"1 roll of an epoch not revealed yet (seq {named}): its dice cannot be "
+                    "checked yet (sidecar epoch end, then export again)",
+                    f"1 jet d'une époque pas encore révélée (seq {named}) : ses dés ne "
+                    "peuvent pas encore être vérifiés (sidecar epoch end, puis exportez à "
+                    "nouveau)")
+    return said(f"{len(seqs)} rolls of an epoch not revealed yet (seq {named}): their dice "
+                "cannot be checked yet (sidecar epoch end, then export again)",
+                f"{len(seqs)} jets d'une époque pas encore révélée (seq {named}) : leurs dés "
+                "ne peuvent pas encore être vérifiés (sidecar epoch end, puis exportez à "
+                "nouveau)")
