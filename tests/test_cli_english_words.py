@@ -87,7 +87,11 @@ def test_a_single_choice_typed_by_its_label_is_taken(server, typed):
     ("en", 'combat.pay=<string: in dice, in bonbonus, default "in dice">  Pay'),
     ("fr", "combat.options=<liste : assommer (1), viser (1), pousser (1), surprendre (1), "
            "immobiliser (1), renverser (2), charger (2), desarmer (3)>  Options de combat"),
-    ("fr", 'combat.pay=<texte : dice, bonbonus, défaut "dice">  Payer'),
+    # French glosses an id whose French label says more, and quotes « » (issue 29).
+    ("fr", "combat.pay=<texte : dice (en dés), bonbonus (en bonbonus), défaut « dice »>  "
+           "Payer"),
+    ("fr", "combat.attack=<texte : melee (au contact), ranged (à distance)>  Attaque"),
+    ("fr", "combat.initiative=<booléen, défaut non>  À l'initiative"),
 ])
 def test_plugins_lists_an_options_choices_by_the_readers_names(locale, expected):
     done = sidecar("plugins", "--locale", locale)
@@ -105,6 +109,10 @@ def test_roll_help_gives_the_option_example_in_the_readers_words(locale, shown, 
     flat = " ".join(done.stdout.split())
     assert shown in flat
     assert hidden not in flat
+    # « oui » in French, as `sidecar plugins` says it (issue 29); both are taken.
+    yes = "EXT=oui l'active avec ses défauts (blank_botch=oui)" if locale == "fr" \
+        else "EXT=yes turns it on with its defaults (blank_botch=yes)"
+    assert yes in flat, flat
 
 
 def test_the_english_example_rolls(server):

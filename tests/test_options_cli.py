@@ -60,7 +60,7 @@ def test_plugins_lists_each_extensions_options():
     assert listed.returncode == 0, listed.stderr
     # The types in the run's language too (issue 29: no « <string: …> » in French).
     assert "combat.opponent_pep=<entier 0–50>" in listed.stdout
-    assert "combat.attack=<texte : melee, ranged>" in listed.stdout
+    assert "combat.attack=<texte : melee (au contact), ranged (à distance)>" in listed.stdout
     assert "desarmer (3)" in listed.stdout and "jeux de règles : oweens" in listed.stdout
     assert "blank_botch.enabled=<booléen" in listed.stdout
     assert not re.search(r"<(string|int|list|bool)\b", listed.stdout), listed.stdout

@@ -251,8 +251,8 @@ PLAY = {
     "lists them): combat.options=aim combat.zone=head; EXT=yes turns it on with its "
     "defaults (blank_botch=yes), EXT={json} gives them all":
         "un réglage d'extension pour ce jet, typé selon sa description (`sidecar plugins` "
-        "les liste) : combat.options=viser combat.zone=tête ; EXT=yes l'active avec ses "
-        "défauts (blank_botch=yes), EXT={json} les donne tous",
+        "les liste) : combat.options=viser combat.zone=tête ; EXT=oui l'active avec ses "
+        "défauts (blank_botch=oui), EXT={json} les donne tous",
     "roll as this character: the roll spends from its sheet (a player: a character of "
     "your seat)": "lancer en tant que ce personnage : le jet dépense sur sa fiche (un "
                   "joueur : un personnage de sa place)",

@@ -19,6 +19,7 @@ same descriptions.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Container
 from typing import Any
 
@@ -239,8 +240,8 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
         elif isinstance(cost, int):
             shape += ", " + say("coût", "cost") + f" {cost}"
         if "default" in spec:
-            shape += (", " + say("défaut", "default") + " "
-                      f"{json.dumps(named(spec['default']), ensure_ascii=False)}")
+            shape += ", " + say("défaut", "default") + " " + _default(
+                spec["default"] if locale == "fr" else named(spec["default"]), locale)
         label = _both(spec.get("label"), locale)
         lines.append(f"  {name}.{key}=<{shape}>" + (f"  {label}" if label else ""))
     return lines
@@ -249,11 +250,36 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
 def _choice_names(spec: dict[str, Any], locale: str | None) -> Any:
     """How ``sidecar plugins`` names a choice: in English by its English label (« Aim »,
     typed back as such: :func:`~sidecar.host.params.resolve_choice`), else by its id — the
-    French one people type (``viser``)."""
+    French one people type (``viser``) —, glossed in French by its French label when that
+    says more (``melee (au contact)``)."""
     labels = spec.get("choice_labels")
 
     def named(choice: Any) -> Any:
-        said = labels.get(choice) if isinstance(labels, dict) and locale == "en" else None
-        text = said.get("en") if isinstance(said, dict) else None
-        return text if isinstance(text, str) and text else choice
+        said = labels.get(choice) if isinstance(labels, dict) and locale in ("en", "fr") \
+            else None
+        text = said.get(locale) if isinstance(said, dict) else None
+        if not isinstance(text, str) or not text:
+            return choice
+        if locale == "fr":
+            # The id is what one types; its French label glosses it when it says more
+            # (« melee (au contact) »; not « desarmer (Désarmer) »), issue 29.
+            return choice if _plain(text) == _plain(str(choice)) else f"{choice} ({text})"
+        return text
     return named
+
+
+def _plain(text: str) -> str:
+    """``text`` lowercased without accents: « Désarmer » is « desarmer »."""
+    return "".join(c for c in unicodedata.normalize("NFD", text.lower())
+                   if not unicodedata.combining(c))
+
+
+def _default(value: Any, locale: str | None) -> str:
+    """A default as ``sidecar plugins`` shows it: in French, « dice » and oui/non (both
+    typed back: :data:`YES`, :data:`NO`); else as JSON."""
+    if locale == "fr":
+        if isinstance(value, bool):
+            return "oui" if value else "non"
+        if isinstance(value, str):
+            return f"« {value} »"
+    return json.dumps(value, ensure_ascii=False)
