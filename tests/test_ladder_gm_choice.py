@@ -13,7 +13,8 @@ import sidecar
 from sidecar.client import SidecarClient
 from sidecar.host.guard import choices_problem
 from tests.helpers import Peer, run, running_server
-from tests.support.serve import ServeProcess
+from tests.support.serve import GM_TOKEN, ServeProcess, gm_options, seat_token
+from tests.support.serve import sidecar as run_cli
 
 GESTE = {"characteristic": "geste", "difficulty": 9}  # best of 2d6 (level 3) against 9
 
@@ -250,3 +251,25 @@ def test_a_roll_waiting_for_the_gms_choice_tells_the_player_so():
             mine = await gm.roll("ladder", GESTE, character="Ervald")
             assert mine["message"].endswith("décidez-le d'abord"), mine
     run(scenario())
+
+
+def test_the_cli_tells_the_player_her_roll_waits_for_the_gm():
+    """Issue 29 as found, with real `sidecar` processes: Zoé's roll as Ines failed with no
+    luck left; her next one is refused saying it waits for the GM — as her ``react`` is."""
+    with ServeProcess("--db", ":memory:", "--allow-player-dice") as server:
+        gm = gm_options(server, "soir")
+        zoe = ["--url", server.url, "--table", "soir", "--token", seat_token(gm, "Zoé"),
+               "--name", "Zoé"]
+        made = run_cli("sheet", "set", "Ines", "--ruleset", "ladder", "--owner", "Zoé",
+                       "chance=1", "pv=10", *gm)
+        assert made.returncode == 0, made.stderr
+        first = run_cli("roll", "ladder", "characteristic=chance", "difficulty=9",
+                        "--character", "Ines", "--dice", "1,1", "--no-ask", *zoe)
+        assert first.returncode == 0, first.stderr
+        assert "MJ : l'action est ratée" in first.stdout, first.stdout
+        again = run_cli("roll", "ladder", "characteristic=chance", "difficulty=5",
+                        "--character", "Ines", *zoe)
+        assert again.returncode != 0, again.stdout
+        assert "a déjà un jet ouvert" in again.stderr, again.stderr
+        assert ") : il attend la décision du MJ [invalid_params]" in again.stderr, again.stderr
+        assert "décidez-le" not in again.stderr and GM_TOKEN not in again.stderr
