@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,3 +75,22 @@ def test_no_french_text_quotes_a_value_with_straight_quotes(module):
             french.append(node.args[1])
         found += [f"{module}:{node.lineno}" for text in french if _adjacent_quote(text)]
     assert found == []
+
+
+
+def test_seuils_factors_write_a_minus_as_the_other_texts_do():
+    """The description a server's welcome carries (« −2 et 6 » beside « dopé (-3) »
+    before): one minus, U+2212, as the page and the help show it."""
+    from tests.helpers import Peer, run, running_server
+
+    async def scenario() -> dict[str, Any]:
+        async with running_server() as running:
+            peer = await Peer.open(running)
+            welcome = await peer.join("t", "Ann", "gm")
+            return next(r for r in welcome["rulesets"] if r["name"] == "seuil")
+
+    seuil = run(scenario())
+    said = seuil["params"]["factors"]["description"]
+    assert "conseillé par un allié (−1), dopé (−3)" in said["fr"], said
+    assert "advised by an ally (−1), doped (−3)" in said["en"], said
+    assert "(-" not in str(seuil), seuil
