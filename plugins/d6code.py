@@ -214,7 +214,7 @@ def parse_code(code: str, param: str = "code") -> tuple[int, int]:
     match = CODE.fullmatch(code)
     if match is None:
         raise invalid_param(param, f"'{code[:20]}' is not of the form ND, ND+M or ND-M",
-                            fr=f"'{code[:20]}' n'est pas de la forme ND, ND+M ou ND-M")
+                            fr=f"« {code[:20]} » n'est pas de la forme ND, ND+M ou ND-M")
     count = int(match.group(1))
     if not 1 <= count <= MAX_DICE:
         raise invalid_param(param, f"1 to {MAX_DICE} dice, not {count}",

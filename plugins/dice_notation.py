@@ -116,7 +116,7 @@ class _Parser:
 
     def fail(self, en: str, fr: str) -> ProtocolError:
         shown = _shown(self.text)
-        return invalid_param(PARAM, f"'{shown}': {en}", fr=f"'{shown}' : {fr}")
+        return invalid_param(PARAM, f"'{shown}': {en}", fr=f"« {shown} » : {fr}")
 
     def unexpected(self) -> ProtocolError:
         if self.pos >= len(self.text):
@@ -124,7 +124,7 @@ class _Parser:
                              "se termine trop tôt (ex. 2d6+3)")
         char = self.text[self.pos]
         return self.fail(f"unexpected '{char}' at position {self.pos + 1} (e.g. 2d6+3)",
-                         f"'{char}' inattendu en position {self.pos + 1} (ex. 2d6+3)")
+                         f"« {char} » inattendu en position {self.pos + 1} (ex. 2d6+3)")
 
     # -- scanning -----------------------------------------------------------------------
 
@@ -192,7 +192,7 @@ class _Parser:
             count = 1  # "d20" is "1d20"
         if count < 1:
             raise self.fail(f"'{self.text[start:self.pos]}': at least 1 die",
-                            f"'{self.text[start:self.pos]}' : au moins 1 dé")
+                            f"« {self.text[start:self.pos]} » : au moins 1 dé")
         if count > MAX_DICE:
             raise self.fail(f"at most {MAX_DICE} dice, not {count}",
                             f"au plus {MAX_DICE} dés, pas {count}")
@@ -203,7 +203,7 @@ class _Parser:
         if sides is None:
             raise self.fail(f"the number of sides is missing after 'd' (position "
                             f"{self.pos + 1}, e.g. 2d6)",
-                            f"il manque le nombre de faces après 'd' (position "
+                            f"il manque le nombre de faces après « d » (position "
                             f"{self.pos + 1}, ex. 2d6)")
         if not 1 <= sides <= MAX_SIDES:
             raise self.fail(f"a die has 1 to {MAX_SIDES} sides, not {sides}",
@@ -217,7 +217,7 @@ class _Parser:
         compare = None if keep else self.compare(sides)
         if keep and explode:
             raise self.fail("keeping or dropping dice does not combine with '!'",
-                            "garder ou écarter des dés ne se combine pas avec '!'")
+                            "garder ou écarter des dés ne se combine pas avec « ! »")
         text = f"{count}d{sides}{'!' if explode else ''}"
         if keep:
             text += f"k{keep[0]}{keep[1]}"
@@ -235,21 +235,21 @@ class _Parser:
         number = self.number()
         if number is None:
             raise self.fail(f"'{word}' needs a number of dice (e.g. 4d6kh3)",
-                            f"'{word}' demande un nombre de dés (ex. 4d6kh3)")
+                            f"« {word} » demande un nombre de dés (ex. 4d6kh3)")
         if drop:
             if not 1 <= number < count:
                 raise self.fail(
                     f"'{self.text[at:self.pos]}' must drop 1 to {count - 1} of the {count} "
                     "dice rolled" if count > 1 else
                     f"'{self.text[at:self.pos]}': no die to drop from a single die",
-                    f"'{self.text[at:self.pos]}' doit écarter de 1 à {count - 1} des "
+                    f"« {self.text[at:self.pos]} » doit écarter de 1 à {count - 1} des "
                     f"{count} dés lancés" if count > 1 else
-                    f"'{self.text[at:self.pos]}' : pas de dé à écarter d'un seul dé")
+                    f"« {self.text[at:self.pos]} » : pas de dé à écarter d'un seul dé")
             return side, count - number
         if not 1 <= number <= count:
             raise self.fail(f"'{self.text[at:self.pos]}' must keep 1 to {count} of the "
                             f"{count} dice rolled",
-                            f"'{self.text[at:self.pos]}' doit garder de 1 à {count} des "
+                            f"« {self.text[at:self.pos]} » doit garder de 1 à {count} des "
                             f"{count} dés lancés")
         return side, number
 
@@ -262,10 +262,10 @@ class _Parser:
         number = self.number()
         if number is None:
             raise self.fail(f"'{op}' needs a face (e.g. 8d10>=7)",
-                            f"'{op}' demande une face (ex. 8d10>=7)")
+                            f"« {op} » demande une face (ex. 8d10>=7)")
         if not 1 <= number <= sides:
             raise self.fail(f"'{op}{number}': a d{sides}'s faces go from 1 to {sides}",
-                            f"'{op}{number}' : les faces d'un d{sides} vont de 1 à {sides}")
+                            f"« {op}{number} » : les faces d'un d{sides} vont de 1 à {sides}")
         return op, number
 
     def check(self, terms: list[Term]) -> Expression:

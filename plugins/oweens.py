@@ -435,8 +435,10 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
             f"{difficulty_source(roll, r['difficulty'], fr)}{' : ' if fr else ': '}")
     line += successes(r["successes"], fr)
     kind = r["kind"]
+    cry = ""  # (the verdict's cry ends the line, after the reserve and the wounds)
     if kind == "botch":
-        line += f", {ones(r['ones'], fr)}" + (" : Bourde !" if fr else ": Blunder!")
+        line += f", {ones(r['ones'], fr)}"
+        cry = " : Bourde !" if fr else ": Blunder!"
     elif kind == "narrow":
         margin = r["margin"]  # (equipment raises it: « la MR est augmentée »)
         line += (f", {'de justesse' if fr else 'narrowly'}, {success_margin(margin, fr)}"
@@ -445,7 +447,7 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
     elif r["success"]:
         line += f", {success_margin(r['margin'], fr)}"
         if kind == "critical":
-            line += " : Coup d'éclat !" if fr else ": Coup d'éclat!"
+            cry = " : Coup d'éclat !" if fr else ": Coup d'éclat!"
     else:
         line += f", {failure_margin(-r['margin'], fr)}"
     if "reserve_after" in r:
@@ -453,4 +455,4 @@ def sidecar_render_text(roll: Roll, outcome: Outcome, locale: str) -> str:
         line += f", {'réserve' if fr else 'reserve'} {before} → {r['reserve_after']}"
     if r.get("wounds") is not None:
         line += f", {'blessures' if fr else 'wounds'} {r['wounds']}"
-    return line
+    return line + cry

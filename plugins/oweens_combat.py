@@ -374,6 +374,15 @@ def counted_wounds(settings: dict[str, Any], result: dict[str, Any]) -> dict[str
             "knocked_out": knocked_out, "knocked_down": knocked_down}
 
 
+def attacks(roll: Roll, settings: dict[str, Any]) -> bool:
+    """Whether the combat roll attacks someone — an attack type, an option, a target or a
+    named opponent — and so counts wounds. Seed 000's wounds are « les blessures de votre
+    adversaire »: the extension turned on with nothing it attacks (``combat=oui`` alone, a
+    difficulty typed or none) wounds no one, and its line says no « blessures 3 »."""
+    return bool(settings["attack"] or settings["options"] or settings["opponent"]
+                or opponent_of(roll) is not None)
+
+
 @hookimpl
 @scope(rulesets=("oweens",), option=NAME)  # (exact: read_settings answers None elsewhere)
 def sidecar_max_spend(roll: Roll, choice: str | None) -> dict[str, int] | None:
@@ -436,7 +445,8 @@ def sidecar_modify_outcome(roll: Roll, outcome: Outcome) -> None:
             effects.append({"fr": fr.format(zone=zone, pep=settings["attacker_pep"]),
                             "en": en.format(zone=zone, pep=settings["attacker_pep"])})
     no_wound, counted = wounding["no_wound"], wounding["counted"]
-    result["wounds"] = counted
+    if attacks(roll, settings):
+        result["wounds"] = counted
     result["combat"] = {"options": names, "pay": settings["pay"], "cost": settings["cost"],
                         "effects": effects, "no_wound": no_wound, "zone": settings["zone"],
                         "aimed": "viser" in names, "wounds_dealt": wounds,

@@ -174,6 +174,9 @@ def difficulty_source(roll: Roll, difficulty: int, fr: bool) -> str:
     (a typed difficulty, a glass, a combat's)."""
     p = roll.params
     found = opponent(roll)
+    melee = melee_source(roll, found, difficulty, fr)
+    if melee is not None:
+        return melee
     characteristic = resistance(p)
     if (found is None or p.get("drinking") or set_by_combat(roll)
             or characteristic not in CHARACTERISTICS):
@@ -182,3 +185,26 @@ def difficulty_source(roll: Roll, difficulty: int, fr: bool) -> str:
         return ""
     name, (_, french, english) = found[0], CHARACTERISTICS[characteristic]
     return f" ({french} {elide('de', name)})" if fr else f" ({name}'s {english})"
+
+
+def melee_source(roll: Roll, found: tuple[str, dict[str, Any]] | None, difficulty: int,
+                 fr: bool) -> str | None:
+    """A melee attack's difficulty source, said as an opposed roll's (« Le joueur fait un
+    jet de Peps contre le Peps de l'adversaire »): `` (Peps de Garde)`` read from the
+    target's sheet, `` (Peps de l'adversaire)`` typed as ``opponent_pep``, ``""`` when a
+    GM's typed difficulty replaced it; None when the roll is no melee attack."""
+    combat = roll.options.get("combat")
+    if not isinstance(combat, dict) or combat.get("attack") != "melee" or combat.get("hold"):
+        return None
+    pep = difficulty - (1 if roll.params.get("npc_bagage") else 0)
+    typed = combat.get("opponent_pep")
+    if typed is not None and typed_value(typed) == pep:
+        return " (Peps de l'adversaire)" if fr else " (the opponent's Peps)"
+    if typed is None and found is not None and resisting(found[1], "PEP") == pep:
+        return f" (Peps {elide('de', found[0])})" if fr else f" ({found[0]}'s Peps)"
+    return ""
+
+
+def typed_value(value: Any) -> int | None:
+    """A typed integer option (an int, not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

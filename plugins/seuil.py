@@ -57,6 +57,12 @@ THRESHOLDS_EN = {"Ridiculement facile": "Ridiculously easy", "Aisé": "Easy",
 RANKS_EN = {"Maître": "Master", "Expert": "Expert", "Compagnon": "Journeyman",
             "Apprenti": "Apprentice", "Néophyte": "Neophyte"}
 
+
+def minus(text: str) -> str:
+    """``text`` with its ASCII hyphen-minus written as the minus sign (−3, not -3)."""
+    return text.replace("-", "−")
+
+
 PARAMS: dict[str, dict[str, Any]] = {
     "level": {
         "type": "int", "min": 1, "max": 5,
@@ -79,9 +85,10 @@ PARAMS: dict[str, dict[str, Any]] = {
     "factors": {
         "type": "list", "choices": list(FACTORS), "default": [], "max_items": 20,
         "choice_labels": {key: {"fr": fr, "en": en} for key, (_, fr, en) in FACTORS.items()},
+        # (The minus sign, U+2212, as « −2 et 6 » above and the other rulesets write it.)
         "description": label("Facteurs de complication : " + ", ".join(
-            f"{v[1]} ({signed(v[0])})" for v in FACTORS.values()),
-            "Complication factors: " + ", ".join(f"{v[2]} ({signed(v[0])})"
+            f"{v[1]} ({minus(signed(v[0]))})" for v in FACTORS.values()),
+            "Complication factors: " + ", ".join(f"{v[2]} ({minus(signed(v[0]))})"
                                                   for v in FACTORS.values())),
     },
     "threshold": {

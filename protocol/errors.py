@@ -106,6 +106,20 @@ def invalid_param(param: str, message: str, *, fr: str | None = None) -> Protoco
     )
 
 
+def plays_another(name: str, plays: dict[str, str], asked: dict[str, str],
+                  field: str) -> ProtocolError:
+    """``invalid_params`` on ``field``: the character ``name`` plays the game titled
+    ``plays`` (``{"fr", "en"}``), not ``asked``'s. Both games said, their titles quoted
+    as each reader quotes: a title mid-sentence keeps its capital (« pas à « L'échelle
+    des dés » », “The dice ladder”), and « à » never meets a « Le » it should contract."""
+    name = name[:64]
+    return ProtocolError(
+        "invalid_params",
+        f"“{name}” plays “{plays['en']}”, not “{asked['en'][:40]}”",
+        fr=f"« {name} » joue à « {plays['fr']} », pas à « {asked['fr'][:40]} »",
+        details={"param": field, "field": field})
+
+
 def error_message(code: str, text: str, *, details: dict[str, Any] | None = None,
                   request_id: Any = None) -> dict[str, Any]:
     """An ``error`` for the one client that caused it (``text`` already in its locale)."""

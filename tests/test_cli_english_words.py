@@ -27,7 +27,7 @@ def roll(server: ServeProcess, locale: str, *args: str):
     ("en", "seuil", "factors=foo",
      "unknown item 'foo' (known: stress_bas (low stress), stress_eleve (high stress), "),
     ("fr", "seuil", "factors=foo",
-     "élément inconnu 'foo' (connus : stress_bas (stress bas), stress_eleve (stress élevé), "),
+     "élément inconnu « foo » (connus : stress_bas (stress bas), stress_eleve (stress élevé), "),
     ("en", "d6code", "style=bar", "must be one of libre (free), extreme ["),
     ("fr", "d6code", "style=bar", "doit être l'un de libre, extreme (extrême) ["),
     ("en", "oweens", "emotion_bonbonus=zz", "must be one of honte (Shame), fierte (Pride) ["),
@@ -42,7 +42,7 @@ def test_an_unknown_choice_lists_the_choices_in_the_readers_words(server, locale
 
 @pytest.mark.parametrize("locale, expected", [
     ("en", "unknown item 'zz' (known: assommer (Knock out), viser (Aim), "),
-    ("fr", "élément inconnu 'zz' (connus : assommer (Assommer), viser (Viser), "),
+    ("fr", "élément inconnu « zz » (connus : assommer (Assommer), viser (Viser), "),
 ])
 def test_an_unknown_option_choice_lists_the_choices_in_the_readers_words(server, locale,
                                                                          expected):

@@ -65,7 +65,7 @@ def test_one_language_per_locale_and_labels_instead_of_keys(server):
     # A game is named by its title, not its key.
     other = sidecar("roll", "dice", "expr=1d6", "--character", "Ervald", *gm)
     assert other.returncode == 1
-    assert "« Ervald » joue à Luck, pas à Dés" in other.stderr, other.stderr
+    assert "« Ervald » joue à « Luck », pas à « Dés »" in other.stderr, other.stderr
 
 
 def test_cooperative_and_opposed_asks_name_the_character(server):

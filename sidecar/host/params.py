@@ -83,7 +83,7 @@ def _check_int(name: str, value: Any, spec: dict[str, Any]) -> int:
             known_en = ", ".join(said(label, "en") for label in labels)
             known_fr = ", ".join(said(label, "fr") for label in labels)
             raise invalid_param(name, f"unknown label '{value[:40]}' (known: {known_en})",
-                                fr=f"libellé inconnu '{value[:40]}' (connus : {known_fr})")
+                                fr=f"libellé inconnu « {value[:40]} » (connus : {known_fr})")
         return number
     if isinstance(value, bool) or not isinstance(value, int):
         expected = "an integer or a label" if labels else "an integer"
@@ -112,7 +112,7 @@ def _check_string(name: str, value: Any, spec: dict[str, Any]) -> str:
     if pattern is not None and not re.fullmatch(pattern, value):
         example = spec.get("example", pattern)
         raise invalid_param(name, f"'{value[:40]}' is not of the form {example}",
-                            fr=f"'{value[:40]}' n'est pas de la forme {example}")
+                            fr=f"« {value[:40]} » n'est pas de la forme {example}")
     return value
 
 
@@ -160,7 +160,7 @@ def _chosen(name: str, value: str, spec: dict[str, Any], *, in_list: bool) -> st
     known = known_choices(choices, spec.get("choice_labels"))
     if in_list:
         raise invalid_param(name, f"unknown item '{value[:40]}' (known: {known['en']})",
-                            fr=f"élément inconnu '{value[:40]}' (connus : {known['fr']})")
+                            fr=f"élément inconnu « {value[:40]} » (connus : {known['fr']})")
     raise invalid_param(name, f"must be one of {known['en']}",
                         fr=f"doit être l'un de {known['fr']}")
 

@@ -21,7 +21,7 @@ from typing import Any
 from sidecar.host.guard import deep_copy
 from sidecar.host.pipeline import Resolution
 from sidecar.model import Roll
-from sidecar.protocol.errors import ProtocolError, bad_field
+from sidecar.protocol.errors import ProtocolError, bad_field, plays_another
 from sidecar.protocol.events import ask_cancel_event, ask_open_event
 from sidecar.protocol.messages import AskRequest, RollRequest
 from sidecar.protocol.replies import ask_message, asks_message
@@ -199,11 +199,12 @@ class Asks(CoreBasis):
                     "personnage de cette table", details={"param": "to", "field": "to",
                                                        "name": name[:64]})
             if character.ruleset != roll.ruleset:
-                raise ProtocolError(
-                    "invalid_params", f"'{name[:64]}' plays "
-                    f"{self.ruleset_title(character.ruleset, 'en')}",
-                    fr=f"« {name[:64]} » joue à {self.ruleset_title(character.ruleset)}",
-                    details={"param": "to", "field": "to", "name": name[:64]})
+                title = self.ruleset_title
+                refused = plays_another(
+                    name, {lang: title(character.ruleset, lang) for lang in ("fr", "en")},
+                    {lang: title(roll.ruleset, lang) for lang in ("fr", "en")}, "to")
+                refused.details["name"] = name[:64]
+                raise refused
             # A character no seat plays (a GM's NPC): its side is a GM's to answer.
             owner = character.owner if character.owner in table.seats else None
             targets.append({"seat": owner, "character": name, "params": own})

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from sidecar.config import ServerConfig
 from sidecar.host.sheets import Character
 from sidecar.model import Roll
-from sidecar.protocol.errors import ProtocolError
+from sidecar.protocol.errors import ProtocolError, plays_another
 from sidecar.protocol.messages import (
     AskRequest,
     InitiativeRequest,
@@ -127,13 +127,9 @@ class CoreBasis:
             raise no_character(name)
         if ruleset is not None and character.ruleset != ruleset:
             title = self.ruleset_title
-            raise ProtocolError(
-                "invalid_params",
-                f"'{name[:64]}' plays {title(character.ruleset, 'en')}, not "
-                f"{title(ruleset, 'en')[:40]}",
-                fr=f"« {name[:64]} » joue à {title(character.ruleset)}, pas à "
-                   f"{title(ruleset)[:40]}",
-                details={"param": "character", "field": "character"})
+            raise plays_another(
+                name, {lang: title(character.ruleset, lang) for lang in ("fr", "en")},
+                {lang: title(ruleset, lang) for lang in ("fr", "en")}, "character")
         return character
 
     def begin_change(self, table: Table, member: Member,
