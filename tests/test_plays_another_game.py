@@ -32,3 +32,20 @@ def test_an_ask_and_a_roll_in_another_game_say_both_games(locale):
         with pytest.raises(SidecarError) as rolled:
             gm.roll("ladder", {"level": 2, "difficulty": 10}, character="Aengus")
         assert rolled.value.message == SAID[(locale, "ladder")], rolled.value.message
+
+
+@pytest.mark.parametrize("locale", ["fr", "en"])
+def test_a_sheet_of_another_game_for_a_name_taken_says_both_games(locale):
+    """Making « Aengus » a ladder character while he plays O'Ween's named the games by
+    their keys (« joue à oweens ; … personnage ladder »)."""
+    with TableServer([oweens, ladder]) as server:
+        gm = server.client("MJ", locale=locale)
+        gm.set_sheet("Aengus", "oweens", {"pep": 2, "ecl": 3, "enc": 3, "fla": 4}, owner=None)
+        with pytest.raises(SidecarError) as made:
+            gm.set_sheet("Aengus", "ladder", {}, owner=None)
+        assert made.value.code == "invalid_params"
+        assert made.value.message == {
+            "fr": "« Aengus » joue à « O'Ween's » : supprimez-le pour faire un personnage de "
+                  "« L'échelle des dés » de ce nom",
+            "en": "“Aengus” plays “O'Ween's”: remove it to make a “The dice ladder” character "
+                  "of that name"}[locale], made.value.message

@@ -94,12 +94,15 @@ class Characters(CoreBasis):
                     fr=f"une table a au plus {MAX_CHARACTERS} personnages")
             assert request.ruleset is not None
             if current is not None and current.ruleset != request.ruleset:
+                plays = {lang: self.ruleset_title(current.ruleset, lang) for lang in ("fr", "en")}
+                asked = {lang: self.ruleset_title(request.ruleset, lang)[:40]
+                         for lang in ("fr", "en")}
                 raise ProtocolError(
                     "invalid_params",
-                    f"'{name}' plays {current.ruleset}; remove it to make a {request.ruleset[:40]} "
+                    f"“{name}” plays “{plays['en']}”: remove it to make a “{asked['en']}” "
                     "character of that name",
-                    fr=f"« {name} » joue à {current.ruleset} ; supprimez-le pour faire un "
-                       f"personnage {request.ruleset[:40]} de ce nom",
+                    fr=f"« {name} » joue à « {plays['fr']} » : supprimez-le pour faire un "
+                       f"personnage de « {asked['fr']} » de ce nom",
                     details={"param": "ruleset", "field": "ruleset"})
             if request.ruleset not in {r["name"] for r in self.catalogue.ruleset_listing()}:
                 raise ProtocolError(
