@@ -7,8 +7,12 @@ import { el, local, state, t } from "./page.js";
 
 const WORDS = {
   title: { fr: "Le MJ vous demande un jet", en: "The GM asks you for a roll" },
-  more: { fr: "autres demandes en haut de la page", en: "more requests at the top of the page" },
 };
+
+/** « +1 autre demande en haut de la page », « +2 autres demandes… » ("1 other ask…"). */
+const more = (count) => (count === 1
+  ? local({ fr: "+1 autre demande en haut de la page", en: "+1 other ask at the top of the page" })
+  : local({ fr: `+${count} autres demandes en haut de la page`, en: `+${count} other asks at the top of the page` }));
 
 /** The asks still waiting for this page's seat, newest first. */
 function waiting() {
@@ -60,7 +64,7 @@ export function renderAskNotice({ rebuild = true } = {}) {
     el("p", { class: "ask-notice-text", "aria-live": "polite" },
       el("strong", { text: local(WORDS.title) }),
       asked ? el("span", { class: "ask-what", text: ` — ${t("ask.what", { what: asked })}` }) : null,
-      asks.length > 1 ? el("small", { class: "hint", text: ` (+${asks.length - 1} ${local(WORDS.more)})` }) : null),
+      asks.length > 1 ? el("small", { class: "hint", text: ` (${more(asks.length - 1)})` }) : null),
     answerButton(id, "notice"));
 }
 

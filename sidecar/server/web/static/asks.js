@@ -4,7 +4,7 @@
 import { buildField, fieldId, layoutFields, readFields, syncLayout, writeFields } from "./fields.js";
 import {
   $, colon, describeError, el, followTableGame, local, paramLabel, paramLabels, parseFaces,
-  patchList, quoted, rulesetByName, state, t,
+  patchList, quoted, rulesetByName, sheetOf, state, t,
 } from "./page.js";
 import { failureText, showError } from "./formerrors.js";
 import { askTargetsText, clearTargets, readTargets, renderTargetPickers } from "./targets.js";
@@ -159,8 +159,23 @@ function rulesetTitle(name) {
   return local(rulesetByName(name)?.title)?.split(" — ")[0] || name;
 }
 
-/** What an ask asks for, for people: its label, else its game. */
-const askName = (event) => event.label || rulesetTitle(event.ruleset);
+/** What an ask asks for, for people: its label, else the characteristic it names
+ * (« Flair (FLA) »), else its game's title (issue 29: never the game as if it were a label). */
+const askName = (event) => event.label || askedCharacteristic(event) || rulesetTitle(event.ruleset);
+
+/** The characteristic an ask names for this page's side (for the GM: the one every side
+ * shares), as people read it: its choice's label, else the sheet's field of that name
+ * (« Flair (FLA) »), else as given; "" for none. */
+function askedCharacteristic(event) {
+  const side = isGm() ? null : (event.to ?? []).find((target) => target.seat === state.client?.name);
+  if (!side && differing(event).includes("characteristic")) return "";
+  const value = (side ? sideParams_(event, side) : event.params ?? {}).characteristic;
+  if (typeof value !== "string" || !value) return "";
+  const named = local(rulesetByName(event.ruleset)?.params?.characteristic?.choice_labels?.[value]);
+  if (named) return named;
+  const field = local(sheetOf(event.ruleset)[value.toLowerCase()]?.label);
+  return !field ? value : field.includes(value) ? field : `${field} (${value})`;
+}
 
 /** A value as people read it: a choice's label, yes for a bool, a list's items. */
 function valueText(spec, value) {
@@ -331,8 +346,10 @@ function renderCard(item) {
   const who = (target) => (!target.seat ? t("ask.npc_side", { name: target.character })
     : target.character ? `${target.character} (${target.seat})` : target.seat);
   const head = el("div", { class: "entry-head" },
-    el("strong", { class: "who", text: isGm() ? t("ask.gm_title") : t("ask.player_title") }),
-    el("span", { class: "what", text: quoted(askName(event)) }),
+    // A label is quoted (people's words); what stands for none follows a colon, unquoted.
+    el("strong", { class: "who", text: (isGm() ? t("ask.gm_title") : t("ask.player_title"))
+      + (event.label ? "" : colon().trimEnd()) }),
+    el("span", { class: "what", text: event.label ? quoted(event.label) : askName(event) }),
     event.opposed ? el("span", { class: "badge", text: t("ask.opposed.badge") }) : null,
     event.cooperative ? el("span", { class: "badge", text: t("ask.cooperative.badge") }) : null,
     event.mode && event.mode !== "public" ? el("span", { class: `badge mode-${event.mode}`,

@@ -22,11 +22,14 @@ export function renderGmNote({ secret, count, prep }) {
 }
 
 export function renderSecret({ secret, count, roll }) {
-  // (« jet secret » when a history page said it was no note, else « jet secret ou note du MJ ».)
-  const [one, many] = roll ? ["log.secret_roll", "log.secret_rolls"] : ["log.secret", "log.secrets"];
-  const text = count > 1 ? `${count} ${t(many)}` : t(one);
+  // « jet secret » when a history page said they were no notes: one line, its seqs, no count
+  // (a hidden roll decided later is two seqs, and how many rolls is not the others' to know);
+  // else « jet secret ou note du MJ », a line each or « 12 jets secrets ou notes du MJ ».
+  const text = roll ? t("log.secret_roll") : count > 1 ? `${count} ${t("log.secrets")}` : t("log.secret");
+  // (`data-seqs`: every seq the line stands for, as an open roll's card has.)
+  const seqs = [...Array(count).keys()].map((i) => secret + i).join(" ");
   return el("li", { class: "entry entry-secret", "data-seq": secret, "data-kind": "secret",
-    "data-count": count }, el("span", { class: "secret-note", text }),
+    "data-count": count, "data-seqs": seqs }, el("span", { class: "secret-note", text }),
     el("span", { class: "seq", text: count > 1 ? `#${secret}–${secret + count - 1}` : `#${secret}` }));
 }
 

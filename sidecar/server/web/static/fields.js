@@ -17,7 +17,7 @@ export function buildField(name, spec, prefix, options = {}) {
   const shown = local(spec.label) || name.replaceAll("_", " ");
   const help = withoutLabel(local(spec.description), shown);
   const title = el("span", { class: "param-name", title: name }, shown,
-    spec.required ? el("span", { class: "required", title: "obligatoire / required", text: " *" }) : null);
+    spec.required ? el("span", { class: "required", title: t("field.required"), text: " *" }) : null);
   const wrap = el("div", { class: `param param-${spec.type ?? "string"}${spec.labels ? " has-labels" : ""}`,
     "data-param": name });
   // Set by a person (typed, picked, fixed by a chosen situation): sent even as its default,

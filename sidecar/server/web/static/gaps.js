@@ -1,13 +1,14 @@
 // The seqs of the log this page never received, said for what they are: the GM's notes
 // (a seat, another's sheet — the server names them in `history`'s `hidden_notes`, wherever
 // they are) as « le MJ prépare la table », once before the table's first roll, then one
-// line per run; the seqs a `history` page looked at that were no note as « jet secret »
+// line per run; the seqs a `history` page looked at that were no note as « jet secret »,
+// one line a run with its seqs and no count (a hidden roll and its decision are two seqs)
 // (PROTOCOL.md §7.3: the server looks at a page's first 100 unseen seqs and names the notes
 // among them, so the others are rolls — the missing seq already said something happened);
 // the rest as « jet secret ou note du MJ » (the server said nothing of them).
 import { state } from "./page.js";
 
-/** A longer run of seqs the page does not see is one line with its count, not a line each. */
+/** A longer run of seqs the server said nothing of is one line with its count, not a line each. */
 const SECRET_RUN = 10;
 
 /** Unseen seqs a `history` page looks at (the server's `HistoryPage.GAPS`, PROTOCOL.md §7.3). */
@@ -39,11 +40,23 @@ export function learnPage(page, after, known = 0) {
  * once (`log.prepared`) whatever the page sees in between (its own seat, its character).
  */
 export function gapLines(lines, from, upTo, log) {
-  const secretRun = (first, last) => {
+  // Seqs known to be rolls: one line a run, which counts no rolls — a roll decided later
+  // (its decision a seq of its own) must not read as two rolls, nor tell it was open.
+  // Seqs the server said nothing of: a line each, or one with its count for a long run.
+  const unknownRun = (first, last) => {
     const count = last - first + 1;
-    const rolls = (seq) => state.hiddenRolls.has(seq);
-    if (count > SECRET_RUN) lines.push({ secret: first, count, roll: [...Array(count).keys()].every((i) => rolls(first + i)) });
-    else for (let seq = first; seq <= last; seq += 1) lines.push({ secret: seq, count: 1, roll: rolls(seq) });
+    if (count > SECRET_RUN) lines.push({ secret: first, count, roll: false });
+    else for (let seq = first; seq <= last; seq += 1) lines.push({ secret: seq, count: 1, roll: false });
+  };
+  const secretRun = (first, last) => {
+    for (let seq = first; seq <= last;) {
+      const roll = state.hiddenRolls.has(seq);
+      let end = seq;
+      while (end < last && state.hiddenRolls.has(end + 1) === roll) end += 1;
+      if (roll) lines.push({ secret: seq, count: end - seq + 1, roll: true });
+      else unknownRun(seq, end);
+      seq = end + 1;
+    }
   };
   let start = from;
   let seq = from;

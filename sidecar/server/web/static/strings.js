@@ -41,7 +41,7 @@ export const STRINGS = {
     "mode.badge.gm": "pour le MJ", "mode.badge.blind": "aveugle", "mode.badge.self": "privé",
     "log.prep": "le MJ prépare la table",
     "log.secret": "jet secret ou note du MJ", "log.secrets": "jets secrets ou notes du MJ",
-    "log.secret_roll": "jet secret", "log.secret_rolls": "jets secrets",
+    "log.secret_roll": "jet secret",
     "log.sheet.set": "fiche", "log.sheet.adjust": "ajustement", "log.sheet.refill": "recharge",
     "log.sheet.remove": "personnage supprimé", "log.sheet.new": "nouveau personnage",
     "log.sheet.effect": "effet du jet",
@@ -115,6 +115,7 @@ export const STRINGS = {
     "situation.title": "Situation", "situation.none": "ordinaire", "situation.fixes": "fixé par la situation « {name} »",
     "more.title": "Plus d'options", "more.set": "Plus d'options ({count} réglées)",
     "map.key": "nom", "map.value": "valeur", "map.add": "+ ligne", "map.remove": "Retirer la ligne",
+    "field.required": "obligatoire",
   },
   en: {
     "status.idle": "offline", "status.connecting": "connecting…", "status.open": "connected",
@@ -156,7 +157,7 @@ export const STRINGS = {
     "mode.badge.gm": "to the GM", "mode.badge.blind": "blind", "mode.badge.self": "private",
     "log.prep": "the GM prepares the table",
     "log.secret": "a secret roll or GM note", "log.secrets": "secret rolls or GM notes",
-    "log.secret_roll": "a secret roll", "log.secret_rolls": "secret rolls",
+    "log.secret_roll": "secret roll",
     "log.sheet.set": "sheet", "log.sheet.adjust": "adjustment", "log.sheet.refill": "refill",
     "log.sheet.remove": "character removed", "log.sheet.new": "new character",
     "log.sheet.effect": "effect of roll",
@@ -230,6 +231,7 @@ export const STRINGS = {
     "situation.title": "Situation", "situation.none": "ordinary", "situation.fixes": "set by the situation “{name}”",
     "more.title": "More options", "more.set": "More options ({count} set)",
     "map.key": "name", "map.value": "value", "map.add": "+ row", "map.remove": "Remove the row",
+    "field.required": "required",
   },
 };
 
