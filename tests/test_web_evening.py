@@ -95,7 +95,9 @@ def test_the_oweens_roll_form_shows_what_a_roll_needs(browser: Any, server: Live
     assert plain["drinking"] is False and plain["drinks"] == 0
     # « Plus d'options » says what it holds once something is set in it.
     gm.fill_params({"equipment": 2})
-    assert "1" in page.text_content("details.more-params summary")
+    assert page.text_content("details.more-params summary") == "Plus d'options (1 réglée)"
+    gm.fill_params({"adversity": 1})
+    assert page.text_content("details.more-params summary") == "Plus d'options (2 réglées)"
     for each in (player, gm):
         each.close()
 

@@ -151,7 +151,7 @@ export function layoutFields(params, prefix, build) {
       el("div", { class: "params" }, more));
     const count = () => {
       const set = more.filter((field) => !field.hidden && differs(params, prefix, field.dataset.param)).length;
-      summary.textContent = set ? t("more.set", { count: set }) : t("more.title");
+      summary.textContent = set === 1 ? t("more.set_one") : set ? t("more.set", { count: set }) : t("more.title");
     };
     box.addEventListener("input", count);
     box.addEventListener("change", count);
