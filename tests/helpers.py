@@ -184,6 +184,15 @@ class Peer:
         await self.ws.close()
 
 
+async def seated_peer(server: SidecarServer, gm: Peer, name: str, table: str = "t") -> Peer:
+    """A player joined at the seat ``name`` the GM ``gm`` adds for it (its own token)."""
+    token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
+                               "name": name}))["token"]
+    peer = await Peer.open(server)
+    await peer.join(table, name, token=token)
+    return peer
+
+
 @contextlib.asynccontextmanager
 async def peers(server: SidecarServer, count: int, **kwargs: Any) -> AsyncIterator[list[Peer]]:
     opened = [await Peer.open(server, **kwargs) for _ in range(count)]

@@ -4,7 +4,7 @@ can be cancelled; it closes when everyone answered."""
 
 from __future__ import annotations
 
-from tests.helpers import Peer, run, running_server
+from tests.helpers import Peer, run, running_server, seated_peer
 from tests.support.plugins import luck_host
 
 
@@ -13,11 +13,7 @@ async def _table(server):
     await gm.join("t", "MJ", "gm")
     seats = {}
     for name in ("Alice", "Bob"):
-        token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
-                                   "name": name}))["token"]
-        peer = await Peer.open(server)
-        await peer.join("t", name, token=token)
-        seats[name] = peer
+        seats[name] = await seated_peer(server, gm, name)
     await gm.request({"type": "sheet", "id": "c", "op": "set", "character": "Ysolde",
                       "ruleset": "luck", "owner": "Bob", "values": {"skill": 5}})
     return gm, seats
@@ -112,10 +108,7 @@ def test_an_opposed_roll_compares_the_sides_when_the_last_one_answers():
             await gm.join("t", "MJ", "gm")
             peers = {}
             for name in ("Strengal", "Krull"):
-                token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
-                                           "name": name}))["token"]
-                peers[name] = await Peer.open(server)
-                await peers[name].join("t", name, token=token)
+                peers[name] = await seated_peer(server, gm, name)
 
             async def duel(rid, params, each, dice, decide=None):
                 ask = await gm.request({"type": "ask", "id": rid, "op": "open",
@@ -187,10 +180,7 @@ def test_a_cooperative_roll_counts_the_best_answer():
             await gm.join("t", "MJ", "gm")
             peers = {}
             for name in ("Aengus", "Brady"):
-                token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
-                                           "name": name}))["token"]
-                peers[name] = await Peer.open(server)
-                await peers[name].join("t", name, token=token)
+                peers[name] = await seated_peer(server, gm, name)
             both = await gm.request({"type": "ask", "id": "x", "op": "open", "to": ["Aengus",
                                      "Brady"], "ruleset": "oweens", "params": {"dice": 1},
                                      "opposed": True, "cooperative": True})

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from sidecar.client import SidecarClient
-from tests.helpers import GM_TOKEN, Peer, run, running_server
+from tests.helpers import GM_TOKEN, Peer, run, running_server, seated_peer
 from tests.support.serve import ROOT, ServeProcess, seat_token, sidecar
 
 
@@ -26,10 +26,7 @@ async def _duel_table(server):
     await gm.join("t", "MJ", "gm")
     peers = {}
     for name in ("Léa", "Tom"):
-        token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
-                                   "name": name}))["token"]
-        peers[name] = await Peer.open(server)
-        await peers[name].join("t", name, token=token)
+        peers[name] = await seated_peer(server, gm, name)
     for character, owner, code in (("Strengal", "Léa", "3D+5"), ("Krull", None, "4D+1")):
         sheet = {"type": "sheet", "id": f"c-{character}", "op": "set",
                  "character": character, "ruleset": "d6code",

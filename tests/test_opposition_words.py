@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sidecar.cli.labels import Labels
 from sidecar.cli.render import format_outcome
-from tests.helpers import Peer, run, running_server
+from tests.helpers import Peer, run, running_server, seated_peer
 
 
 def test_the_summaries_say_each_sides_result_and_the_rulesets_margin_word():
@@ -17,10 +17,7 @@ def test_the_summaries_say_each_sides_result_and_the_rulesets_margin_word():
             welcome = await gm.join("t", "MJ", "gm")
             peers = {}
             for name in ("Léa", "Tom"):
-                token = (await gm.request({"type": "seat", "id": f"s-{name}", "op": "add",
-                                           "name": name}))["token"]
-                peers[name] = await Peer.open(server)
-                await peers[name].join("t", name, token=token)
+                peers[name] = await seated_peer(server, gm, name)
             finals = {}
             for kind in ("opposed", "cooperative"):
                 ask = await gm.request({"type": "ask", "id": kind, "op": "open",
