@@ -264,7 +264,7 @@ def test_a_d6code_roll_names_the_skill_its_params_name_and_keeps_a_label(server)
     ("fr", ["    Règle optionnelle, pour les jets qui la demandent : le premier échec critique "
             "de chacun dans la séance compte comme un simple échec",
             "    options (jeux de règles : bloodlust ; inactive sauf si un jet la demande : "
-            "--option blank_botch=oui ou --option blank_botch.KEY=VALUE) :"]),
+            "--option blank_botch=oui ou --option blank_botch.CLÉ=VALEUR) :"]),
 ])
 def test_plugins_says_the_blank_botch_is_off_unless_a_roll_asks(locale, expected):
     listed = sidecar("plugins", "--locale", locale)

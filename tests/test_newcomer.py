@@ -378,7 +378,7 @@ def test_plugins_speak_the_readers_language_alone():
     # The command's own words in the reader's language alone (French by default).
     assert "jeux de règles : bloodlust" in listed.stdout
     assert ("options (jeux de règles : oweens ; inactive sauf si un jet la demande : --option "
-            "combat=oui ou --option combat.KEY=VALUE) :") in listed.stdout
+            "combat=oui ou --option combat.CLÉ=VALEUR) :") in listed.stdout
     assert "<liste d'entiers -10–20, séparés par des virgules>" in listed.stdout
     assert "  Zone visée\n" in listed.stdout and "rulesets:" not in listed.stdout
     assert "rulesets: bloodlust" in english.stdout and "  Aimed zone\n" in english.stdout

@@ -219,7 +219,8 @@ def describe(name: str, description: dict[str, Any], locale: str | None = None) 
     # defaults then (« default true » read as « on by default », issue 29).
     asked = say(f"inactive sauf si un jet la demande{colon}--option {name}=oui ou ",
                 f"off unless a roll asks for it{colon}--option {name}=yes or ")
-    lines = [f"options ({where}{semicolon}{asked}--option {name}.KEY=VALUE){colon.rstrip()}"]
+    keyed = say(f"--option {name}.CLÉ=VALEUR", f"--option {name}.KEY=VALUE")
+    lines = [f"options ({where}{semicolon}{asked}{keyed}){colon.rstrip()}"]
     for key, spec in description["params"].items():
         kind = spec.get("type", "string")
         # The type in the run's language (« <texte : melee, ranged> »), as the list's.
