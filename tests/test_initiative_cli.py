@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import subprocess
 
-from sidecar.client import SidecarClient
+import pytest
+
+from sidecar.client import SidecarClient, SidecarError
 from tests.helpers import GM_TOKEN, run
 from tests.support.serve import ROOT, SIDECAR, ServeProcess, sidecar
 
@@ -83,3 +85,26 @@ def test_an_unknown_character_is_refused_in_french_first():
         stray = sidecar("initiative", "Garde", "Aengus", "--claim", "Brady", *gm)
         assert stray.returncode == 2, stray.stderr
         assert "--claim : « Brady » n'est pas parmi les personnages" in stray.stderr
+
+
+def test_a_claim_the_sheet_cannot_pay_names_the_character():
+    """A claim beyond a character's BB+ is refused naming who cannot pay (the page read
+    « Pas assez de « bonbonus » : il y en a 0 », with no name): ``details.character``,
+    and the text « Aengus : pas assez… » in each language."""
+    with ServeProcess("--db", ":memory:") as server:
+        gm = _table(server)
+        spent = sidecar("sheet", "set", "Aengus", "--ruleset", "oweens", "bonbonus=0", *gm)
+        assert spent.returncode == 0, spent.stderr
+
+        async def scenario():
+            for locale, start in (("fr", "Aengus : pas assez de « Bonbonus (BB+) »"),
+                                  ("en", "Aengus: not enough \"Bonbonus (BB+)\"")):
+                async with SidecarClient(server.url, table="auberge", name="MJ", role="gm",
+                                         token=GM_TOKEN, locale=locale) as client:
+                    with pytest.raises(SidecarError) as refused:
+                        await client.initiative(["Garde", "Aengus"], claims=["Aengus"])
+                    assert refused.value.code == "insufficient", refused.value
+                    assert refused.value.details["character"] == "Aengus", refused.value
+                    assert refused.value.message.startswith(start), refused.value.message
+
+        run(scenario())

@@ -84,6 +84,13 @@ def test_the_gm_orders_the_initiative_from_the_panel_and_the_log_tells_it(
         checkbox.uncheck()
     page.click("#initiative-send")
     page.wait_for_selector("#initiative-error:not([hidden])")
+    # A claim a sheet cannot pay names whose sheet (it read « Pas assez de « bonbonus » »).
+    page.evaluate("""() => window.sidecarTable.client.request({type: "sheet", op: "set",
+        character: "Aengus", ruleset: "oweens", owner: null, values: {pep: 2, bonbonus: 0}})""")
+    page.check('#initiative-form input[name="initiative-claim"][value="Aengus"]')
+    page.click("#initiative-send")
+    page.wait_for_function("""() => document.querySelector('#initiative-error')
+        ?.textContent.startsWith('Aengus : pas assez de « Bonbonus (BB+) »')""")
     for member in (gm, watcher, late):
         assert member.errors == [], member.errors
         member.close()

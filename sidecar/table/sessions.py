@@ -45,7 +45,11 @@ class Sessions(CoreBasis):
             character = table.characters.get(name)
             if character is None:
                 raise no_character(name)
-            values, _ = apply_delta(sheet, character.values, amounts, sign=-1, where="spend")
+            try:
+                values, _ = apply_delta(sheet, character.values, amounts, sign=-1,
+                                        where="spend")
+            except ProtocolError as error:
+                raise whose(error, name) from None
             after = Character(name, character.ruleset, character.owner, values,
                               acted=character.acted, notify=character.notify)
             records += (("character", name, after.to_record()),)
@@ -76,3 +80,12 @@ class Sessions(CoreBasis):
         # (one of a whole-table refill's events: the requester's answer is the list after)
         return self._pending(ticket, event, (("session", "turn", {"number": number}),),
                              echo=False)
+
+
+def whose(error: ProtocolError, name: str) -> ProtocolError:
+    """``error`` about one character of several (a claim its sheet cannot pay), said
+    with its name first — « Aengus : pas assez de « Bonbonus (BB+) » … » — and
+    ``details.character``: the GM who ordered the scene learns who cannot pay."""
+    return ProtocolError(error.code, f"{name}: {error.message}",
+                         fr=f"{name} : {error.message_fr or error.message}",
+                         details={**(error.details or {}), "character": name})

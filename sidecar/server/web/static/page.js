@@ -164,7 +164,8 @@ export function armedButton(label, confirmLabel, action, attrs = {}) {
  * request added to the sheet (a GM's positive adjustment), when the page knows.
  */
 export function describeError(error, ruleset, { adding } = {}) {
-  if (error?.code === "insufficient" && error.details?.field !== undefined) {
+  // (A refusal naming whose sheet cannot pay, `details.character`: the server's words.)
+  if (error?.code === "insufficient" && error.details?.field !== undefined && !error.details.character) {
     const { field, have, need } = error.details;
     // Too little to take, or too much to add: the request's direction says which, else the
     // sheet's bounds.
