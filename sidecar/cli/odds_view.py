@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from sidecar.cli.labels import Labels, label_text, say, word
+from sidecar.cli.labels import Labels, say, word
 from sidecar.cli.labels import colon as _c
 from sidecar.cli.terminal import shown
 
@@ -63,11 +63,11 @@ def odds_heading(ruleset: str, params: dict[str, Any], labels: Labels,
 
 
 def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None,
-                kind_labels: dict[str, Any] | None = None) -> str:
-    """Each kind's probability, under the page's word for it — the ruleset's own when it
-    names it (``kind_labels``, its description's: O'Ween's « Bourde », as its roll's
-    badge says) —, with a text bar; a roll with no verdict (``judged: false``, a ``dice``
-    total without a target) only its distribution."""
+                labels: Labels | None = None, ruleset: str | None = None) -> str:
+    """Each kind's probability, under the page's word for it — ``ruleset``'s own when it
+    names it (its description's ``kind_labels``, which ``labels`` read: O'Ween's
+    « Bourde », as its roll's badge says) —, with a text bar; a roll with no verdict
+    (``judged: false``, a ``dice`` total without a target) only its distribution."""
     if odds.get("judged") is False:
         return "\n".join(format_distribution(odds.get("distribution"), width, locale=locale)
                          or [say(locale, "sans seuil, pas de verdict", "no target, no verdict")])
@@ -84,8 +84,8 @@ def format_odds(odds: dict[str, Any], width: int = 30, locale: str | None = None
         p = kinds[kind]
         if p == 0 and kind != "success":
             continue  # (a kind this roll cannot give)
-        own = (kind_labels or {}).get(kind)
-        name = (label_text(own, locale) if own else
+        own = labels.own_word(ruleset, "kind_labels", kind) if labels is not None else None
+        name = (own if own else
                 say(locale, *KIND_WORDS[kind]) if kind in KIND_WORDS else kind)
         rows.append((("    " if kind in SUCCESSES else "  ") + name, p))
     # (A ruleset's own word may be longer than the page's: the column makes room for it.)

@@ -175,8 +175,8 @@ async def _table_odds(args: argparse.Namespace) -> int:
             return EXIT_OK
         odds = shown(odds)  # (printed as it came, not obeyed)
         print(_heading(args, welcome, odds.get("params") or params))
-        print(format_odds(odds, locale=args.locale,
-                          kind_labels=_kind_labels(welcome, args.ruleset)), flush=True)
+        print(format_odds(odds, locale=args.locale, labels=Labels(welcome, args.locale),
+                          ruleset=args.ruleset), flush=True)
         return EXIT_OK
 
 
@@ -223,18 +223,9 @@ def cmd_odds(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(_heading(args, {"rulesets": host.ruleset_listing()}, params))
     print(format_odds(odds, locale=args.locale,
-                      kind_labels=_kind_labels({"rulesets": host.ruleset_listing()},
-                                               args.ruleset)))
+                      labels=Labels({"rulesets": host.ruleset_listing()}, args.locale),
+                      ruleset=args.ruleset))
     return EXIT_OK
-
-
-def _kind_labels(described: dict[str, Any], ruleset: str) -> dict[str, Any] | None:
-    """The outcome kinds ``ruleset`` names in its own words (its description's
-    ``kind_labels``, in ``described``: a welcome or the local rulesets)."""
-    entry = next((r for r in described.get("rulesets") or () if isinstance(r, dict)
-                  and r.get("name") == ruleset), {})
-    words = entry.get("kind_labels")
-    return words if isinstance(words, dict) else None
 
 
 def _ask_kind(locale: str) -> str | None:
