@@ -19,11 +19,10 @@ same descriptions.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Container
 from typing import Any
 
-from sidecar.host.params import field_label, validate_params
+from sidecar.host.params import field_label, normalise_label, validate_params
 from sidecar.host.typed import coerce_value
 from sidecar.protocol.errors import ProtocolError
 
@@ -264,15 +263,10 @@ def _choice_names(spec: dict[str, Any], locale: str | None) -> Any:
         if locale == "fr":
             # The id is what one types; its French label glosses it when it says more
             # (« melee (au contact) »; not « desarmer (Désarmer) »), issue 29.
-            return choice if _plain(text) == _plain(str(choice)) else f"{choice} ({text})"
+            return choice if normalise_label(text) == normalise_label(str(choice)) \
+                else f"{choice} ({text})"
         return text
     return named
-
-
-def _plain(text: str) -> str:
-    """``text`` lowercased without accents: « Désarmer » is « desarmer »."""
-    return "".join(c for c in unicodedata.normalize("NFD", text.lower())
-                   if not unicodedata.combining(c))
 
 
 def _default(value: Any, locale: str | None) -> str:

@@ -33,13 +33,8 @@ def resolve_label(value: str, labels: dict[str, int],
     """The number a label stands for, matched loosely (accents, case, ``_``), or ``None``;
     also by the names ``label_names`` gives it (« Average » for « Moyen »): what a form or
     an English run shows is taken back as typed."""
-    wanted = normalise_label(value)
-    for name, number in labels.items():
-        said = (names or {}).get(name)
-        spellings = [name, *(said.values() if isinstance(said, dict) else ())]
-        if any(isinstance(s, str) and normalise_label(s) == wanted for s in spellings):
-            return number
-    return None
+    named = resolve_choice(value, list(labels), names)
+    return None if named is None else labels[named]
 
 
 def resolve_choice(value: str, choices: list[Any], labels: Any = None) -> Any:
