@@ -174,14 +174,15 @@ async def _table_odds(args: argparse.Namespace) -> int:
             print(as_json(odds))
             return EXIT_OK
         odds = shown(odds)  # (printed as it came, not obeyed)
-        print(_heading(args, welcome, odds.get("params") or params))
-        print(format_odds(odds, locale=args.locale, labels=Labels(welcome, args.locale),
-                          ruleset=args.ruleset), flush=True)
+        labels = Labels(welcome, args.locale)
+        print(_heading(args, welcome, odds.get("params") or params, labels))
+        print(format_odds(odds, locale=args.locale, labels=labels, ruleset=args.ruleset),
+              flush=True)
         return EXIT_OK
 
 
 def _heading(args: argparse.Namespace, described: dict[str, Any],
-             params: dict[str, Any]) -> str:
+             params: dict[str, Any], labels: Labels) -> str:
     """What the odds are of, as the page names it: the game's title, then the params
     that differ from their defaults by their labels (``described``: a welcome, or its
     ``rulesets`` as the plugins here describe them)."""
@@ -189,7 +190,7 @@ def _heading(args: argparse.Namespace, described: dict[str, Any],
     missing = object()
     asked = {key: value for key, value in params.items()
              if defaults.get(key, missing) != value}
-    return odds_heading(args.ruleset, asked, Labels(described, args.locale),
+    return odds_heading(args.ruleset, asked, labels,
                         getattr(args, "character", None))
 
 
@@ -221,10 +222,10 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(odds))
         return EXIT_OK
-    print(_heading(args, {"rulesets": host.ruleset_listing()}, params))
-    print(format_odds(odds, locale=args.locale,
-                      labels=Labels({"rulesets": host.ruleset_listing()}, args.locale),
-                      ruleset=args.ruleset))
+    described = {"rulesets": host.ruleset_listing()}
+    labels = Labels(described, args.locale)
+    print(_heading(args, described, params, labels))
+    print(format_odds(odds, locale=args.locale, labels=labels, ruleset=args.ruleset))
     return EXIT_OK
 
 
